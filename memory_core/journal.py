@@ -1,0 +1,160 @@
+"""The journal: intent written before the stores are touched, and the revision log.
+
+Ladybug and LanceDB share no transaction, so every change to a data root (a
+revision, a load, an undo) is first written as an *intent* — the full
+before/after of every node state, weight and confidence it changes, every node
+and edge it adds, and a tombstone (all properties and edges) of every node it
+deletes — to ``journal/pending.json``, fsynced. Then the stores are written;
+then one line is appended to ``revisions.jsonl`` (fsynced) and the pending file
+is removed. The log line is the commit point.
+
+On start-up (:func:`recover`), a pending intent whose epoch is in the log was
+committed (only the clean-up was lost); any other is rolled back by applying
+its inverse, which restores the stores to the state before it began. Every
+store operation of an intent is idempotent, so a crash during recovery is
+recovered the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterator, Optional
+
+PENDING = "pending.json"
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def inverse(intent: dict) -> dict:
+    """The intent that undoes ``intent``."""
+    return {
+        "epoch": intent["epoch"],
+        "add_nodes": intent.get("del_nodes", []),
+        "del_nodes": intent.get("add_nodes", []),
+        "add_edges": intent.get("del_edges", []),
+        "del_edges": intent.get("add_edges", []),
+        "updates": [{"id": u["id"], "key": u["key"], "before": u["after"], "after": u["before"]}
+                    for u in intent.get("updates", [])],
+    }
+
+
+class Journal:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.dir = self.root / "journal"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.root / "revisions.jsonl"
+        self.meta_path = self.root / "falsify.json"
+
+    # ---- meta / epoch ----------------------------------------------------
+    def meta(self) -> dict:
+        if self.meta_path.exists():
+            return json.loads(self.meta_path.read_text(encoding="utf-8"))
+        return {}
+
+    def epoch(self) -> int:
+        """The last committed epoch (0 for a fresh root)."""
+        last = 0
+        for entry in self.entries():
+            last = max(last, int(entry.get("epoch", 0)))
+        return max(last, int(self.meta().get("epoch", 0)))
+
+    def _set_meta_epoch(self, epoch: int) -> None:
+        meta = self.meta()
+        if meta.get("epoch", 0) < epoch:
+            meta["epoch"] = epoch
+            write_atomic(self.meta_path, json.dumps(meta, indent=2))
+
+    # ---- pending intent --------------------------------------------------
+    @property
+    def pending_path(self) -> Path:
+        return self.dir / PENDING
+
+    def begin(self, intent: dict) -> None:
+        write_atomic(self.pending_path, json.dumps(intent))
+
+    def pending(self) -> Optional[dict]:
+        if not self.pending_path.exists():
+            return None
+        try:
+            return json.loads(self.pending_path.read_text(encoding="utf-8"))
+        except ValueError:
+            # torn write of the intent itself: nothing was touched yet
+            return {"torn": True}
+
+    def commit(self, entry: dict) -> None:
+        """Append the log line (the commit point), then clear the pending intent."""
+        line = json.dumps(entry, sort_keys=True) + "\n"
+        with open(self.log_path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self._set_meta_epoch(int(entry["epoch"]))
+        self.clear()
+
+    def clear(self) -> None:
+        if self.pending_path.exists():
+            self.pending_path.unlink()
+            _fsync_dir(self.dir)
+
+    def repair_log(self) -> bool:
+        """Cut a torn last line (a crash mid-append): it never committed."""
+        if not self.log_path.exists():
+            return False
+        data = self.log_path.read_bytes()
+        if not data or data.endswith(b"\n"):
+            return False
+        cut = data.rfind(b"\n") + 1
+        with open(self.log_path, "r+b") as f:
+            f.truncate(cut)
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+
+    def committed(self, epoch: int) -> bool:
+        return any(int(e.get("epoch", -1)) == epoch for e in self.entries())
+
+    # ---- the revision log ------------------------------------------------
+    def entries(self) -> Iterator[dict]:
+        if not self.log_path.exists():
+            return
+        with open(self.log_path, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue  # a torn last line is not committed
+
+    def last_undoable(self) -> Optional[dict]:
+        undone = set()
+        candidates = []
+        for entry in self.entries():
+            if entry.get("kind") == "undo":
+                undone.add(entry.get("undoes"))
+            else:
+                candidates.append(entry)
+        for entry in reversed(candidates):
+            if entry["epoch"] not in undone and entry.get("intent"):
+                return entry
+        return None

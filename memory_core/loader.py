@@ -1,0 +1,103 @@
+"""Loading an investigation file into the stores (idempotent, never resurrects).
+
+* Nodes that already exist are left exactly as they are (state, weight,
+  properties): cognee's ``add_data_points`` would reset them.
+* Nodes a revision forgot are not re-added; the result says which and why.
+* Edges that already exist are left alone (re-adding would reset their weight).
+* New nodes whose justifications are already dead enter ``invalidated``.
+The whole load is one journalled intent: it lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .beliefs import ALIVE, BeliefView, Edge, Node
+from .edges import PART_OF
+from .intents import log_changes, node_entry, updates
+from .investigation import Investigation, InputError
+from .models import TEXT_FIELD, node_id, normalise_key
+from .revision import plan_settle
+from .store import BeliefStore, edge_row, sp_key, to_node
+
+FIELD_OF_KIND = {"question": "question", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
+
+
+def node_props(spec, question: str) -> dict:
+    props = {"key": spec.key, FIELD_OF_KIND[spec.kind]: spec.text, **spec.fields}
+    if spec.kind != "question":
+        props["question_key"] = question
+    props["name"] = ""
+    if spec.kind == "evidence" and spec.fields.get("subject"):
+        props["name"] = sp_key(spec.fields["subject"], spec.fields["predicate"])
+    return props
+
+
+async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
+                    epoch: int) -> tuple[dict, dict]:
+    qkey = inv.question.key
+    notes: list[str] = []
+    # conflicts with what is stored
+    for spec in inv.nodes:
+        props = existing.get(spec.key)
+        if props is None:
+            continue
+        stored = to_node(props)
+        if stored.kind != spec.kind:
+            raise InputError(f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}")
+        if spec.kind != "question" and stored.question != qkey:
+            raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
+        if props.get(TEXT_FIELD[spec.kind]) != spec.text:
+            notes.append(f"{spec.key}: exists with other text; the stored version is kept")
+    skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
+    for key in sorted(skipped):
+        notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
+    new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
+    kinds = dict(inv.kinds())
+    kinds.update({k: to_node(p).kind for k, p in existing.items()})
+    # edges: skip those touching forgotten nodes and those already stored
+    touching_ids = [node_id(kinds[k], k) for k in existing]
+    stored_edges = {(s, d, r) for s, d, r, _ in await store.all_edges_of(touching_ids)} if touching_ids else set()
+    new_edges = []
+    for spec in inv.edges:
+        if spec.src in skipped or spec.dst in skipped:
+            notes.append(f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten")
+            continue
+        row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
+        if row[:3] not in stored_edges:
+            new_edges.append((spec, row))
+    # evaluate new nodes against what is stored (a justification may already be dead)
+    view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
+    original = {}
+    for spec in new_specs:
+        view.add_node(Node(spec.key, spec.kind, question=qkey if spec.kind != "question" else spec.key,
+                           confidence=spec.fields.get("confidence"), prior=spec.fields.get("prior"), text=spec.text))
+    for spec, _ in new_edges:
+        if spec.src in view.nodes and spec.dst in view.nodes:
+            view.add_edge(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)))
+    for key, node in view.nodes.items():
+        original[key] = Node(**vars(node))
+    touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
+    plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
+    new_keys = {s.key for s in new_specs}
+    add_nodes = []
+    for spec in new_specs:
+        node = view.nodes[spec.key]
+        own = [] if spec.kind == "question" else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
+        add_nodes.append(node_entry(spec.kind, spec.key, node_props(spec, qkey), node.state, epoch, node.weight, own))
+    intent = {"epoch": epoch, "add_nodes": add_nodes, "add_edges": [list(row) for _, row in new_edges],
+              "updates": updates(view, original, plan, skip=new_keys)}
+    entry = {"epoch": epoch, "kind": "load", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "question": qkey, "added": [s.key for s in new_specs],
+             "edges_added": [f"{s.type} {s.src} -> {s.dst}" for s, _ in new_edges],
+             "changes": log_changes(plan), "notes": notes, "intent": intent}
+    return intent, entry
+
+
+def _edge_args(spec) -> dict:
+    p = spec.props
+    return {"critical": p.get("critical", True), "group": p.get("group"),
+            "weight": p.get("weight", 1.0), "confidence": p.get("confidence")}
+
+
+__all__ = ["plan_load", "ALIVE"]

@@ -1,0 +1,90 @@
+"""The belief graph's node types (cognee DataPoints) and the judge's verdict.
+
+Identity: every node's id is derived from its type and its investigation key
+(``uuid5("<Type>:<normalised key>")``), so the same key maps to the same node in
+every process and session. Keys are unique within a data root, compared the way
+cognee normalises identity values (case-insensitive, spaces as underscores).
+
+Each node also carries ``question`` (its investigation's question key); all
+nodes are joined to their question by a ``part_of`` edge, so one
+``get_neighborhood([question], depth=1)`` call reads a whole investigation.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from cognee.infrastructure.engine import DataPoint
+from pydantic import BaseModel, Field
+
+NODE_TYPES = ("question", "hypothesis", "evidence", "conclusion")
+
+
+class InvestigationQuestion(DataPoint):
+    key: str
+    question: str
+    metadata: dict = {"index_fields": ["question"], "identity_fields": ["key"]}
+
+
+class Hypothesis(DataPoint):
+    key: str
+    statement: str
+    question_key: str
+    prior: Optional[float] = None
+    metadata: dict = {"index_fields": ["statement"], "identity_fields": ["key"]}
+
+
+class Evidence(DataPoint):
+    key: str
+    claim: str
+    question_key: str
+    source_id: Optional[str] = None
+    quote: Optional[str] = None
+    asserted_at: Optional[str] = None
+    stance: Optional[str] = None
+    subject: Optional[str] = None
+    predicate: Optional[str] = None
+    object: Optional[str] = None
+    metadata: dict = {"index_fields": ["claim"], "identity_fields": ["key"]}
+
+
+class Conclusion(DataPoint):
+    key: str
+    statement: str
+    question_key: str
+    confidence: Optional[float] = None
+    metadata: dict = {"index_fields": ["statement"], "identity_fields": ["key"]}
+
+
+MODEL_BY_KIND = {
+    "question": InvestigationQuestion,
+    "hypothesis": Hypothesis,
+    "evidence": Evidence,
+    "conclusion": Conclusion,
+}
+KIND_BY_TYPE = {cls.__name__: kind for kind, cls in MODEL_BY_KIND.items()}
+TEXT_FIELD = {"question": "question", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
+
+
+def collection(kind: str) -> str:
+    """The vector collection holding a kind's text, e.g. ``Evidence_claim``."""
+    return MODEL_BY_KIND[kind].vector_collection()
+
+
+def normalise_key(key: str) -> str:
+    """How cognee normalises identity values: keys equal under it are one node."""
+    return DataPoint._normalize_identity_value(key)
+
+
+def node_id(kind: str, key: str) -> str:
+    """The stable id of the node of this kind with this key (no store access)."""
+    return str(MODEL_BY_KIND[kind].id_for(key))
+
+
+class ContradictionJudgement(BaseModel):
+    """A judge's verdict on (stored claim, new fact). Reasoning comes first so an
+    LLM writes its rationale before committing to a relation."""
+
+    rationale: str = Field(description="Step-by-step reasoning comparing the two claims, written before the verdict.")
+    relation: Literal["contradicts", "supersedes", "supports", "unrelated"]
+    confidence: float = Field(ge=0.0, le=1.0)

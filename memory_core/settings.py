@@ -1,0 +1,196 @@
+"""Where FALSIFY keeps its data and how cognee is configured before it is imported.
+
+One data root holds everything: cognee's relational, graph (Ladybug) and vector
+(LanceDB) databases, its logs and cache, the local embedding model's cache,
+FALSIFY's meta file, revision log and journal. Resolution order:
+``--root DIR``, else ``$FALSIFY_HOME``, else ``./.falsify``.
+
+cognee reads several settings at import and caches config objects on first use,
+so :func:`configure` must run before the first ``import cognee``; it refuses to
+move an already-imported cognee to another root.
+
+``.env`` handling (predictable by construction): FALSIFY loads ``.env`` from the
+project directory with python-dotenv *without* override (the process
+environment wins), then sets ``DOTENV_PATH``-free, explicit values for the keys
+it owns. cognee, at import, loads a ``.env`` found from the working directory
+upward *with* override; to stop a stray ``.env`` elsewhere from beating the
+environment, FALSIFY imports cognee with the working directory unchanged but
+re-applies its own settings after import (see :func:`_reapply`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+# Environment keys FALSIFY owns: set from the data root, never from a .env.
+_OWNED = (
+    "SYSTEM_ROOT_DIRECTORY",
+    "DATA_ROOT_DIRECTORY",
+    "CACHE_ROOT_DIRECTORY",
+    "COGNEE_LOGS_DIR",
+    "ENABLE_BACKEND_ACCESS_CONTROL",
+    "FASTEMBED_CACHE_PATH",
+    "HF_HUB_CACHE",
+)
+
+
+@dataclass(frozen=True)
+class Paths:
+    root: Path
+
+    @property
+    def system(self) -> Path:
+        return self.root / "cognee_system"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "cognee_data"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cognee_cache"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def models(self) -> Path:
+        return self.root / "models"
+
+    @property
+    def meta(self) -> Path:
+        return self.root / "falsify.json"
+
+    @property
+    def log(self) -> Path:
+        """The revision log: one JSON line per state change (explain reads it)."""
+        return self.root / "revisions.jsonl"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "journal"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "writer.lock"
+
+
+_configured: Paths | None = None
+
+
+def resolve_root(root: str | os.PathLike | None = None) -> Path:
+    if root:
+        return Path(root).expanduser().resolve()
+    env = os.environ.get("FALSIFY_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    return (Path.cwd() / ".falsify").resolve()
+
+
+def load_dotenv_file() -> None:
+    """Load ``<project>/.env`` without overriding the process environment."""
+    env_file = PROJECT_DIR / ".env"
+    if env_file.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(env_file, override=False)
+
+
+def llm_key_configured() -> bool:
+    return bool(os.environ.get("LLM_API_KEY", "").strip())
+
+
+def hosted_embeddings_configured() -> bool:
+    """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
+    if os.environ.get("FALSIFY_EMBEDDER", "").strip().lower() == "local":
+        return False
+    if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT", "EMBEDDING_API_KEY")):
+        return True
+    return llm_key_configured()
+
+
+def _values(paths: Paths) -> dict[str, str]:
+    return {
+        "SYSTEM_ROOT_DIRECTORY": str(paths.system),
+        "DATA_ROOT_DIRECTORY": str(paths.data),
+        "CACHE_ROOT_DIRECTORY": str(paths.cache),
+        "COGNEE_LOGS_DIR": str(paths.logs),
+        "ENABLE_BACKEND_ACCESS_CONTROL": "false",
+        "FASTEMBED_CACHE_PATH": str(paths.models),
+        "HF_HUB_CACHE": str(paths.models),
+    }
+
+
+def configure(root: str | os.PathLike | None = None) -> Paths:
+    """Point cognee at one data root. Call before the first ``import cognee``."""
+    global _configured
+    paths = Paths(resolve_root(root))
+    if _configured is not None:
+        if _configured.root != paths.root:
+            raise RuntimeError(
+                f"cognee is already configured for {_configured.root}; one process serves one data root"
+            )
+        return _configured
+    load_dotenv_file()
+    paths.root.mkdir(parents=True, exist_ok=True)
+    for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
+        p.mkdir(parents=True, exist_ok=True)
+    os.environ.update(_values(paths))
+    # Quiet, local, no phoning home.
+    for key, value in {
+        "TELEMETRY_DISABLED": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "GLINER_AUTO_INSTALL": "false",
+        "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",
+        "VECTOR_DB_SUBPROCESS_ENABLED": "false",
+        "LOG_LEVEL": os.environ.get("LOG_LEVEL", "ERROR"),
+        # keep HOME-relative caches (ladybug extensions, tiktoken) inside the root
+        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", str(paths.cache / "tiktoken")),
+    }.items():
+        os.environ.setdefault(key, value)
+    from . import embedder
+
+    embedder.apply_environment(paths)
+    _configured = paths
+    if "cognee" in sys.modules:
+        _reapply(paths)
+    return paths
+
+
+def _reapply(paths: Paths) -> None:
+    os.environ.update(_values(paths))
+    import cognee
+
+    cognee.config.system_root_directory(str(paths.system))
+    cognee.config.data_root_directory(str(paths.data))
+
+
+def import_cognee():
+    """Import cognee after :func:`configure`, then re-assert FALSIFY's own keys
+    (cognee's import-time ``.env`` load uses override=True)."""
+    if _configured is None:
+        raise RuntimeError("memory_core.settings.configure() must run before cognee is imported")
+    before = {k: os.environ.get(k) for k in os.environ}
+    import cognee  # noqa: F401
+
+    # Undo any override a stray .env made of a key the user had already set.
+    for key, value in before.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
+    _reapply(_configured)
+    from . import embedder
+
+    embedder.apply_environment(_configured)
+    return cognee
+
+
+def paths() -> Paths:
+    if _configured is None:
+        raise RuntimeError("memory_core.settings.configure() has not run")
+    return _configured

@@ -1,0 +1,84 @@
+"""Applies a journalled intent to both stores, and recovers unfinished ones.
+
+An intent (see :mod:`memory_core.journal`) is a dict of batches::
+
+    add_nodes / del_nodes: [{"id", "kind", "key", "props", "state", "epoch", "weight", "edges": [[src, dst, rel, props]]}]
+    add_edges / del_edges: [[src_id, dst_id, rel, props]]
+    updates:               [{"id", "key", "before": {...}, "after": {"state", "epoch", "weight", "confidence"}}]
+
+Each step is idempotent (re-adding a node rewrites it and then its state and
+weight are set again; deletes of missing things are no-ops), so an intent can
+be applied again after a crash, and its inverse restores the prior state.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from .journal import Journal, inverse
+from .models import MODEL_BY_KIND
+from .store import BeliefStore
+
+
+def build_point(kind: str, node_id: str, props: dict):
+    model = MODEL_BY_KIND[kind]
+    fields = {k: v for k, v in props.items() if k in model.model_fields and k not in ("id", "type", "metadata")}
+    return model(id=UUID(node_id), **fields)
+
+
+async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
+    """Write an intent's batches to the stores (graph + vector)."""
+    step = hook or (lambda name: None)
+    adds = intent.get("add_nodes", [])
+    if adds:
+        await store.add_points([build_point(n["kind"], n["id"], n["props"]) for n in adds])
+        step("nodes")
+        await store.set_states({n["id"]: (n["state"], n["epoch"]) for n in adds})
+        await store.set_weights({n["id"]: n["weight"] for n in adds})
+        rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
+        await store.add_raw_edges([tuple(e) for e in rows.values()])
+        step("node_edges")
+    if intent.get("add_edges"):
+        await store.add_raw_edges([tuple(e) for e in intent["add_edges"]])
+        step("edges")
+    updates = intent.get("updates", [])
+    if updates:
+        await store.set_states({u["id"]: (u["after"]["state"], u["after"]["epoch"]) for u in updates})
+        step("states")
+        await store.set_weights({u["id"]: u["after"]["weight"] for u in updates})
+        step("weights")
+        await store.set_properties({u["id"]: {"confidence": u["after"]["confidence"]} for u in updates
+                                    if u["after"].get("confidence") != u["before"].get("confidence")})
+        step("confidence")
+    if intent.get("del_edges"):
+        await store.delete_edges([tuple(e[:3]) for e in intent["del_edges"]])
+        step("del_edges")
+    dels = intent.get("del_nodes", [])
+    if dels:
+        await store.delete({n["id"]: n["kind"] for n in dels})
+        step("del_nodes")
+
+
+async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, hook=None) -> None:
+    """Journal, apply, commit. ``entry`` is the log line (it embeds the intent)."""
+    journal.begin(intent)
+    (hook or (lambda name: None))("journalled")
+    await apply(store, intent, hook)
+    journal.commit(entry)
+
+
+async def recover(store: BeliefStore, journal: Journal) -> str | None:
+    """Finish or roll back an interrupted intent. Returns what was done, if anything."""
+    journal.repair_log()
+    intent = journal.pending()
+    if intent is None:
+        return None
+    if intent.get("torn"):
+        journal.clear()
+        return "discarded a torn journal intent (nothing had been written)"
+    if journal.committed(int(intent["epoch"])):
+        journal.clear()
+        return f"epoch {intent['epoch']} had committed; cleared its journal entry"
+    await apply(store, inverse(intent))
+    journal.clear()
+    return f"rolled back the unfinished change of epoch {intent['epoch']}"
