@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .judges import ACT_THRESHOLD, JudgeError, LLMJudge, pinned_verdict, structured_verdict
-from .models import collection
 from .settings import llm_key_configured
-from .store import BeliefStore, sp_key, state_of, to_node
+from .keys import sp_key
 
 # Measured per embedder (see README "Gate 1 threshold"); FALSIFY_GATE1_THRESHOLD overrides.
 DEFAULT_THRESHOLDS = {"fastembed-local": 0.55}
@@ -68,7 +67,10 @@ class Detection:
         return [c for c in self.candidates if c.acts]
 
 
-async def gate1(store: BeliefStore, fact: str, threshold: float, limit: int, exclude: set[str]) -> list[Candidate]:
+async def gate1(store, fact: str, threshold: float, limit: int, exclude: set[str]) -> list[Candidate]:
+    from .models import collection
+    from .store import state_of, to_node
+
     hits = await store.search(collection("evidence"), fact, max(limit, 5))
     found = await store.raw_nodes(str(h.id) for h in hits)
     result = []
@@ -82,8 +84,10 @@ async def gate1(store: BeliefStore, fact: str, threshold: float, limit: int, exc
     return result
 
 
-async def detect(store: BeliefStore, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
+async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
                  limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None) -> Detection:
+    from .store import state_of, to_node
+
     candidates = await gate1(store, fact, threshold, limit, set(exclude))
     props_by_key: dict[str, dict] = {}
     if candidates:
@@ -119,7 +123,9 @@ async def detect(store: BeliefStore, fact: str, triple: Optional[tuple[str, str,
     return Detection(name, candidates, undecided, note)
 
 
-async def pinned(store: BeliefStore, fact: str, target: str, why: str) -> Detection:
+async def pinned(store, fact: str, target: str, why: str) -> Detection:
+    from .store import to_node
+
     found = await store.find_keys([target])
     props = found.get(target)
     if props is None or props.get("type") != "Evidence":

@@ -25,7 +25,7 @@ from datetime import date, datetime
 from typing import Any, Optional
 
 from .edges import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
-from .models import normalise_key
+from .keys import normalise_key
 
 MAX_TEXT = 8000
 MAX_KEY = 200

@@ -18,13 +18,23 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import Optional
+from typing import Literal, Optional
 
-from .models import ContradictionJudgement
-from .store import normalise_term
+from pydantic import BaseModel, Field
+
+from .keys import normalise_term
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
+
+
+class ContradictionJudgement(BaseModel):
+    """A judge's verdict on (stored claim, new fact). Reasoning comes first so an
+    LLM writes its rationale before committing to a relation."""
+
+    rationale: str = Field(description="Step-by-step reasoning comparing the two claims, written before the verdict.")
+    relation: Literal["contradicts", "supersedes", "supports", "unrelated"]
+    confidence: float = Field(ge=0.0, le=1.0)
 
 
 class JudgeError(RuntimeError):

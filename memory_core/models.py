@@ -12,10 +12,12 @@ nodes are joined to their question by a ``part_of`` edge, so one
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Optional
 
 from cognee.infrastructure.engine import DataPoint
-from pydantic import BaseModel, Field
+
+from .judges import ContradictionJudgement  # noqa: F401  (re-exported: the judge's verdict model)
+from .keys import normalise_key  # noqa: F401  (re-exported)
 
 NODE_TYPES = ("question", "hypothesis", "evidence", "conclusion")
 
@@ -71,20 +73,6 @@ def collection(kind: str) -> str:
     return MODEL_BY_KIND[kind].vector_collection()
 
 
-def normalise_key(key: str) -> str:
-    """How cognee normalises identity values: keys equal under it are one node."""
-    return DataPoint._normalize_identity_value(key)
-
-
 def node_id(kind: str, key: str) -> str:
     """The stable id of the node of this kind with this key (no store access)."""
     return str(MODEL_BY_KIND[kind].id_for(key))
-
-
-class ContradictionJudgement(BaseModel):
-    """A judge's verdict on (stored claim, new fact). Reasoning comes first so an
-    LLM writes its rationale before committing to a relation."""
-
-    rationale: str = Field(description="Step-by-step reasoning comparing the two claims, written before the verdict.")
-    relation: Literal["contradicts", "supersedes", "supports", "unrelated"]
-    confidence: float = Field(ge=0.0, le=1.0)

@@ -14,7 +14,6 @@ from .detect import DEFAULT_LIMIT, Detection, gate1_threshold, pinned
 from .embedder import fingerprint
 from .investigation import InputError, check_key, check_text, check_value
 from .judges import parse_triple
-from .models import collection, node_id
 
 RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
                "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
@@ -47,6 +46,8 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
 
 async def target_distance(app, fact: str, key: str) -> Optional[float]:
     """Gate 1's distance from the fact to a pinned target (shown, not used)."""
+    from .models import collection, node_id
+
     wanted = node_id("evidence", key)
     for hit in await app.store.search(collection("evidence"), fact, 50):
         if str(hit.id) == wanted:

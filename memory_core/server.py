@@ -16,7 +16,7 @@ Routes::
     GET  /<file>            a file directly inside ui/ (html, js, css, svg, png, ico)
     GET  /vendor/<name>     an allow-listed UMD build from ui/node_modules
     GET  /api/graph         app.snapshot()
-    GET  /api/scoreboard    app.recall(q or app.default_question())
+    GET  /api/scoreboard    app.recall(q or app.default_question() or "")
     GET  /api/log           app.revision_log()
     POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> app.revise(...)
 
@@ -132,8 +132,8 @@ class AppRunner:
 class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address, runner: AppRunner, ui_dir: Path, max_body: int):
-        self.runner = runner
+    def __init__(self, address, ui_dir: Path, max_body: int):
+        self.runner: AppRunner | None = None
         self.ui_dir = Path(ui_dir).resolve()
         self.max_body = max_body
         super().__init__(address, Handler)
@@ -147,7 +147,8 @@ class ViewerServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
-        self.runner.close()
+        if self.runner is not None:
+            self.runner.close()
 
 
 def _is_loopback(host: str) -> bool:
@@ -291,10 +292,8 @@ class Handler(BaseHTTPRequestHandler):
     def api_scoreboard(self):
         query = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
         question = (query.get("q") or [""])[0].strip()
-        if not question:
-            question = self._call("default_question")
-        if not question:
-            raise HTTPError(400, "no question given (?q=...) and the memory has no default question")
+        if not question:  # the default question; failing that "" lets the facade pick its only one
+            question = self._call("default_question") or ""
         self._json(200, self._call("recall", question))
 
     def api_revise(self):
@@ -368,12 +367,13 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | s
     if not _is_loopback(host):
         print(f"WARNING: the FALSIFY viewer is listening on {host}, not loopback: anyone who can "
               "reach this address can read and revise the memory.", file=sys.stderr)
-    runner = AppRunner(app)
+    server = ViewerServer((host, port), Path(ui_dir), max_body)  # bind first: a busy port fails fast
     try:
-        return ViewerServer((host, port), runner, Path(ui_dir), max_body)
+        server.runner = AppRunner(app)
     except BaseException:
-        runner.close()
+        server.server_close()
         raise
+    return server
 
 
 def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = UI_DIR,
@@ -392,27 +392,38 @@ def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = U
         server.server_close()
 
 
-def main(argv=None) -> None:
-    """``python -m memory_core.server --root DIR [--seed FILE]`` (used by the browser
-    tests to run the real facade in a process of its own; users run ``main.py serve``)."""
+def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), ready=None) -> int:
+    """Serve the real facade for one data root (``python main.py serve``); ``seeds``
+    are investigation files loaded first. Returns an exit code."""
+
+    async def open_app():
+        from memory_core.app import Falsify
+
+        app = await Falsify.open(root, purpose="viewer")
+        try:
+            for seed in seeds:
+                await app.load_file(seed)
+        except BaseException:
+            await app.close()
+            raise
+        return app
+
+    serve(open_app, host=host, port=port, ready=ready)
+    return 0
+
+
+def main(argv=None) -> int:
+    """``python -m memory_core.server --root DIR [--seed FILE]``: used by the browser
+    tests to run the real facade in a process of its own (one process serves one
+    data root); users run ``python main.py serve``."""
     parser = argparse.ArgumentParser(prog="python -m memory_core.server")
     parser.add_argument("--root", required=True)
     parser.add_argument("--seed", action="append", default=[], help="investigation file to load first")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
-
-    async def open_app():
-        from memory_core.app import Falsify
-
-        app = await Falsify.open(args.root)
-        for seed in args.seed:
-            await app.load_file(seed)
-        return app
-
-    serve(open_app, host=args.host, port=args.port,
-          ready=lambda url: print(f"FALSIFY viewer: {url}", flush=True))
+    return run_server(args.root, args.host, args.port, seeds=args.seed)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -142,6 +142,11 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)
     os.environ.update(_values(paths))
+    # Ladybug keeps its extension folder under $HOME/.lbdb; point HOME into the
+    # root so nothing lands in the user's home (the real one stays available).
+    os.environ.setdefault("FALSIFY_USER_HOME", os.environ.get("HOME", ""))
+    (paths.root / "home").mkdir(exist_ok=True)
+    os.environ["HOME"] = str(paths.root / "home")
     # Quiet, local, no phoning home.
     for key, value in {
         "TELEMETRY_DISABLED": "1",

@@ -17,20 +17,10 @@ from typing import Iterable, Optional
 
 from .beliefs import ALIVE, BeliefView, Edge, Node
 from .edges import BELIEF_EDGES, DEPENDS_ON, PART_OF, REFUTES, SUPERSEDES, SUPPORTS
+from .keys import normalise_term, sp_key  # noqa: F401
 from .models import KIND_BY_TYPE, MODEL_BY_KIND, TEXT_FIELD, collection, node_id
 
 KINDS = tuple(MODEL_BY_KIND)
-
-
-def sp_key(subject: str | None, predicate: str | None) -> str | None:
-    """Normalised ``subject|predicate`` (the structured judge's lookup key)."""
-    if not subject or not predicate:
-        return None
-    return f"{normalise_term(subject)}|{normalise_term(predicate)}"
-
-
-def normalise_term(text: str) -> str:
-    return " ".join(str(text).casefold().strip().strip(".,;:!?\"'").split())
 
 
 def state_of(props: dict) -> str:

@@ -20,7 +20,6 @@ from typing import Any, Optional
 
 from .beliefs import BeliefView, Node
 from .detect import Detection, detect
-from .models import node_id
 from .plan import Plan
 from . import revision
 
@@ -96,6 +95,8 @@ async def detect_contradictions(job: RevisionJob) -> None:
 async def collect_belief_subgraph(job: RevisionJob) -> None:
     if not job.records:
         return
+    from .models import node_id
+
     seeds = [node_id("evidence", key) for key, _, _ in job.verdicts]
     job.view = await job.store.affected_view(seeds)
     job.original = {k: copy.copy(n) for k, n in job.view.nodes.items()}
@@ -149,6 +150,16 @@ def revision_tasks(use_llm: bool) -> list:
     ]
 
 
+async def _noop(jobs, ctx=None):
+    return jobs
+
+
+def noop_tasks() -> list:
+    from cognee.modules.pipelines.tasks.task import Task
+
+    return [Task(_noop, needs_llm=False)]
+
+
 async def run_pipeline(tasks: list, jobs: list, name: str) -> None:
     """Run tasks through cognee's pipeline runner; re-raise a task's error."""
     import cognee
@@ -156,5 +167,5 @@ async def run_pipeline(tasks: list, jobs: list, name: str) -> None:
     await cognee.run_custom_pipeline(tasks=tasks, data=jobs, dataset="falsify", pipeline_name=name,
                                      skip_connection_test=True)
     for job in jobs:
-        if job.error is not None:
+        if getattr(job, "error", None) is not None:
             raise job.error
