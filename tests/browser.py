@@ -1,0 +1,56 @@
+"""Headless Chromium for the viewer tests: Debian's /usr/bin/chromium driven by
+the playwright package (never ``playwright install``: nothing is downloaded)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("FALSIFY_CHROMIUM", "/usr/bin/chromium"))
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def require_chromium() -> None:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's package with `apt-get install -y chromium`")
+
+
+@contextlib.contextmanager
+def open_page(viewport=(1400, 900)):
+    """Yield ``(page, requests, problems)``: every URL the page asked for, and its
+    page errors / console errors (CSP violations show up there)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            requests: list[str] = []
+            problems: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+            page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+            yield page, requests, problems
+        finally:
+            browser.close()
+
+
+def foreign(requests: list[str]) -> list[str]:
+    """The requests that went anywhere but this machine."""
+    out = []
+    for url in requests:
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            continue
+        if parts.hostname not in LOCAL_HOSTS:
+            out.append(url)
+    return out

@@ -1,0 +1,368 @@
+"""The viewer's HTTP server: routing and safety, against a real server on port 0.
+
+These tests check the server's own behaviour (paths, bodies, headers, the one
+event loop and its lock), so the facade here is a small stand-in; the browser
+tests drive the real facade."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from memory_core import server as srv
+
+UI = Path(__file__).resolve().parent.parent / "ui"
+
+
+class StandInApp:
+    """Records which thread and loop each call ran on, and whether calls overlapped."""
+
+    def __init__(self):
+        self.calls = []
+        self.threads = set()
+        self.loops = set()
+        self.active = 0
+        self.max_active = 0
+        self.closed = False
+
+    async def _enter(self, name, *args):
+        self.calls.append((name, args))
+        self.threads.add(threading.get_ident())
+        self.loops.add(id(asyncio.get_running_loop()))
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        await asyncio.sleep(0.02)
+        self.active -= 1
+
+    async def snapshot(self):
+        await self._enter("snapshot")
+        return {"nodes": [{"key": "Q", "type": "question", "state": "alive", "text": "Q?"}], "edges": [], "epoch": 1}
+
+    async def recall(self, question):
+        await self._enter("recall", question)
+        return {"question": question, "falsify": {}, "baseline": {}, "verdict": "", "scoreboard": {}}
+
+    def revision_log(self):
+        self.calls.append(("revision_log", ()))
+        return [{"epoch": 1, "key": "E", "rule": "r", "from": "alive", "to": "refuted", "cause": "c", "fact": "f"}]
+
+    def default_question(self):
+        return "Default question?"
+
+    async def revise(self, fact, triple=None, target=None):
+        await self._enter("revise", fact, triple, target)
+        if fact == "reject me":
+            raise ValueError("that fact is not usable")
+        if fact == "explode":
+            raise RuntimeError("secret internals")
+        return {"fact": fact, "triple": triple, "target": target, "refuted": [], "epoch": 2}
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def running():
+    """Start servers on port 0 in threads; shut them all down afterwards."""
+    started = []
+
+    def start(app=None, **kwargs):
+        app = app if app is not None else StandInApp()
+        server = srv.make_server(app, port=0, **kwargs)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        started.append((server, thread))
+        return server
+
+    yield start
+    for server, thread in started:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.fixture
+def server(running):
+    return running()
+
+
+def request(server, method, path, body=None, headers=None):
+    """A raw request: the path is sent exactly as given (no normalisation)."""
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        headers = dict(headers or {})
+        conn.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
+        if body is not None:
+            headers.setdefault("Content-Length", str(len(body)))
+        for key, value in headers.items():
+            conn.putheader(key, value)
+        conn.endheaders()
+        if body is not None:
+            conn.send(body)
+        resp = conn.getresponse()
+        data = resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+    finally:
+        conn.close()
+
+
+def post_json(server, payload, **kw):
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json", **kw.pop("headers", {})}
+    return request(server, "POST", "/api/revise", body, headers)
+
+
+def assert_json_error(status, headers, data, expected_status):
+    assert status == expected_status, data
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    assert isinstance(json.loads(data)["error"], str)
+    return json.loads(data)["error"]
+
+
+# -- static files and headers ---------------------------------------------------
+
+
+def test_index_and_assets_have_types_and_security_headers(server):
+    for path, ctype in [("/", "text/html; charset=utf-8"), ("/graph.html", "text/html; charset=utf-8"),
+                        ("/app.js", "text/javascript; charset=utf-8"), ("/style.css", "text/css; charset=utf-8")]:
+        status, headers, data = request(server, "GET", path)
+        assert status == 200, path
+        assert headers["content-type"] == ctype
+        assert headers["x-content-type-options"] == "nosniff"
+        csp = headers["content-security-policy"]
+        assert "default-src 'self'" in csp and "script-src 'self'" in csp
+        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    status, _, data = request(server, "GET", "/")
+    assert data == (UI / "graph.html").read_bytes()
+
+
+def test_page_loads_nothing_from_elsewhere_and_has_no_inline_script():
+    html = (UI / "graph.html").read_text()
+    for attr in ("src=", "href="):
+        for part in html.split(attr)[1:]:
+            value = part[1:].split(part[0])[0]
+            assert value.startswith("/") or value.startswith("data:"), value
+    assert "<script>" not in html and "onload" not in html
+    for name in ("app.js", "style.css", "graph.html"):
+        text = (UI / name).read_text()
+        assert "http://" not in text and "https://" not in text, name
+        assert "innerHTML" not in text and "dangerouslySetInnerHTML" not in text, name
+
+
+def test_vendor_files_are_an_allow_list(server):
+    for name in srv.VENDOR:
+        status, headers, data = request(server, "GET", "/vendor/" + name)
+        assert status == 200, name
+        assert headers["content-type"] == "text/javascript; charset=utf-8"
+        assert data[:200].strip(), name
+    for path in ["/vendor/react.development.js", "/vendor/", "/vendor/../package.json",
+                 "/vendor/%2e%2e/package.json", "/vendor/react/package.json", "/node_modules/react/umd/react.production.min.js"]:
+        assert_json_error(*request(server, "GET", path), 404)
+
+
+@pytest.mark.parametrize("path", [
+    "/../memory_core/server.py",
+    "/%2e%2e/memory_core/server.py",
+    "/%2E%2E%2Fmemory_core%2Fserver.py",
+    "/..%2f..%2fetc%2fpasswd",
+    "/%252e%252e/memory_core/server.py",
+    "/..\\memory_core\\server.py",
+    "/%5c..%5cmemory_core%5cserver.py",
+    "//etc/passwd",
+    "/%2fetc%2fpasswd",
+    "/etc/passwd",
+    "/package.json",
+    "/package-lock.json",
+    "/node_modules",
+    "/node_modules/react/package.json",
+    "/.gitignore",
+    "/graph.html%00.js",
+    "/%ff%fe.js",
+    "/nope.html",
+])
+def test_traversal_and_non_ui_paths_are_404(server, path):
+    assert_json_error(*request(server, "GET", path), 404)
+
+
+def test_symlink_out_of_ui_is_404(running, tmp_path):
+    ui = tmp_path / "ui"
+    ui.mkdir()
+    shutil.copy(UI / "graph.html", ui / "graph.html")
+    secret = tmp_path / "secret.js"
+    secret.write_text("SECRET")
+    (ui / "leak.js").symlink_to(secret)
+    (ui / "inside.js").write_text("ok")
+    server = running(ui_dir=ui)
+    assert request(server, "GET", "/inside.js")[0] == 200
+    status, headers, data = request(server, "GET", "/leak.js")
+    assert status == 404 and b"SECRET" not in data
+
+
+# -- API ------------------------------------------------------------------------
+
+
+def test_graph_log_and_scoreboard(server):
+    status, headers, data = request(server, "GET", "/api/graph")
+    assert status == 200 and headers["content-type"] == "application/json; charset=utf-8"
+    assert json.loads(data)["nodes"][0]["key"] == "Q"
+    assert headers["x-content-type-options"] == "nosniff" and "content-security-policy" in headers
+    status, _, data = request(server, "GET", "/api/log")
+    assert status == 200 and json.loads(data)[0]["to"] == "refuted"
+    status, _, data = request(server, "GET", "/api/scoreboard")
+    assert status == 200 and json.loads(data)["question"] == "Default question?"
+    status, _, data = request(server, "GET", "/api/scoreboard?q=Why%20%3Cb%3E%3F")
+    assert status == 200 and json.loads(data)["question"] == "Why <b>?"
+
+
+def test_scoreboard_without_any_question_lets_the_facade_choose(running):
+    app = StandInApp()
+    app.default_question = lambda: None
+    server = running(app)
+    status, _, data = request(server, "GET", "/api/scoreboard?q=%20")
+    assert status == 200 and app.calls[-1] == ("recall", ("",))
+    assert assert_json_error(*post_json(server, {"fact": "reject me"}), 400) == "that fact is not usable"
+
+
+def test_revise_passes_fields_through(server):
+    status, headers, data = post_json(server, {"fact": "  A new fact.  ", "triple": "s|p|o", "target": "E_qa"})
+    assert status == 200 and headers["content-type"] == "application/json; charset=utf-8"
+    assert json.loads(data) == {"fact": "A new fact.", "triple": "s|p|o", "target": "E_qa", "refuted": [], "epoch": 2}
+    status, _, data = post_json(server, {"fact": "Only a fact", "triple": None, "target": ""})
+    assert status == 200 and json.loads(data)["triple"] is None and json.loads(data)["target"] is None
+
+
+@pytest.mark.parametrize("body", [
+    b"{not json", b"", b"\xff\xfe", b"[1, 2]", b'"fact"', b"{}", b'{"fact": ""}', b'{"fact": "   "}',
+    b'{"fact": 42}', b'{"fact": "x", "triple": 7}', b'{"fact": "x", "target": ["E"]}', b'{"fact": "x", "extra": 1}',
+])
+def test_bad_revise_bodies_are_400(server, body):
+    assert_json_error(*post_json(server, body), 400)
+
+
+def test_revise_needs_json_content_type(server):
+    body = json.dumps({"fact": "x"}).encode()
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", None):
+        headers = {"Content-Type": ctype} if ctype else {}
+        assert "Content-Type" in assert_json_error(*request(server, "POST", "/api/revise", body, headers), 400)
+
+
+def test_revise_value_error_is_400_and_other_errors_do_not_leak(server):
+    assert assert_json_error(*post_json(server, {"fact": "reject me"}), 400) == "that fact is not usable"
+    message = assert_json_error(*post_json(server, {"fact": "explode"}), 500)
+    assert "secret" not in message
+
+
+def test_oversized_body_is_413(running):
+    server = running()
+    big = json.dumps({"fact": "x" * (64 * 1024)}).encode()
+    message = assert_json_error(*post_json(server, big), 413)
+    assert "too large" in message
+    small = running(max_body=100)
+    assert_json_error(*post_json(small, {"fact": "y" * 200}), 413)
+    assert post_json(small, {"fact": "short"})[0] == 200
+
+
+def test_missing_length_and_chunked_bodies_are_refused(server):
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    conn.request("POST", "/api/revise", body=iter([b'{"fact": "x"}']),
+                 headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    resp = conn.getresponse()
+    assert resp.status == 411 and "error" in json.loads(resp.read())
+    conn.close()
+    assert_json_error(*request(server, "POST", "/api/revise", None, {"Content-Type": "application/json"}), 411)
+
+
+def test_unknown_routes_are_404_json(server):
+    for method, path in [("GET", "/api/nope"), ("POST", "/api/nope"), ("GET", "/api"), ("GET", "/api/graph/x")]:
+        assert_json_error(*request(server, method, path, b"{}" if method == "POST" else None), 404)
+
+
+def test_wrong_methods_are_405(server):
+    cases = [("POST", "/api/graph", "GET"), ("GET", "/api/revise", "POST"), ("DELETE", "/api/revise", "POST"),
+             ("PUT", "/api/log", "GET"), ("POST", "/", "GET"), ("PUT", "/app.js", "GET"), ("OPTIONS", "/api/revise", "POST")]
+    for method, path, allowed in cases:
+        status, headers, data = request(server, method, path, b"{}" if method in ("POST", "PUT") else None)
+        assert_json_error(status, headers, data, 405)
+        assert headers["allow"] == allowed
+    status, headers, data = request(server, "HEAD", "/api/graph")
+    assert status == 405 and data == b""
+
+
+def test_foreign_host_and_cross_origin_are_refused(server):
+    host, port = server.server_address[:2]
+    assert_json_error(*request(server, "GET", "/api/graph", headers={"Host": f"evil.example:{port}"}), 403)
+    assert request(server, "GET", "/api/graph", headers={"Host": f"localhost:{port}"})[0] == 200
+    status = post_json(server, {"fact": "x"}, headers={"Origin": "http://evil.example"})
+    assert_json_error(*status, 403)
+    assert post_json(server, {"fact": "x"}, headers={"Origin": f"http://{host}:{port}"})[0] == 200
+
+
+# -- the one loop and its lock ----------------------------------------------------
+
+
+def test_calls_run_one_at_a_time_on_one_loop_thread(running):
+    app = StandInApp()
+    server = running(app)
+    jobs = [lambda: request(server, "GET", "/api/graph"), lambda: post_json(server, {"fact": "f"}),
+            lambda: request(server, "GET", "/api/scoreboard?q=q")] * 6
+    with ThreadPoolExecutor(max_workers=9) as pool:
+        results = list(pool.map(lambda job: job()[0], jobs))
+    assert results == [200] * len(jobs)
+    assert app.max_active == 1
+    assert len(app.threads) == 1 and len(app.loops) == 1
+    assert threading.get_ident() not in app.threads
+
+
+def test_a_factory_is_opened_in_the_loop_and_closed_with_the_server(running):
+    made = []
+
+    async def open_app():
+        app = StandInApp()
+        app.opened_on = threading.get_ident()
+        made.append(app)
+        return app
+
+    server = running(open_app)
+    assert request(server, "GET", "/api/graph")[0] == 200
+    app = made[0]
+    assert app.threads == {app.opened_on}
+    server.shutdown()
+    server.server_close()
+    assert app.closed
+
+
+def test_non_loopback_host_prints_a_warning(capsys):
+    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0)
+    try:
+        assert "WARNING" in capsys.readouterr().err
+    finally:
+        server.server_close()
+    server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)
+    server.server_close()
+    assert "WARNING" not in capsys.readouterr().err
+
+
+def test_serve_reports_its_url_and_stops(monkeypatch):
+    seen, made = [], []
+    original = srv.make_server
+    monkeypatch.setattr(srv, "make_server", lambda *a, **kw: made.append(original(*a, **kw)) or made[-1])
+    thread = threading.Thread(target=srv.serve, args=(StandInApp(),),
+                              kwargs={"port": 0, "ready": seen.append}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen == [made[0].url] and seen[0].startswith("http://127.0.0.1:")
+    made[0].shutdown()
+    thread.join(5)
+    assert not thread.is_alive()

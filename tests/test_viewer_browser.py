@@ -1,0 +1,210 @@
+"""The viewer in a real headless Chromium against the real facade.
+
+One server process (``python -m memory_core.server``: one process serves one
+data root) runs the real ``Falsify`` facade on a fresh root seeded with
+``examples/company_x.json``; the page is driven through Debian's chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+try:
+    from tests.browser import foreign, open_page, require_chromium
+except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
+    from browser import foreign, open_page, require_chromium
+
+from memory_core.server import UI_DIR, VENDOR
+
+REPO = Path(__file__).resolve().parent.parent
+SEED = REPO / "examples" / "company_x.json"
+DEMO_FACT = "Forensic audit: the March QA report was back-dated."
+SEED_KEYS = {"Q", "A", "B", "C", "E_qa", "E_email", "K"}
+GREEN = "rgb(46, 157, 79)"  # #2e9d4f
+COLOURS = {"alive": "#2e9d4f", "refuted": "#d62828", "invalidated": "#9e9e9e", "superseded": "#d9a441"}
+START_TIMEOUT = 240
+
+
+@pytest.fixture(scope="module")
+def viewer(tmp_path_factory):
+    """The real server on a seeded root; yields its URL."""
+    require_chromium()
+    missing = [rel for rel in VENDOR.values() if not (UI_DIR / rel).is_file()]
+    if missing:
+        pytest.fail(f"the viewer's vendored scripts are missing ({', '.join(missing)}): run `npm ci` in ui/")
+    root = tmp_path_factory.mktemp("falsify-root")
+    log = root.parent / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
+    env["PYTHONUNBUFFERED"] = "1"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_core.server", "--root", str(root), "--seed", str(SEED), "--port", "0"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    url = None
+    deadline = time.monotonic() + START_TIMEOUT
+    while url is None and time.monotonic() < deadline and proc.poll() is None:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if line.startswith("FALSIFY viewer: "):
+            url = line.split(": ", 1)[1].strip()
+    try:
+        if url is None:
+            pytest.fail(f"the viewer server did not start; its stderr:\n{log.read_text()[-4000:]}")
+        yield url
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # serve() closes the facade on KeyboardInterrupt
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+def states(page) -> dict:
+    return page.eval_on_selector_all(
+        "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))")
+
+
+def real_problems(problems) -> list[str]:
+    """Page errors and console errors, less the CSP's refusal of the <style> tags
+    force-graph injects (style.css carries those rules instead)."""
+    return [p for p in problems if "Applying inline style violates" not in p]
+
+
+def wait_for(page, predicate_js: str, arg=None, timeout_ms: int = 3000) -> None:
+    page.wait_for_function(predicate_js, arg=arg, timeout=timeout_ms)
+
+
+def settle(page) -> None:
+    """Wait until no API call is in flight (the panels stop moving)."""
+    wait_for(page, "() => window.__falsify.pending === 0 && !window.__falsify.busy", timeout_ms=15000)
+
+
+def tooltip_of(page, key: str) -> str:
+    """Show a node's tooltip from the list (keyboard focus, the mouse parked away)."""
+    settle(page)
+    page.mouse.move(1, 1)
+    page.focus(f'#node-list li[data-key="{key}"]')
+    return page.inner_text("#tooltip")
+
+
+def test_seed_graph_then_demo_revision(viewer, tmp_path):
+    with open_page() as (page, requests, problems):
+        page.goto(viewer)
+        page.wait_for_selector("#node-list li", timeout=15000)
+        wait_for(page, "n => document.querySelectorAll('#node-list li').length === n", len(SEED_KEYS))
+
+        # the seed: every node alive and green, in the list and on the canvas
+        assert states(page) == {key: "alive" for key in SEED_KEYS}
+        for li in page.query_selector_all("#node-list li"):
+            assert li.get_attribute("data-color") == COLOURS["alive"]
+            assert li.eval_on_selector(".swatch", "e => getComputedStyle(e).backgroundColor") == GREEN
+        types = page.eval_on_selector_all("#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.type]))")
+        assert types == {"Q": "question", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis",
+                         "E_qa": "evidence", "E_email": "evidence", "K": "conclusion"}
+        snap = page.evaluate("window.__falsify.snapshot")
+        assert {n["key"] for n in snap["nodes"]} == SEED_KEYS
+        page.wait_for_timeout(1500)  # let the layout settle before looking at the canvas
+        green_pixels = page.evaluate("""() => {
+            const c = document.querySelector('#graph canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0; for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 46) < 8 && Math.abs(d[i+1] - 157) < 8 && Math.abs(d[i+2] - 79) < 8) n++;
+            return n; }""")
+        assert green_pixels > 200, "no alive-green nodes drawn on the canvas"
+        assert page.inner_text("#scoreboard-caption") == "AI revised, not forgot"
+
+        # hovering a node shows its full text and sources (as text)
+        e_qa = next(e for e in json.loads(SEED.read_text())["evidence"] if e["key"] == "E_qa")
+        tip = tooltip_of(page, "E_qa")
+        assert e_qa["claim"] in tip and e_qa["source_id"] in tip
+        page.screenshot(path=str(tmp_path / "seed.png"))
+
+        # paste the demo fact, pinned to E_qa
+        page.fill("#fact", DEMO_FACT)
+        page.fill("#target", "E_qa")
+        with page.expect_response(lambda r: r.url.endswith("/api/revise")) as answer:
+            page.click("#revise")
+        assert answer.value.status == 200, answer.value.text()
+        result = answer.value.json()
+        assert result["refuted"] == ["E_qa"] and "K" in result["forgotten"]
+        assert result["superseded"] == ["A"] and result["promoted"] == ["B"]
+
+        # within 3 s: E_qa refuted (flashing red), A superseded, B promoted (glowing), K struck through
+        wait_for(page, """() => {
+            const s = k => (document.querySelector(`#node-list li[data-key="${k}"]`) || {dataset: {}}).dataset;
+            return s('E_qa').state === 'refuted' && s('A').state === 'superseded' && s('B').state === 'alive'; }""")
+        lis = {k: page.query_selector(f'#node-list li[data-key="{k}"]') for k in ("E_qa", "A", "B")}
+        assert lis["E_qa"].get_attribute("data-effect") == "flash"
+        assert lis["E_qa"].get_attribute("data-color") == COLOURS["refuted"]
+        assert lis["A"].get_attribute("data-color") == COLOURS["superseded"]
+        assert lis["B"].get_attribute("data-effect") == "glow"
+        k = page.query_selector('#node-list li[data-key="K"]')
+        if k is not None:  # still on its way out
+            assert k.get_attribute("data-state") == "invalidated"
+            assert k.eval_on_selector(".k", "e => getComputedStyle(e).textDecorationLine") == "line-through"
+        page.screenshot(path=str(tmp_path / "revision.png"))
+        # ... and then K is gone
+        wait_for(page, "() => !document.querySelector('#node-list li[data-key=\"K\"]')")
+        assert page.evaluate("window.__falsify.lastRevision.forgotten").count("K") == 1
+        after = states(page)
+        assert after["E_qa"] == "refuted" and after["A"] == "superseded" and after["B"] == "alive" and after["C"] == "alive"
+        assert "K" not in after and result["new_evidence"] in after
+
+        # the scoreboard: FALSIFY revised, plain RAG stale
+        wait_for(page, "() => /\\[revised\\]/.test(document.querySelector('#scoreboard').innerText)", timeout_ms=10000)
+        board = page.inner_text("#scoreboard")
+        assert "AI revised, not forgot" in board and "[revised]" in board and "[STALE]" in board
+        assert "E_qa" in page.inner_text("#log")
+
+        # replay: K comes back struck through, then goes again
+        page.click("#replay")
+        wait_for(page, "() => !!document.querySelector('#node-list li[data-key=\"K\"]')")
+        wait_for(page, """() => { const k = document.querySelector('#node-list li[data-key="K"]');
+                                  return k && k.dataset.state === 'invalidated'; }""")
+        wait_for(page, "() => !document.querySelector('#node-list li[data-key=\"K\"]')")
+        assert states(page) == after
+        page.screenshot(path=str(tmp_path / "after.png"), full_page=True)
+        assert (tmp_path / "after.png").stat().st_size > 10000
+
+        assert foreign(requests) == []
+        assert real_problems(problems) == []
+
+
+def test_untrusted_text_is_shown_as_text(viewer, tmp_path):
+    payload = ("Memo <img src=x onerror=window.__pwned=1> says "
+               "<script>window.__pwned=2</script> and <b onmouseover=window.__pwned=3>bold</b>.")
+    with open_page() as (page, requests, problems):
+        page.goto(viewer)
+        page.wait_for_selector("#node-list li", timeout=15000)
+        scripts_before = page.eval_on_selector_all("script", "els => els.length")
+        page.fill("#fact", payload)
+        page.fill("#target", "E_email")  # pinned, so the claim is recorded as new evidence
+        with page.expect_response(lambda r: r.url.endswith("/api/revise")) as answer:
+            page.click("#revise")
+        assert answer.value.status == 200, answer.value.text()
+        key = answer.value.json()["new_evidence"]
+        item = f'#node-list li[data-key="{key}"]'
+        page.wait_for_selector(item, timeout=3000)
+        assert page.inner_text(f"{item} .txt") == payload
+        assert payload in tooltip_of(page, key)
+        page.hover(f"{item} .txt")
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__pwned") is None
+        assert page.eval_on_selector_all("img", "els => els.length") == 0
+        assert page.eval_on_selector_all("#app b, #app script", "els => els.length") == 0
+        assert page.eval_on_selector_all("script", "els => els.length") == scripts_before
+        page.screenshot(path=str(tmp_path / "untrusted.png"))
+        assert foreign(requests) == []
+        assert real_problems(problems) == []
