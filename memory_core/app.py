@@ -51,6 +51,7 @@ class Falsify:
                 held.release()
             raise
         app = cls(paths, store, journal, held, recovered)
+        app.hook = fault_hook(os.environ.get("FALSIFY_FAULT_AT"))
         app.opened_ms = (time.perf_counter() - start) * 1000
         return app
 
@@ -58,16 +59,12 @@ class Falsify:
         """Load the embedding model, create cognee's relational tables and start its pipeline runner once
         (the first pipeline run of a process costs ~1 s; migrations print to
         stdout, which is kept off ours). Returns the milliseconds it took."""
-        import contextlib
-        import io
-
         from .tasks import run_pipeline, noop_tasks
 
         start = time.perf_counter()
         from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
-        with contextlib.redirect_stdout(io.StringIO()):
-            await run_pipeline(noop_tasks(), [{}], "falsify_warm_up")
+        await run_pipeline(noop_tasks(), [{}], "falsify_warm_up")
         await get_embedding_engine().embed_text(["warm up"])  # loads the embedding model
         from cognee.tasks.storage import add_data_points  # noqa: F401  (cognee imports the write path lazily)
         from .models import collection
@@ -186,6 +183,27 @@ class Falsify:
         from .check import check
 
         return await check(self, repair=repair)
+
+
+def fault_hook(spec: Optional[str]):
+    """Fault injection for crash tests: ``FALSIFY_FAULT_AT=step[:n]`` kills this
+    process with SIGKILL when a journalled write reaches ``step`` for the n-th
+    time (steps: journalled, nodes, node_edges, edges, states, weights,
+    confidence, del_edges, del_nodes, committed). Unset in normal use."""
+    if not spec:
+        return None
+    import signal
+
+    step, _, nth = spec.partition(":")
+    count = {"n": 0}
+    target = int(nth or 1)
+
+    def hook(name: str) -> None:
+        if name == step:
+            count["n"] += 1
+            if count["n"] == target:
+                os.kill(os.getpid(), signal.SIGKILL)
+    return hook
 
 
 def fact_key(fact: str) -> str:

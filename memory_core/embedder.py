@@ -159,3 +159,20 @@ def check_root(meta_path: Path) -> dict:
             "set FALSIFY_EMBEDDER=local to force the offline model, or use another --root."
         )
     return mine
+
+
+def main() -> int:
+    """``python -m memory_core.embedder``: verify the packaged model (sha256) and
+    its tokenizer files, without importing cognee (run by ``make``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = prepare(Path(tmp), verify=True)
+        names = sorted(p.name for p in folder.iterdir())
+    print(f"offline embedder ready: {MODEL} ({DIMENSIONS} dims), int8 ONNX {model_onnx()} "
+          f"(sha256 verified); files: {', '.join(names)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -162,10 +162,16 @@ def noop_tasks() -> list:
 
 async def run_pipeline(tasks: list, jobs: list, name: str) -> None:
     """Run tasks through cognee's pipeline runner; re-raise a task's error."""
+    import contextlib
+    import io
+
     import cognee
 
-    await cognee.run_custom_pipeline(tasks=tasks, data=jobs, dataset="falsify", pipeline_name=name,
-                                     skip_connection_test=True)
+    # cognee's first run in a fresh root applies relational migrations that print()
+    # to stdout; our tasks print nothing, so keep stdout clean for --json output.
+    with contextlib.redirect_stdout(io.StringIO()):
+        await cognee.run_custom_pipeline(tasks=tasks, data=jobs, dataset="falsify", pipeline_name=name,
+                                         skip_connection_test=True)
     for job in jobs:
         if getattr(job, "error", None) is not None:
             raise job.error

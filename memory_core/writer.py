@@ -65,6 +65,7 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
     (hook or (lambda name: None))("journalled")
     await apply(store, intent, hook)
     journal.commit(entry)
+    (hook or (lambda name: None))("committed")
 
 
 async def recover(store: BeliefStore, journal: Journal) -> str | None:

@@ -1,0 +1,48 @@
+# FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
+# make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
+# make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
+# make bench - the same set-up, then the MQuAKE-hard revision benchmark
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.stamp-install
+UI_STAMP := ui/node_modules/.stamp-install
+MODEL_STAMP := $(VENV)/.stamp-model
+
+.PHONY: demo test bench setup ui browser clean
+
+setup: $(STAMP) $(MODEL_STAMP)
+
+$(STAMP): requirements.txt requirements.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt -c requirements.lock
+	@touch $(STAMP)
+
+$(MODEL_STAMP): $(STAMP)
+	$(PY) -m memory_core.embedder
+	@touch $(MODEL_STAMP)
+
+ui: $(UI_STAMP)
+
+$(UI_STAMP): ui/package.json ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(UI_STAMP)
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian chromium for the viewer's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+demo: setup
+	$(PY) main.py --demo
+
+test: setup ui browser
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) -m bench.mquake --scenario per_case --judge structured
+	$(PY) -m bench.mquake --scenario batch_10 --judge structured
+	$(PY) -m bench.mquake --scenario per_case --judge text
+
+clean:
+	rm -rf $(VENV) ui/node_modules .falsify .falsify-demo

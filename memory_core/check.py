@@ -1,0 +1,106 @@
+"""``check``: do the stores agree, do the states obey the rules, is the journal complete?
+
+* Graph vs vector: every embeddable node has its vector row; no vector row
+  without its node.
+* Revision rules: every alive Evidence/Conclusion with critical dependencies
+  has a well-founded justification (no alive node rests on a dead one, no
+  alive cycle holds itself up); every state is a known one.
+* Journal: no unfinished intent; every log line parses.
+
+``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
+and weight preserved), invalidates unfounded alive nodes through a journalled
+intent, and rolls back an unfinished intent.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .beliefs import STATES
+from .cascade import unfounded
+from .models import MODEL_BY_KIND, collection, node_id
+from .store import to_node
+
+
+async def _graph_ids(store, kind: str) -> dict[str, dict]:
+    rows = await store.graph.query("MATCH (n:Node) WHERE n.type = $t RETURN n.id", {"t": MODEL_BY_KIND[kind].__name__})
+    return await store.raw_nodes(r[0] for r in rows)
+
+
+async def check(app, repair: bool = False) -> dict:
+    from . import writer
+    from .revision import plan_settle
+    from .intents import updates, log_changes
+
+    store, journal = app.store, app.journal
+    problems, repaired = [], []
+    missing_vectors: dict[str, dict] = {}
+    orphan_rows: dict[str, list[str]] = {}
+    for kind in MODEL_BY_KIND:
+        nodes = await _graph_ids(store, kind)
+        rows = await store.vector_ids(collection(kind))
+        for i, props in nodes.items():
+            if i not in rows:
+                missing_vectors[i] = props
+                problems.append(f"{props.get('key', i)} ({kind}) has no row in vector collection {collection(kind)}")
+        extra = sorted(rows - set(nodes))
+        if extra:
+            orphan_rows[kind] = extra
+            problems += [f"vector row {i} in {collection(kind)} has no graph node" for i in extra]
+    unfounded_by_q = {}
+    for question in await store.question_keys():
+        view = await store.view_of_investigation(question)
+        for key, node in view.nodes.items():
+            if node.state not in STATES:
+                problems.append(f"{key} has unknown state {node.state!r}")
+        alive = {k for k, n in view.nodes.items() if n.alive and view.justifications(k)}
+        bad = sorted(unfounded(view, alive))
+        if bad:
+            unfounded_by_q[question] = (view, bad)
+            problems += [f"{k} is alive but has no well-founded justification" for k in bad]
+    if journal.pending() is not None:
+        problems.append("the journal holds an unfinished intent")
+    if journal.log_path.exists():
+        data = journal.log_path.read_bytes()
+        for n, line in enumerate(data.splitlines(), 1):
+            try:
+                json.loads(line)
+            except ValueError:
+                problems.append(f"revisions.jsonl line {n} is not valid JSON")
+        if data and not data.endswith(b"\n"):
+            problems.append("revisions.jsonl ends with a torn line")
+    result = {"clean": not problems, "problems": problems}
+    if not repair or not problems:
+        return result
+    done = await writer.recover(store, journal)
+    if done:
+        repaired.append(done)
+    for kind, ids in orphan_rows.items():
+        await store.delete_vectors(collection(kind), ids)
+        repaired.append(f"deleted {len(ids)} orphan vector row(s) from {collection(kind)}")
+    if missing_vectors:
+        points, states, weights = [], {}, {}
+        for i, props in missing_vectors.items():
+            node = to_node(props)
+            points.append(writer.build_point(node.kind, i, props))
+            states[i] = (node.state, node.epoch)
+            weights[i] = node.weight
+        await store.add_points(points)  # rewrites the property blob: restore state and weight
+        await store.set_states(states)
+        await store.set_weights(weights)
+        repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
+    for question, (view, bad) in unfounded_by_q.items():
+        epoch = journal.epoch() + 1
+        original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
+        plan = plan_settle(view, bad, epoch)
+        intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}
+        entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
+    journal.repair_log()
+    after = await check(app, repair=False)
+    result.update(repaired=repaired, clean_after_repair=after["clean"], problems_after_repair=after["problems"])
+    return result
+
+
+__all__ = ["check", "node_id"]
