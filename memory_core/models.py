@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cognee.infrastructure.engine import DataPoint
+from . import settings
+
+settings.require_configured()  # cognee reads its settings at import: configure the data root first
+from cognee.infrastructure.engine import DataPoint  # noqa: E402
 
 from .judges import ContradictionJudgement  # noqa: F401  (re-exported: the judge's verdict model)
 from .keys import normalise_key  # noqa: F401  (re-exported)

@@ -195,6 +195,12 @@ def import_cognee():
     return cognee
 
 
+def require_configured() -> None:
+    if _configured is None and "cognee" not in sys.modules:
+        raise RuntimeError("call memory_core.settings.configure(root) before importing modules that import cognee "
+                           "(memory_core.models, .store, ...): cognee reads its storage settings at import")
+
+
 def paths() -> Paths:
     if _configured is None:
         raise RuntimeError("memory_core.settings.configure() has not run")

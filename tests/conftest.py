@@ -1,0 +1,101 @@
+"""Shared fixtures.
+
+cognee is configured once per process (memory_core.settings.configure), so the
+in-process tests share ONE real data root (Ladybug + LanceDB in a temporary
+directory) and keep apart by giving every investigation its own key prefix.
+Tests that need a fresh root, a restart or several processes run the CLI in
+subprocesses (`cli`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import atexit
+import shutil
+import tempfile
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Configure cognee for this process's one data root BEFORE any test module imports
+# memory_core.models (which imports cognee): cognee reads its settings at import.
+for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
+    os.environ.pop(_key)
+_ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
+atexit.register(shutil.rmtree, _ROOT, True)
+from memory_core import settings as _settings  # noqa: E402
+
+_settings.configure(_ROOT)
+SEED = REPO / "examples" / "company_x.json"
+
+
+def clean_env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_", "EMBEDDING_")) and k not in ("FALSIFY_HOME", "DEMO_MODE", "REFUTED_ID")}
+    env.update(extra)
+    return env
+
+
+def cli(root, *args, env=None, timeout=240, input=None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, str(REPO / "main.py")] + (["--root", str(root)] if root else []) + [str(a) for a in args]
+    return subprocess.run(cmd, cwd=REPO, env=env or clean_env(), capture_output=True, text=True,
+                          timeout=timeout, input=input)
+
+
+def cli_json(root, *args, **kw):
+    proc = cli(root, *args, "--json", **kw)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def root():
+    return _ROOT
+
+
+@pytest.fixture(scope="session")
+async def app(root):
+    from memory_core.app import Falsify
+
+    falsify = await Falsify.open(root, purpose="pytest")
+    await falsify.warm_up()
+    yield falsify
+    await falsify.close()
+
+
+def investigation(prefix: str, hypotheses=(), evidence=(), conclusions=(), edges=(), question="Q") -> str:
+    """An investigation file with every key prefixed (``prefix + key``)."""
+    p = lambda k: f"{prefix}{k}"
+    data = {
+        "question": {"key": p(question), "text": f"Question {prefix}: what happened?"},
+        "hypotheses": [dict(h, key=p(h["key"])) for h in hypotheses],
+        "evidence": [dict(e, key=p(e["key"])) for e in evidence],
+        "conclusions": [dict(c, key=p(c["key"])) for c in conclusions],
+        "edges": [dict(e, **{"from": p(e["from"]), "to": p(e["to"])}) for e in edges],
+    }
+    return json.dumps(data)
+
+
+@pytest.fixture
+def prefix():
+    return f"t{uuid.uuid4().hex[:8]}_"
+
+
+def seed_with_prefix(prefix: str) -> str:
+    data = json.loads(SEED.read_text())
+    p = lambda k: f"{prefix}{k}"
+    data["question"]["key"] = p(data["question"]["key"])
+    data["question"]["text"] += f" ({prefix})"
+    for section in ("hypotheses", "evidence", "conclusions"):
+        for node in data[section]:
+            node["key"] = p(node["key"])
+    for edge in data["edges"]:
+        edge["from"], edge["to"] = p(edge["from"]), p(edge["to"])
+    return json.dumps(data)

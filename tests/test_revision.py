@@ -1,0 +1,223 @@
+"""Issue 3 on real stores: two-gate detection, cascade, promotion, forget, explain."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import investigation, seed_with_prefix
+from memory_core.investigation import InputError
+
+FACT = "Forensic audit: the March QA report was back-dated."
+
+
+def states(status, prefix):
+    return {n["key"][len(prefix):]: n for n in status["nodes"] if n["key"].startswith(prefix)}
+
+
+async def truth(app, prefix, key, kind):
+    from memory_core.models import node_id
+
+    nid = node_id(kind, prefix + key)
+    return (await app.store.graph.get_node_truth_state([nid])).get(nid)
+
+
+async def test_contract_4_1_on_real_stores(app, prefix):
+    from memory_core.models import collection, node_id
+
+    await app.load(seed_with_prefix(prefix))
+    result = await app.revise(FACT + f" ({prefix})", target=prefix + "E_qa")
+    assert result["judge"] == "pinned" and "pinned" in result["note"]
+    # test_direct_refutation
+    assert (await truth(app, prefix, "E_qa", "evidence"))["truth_alignment"] == ["refuted"]
+    # test_competing_hypothesis_promoted
+    assert (await truth(app, prefix, "A", "hypothesis"))["truth_alignment"] == ["superseded"]
+    weights = await app.store.graph.get_node_feedback_weights(
+        [node_id("hypothesis", prefix + "A"), node_id("hypothesis", prefix + "B")])
+    assert weights[node_id("hypothesis", prefix + "B")] > weights[node_id("hypothesis", prefix + "A")]
+    s = states(await app.status(), prefix)
+    assert s["B"]["state"] == "alive"
+    # test_orphan_forgotten_from_both_stores (K invalidated, then deleted from graph AND vector)
+    k_id = node_id("conclusion", prefix + "K")
+    assert result["invalidated"] == [prefix + "K"] and result["forgotten"] == [prefix + "K"]
+    assert not await app.store.graph.has_node(k_id)
+    assert k_id not in await app.store.vector_ids(collection("conclusion"))
+    # test_provenance_kept: E_qa stays, refuted, superseded by the new fact
+    assert s["E_qa"]["state"] == "refuted"
+    new = result["new_evidence"]
+    edges = [e for e in (await app.status())["edges"] if e["from"] == new]
+    assert edges == [{"type": "supersedes", "from": new, "to": prefix + "E_qa", "confidence": 1.0}]
+    assert result["epoch"] == app.journal.epoch()
+    # explain K (forgotten): loaded, invalidated because of E_qa, forgotten
+    why = app.explain(prefix + "K")
+    assert [e["rule"] for e in why["events"]] == ["loaded", "justification_lost", "orphaned"]
+    assert why["events"][1]["cause"] == [prefix + "E_qa"]
+
+
+async def test_revising_the_same_fact_twice_changes_nothing(app, prefix):
+    await app.load(seed_with_prefix(prefix))
+    fact = FACT + f" [{prefix}]"
+    first = await app.revise(fact, target=prefix + "E_qa")
+    status = await app.status()
+    epoch = app.journal.epoch()
+    second = await app.revise(fact, target=prefix + "E_qa")
+    assert second.get("already_applied") and "nothing changed" in second["note"]
+    assert second["refuted"] == [] and first["refuted"] == [prefix + "E_qa"]
+    assert await app.status() == status and app.journal.epoch() == epoch
+
+
+def chain(prefix, subject):
+    """E1 (triple) <- K1 <- K2 (non-critical to E2), two hypotheses."""
+    return investigation(
+        prefix,
+        hypotheses=[{"key": "H1", "statement": "the plant in Ulm made the part"},
+                    {"key": "H2", "statement": "the plant in Graz made the part"}],
+        evidence=[{"key": "E1", "claim": f"The part {subject} was made in Ulm.", "subject": f"part {subject}",
+                   "predicate": "was made in", "object": "Ulm"},
+                  {"key": "E2", "claim": f"The part {subject} passed inspection in Graz.", "subject": f"part {subject}",
+                   "predicate": "passed inspection in", "object": "Graz"}],
+        conclusions=[{"key": "K1", "statement": f"{subject} is an Ulm part", "confidence": 0.9},
+                     {"key": "K2", "statement": f"{subject} warranty is German", "confidence": 0.8}],
+        edges=[{"type": "depends_on", "from": "K1", "to": "E1"},
+               {"type": "depends_on", "from": "K2", "to": "K1"},
+               {"type": "depends_on", "from": "K2", "to": "E2", "critical": False},
+               {"type": "supports", "from": "E1", "to": "H1", "weight": 0.9},
+               {"type": "supports", "from": "E2", "to": "H2", "weight": 0.6}])
+
+
+async def test_structured_judge_contradicts_by_triple(app, prefix):
+    subject = f"X-{prefix}"
+    await app.load(chain(prefix, subject))
+    result = await app.revise(f"The part {subject} was actually made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    assert result["judge"] == "structured"
+    assert result["refuted"] == [prefix + "E1"]
+    assert sorted(result["invalidated"]) == [prefix + "K1", prefix + "K2"]
+    assert result["superseded"] == [prefix + "H1"] and result["promoted"] == [prefix + "H2"]
+    cand = next(c for c in result["candidates"] if c["key"] == prefix + "E1")
+    assert cand["relation"] == "contradicts" and cand["confidence"] == 0.9
+
+
+async def test_structured_judge_supports_same_object(app, prefix):
+    subject = f"Y-{prefix}"
+    await app.load(chain(prefix, subject))
+    before = states(await app.status(), prefix)
+    result = await app.revise(f"Records confirm part {subject} came from Ulm.", triple=f"part {subject}|was made in|Ulm")
+    assert result["refuted"] == [] and result["invalidated"] == []
+    assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["supports"]
+    after = states(await app.status(), prefix)
+    assert {k: v["state"] for k, v in after.items() if k in before} == {k: v["state"] for k, v in before.items()}
+    assert result["new_evidence"] in {n["key"] for n in (await app.status())["nodes"]}  # the fact is recorded
+
+
+async def test_unrelated_fact_records_nothing(app, prefix):
+    subject = f"Z-{prefix}"
+    await app.load(chain(prefix, subject))
+    epoch = app.journal.epoch()
+    result = await app.revise("Penguins are flightless birds of the southern hemisphere.")
+    assert result["new_evidence"] is None and result["epoch"] is None
+    assert app.journal.epoch() == epoch
+
+
+async def test_no_judge_can_decide_records_nothing(app, prefix):
+    subject = f"W-{prefix}"
+    await app.load(chain(prefix, subject))
+    epoch = app.journal.epoch()
+    # close paraphrase (gate 1 finds it) but no triple and no LLM key: undecidable
+    result = await app.revise(f"The part {subject} was made in Ulm, Germany.")
+    assert result["candidates"], "gate 1 should find the paraphrased evidence"
+    assert "no judge could decide" in result["note"] and result["epoch"] is None
+    assert app.journal.epoch() == epoch
+
+
+async def test_dry_run_changes_nothing(app, prefix):
+    subject = f"V-{prefix}"
+    await app.load(chain(prefix, subject))
+    status, epoch = await app.status(), app.journal.epoch()
+    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon", dry_run=True)
+    assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["contradicts"]
+    assert result["refuted"] == [] and "dry run" in result["note"]
+    assert await app.status() == status and app.journal.epoch() == epoch
+
+
+async def test_noncritical_decay_on_real_stores(app, prefix):
+    subject = f"U-{prefix}"
+    await app.load(chain(prefix, subject))
+    result = await app.revise(f"Part {subject} never passed inspection in Graz; it passed in Porto.",
+                              triple=f"part {subject}|passed inspection in|Porto")
+    assert result["refuted"] == [prefix + "E2"] and result["weakened"] == [prefix + "K2"]
+    s = states(await app.status(), prefix)
+    assert s["K2"]["state"] == "alive" and s["K2"]["confidence"] == pytest.approx(0.4)
+    assert s["H1"]["state"] == "alive"  # H2 lost support but H1 is a supported rival
+    assert s["H2"]["state"] == "superseded"
+
+
+async def test_multiple_contradictions_and_diamond_on_real_stores(app, prefix):
+    inv = investigation(
+        prefix,
+        evidence=[{"key": "E0", "claim": f"{prefix} base fact"},
+                  {"key": "E1", "claim": f"{prefix} derived one"}, {"key": "E2", "claim": f"{prefix} derived two"},
+                  {"key": "E3", "claim": f"{prefix} other base"}],
+        conclusions=[{"key": "K", "statement": f"{prefix} diamond top"}, {"key": "L", "statement": f"{prefix} needs E3"}],
+        edges=[{"type": "depends_on", "from": "E1", "to": "E0"}, {"type": "depends_on", "from": "E2", "to": "E0"},
+               {"type": "depends_on", "from": "K", "to": "E1"}, {"type": "depends_on", "from": "K", "to": "E2"},
+               {"type": "depends_on", "from": "L", "to": "E3"}])
+    await app.load(inv)
+    result = await app.revise(f"{prefix} audit voids E0", target=prefix + "E0")
+    assert sorted(result["invalidated"]) == sorted(prefix + k for k in ("E1", "E2", "K"))
+    assert sorted(result["forgotten"]) == sorted(prefix + k for k in ("E1", "E2", "K"))
+    assert len(app.explain(prefix + "K")["events"]) == 3  # loaded, invalidated once, forgotten
+
+
+async def test_cycle_on_real_stores(app, prefix):
+    inv = investigation(
+        prefix, evidence=[{"key": "E0", "claim": f"{prefix} root fact"}],
+        conclusions=[{"key": "K1", "statement": f"{prefix} k1"}, {"key": "K2", "statement": f"{prefix} k2"}],
+        edges=[{"type": "depends_on", "from": "K1", "to": "E0", "group": "a"},
+               {"type": "depends_on", "from": "K1", "to": "K2", "group": "b"},
+               {"type": "depends_on", "from": "K2", "to": "K1"}])
+    await app.load(inv)
+    result = await app.revise(f"{prefix} E0 is false", target=prefix + "E0")
+    assert sorted(result["invalidated"]) == [prefix + "K1", prefix + "K2"]
+
+
+async def test_partial_refutation_on_real_stores(app, prefix):
+    inv = investigation(
+        prefix, evidence=[{"key": "E_qa", "claim": f"{prefix} qa"}, {"key": "E_alt", "claim": f"{prefix} alt"}],
+        conclusions=[{"key": "K", "statement": f"{prefix} k"}],
+        edges=[{"type": "depends_on", "from": "K", "to": "E_qa", "group": "g1"},
+               {"type": "depends_on", "from": "K", "to": "E_alt", "group": "g2"}])
+    await app.load(inv)
+    result = await app.revise(f"{prefix} qa was wrong", target=prefix + "E_qa")
+    assert result["invalidated"] == [] and result["forgotten"] == []
+    s = states(await app.status(), prefix)
+    assert s["K"]["state"] == "alive" and s["E_qa"]["state"] == "refuted"
+
+
+async def test_gate1_finds_near_paraphrase(app, prefix):
+    from memory_core.detect import gate1, gate1_threshold
+
+    subject = f"T-{prefix}"
+    await app.load(chain(prefix, subject))
+    found = await gate1(app.store, f"The part {subject} was manufactured in Ulm.", gate1_threshold("fastembed-local"), 5, set())
+    assert prefix + "E1" in [c.key for c in found]
+
+
+async def test_bad_revise_input_is_rejected_before_anything(app, prefix):
+    epoch = app.journal.epoch()
+    for kwargs, fragment in [({"fact": "  "}, "empty"), ({"fact": "x" * 9000}, "limit"),
+                             ({"fact": "ok", "triple": "a|b"}, "subject|predicate|object"),
+                             ({"fact": "ok", "target": prefix + "NOPE"}, "no evidence with that key"),
+                             ({"fact": "ok", "asserted_at": "yesterday"}, "ISO date"),
+                             ({"fact": "bell\x07"}, "control character")]:
+        with pytest.raises(InputError) as error:
+            await app.revise(**kwargs)
+        assert fragment in str(error.value)
+    assert app.journal.epoch() == epoch
+
+
+async def test_judge_threshold_rule():
+    from memory_core.detect import Candidate
+
+    assert Candidate("E", "Q", "c", 0.1, "contradicts", 0.6).acts
+    assert not Candidate("E", "Q", "c", 0.1, "contradicts", 0.59).acts
+    assert not Candidate("E", "Q", "c", 0.1, "supports", 0.99).acts
+    assert Candidate("E", "Q", "c", 0.1, "supersedes", 0.7).acts
