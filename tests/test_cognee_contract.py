@@ -1,0 +1,78 @@
+"""Loud failures when cognee 1.6.5 / fastembed internals we lean on change.
+
+FALSIFY relies on: fastembed's local cache layout (fast-<model>/ with model.onnx
+and tokenizer files), cognee's FastembedEmbeddingEngine resolving its tokenizer
+through a Hugging Face hub-style cache, cognee's identity-id normalisation, the
+Ladybug adapter's truth-state/feedback API, get_neighborhood returning every
+edge among the nodes it returns, and the add_data_points trap we work around.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_core import embedder
+from memory_core.keys import normalise_key
+
+
+def test_packaged_model_is_the_pinned_file():
+    onnx = embedder.model_onnx()
+    assert onnx.stat().st_size == 22_928_619
+    import hashlib
+
+    assert hashlib.sha256(onnx.read_bytes()).hexdigest() == embedder.MODEL_SHA256
+
+
+def test_fastembed_loads_from_our_layout_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    embedder.prepare(tmp_path)
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding(model_name=embedder.MODEL, cache_dir=str(tmp_path))
+    vec = list(model.embed(["hello world"]))[0]
+    assert len(vec) == embedder.DIMENSIONS
+
+
+def test_cognee_tokenizer_resolves_from_hub_layout(app):
+    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+    engine = get_embedding_engine()
+    tok = engine.tokenizer
+    assert type(tok).__name__ == "HuggingFaceTokenizer", "token counting fell back (tiktoken would need the network)"
+    assert tok.count_tokens("the QA report was back-dated") < 20
+
+
+def test_identity_normalisation_matches_cognee():
+    from cognee.infrastructure.engine import DataPoint
+
+    for key in ("E_qa", "E QA", "Alice's note", "MiXeD"):
+        assert normalise_key(key) == DataPoint._normalize_identity_value(key)
+
+
+async def test_ladybug_truth_state_and_neighborhood_contract(app, prefix):
+    from conftest import seed_with_prefix
+    from memory_core.models import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    ge = app.store.graph
+    e = node_id("evidence", prefix + "E_qa")
+    assert (await ge.set_node_truth_state({e: {"truth_alignment": ["refuted"], "truth_epoch": 9}}))[e] is True
+    assert (await ge.get_node_truth_state([e]))[e] == {"truth_alignment": ["refuted"], "truth_epoch": 9}
+    nodes, edges = await ge.get_neighborhood([node_id("question", prefix + "Q")], depth=1)
+    rels = {r for _, _, r, _ in edges}
+    assert len(nodes) == 7 and {"depends_on", "supports", "part_of"} <= rels
+
+
+async def test_add_data_points_still_wipes_state(app, prefix):
+    """The trap the loader guards against. If cognee fixes it, this fails: then the
+    guard in loader.py / writer.py can be simplified."""
+    from memory_core.models import Evidence, node_id
+
+    point = Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")
+    await app.store.add_points([point])
+    i = node_id("evidence", prefix + "E")
+    await app.store.set_states({i: ("refuted", 4)})
+    await app.store.add_points([Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")])
+    assert (await app.store.graph.get_node_truth_state([i]))[i]["truth_alignment"] == []
