@@ -169,7 +169,8 @@ async def cmd_status(args) -> int:
 
 async def cmd_revise(args) -> int:
     from . import report
-    from .investigation import InputError, loads_json
+    from .investigation import InputError
+    from .judges import JudgeError
 
     if args.file and args.fact:
         raise InputError("give either a FACT or --file, not both")
@@ -181,10 +182,27 @@ async def cmd_revise(args) -> int:
         if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at")):
             raise InputError("with --file, put triple/target/key/source/asserted_at on each line")
         requests = read_facts(args.file)
+    else:
+        from .revise import validate
+
+        validate(**requests[0])  # reject bad input before waiting for the lock or importing cognee
     app = await _open(args, "revise")
     try:
+        if args.file:
+            await preflight(app, args.file, requests)
+        applied: list[str] = []
         for request in requests:
-            result = await app.revise(dry_run=args.dry_run, pin_reason="--target", **request)
+            line = request.pop("line", None)
+            try:
+                result = await app.revise(dry_run=args.dry_run, pin_reason="--target", **request)
+            except (InputError, JudgeError) as error:
+                if line is None:
+                    raise
+                done = (f"the lines before it were applied (epochs {', '.join(applied)})" if applied
+                        else "no line before it changed anything")
+                raise type(error)(f"{args.file} line {line}: {error} [{done}; this line and the ones after it were not applied]") from None
+            if result.get("epoch") is not None:
+                applied.append(str(result["epoch"]))
             if args.json:
                 print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False))
             else:
@@ -192,6 +210,40 @@ async def cmd_revise(args) -> int:
     finally:
         await app.close()
     return EXIT_OK
+
+
+async def preflight(app, path: str, requests: list[dict]) -> None:
+    """Check a whole --file against the data root before anything is revised:
+    every --target names stored evidence (or the key of an earlier line), and no
+    line's key is already used by another node or by another line."""
+    from .app import fact_key
+    from .investigation import InputError
+    from .models import normalise_key
+
+    keys = {r["line"]: (r.get("key") or "").strip() or fact_key(r["fact"].strip()) for r in requests}
+    facts = {r["line"]: " ".join(r["fact"].split()) for r in requests}
+    wanted = set(keys.values()) | {r["target"].strip() for r in requests if r.get("target")}
+    stored = await app.store.find_keys(sorted(wanted))
+    earlier: dict[str, int] = {}  # normalised key -> the first line that uses it
+    for request in requests:
+        line, key = request["line"], keys[request["line"]]
+        target = (request.get("target") or "").strip()
+        if target:
+            props = stored.get(target)
+            if normalise_key(target) not in earlier and (props is None or props.get("type") != "Evidence"):
+                raise InputError(f"{path} line {line}: --target {target!r}: no evidence with that key in this data root "
+                                 "or on an earlier line; nothing was revised")
+        norm = normalise_key(key)
+        if norm in earlier:
+            if facts[earlier[norm]] != facts[line]:
+                raise InputError(f"{path} line {line}: key {key!r} is also the key of line {earlier[norm]} (another fact); "
+                                 "nothing was revised")
+            continue  # the same fact again: recorded once, then "already recorded"
+        props = stored.get(key)
+        if props is not None and not (props.get("type") == "Evidence" and
+                                      " ".join(props.get("claim", "").split()) == facts[line]):
+            raise InputError(f"{path} line {line}: key {key!r} is already used by another node; nothing was revised")
+        earlier[norm] = line
 
 
 FACT_FIELDS = {"fact", "triple", "target", "key", "source", "asserted_at"}
@@ -227,6 +279,7 @@ def read_facts(path: str) -> list[dict]:
             validate(**request)
         except InputError as error:
             raise InputError(f"{path} line {number}: {error}") from None
+        request["line"] = number
         requests.append(request)
     if not requests:
         raise InputError(f"{path}: no facts")

@@ -30,7 +30,8 @@ from .keys import normalise_key
 MAX_TEXT = 8000
 MAX_KEY = 200
 MAX_FILE = 50 * 1024 * 1024
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab, newline) and C1 controls, DEL
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # lone surrogates: from "\ud800" JSON escapes or undecodable argv bytes
 
 SECTIONS = {"question": "question", "hypotheses": "hypothesis", "evidence": "evidence", "conclusions": "conclusion"}
 TEXT_OF = {"question": "text", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
@@ -107,6 +108,10 @@ def loads_json(data: bytes | str, what: str) -> Any:
         raise InputError(f"{what}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise InputError(f"{what}: JSON nested too deeply") from None
+    except InputError as error:  # duplicate field, NaN/Infinity: say which input
+        raise InputError(f"{what}: {error}") from None
+    except ValueError as error:  # e.g. an integer literal longer than Python's 4300-digit limit
+        raise InputError(f"{what}: invalid JSON: {' '.join(str(error).split(';')[0].split())[:200]}") from None
 
 
 def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
@@ -118,7 +123,11 @@ def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
         raise InputError(f"{where}: {name!r} is {len(value)} characters long (limit {limit})")
     bad = _CONTROL.search(value)
     if bad:
-        raise InputError(f"{where}: {name!r} contains a control character (U+{ord(bad.group()):04X})")
+        raise InputError(f"{where}: {name!r} contains a control character (U+{ord(bad.group()):04X} at position {bad.start()})")
+    bad = _SURROGATE.search(value)
+    if bad:
+        raise InputError(f"{where}: {name!r} is not valid Unicode (lone surrogate U+{ord(bad.group()):04X} at position "
+                         f"{bad.start()}; undecodable bytes in a command-line argument, or a \\u{ord(bad.group()):04x} JSON escape)")
     return value.strip()
 
 

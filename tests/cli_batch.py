@@ -1,0 +1,183 @@
+"""Run many FALSIFY CLI invocations against ONE data root in ONE process.
+
+    python tests/cli_batch.py PLAN.json RESULT.json
+
+A process serves one data root (cognee caches its config) and importing cognee
+costs ~5 s, so the crash/hostile/undo tests batch their cases here instead of
+paying a CLI start-up per case. Every ``cli`` step calls ``memory_core.cli.main``
+-- the same entry point as ``python main.py`` -- with the step's argv, and
+records the exit code, stdout and stderr. Nothing is mocked: each command opens
+the root (lock, embedder check, journal recovery) and uses the real stores.
+
+PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``op``:
+
+* ``{"op": "cli", "argv": [...], "env": {VAR: value-or-null}, "snapshot": true,
+     "hold_lock": "purpose", "meta_patch": {...}}``
+  ``snapshot``: record the root's observable state before and after (``status
+  --json``, the bytes of ``revisions.jsonl``, ``falsify.json`` and
+  ``journal/pending.json``), taken *outside* any ``hold_lock``/``meta_patch``.
+  ``hold_lock``: hold the root's writer lock (another open file description, so
+  flock conflicts exactly as with another process) while the command runs.
+  ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
+* ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: keys of
+  the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
+* ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def _digest(path: Path):
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+def call(root: str, argv: list[str]) -> dict:
+    from memory_core import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(["--root", root, *argv])
+        except SystemExit as exc:  # argparse
+            code = exc.code if isinstance(exc.code, int) else 2
+        except BaseException as exc:  # an uncaught exception: what python main.py would exit with (1)
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+            err.write(f"\nUNCAUGHT {type(exc).__name__}: {exc}\n")
+    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def snapshot(root: str) -> dict:
+    r = Path(root)
+    status = call(root, ["status", "--json"])
+    try:
+        parsed = json.loads(status["stdout"]) if status["code"] == 0 else None
+    except ValueError:
+        parsed = None
+    return {"status": parsed, "status_code": status["code"], "log": _digest(r / "revisions.jsonl"),
+            "meta": _digest(r / "falsify.json"), "pending": _digest(r / "journal" / "pending.json")}
+
+
+def _with_env(env: dict):
+    saved = {k: os.environ.get(k) for k in env}
+
+    def restore():
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = str(v)
+    return restore
+
+
+async def _search(kind: str, text: str, limit: int) -> list[str]:
+    from memory_core.models import collection
+    from memory_core.store import BeliefStore
+
+    store = await BeliefStore.open()
+    hits = await store.search(collection(kind), text, limit)
+    found = await store.raw_nodes(str(h.id) for h in hits)
+    return [found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>" for h in hits]
+
+
+async def _vector_keys() -> dict:
+    from memory_core.models import MODEL_BY_KIND, collection
+    from memory_core.store import BeliefStore
+
+    store = await BeliefStore.open()
+    result = {}
+    for kind in MODEL_BY_KIND:
+        ids = await store.vector_ids(collection(kind))
+        found = await store.raw_nodes(ids)
+        result[kind] = sorted(found[i].get("key") if i in found else f"<orphan {i}>" for i in ids)
+    return result
+
+
+def _locked(root: str, fn):
+    """Run ``fn`` with the root open for reading through the facade (lock held)."""
+    from memory_core.app import Falsify
+
+    async def go():
+        app = await Falsify.open(root, purpose="tests/cli_batch.py")
+        try:
+            return await fn()
+        finally:
+            await app.close()
+    return asyncio.run(go())
+
+
+def run_step(root: str, step: dict) -> dict:
+    op = step.get("op", "cli")
+    result = {"name": step.get("name", op), "op": op}
+    if op == "search":
+        result["keys"] = _locked(root, lambda: _search(step["kind"], step["text"], int(step.get("limit", 5))))
+        return result
+    if op == "vector_keys":
+        result["keys"] = _locked(root, _vector_keys)
+        return result
+    if op != "cli":
+        raise SystemExit(f"unknown op {op!r}")
+    if step.get("snapshot"):
+        result["before"] = snapshot(root)
+    restore_env = _with_env(step.get("env") or {})
+    lock = None
+    meta_path = Path(root) / "falsify.json"
+    meta_saved = meta_path.read_bytes() if step.get("meta_patch") else None
+    try:
+        if step.get("hold_lock"):
+            from memory_core.lock import WriterLock
+
+            lock = WriterLock(Path(root) / "writer.lock", step["hold_lock"]).acquire(timeout=5)
+        if meta_saved is not None:
+            meta = json.loads(meta_saved)
+            meta.update(step["meta_patch"])
+            meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        result.update(call(root, [str(a) for a in step["argv"]]))
+    finally:
+        if meta_saved is not None:
+            meta_path.write_bytes(meta_saved)
+        if lock is not None:
+            lock.release()
+        restore_env()
+    if step.get("snapshot"):
+        result["after"] = snapshot(root)
+    return result
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    plan = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    root = plan["root"]
+    results = []
+    out = Path(argv[1])
+    for step in plan["steps"]:
+        results.append(run_step(root, step))
+        # written after every step, so a hang or crash still leaves what ran
+        out.write_text(json.dumps(results), encoding="utf-8")  # ASCII: lone surrogates survive
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""Shared helpers for the crash-safety, hostile-input, undo, lock and check tests.
+
+Every test here runs FALSIFY in subprocesses against temporary data roots on
+the real stores (Ladybug + LanceDB through cognee). A process serves one root,
+so a fresh root means a fresh process; to keep the suite fast, cases are
+batched in one process per root (``tests/cli_batch.py``) and the loaded example
+root is built once per session and copied (``shutil.copytree``) per test.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "company_x.json"
+DEMO_FACT = "Forensic audit: the March QA report was back-dated."
+
+
+def clean_env(**extra) -> dict:
+    """The parent's environment without any LLM/embedding/FALSIFY settings: the
+    offline embedder, no LLM judge (LLM_API_KEY is set empty so a developer's
+    .env cannot switch it on), no fault injection."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE", "REFUTED_ID")}
+    env["LLM_API_KEY"] = ""
+    env["FALSIFY_EMBEDDER"] = "local"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update({k: str(v) for k, v in extra.items() if v is not None})
+    return env
+
+
+def run_cli(root, *argv, env=None, timeout=180, stdin=None) -> subprocess.CompletedProcess:
+    """``python main.py --root ROOT ARGV...`` in a subprocess (argv may hold bytes)."""
+    args = [sys.executable, "main.py", "--root", str(root), *argv]
+    return subprocess.run(args, cwd=REPO, env=env or clean_env(), capture_output=True, timeout=timeout,
+                          input=stdin)
+
+
+def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> list[dict]:
+    """Run ``steps`` in one ``tests/cli_batch.py`` process against ``root``."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    plan = workdir / "plan.json"
+    out = workdir / "result.json"
+    plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
+                          env=env or clean_env(), capture_output=True, timeout=timeout)
+    results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
+    assert proc.returncode == 0 and len(results) == len(steps), (
+        f"batch driver failed (exit {proc.returncode}) after {len(results)}/{len(steps)} steps\n"
+        f"stderr:\n{proc.stderr.decode(errors='replace')[-4000:]}")
+    return results
+
+
+def copy_root(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, symlinks=True)
+    for stale in ("writer.lock",):
+        (dst / stale).unlink(missing_ok=True)
+    return dst
+
+
+def loaded_root(tmp_path_factory) -> Path:
+    """A data root with examples/company_x.json loaded by the real CLI, built
+    once per test session (shared across test modules through the session's
+    base temp directory) -- copy it, never use it directly."""
+    base = tmp_path_factory.getbasetemp()
+    root = base / "company_x_loaded"
+    with open(base / "company_x_loaded.lock", "w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        if not (root / ".ready").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            proc = run_cli(root, "load", str(EXAMPLE), "--json")
+            assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+            (root / ".ready").write_text("ok")
+    return root
+
+
+def status_of(root, env=None) -> dict:
+    proc = run_cli(root, "status", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return json.loads(proc.stdout)
+
+
+def nodes_by_key(status: dict) -> dict:
+    return {n["key"]: n for n in status["nodes"]}
