@@ -79,15 +79,11 @@ async def check(app, repair: bool = False) -> dict:
         await store.delete_vectors(collection(kind), ids)
         repaired.append(f"deleted {len(ids)} orphan vector row(s) from {collection(kind)}")
     if missing_vectors:
-        points, states, weights = [], {}, {}
+        points = []
         for i, props in missing_vectors.items():
-            node = to_node(props)
-            points.append(writer.build_point(node.kind, i, props))
-            states[i] = (node.state, node.epoch)
-            weights[i] = node.weight
-        await store.add_points(points)  # rewrites the property blob: restore state and weight
-        await store.set_states(states)
-        await store.set_weights(weights)
+            node = to_node(props)  # re-adding rewrites the property blob: carry state and weight along
+            points.append(writer.build_point(node.kind, i, props, node.state, node.epoch, node.weight))
+        await store.add_points(points)
         repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
     for question, (view, bad) in unfounded_by_q.items():
         epoch = journal.epoch() + 1

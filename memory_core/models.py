@@ -25,13 +25,22 @@ from .keys import normalise_key  # noqa: F401  (re-exported)
 NODE_TYPES = ("question", "hypothesis", "evidence", "conclusion")
 
 
-class InvestigationQuestion(DataPoint):
+class BeliefNode(DataPoint):
+    """Fields every belief node carries. ``truth_alignment``/``truth_epoch`` are
+    the very properties Ladybug's ``set_node_truth_state`` writes, so a node is
+    born with its state in the one ``add_data_points`` call that creates it."""
+
+    truth_alignment: list[str] = ["alive"]
+    truth_epoch: int = 0
+
+
+class InvestigationQuestion(BeliefNode):
     key: str
     question: str
     metadata: dict = {"index_fields": ["question"], "identity_fields": ["key"]}
 
 
-class Hypothesis(DataPoint):
+class Hypothesis(BeliefNode):
     key: str
     statement: str
     question_key: str
@@ -39,7 +48,7 @@ class Hypothesis(DataPoint):
     metadata: dict = {"index_fields": ["statement"], "identity_fields": ["key"]}
 
 
-class Evidence(DataPoint):
+class Evidence(BeliefNode):
     key: str
     claim: str
     question_key: str
@@ -53,7 +62,7 @@ class Evidence(DataPoint):
     metadata: dict = {"index_fields": ["claim"], "identity_fields": ["key"]}
 
 
-class Conclusion(DataPoint):
+class Conclusion(BeliefNode):
     key: str
     statement: str
     question_key: str

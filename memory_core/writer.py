@@ -20,9 +20,15 @@ from .models import MODEL_BY_KIND
 from .store import BeliefStore
 
 
-def build_point(kind: str, node_id: str, props: dict):
+def build_point(kind: str, node_id: str, props: dict, state: str | None = None, epoch: int | None = None,
+                weight: float | None = None):
+    """A DataPoint from stored properties, born with the given state, epoch and weight."""
     model = MODEL_BY_KIND[kind]
     fields = {k: v for k, v in props.items() if k in model.model_fields and k not in ("id", "type", "metadata")}
+    if state is not None:
+        fields.update(truth_alignment=[state], truth_epoch=int(epoch or 0))
+    if weight is not None:
+        fields["feedback_weight"] = float(weight)
     return model(id=UUID(node_id), **fields)
 
 
@@ -31,10 +37,10 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     step = hook or (lambda name: None)
     adds = intent.get("add_nodes", [])
     if adds:
-        await store.add_points([build_point(n["kind"], n["id"], n["props"]) for n in adds])
+        # state, epoch and weight travel inside the node: one add_data_points call
+        await store.add_points([build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"])
+                                for n in adds])
         step("nodes")
-        await store.set_states({n["id"]: (n["state"], n["epoch"]) for n in adds})
-        await store.set_weights({n["id"]: n["weight"] for n in adds})
         rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
         await store.add_raw_edges([tuple(e) for e in rows.values()])
         step("node_edges")

@@ -75,4 +75,4 @@ async def test_add_data_points_still_wipes_state(app, prefix):
     i = node_id("evidence", prefix + "E")
     await app.store.set_states({i: ("refuted", 4)})
     await app.store.add_points([Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")])
-    assert (await app.store.graph.get_node_truth_state([i]))[i]["truth_alignment"] == []
+    assert (await app.store.graph.get_node_truth_state([i]))[i]["truth_alignment"] == ["alive"]  # "refuted" was wiped
