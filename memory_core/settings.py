@@ -9,13 +9,14 @@ cognee reads several settings at import and caches config objects on first use,
 so :func:`configure` must run before the first ``import cognee``; it refuses to
 move an already-imported cognee to another root.
 
-``.env`` handling (predictable by construction): FALSIFY loads ``.env`` from the
-project directory with python-dotenv *without* override (the process
-environment wins), then sets ``DOTENV_PATH``-free, explicit values for the keys
-it owns. cognee, at import, loads a ``.env`` found from the working directory
-upward *with* override; to stop a stray ``.env`` elsewhere from beating the
-environment, FALSIFY imports cognee with the working directory unchanged but
-re-applies its own settings after import (see :func:`_reapply`).
+``.env`` handling, predictable by construction: FALSIFY loads
+``<project>/.env`` with python-dotenv *without* override (a variable set in the
+shell wins over the file). cognee, at import, would search for a ``.env`` from
+the working directory upward and load it *with* override (the file would beat
+the shell); FALSIFY points cognee's ``COGNEE_ENV_FILE`` at an empty file in the
+data root, so cognee loads nothing more and the one rule is "shell beats the
+project's .env". (Set ``COGNEE_ENV_FILE`` yourself to make cognee load a file
+of your choosing, with cognee's override semantics.)
 """
 
 from __future__ import annotations
@@ -142,6 +143,11 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)
     os.environ.update(_values(paths))
+    if not os.environ.get("COGNEE_ENV_FILE"):
+        quiet = paths.root / "cognee.env"
+        if not quiet.exists():
+            quiet.write_text("# intentionally empty: FALSIFY loads <project>/.env itself (see settings.py)\n")
+        os.environ["COGNEE_ENV_FILE"] = str(quiet)
     # Ladybug keeps its extension folder under $HOME/.lbdb; point HOME into the
     # root so nothing lands in the user's home (the real one stays available).
     os.environ.setdefault("FALSIFY_USER_HOME", os.environ.get("HOME", ""))
@@ -177,21 +183,12 @@ def _reapply(paths: Paths) -> None:
 
 
 def import_cognee():
-    """Import cognee after :func:`configure`, then re-assert FALSIFY's own keys
-    (cognee's import-time ``.env`` load uses override=True)."""
+    """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
     if _configured is None:
         raise RuntimeError("memory_core.settings.configure() must run before cognee is imported")
-    before = {k: os.environ.get(k) for k in os.environ}
-    import cognee  # noqa: F401
+    import cognee
 
-    # Undo any override a stray .env made of a key the user had already set.
-    for key, value in before.items():
-        if os.environ.get(key) != value:
-            os.environ[key] = value
     _reapply(_configured)
-    from . import embedder
-
-    embedder.apply_environment(_configured)
     return cognee
 
 

@@ -163,3 +163,24 @@ def test_root_records_embedder_and_refuses_another(tmp_path):
                                              EMBEDDING_DIMENSIONS="1536", EMBEDDING_API_KEY="sk-test"))
     assert proc.returncode == 4
     assert "built with embedder" in proc.stderr
+
+
+@pytest.mark.slow
+def test_shell_beats_stray_dotenv(tmp_path):
+    """cognee would load a .env found from the working directory with override;
+    FALSIFY points COGNEE_ENV_FILE at an empty file, so the shell wins."""
+    import subprocess, sys
+    from conftest import REPO
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text("FALSIFY_GATE1_THRESHOLD=1.5\nSYSTEM_ROOT_DIRECTORY=/nonexistent/elsewhere\n")
+    root = tmp_path / "r"
+    env = clean_env(FALSIFY_GATE1_THRESHOLD="0.3")
+    assert cli(root, "load", SEED).returncode == 0
+    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise", "--dry-run", "--json",
+                           "The QA report is dated 15 March 2021."], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["threshold"] == 0.3
+    assert (root / "cognee_system").is_dir() and not (work / "nonexistent").exists()
