@@ -202,7 +202,7 @@ class LLMJudge:
                 timeout=timeout)
         except asyncio.TimeoutError:
             why = f"; last answer from the endpoint: {witness.last_problem}" if witness.last_problem else \
-                ("" if witness.attempts else "; the endpoint sent no answer")
+                ("" if witness.attempts else "; no answer arrived from the endpoint")
             raise JudgeError(f"the LLM judge gave no usable verdict within {timeout:g}s "
                              f"(FALSIFY_JUDGE_TIMEOUT){why}") from None
         except Exception as error:  # provider errors arrive as many types

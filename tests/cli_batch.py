@@ -22,6 +22,8 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
 * ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: keys of
   the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
+* ``{"op": "control", "url": ..., "json": {...}}``: POST to a test server (the
+  LLM stub's ``/control``), e.g. to change what it answers next.
 """
 
 from __future__ import annotations
@@ -136,6 +138,15 @@ def run_step(root: str, step: dict) -> dict:
         return result
     if op == "vector_keys":
         result["keys"] = _locked(root, _vector_keys)
+        return result
+    if op == "control":
+        import urllib.request
+
+        req = urllib.request.Request(step["url"], data=json.dumps(step["json"]).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
+        with opener.open(req, timeout=10) as resp:
+            result["code"] = resp.status
         return result
     if op != "cli":
         raise SystemExit(f"unknown op {op!r}")

@@ -1,0 +1,144 @@
+"""A real local HTTP server speaking the OpenAI chat-completions protocol, for
+the LLM judge tests (the only external endpoint FALSIFY talks to).
+
+``StubLLM`` runs ``http.server`` in a thread on 127.0.0.1:<free port>. What it
+answers is set per test through ``stub.mode`` (or over HTTP with
+``POST /control {"mode": ...}`` from another process):
+
+* ``verdict``   200, a well-formed ``ContradictionJudgement`` in ``message.content``
+                (``stub.verdict`` = {"relation", "confidence", "rationale"})
+* ``slow``      sleeps ``stub.delay`` seconds before answering (judge timeout)
+* ``status``    an OpenAI-style error body with HTTP ``stub.status`` (500, 401, ...)
+* ``malformed`` 200, but ``content`` is not a valid verdict
+* ``garbage``   200 with a body that is not JSON at all
+
+Every request is recorded in ``stub.requests`` (path, headers, parsed body, and
+the current ``stub.tag``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class StubLLM:
+    def __init__(self):
+        self.mode = "verdict"
+        self.verdict = {"rationale": "stub", "relation": "unrelated", "confidence": 0.9}
+        # first matching substring of the STORED claim picks the verdict (else ``verdict``)
+        self.verdict_by_stored: dict[str, dict] = {}
+        self.status = 500
+        self.delay = 30.0
+        self.malformed_content = '{"relation": "maybe", "confidence": "high"}'
+        self.requests: list[dict] = []
+        self.tag = ""  # recorded with each request (set over /control to group them by test step)
+        self._lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _send(self, code: int, body: bytes, ctype: str = "application/json") -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self):  # litellm may probe /models; nothing else is served
+                self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                if self.path.rstrip("/").endswith("/control"):
+                    data = json.loads(raw or b"{}")
+                    with stub._lock:
+                        for key, value in data.items():
+                            setattr(stub, key, value)
+                    self._send(200, b"{}")
+                    return
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"unparsed": raw.decode("utf-8", "replace")}
+                with stub._lock:
+                    stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "tag": stub.tag})
+                    mode = stub.mode
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, b'{"error": {"message": "not found"}}')
+                    return
+                if mode == "slow":
+                    time.sleep(stub.delay)
+                    mode = "verdict"
+                if mode == "status":
+                    code = int(stub.status)
+                    err = {"error": {"message": f"stub says HTTP {code}", "type": "server_error" if code >= 500 else "invalid_request_error",
+                                     "code": str(code)}}
+                    self._send(code, json.dumps(err).encode())
+                    return
+                if mode == "garbage":
+                    self._send(200, b"<html>this is not json</html>", "text/html")
+                    return
+                content = stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
+                reply = {
+                    "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "stub"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+                }
+                self._send(200, json.dumps(reply).encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def pick_verdict(self, body: dict) -> dict:
+        """The verdict for one request: by a substring of the user message's STORED line."""
+        text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        stored = next((line for line in text.splitlines() if line.startswith("STORED = ")), text)
+        with self._lock:
+            for needle, verdict in self.verdict_by_stored.items():
+                if needle in stored:
+                    return verdict
+            return self.verdict
+
+    def start(self) -> "StubLLM":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def chat_requests(self) -> list[dict]:
+        with self._lock:
+            return [r for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions")]
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+if __name__ == "__main__":  # manual use: python tests/llm_stub.py
+    s = StubLLM().start()
+    print(s.url, flush=True)
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        s.stop()
