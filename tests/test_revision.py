@@ -221,3 +221,28 @@ async def test_judge_threshold_rule():
     assert not Candidate("E", "Q", "c", 0.1, "contradicts", 0.59).acts
     assert not Candidate("E", "Q", "c", 0.1, "supports", 0.99).acts
     assert Candidate("E", "Q", "c", 0.1, "supersedes", 0.7).acts
+
+
+@pytest.mark.slow
+def test_revise_file_applies_lines_in_order(tmp_path):
+    import json as _json
+
+    from conftest import cli
+
+    root = tmp_path / "r"
+    inv = tmp_path / "inv.json"
+    inv.write_text(chain("", "P1"))
+    assert cli(root, "load", inv).returncode == 0
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text("\n".join(_json.dumps(x) for x in [
+        {"fact": "The part P1 was made in Lyon.", "triple": "part P1|was made in|Lyon", "key": "N1", "source": "audit"},
+        {"fact": "Part P1 passed inspection in Porto.", "triple": "part P1|passed inspection in|Porto", "key": "N2"},
+        {"fact": "The part P1 was made in Lyon.", "triple": "part P1|was made in|Lyon", "key": "N1"},
+    ]) + "\n")
+    proc = cli(root, "revise", "--file", facts, "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [_json.loads(x) for x in proc.stdout.splitlines()]
+    assert len(lines) == 3
+    assert lines[0]["refuted"] == ["E1"] and sorted(lines[0]["invalidated"]) == ["K1", "K2"] and lines[0]["epoch"] == 2
+    assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 3
+    assert lines[2].get("already_applied") and lines[2]["epoch"] is None
