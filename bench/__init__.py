@@ -1,0 +1,1 @@
+"""FALSIFY benchmarks (``python -m bench.mquake``): real stores in temporary roots."""
