@@ -59,6 +59,9 @@ class Evidence(BeliefNode):
     subject: Optional[str] = None
     predicate: Optional[str] = None
     object: Optional[str] = None
+    # Ladybug's native ``name`` column: the normalised "subject|predicate", indexed
+    # lookups for the structured judge (see store.nodes_by_sp); "" without a triple.
+    name: str = ""
     metadata: dict = {"index_fields": ["claim"], "identity_fields": ["key"]}
 
 

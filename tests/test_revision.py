@@ -246,3 +246,18 @@ def test_revise_file_applies_lines_in_order(tmp_path):
     assert lines[0]["refuted"] == ["E1"] and sorted(lines[0]["invalidated"]) == ["K1", "K2"] and lines[0]["epoch"] == 2
     assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 3
     assert lines[2].get("already_applied") and lines[2]["epoch"] is None
+
+
+async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
+    subject = f"S-{prefix}"
+    await app.load(chain(prefix, subject))
+    # worded far from the stored claim: gate 1 alone would not pass it
+    fact = "Customs papers list Lyon as the origin."
+    from memory_core.detect import gate1, gate1_threshold
+
+    near = await gate1(app.store, fact, gate1_threshold("fastembed-local"), 8, set())
+    assert prefix + "E1" not in [c.key for c in near]
+    result = await app.revise(fact, triple=f"part {subject}|was made in|Lyon")
+    cand = next(c for c in result["candidates"] if c["key"] == prefix + "E1")
+    assert cand["distance"] is None and cand["relation"] == "contradicts"
+    assert result["refuted"] == [prefix + "E1"]
