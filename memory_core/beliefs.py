@@ -58,8 +58,15 @@ class BeliefView:
     def __post_init__(self) -> None:
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self._in: dict[str, list[Edge]] = defaultdict(list)
+        self._hypotheses: dict[str, set[str]] = defaultdict(set)
+        for node in self.nodes.values():
+            self._index_node(node)
         for edge in self.edges:
             self._index(edge)
+
+    def _index_node(self, node: Node) -> None:
+        if node.kind == "hypothesis":
+            self._hypotheses[node.question or ""].add(node.key)
 
     def _index(self, edge: Edge) -> None:
         self._out[edge.src].append(edge)
@@ -67,6 +74,7 @@ class BeliefView:
 
     def add_node(self, node: Node) -> None:
         self.nodes[node.key] = node
+        self._index_node(node)
 
     def add_edge(self, edge: Edge) -> None:
         self.edges.append(edge)
@@ -110,7 +118,7 @@ class BeliefView:
         return [e.src for e in self.in_edges(hypothesis, SUPPORTS) if self.state(e.src) == ALIVE]
 
     def hypotheses_of(self, question: str) -> list[str]:
-        return sorted(k for k, n in self.nodes.items() if n.kind == "hypothesis" and n.question == question)
+        return sorted(self._hypotheses.get(question or "", ()))
 
     def consumers(self, key: str) -> list[str]:
         """Nodes that consume ``key``: via depends_on (dependents) or supports (hypotheses)."""

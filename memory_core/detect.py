@@ -118,6 +118,8 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
     if undecided:
         note = (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
                 "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or pin with --target KEY")
+        if not any(c.acts for c in candidates):
+            note += "; with no contradiction decided, nothing is recorded"
     elif not candidates:
         note = f"no alive evidence within gate-1 distance {threshold:g} of the fact"
     return Detection(name, candidates, undecided, note)

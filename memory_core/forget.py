@@ -10,18 +10,34 @@ A node is forgotten (hard-deleted from graph and vector store) iff
     provenance anchor stays, with its state).
 
 Forgetting a dead node cannot change another node's consumers (only alive nodes
-count), so one pass over the view decides the whole death set.
+count), so one pass decides the whole death set. And a node's orphan status can
+only change when it or one of its consumers or superseders changes state, so a
+revision examines just the nodes it changed and their neighbours.
 """
 
 from __future__ import annotations
 
 from .beliefs import INVALIDATED, REFUTED, BeliefView
+from .edges import DEPENDS_ON, SUPERSEDES, SUPPORTS
 from .plan import Plan
 
 
-def orphans(view: BeliefView) -> list[str]:
+def neighbourhood(view: BeliefView, changed) -> set[str]:
+    """``changed`` plus every node whose consumers or superseders are among them."""
+    keys = set(changed)
+    for key in changed:
+        keys.update(e.dst for e in view.out_edges(key) if e.kind in (DEPENDS_ON, SUPERSEDES))
+        keys.update(e.src for e in view.in_edges(key, SUPPORTS))
+    return {k for k in keys if k in view.nodes}
+
+
+def orphans(view: BeliefView, changed=None) -> list[str]:
+    """Dead nodes nothing alive needs. ``changed``: limit the search to what a
+    revision touched (None: the whole view)."""
     found = []
-    for key, node in sorted(view.nodes.items()):
+    keys = view.nodes if changed is None else neighbourhood(view, changed)
+    for key in sorted(keys):
+        node = view.nodes[key]
         if node.state not in (REFUTED, INVALIDATED):
             continue
         if any(view.state(c) == "alive" for c in view.consumers(key)):
@@ -33,5 +49,6 @@ def orphans(view: BeliefView) -> list[str]:
 
 
 def forget(view: BeliefView, plan: Plan) -> list[str]:
-    plan.forgotten = orphans(view)
+    changed = {c.key for c in plan.changes} | ({plan.new_node.key} if plan.new_node else set())
+    plan.forgotten = orphans(view, changed)
     return plan.forgotten

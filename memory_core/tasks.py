@@ -52,10 +52,14 @@ class RevisionJob:
 
     @property
     def records(self) -> bool:
-        """Whether this job writes: not a dry run, every candidate judged, and
-        something to attach the fact to (a verdict or at least one candidate)."""
+        """Whether this job writes: not a dry run, and either a judge found a
+        contradiction, or every candidate was judged (none contradicts: the fact
+        is recorded next to the evidence it relates to). With undecidable
+        candidates and no contradiction, nothing is recorded."""
         d = self.detection
-        return not self.dry_run and d is not None and not d.undecided and bool(d.candidates)
+        if self.dry_run or d is None:
+            return False
+        return bool(d.acting) or (not d.undecided and bool(d.candidates))
 
     @property
     def question(self) -> Optional[str]:

@@ -261,3 +261,19 @@ async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
     cand = next(c for c in result["candidates"] if c["key"] == prefix + "E1")
     assert cand["distance"] is None and cand["relation"] == "contradicts"
     assert result["refuted"] == [prefix + "E1"]
+
+
+async def test_decided_contradiction_lands_despite_undecidable_neighbours(app, prefix):
+    subject = f"R-{prefix}"
+    inv = investigation(
+        prefix,
+        evidence=[{"key": "E1", "claim": f"The part {subject} was made in Ulm.", "subject": f"part {subject}",
+                   "predicate": "was made in", "object": "Ulm"},
+                  {"key": "E3", "claim": f"The part {subject} was made in Ulm by hand."}],  # no triple
+        conclusions=[{"key": "K1", "statement": f"{subject} is an Ulm part"}],
+        edges=[{"type": "depends_on", "from": "K1", "to": "E1"}])
+    await app.load(inv)
+    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    assert prefix + "E3" in [c["key"] for c in result["candidates"]]
+    assert result["refuted"] == [prefix + "E1"] and result["invalidated"] == [prefix + "K1"]
+    assert f"no judge could decide on {prefix}E3" in result["note"]
