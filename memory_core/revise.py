@@ -107,6 +107,8 @@ async def revise(app, fact, triple=None, target=None, key=None, source=None, ass
     if not d.acting:
         relations = sorted({c.relation for c in d.candidates})
         result["note"] = f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
+    elif d.undecided and d.judge != "pinned":
+        result["note"] = d.note
     return finish(result, start)
 
 

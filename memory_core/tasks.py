@@ -24,7 +24,7 @@ from .plan import Plan
 from . import revision
 
 
-@dataclass
+@dataclass(repr=False)
 class RevisionJob:
     store: Any
     journal: Any
@@ -45,6 +45,9 @@ class RevisionJob:
     entry: Optional[dict] = None
     error: Optional[BaseException] = None
     timings: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # cognee stores repr(data) with each pipeline run: keep it short
+        return f"RevisionJob(fact={self.fact[:80]!r}, new_key={self.new_key!r}, epoch={self.epoch})"
 
     @property
     def verdicts(self) -> list[tuple[str, str, float]]:
