@@ -33,7 +33,7 @@ browser:
 	  echo "installing Debian chromium for the viewer's browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-demo: setup
+demo: setup ui
 	$(PY) main.py --demo
 
 test: setup ui browser
