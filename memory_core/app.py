@@ -43,9 +43,11 @@ class Falsify:
             from .store import BeliefStore
             from . import writer
 
-            store = await BeliefStore.open()
+            store = await BeliefStore.open(repair_torn_checkpoint=held is not None)
             journal = Journal(paths.root)
             recovered = await writer.recover(store, journal)
+            if store.repaired:
+                recovered = "; ".join(filter(None, [store.repaired, recovered]))
         except BaseException:
             if held:
                 held.release()

@@ -83,11 +83,16 @@ class BeliefStore:
         self.vector = vector
 
     @classmethod
-    async def open(cls) -> "BeliefStore":
+    async def open(cls, repair_torn_checkpoint: bool = False) -> "BeliefStore":
+        """``repair_torn_checkpoint``: only under the root's writer lock (see
+        :func:`discard_torn_graph_checkpoint`). What was repaired is in ``.repaired``."""
         from cognee.infrastructure.databases.graph import get_graph_engine
         from cognee.infrastructure.databases.vector import get_vector_engine_async
 
-        return cls(await get_graph_engine(), await get_vector_engine_async())
+        repaired = discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
+        store = cls(await get_graph_engine(), await get_vector_engine_async())
+        store.repaired = repaired
+        return store
 
     # ---- reading -------------------------------------------------------
     async def raw_nodes(self, ids: Iterable[str]) -> dict[str, dict]:
@@ -219,6 +224,10 @@ class BeliefStore:
             await self.graph.query(
                 "MATCH (n:Node)-[r]->(m:Node) WHERE n.id = $s AND m.id = $d AND r.relationship_name = $r DELETE r",
                 {"s": src, "d": dst, "r": rel})
+        if rows and hasattr(self.graph, "checkpoint"):
+            # every write method of cognee's Ladybug adapter checkpoints; a raw query does not:
+            # do it here, so no write of ours lives only in the WAL (see discard_torn_graph_checkpoint)
+            await self.graph.checkpoint()
 
     async def set_states(self, states: dict[str, tuple[str, int]]) -> None:
         """``{node_id: (state, epoch)}`` via set_node_truth_state (one batch)."""
@@ -263,3 +272,38 @@ class BeliefStore:
         table = await conn.open_table(name)
         rows = await table.query().select(["id"]).to_list()
         return {str(r["id"]) for r in rows}
+
+
+def discard_torn_graph_checkpoint():
+    """Clear the debris of a Ladybug checkpoint that was killed as it began.
+
+    Ladybug (0.19) checkpoints by moving its WAL to ``<db>.wal.checkpoint`` and
+    writing the dirty pages to ``<db>.shadow``, whose header carries the database
+    id; only then are pages copied into ``<db>``. A SIGKILL between creating the
+    shadow file and writing into it leaves an *empty* ``<db>.shadow``, and every
+    later open fails with "Database ID for temporary file ... does not match the
+    current database" -- the root is wedged (found by tests/test_fault_injection.py).
+    An empty shadow means nothing of that checkpoint reached ``<db>``, which is
+    as of the previous checkpoint. cognee's adapter checkpoints after every
+    write call (and :meth:`BeliefStore.delete_edges` after its raw deletes), so
+    the interrupted WAL holds only the one write call in flight -- part of a
+    journal intent that had not committed, which :func:`memory_core.writer.recover`
+    then rolls back or finishes. So the two files are dropped and the database
+    opens as of its last checkpoint. A non-empty shadow is left to Ladybug, which
+    replays it. Call only while holding the root's writer lock.
+    """
+    from pathlib import Path
+
+    from cognee.infrastructure.databases.graph.config import get_graph_config
+
+    config = get_graph_config()
+    if str(config.graph_database_provider).lower() not in ("ladybug", "kuzu") or not config.graph_file_path:
+        return None
+    db = Path(config.graph_file_path)
+    shadow, wal = db.with_name(db.name + ".shadow"), db.with_name(db.name + ".wal.checkpoint")
+    if not (shadow.is_file() and shadow.stat().st_size == 0 and wal.is_file()):
+        return None
+    wal.unlink()
+    shadow.unlink()
+    return (f"discarded a graph checkpoint interrupted as it began ({shadow.name} empty); "
+            "the graph reopened as of its previous checkpoint")

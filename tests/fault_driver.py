@@ -1,0 +1,352 @@
+"""Crash trials: SIGKILL a revise / undo / load mid-write, recover, verify.
+
+    python tests/fault_driver.py CONFIG.json RESULT.json
+
+One driver process owns one data-root *path* (``<work>/root``; a process serves
+one root) and runs every trial on it. The driver configures FALSIFY for that
+path and imports cognee once, but never opens the stores itself; each step of a
+trial runs in a child made with ``os.fork()`` -- a real, separate process that
+opens the root (lock, journal recovery, Ladybug, LanceDB) through the real CLI
+entry point ``memory_core.cli.main`` and can be SIGKILLed like any other. Forking
+after the imports saves the ~5 s cognee import per process, which is what makes
+dozens of trials affordable.
+
+Per trial:
+1. the root is reset to a pristine copy (empty / loaded / revised) -- no process
+   has it open while it is replaced;
+2. child A runs the operation (``load``, ``revise``, ``undo``) and is killed either
+   by the fault hook (``FALSIFY_FAULT_AT=step[:n]``, SIGKILL at a named write step)
+   or by the driver after a random delay (from the fork, or from the moment the
+   journal intent appears, i.e. inside the write window);
+3. child B (optionally killed mid-recovery itself, then started again) opens the
+   root -- which recovers the journal -- and runs ``check --json`` and
+   ``status --json``.
+The trial passes when check is clean, no intent is pending, and the root is in
+exactly the before-state or exactly the after-state of an uninterrupted run,
+with the revision log agreeing (one more committed entry iff after-state).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+STEPS = ("journalled", "nodes", "node_edges", "edges", "states", "weights", "confidence", "del_edges",
+         "del_nodes", "committed")
+CHILD_TIMEOUT = 180.0
+
+
+class Driver:
+    def __init__(self, work: Path, fact: str, target: str, example: str):
+        self.work = work
+        self.root = work / "root"
+        self.pristine = work / "pristine"
+        self.fact, self.target, self.example = fact, target, example
+        self.outputs = work / "outputs"
+        self.outputs.mkdir(parents=True, exist_ok=True)
+        self.counter = 0
+
+    # ---- process plumbing ----------------------------------------------
+    def fork_cli(self, argv: list, env: dict | None = None) -> tuple[int, Path]:
+        """Fork a child that runs the CLI on the root; stdout/stderr go to files.
+        ``argv`` may be a list of command lines, run one after another (each with
+        its own stdout file ``.out<i>``; the exit code is the first non-zero)."""
+        others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+        if others:  # forking with live threads could deadlock the child
+            raise RuntimeError(f"driver has threads before fork: {others}")
+        self.counter += 1
+        base = self.outputs / f"{self.counter:04d}"
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # child
+            code = 70
+            try:
+                out = os.open(str(base) + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                err = os.open(str(base) + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(out, 1)
+                os.dup2(err, 2)
+                for k, v in (env or {}).items():
+                    os.environ[k] = v
+                from memory_core import cli
+
+                commands = argv if argv and isinstance(argv[0], list) else [argv]
+                code = 0
+                for i, command in enumerate(commands):
+                    if i:
+                        sys.stdout.flush()
+                        out_i = os.open(f"{base}.out{i}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                        os.dup2(out_i, 1)
+                    code = code or cli.main(["--root", str(self.root), *command])
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+                code = 71
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        return pid, base
+
+    @staticmethod
+    def wait(pid: int, timeout: float = CHILD_TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                if os.WIFSIGNALED(status):
+                    return f"signal {os.WTERMSIG(status)}"
+                return f"exit {os.WEXITSTATUS(status)}"
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "hung"
+            time.sleep(0.002)
+
+    @staticmethod
+    def exited(pid: int) -> bool:
+        """Whether the child has exited (without reaping it)."""
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+    def kill_after(self, pid: int, delay: float) -> None:
+        """SIGKILL ``pid`` after ``delay`` seconds unless it has exited by then."""
+        deadline = time.monotonic() + delay
+        while time.monotonic() < deadline:
+            if self.exited(pid):
+                return
+            time.sleep(0.0005)
+        os.kill(pid, signal.SIGKILL)  # a zombie ignores it
+
+    def run(self, argv, env=None) -> dict:
+        pid, base = self.fork_cli(argv, env)
+        how = self.wait(pid)
+        return self.read(base, how)
+
+    @staticmethod
+    def read(base: Path, how: str) -> dict:
+        out = Path(str(base) + ".out").read_text(errors="replace") if Path(str(base) + ".out").exists() else ""
+        err = Path(str(base) + ".err").read_text(errors="replace") if Path(str(base) + ".err").exists() else ""
+        return {"how": how, "stdout": out, "stderr": err}
+
+    # ---- root states -----------------------------------------------------
+    def reset(self, name: str) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.copytree(self.pristine / name, self.root, symlinks=True)
+
+    def save(self, name: str) -> None:
+        dst = self.pristine / name
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(self.root, dst, symlinks=True)
+
+    def log_lines(self) -> int:
+        path = self.root / "revisions.jsonl"
+        return len([l for l in path.read_bytes().splitlines() if l.strip()]) if path.exists() else 0
+
+    def observe(self) -> dict:
+        """Open the root in a fresh process (recovering it), check it, read it."""
+        pid, base = self.fork_cli([["check", "--json"], ["status", "--json"]])
+        check = self.read(base, self.wait(pid))
+        status_out = Path(f"{base}.out1")
+        result = {"check_how": check["how"], "check_stderr": check["stderr"][-2000:]}
+        try:
+            result["check"] = json.loads(check["stdout"])
+        except ValueError:
+            result["check"] = None
+        try:
+            result["status"] = json.loads(status_out.read_text()) if status_out.exists() else None
+        except ValueError:
+            result["status"] = None
+        result["recovered"] = [l for l in check["stderr"].splitlines() if l.startswith("[recovery]")]
+        result["pending"] = (self.root / "journal" / "pending.json").exists()
+        result["log_lines"] = self.log_lines()
+        return result
+
+    # ---- the operations ------------------------------------------------
+    def argv_of(self, op: str) -> list[str]:
+        if op == "load":
+            return ["load", self.example, "--json"]
+        if op == "revise":
+            return ["revise", self.fact, "--target", self.target, "--json"]
+        if op == "undo":
+            return ["undo", "--json"]
+        raise ValueError(op)
+
+    START = {"load": "empty", "revise": "loaded", "undo": "revised"}
+
+    def prepare(self) -> dict:
+        """Build the pristine roots and the expected before/after states, timing
+        an uninterrupted run of each operation (for the random-delay kills)."""
+        info: dict = {"timings": {}, "window": {}}  # the root is fresh: configure() just created it
+        first = self.run(["status", "--json"])  # creates an empty, initialised root
+        assert first["how"] == "exit 0", first
+        # a dry run writes nothing but runs cognee's pipeline once, which creates its
+        # relational tables: every copy of the root then starts warm, as a used root does
+        warm = self.run(["revise", "warm up", "--dry-run", "--json"])
+        assert warm["how"] == "exit 0", warm
+        self.save("empty")
+        states = {"empty": json.loads(first["stdout"])}
+        for op, after in (("load", "loaded"), ("revise", "revised"), ("undo", "undone")):
+            t0 = time.monotonic()
+            pid, base = self.fork_cli(self.argv_of(op))
+            seen, gone = None, None
+            pending = self.root / "journal" / "pending.json"
+            while True:  # watch the journal intent appear and disappear: the write window
+                done, status = os.waitpid(pid, os.WNOHANG)
+                now = time.monotonic()
+                exists = pending.exists()
+                if exists and seen is None:
+                    seen = now
+                if seen is not None and not exists and gone is None:
+                    gone = now
+                if done:
+                    break
+                if now - t0 > CHILD_TIMEOUT:
+                    os.kill(pid, signal.SIGKILL)
+                    raise RuntimeError(f"{op} hung")
+                time.sleep(0.0005)
+            result = self.read(base, f"exit {os.WEXITSTATUS(status)}")
+            assert result["how"] == "exit 0", (op, result)
+            info["timings"][op] = time.monotonic() - t0
+            info["window"][op] = [(seen or t0) - t0, ((gone or time.monotonic()) - t0)]
+            status_run = self.run(["status", "--json"])
+            states[after] = json.loads(status_run["stdout"])
+            if after != "undone":
+                self.save(after)
+        info["states"] = states
+        info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2}
+        return info
+
+    def trial(self, spec: dict, info: dict, rng: random.Random) -> dict:
+        op = spec["op"]
+        start = self.START[op]
+        t_reset = time.monotonic()
+        self.reset(start)
+        t_reset = time.monotonic() - t_reset
+        before_name = start
+        after_name = {"load": "loaded", "revise": "revised", "undo": "undone"}[op]
+        env = {}
+        if spec.get("step"):
+            env["FALSIFY_FAULT_AT"] = spec["step"] + (f":{spec['nth']}" if spec.get("nth") else "")
+        t0 = time.monotonic()
+        pid, base = self.fork_cli(self.argv_of(op), env)
+        delay = None
+        if spec.get("kill") == "fork":
+            delay = rng.uniform(0.0, info["timings"][op])
+            self.kill_after(pid, delay)
+        elif spec.get("kill") == "window":
+            pending = self.root / "journal" / "pending.json"
+            while not pending.exists():
+                if self.exited(pid) or time.monotonic() - t0 > CHILD_TIMEOUT:
+                    break
+                time.sleep(0.0005)
+            lo, hi = info["window"][op]
+            delay = rng.uniform(0.0, max(hi - lo, 0.01) * 1.1)
+            self.kill_after(pid, delay)
+        how = self.wait(pid)
+        child = self.read(base, how)
+        killed_recovery = None
+        if spec.get("kill_recovery"):
+            pid_b, base_b = self.fork_cli(["check", "--json"])
+            killed_recovery = rng.uniform(0.0, spec["kill_recovery"])
+            self.kill_after(pid_b, killed_recovery)
+            killed_recovery = {"delay": round(killed_recovery, 4), "how": self.wait(pid_b)}
+        t_child = time.monotonic() - t0
+        t_obs = time.monotonic()
+        seen = self.observe()
+        t_obs = time.monotonic() - t_obs
+        states = info["states"]
+        outcome = "neither"
+        if seen["status"] == states[before_name]:
+            outcome = "before"
+        elif seen["status"] == states[after_name]:
+            outcome = "after"
+        expected_lines = info["log_lines"][before_name] + (1 if outcome == "after" else 0)
+        return {
+            "spec": spec, "child": how, "child_stderr": child["stderr"][-1500:],
+            "delay": None if delay is None else round(delay, 4), "killed_recovery": killed_recovery,
+            "outcome": outcome, "check_clean": bool(seen["check"] and seen["check"].get("clean")),
+            "check": seen["check"], "check_how": seen["check_how"], "check_stderr": seen["check_stderr"],
+            "recovered": seen["recovered"], "pending": seen["pending"], "log_lines": seen["log_lines"],
+            "log_ok": seen["log_lines"] == expected_lines,
+            "seconds": {"reset": round(t_reset, 3), "op": round(t_child, 3), "observe": round(t_obs, 3)},
+            "status_diff": None if outcome != "neither" else _diff(seen["status"], states[before_name], states[after_name]),
+        }
+
+
+def _diff(got, before, after) -> str:
+    if got is None:
+        return "no status"
+    def index(s):
+        return {("node", n["key"]): n for n in s["nodes"]} | {("edge", e["type"], e["from"], e["to"]): e for e in s["edges"]}
+    g, b, a = index(got), index(before), index(after)
+    lines = []
+    for k in sorted(set(g) | set(b) | set(a), key=str):
+        if g.get(k) != b.get(k) or g.get(k) != a.get(k):
+            lines.append(f"{k}: got={g.get(k)} before={b.get(k)} after={a.get(k)}")
+    return "\n".join(lines[:30])
+
+
+def warm_imports() -> None:
+    """Import (never open) what every child would otherwise import itself.
+    ``lancedb`` itself is left to the children: importing it starts a background
+    event-loop thread, and a process must not fork with threads running. Its
+    heavy dependencies (pandas, pyarrow, the namespace client) are thread-free."""
+    import cognee  # noqa: F401
+    from cognee.tasks.storage import add_data_points  # noqa: F401
+    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine  # noqa: F401
+    import pandas  # noqa: F401
+    import pyarrow.dataset  # noqa: F401
+    import lance_namespace  # noqa: F401
+    import lance_namespace_urllib3_client  # noqa: F401
+    import aiosqlite  # noqa: F401
+    import alembic  # noqa: F401
+    import fastembed  # noqa: F401
+    import onnxruntime  # noqa: F401
+    import tokenizers  # noqa: F401
+    import cognee.alembic  # noqa: F401
+    import cognee.infrastructure.databases.vector.embeddings.FastembedEmbeddingEngine  # noqa: F401
+    from cognee.infrastructure.databases.graph.ladybug import adapter  # noqa: F401
+    from cognee.modules.users.models import User  # noqa: F401
+    from sqlalchemy.orm import configure_mappers
+    from memory_core import app, check, cli, detect, intents, loader, revise, status, tasks, undo, writer  # noqa: F401
+
+    configure_mappers()  # pure Python, ~0.7 s that every child would pay on its first query
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    config = json.loads(Path(argv[0]).read_text())
+    out = Path(argv[1])
+    work = Path(config["work"])
+    work.mkdir(parents=True, exist_ok=True)
+    from memory_core import settings
+
+    settings.configure(work / "root")  # this process and its children serve this one path
+    settings.import_cognee()
+    warm_imports()
+    driver = Driver(work, config["fact"], config["target"], config["example"])
+    rng = random.Random(config.get("seed", 7))
+    info = driver.prepare()
+    report = {"timings": info["timings"], "window": info["window"], "states": info["states"], "trials": []}
+    out.write_text(json.dumps(report))
+    for spec in config["trials"]:
+        report["trials"].append(driver.trial(spec, info, rng))
+        out.write_text(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
