@@ -1,7 +1,7 @@
 # FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
-# make bench - the same set-up, then the MQuAKE-hard revision benchmark
+# make bench - the same set-up, then the MQuAKE-hard revision benchmark and 300+ crash trials
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -43,6 +43,7 @@ bench: setup
 	$(PY) -m bench.mquake --scenario per_case --judge structured
 	$(PY) -m bench.mquake --scenario batch_10 --judge structured
 	$(PY) -m bench.mquake --scenario per_case --judge text
+	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules .falsify .falsify-demo
