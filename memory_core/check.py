@@ -5,7 +5,9 @@
 * Revision rules: every alive Evidence/Conclusion with critical dependencies
   has a well-founded justification (no alive node rests on a dead one, no
   alive cycle holds itself up); every state is a known one.
-* Journal: no unfinished intent; every log line parses.
+* Journal: no unfinished intent; every log line parses. Opening the root has
+  already recovered an interrupted change (pending intent, torn last log line,
+  torn graph checkpoint); the result names it under ``recovered_at_open``.
 
 ``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
 and weight preserved), invalidates unfounded alive nodes through a journalled
@@ -70,6 +72,10 @@ async def check(app, repair: bool = False) -> dict:
         if data and not data.endswith(b"\n"):
             problems.append("revisions.jsonl ends with a torn line")
     result = {"clean": not problems, "problems": problems}
+    if getattr(app, "recovered", None):
+        # opening the root already finished or rolled back an interrupted change (a pending
+        # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
+        result["recovered_at_open"] = app.recovered
     if not repair or not problems:
         return result
     done = await writer.recover(store, journal)

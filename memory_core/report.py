@@ -90,6 +90,8 @@ def print_undo(r: dict) -> None:
 
 
 def print_check(r: dict) -> None:
+    if r.get("recovered_at_open"):
+        print(f"  recovered on open: {r['recovered_at_open']}")
     if r["clean"]:
         print("check: clean (stores agree, every state obeys the revision rules, journal complete)")
     for p in r.get("problems", []):

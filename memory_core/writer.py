@@ -76,13 +76,27 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
 
 async def recover(store: BeliefStore, journal: Journal) -> str | None:
     """Finish or roll back an interrupted intent. Returns what was done, if anything."""
-    journal.repair_log()
+    done = []
+    if journal.repair_log():
+        done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
     intent = journal.pending()
-    if intent is None:
-        return None
-    if intent.get("torn"):
+    if intent is not None:
+        done.append(await _settle(store, journal, intent))
+    return "; ".join(done) or None
+
+
+async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
+    if isinstance(intent, dict) and intent.get("torn"):
         journal.clear()
         return "discarded a torn journal intent (nothing had been written)"
+    if not (isinstance(intent, dict) and isinstance(intent.get("epoch"), int) and not isinstance(intent["epoch"], bool)):
+        # not written by begin() (that is atomic): never guess what to undo; keep it for a human
+        import time
+
+        aside = journal.pending_path.with_name(f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}.json")
+        journal.pending_path.rename(aside)
+        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside.name} untouched "
+                "(run check to see whether the stores agree)")
     if journal.committed(int(intent["epoch"])):
         journal.clear()
         return f"epoch {intent['epoch']} had committed; cleared its journal entry"

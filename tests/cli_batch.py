@@ -19,8 +19,8 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``hold_lock``: hold the root's writer lock (another open file description, so
   flock conflicts exactly as with another process) while the command runs.
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
-* ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: keys of
-  the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
+* ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: [key, distance]
+  of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
 * ``{"op": "control", "url": ..., "json": {...}}``: POST to a test server (the
   LLM stub's ``/control``), e.g. to change what it answers next.
@@ -101,7 +101,8 @@ async def _search(kind: str, text: str, limit: int) -> list[str]:
     store = await BeliefStore.open()
     hits = await store.search(collection(kind), text, limit)
     found = await store.raw_nodes(str(h.id) for h in hits)
-    return [found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>" for h in hits]
+    return [[found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>", float(h.score)]
+            for h in hits]
 
 
 async def _vector_keys() -> dict:

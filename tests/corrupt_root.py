@@ -1,0 +1,47 @@
+"""Corrupt a loaded example root on purpose, behind FALSIFY's back (for tests/test_check_repair.py).
+
+    python tests/corrupt_root.py ROOT
+
+Under the root's writer lock (so no FALSIFY process is using it):
+* deletes E_email's row from the ``Evidence_claim`` vector table with ``lancedb`` directly;
+* adds an orphan row to that table (a copy of E_qa's row under a fresh id: no graph node);
+* sets E_qa ``refuted`` through cognee's graph engine (``set_node_truth_state``) without
+  touching K, which depends on E_qa critically: K stays alive, unfounded.
+Prints the orphan row's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+async def main(root: str) -> str:
+    from memory_core.app import Falsify
+
+    app = await Falsify.open(root, purpose="tests/corrupt_root.py")
+    try:
+        from memory_core.models import node_id  # imports cognee: only once the root is configured
+        import lancedb
+        from cognee.infrastructure.databases.vector.config import get_vectordb_config
+
+        db = lancedb.connect(get_vectordb_config().vector_db_url)
+        table = db.open_table("Evidence_claim")
+        table.delete(f"id = '{node_id('evidence', 'E_email')}'")
+        rows = table.to_arrow().to_pylist()
+        row = next(r for r in rows if r["id"] == node_id("evidence", "E_qa"))
+        orphan = str(uuid.uuid4())
+        table.add([dict(row, id=orphan)])
+        await app.store.graph.set_node_truth_state(
+            {node_id("evidence", "E_qa"): {"truth_alignment": ["refuted"], "truth_epoch": 1}})
+        return orphan
+    finally:
+        await app.close()
+
+
+if __name__ == "__main__":
+    print(asyncio.run(main(sys.argv[1])))
