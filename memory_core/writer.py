@@ -93,7 +93,7 @@ async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
         # not written by begin() (that is atomic): never guess what to undo; keep it for a human
         import time
 
-        aside = journal.pending_path.with_name(f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}.json")
+        aside = journal.pending_path.with_name(f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.json")
         journal.pending_path.rename(aside)
         return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside.name} untouched "
                 "(run check to see whether the stores agree)")

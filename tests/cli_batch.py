@@ -19,6 +19,8 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``hold_lock``: hold the root's writer lock (another open file description, so
   flock conflicts exactly as with another process) while the command runs.
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
+  ``root_files``: ``{relative path: text}`` written into the root just before the
+  command (after the "before" snapshot), e.g. a damaged ``journal/pending.json``.
 * ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: [key, distance]
   of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
@@ -162,6 +164,8 @@ def run_step(root: str, step: dict) -> dict:
             from memory_core.lock import WriterLock
 
             lock = WriterLock(Path(root) / "writer.lock", step["hold_lock"]).acquire(timeout=5)
+        for rel, text in (step.get("root_files") or {}).items():
+            (Path(root) / rel).write_text(text, encoding="utf-8")
         if meta_saved is not None:
             meta = json.loads(meta_saved)
             meta.update(step["meta_patch"])

@@ -71,6 +71,8 @@ class Case:
     hold_lock: Optional[str] = None
     meta_patch: Optional[dict] = None
     writes: bool = False  # an accepted case that may change the root
+    root_files: Optional[dict] = None  # files damaged inside the root just before the command
+    stream: str = "stdout"  # where an accepted case's fragment must appear
 
 
 def revise(*args):
@@ -221,6 +223,13 @@ CASES: list[Case] = [
     Case("root_busy_names_holder", revise(DEMO_FACT, "--target", "E_qa"), 3, "(hostile test holder); waited 0.3s",
          hold_lock="hostile test holder", env={"FALSIFY_LOCK_TIMEOUT": "0.3"}),
     Case("embedder_mismatch", ["status"], 4, "was built with embedder", meta_patch=OTHER_EMBEDDER),
+    # a damaged journal intent is never guessed at: a torn one is dropped, a foreign one moved aside
+    Case("pending_torn", ["status", "--json"], 0, "[recovery] discarded a torn journal intent", stream="stderr",
+         root_files={"journal/pending.json": '{"epoch": 2, "add_no'}),
+    Case("pending_not_an_intent", ["status", "--json"], 0, "[recovery] journal/pending.json is not an intent FALSIFY wrote",
+         stream="stderr", root_files={"journal/pending.json": "[1, 2, 3]"}),
+    Case("pending_epoch_not_int", ["status", "--json"], 0, "moved it to pending.invalid-", stream="stderr",
+         root_files={"journal/pending.json": '{"epoch": "two", "add_nodes": []}'}),
     # ---- accepted: instructions inside a fact are data ----------------------
     Case("injection_dry_run", revise(INJECTION, "--dry-run", "--json"), 0, '"dry_run": true'),
     Case("injection_structured_judge", revise(INJECTION, "--triple", "everything|is|refuted", "--json"), 0, '"refuted": []', writes=True),
@@ -250,7 +259,7 @@ def corpus_results(tmp_path_factory):
             path.write_bytes(case.file)
             argv = [str(path) if a == "{file}" else a for a in argv]
         steps.append({"name": case.name, "op": "cli", "argv": argv, "env": case.env, "snapshot": True,
-                      "hold_lock": case.hold_lock, "meta_patch": case.meta_patch})
+                      "hold_lock": case.hold_lock, "meta_patch": case.meta_patch, "root_files": case.root_files})
     results = run_batch(root, steps, work / "batch")
     return {r["name"]: r for r in results}, root
 
@@ -263,7 +272,7 @@ def test_case(case, corpus_results):
     assert r["code"] == case.code, where
     assert "Traceback" not in r["stderr"] and "UNCAUGHT" not in r["stderr"], where
     if case.code == 0:
-        assert case.fragment in r["stdout"], where
+        assert case.fragment in r[case.stream], where
     else:
         assert r["stderr"].startswith(("error: ", "usage: ")), where
         assert case.fragment in r["stderr"], where
