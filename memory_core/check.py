@@ -20,7 +20,7 @@ import json
 
 from .beliefs import STATES
 from .cascade import unfounded
-from .models import MODEL_BY_KIND, collection, node_id
+from .models import MODEL_BY_KIND, collection
 from .store import to_node
 
 
@@ -104,5 +104,3 @@ async def check(app, repair: bool = False) -> dict:
     result.update(repaired=repaired, clean_after_repair=after["clean"], problems_after_repair=after["problems"])
     return result
 
-
-__all__ = ["check", "node_id"]

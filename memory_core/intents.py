@@ -9,7 +9,8 @@ from .beliefs import BeliefView, Node
 from .edges import PART_OF
 from .models import node_id
 from .plan import Plan
-from .store import BeliefStore, edge_row, sp_key
+from .keys import sp_key
+from .store import BeliefStore, edge_row
 
 
 def node_entry(kind: str, key: str, props: dict, state: str, epoch: int, weight: float, edges: list) -> dict:

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import time
 
-from .beliefs import ALIVE, BeliefView, Edge, Node
+from .beliefs import BeliefView, Edge, Node
 from .edges import PART_OF
 from .intents import log_changes, node_entry, updates
 from .investigation import Investigation, InputError
 from .models import TEXT_FIELD, node_id, normalise_key
 from .revision import plan_settle
-from .store import BeliefStore, edge_row, sp_key, to_node
-
-FIELD_OF_KIND = {"question": "question", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
-
+from .keys import sp_key
+from .store import BeliefStore, edge_row, to_node
 
 def node_props(spec, question: str) -> dict:
-    props = {"key": spec.key, FIELD_OF_KIND[spec.kind]: spec.text, **spec.fields}
+    props = {"key": spec.key, TEXT_FIELD[spec.kind]: spec.text, **spec.fields}
     if spec.kind != "question":
         props["question_key"] = question
     props["name"] = ""
@@ -99,5 +97,3 @@ def _edge_args(spec) -> dict:
     return {"critical": p.get("critical", True), "group": p.get("group"),
             "weight": p.get("weight", 1.0), "confidence": p.get("confidence")}
 
-
-__all__ = ["plan_load", "ALIVE"]

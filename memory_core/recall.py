@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from .beliefs import ALIVE
 from .models import collection
-from .store import state_of, to_node
+from .store import state_of
 
 BASELINE_K = 3
 DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}

@@ -16,8 +16,7 @@ import json
 from typing import Iterable, Optional
 
 from .beliefs import ALIVE, BeliefView, Edge, Node
-from .edges import BELIEF_EDGES, DEPENDS_ON, PART_OF, REFUTES, SUPERSEDES, SUPPORTS
-from .keys import normalise_term, sp_key  # noqa: F401
+from .edges import BELIEF_EDGES, DEPENDS_ON, REFUTES, SUPERSEDES, SUPPORTS
 from .models import KIND_BY_TYPE, MODEL_BY_KIND, TEXT_FIELD, collection, node_id
 
 KINDS = tuple(MODEL_BY_KIND)
