@@ -253,7 +253,7 @@ class Driver:
                     break
                 time.sleep(0.0005)
             lo, hi = info["window"][op]
-            delay = rng.uniform(0.0, max(hi - lo, 0.01) * 1.1)
+            delay = rng.uniform(0.0, max(hi - lo, 0.01) * 1.3)  # a few land after the commit point
             self.kill_after(pid, delay)
         how = self.wait(pid)
         child = self.read(base, how)

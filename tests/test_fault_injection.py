@@ -49,7 +49,7 @@ def plan(random_trials: int, seed: int) -> list[dict]:
     ops = ["revise"] * 5 + ["undo"] * 3 + ["load"] * 2
     for i in range(random_trials):
         trial = {"op": rng.choice(ops), "kill": "window" if rng.random() < 0.8 else "fork"}
-        if i % 4 == 1:
+        if rng.random() < 0.3:
             trial["kill_recovery"] = 1.5  # also kill the recovering process, somewhere in its first 1.5 s
         trials.append(trial)
     return trials
