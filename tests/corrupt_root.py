@@ -1,13 +1,16 @@
 """Corrupt a loaded example root on purpose, behind FALSIFY's back (for tests/test_check_repair.py).
 
-    python tests/corrupt_root.py ROOT
+    python tests/corrupt_root.py ROOT [FACT TARGET]
 
 Under the root's writer lock (so no FALSIFY process is using it):
 * deletes E_email's row from the ``Evidence_claim`` vector table with ``lancedb`` directly;
 * adds an orphan row to that table (a copy of E_qa's row under a fresh id: no graph node);
 * sets E_qa ``refuted`` through cognee's graph engine (``set_node_truth_state``) without
   touching K, which depends on E_qa critically: K stays alive, unfounded.
-Prints the orphan row's id.
+Prints the orphan row's id. With FACT and TARGET it then runs the real
+``revise FACT --target TARGET`` (``memory_core.cli.main``) with
+``FALSIFY_FAULT_AT=nodes``: the fault hook SIGKILLs this process after the new
+node is written, leaving a genuine pending journal intent (exit status -9).
 """
 
 from __future__ import annotations
@@ -44,4 +47,12 @@ async def main(root: str) -> str:
 
 
 if __name__ == "__main__":
-    print(asyncio.run(main(sys.argv[1])))
+    print(asyncio.run(main(sys.argv[1])), flush=True)
+    if len(sys.argv) > 3:
+        import os
+
+        os.environ["FALSIFY_FAULT_AT"] = "nodes"
+        from memory_core import cli
+
+        code = cli.main(["--root", sys.argv[1], "revise", sys.argv[2], "--target", sys.argv[3], "--json"])
+        sys.exit(f"the fault hook did not fire (revise exited {code})")

@@ -4,7 +4,7 @@ change wholly or not at all.
 
 The trials run in ``tests/fault_driver.py`` (see its docstring: one driver per
 data-root path, a forked child per step, real stores, real SIGKILL). Quick mode
-(``make test``) runs 54 trials split over two driver processes; set
+(``make test``) runs 50 trials split over two driver processes; set
 ``FALSIFY_FAULT_TRIALS=N`` for N random-kill trials on top of the named-step ones
 (``make bench`` runs 300).
 
@@ -40,7 +40,7 @@ STEPS_REACHED = {
     "revise": ["journalled", "nodes", "node_edges", "states", "weights", "confidence", "del_nodes", "committed"],
     "undo": ["journalled", "nodes", "node_edges", "states", "weights", "confidence", "del_nodes", "committed"],
 }
-QUICK_RANDOM = 33  # + 21 named-step trials = 54
+QUICK_RANDOM = 29  # + 21 named-step trials = 50
 
 
 def plan(random_trials: int, seed: int) -> list[dict]:
