@@ -22,12 +22,21 @@ EXAMPLE = REPO / "examples" / "company_x.json"
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
+# what memory_core.settings.configure() sets for the root it serves: a child serving another
+# root must not inherit them from a test process that configured one (tests/conftest.py does)
+ROOT_BOUND = ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECTORY", "COGNEE_LOGS_DIR",
+              "FASTEMBED_CACHE_PATH", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "COGNEE_ENV_FILE")
+
+
 def clean_env(**extra) -> dict:
     """The parent's environment without any LLM/embedding/FALSIFY settings: the
     offline embedder, no LLM judge (LLM_API_KEY is set empty so a developer's
-    .env cannot switch it on), no fault injection."""
+    .env cannot switch it on), no fault injection, nothing bound to another root."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE", "REFUTED_ID")}
+           if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE", "REFUTED_ID")
+           and k not in ROOT_BOUND}
+    if os.environ.get("FALSIFY_USER_HOME"):
+        env["HOME"] = os.environ["FALSIFY_USER_HOME"]  # configure() moved HOME into its root
     env["LLM_API_KEY"] = ""
     env["FALSIFY_EMBEDDER"] = "local"
     env["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -44,9 +44,11 @@ class StubLLM:
             def log_message(self, *args):  # keep test output clean
                 pass
 
-            def _send(self, code: int, body: bytes, ctype: str = "application/json") -> None:
+            def _send(self, code: int, body: bytes, ctype: str = "application/json", headers=None) -> None:
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 try:
@@ -84,7 +86,9 @@ class StubLLM:
                     code = int(stub.status)
                     err = {"error": {"message": f"stub says HTTP {code}", "type": "server_error" if code >= 500 else "invalid_request_error",
                                      "code": str(code)}}
-                    self._send(code, json.dumps(err).encode())
+                    # x-should-retry: false -- the OpenAI client then reports the error at once instead of
+                    # retrying it twice itself first (cognee's own retry still applies)
+                    self._send(code, json.dumps(err).encode(), headers={"x-should-retry": "false"})
                     return
                 if mode == "garbage":
                     self._send(200, b"<html>this is not json</html>", "text/html")

@@ -35,11 +35,11 @@ WEAK_QA = {E_QA: {"rationale": "maybe", "relation": "contradicts", "confidence":
 UNRELATED = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
 
 FAILURES = [
-    # (name, stub settings, FALSIFY_JUDGE_TIMEOUT, message fragments). The timeouts leave room for the
-    # OpenAI client's own two quick retries of a 5xx before litellm reports the failure.
+    # (name, stub settings, FALSIFY_JUDGE_TIMEOUT, message fragments). cognee retries a failed call
+    # only after >= 8 s, so within these timeouts the judge sees one failed attempt and gives up.
     ("timeout", {"mode": "slow", "delay": 8}, "1.5", ["gave no usable verdict within 1.5s", "no answer arrived from the endpoint"]),
-    ("http_500", {"mode": "status", "status": 500}, "6", ["gave no usable verdict within 6s", "HTTP 500", "stub says HTTP 500"]),
-    ("http_401", {"mode": "status", "status": 401}, "6", ["the LLM judge failed: HTTP 401 AuthenticationError", "stub says HTTP 401"]),
+    ("http_500", {"mode": "status", "status": 500}, "4", ["gave no usable verdict within 4s", "HTTP 500", "stub says HTTP 500"]),
+    ("http_401", {"mode": "status", "status": 401}, "4", ["the LLM judge failed: HTTP 401 AuthenticationError", "stub says HTTP 401"]),
     ("malformed_verdict", {"mode": "malformed"}, "4", ["malformed verdict", "relation: Input should be 'contradicts'"]),
     ("not_json", {"mode": "garbage"}, "4", ["gave no usable verdict", "invalid response", "this is not json"]),
 ]
