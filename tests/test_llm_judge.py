@@ -33,6 +33,8 @@ E_QA = json.dumps(next(e["claim"] for e in json.loads(EXAMPLE.read_text())["evid
 CONTRADICTS_QA = {E_QA: {"rationale": "the report was back-dated", "relation": "contradicts", "confidence": 0.9}}
 WEAK_QA = {E_QA: {"rationale": "maybe", "relation": "contradicts", "confidence": 0.5}}
 UNRELATED = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
+FILE_PINNED = "Valtec's archive has no email to Company X dated 12 January 2021."
+FILE_JUDGED = "The QA report about the brake-valve defect was written long after March 2021."
 
 FAILURES = [
     # (name, stub settings, FALSIFY_JUDGE_TIMEOUT, message fragments). cognee retries a failed call
@@ -50,6 +52,8 @@ def llm_run(tmp_path_factory):
     base = loaded_root(tmp_path_factory)
     work = tmp_path_factory.mktemp("llm")
     root = copy_root(base, work / "root")
+    facts = work / "facts.jsonl"
+    facts.write_text(json.dumps({"fact": FILE_PINNED, "target": "E_email"}) + "\n" + json.dumps({"fact": FILE_JUDGED}) + "\n")
     with StubLLM() as stub:
         control = stub.url + "/control"
         env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
@@ -71,6 +75,10 @@ def llm_run(tmp_path_factory):
              "json": {"mode": "verdict", "verdict_by_stored": CONTRADICTS_QA, "verdict": UNRELATED, "tag": "lands"}},
             {"name": "lands", "op": "cli", "argv": ["revise", FACT_LANDS, "--json"], "snapshot": True},
             {"name": "check", "op": "cli", "argv": ["check", "--json"]},
+            # revise --file: line 1 is pinned (no judge), line 2 needs the LLM judge, which fails
+            {"name": "set_500_again", "op": "control", "url": control, "json": {"mode": "status", "status": 500, "tag": "file"}},
+            {"name": "file_judge_fails", "op": "cli", "argv": ["revise", "--file", str(facts), "--json"], "snapshot": True,
+             "env": {"FALSIFY_JUDGE_TIMEOUT": "4"}},
         ]
         results = run_batch(root, steps, work / "batch", env=env)
         requests = stub.chat_requests()
@@ -157,3 +165,21 @@ def test_contradicts_at_0_9_lands_the_revision(llm_run):
     assert r["after"]["log"] != r["before"]["log"]
     assert results["check"]["code"] == 0, results["check"]["stdout"]
     assert {req["body"].get("model") for req in marks["lands"]} == {"stub"}  # LLM_MODEL openai/stub, routed by litellm
+
+
+def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):
+    """``revise --file`` applies lines as separate revisions: when the judge fails
+    on line 2, line 1 stays applied, and the message says so (and which epoch)."""
+    results, marks = llm_run
+    r = results["file_judge_fails"]
+    assert r["code"] == 5, r["stderr"][-2000:]
+    err = r["stderr"]
+    assert "facts.jsonl line 2: the LLM judge gave no usable verdict" in err and "HTTP 500" in err, err
+    assert "the lines before it were applied (epochs 5)" in err, err
+    assert marks.get("file"), "line 2 never reached the judge"
+    first = json.loads(r["stdout"].splitlines()[0])
+    assert first["refuted"] == ["E_email"] and first["epoch"] == 5
+    after = nodes_by_key(r["after"]["status"])
+    assert after["E_email"]["state"] == "refuted"
+    assert not any(n["text"] == FILE_JUDGED for n in after.values())
+    assert r["after"]["pending"] is None
