@@ -6,7 +6,8 @@ answers is set per test through ``stub.mode`` (or over HTTP with
 ``POST /control {"mode": ...}`` from another process):
 
 * ``verdict``   200, a well-formed ``ContradictionJudgement`` in ``message.content``
-                (``stub.verdict`` = {"relation", "confidence", "rationale"})
+                (``stub.verdict`` = {"relation", "confidence", "rationale"}); recall's answer
+                requests get ``{"answer": "stub LLM answer from: <first context line>"}``
 * ``slow``      sleeps ``stub.delay`` seconds before answering (judge timeout)
 * ``status``    an OpenAI-style error body with HTTP ``stub.status`` (500, 401, ...)
 * ``malformed`` 200, but ``content`` is not a valid verdict
@@ -94,6 +95,9 @@ class StubLLM:
                     self._send(200, b"<html>this is not json</html>", "text/html")
                     return
                 content = stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
+                system = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
+                if mode == "verdict" and system.startswith("Answer the question"):
+                    content = json.dumps({"answer": stub.answer_for(body)})
                 reply = {
                     "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "stub"),
@@ -118,6 +122,13 @@ class StubLLM:
                 if needle in stored:
                     return verdict
             return self.verdict
+
+    def answer_for(self, body: dict) -> str:
+        """recall's answer requests: echo the first context line, so a test can see
+        which context each side's answer was written from."""
+        text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), "")
+        return f"stub LLM answer from: {first}"
 
     def start(self) -> "StubLLM":
         self._thread.start()

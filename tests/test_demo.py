@@ -78,3 +78,25 @@ def test_explain_after_demo(tmp_path):
     assert [e["rule"] for e in why["events"]] == ["loaded", "justification_lost", "orphaned"]
     human = cli(root, "explain", "K").stdout
     assert "invalidated: it rested on E_qa" in human and "forgotten" in human
+
+
+def test_with_a_key_llm_answers_and_judge_fallback(tmp_path):
+    """With LLM_API_KEY: recall answers come from the LLM (each from its own context)
+    and session 2 runs the real two-gate judge first, falling back to the pin only
+    when it finds nothing -- and says which happened."""
+    from llm_stub import StubLLM
+
+    root = tmp_path / "k"
+    with StubLLM() as stub:
+        env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
+                        FALSIFY_EMBEDDER="local", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
+        assert cli(root, "--session", "1", env=env).returncode == 0
+        two = cli(root, "--session", "2", env=env)
+        assert two.returncode == 0, two.stderr
+        assert "fell back to the pin" in two.stdout or "two-gate judge (vector prefilter + LLM)" in two.stdout
+        after = cli_json(root, "recall", env=env)
+    assert after["mode"] == "llm"
+    assert after["falsify"]["answer"].startswith("stub LLM answer from: X knew via supplier email")
+    assert after["baseline"]["answer"].startswith("stub LLM answer from: Company X's internal QA report")
+    assert after["scoreboard"] == {"falsify_mark": "[revised]", "baseline_mark": "[STALE]"}
