@@ -71,11 +71,35 @@ class Journal:
         return {}
 
     def epoch(self) -> int:
-        """The last committed epoch (0 for a fresh root)."""
-        last = 0
-        for entry in self.entries():
-            last = max(last, int(entry.get("epoch", 0)))
-        return max(last, int(self.meta().get("epoch", 0)))
+        """The last committed epoch (0 for a fresh root). The meta file is updated
+        right after each commit; a crash between the two leaves it one behind, so
+        the log's last line is read too (from the end of the file: O(1), not O(log))."""
+        last = self.last_entry()
+        return max(int(last.get("epoch", 0)) if last else 0, int(self.meta().get("epoch", 0)))
+
+    def last_entry(self) -> Optional[dict]:
+        if not self.log_path.exists():
+            return None
+        with open(self.log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            end = f.tell()
+            block, data = 1 << 16, b""
+            pos = end
+            while pos > 0:
+                step = min(block, pos)
+                pos -= step
+                f.seek(pos)
+                data = f.read(step) + data
+                lines = [x for x in data.split(b"\n") if x.strip()]
+                # the first piece may be a partial line unless we reached the start
+                complete = lines if pos == 0 else lines[1:]
+                for line in reversed(complete):
+                    try:
+                        return json.loads(line)
+                    except ValueError:
+                        continue  # a torn last line is not committed
+                block *= 2
+        return None
 
     def _set_meta_epoch(self, epoch: int) -> None:
         meta = self.meta()
