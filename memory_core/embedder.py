@@ -117,6 +117,9 @@ def apply_environment(paths) -> None:
     """Settings for cognee's embedding engine; called before and after import."""
     if not local_enabled():
         return
+    # Marks these EMBEDDING_* values as FALSIFY's own, so a child process that
+    # inherits them still chooses the offline model (and prepares its files).
+    os.environ["FALSIFY_EMBEDDER"] = "local"
     os.environ["EMBEDDING_PROVIDER"] = "fastembed"
     os.environ["EMBEDDING_MODEL"] = MODEL
     os.environ["EMBEDDING_DIMENSIONS"] = str(DIMENSIONS)

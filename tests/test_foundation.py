@@ -184,3 +184,17 @@ def test_shell_beats_stray_dotenv(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["threshold"] == 0.3
     assert (root / "cognee_system").is_dir() and not (work / "nonexistent").exists()
+
+
+@pytest.mark.slow
+def test_child_process_inherits_the_offline_embedder(tmp_path, app):
+    """A FALSIFY process that starts another (the demo, the benchmark) passes on the
+    EMBEDDING_* values it set for cognee; the child must still pick the offline model."""
+    import os, subprocess, sys
+    from conftest import REPO
+
+    assert os.environ["EMBEDDING_PROVIDER"] == "fastembed"  # set by this process's configure()
+    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", str(tmp_path / "child"), "load", str(SEED)],
+                          cwd=REPO, env=dict(os.environ), capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads((tmp_path / "child" / "falsify.json").read_text())["embedder"]["provider"] == "fastembed-local"
