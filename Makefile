@@ -40,9 +40,8 @@ test: setup ui browser
 	$(PY) -m pytest -q
 
 bench: setup
-	$(PY) -m bench.mquake --scenario per_case --judge structured
-	$(PY) -m bench.mquake --scenario batch_10 --judge structured
-	$(PY) -m bench.mquake --scenario per_case --judge text
+	$(PY) -m bench.revision_speed
+	$(PY) -m bench.mquake --full --out bench/results/full.json
 	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
 
 clean:
