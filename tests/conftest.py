@@ -38,7 +38,8 @@ SEED = REPO / "examples" / "company_x.json"
 
 def clean_env(**extra) -> dict:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "EMBEDDING_")) and k not in ("FALSIFY_HOME", "DEMO_MODE", "REFUTED_ID")}
+           if not k.startswith(("LLM_", "EMBEDDING_"))
+           and k not in ("FALSIFY_HOME", "FALSIFY_EMBEDDER", "DEMO_MODE", "REFUTED_ID")}
     env.update(extra)
     return env
 
