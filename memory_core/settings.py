@@ -156,6 +156,10 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
     # Quiet, local, no phoning home.
     for key, value in {
         "TELEMETRY_DISABLED": "1",
+        # ladybug 0.19 (pinned by cognee 1.6.5) burns 8 MiB of max_db_size per CHECKPOINT
+        # (LadybugDB/ladybug#924): at cognee's 32 GiB default a long-lived process
+        # (the viewer) dies after ~900 revisions. bench.checkpoint_budget reproduces it.
+        "KUZU_MAX_DB_SIZE": str(1 << 40),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "GLINER_AUTO_INSTALL": "false",
         "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",
