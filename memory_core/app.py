@@ -190,8 +190,8 @@ class Falsify:
 def fault_hook(spec: Optional[str]):
     """Fault injection for crash tests: ``FALSIFY_FAULT_AT=step[:n]`` kills this
     process with SIGKILL when a journalled write reaches ``step`` for the n-th
-    time (steps: journalled, nodes, node_edges, edges, states, weights,
-    confidence, del_edges, del_nodes, committed). Unset in normal use."""
+    time (steps: journalled, nodes, node_edges, edges, updates,
+    del_edges, del_nodes, committed). Unset in normal use."""
     if not spec:
         return None
     import signal

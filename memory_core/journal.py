@@ -171,14 +171,15 @@ class Journal:
                     continue  # a torn last line is not committed
 
     def last_undoable(self) -> Optional[dict]:
-        undone = set()
-        candidates = []
+        """The newest revision or load not undone yet. Two passes over the log, keeping
+        only epochs in memory (a long history's entries embed whole intents)."""
+        undone, candidates = set(), []
         for entry in self.entries():
             if entry.get("kind") == "undo":
                 undone.add(entry.get("undoes"))
-            else:
-                candidates.append(entry)
-        for entry in reversed(candidates):
-            if entry["epoch"] not in undone and entry.get("intent"):
-                return entry
-        return None
+            elif entry.get("intent"):
+                candidates.append(entry["epoch"])
+        wanted = next((e for e in reversed(candidates) if e not in undone), None)
+        if wanted is None:
+            return None
+        return next((e for e in self.entries() if e.get("epoch") == wanted and e.get("kind") != "undo"), None)

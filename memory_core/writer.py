@@ -49,20 +49,27 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
         step("edges")
     updates = intent.get("updates", [])
     if updates:
-        await store.set_states({u["id"]: (u["after"]["state"], u["after"]["epoch"]) for u in updates})
-        step("states")
-        await store.set_weights({u["id"]: u["after"]["weight"] for u in updates})
-        step("weights")
-        await store.set_properties({u["id"]: {"confidence": u["after"]["confidence"]} for u in updates
-                                    if u["after"].get("confidence") != u["before"].get("confidence")})
-        step("confidence")
+        # state, epoch, weight (and a changed confidence) of every updated node: one query
+        await store.update_nodes({u["id"]: patch(u) for u in updates})
+        step("updates")
     if intent.get("del_edges"):
         await store.delete_edges([tuple(e[:3]) for e in intent["del_edges"]])
         step("del_edges")
     dels = intent.get("del_nodes", [])
     if dels:
-        await store.delete({n["id"]: n["kind"] for n in dels})
+        await store.delete({n["id"]: n["kind"] for n in dels}, checkpoint=False)
         step("del_nodes")
+    if updates or intent.get("del_edges") or dels:
+        await store.checkpoint()  # the raw writes above, durable before the journal commits
+
+
+def patch(update: dict) -> dict:
+    after = update["after"]
+    values = {"truth_alignment": [after["state"]], "truth_epoch": int(after["epoch"]),
+              "feedback_weight": float(after["weight"])}
+    if after.get("confidence") != update["before"].get("confidence"):
+        values["confidence"] = after["confidence"]
+    return values
 
 
 async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, hook=None) -> None:
@@ -72,6 +79,18 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
     await apply(store, intent, hook)
     journal.commit(entry)
     (hook or (lambda name: None))("committed")
+    await compact(store)
+
+
+async def compact(store: BeliefStore) -> None:
+    """Housekeeping after a commit (see :meth:`BeliefStore.compact_vectors`). A
+    failure changes no data, so it does not fail the committed change: it is logged."""
+    try:
+        await store.compact_vectors()
+    except Exception as error:  # noqa: BLE001
+        import logging
+
+        logging.getLogger("falsify").warning("vector compaction failed (no data changed): %s", error)
 
 
 async def recover(store: BeliefStore, journal: Journal) -> str | None:

@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-STEPS = ("journalled", "nodes", "node_edges", "edges", "states", "weights", "confidence", "del_edges",
+STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges",
          "del_nodes", "committed")
 CHILD_TIMEOUT = 180.0
 

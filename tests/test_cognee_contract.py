@@ -76,3 +76,66 @@ async def test_add_data_points_still_wipes_state(app, prefix):
     await app.store.set_states({i: ("refuted", 4)})
     await app.store.add_points([Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")])
     assert (await app.store.graph.get_node_truth_state([i]))[i]["truth_alignment"] == ["alive"]  # "refuted" was wiped
+
+
+async def test_update_nodes_writes_where_cognee_reads(app, prefix):
+    """store.update_nodes writes state, epoch, weight and confidence into the node's
+    JSON blob in one query (cognee has one call + checkpoint per property kind). If
+    cognee moves these properties, its own readers stop seeing our writes here."""
+    from conftest import seed_with_prefix
+    from memory_core.models import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    ge = app.store.graph
+    k = node_id("conclusion", prefix + "K")
+    before = (await ge.get_nodes([k]))[0]
+    await app.store.update_nodes({k: {"truth_alignment": ["invalidated"], "truth_epoch": 11,
+                                      "feedback_weight": 0.125, "confidence": 0.3}})
+    await app.store.checkpoint()
+    assert (await ge.get_node_truth_state([k]))[k] == {"truth_alignment": ["invalidated"], "truth_epoch": 11}
+    after = (await ge.get_nodes([k]))[0]
+    assert after["feedback_weight"] == 0.125 and after["confidence"] == 0.3
+    untouched = {f for f in before if f not in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence", "updated_at")}
+    assert {f: after.get(f) for f in untouched} == {f: before[f] for f in untouched}
+    # and cognee's own writer still agrees on the layout: its write is what we read back
+    assert (await ge.set_node_feedback_weights({k: 0.75}))[k] is True
+    assert (await app.store.raw_nodes([k]))[k]["feedback_weight"] == 0.75
+
+
+async def test_edge_lookups_match_cognee(app, prefix):
+    """The store's own edge queries (`WHERE n.id IN $ids`, planned as key seeks) return
+    exactly the edges cognee's adapter reports for the same node."""
+    from conftest import seed_with_prefix
+    from memory_core.models import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    e = node_id("evidence", prefix + "E_qa")
+    ours = {(d if s == e else s, r) for s, d, r, _ in await app.store.all_edges_of([e])}
+    theirs = {(str(m["id"]), r) for n, r, m in await app.store.graph.get_edges(e)}  # undirected, n is e
+    assert ours == theirs and len(ours) >= 3
+
+
+async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
+    """LanceDB's optimize through cognee's connection: fewer fragments, same rows, same search."""
+    from conftest import seed_with_prefix
+    from memory_core.models import collection
+
+    await app.load(seed_with_prefix(prefix))
+    name = collection("evidence")
+    conn = await app.store.vector.get_connection()
+    rows = await app.store.vector_ids(name)
+    hits = [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)]
+    compacted = await app.store.compact_vectors(fragments=1)
+    assert name in compacted
+    assert (await (await conn.open_table(name)).stats())["fragment_stats"]["num_fragments"] == 1
+    assert await app.store.vector_ids(name) == rows
+    assert [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)] == hits
+
+
+def test_ladybug_gets_our_max_db_size(app):
+    """ladybug 0.19 spends 8 MiB of max_db_size per CHECKPOINT (LadybugDB/ladybug#924):
+    settings.configure raises it to 1 TiB, and the adapter must actually receive it."""
+    import os
+
+    assert os.environ["KUZU_MAX_DB_SIZE"] == str(1 << 40)
+    assert app.store.graph.kuzu_max_db_size == 1 << 40

@@ -37,10 +37,10 @@ pytestmark = pytest.mark.slow
 # the write steps each operation reaches on the example (intent shapes differ)
 STEPS_REACHED = {
     "load": ["journalled", "nodes", "node_edges", "edges", "committed"],
-    "revise": ["journalled", "nodes", "node_edges", "states", "weights", "confidence", "del_nodes", "committed"],
-    "undo": ["journalled", "nodes", "node_edges", "states", "weights", "confidence", "del_nodes", "committed"],
+    "revise": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
+    "undo": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
 }
-QUICK_RANDOM = 29  # + 21 named-step trials = 50
+QUICK_RANDOM = 33  # + 17 named-step trials = 50
 
 
 def plan(random_trials: int, seed: int) -> list[dict]:
