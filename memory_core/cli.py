@@ -142,27 +142,30 @@ async def _open(args, purpose="cli"):
     return app
 
 
-async def cmd_load(args) -> int:
+async def _simple(args, name: str, call, printer: str) -> dict:
+    """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
+    import inspect
+
     from . import report
 
-    app = await _open(args, "load")
+    app = await _open(args, name)
     try:
-        result = await app.load_file(args.file)
+        result = call(app)
+        if inspect.isawaitable(result):
+            result = await result
     finally:
         await app.close()
-    emit(result, args.json, report.print_load)
+    emit(result, args.json, getattr(report, printer))
+    return result
+
+
+async def cmd_load(args) -> int:
+    await _simple(args, "load", lambda app: app.load_file(args.file), "print_load")
     return EXIT_OK
 
 
 async def cmd_status(args) -> int:
-    from . import report
-
-    app = await _open(args, "status")
-    try:
-        result = await app.status()
-    finally:
-        await app.close()
-    emit(result, args.json, report.print_status)
+    await _simple(args, "status", lambda app: app.status(), "print_status")
     return EXIT_OK
 
 
@@ -286,50 +289,22 @@ def read_facts(path: str) -> list[dict]:
 
 
 async def cmd_explain(args) -> int:
-    from . import report
-
-    app = await _open(args, "explain")
-    try:
-        result = app.explain(args.key)
-    finally:
-        await app.close()
-    emit(result, args.json, report.print_explain)
+    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
     return EXIT_OK
 
 
 async def cmd_recall(args) -> int:
-    from . import report
-
-    app = await _open(args, "recall")
-    try:
-        result = await app.recall(args.question)
-    finally:
-        await app.close()
-    emit(result, args.json, report.print_recall)
+    await _simple(args, "recall", lambda app: app.recall(args.question), "print_recall")
     return EXIT_OK
 
 
 async def cmd_undo(args) -> int:
-    from . import report
-
-    app = await _open(args, "undo")
-    try:
-        result = await app.undo()
-    finally:
-        await app.close()
-    emit(result, args.json, report.print_undo)
+    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
     return EXIT_OK
 
 
 async def cmd_check(args) -> int:
-    from . import report
-
-    app = await _open(args, "check")
-    try:
-        result = await app.check(repair=args.repair)
-    finally:
-        await app.close()
-    emit(result, args.json, report.print_check)
+    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
     return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
 
 

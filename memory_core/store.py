@@ -105,7 +105,11 @@ class BeliefStore:
         ids = [i for i in dict.fromkeys(ids) if i]
         if not ids:
             return {}
-        return {n["id"]: n for n in await self.graph.get_nodes(ids) if n and n.get("id")}
+        # cognee's get_nodes (`WHERE n.id IN $ids`) measured 1.2 -> 5.3 ms for one id on a graph ten
+        # times larger; this primary-key form 0.4 -> 0.9 ms (same columns, same parsing)
+        rows = await self.graph.query(
+            "UNWIND $ids AS x MATCH (n:Node {id: x}) RETURN n.id, n.name, n.type, n.properties", {"ids": ids})
+        return {row[0]: node_props(*row) for row in rows}
 
     async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
         """Existing nodes for these keys (any kind): ``{key: props}``."""

@@ -103,8 +103,8 @@ async def test_update_nodes_writes_where_cognee_reads(app, prefix):
 
 
 async def test_edge_lookups_match_cognee(app, prefix):
-    """The store's own edge queries (`WHERE n.id IN $ids`, planned as key seeks) return
-    exactly the edges cognee's adapter reports for the same node."""
+    """The store's own read queries (planned as key seeks) return exactly what cognee's
+    adapter reports: a node's edges (get_edges) and nodes by id (get_nodes)."""
     from conftest import seed_with_prefix
     from memory_core.models import node_id
 
@@ -113,6 +113,8 @@ async def test_edge_lookups_match_cognee(app, prefix):
     ours = {(d if s == e else s, r) for s, d, r, _ in await app.store.all_edges_of([e])}
     theirs = {(str(m["id"]), r) for n, r, m in await app.store.graph.get_edges(e)}  # undirected, n is e
     assert ours == theirs and len(ours) >= 3
+    ids = sorted({e} | {other for other, _ in ours})
+    assert await app.store.raw_nodes(ids) == {n["id"]: n for n in await app.store.graph.get_nodes(ids)}
 
 
 async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
