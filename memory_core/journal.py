@@ -78,28 +78,29 @@ class Journal:
         return max(int(last.get("epoch", 0)) if last else 0, int(self.meta().get("epoch", 0)))
 
     def last_entry(self) -> Optional[dict]:
+        return next(self.entries_backwards(), None)
+
+    def entries_backwards(self, block: int = 1 << 16) -> Iterator[dict]:
+        """The log's entries, newest first, read from the end of the file in blocks:
+        the cost follows how far back the caller looks, not the log's length."""
         if not self.log_path.exists():
-            return None
+            return
         with open(self.log_path, "rb") as f:
             f.seek(0, os.SEEK_END)
-            end = f.tell()
-            block, data = 1 << 16, b""
-            pos = end
+            pos, tail = f.tell(), b""
             while pos > 0:
                 step = min(block, pos)
                 pos -= step
                 f.seek(pos)
-                data = f.read(step) + data
-                lines = [x for x in data.split(b"\n") if x.strip()]
-                # the first piece may be a partial line unless we reached the start
-                complete = lines if pos == 0 else lines[1:]
-                for line in reversed(complete):
-                    try:
-                        return json.loads(line)
-                    except ValueError:
-                        continue  # a torn last line is not committed
-                block *= 2
-        return None
+                pieces = (f.read(step) + tail).split(b"\n")
+                # the first piece may be the end of a line that starts further back
+                tail = pieces.pop(0) if pos > 0 else b""
+                for line in reversed(pieces):
+                    if line.strip():
+                        try:
+                            yield json.loads(line)
+                        except ValueError:
+                            continue  # a torn last line is not committed
 
     def _set_meta_epoch(self, epoch: int) -> None:
         meta = self.meta()
@@ -171,15 +172,13 @@ class Journal:
                     continue  # a torn last line is not committed
 
     def last_undoable(self) -> Optional[dict]:
-        """The newest revision or load not undone yet. Two passes over the log, keeping
-        only epochs in memory (a long history's entries embed whole intents)."""
-        undone, candidates = set(), []
-        for entry in self.entries():
+        """The newest revision or load not undone yet, scanning from the end: an undo
+        is always logged after the change it reverts, so by the time the scan reaches
+        a change, every undo of it has been seen."""
+        undone = set()
+        for entry in self.entries_backwards():
             if entry.get("kind") == "undo":
                 undone.add(entry.get("undoes"))
-            elif entry.get("intent"):
-                candidates.append(entry["epoch"])
-        wanted = next((e for e in reversed(candidates) if e not in undone), None)
-        if wanted is None:
-            return None
-        return next((e for e in self.entries() if e.get("epoch") == wanted and e.get("kind") != "undo"), None)
+            elif entry.get("intent") and entry.get("epoch") not in undone:
+                return entry
+        return None
