@@ -11,7 +11,9 @@ reverts them with ``Falsify.undo`` until the budget runs out (or the cases
 do), counting the checkpoints each operation issued. The count comes from a
 wrapper around ``LadybugAdapter.checkpoint`` that only counts and then calls
 the original. It runs with a small budget (default 2 GiB) so the wall comes
-quickly; the figures scale linearly to cognee's 32 GiB default.
+quickly; the figures scale linearly to cognee's 32 GiB default. It also
+measures resident memory: what 100 bare CHECKPOINTs add, and the growth over
+the revisions and undos (Python's own heap stays flat; see bench/RESULTS.md).
 
 Every figure printed is measured in this run.
 """
@@ -28,6 +30,16 @@ import tempfile
 import time
 
 DEFAULT_BUDGET = 1 << 31
+BARE_CHECKPOINTS = 100  # 800 MiB of the 2 GiB default budget
+
+
+def rss_mb() -> float:
+    """Resident set size now (VmRSS), in MB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 async def run(cases: int, root: str) -> dict:
@@ -55,6 +67,12 @@ async def run(cases: int, root: str) -> dict:
         before = counter["n"]
         await app.load(json.dumps(data.investigation(0)))
         out["load_checkpoints"] = counter["n"] - before
+        # resident memory per checkpoint, alone: CHECKPOINT with nothing to write
+        rss = rss_mb()
+        for _ in range(BARE_CHECKPOINTS):
+            await app.store.graph.checkpoint()
+        out["rss_mb_per_bare_checkpoint"] = round((rss_mb() - rss) / BARE_CHECKPOINTS, 3)
+        out["rss_mb_before_revisions"] = round(rss_mb(), 1)
         for group in data.groups("per_case", cases):
             recorded = 0
             for edit in group.apply:
@@ -72,6 +90,7 @@ async def run(cases: int, root: str) -> dict:
     except Exception as error:  # noqa: BLE001  (the point of the exercise)
         out["failed"] = f"{type(error).__name__}: {str(error)[:240]}"
     finally:
+        out["rss_mb_after_revisions"] = round(rss_mb(), 1)
         await app.close()
     out["checkpoints"] = counter["n"]
     out["seconds"] = round(time.perf_counter() - start, 1)
@@ -111,6 +130,10 @@ def main(argv=None) -> int:
                   f"32 GiB default a process survives ~{out['revisions_per_process_at_32GiB']:,} revisions (no undos)")
         else:
             print("the budget was not exhausted")
+        if "rss_mb_per_bare_checkpoint" in out:
+            print(f"resident memory: +{out['rss_mb_per_bare_checkpoint']:.3f} MB per bare CHECKPOINT "
+                  f"({BARE_CHECKPOINTS} in a row); {out['rss_mb_before_revisions']:,.0f} MB before the revisions, "
+                  f"{out['rss_mb_after_revisions']:,.0f} MB after {done} revisions and undos")
     return 0
 
 
