@@ -155,7 +155,13 @@ class Journal:
         return True
 
     def committed(self, epoch: int) -> bool:
-        return any(int(e.get("epoch", -1)) == epoch for e in self.entries())
+        """Whether ``epoch`` is in the log. Epochs only grow, so the scan from the end
+        stops at the first older one (a pending intent is at most one behind)."""
+        for entry in self.entries_backwards():
+            logged = int(entry.get("epoch", -1))
+            if logged <= epoch:
+                return logged == epoch
+        return False
 
     # ---- the revision log ------------------------------------------------
     def entries(self) -> Iterator[dict]:

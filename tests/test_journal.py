@@ -44,3 +44,8 @@ def test_last_undoable_skips_what_was_undone(tmp_path):
     assert write_log(tmp_path, log + [undo(6, 1)]).last_undoable() is None
     no_intent = [change(1), {"epoch": 2, "kind": "revision"}]  # an entry without an intent cannot be undone
     assert write_log(tmp_path, no_intent).last_undoable()["epoch"] == 1
+
+
+def test_committed_finds_an_epoch_from_the_end(tmp_path):
+    journal = write_log(tmp_path, [{"epoch": e, "kind": "revision"} for e in (1, 2, 3, 5)], torn='{"epoch": 6')
+    assert [journal.committed(e) for e in range(0, 8)] == [False, True, True, True, False, True, False, False]
