@@ -74,6 +74,7 @@ class PgServer:
         self.data = self.dir / "data"
         self.log = self.dir / "server.log"
         self.started = False
+        self.password = "falsify"
 
     # -- process helpers -------------------------------------------------------------------
     def _run(self, *args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -102,6 +103,8 @@ class PgServer:
         # every database created afterwards (CREATE DATABASE copies template1) has pgvector
         self.sql("CREATE EXTENSION IF NOT EXISTS vector", database="template1")
         self.sql("CREATE EXTENSION IF NOT EXISTS vector", database="postgres")
+        # trust authentication accepts any password, but cognee's adapters insist on one
+        self.sql(f"ALTER ROLE postgres PASSWORD '{self.password}'")
         return self
 
     def stop(self) -> None:
@@ -119,7 +122,7 @@ class PgServer:
 
     # -- SQL ---------------------------------------------------------------------------------
     def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+        return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/{database}"
 
     def sql(self, statement: str, database: str = "postgres"):
         import psycopg2
