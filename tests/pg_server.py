@@ -157,3 +157,81 @@ def main() -> None:  # pragma: no cover - manual helper
 
 if __name__ == "__main__":
     main()
+
+
+# ---- the test sessions' view: one database per data root --------------------------------------
+# A FALSIFY process serves one data root; on the postgres backend its data live in a database.
+# The tests give every root its own database (named after the root's path) on one server, so a
+# fresh root is a fresh database and a copied root is a copied database, as on the embedded
+# backend. ADMIN_ENV holds the server's URL for child processes (it is not a FALSIFY_ setting,
+# so the harness's clean environments keep it).
+ADMIN_ENV = "PGTEST_ADMIN_URL"
+_session_server: PgServer | None = None
+
+
+def database_name(root) -> str:
+    import hashlib
+
+    return "falsify_" + hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:20]
+
+
+def _admin_sql(statement: str, admin_url: str | None = None):
+    import psycopg2
+
+    conn = psycopg2.connect(admin_url or os.environ[ADMIN_ENV])
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute(statement)
+            return cur.fetchall() if cur.description else None
+    finally:
+        conn.close()
+
+
+def _with_database(admin_url: str, name: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(admin_url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def root_env(root, fresh: bool = False) -> dict:
+    """The environment that points a FALSIFY process for ``root`` at the root's database
+    (created if missing; dropped and recreated when ``fresh``)."""
+    admin = os.environ[ADMIN_ENV]
+    name = database_name(root)
+    exists = _admin_sql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", admin)
+    if fresh and exists:
+        _admin_sql(f'DROP DATABASE "{name}" WITH (FORCE)', admin)
+        exists = False
+    if not exists:
+        try:
+            _admin_sql(f'CREATE DATABASE "{name}"', admin)
+        except Exception as error:  # another process created it first
+            if "already exists" not in str(error):
+                raise
+    return {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": _with_database(admin, name), ADMIN_ENV: admin}
+
+
+def copy_database(src_root, dst_root) -> None:
+    """``dst_root``'s database becomes a copy of ``src_root``'s (CREATE DATABASE ... TEMPLATE)."""
+    admin = os.environ[ADMIN_ENV]
+    src, dst = database_name(src_root), database_name(dst_root)
+    _admin_sql(f'DROP DATABASE IF EXISTS "{dst}" WITH (FORCE)', admin)
+    # a template must have no other connections
+    _admin_sql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{src}' "
+               "AND pid <> pg_backend_pid()", admin)
+    _admin_sql(f'CREATE DATABASE "{dst}" TEMPLATE "{src}"', admin)
+
+
+def session_env(root) -> dict:
+    """For a test session on the postgres backend: the server (started here and stopped at
+    exit unless ``PGTEST_ADMIN_URL`` names one) and the environment for ``root``."""
+    global _session_server
+    if not os.environ.get(ADMIN_ENV):
+        import atexit
+
+        _session_server = PgServer().start()
+        atexit.register(_session_server.stop)
+        os.environ[ADMIN_ENV] = _session_server.url()
+    return root_env(root, fresh=True)
