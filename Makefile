@@ -19,7 +19,7 @@ $(STAMP): requirements.txt requirements.lock
 	@touch $(STAMP)
 
 $(MODEL_STAMP): $(STAMP)
-	$(PY) -m memory_core.embedder
+	$(PY) -m memory_core.store.embedder
 	@touch $(MODEL_STAMP)
 
 ui: $(UI_STAMP)

@@ -2,7 +2,7 @@
 
 import sys
 
-from memory_core.cli import main
+from memory_core.shell.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

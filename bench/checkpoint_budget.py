@@ -43,7 +43,7 @@ def rss_mb() -> float:
 
 
 async def run(cases: int, root: str) -> dict:
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     from .mquake import Dataset, data_path
 

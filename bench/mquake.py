@@ -39,7 +39,7 @@ alive again and the new facts are gone; at the end the whole graph is
 compared with the graph as loaded).
 
 ``--judge text`` measures detection with text only: for every edit, is the
-evidence it contradicts among gate 1's candidates (``memory_core.detect.gate1``,
+evidence it contradicts among gate 1's candidates (``memory_core.judging.detect.gate1``,
 limit 5) for the new fact's claim, at the threshold in use and over a sweep.
 
 ``--replicas 10`` loads the graph ten times (disjoint keys and subjects,
@@ -314,7 +314,7 @@ def write_steps(start: float, end: float, events: list[tuple[str, float]]) -> di
 
 class Runner:
     def __init__(self, app, data: Dataset, replicas: int):
-        from memory_core.models import node_id
+        from memory_core.store.models import node_id
 
         self.app = app
         self.data = data
@@ -349,7 +349,7 @@ class Runner:
     async def dead_conclusions(self) -> set[tuple[str, int]]:
         """(conclusion id, replica) of every pre-edit conclusion not alive in the store
         (invalidated, or forgotten: gone from the graph)."""
-        from memory_core.store import state_of
+        from memory_core.store.belief_store import state_of
 
         found = await self.app.store.raw_nodes(self.conclusion_ids)
         dead = set()
@@ -387,7 +387,7 @@ class Runner:
 
     async def restored(self, revisions: list[dict]) -> list[str]:
         """Problems left after undoing a group (empty list: back to the loaded graph)."""
-        from memory_core.store import state_of
+        from memory_core.store.belief_store import state_of
 
         problems = [f"{c}{suffix(r)} not alive after undo" for c, r in sorted(await self.dead_conclusions())]
         refuted = {k for rev in revisions for k in rev["refuted"]}
@@ -489,13 +489,13 @@ def revision_report(run: dict) -> dict:
 
 
 def lower_bound(data: Dataset, groups: list[Group]) -> dict:
-    """The same cascades computed by ``memory_core.revision.plan_revision`` over an
+    """The same cascades computed by ``memory_core.core.revision.plan_revision`` over an
     in-memory :class:`BeliefView` of the same graph. Timed per revision: the verdict
     lookup (a dict of subject|predicate, the structured judge's rule) and the plan."""
-    from memory_core.beliefs import ALIVE, BeliefView, Edge, Node
-    from memory_core.edges import DEPENDS_ON
-    from memory_core.keys import normalise_term, sp_key
-    from memory_core.revision import plan_revision
+    from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
+    from memory_core.core.vocabulary import DEPENDS_ON
+    from memory_core.core.keys import normalise_term, sp_key
+    from memory_core.core.revision import plan_revision
 
     q = question_key(0)
     base_nodes = {q: Node(q, "question", question=q, text="MQuAKE-hard")}
@@ -557,8 +557,8 @@ def ratio_to_lower_bound(run: dict, lb: dict) -> dict:
 async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -> dict:
     """For every edit: is the evidence it contradicts among gate 1's candidates
     for the new fact's claim (limit 5), at ``threshold`` and over a sweep?"""
-    from memory_core.detect import gate1
-    from memory_core.models import collection
+    from memory_core.judging.detect import gate1
+    from memory_core.store.models import collection
 
     name = collection("evidence")
     found_at = {t: 0 for t in SWEEP}
@@ -666,7 +666,7 @@ def save(result: dict, out: Optional[str]) -> None:
 
 
 async def run_bench(args) -> dict:
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     data = Dataset.read(data_path(args.data))
     scenarios = args.scenarios
@@ -687,8 +687,8 @@ async def run_bench(args) -> dict:
         result["load"] = await runner.load()
         result["disk_after_load"] = disk_usage(root)
         initial = await app.status()
-        from memory_core.detect import gate1_threshold
-        from memory_core.embedder import fingerprint
+        from memory_core.judging.detect import gate1_threshold
+        from memory_core.store.embedder import fingerprint
 
         result["embedder"] = fingerprint()
         threshold = gate1_threshold(fingerprint()["provider"])
@@ -756,11 +756,11 @@ async def components(app, data: Dataset, threshold: float, samples: int = 15) ->
     The only writes are a scratch evidence node added and deleted again (checked)."""
     import io
 
-    from memory_core.detect import DEFAULT_LIMIT, detect
-    from memory_core.keys import sp_key
-    from memory_core.models import collection, node_id
-    from memory_core.tasks import noop_tasks, run_pipeline
-    from memory_core.writer import build_point
+    from memory_core.judging.detect import DEFAULT_LIMIT, detect
+    from memory_core.core.keys import sp_key
+    from memory_core.store.models import collection, node_id
+    from memory_core.tasks.revision_tasks import noop_tasks, run_pipeline
+    from memory_core.store.writer import build_point
 
     edits = [data.edits[e] for c in data.raw["scenarios"]["per_case"][:samples] for e in c["apply"][:1]]
     times: dict[str, list[float]] = {}
@@ -777,7 +777,7 @@ async def components(app, data: Dataset, threshold: float, samples: int = 15) ->
         with contextlib.redirect_stdout(io.StringIO()):
             await run_pipeline(noop_tasks(), [{}], "falsify_bench_noop")
 
-    from memory_core.store import state_of
+    from memory_core.store.belief_store import state_of
 
     for i, edit in enumerate(edits):
         claim = edit["new_fact"]["claim"]

@@ -24,7 +24,7 @@ import statistics
 import tempfile
 import time
 
-from memory_core.beliefs import BeliefView, Edge, Node
+from memory_core.core.beliefs import BeliefView, Edge, Node
 
 
 def machine() -> str:
@@ -55,7 +55,7 @@ def pure_view(n_background: int, k: int) -> BeliefView:
 
 
 def bench_pure(repeat: int = 5) -> list[dict]:
-    from memory_core.revision import plan_revision
+    from memory_core.core.revision import plan_revision
 
     rows = []
     for n in (1_000, 10_000, 100_000):
@@ -115,7 +115,7 @@ def investigation(tag: str, n_background: int, k: int) -> str:
 
 
 async def bench_stores(root: str) -> list[dict]:
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     app = await Falsify.open(root, purpose="bench.revision_speed")
     await app.warm_up()
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     root = args.root or tempfile.mkdtemp(prefix="falsify-speed-")
-    from memory_core import settings
+    from memory_core.store import settings
 
     settings.configure(root)
     report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pure": bench_pure(),

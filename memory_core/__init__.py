@@ -1,0 +1,53 @@
+"""FALSIFY: a belief-revision memory on cognee.
+
+    from memory_core import Falsify
+
+    async with Falsify.open("./my-root") as fx:
+        await fx.load("examples/company_x.json")
+        result = await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
+        print(result["invalidated"], result["promoted"])
+
+Inside a host's own cognee set-up: ``Falsify.attach(state_dir)``; the revision as
+cognee Tasks for a host's own ``run_custom_pipeline``: :func:`revision_tasks`;
+FALSIFY's DataPoint classes: ``memory_core.Evidence`` etc. (these two import
+cognee, so they load on first use, once cognee is configured).
+"""
+
+from __future__ import annotations
+
+from memory_core.api import Falsify, Opening
+from memory_core.core.errors import EmbedderMismatch, FalsifyError, InputError, JudgeError, RootBusy
+from memory_core.core.vocabulary import EdgeKind, NodeKind, State
+from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
+                                 StatusResult, UndoResult)
+from memory_core.store.settings import use_offline_embedder
+
+# cognee-backed names, imported on first use (cognee must be configured first)
+_LAZY = {
+    "InvestigationQuestion": "memory_core.store.models",
+    "Hypothesis": "memory_core.store.models",
+    "Evidence": "memory_core.store.models",
+    "Conclusion": "memory_core.store.models",
+    "revision_tasks": "memory_core.tasks",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'memory_core' has no attribute {name!r}")
+
+
+__all__ = [
+    "Falsify", "Opening",
+    "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError",
+    "State", "NodeKind", "EdgeKind",
+    "RevisionResult", "LoadResult", "StatusResult", "ExplainResult", "RecallResult", "SearchHit", "UndoResult",
+    "CheckResult",
+    "InvestigationQuestion", "Hypothesis", "Evidence", "Conclusion", "revision_tasks",
+    "use_offline_embedder",
+]

@@ -4,7 +4,7 @@
 
 A process serves one data root (cognee caches its config) and importing cognee
 costs ~5 s, so the crash/hostile/undo tests batch their cases here instead of
-paying a CLI start-up per case. Every ``cli`` step calls ``memory_core.cli.main``
+paying a CLI start-up per case. Every ``cli`` step calls ``memory_core.shell.cli.main``
 -- the same entry point as ``python main.py`` -- with the step's argv, and
 records the exit code, stdout and stderr. Nothing is mocked: each command opens
 the root (lock, embedder check, journal recovery) and uses the real stores.
@@ -51,7 +51,7 @@ def _digest(path: Path):
 
 
 def call(root: str, argv: list[str]) -> dict:
-    from memory_core import cli
+    from memory_core.shell import cli
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -97,8 +97,8 @@ def _with_env(env: dict):
 
 
 async def _search(kind: str, text: str, limit: int) -> list[str]:
-    from memory_core.models import collection
-    from memory_core.store import BeliefStore
+    from memory_core.store.models import collection
+    from memory_core.store.belief_store import BeliefStore
 
     store = await BeliefStore.open()
     hits = await store.search(collection(kind), text, limit)
@@ -108,8 +108,8 @@ async def _search(kind: str, text: str, limit: int) -> list[str]:
 
 
 async def _vector_keys() -> dict:
-    from memory_core.models import MODEL_BY_KIND, collection
-    from memory_core.store import BeliefStore
+    from memory_core.store.models import MODEL_BY_KIND, collection
+    from memory_core.store.belief_store import BeliefStore
 
     store = await BeliefStore.open()
     result = {}
@@ -122,7 +122,7 @@ async def _vector_keys() -> dict:
 
 def _locked(root: str, fn):
     """Run ``fn`` with the root open for reading through the facade (lock held)."""
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     async def go():
         app = await Falsify.open(root, purpose="tests/cli_batch.py")
@@ -161,7 +161,7 @@ def run_step(root: str, step: dict) -> dict:
     meta_saved = meta_path.read_bytes() if step.get("meta_patch") else None
     try:
         if step.get("hold_lock"):
-            from memory_core.lock import WriterLock
+            from memory_core.store.lock import WriterLock
 
             lock = WriterLock(Path(root) / "writer.lock", step["hold_lock"]).acquire(timeout=5)
         for rel, text in (step.get("root_files") or {}).items():

@@ -1,6 +1,6 @@
 """Shared fixtures.
 
-cognee is configured once per process (memory_core.settings.configure), so the
+cognee is configured once per process (memory_core.store.settings.configure), so the
 in-process tests share ONE real data root (Ladybug + LanceDB in a temporary
 directory) and keep apart by giving every investigation its own key prefix.
 Tests that need a fresh root, a restart or several processes run the CLI in
@@ -25,12 +25,12 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 # Configure cognee for this process's one data root BEFORE any test module imports
-# memory_core.models (which imports cognee): cognee reads its settings at import.
+# memory_core.store.models (which imports cognee): cognee reads its settings at import.
 for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
     os.environ.pop(_key)
 _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
-from memory_core import settings as _settings  # noqa: E402
+from memory_core.store import settings as _settings  # noqa: E402
 
 _settings.configure(_ROOT)
 SEED = REPO / "examples" / "company_x.json"
@@ -63,7 +63,7 @@ def root():
 
 @pytest.fixture(scope="session")
 async def app(root):
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     falsify = await Falsify.open(root, purpose="pytest")
     await falsify.warm_up()

@@ -8,7 +8,7 @@ Under the root's writer lock (so no FALSIFY process is using it):
 * sets E_qa ``refuted`` through cognee's graph engine (``set_node_truth_state``) without
   touching K, which depends on E_qa critically: K stays alive, unfounded.
 Prints the orphan row's id. With FACT and TARGET it then runs the real
-``revise FACT --target TARGET`` (``memory_core.cli.main``) with
+``revise FACT --target TARGET`` (``memory_core.shell.cli.main``) with
 ``FALSIFY_FAULT_AT=nodes``: the fault hook SIGKILLs this process after the new
 node is written, leaving a genuine pending journal intent (exit status -9).
 """
@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 async def main(root: str) -> str:
-    from memory_core.app import Falsify
+    from memory_core.api import Falsify
 
     app = await Falsify.open(root, purpose="tests/corrupt_root.py")
     try:
-        from memory_core.models import node_id  # imports cognee: only once the root is configured
+        from memory_core.store.models import node_id  # imports cognee: only once the root is configured
         import lancedb
         from cognee.infrastructure.databases.vector.config import get_vectordb_config
 
@@ -52,7 +52,7 @@ if __name__ == "__main__":
         import os
 
         os.environ["FALSIFY_FAULT_AT"] = "nodes"
-        from memory_core import cli
+        from memory_core.shell import cli
 
         code = cli.main(["--root", sys.argv[1], "revise", sys.argv[2], "--target", sys.argv[3], "--json"])
         sys.exit(f"the fault hook did not fire (revise exited {code})")

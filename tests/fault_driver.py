@@ -7,7 +7,7 @@ one root) and runs every trial on it. The driver configures FALSIFY for that
 path and imports cognee once, but never opens the stores itself; each step of a
 trial runs in a child made with ``os.fork()`` -- a real, separate process that
 opens the root (lock, journal recovery, Ladybug, LanceDB) through the real CLI
-entry point ``memory_core.cli.main`` and can be SIGKILLed like any other. Forking
+entry point ``memory_core.shell.cli.main`` and can be SIGKILLed like any other. Forking
 after the imports saves the ~5 s cognee import per process, which is what makes
 dozens of trials affordable.
 
@@ -78,7 +78,7 @@ class Driver:
                 os.dup2(err, 2)
                 for k, v in (env or {}).items():
                     os.environ[k] = v
-                from memory_core import cli
+                from memory_core.shell import cli
 
                 commands = argv if argv and isinstance(argv[0], list) else [argv]
                 code = 0
@@ -318,7 +318,17 @@ def warm_imports() -> None:
     from cognee.infrastructure.databases.graph.ladybug import adapter  # noqa: F401
     from cognee.modules.users.models import User  # noqa: F401
     from sqlalchemy.orm import configure_mappers
-    from memory_core import app, check, cli, detect, intents, loader, revise, status, tasks, undo, writer  # noqa: F401
+    from memory_core import api as app
+    from memory_core.ops import check
+    from memory_core.shell import cli
+    from memory_core.judging import detect
+    from memory_core.store import intents
+    from memory_core.ops import load as loader
+    from memory_core.ops import revise
+    from memory_core.ops import status
+    from memory_core.tasks import revision_tasks as tasks
+    from memory_core.ops import undo
+    from memory_core.store import writer  # noqa: F401
 
     configure_mappers()  # pure Python, ~0.7 s that every child would pay on its first query
 
@@ -329,7 +339,7 @@ def main(argv=None) -> int:
     out = Path(argv[1])
     work = Path(config["work"])
     work.mkdir(parents=True, exist_ok=True)
-    from memory_core import settings
+    from memory_core.store import settings
 
     settings.configure(work / "root")  # this process and its children serve this one path
     settings.import_cognee()

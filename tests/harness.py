@@ -22,7 +22,7 @@ EXAMPLE = REPO / "examples" / "company_x.json"
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
-# what memory_core.settings.configure() sets for the root it serves: a child serving another
+# what memory_core.store.settings.configure() sets for the root it serves: a child serving another
 # root must not inherit them from a test process that configured one (tests/conftest.py does)
 ROOT_BOUND = ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECTORY", "COGNEE_LOGS_DIR",
               "FASTEMBED_CACHE_PATH", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "COGNEE_ENV_FILE")
@@ -35,8 +35,6 @@ def clean_env(**extra) -> dict:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE", "REFUTED_ID")
            and k not in ROOT_BOUND}
-    if os.environ.get("FALSIFY_USER_HOME"):
-        env["HOME"] = os.environ["FALSIFY_USER_HOME"]  # configure() moved HOME into its root
     env["LLM_API_KEY"] = ""
     env["FALSIFY_EMBEDDER"] = "local"
     env["PYTHONDONTWRITEBYTECODE"] = "1"

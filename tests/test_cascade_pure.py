@@ -7,10 +7,10 @@ import copy
 
 from hypothesis import given, settings, strategies as st
 
-from memory_core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge, Node
-from memory_core.cascade import DECAY
-from memory_core.forget import orphans
-from memory_core.revision import plan_revision, plan_settle
+from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge, Node
+from memory_core.core.cascade import DECAY
+from memory_core.core.forget import orphans
+from memory_core.core.revision import plan_revision, plan_settle
 
 
 def view_of(nodes: dict[str, str], edges: list[Edge], **states) -> BeliefView:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core import embedder
-from memory_core.keys import normalise_key
+from memory_core.store import embedder
+from memory_core.core.keys import normalise_key
 
 
 def test_packaged_model_is_the_pinned_file():
@@ -53,7 +53,7 @@ def test_identity_normalisation_matches_cognee():
 
 async def test_ladybug_truth_state_and_neighborhood_contract(app, prefix):
     from conftest import seed_with_prefix
-    from memory_core.models import node_id
+    from memory_core.store.models import node_id
 
     await app.load(seed_with_prefix(prefix))
     ge = app.store.graph
@@ -68,7 +68,7 @@ async def test_ladybug_truth_state_and_neighborhood_contract(app, prefix):
 async def test_add_data_points_still_wipes_state(app, prefix):
     """The trap the loader guards against. If cognee fixes it, this fails: then the
     guard in loader.py / writer.py can be simplified."""
-    from memory_core.models import Evidence, node_id
+    from memory_core.store.models import Evidence, node_id
 
     point = Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")
     await app.store.add_points([point])
@@ -83,7 +83,7 @@ async def test_update_nodes_writes_where_cognee_reads(app, prefix):
     JSON blob in one query (cognee has one call + checkpoint per property kind). If
     cognee moves these properties, its own readers stop seeing our writes here."""
     from conftest import seed_with_prefix
-    from memory_core.models import node_id
+    from memory_core.store.models import node_id
 
     await app.load(seed_with_prefix(prefix))
     ge = app.store.graph
@@ -106,7 +106,7 @@ async def test_edge_lookups_match_cognee(app, prefix):
     """The store's own read queries (planned as key seeks) return exactly what cognee's
     adapter reports: a node's edges (get_edges) and nodes by id (get_nodes)."""
     from conftest import seed_with_prefix
-    from memory_core.models import node_id
+    from memory_core.store.models import node_id
 
     await app.load(seed_with_prefix(prefix))
     e = node_id("evidence", prefix + "E_qa")
@@ -120,7 +120,7 @@ async def test_edge_lookups_match_cognee(app, prefix):
 async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
     """LanceDB's optimize through cognee's connection: fewer fragments, same rows, same search."""
     from conftest import seed_with_prefix
-    from memory_core.models import collection
+    from memory_core.store.models import collection
 
     await app.load(seed_with_prefix(prefix))
     name = collection("evidence")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import SEED, cli, cli_json, clean_env, investigation, seed_with_prefix
-from memory_core.investigation import InputError
-from memory_core.models import collection, node_id
+from memory_core.core.investigation import InputError
+from memory_core.store.models import collection, node_id
 
 
 def nodes_of(status, prefix):
@@ -139,7 +139,7 @@ def test_ids_states_and_weights_survive_restart(tmp_path):
     assert "K" not in states
     # ids are derived from keys: the same in every process
     import subprocess, sys
-    code = "from memory_core.models import node_id; print(node_id('evidence', 'E_qa'))"
+    code = "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))"
     ids = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(SEED.parent.parent)).stdout
            for _ in range(2)}
     assert len(ids) == 1

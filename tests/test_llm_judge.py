@@ -126,7 +126,7 @@ def test_instructions_in_the_fact_travel_as_data(llm_run):
     """The judge sees the fact only as a JSON string on the NEW line of the user
     message; the system prompt is FALSIFY's own, unchanged; the stub's verdict
     (unrelated) -- not the fact's demand -- decides: nothing is refuted."""
-    from memory_core.judges import SYSTEM_PROMPT
+    from memory_core.judging.judges import SYSTEM_PROMPT
 
     results, marks = llm_run
     r = results["injection"]

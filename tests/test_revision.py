@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import investigation, seed_with_prefix
-from memory_core.investigation import InputError
+from memory_core.core.investigation import InputError
 
 FACT = "Forensic audit: the March QA report was back-dated."
 
@@ -15,14 +15,14 @@ def states(status, prefix):
 
 
 async def truth(app, prefix, key, kind):
-    from memory_core.models import node_id
+    from memory_core.store.models import node_id
 
     nid = node_id(kind, prefix + key)
     return (await app.store.graph.get_node_truth_state([nid])).get(nid)
 
 
 async def test_contract_4_1_on_real_stores(app, prefix):
-    from memory_core.models import collection, node_id
+    from memory_core.store.models import collection, node_id
 
     await app.load(seed_with_prefix(prefix))
     result = await app.revise(FACT + f" ({prefix})", target=prefix + "E_qa")
@@ -193,7 +193,7 @@ async def test_partial_refutation_on_real_stores(app, prefix):
 
 
 async def test_gate1_finds_near_paraphrase(app, prefix):
-    from memory_core.detect import gate1, gate1_threshold
+    from memory_core.judging.detect import gate1, gate1_threshold
 
     subject = f"T-{prefix}"
     await app.load(chain(prefix, subject))
@@ -215,7 +215,7 @@ async def test_bad_revise_input_is_rejected_before_anything(app, prefix):
 
 
 async def test_judge_threshold_rule():
-    from memory_core.detect import Candidate
+    from memory_core.judging.detect import Candidate
 
     assert Candidate("E", "Q", "c", 0.1, "contradicts", 0.6).acts
     assert not Candidate("E", "Q", "c", 0.1, "contradicts", 0.59).acts
@@ -253,7 +253,7 @@ async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
     await app.load(chain(prefix, subject))
     # worded far from the stored claim: gate 1 alone would not pass it
     fact = "Customs papers list Lyon as the origin."
-    from memory_core.detect import gate1, gate1_threshold
+    from memory_core.judging.detect import gate1, gate1_threshold
 
     near = await gate1(app.store, fact, gate1_threshold("fastembed-local"), 8, set())
     assert prefix + "E1" not in [c.key for c in near]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core import server as srv
+from memory_core.web import server as srv
 
 UI = Path(__file__).resolve().parent.parent / "ui"
 

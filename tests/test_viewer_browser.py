@@ -1,6 +1,6 @@
 """The viewer in a real headless Chromium against the real facade.
 
-One server process (``python -m memory_core.server``: one process serves one
+One server process (``python -m memory_core.web.server``: one process serves one
 data root) runs the real ``Falsify`` facade on a fresh root seeded with
 ``examples/company_x.json``; the page is driven through Debian's chromium."""
 
@@ -23,7 +23,7 @@ try:
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
     from browser import foreign, open_page, require_chromium
 
-from memory_core.server import UI_DIR, VENDOR
+from memory_core.web.server import UI_DIR, VENDOR
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "examples" / "company_x.json"
@@ -46,7 +46,7 @@ def viewer(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["PYTHONUNBUFFERED"] = "1"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memory_core.server", "--root", str(root), "--seed", str(SEED), "--port", "0"],
+        [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()

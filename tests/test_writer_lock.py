@@ -87,11 +87,11 @@ def test_a_killed_holder_never_blocks_the_next_process(tmp_path):
     """The kernel drops a dead process's flock: a SIGKILLed writer leaves the root
     usable at once (the journal recovery of its half-done change is covered by
     tests/test_fault_injection.py)."""
-    from memory_core.lock import RootBusy, WriterLock
+    from memory_core.store.lock import RootBusy, WriterLock
 
     root = tmp_path / "root"
     root.mkdir()
-    code = ("import sys, time; sys.path.insert(0, %r); from memory_core.lock import WriterLock; "
+    code = ("import sys, time; sys.path.insert(0, %r); from memory_core.store.lock import WriterLock; "
             "WriterLock(%r, 'python main.py revise').acquire(); print('held', flush=True); time.sleep(600)"
             % (str(REPO), str(root / "writer.lock")))
     holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)

@@ -1,0 +1,268 @@
+"""FALSIFY's facade: one object per data root, for Python programs, the CLI, the
+viewer, the MCP server and the benchmark. Every method is async (cognee's
+engines are) and returns exactly what the CLI prints with ``--json``
+(:mod:`memory_core.results` declares the shapes).
+
+    async with Falsify.open(root) as fx:          # or: fx = await Falsify.open(root)
+        await fx.load("examples/company_x.json")
+        result = await fx.revise("Forensic audit: ...", target="E_qa")
+
+``open`` configures cognee for one data root (FALSIFY's own, standalone);
+``attach`` works on the cognee configuration a host program already set up and
+keeps FALSIFY's files in a state directory. Each operation lives in
+:mod:`memory_core.ops` and takes the opened stores; this class only holds them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable, Optional
+
+from memory_core.core.errors import InputError
+from memory_core.core.requests import requests_from, revision_request
+from memory_core.ops import check as check_op
+from memory_core.ops import explain as explain_op
+from memory_core.ops import load as load_op
+from memory_core.ops import recall as recall_op
+from memory_core.ops import revise as revise_op
+from memory_core.ops import status as status_op
+from memory_core.ops import undo as undo_op
+from memory_core.ops.stores import Stores
+from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
+                                 SearchHit, StatusResult, UndoResult)
+from memory_core.store import settings
+from memory_core.store.embedder import check_root
+from memory_core.store.journal import Journal
+from memory_core.store.lock import WriterLock
+
+
+class Opening:
+    """What :meth:`Falsify.open` and :meth:`Falsify.attach` return: ``await`` it for
+    the facade, or use it as ``async with ... as fx`` (closed on leaving the block,
+    also on an exception), the way ``aiosqlite.connect`` works."""
+
+    def __init__(self, factory: Callable[[], Awaitable["Falsify"]]):
+        self._factory = factory
+        self._fx: Optional[Falsify] = None
+
+    def __await__(self):
+        return self._factory().__await__()
+
+    async def __aenter__(self) -> "Falsify":
+        self._fx = await self._factory()
+        return self._fx
+
+    async def __aexit__(self, *exc) -> None:
+        if self._fx is not None:
+            await self._fx.close()
+
+
+class Falsify:
+    """A data root opened for reading and revising (holds its writer lock until closed)."""
+
+    def __init__(self, stores: Stores, lock: Optional[WriterLock]):
+        self.stores = stores
+        self._lock = lock
+        self.opened_ms = 0.0
+
+    # the opened parts, for programs that go one level down (and the tests)
+    @property
+    def store(self):
+        return self.stores.store
+
+    @property
+    def journal(self) -> Journal:
+        return self.stores.journal
+
+    @property
+    def paths(self):
+        return self.stores.paths
+
+    @property
+    def recovered(self) -> Optional[str]:
+        return self.stores.recovered
+
+    @property
+    def hook(self):
+        return self.stores.hook
+
+    @hook.setter
+    def hook(self, value) -> None:
+        self.stores.hook = value
+
+    # ---- lifecycle -------------------------------------------------------
+    @classmethod
+    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify") -> Opening:
+        """Open the data root ``root`` (default ``$FALSIFY_HOME``, else ``./.falsify``):
+        configure cognee for it, take its writer lock (waiting up to
+        ``FALSIFY_LOCK_TIMEOUT``), and finish or roll back an interrupted change."""
+        return Opening(lambda: cls._open(root, lock, purpose))
+
+    @classmethod
+    def attach(cls, state_dir, *, lock: bool = True, purpose: str = "falsify (attached)") -> Opening:
+        """Open FALSIFY on the cognee configuration the host already set up (its own
+        system/data roots, LLM and embedding provider). FALSIFY's own files (journal,
+        revision log, lock, root metadata) live in ``state_dir``. Nothing of the
+        host's is changed: not ``HOME``, not cognee's roots, not the environment."""
+        return Opening(lambda: cls._attach(state_dir, lock, purpose))
+
+    @classmethod
+    async def _open(cls, root, lock: bool, purpose: str) -> "Falsify":
+        start = time.perf_counter()
+        paths = settings.configure(root)
+        held = WriterLock(paths.lock, purpose).acquire() if lock else None
+        try:
+            check_root(paths.meta)
+            settings.import_cognee()
+            stores = await _open_stores(paths, paths.root, repair=held is not None, home=paths.home)
+        except BaseException:
+            if held:
+                held.release()
+            raise
+        fx = cls(stores, held)
+        fx.opened_ms = (time.perf_counter() - start) * 1000
+        return fx
+
+    @classmethod
+    async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
+        start = time.perf_counter()
+        state = Path(state_dir).expanduser().resolve()
+        state.mkdir(parents=True, exist_ok=True)
+        settings.attach()
+        held = WriterLock(state / "writer.lock", purpose).acquire() if lock else None
+        try:
+            check_root(state / "falsify.json", settings.attached_fingerprint())
+            stores = await _open_stores(None, state, repair=held is not None, home=None)
+        except BaseException:
+            if held:
+                held.release()
+            raise
+        fx = cls(stores, held)
+        fx.opened_ms = (time.perf_counter() - start) * 1000
+        return fx
+
+    async def close(self) -> None:
+        """Release the writer lock (the stores stay usable by cognee in this process)."""
+        if self._lock:
+            self._lock.release()
+            self._lock = None
+
+    async def __aenter__(self) -> "Falsify":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def warm_up(self) -> float:
+        """Load the embedding model, cognee's relational tables and its pipeline runner
+        once (the first run of a process costs ~1 s). Returns the milliseconds it took."""
+        from memory_core.store.belief_store import warm_up
+
+        return await warm_up(self.store)
+
+    # ---- writing ---------------------------------------------------------
+    async def load(self, source: Any) -> LoadResult:
+        """Load an investigation: a path, JSON text or bytes, or a dict. A *fragment*
+        (``{"question": {"key": "Q"}, ...}`` naming a stored question) adds hypotheses,
+        evidence, conclusions and edges to it; edges may name stored keys. Re-loading adds
+        only what is new and never resurrects a forgotten node. Bad input: ``InputError``,
+        nothing written."""
+        return await load_op.load(self.stores, source)
+
+    async def load_file(self, path) -> LoadResult:
+        return await load_op.load(self.stores, Path(path))
+
+    async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
+                     key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
+                     dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
+        """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
+        forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
+        the contradicted evidence; ``dry_run`` judges and changes nothing."""
+        request = revision_request(fact, triple, target, key, source, asserted_at)
+        return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
+
+    async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
+                          on_result=None) -> list[RevisionResult]:
+        """Many facts (strings, or dicts with the ``revise --file`` fields), validated and
+        checked against the root as a whole before anything is written, then applied in
+        order; one result per fact."""
+        requests = requests_from(facts, what)
+        return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=on_result)
+
+    async def undo(self) -> UndoResult:
+        """Revert the last revision or load completely; again reverts the one before."""
+        return await undo_op.undo(self.stores)
+
+    async def check(self, repair: bool = False) -> CheckResult:
+        """Verify graph/vector agreement, the revision rules and the journal; ``repair``
+        fixes what can be fixed and says what it did."""
+        return await check_op.check(self.stores, repair=repair)
+
+    # ---- reading ---------------------------------------------------------
+    async def status(self) -> StatusResult:
+        """Every node (key, type, state, weight, epoch, text, ...) and edge."""
+        return await status_op.status(self.store)
+
+    async def snapshot(self) -> dict:
+        """The viewer's graph: status plus sources and the reason for each state."""
+        return await status_op.snapshot(self.stores)
+
+    async def recall(self, question: Optional[str] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer."""
+        return await recall_op.recall(self.stores, question or self.default_question() or "")
+
+    async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
+        """The nearest evidence and conclusions to ``query``: alive ones only, unless
+        ``include_dead`` (which is what a plain vector search returns)."""
+        return await recall_op.search(self.stores, query, top_k=top_k, include_dead=include_dead)
+
+    async def explain(self, key: str) -> ExplainResult:
+        """Why a node is in its state (forgotten nodes included), from the revision log;
+        for an alive node also the justification that holds it now."""
+        return await explain_op.explain(self.stores, key)
+
+    def revision_log(self) -> list[dict]:
+        return explain_op.revision_log(self.journal)
+
+    def default_question(self) -> Optional[str]:
+        return self.stores.default_question()
+
+    def forgotten(self) -> dict[str, int]:
+        return load_op.forgotten(self.journal)
+
+
+async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
+    from memory_core.store import writer
+    from memory_core.store.belief_store import BeliefStore
+
+    store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home)
+    journal = Journal(state)
+    recovered = await writer.recover(store, journal)
+    if store.repaired:
+        recovered = "; ".join(filter(None, [store.repaired, recovered]))
+    return Stores(store, journal, paths, fault_hook(os.environ.get("FALSIFY_FAULT_AT")), recovered)
+
+
+def fault_hook(spec: Optional[str]):
+    """Fault injection for crash tests: ``FALSIFY_FAULT_AT=step[:n]`` kills this
+    process with SIGKILL when a journalled write reaches ``step`` for the n-th
+    time (steps: journalled, nodes, node_edges, edges, updates,
+    del_edges, del_nodes, committed). Unset in normal use."""
+    if not spec:
+        return None
+    step, _, nth = spec.partition(":")
+    count = {"n": 0}
+    target = int(nth or 1)
+
+    def hook(name: str) -> None:
+        if name == step:
+            count["n"] += 1
+            if count["n"] == target:
+                os.kill(os.getpid(), signal.SIGKILL)
+    return hook
+
+
+__all__ = ["Falsify", "Opening", "InputError"]

@@ -1,0 +1,116 @@
+"""The cascade: refute contradicted evidence, invalidate what rested on it.
+
+Rules (pure functions over a :class:`BeliefView`; each changes a node at most
+once per revision and always terminates):
+
+* **Refute.** Evidence contradicted by a new fact becomes ``refuted`` (judge
+  said *contradicts*) or ``superseded`` (*supersedes*), feedback weight 0.
+* **Justifications.** A node's critical ``depends_on`` edges with the same
+  ``group`` form one justification; critical edges without a group form one
+  default justification together. A justification *holds* when every one of its
+  antecedents is alive. A node without critical ``depends_on`` edges is a premise.
+* **Well-founded support** (a JTMS's labelling). A non-premise node is alive
+  iff at least one justification holds through alive nodes that are themselves
+  well-founded. After a change, every alive node downstream of the newly dead
+  ones (its *dependent closure*) is provisionally taken out; then nodes are put
+  back, in a least fixpoint, while one of their justifications holds using only
+  nodes outside the closure or already put back. Whatever stays out becomes
+  ``invalidated``: nodes holding each other up in a cycle go down together.
+  Nodes outside the closure cannot change, so a revision touches only the
+  affected subgraph.
+* **Non-critical dependencies.** Each non-critical ``depends_on`` target that
+  dies in this revision multiplies the dependent's confidence by
+  :data:`DECAY` (an unset confidence counts as 1.0); the dependent stays alive.
+"""
+
+from __future__ import annotations
+
+from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView
+from memory_core.core.vocabulary import DEPENDS_ON
+from memory_core.core.plan import Plan, record
+
+DECAY = 0.5
+RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
+
+
+def refute(view: BeliefView, plan: Plan, verdicts: list[tuple[str, str, float]], source: str | None) -> list[str]:
+    """Mark contradicted evidence dead. ``verdicts``: (key, relation, confidence).
+    Returns the keys that died here (already-dead evidence is left as it is)."""
+    died: list[str] = []
+    for key, relation, confidence in sorted(verdicts):
+        node = view.nodes[key]
+        if not node.alive or key in died:
+            continue
+        state = RELATION_STATE[relation]
+        rule = "contradicted" if state == REFUTED else "superseded_by_fact"
+        detail = f"judge: {relation} (confidence {confidence:.2f})"
+        record(view, plan, key, rule, [source] if source else [], detail, state=state, weight=0.0)
+        died.append(key)
+    return died
+
+
+def dependent_closure(view: BeliefView, dead: list[str]) -> set[str]:
+    """Alive nodes that rest, through critical depends_on edges, on a dead node."""
+    closure: set[str] = set()
+    frontier = list(dead)
+    while frontier:
+        key = frontier.pop()
+        for dependent in view.dependents(key, critical_only=True):
+            node = view.nodes.get(dependent)
+            if node is not None and node.alive and dependent not in closure:
+                closure.add(dependent)
+                frontier.append(dependent)
+    return closure
+
+
+def unfounded(view: BeliefView, candidates: set[str]) -> set[str]:
+    """The candidates with no well-founded justification (least fixpoint)."""
+    out = set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for key in sorted(out):
+            for _, antecedents in view.justifications(key):
+                if all(a not in out and view.state(a) == ALIVE for a in antecedents):
+                    out.discard(key)
+                    changed = True
+                    break
+    return out
+
+
+def invalidate(view: BeliefView, plan: Plan, dead: list[str]) -> list[str]:
+    """Invalidate every node whose support the newly ``dead`` nodes took away."""
+    closure = dependent_closure(view, dead)
+    return settle(view, plan, closure)
+
+
+def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
+    """Relabel ``candidates`` (alive nodes); those left unfounded become invalidated."""
+    victims = sorted(unfounded(view, candidates))
+    victim_set = set(victims)
+    for key in victims:
+        lost = sorted({a for _, ants in view.justifications(key) for a in ants if a in victim_set or view.state(a) != ALIVE})
+        circular = all(a in victim_set for a in lost)
+        detail = "only circular support remained" if circular else "no justification holds"
+        record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
+    return victims
+
+
+def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
+    """Lower the confidence of alive nodes with a non-critical dependency that died."""
+    weakened: list[str] = []
+    dead = set(newly_dead)
+    hits: dict[str, list[str]] = {}
+    for key in newly_dead:
+        for edge in view.in_edges(key, DEPENDS_ON):
+            if not edge.critical and edge.src in view.nodes and view.nodes[edge.src].alive:
+                hits.setdefault(edge.src, []).append(key)
+    for key in sorted(hits):
+        causes = sorted(set(hits[key]) & dead)
+        node = view.nodes[key]
+        base = 1.0 if node.confidence is None else node.confidence
+        new = round(base * DECAY ** len(causes), 6)
+        detail = f"confidence x{DECAY} per dead non-critical dependency ({len(causes)})"
+        record(view, plan, key, "noncritical_decay", causes, detail, confidence=new)
+        weakened.append(key)
+    return weakened

@@ -1,0 +1,51 @@
+"""FALSIFY's one exception hierarchy. Every error a caller can meet is a
+:class:`FalsifyError`; its ``exit_code`` is what the CLI exits with (mapped in
+one place, :func:`memory_core.shell.cli.run`), and what the MCP server and the
+web API report.
+
+==================  ====  ==========================================================
+class               exit  meaning
+==================  ====  ==========================================================
+FalsifyError        1     an unexpected failure (the base class)
+InputError          2     bad input (file, fact, key, flag, JSON): nothing was written
+RootBusy            3     another process held the data root's writer lock too long
+EmbedderMismatch    4     the data root was built with another embedder
+JudgeError          5     the LLM judge failed (timeout, error status, malformed verdict,
+                          spending cap reached)
+==================  ====  ==========================================================
+"""
+
+from __future__ import annotations
+
+
+class FalsifyError(Exception):
+    """Base class of every FALSIFY error."""
+
+    exit_code = 1
+
+
+class InputError(FalsifyError, ValueError):
+    """Bad input: a clear message naming the offending entry; nothing was written."""
+
+    exit_code = 2
+
+
+class RootBusy(FalsifyError):
+    """The data root is in use by another writer (the message names it)."""
+
+    exit_code = 3
+
+
+class EmbedderMismatch(FalsifyError):
+    """The data root was built with another embedder: its vectors cannot be compared."""
+
+    exit_code = 4
+
+
+class JudgeError(FalsifyError):
+    """The judge could not give a usable verdict (timeout, HTTP error, bad output)."""
+
+    exit_code = 5
+
+
+__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError"]

@@ -1,0 +1,280 @@
+"""The investigation file: parsing and validation (pure; nothing is written).
+
+Format (JSON, UTF-8)::
+
+    {"question":   {"key": "Q", "text": "..."},
+     "hypotheses": [{"key": "A", "statement": "...", "prior": 0.4}],
+     "evidence":   [{"key": "E_qa", "claim": "...", "source_id": "...", "quote": "...",
+                     "asserted_at": "2021-03-15", "stance": "supports",
+                     "subject": "...", "predicate": "...", "object": "..."}],
+     "conclusions":[{"key": "K", "statement": "...", "confidence": 0.8}],
+     "edges": [{"type": "depends_on", "from": "K", "to": "E_qa", "critical": true, "group": "g1"},
+               {"type": "supports", "from": "E_qa", "to": "A", "weight": 0.8}]}
+
+Any problem raises :class:`InputError` naming the offending entry; the CLI
+exits 2 and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Optional
+
+from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
+from memory_core.core.errors import InputError
+from memory_core.core.keys import normalise_key
+
+MAX_TEXT = 8000
+MAX_KEY = 200
+MAX_FILE = 50 * 1024 * 1024
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab, newline) and C1 controls, DEL
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # lone surrogates: from "\ud800" JSON escapes or undecodable argv bytes
+
+SECTIONS = {"question": "question", "hypotheses": "hypothesis", "evidence": "evidence", "conclusions": "conclusion"}
+TEXT_OF = {"question": "text", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
+OPTIONAL = {
+    "question": {},
+    "hypothesis": {"prior": "unit"},
+    "evidence": {"source_id": "str", "quote": "str", "asserted_at": "date", "stance": "stance",
+                 "subject": "str", "predicate": "str", "object": "str"},
+    "conclusion": {"confidence": "unit"},
+}
+EDGE_FIELDS = {
+    DEPENDS_ON: {"critical": "bool", "group": "str"},
+    SUPPORTS: {"weight": "unit"},
+    REFUTES: {"weight": "unit"},
+    SUPERSEDES: {"confidence": "unit"},
+}
+
+
+@dataclass
+class NodeSpec:
+    kind: str
+    key: str
+    text: Optional[str]  # None for a reference to a stored node (a fragment's question)
+    fields: dict = field(default_factory=dict)
+    reference: bool = False
+
+
+@dataclass
+class EdgeSpec:
+    type: str
+    src: str
+    dst: str
+    props: dict = field(default_factory=dict)
+
+
+@dataclass
+class Investigation:
+    question: NodeSpec
+    nodes: list[NodeSpec]  # question first
+    edges: list[EdgeSpec]
+
+    def kinds(self) -> dict[str, str]:
+        return {n.key: n.kind for n in self.nodes}
+
+
+def _reject_constant(name: str):
+    raise InputError(f"invalid JSON: {name} is not allowed (numbers must be finite)")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict = {}
+    for k, v in pairs:
+        if k in seen:
+            raise InputError(f"invalid JSON: field {k!r} appears twice in one object")
+        seen[k] = v
+    return seen
+
+
+def loads_json(data: bytes | str, what: str) -> Any:
+    """Strict JSON: valid UTF-8, no NaN/Infinity, no duplicate fields."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(f"{what}: not valid UTF-8 (byte {error.start}: {error.reason})") from None
+    if data.startswith("\ufeff"):
+        data = data[1:]
+    try:
+        return json.loads(data, object_pairs_hook=_pairs, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{what}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise InputError(f"{what}: JSON nested too deeply") from None
+    except InputError as error:  # duplicate field, NaN/Infinity: say which input
+        raise InputError(f"{what}: {error}") from None
+    except ValueError as error:  # e.g. an integer literal longer than Python's 4300-digit limit
+        raise InputError(f"{what}: invalid JSON: {' '.join(str(error).split(';')[0].split())[:200]}") from None
+
+
+def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {name!r} must be a string")
+    if not value.strip():
+        raise InputError(f"{where}: {name!r} is empty")
+    if len(value) > limit:
+        raise InputError(f"{where}: {name!r} is {len(value)} characters long (limit {limit})")
+    bad = _CONTROL.search(value)
+    if bad:
+        raise InputError(f"{where}: {name!r} contains a control character (U+{ord(bad.group()):04X} at position {bad.start()})")
+    bad = _SURROGATE.search(value)
+    if bad:
+        raise InputError(f"{where}: {name!r} is not valid Unicode (lone surrogate U+{ord(bad.group()):04X} at position "
+                         f"{bad.start()}; undecodable bytes in a command-line argument, or a \\u{ord(bad.group()):04x} JSON escape)")
+    return value.strip()
+
+
+def check_key(value: Any, where: str) -> str:
+    key = check_text(value, where, "key", MAX_KEY)
+    if "\n" in key or "\t" in key or "|" in key:
+        raise InputError(f"{where}: key {key!r} may not contain newlines, tabs or '|'")
+    return key
+
+
+def check_value(kind: str, value: Any, where: str, name: str):
+    if kind == "str":
+        return check_text(value, where, name)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: {name!r} must be true or false")
+        return value
+    if kind == "unit":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"{where}: {name!r} must be a number between 0 and 1")
+        if not 0.0 <= float(value) <= 1.0:
+            raise InputError(f"{where}: {name!r} is {value}, outside 0..1")
+        return float(value)
+    if kind == "date":
+        text = check_text(value, where, name, 64)
+        try:
+            (date.fromisoformat if len(text) == 10 else datetime.fromisoformat)(text)
+        except ValueError:
+            raise InputError(f"{where}: {name!r} must be an ISO date such as 2021-03-15, got {text!r}") from None
+        return text
+    if kind == "stance":
+        if value not in ("supports", "refutes"):
+            raise InputError(f"{where}: 'stance' must be 'supports' or 'refutes'")
+        return value
+    raise AssertionError(kind)
+
+
+def _node(kind: str, raw: Any, where: str, stored: bool = False) -> NodeSpec:
+    """``stored``: the key names a node of this kind already in the data root, so its
+    text may be left out (a fragment's ``{"question": {"key": "Q"}}``)."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be an object")
+    text_field = TEXT_OF[kind]
+    allowed = {"key", text_field, *OPTIONAL[kind]}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+    if "key" not in raw:
+        raise InputError(f"{where}: missing 'key'")
+    key = check_key(raw["key"], where)
+    where = f"{where} ({key})"
+    if text_field not in raw:
+        if stored and set(raw) == {"key"}:
+            return NodeSpec(kind, key, None, {}, reference=True)
+        if kind == "question":
+            raise InputError(f"{where}: missing {text_field!r} (a fragment names a question already stored in this "
+                             "data root; this one is not)")
+        raise InputError(f"{where}: missing {text_field!r}")
+    text = check_text(raw[text_field], where, text_field)
+    fields = {name: check_value(t, raw[name], where, name) for name, t in OPTIONAL[kind].items() if raw.get(name) is not None}
+    triple = [fields.get(n) for n in ("subject", "predicate", "object")]
+    if any(triple) and not all(triple):
+        raise InputError(f"{where}: give all of subject, predicate and object, or none")
+    return NodeSpec(kind, key, text, fields)
+
+
+def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str = "investigation file") -> Investigation:
+    """Validate a whole investigation. ``known``: keys already stored → kind, so
+    edges may point at nodes loaded earlier."""
+    if isinstance(data, (bytes, str)) and len(data) > MAX_FILE:
+        raise InputError(f"{what}: larger than {MAX_FILE // (1024 * 1024)} MB")
+    raw = loads_json(data, what)
+    if not isinstance(raw, dict):
+        raise InputError(f"{what}: the top level must be a JSON object")
+    unknown = sorted(set(raw) - {*SECTIONS, "edges"})
+    if unknown:
+        raise InputError(f"{what}: unknown section(s) {', '.join(unknown)}")
+    if "question" not in raw:
+        raise InputError(f"{what}: missing 'question'")
+    qraw = raw["question"]
+    qkey = qraw.get("key") if isinstance(qraw, dict) else None
+    stored_question = isinstance(qkey, str) and any(
+        normalise_key(k) == normalise_key(qkey.strip()) and v == "question" for k, v in (known or {}).items())
+    question = _node("question", qraw, "question", stored=stored_question)
+    nodes = [question]
+    for section, kind in SECTIONS.items():
+        if section == "question":
+            continue
+        items = raw.get(section, [])
+        if not isinstance(items, list):
+            raise InputError(f"{what}: {section!r} must be a list")
+        nodes += [_node(kind, item, f"{section}[{i}]") for i, item in enumerate(items)]
+    seen: dict[str, str] = {}
+    for node in nodes:
+        norm = normalise_key(node.key)
+        if norm in seen:
+            raise InputError(f"duplicate key {node.key!r} (same as {seen[norm]!r}; keys are compared case-insensitively)")
+        seen[norm] = node.key
+    kinds = {normalise_key(k): v for k, v in (known or {}).items()}
+    kinds.update({normalise_key(n.key): n.kind for n in nodes})
+    canonical = {normalise_key(k): k for k in (known or {})}
+    canonical.update({normalise_key(n.key): n.key for n in nodes})
+    edges = _edges(raw.get("edges", []), kinds, canonical)
+    return Investigation(question, nodes, edges)
+
+
+def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list[EdgeSpec]:
+    if not isinstance(items, list):
+        raise InputError("'edges' must be a list")
+    edges, seen = [], set()
+    for i, raw in enumerate(items):
+        where = f"edges[{i}]"
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}: must be an object")
+        etype = raw.get("type")
+        if etype not in EDGE_FIELDS:
+            raise InputError(f"{where}: 'type' must be one of {', '.join(EDGE_FIELDS)}, got {etype!r}")
+        allowed = {"type", "from", "to", *EDGE_FIELDS[etype]}
+        unknown = sorted(set(raw) - allowed)
+        if unknown:
+            raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} for a {etype} edge")
+        ends = []
+        for end in ("from", "to"):
+            if end not in raw:
+                raise InputError(f"{where}: missing {end!r}")
+            key = check_key(raw[end], where)
+            if normalise_key(key) not in kinds:
+                raise InputError(f"{where}: {end!r} names unknown key {key!r}")
+            ends.append(canonical[normalise_key(key)])
+        src, dst = ends
+        where = f"{where} ({etype} {src} -> {dst})"
+        if normalise_key(src) == normalise_key(dst):
+            raise InputError(f"{where}: an edge may not join a node to itself")
+        sources, targets = ENDPOINTS[etype]
+        ks, kd = kinds[normalise_key(src)], kinds[normalise_key(dst)]
+        if ks not in sources or kd not in targets:
+            raise InputError(f"{where}: a {etype} edge goes from {'/'.join(sorted(sources))} to "
+                             f"{'/'.join(sorted(targets))}, not from {ks} to {kd}")
+        props = {name: check_value(t, raw[name], where, name) for name, t in EDGE_FIELDS[etype].items() if raw.get(name) is not None}
+        if etype == DEPENDS_ON:
+            props.setdefault("critical", True)
+            props.setdefault("group", None)
+        elif etype in (SUPPORTS, REFUTES):
+            props.setdefault("weight", 1.0)
+        else:
+            props.setdefault("confidence", 1.0)
+        ident = (etype, normalise_key(src), normalise_key(dst))
+        if ident in seen:
+            raise InputError(f"{where}: duplicate edge")
+        seen.add(ident)
+        edges.append(EdgeSpec(etype, src, dst, props))
+    return edges

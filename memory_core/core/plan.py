@@ -1,0 +1,87 @@
+"""What a revision will change: the output of the pure rules, the input of the writer.
+
+A :class:`Plan` lists every state, weight and confidence change with its cause
+(rule, triggering nodes, epoch), the edges to add and the nodes to forget. The
+rules build it without I/O; the store adapter applies it in batches; the journal
+and ``explain`` read the same records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+from memory_core.core.beliefs import BeliefView, Edge, Node
+
+
+@dataclass
+class Change:
+    key: str
+    rule: str  # contradicted | superseded_by_fact | justification_lost | noncritical_decay | support_lost | promoted | weakened_no_rival | rebalanced | orphaned
+    before: dict  # {"state", "weight", "confidence"}
+    after: dict
+    cause: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    epoch: int
+    fact: Optional[str] = None
+    new_node: Optional[Node] = None
+    changes: list[Change] = field(default_factory=list)
+    new_edges: list[Edge] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
+    died: list[str] = field(default_factory=list)  # nodes that died in this revision, in order
+
+    def keys_with(self, *rules: str) -> list[str]:
+        seen: list[str] = []
+        for change in self.changes:
+            if change.rule in rules and change.key not in seen:
+                seen.append(change.key)
+        return seen
+
+    @property
+    def refuted(self) -> list[str]:
+        return self.keys_with("contradicted")
+
+    @property
+    def superseded(self) -> list[str]:
+        return self.keys_with("superseded_by_fact", "support_lost")
+
+    @property
+    def invalidated(self) -> list[str]:
+        return self.keys_with("justification_lost")
+
+    @property
+    def weakened(self) -> list[str]:
+        return self.keys_with("noncritical_decay", "weakened_no_rival")
+
+    @property
+    def promoted(self) -> list[str]:
+        return self.keys_with("promoted")
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes and not self.forgotten and self.new_node is None
+
+
+def snapshot(node: Node) -> dict:
+    return {"state": node.state, "weight": node.weight, "confidence": node.confidence}
+
+
+def record(view: BeliefView, plan: Plan, key: str, rule: str, cause: list[str], detail: str = "", **after) -> None:
+    """Apply a change to the view's node and record it (with before/after) in the plan."""
+    node = view.nodes[key]
+    before = snapshot(node)
+    if "state" in after:
+        node.state = after["state"]
+        node.epoch = plan.epoch
+    if "weight" in after:
+        node.weight = after["weight"]
+    if "confidence" in after:
+        node.confidence = after["confidence"]
+    plan.changes.append(Change(key, rule, before, snapshot(node), sorted(set(cause)), detail))

@@ -1,0 +1,65 @@
+"""Hypothesis re-scoring: supersede the loser, promote the best-supported rival.
+
+* support(H) = Σ weight of alive ``supports`` − Σ weight of alive ``refutes``.
+* A hypothesis that lost a supporter in this revision and has no alive
+  supporting evidence left becomes ``superseded`` (weight 0) when a rival under
+  the same question still has alive support. The rival with the highest support
+  (ties: higher weight, then higher prior, then key order) is *promoted*: its
+  feedback weight is raised to :data:`PROMOTION_STEP` above every other
+  hypothesis's (capped at 1.0; if another already sits at 1.0 it is lowered to
+  0.95 so the winner stays strictly on top).
+* With no supported rival nothing is promoted; the hypothesis stays alive and
+  its weight is multiplied by :data:`NO_RIVAL_FACTOR`.
+"""
+
+from __future__ import annotations
+
+from memory_core.core.beliefs import SUPERSEDED, BeliefView
+from memory_core.core.vocabulary import SUPPORTS
+from memory_core.core.plan import Plan, record
+
+PROMOTION_STEP = 0.25
+NO_RIVAL_FACTOR = 0.5
+
+
+def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
+    """Returns the promoted hypotheses' keys."""
+    dead = set(newly_dead)
+    losers: dict[str, list[str]] = {}
+    for key in newly_dead:
+        for edge in view.out_edges(key, SUPPORTS):
+            hyp = view.nodes.get(edge.dst)
+            if hyp is not None and hyp.alive and not view.alive_supporters(edge.dst):
+                losers.setdefault(edge.dst, []).append(key)
+    promoted: list[str] = []
+    for question in sorted({view.nodes[h].question or "" for h in losers}):
+        mine = sorted(h for h in losers if (view.nodes[h].question or "") == question)
+        rivals = [
+            h for h in view.hypotheses_of(view.nodes[mine[0]].question)
+            if h not in losers and view.nodes[h].alive and view.alive_supporters(h)
+        ]
+        if not rivals:
+            for h in mine:
+                node = view.nodes[h]
+                record(view, plan, h, "weakened_no_rival", sorted(set(losers[h]) & dead),
+                       "lost its support; no rival has alive support", weight=round(node.weight * NO_RIVAL_FACTOR, 6))
+            continue
+        winner = min(rivals, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
+        for h in mine:
+            record(view, plan, h, "support_lost", sorted(set(losers[h]) & dead) + [winner],
+                   f"no alive supporting evidence; rival {winner} still supported", state=SUPERSEDED, weight=0.0)
+        promote(view, plan, winner, question, mine)
+        promoted.append(winner)
+    return promoted
+
+
+def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: list[str]) -> None:
+    others = [h for h in view.hypotheses_of(view.nodes[winner].question) if h != winner]
+    top = max((view.nodes[h].weight for h in others), default=0.0)
+    for h in others:
+        if view.nodes[h].weight >= 1.0:
+            record(view, plan, h, "rebalanced", [winner], "lowered so the promoted rival stays on top", weight=0.95)
+    top = min(top, 0.95) if top >= 1.0 else top
+    new = min(1.0, round(top + PROMOTION_STEP, 6))
+    support = view.support(winner)
+    record(view, plan, winner, "promoted", losers, f"best-supported rival (support {support:.2f})", weight=max(new, view.nodes[winner].weight))

@@ -1,0 +1,126 @@
+"""Revision requests: one validator shared by every surface (CLI, Python API,
+web routes, MCP). Pure: nothing here reads the stores.
+
+A request is a dict with the ``revise`` fields::
+
+    {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?, "source": str?,
+     "asserted_at": ISO date?, "dry_run": bool?}
+
+:func:`revision_request` checks one and returns a :class:`RevisionRequest`;
+:func:`fact_lines` parses a ``revise --file`` JSONL text into requests; a bad
+entry raises :class:`InputError` naming it, before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
+
+from memory_core.core.errors import InputError
+from memory_core.core.investigation import check_key, check_text, check_value, loads_json
+
+FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at")
+LINE_FIELDS = set(FACT_FIELDS)
+
+
+def parse_triple(text: str) -> tuple[str, str, str]:
+    parts = [p.strip() for p in str(text).split("|")]
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"--triple must look like 'subject|predicate|object', got {text!r}")
+    return parts[0], parts[1], parts[2]
+
+
+def fact_key(fact: str) -> str:
+    """The default key of a new fact: derived from its text, so the same fact is the same node."""
+    digest = hashlib.sha1(" ".join(fact.split()).casefold().encode("utf-8")).hexdigest()[:10]
+    return f"F_{digest}"
+
+
+@dataclass(frozen=True)
+class RevisionRequest:
+    fact: str
+    triple: Optional[tuple[str, str, str]] = None
+    target: Optional[str] = None
+    key: Optional[str] = None
+    source: Optional[str] = None
+    asserted_at: Optional[str] = None
+    line: Optional[int] = None  # its line in a --file, for messages
+
+    @property
+    def new_key(self) -> str:
+        return self.key or fact_key(self.fact)
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}" if self.line is not None else "fact"
+
+
+def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any = None, source: Any = None,
+                     asserted_at: Any = None, line: Optional[int] = None) -> RevisionRequest:
+    """Validate one request (``InputError`` names the field)."""
+    fact = check_text(fact, "fact", "text")
+    parsed = None
+    if triple is not None:
+        if not isinstance(triple, str):
+            raise InputError("--triple must be a string 'subject|predicate|object'")
+        try:
+            parsed = tuple(check_text(p, "--triple", "part") for p in parse_triple(triple))
+        except ValueError as error:
+            raise InputError(str(error)) from None
+    if target is not None:
+        target = check_key(target, "--target")
+    if key is not None:
+        key = check_key(key, "--key")
+    if source is not None:
+        source = check_text(source, "--source", "source")
+    if asserted_at is not None:
+        asserted_at = check_value("date", asserted_at, "--asserted-at", "date")
+    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line)
+
+
+def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:
+    """A request given as an object (a --file line, an API/MCP/web call)."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: each fact must be a JSON object")
+    unknown = sorted(set(obj) - LINE_FIELDS)
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    if "fact" not in obj:
+        raise InputError(f"{where}: missing 'fact'")
+    try:
+        return revision_request(**{k: obj.get(k) for k in FACT_FIELDS}, line=line)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def requests_from(facts: Iterable[Any], what: str = "facts") -> list[RevisionRequest]:
+    """Validate many requests (strings or dicts) as a whole; numbered from 1."""
+    result = []
+    for number, obj in enumerate(facts, 1):
+        if isinstance(obj, str):
+            obj = {"fact": obj}
+        result.append(request_from_dict(obj, f"{what} line {number}", number))
+    if not result:
+        raise InputError(f"{what}: no facts")
+    return result
+
+
+def fact_lines(data: bytes | str, what: str) -> list[RevisionRequest]:
+    """Parse and validate a whole ``revise --file`` JSONL text."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(f"{what}: not valid UTF-8 (byte {error.start})") from None
+    result = []
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        obj = loads_json(line, f"{what} line {number}")
+        if not isinstance(obj, dict):
+            raise InputError(f"{what} line {number}: each line must be a JSON object")
+        result.append(request_from_dict(obj, f"{what} line {number}", number))
+    if not result:
+        raise InputError(f"{what}: no facts")
+    return result

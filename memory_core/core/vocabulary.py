@@ -1,0 +1,73 @@
+"""The vocabulary of belief graphs: node kinds, edge kinds, truth states, rules.
+
+Everything here is a :class:`enum.StrEnum`, so a member *is* its string (the
+value cognee stores, the value in ``--json`` output) and compares equal to it.
+The plain constants below (``DEPENDS_ON``, ``ALIVE``, ...) are the members under
+short names.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class NodeKind(StrEnum):
+    QUESTION = "question"
+    HYPOTHESIS = "hypothesis"
+    EVIDENCE = "evidence"
+    CONCLUSION = "conclusion"
+
+
+class EdgeKind(StrEnum):
+    """cognee ``relationship_name`` values of the belief graph."""
+
+    DEPENDS_ON = "depends_on"  # Conclusion|Evidence -> Evidence|Conclusion {critical, group}
+    SUPPORTS = "supports"  # Evidence -> Hypothesis {weight}
+    REFUTES = "refutes"  # Evidence -> Hypothesis {weight}
+    SUPERSEDES = "supersedes"  # Evidence(new) -> Evidence(old) {confidence}
+    PART_OF = "part_of"  # every node -> its InvestigationQuestion (one-call subgraph reads)
+
+
+class State(StrEnum):
+    """Truth states (``truth_alignment`` = [state] on the node)."""
+
+    ALIVE = "alive"
+    REFUTED = "refuted"  # evidence contradicted by a fact that won
+    SUPERSEDED = "superseded"  # evidence replaced by a newer value / hypothesis that lost its support
+    INVALIDATED = "invalidated"  # no justification holds any more
+
+
+class Rule(StrEnum):
+    """Why a node changed (the ``rule`` of every logged change; ``explain`` reads them)."""
+
+    CONTRADICTED = "contradicted"
+    SUPERSEDED_BY_FACT = "superseded_by_fact"
+    JUSTIFICATION_LOST = "justification_lost"
+    NONCRITICAL_DECAY = "noncritical_decay"
+    SUPPORT_LOST = "support_lost"
+    PROMOTED = "promoted"
+    WEAKENED_NO_RIVAL = "weakened_no_rival"
+    REBALANCED = "rebalanced"
+    ORPHANED = "orphaned"
+
+
+DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (
+    EdgeKind.DEPENDS_ON, EdgeKind.SUPPORTS, EdgeKind.REFUTES, EdgeKind.SUPERSEDES, EdgeKind.PART_OF)
+BELIEF_EDGES = (DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES)
+
+ALIVE, REFUTED, SUPERSEDED, INVALIDATED = State.ALIVE, State.REFUTED, State.SUPERSEDED, State.INVALIDATED
+STATES = tuple(State)
+DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
+
+NODE_KINDS = tuple(NodeKind)
+# the text field of each kind in the stores (the investigation file calls the question's "text")
+TEXT_FIELD = {NodeKind.QUESTION: "question", NodeKind.HYPOTHESIS: "statement",
+              NodeKind.EVIDENCE: "claim", NodeKind.CONCLUSION: "statement"}
+
+# (source kinds, target kinds) each edge type may join.
+ENDPOINTS = {
+    DEPENDS_ON: ({"conclusion", "evidence"}, {"conclusion", "evidence"}),
+    SUPPORTS: ({"evidence"}, {"hypothesis"}),
+    REFUTES: ({"evidence"}, {"hypothesis"}),
+    SUPERSEDES: ({"evidence"}, {"evidence"}),
+}

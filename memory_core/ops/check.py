@@ -1,0 +1,106 @@
+"""``check``: do the stores agree, do the states obey the rules, is the journal complete?
+
+* Graph vs vector: every embeddable node has its vector row; no vector row
+  without its node.
+* Revision rules: every alive Evidence/Conclusion with critical dependencies
+  has a well-founded justification (no alive node rests on a dead one, no
+  alive cycle holds itself up); every state is a known one.
+* Journal: no unfinished intent; every log line parses. Opening the root has
+  already recovered an interrupted change (pending intent, torn last log line,
+  torn graph checkpoint); the result names it under ``recovered_at_open``.
+
+``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
+and weight preserved), invalidates unfounded alive nodes through a journalled
+intent, and rolls back an unfinished intent.
+"""
+
+from __future__ import annotations
+
+import json
+
+from memory_core.core.beliefs import STATES
+from memory_core.core.cascade import unfounded
+from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection
+from memory_core.core.revision import plan_settle
+from memory_core.ops.stores import Stores
+from memory_core.store import writer
+from memory_core.store.belief_store import to_node
+from memory_core.store.intents import log_changes, updates
+
+
+async def _graph_ids(store, kind: str) -> dict[str, dict]:
+    rows = await store.graph.query("MATCH (n:Node) WHERE n.type = $t RETURN n.id", {"t": TYPE_BY_KIND[kind]})
+    return await store.raw_nodes(r[0] for r in rows)
+
+
+async def check(stores: Stores, repair: bool = False) -> dict:
+    store, journal = stores.store, stores.journal
+    problems, repaired = [], []
+    missing_vectors: dict[str, dict] = {}
+    orphan_rows: dict[str, list[str]] = {}
+    for kind in KINDS:
+        nodes = await _graph_ids(store, kind)
+        rows = await store.vector_ids(collection(kind))
+        for i, props in nodes.items():
+            if i not in rows:
+                missing_vectors[i] = props
+                problems.append(f"{props.get('key', i)} ({kind}) has no row in vector collection {collection(kind)}")
+        extra = sorted(rows - set(nodes))
+        if extra:
+            orphan_rows[kind] = extra
+            problems += [f"vector row {i} in {collection(kind)} has no graph node" for i in extra]
+    unfounded_by_q = {}
+    for question in await store.question_keys():
+        view = await store.view_of_investigation(question)
+        for key, node in view.nodes.items():
+            if node.state not in STATES:
+                problems.append(f"{key} has unknown state {node.state!r}")
+        alive = {k for k, n in view.nodes.items() if n.alive and view.justifications(k)}
+        bad = sorted(unfounded(view, alive))
+        if bad:
+            unfounded_by_q[question] = (view, bad)
+            problems += [f"{k} is alive but has no well-founded justification" for k in bad]
+    if journal.pending() is not None:
+        problems.append("the journal holds an unfinished intent")
+    if journal.log_path.exists():
+        data = journal.log_path.read_bytes()
+        for n, line in enumerate(data.splitlines(), 1):
+            try:
+                json.loads(line)
+            except ValueError:
+                problems.append(f"revisions.jsonl line {n} is not valid JSON")
+        if data and not data.endswith(b"\n"):
+            problems.append("revisions.jsonl ends with a torn line")
+    result = {"clean": not problems, "problems": problems}
+    if stores.recovered:
+        # opening the root already finished or rolled back an interrupted change (a pending
+        # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
+        result["recovered_at_open"] = stores.recovered
+    if not repair or not problems:
+        return result
+    done = await writer.recover(store, journal)
+    if done:
+        repaired.append(done)
+    for kind, ids in orphan_rows.items():
+        await store.delete_vectors(collection(kind), ids)
+        repaired.append(f"deleted {len(ids)} orphan vector row(s) from {collection(kind)}")
+    if missing_vectors:
+        points = []
+        for i, props in missing_vectors.items():
+            node = to_node(props)  # re-adding rewrites the property blob: carry state and weight along
+            points.append(writer.build_point(node.kind, i, props, node.state, node.epoch, node.weight))
+        await store.add_points(points)
+        repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
+    for question, (view, bad) in unfounded_by_q.items():
+        epoch = journal.epoch() + 1
+        original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
+        plan = plan_settle(view, bad, epoch)
+        intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}
+        entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
+    journal.repair_log()
+    after = await check(stores, repair=False)
+    result.update(repaired=repaired, clean_after_repair=after["clean"], problems_after_repair=after["problems"])
+    return result
+

@@ -1,0 +1,188 @@
+"""Loading an investigation file into the stores (idempotent, never resurrects).
+
+* Nodes that already exist are left exactly as they are (state, weight,
+  properties): cognee's ``add_data_points`` would reset them.
+* Nodes a revision forgot are not re-added; the result says which and why.
+* Edges that already exist are left alone (re-adding would reset their weight).
+* New nodes whose justifications are already dead enter ``invalidated``.
+The whole load is one journalled intent: it lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from memory_core.core.beliefs import BeliefView, Edge, Node
+from memory_core.core.vocabulary import PART_OF
+from memory_core.store.intents import log_changes, node_entry, updates
+from memory_core.core.errors import InputError
+from memory_core.core.identity import KIND_BY_TYPE
+from memory_core.core.investigation import Investigation, loads_json, parse
+from memory_core.ops.stores import Stores
+from memory_core.store import writer
+from memory_core.core.identity import node_id
+from memory_core.core.keys import normalise_key
+from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.core.revision import plan_settle
+from memory_core.core.keys import sp_key
+from memory_core.store.belief_store import BeliefStore, edge_row, to_node
+
+def read_source(source: Any) -> tuple[bytes | str, str]:
+    """An investigation given as a path, JSON text/bytes or a dict → (data, name for messages)."""
+    if isinstance(source, dict):
+        try:
+            return json.dumps(source, allow_nan=False), "investigation"
+        except (TypeError, ValueError) as error:
+            raise InputError(f"investigation: not JSON-serialisable: {error}") from None
+    if isinstance(source, bytes):
+        return source, "investigation"
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return source, "investigation"
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            return path.read_bytes(), str(path)
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror}") from None
+    raise InputError(f"investigation: expected a path, JSON text or bytes, or a dict, got {type(source).__name__}")
+
+
+def peek_keys(data) -> list[str]:
+    """Keys an investigation mentions in its question and edges (best effort, before
+    validation): the stored ones may be referenced without being defined."""
+    try:
+        raw = loads_json(data, "investigation")
+    except InputError:
+        return []
+    keys = []
+    if isinstance(raw, dict):
+        question = raw.get("question")
+        if isinstance(question, dict) and isinstance(question.get("key"), str):
+            keys.append(question["key"])
+        for edge in raw.get("edges", []) if isinstance(raw.get("edges"), list) else []:
+            if isinstance(edge, dict):
+                keys += [v for v in (edge.get("from"), edge.get("to")) if isinstance(v, str) and v.strip()]
+    return list(dict.fromkeys(k.strip() for k in keys if k.strip()))[:10000]
+
+
+def forgotten(journal) -> dict[str, int]:
+    """Currently forgotten keys (normalised) → the epoch that forgot them."""
+    gone: dict[str, int] = {}
+    by_epoch = {}
+    for entry in journal.entries():
+        by_epoch[entry["epoch"]] = entry
+        if entry.get("kind") == "undo":
+            undone = by_epoch.get(entry.get("undoes"), {})
+            for key in undone.get("forgotten", []):
+                gone.pop(normalise_key(key), None)
+            continue
+        for key in entry.get("forgotten", []):
+            gone[normalise_key(key)] = entry["epoch"]
+    return gone
+
+
+async def load(stores: Stores, source: Any) -> dict:
+    """Load a whole investigation or a fragment into a stored question (see
+    :func:`memory_core.core.investigation.parse`). Lands whole or not at all."""
+    data, what = read_source(source)
+    mentioned = peek_keys(data)
+    referenced = await stores.store.find_keys(mentioned) if mentioned else {}
+    known = {k: KIND_BY_TYPE.get(p.get("type", ""), "evidence") for k, p in referenced.items()}
+    inv = parse(data, known=known, what=what)
+    existing = await stores.store.find_keys([n.key for n in inv.nodes])
+    epoch = stores.journal.epoch() + 1
+    intent, entry = await plan_load(stores.store, inv, existing, forgotten(stores.journal), epoch, referenced)
+    result = {"question": inv.question.key, "added": entry["added"], "edges_added": entry["edges_added"],
+              "invalidated": [c["key"] for c in entry["changes"] if c["rule"] == "justification_lost"],
+              "notes": entry["notes"], "epoch": None}
+    if not intent["add_nodes"] and not intent["add_edges"] and not intent["updates"]:
+        result["notes"] = result["notes"] + ["nothing new: every node and edge is already stored"]
+        return result
+    await writer.run(stores.store, stores.journal, intent, entry, stores.hook)
+    result["epoch"] = epoch
+    return result
+
+
+def node_props(spec, question: str) -> dict:
+    props = {"key": spec.key, TEXT_FIELD[spec.kind]: spec.text, **spec.fields}
+    if spec.kind != "question":
+        props["question_key"] = question
+    props["name"] = ""
+    if spec.kind == "evidence" and spec.fields.get("subject"):
+        props["name"] = sp_key(spec.fields["subject"], spec.fields["predicate"])
+    return props
+
+
+async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
+                    epoch: int, referenced: dict[str, dict] | None = None) -> tuple[dict, dict]:
+    """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
+    its edges (and a fragment's question) name without defining them."""
+    existing = {**(referenced or {}), **existing}
+    qkey = inv.question.key
+    notes: list[str] = []
+    # conflicts with what is stored
+    for spec in inv.nodes:
+        props = existing.get(spec.key)
+        if props is None:
+            continue
+        stored = to_node(props)
+        if stored.kind != spec.kind:
+            raise InputError(f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}")
+        if spec.kind != "question" and stored.question != qkey:
+            raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
+        if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
+            notes.append(f"{spec.key}: exists with other text; the stored version is kept")
+    skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
+    for key in sorted(skipped):
+        notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
+    new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
+    kinds = dict(inv.kinds())
+    kinds.update({k: to_node(p).kind for k, p in existing.items()})
+    # edges: skip those touching forgotten nodes and those already stored
+    touching_ids = [node_id(kinds[k], k) for k in existing]
+    stored_edges = {(s, d, r) for s, d, r, _ in await store.all_edges_of(touching_ids)} if touching_ids else set()
+    new_edges = []
+    for spec in inv.edges:
+        if spec.src in skipped or spec.dst in skipped:
+            notes.append(f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten")
+            continue
+        row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
+        if row[:3] not in stored_edges:
+            new_edges.append((spec, row))
+    # evaluate new nodes against what is stored (a justification may already be dead)
+    view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
+    original = {}
+    for spec in new_specs:
+        view.add_node(Node(spec.key, spec.kind, question=qkey if spec.kind != "question" else spec.key,
+                           confidence=spec.fields.get("confidence"), prior=spec.fields.get("prior"), text=spec.text))
+    for spec, _ in new_edges:
+        if spec.src in view.nodes and spec.dst in view.nodes:
+            view.add_edge(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)))
+    for key, node in view.nodes.items():
+        original[key] = Node(**vars(node))
+    touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
+    plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
+    new_keys = {s.key for s in new_specs}
+    add_nodes = []
+    for spec in new_specs:
+        node = view.nodes[spec.key]
+        own = [] if spec.kind == "question" else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
+        add_nodes.append(node_entry(spec.kind, spec.key, node_props(spec, qkey), node.state, epoch, node.weight, own))
+    intent = {"epoch": epoch, "add_nodes": add_nodes, "add_edges": [list(row) for _, row in new_edges],
+              "updates": updates(view, original, plan, skip=new_keys)}
+    entry = {"epoch": epoch, "kind": "load", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "question": qkey, "added": [s.key for s in new_specs],
+             "edges_added": [f"{s.type} {s.src} -> {s.dst}" for s, _ in new_edges],
+             "changes": log_changes(plan), "notes": notes, "intent": intent}
+    return intent, entry
+
+
+def _edge_args(spec) -> dict:
+    p = spec.props
+    return {"critical": p.get("critical", True), "group": p.get("group"),
+            "weight": p.get("weight", 1.0), "confidence": p.get("confidence")}
+

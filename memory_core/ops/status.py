@@ -1,0 +1,53 @@
+"""Read models: ``status`` (every node and edge, in keys) and the viewer snapshot."""
+
+from __future__ import annotations
+
+from memory_core.core.vocabulary import BELIEF_EDGES
+from memory_core.core.identity import KIND_BY_TYPE
+from memory_core.core.why import why_index
+from memory_core.store.belief_store import BeliefStore, to_node
+
+KIND_ORDER = {"question": 0, "hypothesis": 1, "evidence": 2, "conclusion": 3}
+
+
+def node_row(props: dict) -> dict:
+    node = to_node(props)
+    row = {"key": node.key, "type": node.kind, "state": node.state, "feedback_weight": round(node.weight, 6),
+           "epoch": node.epoch, "text": node.text, "question": node.question}
+    if node.kind == "conclusion":
+        row["confidence"] = node.confidence
+    if node.kind == "hypothesis" and node.prior is not None:
+        row["prior"] = node.prior
+    if node.kind == "evidence":
+        for name in ("source_id", "quote", "asserted_at", "subject", "predicate", "object"):
+            if props.get(name) is not None:
+                row[name] = props[name]
+    return row
+
+
+async def status(store: BeliefStore) -> dict:
+    nodes, edges = [], []
+    for question in await store.question_keys():
+        raw_nodes, raw_edges = await store.investigation(question)
+        keys = {}
+        for props in raw_nodes:
+            if KIND_BY_TYPE.get(props.get("type")) and "key" in props:
+                keys[props["id"]] = props["key"]
+                nodes.append(node_row(props))
+        for src, dst, rel, props in raw_edges:
+            if rel in BELIEF_EDGES and src in keys and dst in keys:
+                edges.append({"type": rel, "from": keys[src], "to": keys[dst], **(props or {})})
+    nodes.sort(key=lambda n: (n["question"] or "", KIND_ORDER[n["type"]], n["key"]))
+    edges.sort(key=lambda e: (e["type"], e["from"], e["to"]))
+    return {"nodes": nodes, "edges": edges}
+
+
+async def snapshot(stores) -> dict:
+    """The viewer's graph: status plus sources and the reason for each state."""
+    data = await status(stores.store)
+    why = why_index(stores.journal.entries())
+    for node in data["nodes"]:
+        node["sources"] = [node["source_id"]] if node.get("source_id") else []
+        node["confidence"] = node.get("confidence")
+        node["why"] = why.get(node["key"])
+    return {"nodes": data["nodes"], "edges": data["edges"], "epoch": stores.journal.epoch()}

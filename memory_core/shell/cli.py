@@ -1,0 +1,254 @@
+"""Command line: ``python main.py [--root DIR] COMMAND ...``.
+
+Exit codes (also in the README):
+  0  success (including "nothing to do" and "no judge could decide")
+  1  ``check`` found problems, or an unexpected internal error
+  2  bad input: invalid file, fact, key, flag or JSON; nothing was written
+  3  the data root is busy (another writer held the lock past the timeout)
+  4  the data root was built with another embedder
+  5  the judge failed (LLM timeout, error status, malformed verdict); nothing was written
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import os
+import sys
+from pathlib import Path
+
+from memory_core.api import Falsify
+from memory_core.core.errors import FalsifyError, InputError, JudgeError
+from memory_core.core.requests import fact_lines, revision_request
+from memory_core.ops import revise as revise_op
+from memory_core.shell import report
+from memory_core.shell.demo import run_demo, run_session
+from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root
+from memory_core.web.server import run_server
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
+
+DEMO_FACT = "Forensic audit: the March QA report was back-dated."
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python main.py",
+        description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
+                    "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
+        epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
+               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed.")
+    p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
+    p.add_argument("--demo", action="store_true", help="run the two-session demo offline (session 1, then session 2 in a new process)")
+    p.add_argument("--session", type=int, choices=(1, 2), help="run one demo session: 1 builds the graph, 2 revises it")
+    p.add_argument("--keep", action="store_true", help="with --demo: reuse the demo root instead of starting clean")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("load", help="load an investigation file (JSON; '-' reads standard input), or a fragment "
+                                   "into a stored question; re-loading adds only what is new")
+    s.add_argument("file", help="the investigation file, or - for standard input")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("status", help="every node (key, type, state, weight, epoch, confidence, text) and edge")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
+    s.add_argument("fact", nargs="?", help="the new fact, in words")
+    s.add_argument("--triple", help="the fact as 'subject|predicate|object' (enables the offline structured judge)")
+    s.add_argument("--target", help="pin the contradicted evidence by key (skips both gates)")
+    s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
+    s.add_argument("--source", help="source id of the new fact")
+    s.add_argument("--asserted-at", help="ISO date of the new fact")
+    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
+    s.add_argument("--file", help="JSONL file of facts ({\"fact\", \"triple\", \"target\", \"key\", \"source\", \"asserted_at\"} per line), applied in order")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("explain", help="why a node (forgotten ones included) is in its state")
+    s.add_argument("key")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
+    s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("undo", help="revert the last revision (or load) completely; again reverts the one before")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("check", help="verify graph/vector agreement, revision rules and the journal")
+    s.add_argument("--repair", action="store_true", help="fix what can be fixed and say what was done")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("serve", help="browser viewer of the belief graph (http://127.0.0.1:8765)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8765)
+    return p
+
+
+def emit(data, as_json: bool, human) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        human(data)
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    load_dotenv_file()
+    if args.demo or args.session:
+        if args.demo:
+            return run_demo(args.root, keep=args.keep)
+        return run(run_session(args.session, args.root), args.root)
+    if args.command is None:
+        if not llm_key_configured():
+            print("FALSIFY runs offline by default, no key needed:\n"
+                  "  python main.py --demo          the two-session demo (offline, deterministic judge pin)\n"
+                  "  python main.py --help          every command\n"
+                  "For LLM judging and LLM answers, set LLM_API_KEY (and optionally LLM_PROVIDER, LLM_MODEL,\n"
+                  "LLM_ENDPOINT) in the environment or in .env (see .env.template).")
+            return EXIT_OK
+        return run_demo(args.root, keep=args.keep)
+    if args.command == "serve":
+        return serve(args)
+    return run(COMMANDS[args.command](args), args.root)
+
+
+def run(coro, root=None) -> int:
+    """Run a command; map every FALSIFY error to its exit code (one place), and turn an
+    unexpected one into one line on stderr plus the full traceback in a log file."""
+    try:
+        return asyncio.run(coro)
+    except FalsifyError as error:
+        suffix = "; the revision was aborted and nothing was written" if isinstance(error, JudgeError) else ""
+        print(f"error: {error}{suffix}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001  (anything else is a bug: one line, and a log file)
+        where = crash_log(error, root)
+        detail = " ".join(str(error).split())[:300]
+        print(f"internal error: {type(error).__name__} {detail} (full traceback in {where})", file=sys.stderr)
+        return EXIT_PROBLEMS
+
+
+def crash_log(error: BaseException, root=None) -> str:
+    """Write the traceback of an unexpected error to ``<root>/logs/internal-error-*.log``
+    (else the system temp directory). Returns the file's path."""
+    import tempfile
+    import time
+    import traceback
+
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    try:
+        folder = resolve_root(root) / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.gettempdir())
+    path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
+    try:
+        path.write_text(f"python main.py {' '.join(sys.argv[1:])}\n\n{text}", encoding="utf-8")
+    except OSError:
+        path = Path(tempfile.mkstemp(prefix="falsify-internal-error-", suffix=".log")[1])
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def _open(args, purpose="cli"):
+    app = await Falsify.open(args.root, purpose=f"python main.py {purpose}")
+    if app.recovered:
+        print(f"[recovery] {app.recovered}", file=sys.stderr)
+    return app
+
+
+async def _simple(args, name: str, call, printer: str) -> dict:
+    """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
+    app = await _open(args, name)
+    try:
+        result = call(app)
+        if inspect.isawaitable(result):
+            result = await result
+    finally:
+        await app.close()
+    emit(result, args.json, getattr(report, printer))
+    return result
+
+
+async def cmd_load(args) -> int:
+    source = args.file
+    if source == "-":
+        source = sys.stdin.buffer.read()
+        if not source.strip():
+            raise InputError("load -: nothing on standard input")
+    await _simple(args, "load", lambda app: app.load(source if args.file == "-" else Path(source)), "print_load")
+    return EXIT_OK
+
+
+async def cmd_status(args) -> int:
+    await _simple(args, "status", lambda app: app.status(), "print_status")
+    return EXIT_OK
+
+
+async def cmd_revise(args) -> int:
+    if args.file and args.fact:
+        raise InputError("give either a FACT or --file, not both")
+    if not args.file and args.fact is None:
+        raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
+    if args.file:
+        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at")):
+            raise InputError("with --file, put triple/target/key/source/asserted_at on each line")
+        try:
+            data = open(args.file, "rb").read()
+        except OSError as error:
+            raise InputError(f"cannot read {args.file}: {error.strerror}") from None
+        requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
+    else:
+        request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at)
+
+    def show(result):
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
+                  flush=True)
+        else:
+            report.print_revision(result)
+
+    app = await _open(args, "revise")
+    try:
+        if args.file:
+            await revise_op.revise_many(app.stores, requests, what=args.file, dry_run=args.dry_run, on_result=show)
+        else:
+            show(await revise_op.revise(app.stores, request, dry_run=args.dry_run))
+    finally:
+        await app.close()
+    return EXIT_OK
+
+
+async def cmd_explain(args) -> int:
+    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
+    return EXIT_OK
+
+
+async def cmd_recall(args) -> int:
+    await _simple(args, "recall", lambda app: app.recall(args.question), "print_recall")
+    return EXIT_OK
+
+
+async def cmd_undo(args) -> int:
+    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
+    return EXIT_OK
+
+
+async def cmd_check(args) -> int:
+    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
+    return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
+
+
+def serve(args) -> int:
+    return run_server(args.root, args.host, args.port)
+
+
+COMMANDS = {"load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain,
+            "recall": cmd_recall, "undo": cmd_undo, "check": cmd_check}

@@ -1,0 +1,122 @@
+"""Human-readable output of the CLI (the ``--json`` forms are the contracts)."""
+
+from __future__ import annotations
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def print_load(r: dict) -> None:
+    if r.get("epoch"):
+        print(f"loaded investigation {r['question']} (epoch {r['epoch']}): "
+              f"{len(r['added'])} node(s) added, {len(r['edges_added'])} edge(s) added")
+        if r["added"]:
+            print("  nodes: " + ", ".join(r["added"]))
+        if r["invalidated"]:
+            print("  entered invalidated (their justifications were already dead): " + ", ".join(r["invalidated"]))
+    else:
+        print(f"investigation {r['question']}: nothing new to load")
+    for note in r.get("notes", []):
+        print(f"  note: {note}")
+
+
+def print_status(r: dict) -> None:
+    if not r["nodes"]:
+        print("no investigations in this data root (load one: python main.py load FILE)")
+        return
+    print(f"{'KEY':<14} {'TYPE':<11} {'STATE':<12} {'WEIGHT':>6} {'EPOCH':>5} {'CONF':>5}  TEXT")
+    for n in r["nodes"]:
+        conf = "" if n.get("confidence") is None else f"{n['confidence']:.2f}"
+        print(f"{_short(n['key'], 14):<14} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
+              f"{n['epoch']:>5} {conf:>5}  {_short(n['text'], 70)}")
+    if r["edges"]:
+        print("\nEDGES")
+        for e in r["edges"]:
+            props = {k: v for k, v in e.items() if k not in ("type", "from", "to") and v is not None}
+            extra = " ".join(f"{k}={v}" for k, v in props.items())
+            print(f"  {e['from']} -{e['type']}-> {e['to']}  {extra}".rstrip())
+
+
+def print_revision(r: dict) -> None:
+    print(f"fact: {_short(r['fact'], 100)}")
+    for c in r.get("candidates", []):
+        dist = "lookup" if c["distance"] is None else f"{c['distance']:.3f}"
+        print(f"  candidate {c['key']}: gate-1 distance {dist}; judge says {c['relation']} "
+              f"(confidence {c['confidence'] if c['confidence'] is not None else '-'}) - {_short(c['rationale'], 90)}")
+    if r.get("note"):
+        print(f"  {r['note']}")
+    if r.get("dry_run") or r.get("already_applied") or not r.get("epoch"):
+        return
+    print(f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    for label, key in (("refuted", "refuted"), ("invalidated", "invalidated"), ("superseded", "superseded"),
+                       ("weakened", "weakened"), ("promoted", "promoted"), ("forgotten (graph + vector)", "forgotten")):
+        if r.get(key):
+            print(f"  {label}: {', '.join(r[key])}")
+
+
+def print_explain(r: dict) -> None:
+    if not r["known"]:
+        print(f"{r['key']}: no record in the revision log (never loaded or changed in this data root)")
+        return
+    state = f" (now {r['state']})" if r.get("state") else ""
+    print(f"why {r['key']}{state}:")
+    for e in r["events"]:
+        undone = " [undone]" if e.get("undone") else ""
+        fact = f"  <- fact: {_short(e['fact'], 70)}" if e.get("fact") and e["rule"] not in ("loaded",) else ""
+        print(f"  epoch {e['epoch']}: {e['text']}{undone}{fact}")
+    if r.get("why_alive"):
+        print("alive because:")
+        _print_why(r["why_alive"], "  ")
+
+
+def _print_why(node: dict, indent: str) -> None:
+    if node is None:
+        return
+    if node.get("premise"):
+        print(f"{indent}{node['key']}: a premise (rests on nothing)")
+        return
+    if node.get("note"):
+        print(f"{indent}{node['key']}: {node['note']}")
+        return
+    group = f" (justification {node['justification']})" if node.get("justification") else ""
+    names = ", ".join(a["key"] for a in node["antecedents"] if a)
+    print(f"{indent}{node['key']} rests on {names}{group}, all alive")
+    for antecedent in node["antecedents"]:
+        _print_why(antecedent, indent + "  ")
+
+
+def print_recall(r: dict) -> None:
+    print(f"question: {r['question']}")
+    f, b = r["falsify"], r["baseline"]
+    mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
+    mark_b = r.get("scoreboard", {}).get("baseline_mark", "")
+    print(f"  FALSIFY recall : {f['answer']} {mark_f}".rstrip())
+    print(f"    nodes: {', '.join(f['nodes']) or '-'}; sources: {'; '.join(f['sources']) or '-'}")
+    print(f"  Plain-RAG      : {b['answer']} {mark_b}".rstrip())
+    print(f"    nodes: {', '.join(b['nodes']) or '-'}; sources: {'; '.join(b['sources']) or '-'}")
+    print(f"  verdict: {r['verdict']}")
+
+
+def print_undo(r: dict) -> None:
+    if not r.get("undone"):
+        print(r.get("note", "nothing to undo"))
+        return
+    print(f"undid epoch {r['undone']} ({r['kind']}); now at epoch {r['epoch']}")
+    for label in ("restored", "removed", "reverted"):
+        if r.get(label):
+            print(f"  {label}: {', '.join(r[label])}")
+
+
+def print_check(r: dict) -> None:
+    if r.get("recovered_at_open"):
+        print(f"  recovered on open: {r['recovered_at_open']}")
+    if r["clean"]:
+        print("check: clean (stores agree, every state obeys the revision rules, journal complete)")
+    for p in r.get("problems", []):
+        print(f"  problem: {p}")
+    for a in r.get("repaired", []):
+        print(f"  repaired: {a}")
+    if r.get("repaired") is not None and not r["clean"]:
+        print("  after repair: " + ("clean" if r.get("clean_after_repair") else "problems remain"))

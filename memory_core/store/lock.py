@@ -1,0 +1,69 @@
+"""One writer per data root: an exclusive ``flock`` on ``<root>/writer.lock``.
+
+cognee's embedded Ladybug database admits one read-write process at a time, so
+every process that opens a root's stores (CLI commands, the viewer server, the
+benchmark) holds this lock for as long as it uses them. A second process waits
+up to ``FALSIFY_LOCK_TIMEOUT`` seconds (default 30), then fails with a message
+naming the holder. The kernel drops the lock when its holder dies, so a crashed
+writer never blocks the next one (which then recovers its journal).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+
+
+from memory_core.core.errors import RootBusy  # noqa: E402  (re-exported)
+
+
+def default_timeout() -> float:
+    try:
+        return max(0.0, float(os.environ.get("FALSIFY_LOCK_TIMEOUT", "30")))
+    except ValueError:
+        return 30.0
+
+
+class WriterLock:
+    def __init__(self, path: Path, purpose: str = "falsify"):
+        self.path = Path(path)
+        self.purpose = purpose
+        self._fd: int | None = None
+
+    def acquire(self, timeout: float | None = None) -> "WriterLock":
+        timeout = default_timeout() if timeout is None else timeout
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                    os.close(fd)
+                    raise RootBusy(
+                        f"the data root {self.path.parent} is in use by {holder}; waited {timeout:g}s "
+                        "(set FALSIFY_LOCK_TIMEOUT to wait longer)") from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} ({self.purpose})".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self):
+        return self.acquire() if self._fd is None else self
+
+    def __exit__(self, *exc):
+        self.release()

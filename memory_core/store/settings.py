@@ -1,0 +1,255 @@
+"""Where FALSIFY keeps its data and how cognee is configured before it is imported.
+
+One data root holds everything: cognee's relational, graph (Ladybug) and vector
+(LanceDB) databases, its logs and cache, the local embedding model's cache,
+FALSIFY's meta file, revision log and journal. Resolution order:
+``--root DIR``, else ``$FALSIFY_HOME``, else ``./.falsify``.
+
+cognee reads several settings at import and caches config objects on first use,
+so :func:`configure` must run before the first ``import cognee``; it refuses to
+move an already-imported cognee to another root.
+
+``.env`` handling, predictable by construction: FALSIFY loads
+``<project>/.env`` with python-dotenv *without* override (a variable set in the
+shell wins over the file). cognee, at import, would search for a ``.env`` from
+the working directory upward and load it *with* override (the file would beat
+the shell); FALSIFY points cognee's ``COGNEE_ENV_FILE`` at an empty file in the
+data root, so cognee loads nothing more and the one rule is "shell beats the
+project's .env". (Set ``COGNEE_ENV_FILE`` yourself to make cognee load a file
+of your choosing, with cognee's override semantics.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+# Environment keys FALSIFY owns: set from the data root, never from a .env.
+_OWNED = (
+    "SYSTEM_ROOT_DIRECTORY",
+    "DATA_ROOT_DIRECTORY",
+    "CACHE_ROOT_DIRECTORY",
+    "COGNEE_LOGS_DIR",
+    "ENABLE_BACKEND_ACCESS_CONTROL",
+    "FASTEMBED_CACHE_PATH",
+    "HF_HUB_CACHE",
+)
+
+
+@dataclass(frozen=True)
+class Paths:
+    root: Path
+
+    @property
+    def system(self) -> Path:
+        return self.root / "cognee_system"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "cognee_data"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cognee_cache"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def models(self) -> Path:
+        return self.root / "models"
+
+    @property
+    def meta(self) -> Path:
+        return self.root / "falsify.json"
+
+    @property
+    def log(self) -> Path:
+        """The revision log: one JSON line per state change (explain reads it)."""
+        return self.root / "revisions.jsonl"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "journal"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "writer.lock"
+
+    @property
+    def home(self) -> Path:
+        """Where Ladybug keeps its ``~/.lbdb`` extension folder for this root (HOME points
+        here only while the graph database opens; see BeliefStore.open)."""
+        return self.root / "home"
+
+
+_configured: Paths | None = None
+
+
+def resolve_root(root: str | os.PathLike | None = None) -> Path:
+    if root:
+        return Path(root).expanduser().resolve()
+    env = os.environ.get("FALSIFY_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    return (Path.cwd() / ".falsify").resolve()
+
+
+def load_dotenv_file() -> None:
+    """Load ``<project>/.env`` without overriding the process environment."""
+    env_file = PROJECT_DIR / ".env"
+    if env_file.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(env_file, override=False)
+
+
+def llm_key_configured() -> bool:
+    return bool(os.environ.get("LLM_API_KEY", "").strip())
+
+
+def hosted_embeddings_configured() -> bool:
+    """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
+    if os.environ.get("FALSIFY_EMBEDDER", "").strip().lower() == "local":
+        return False
+    if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT", "EMBEDDING_API_KEY")):
+        return True
+    return llm_key_configured()
+
+
+def _values(paths: Paths) -> dict[str, str]:
+    return {
+        "SYSTEM_ROOT_DIRECTORY": str(paths.system),
+        "DATA_ROOT_DIRECTORY": str(paths.data),
+        "CACHE_ROOT_DIRECTORY": str(paths.cache),
+        "COGNEE_LOGS_DIR": str(paths.logs),
+        "ENABLE_BACKEND_ACCESS_CONTROL": "false",
+        "FASTEMBED_CACHE_PATH": str(paths.models),
+        "HF_HUB_CACHE": str(paths.models),
+    }
+
+
+def configure(root: str | os.PathLike | None = None) -> Paths:
+    """Point cognee at one data root. Call before the first ``import cognee``."""
+    global _configured
+    paths = Paths(resolve_root(root))
+    if _configured is not None:
+        if _configured.root != paths.root:
+            raise RuntimeError(
+                f"cognee is already configured for {_configured.root}; one process serves one data root"
+            )
+        return _configured
+    load_dotenv_file()
+    paths.root.mkdir(parents=True, exist_ok=True)
+    for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
+        p.mkdir(parents=True, exist_ok=True)
+    os.environ.update(_values(paths))
+    if not os.environ.get("COGNEE_ENV_FILE"):
+        quiet = paths.root / "cognee.env"
+        if not quiet.exists():
+            quiet.write_text("# intentionally empty: FALSIFY loads <project>/.env itself (see settings.py)\n")
+        os.environ["COGNEE_ENV_FILE"] = str(quiet)
+    paths.home.mkdir(exist_ok=True)
+    # Quiet, local, no phoning home.
+    for key, value in {
+        "TELEMETRY_DISABLED": "1",
+        # ladybug 0.19 (pinned by cognee 1.6.5) burns 8 MiB of max_db_size per CHECKPOINT
+        # (LadybugDB/ladybug#924): at cognee's 32 GiB default a long-lived process
+        # (the viewer) dies after ~900 revisions. bench.checkpoint_budget reproduces it.
+        "KUZU_MAX_DB_SIZE": str(1 << 40),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "GLINER_AUTO_INSTALL": "false",
+        "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",
+        "VECTOR_DB_SUBPROCESS_ENABLED": "false",
+        "LOG_LEVEL": os.environ.get("LOG_LEVEL", "ERROR"),
+        # keep HOME-relative caches (ladybug extensions, tiktoken) inside the root
+        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", str(paths.cache / "tiktoken")),
+    }.items():
+        os.environ.setdefault(key, value)
+    from memory_core.store import embedder
+
+    embedder.apply_environment(paths)
+    _configured = paths
+    if "cognee" in sys.modules:
+        _reapply(paths)
+    return paths
+
+
+def _reapply(paths: Paths) -> None:
+    os.environ.update(_values(paths))
+    import cognee
+
+    cognee.config.system_root_directory(str(paths.system))
+    cognee.config.data_root_directory(str(paths.data))
+
+
+def import_cognee():
+    """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
+    if _configured is None:
+        raise RuntimeError("memory_core.store.settings.configure() must run before cognee is imported")
+    import cognee
+
+    _reapply(_configured)
+    return cognee
+
+
+_attached = False
+
+
+def attach() -> None:
+    """Use cognee as the host configured it (``Falsify.attach``): nothing is set, moved
+    or read from FALSIFY's .env; cognee is imported as the host left it."""
+    global _attached
+    _attached = True
+    import cognee  # noqa: F401  (the host's configuration, as it stands)
+
+
+def attached_fingerprint() -> dict:
+    """The embedder cognee is configured with (recorded in an attached state directory)."""
+    from cognee.infrastructure.databases.vector.embeddings.config import get_embedding_config
+
+    config = get_embedding_config()
+    return {"provider": str(config.embedding_provider), "model": str(config.embedding_model),
+            "dimensions": int(config.embedding_dimensions or 0)}
+
+
+def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
+    """For a host that wants FALSIFY's packaged offline model: lay it out in
+    ``models_dir`` and point cognee's embedding configuration at it (fastembed,
+    all-MiniLM-L6-v2, 384 dims, local files only). Call before cognee builds its
+    first vector engine. Returns the embedding settings it applied."""
+    from memory_core.store import embedder
+
+    models = Path(models_dir).expanduser().resolve()
+    models.mkdir(parents=True, exist_ok=True)
+    embedder.prepare(models)
+    values = {"embedding_provider": "fastembed", "embedding_model": embedder.MODEL,
+              "embedding_dimensions": embedder.DIMENSIONS}
+    # fastembed and the hub client read their cache locations from the environment
+    os.environ.update({"FASTEMBED_CACHE_PATH": str(models), "HF_HUB_CACHE": str(models), "HF_HUB_OFFLINE": "1"})
+    import cognee
+
+    cognee.config.set_embedding_config(values)
+    from cognee.infrastructure.databases.vector.embeddings.config import get_embedding_config
+
+    config = get_embedding_config()
+    for name, value in values.items():
+        setattr(config, name, value)
+    return values
+
+
+def require_configured() -> None:
+    if _configured is None and not _attached and "cognee" not in sys.modules:
+        raise RuntimeError("call memory_core.store.settings.configure(root) before importing modules that import cognee "
+                           "(memory_core.store.models, .store, ...): cognee reads its storage settings at import")
+
+
+def paths() -> Paths:
+    if _configured is None:
+        raise RuntimeError("memory_core.store.settings.configure() has not run")
+    return _configured

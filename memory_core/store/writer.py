@@ -1,0 +1,125 @@
+"""Applies a journalled intent to both stores, and recovers unfinished ones.
+
+An intent (see :mod:`memory_core.store.journal`) is a dict of batches::
+
+    add_nodes / del_nodes: [{"id", "kind", "key", "props", "state", "epoch", "weight", "edges": [[src, dst, rel, props]]}]
+    add_edges / del_edges: [[src_id, dst_id, rel, props]]
+    updates:               [{"id", "key", "before": {...}, "after": {"state", "epoch", "weight", "confidence"}}]
+
+Each step is idempotent (re-adding a node rewrites it and then its state and
+weight are set again; deletes of missing things are no-ops), so an intent can
+be applied again after a crash, and its inverse restores the prior state.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from memory_core.store.journal import Journal, inverse
+from memory_core.store.belief_store import BeliefStore
+
+
+def build_point(kind: str, node_id: str, props: dict, state: str | None = None, epoch: int | None = None,
+                weight: float | None = None):
+    """A DataPoint from stored properties, born with the given state, epoch and weight."""
+    from memory_core.store.models import MODEL_BY_KIND  # DataPoints: cognee is configured by now
+
+    model = MODEL_BY_KIND[kind]
+    fields = {k: v for k, v in props.items() if k in model.model_fields and k not in ("id", "type", "metadata")}
+    if state is not None:
+        fields.update(truth_alignment=[state], truth_epoch=int(epoch or 0))
+    if weight is not None:
+        fields["feedback_weight"] = float(weight)
+    return model(id=UUID(node_id), **fields)
+
+
+async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
+    """Write an intent's batches to the stores (graph + vector)."""
+    step = hook or (lambda name: None)
+    adds = intent.get("add_nodes", [])
+    if adds:
+        # state, epoch and weight travel inside the node: one add_data_points call
+        await store.add_points([build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"])
+                                for n in adds])
+        step("nodes")
+        rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
+        await store.add_raw_edges([tuple(e) for e in rows.values()])
+        step("node_edges")
+    if intent.get("add_edges"):
+        await store.add_raw_edges([tuple(e) for e in intent["add_edges"]])
+        step("edges")
+    updates = intent.get("updates", [])
+    if updates:
+        # state, epoch, weight (and a changed confidence) of every updated node: one query
+        await store.update_nodes({u["id"]: patch(u) for u in updates})
+        step("updates")
+    if intent.get("del_edges"):
+        await store.delete_edges([tuple(e[:3]) for e in intent["del_edges"]])
+        step("del_edges")
+    dels = intent.get("del_nodes", [])
+    if dels:
+        await store.delete({n["id"]: n["kind"] for n in dels}, checkpoint=False)
+        step("del_nodes")
+    if updates or intent.get("del_edges") or dels:
+        await store.checkpoint()  # the raw writes above, durable before the journal commits
+
+
+def patch(update: dict) -> dict:
+    after = update["after"]
+    values = {"truth_alignment": [after["state"]], "truth_epoch": int(after["epoch"]),
+              "feedback_weight": float(after["weight"])}
+    if after.get("confidence") != update["before"].get("confidence"):
+        values["confidence"] = after["confidence"]
+    return values
+
+
+async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, hook=None) -> None:
+    """Journal, apply, commit. ``entry`` is the log line (it embeds the intent)."""
+    journal.begin(intent)
+    (hook or (lambda name: None))("journalled")
+    await apply(store, intent, hook)
+    journal.commit(entry)
+    (hook or (lambda name: None))("committed")
+    await compact(store)
+
+
+async def compact(store: BeliefStore) -> None:
+    """Housekeeping after a commit (see :meth:`BeliefStore.compact_vectors`). A
+    failure changes no data, so it does not fail the committed change: it is logged."""
+    try:
+        await store.compact_vectors()
+    except Exception as error:  # noqa: BLE001
+        import logging
+
+        logging.getLogger("falsify").warning("vector compaction failed (no data changed): %s", error)
+
+
+async def recover(store: BeliefStore, journal: Journal) -> str | None:
+    """Finish or roll back an interrupted intent. Returns what was done, if anything."""
+    done = []
+    if journal.repair_log():
+        done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
+    intent = journal.pending()
+    if intent is not None:
+        done.append(await _settle(store, journal, intent))
+    return "; ".join(done) or None
+
+
+async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
+    if isinstance(intent, dict) and intent.get("torn"):
+        journal.clear()
+        return "discarded a torn journal intent (nothing had been written)"
+    if not (isinstance(intent, dict) and isinstance(intent.get("epoch"), int) and not isinstance(intent["epoch"], bool)):
+        # not written by begin() (that is atomic): never guess what to undo; keep it for a human
+        import time
+
+        aside = journal.pending_path.with_name(f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.json")
+        journal.pending_path.rename(aside)
+        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside.name} untouched "
+                "(run check to see whether the stores agree)")
+    if journal.committed(int(intent["epoch"])):
+        journal.clear()
+        return f"epoch {intent['epoch']} had committed; cleared its journal entry"
+    await apply(store, inverse(intent))
+    journal.clear()
+    return f"rolled back the unfinished change of epoch {intent['epoch']}"
