@@ -6,15 +6,21 @@ answers is set per test through ``stub.mode`` (or over HTTP with
 ``POST /control {"mode": ...}`` from another process):
 
 * ``verdict``   200, a well-formed ``ContradictionJudgement`` in ``message.content``
-                (``stub.verdict`` = {"relation", "confidence", "rationale"}); recall's answer
-                requests get ``{"answer": "stub LLM answer from: <first context line>"}``
+                (``stub.verdict`` = {"relation", "confidence", "rationale"}); a batch request
+                (the judge's one call per fact: a ``STORED claims`` block of JSON lines) gets a
+                ``BatchJudgement``, one verdict per stored key, each picked the same way;
+                recall's answer requests get ``{"answer": "stub LLM answer from: <first context line>"}``
 * ``slow``      sleeps ``stub.delay`` seconds before answering (judge timeout)
 * ``status``    an OpenAI-style error body with HTTP ``stub.status`` (500, 401, ...)
 * ``malformed`` 200, but ``content`` is not a valid verdict
 * ``garbage``   200 with a body that is not JSON at all
 
 Every request is recorded in ``stub.requests`` (path, headers, parsed body, and
-the current ``stub.tag``).
+the current ``stub.tag``); ``stub.calls()`` counts the chat-completion requests.
+``stub.latency`` (seconds) delays every answer (a fixed-latency endpoint for
+``bench.judge``). ``usage`` reports prompt tokens as characters/4 of the messages
+and completion tokens as characters/4 of the answer; with ``stub.cost`` set, it
+also reports ``usage.cost`` (USD per call, as OpenRouter-style endpoints do).
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ class StubLLM:
         self.malformed_content = '{"relation": "maybe", "confidence": "high"}'
         self.requests: list[dict] = []
         self.tag = ""  # recorded with each request (set over /control to group them by test step)
+        self.latency = 0.0  # every answer waits this long (seconds)
+        self.cost = None  # USD reported in usage.cost per call (None: not reported)
         self._lock = threading.Lock()
         stub = self
 
@@ -80,6 +88,8 @@ class StubLLM:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "not found"}}')
                     return
+                if stub.latency:
+                    time.sleep(float(stub.latency))
                 if mode == "slow":
                     time.sleep(stub.delay)
                     mode = "verdict"
@@ -94,7 +104,19 @@ class StubLLM:
                 if mode == "garbage":
                     self._send(200, b"<html>this is not json</html>", "text/html")
                     return
-                content = stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
+                batch = stub.batch_claims(body)
+                if batch is not None:
+                    if mode == "malformed":
+                        try:
+                            bad = json.loads(stub.malformed_content)
+                        except ValueError:
+                            bad = None
+                        content = (json.dumps({"verdicts": [dict(bad, key=k) for k, _ in batch]}) if isinstance(bad, dict)
+                                   else stub.malformed_content)
+                    else:
+                        content = json.dumps({"verdicts": [dict(stub.verdict_for(claim), key=k) for k, claim in batch]})
+                else:
+                    content = stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
                 system = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
                 if mode == "verdict" and system.startswith("Answer the question"):
                     content = json.dumps({"answer": stub.answer_for(body)})
@@ -103,7 +125,7 @@ class StubLLM:
                     "model": body.get("model", "stub"),
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+                    "usage": stub.usage_for(body, content),
                 }
                 self._send(200, json.dumps(reply).encode())
 
@@ -122,6 +144,47 @@ class StubLLM:
                 if needle in stored:
                     return verdict
             return self.verdict
+
+    def verdict_for(self, claim: str) -> dict:
+        """A batch entry's verdict: by a substring of the claim as a JSON string (the same
+        needles as :meth:`pick_verdict`, which sees ``STORED = "<claim>"``)."""
+        quoted = json.dumps(claim, ensure_ascii=False)
+        with self._lock:
+            for needle, verdict in self.verdict_by_stored.items():
+                if needle in quoted:
+                    return verdict
+            return self.verdict
+
+    @staticmethod
+    def batch_claims(body: dict):
+        """The (key, claim) pairs of a batch judge request, or None for any other request."""
+        text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        lines = text.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("STORED claims")), None)
+        if start is None:
+            return None
+        pairs = []
+        for line in lines[start + 1:]:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and "key" in item:
+                pairs.append((str(item["key"]), str(item.get("claim", ""))))
+        return pairs
+
+    def usage_for(self, body: dict, content: str) -> dict:
+        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+        usage = {"prompt_tokens": max(1, prompt // 4), "completion_tokens": max(1, len(content) // 4)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        with self._lock:
+            if self.cost is not None:
+                usage["cost"] = float(self.cost)
+        return usage
+
+    def calls(self, tag=None) -> int:
+        """How many chat-completion requests arrived (with ``tag``: during that step)."""
+        return len([r for r in self.chat_requests() if tag is None or r["tag"] == tag])
 
     def answer_for(self, body: dict) -> str:
         """recall's answer requests: echo the first context line, so a test can see

@@ -6,7 +6,9 @@ threshold. With a triple, evidence stored under the same normalised
 subject+predicate is added even if gate 1 missed it.
 
 Gate 2 (judge): the structured judge where both sides carry triples, else the
-LLM judge when a key is configured. A pin (``--target``) skips both gates.
+LLM judge when a key is configured -- all of a fact's remaining candidates in
+ONE LLM call (:meth:`LLMJudge.judge`). A pin (``--target``) skips both gates.
+``Detection.llm`` holds what the fact's judging cost (calls, tokens, USD).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Optional
 
 from memory_core.core.identity import collection
 from memory_core.store.belief_store import state_of, to_node
-from memory_core.judging.judges import ACT_THRESHOLD, JudgeError, LLMJudge, pinned_verdict, structured_verdict
+from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
+                                        pinned_verdict, structured_verdict)
 from memory_core.store.settings import llm_key_configured
 from memory_core.core.keys import sp_key
 
@@ -63,6 +66,8 @@ class Detection:
     candidates: list[Candidate] = field(default_factory=list)
     undecided: list[str] = field(default_factory=list)
     note: str = ""
+    # what judging this fact cost: {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}
+    llm: dict = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
 
     @property
     def acting(self) -> list[Candidate]:
@@ -83,8 +88,9 @@ async def gate1(store, fact: str, threshold: float, limit: int, exclude: set[str
     return result
 
 
-async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
-                 limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None) -> Detection:
+async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
+                        limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset()) -> tuple[list[Candidate], dict[str, dict]]:
+    """Gate 1 plus the subject+predicate lookup: the candidates and their stored props."""
     candidates = await gate1(store, fact, threshold, limit, set(exclude))
     props_by_key: dict[str, dict] = {}
     if candidates:
@@ -95,31 +101,101 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
                 node = to_node(props)
                 candidates.append(Candidate(node.key, node.question, node.text, None))
                 props_by_key[node.key] = props
-    use_llm = llm_key_configured() if use_llm is None else use_llm
-    llm = LLMJudge() if use_llm else None
-    used: set[str] = set()
-    undecided = []
-    for cand in candidates:
-        verdict, judge = None, None
-        if triple:
-            verdict, judge = structured_verdict(triple, props_by_key.get(cand.key, {})), "structured"
-        if verdict is None and llm is not None:
-            verdict, judge = await llm(cand.claim, fact), "llm"
-        if verdict is None:
-            undecided.append(cand.key)
-            continue
-        used.add(judge)
-        cand.relation, cand.confidence, cand.rationale, cand.judge = verdict.relation, verdict.confidence, verdict.rationale, judge
-    name = "+".join(sorted(used)) or "none"
-    note = ""
+    return candidates, props_by_key
+
+
+def undecided_note(candidates: list[Candidate], undecided: list[str], threshold: float) -> str:
     if undecided:
         note = (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
                 "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or pin with --target KEY")
         if not any(c.acts for c in candidates):
             note += "; with no contradiction decided, nothing is recorded"
-    elif not candidates:
-        note = f"no alive evidence within gate-1 distance {threshold:g} of the fact"
-    return Detection(name, candidates, undecided, note)
+        return note
+    if not candidates:
+        return f"no alive evidence within gate-1 distance {threshold:g} of the fact"
+    return ""
+
+
+def structured_pass(fact_triple, candidates: list[Candidate], props_by_key: dict[str, dict]) -> list[Candidate]:
+    """Decide what the structured judge can; returns the candidates left for the LLM."""
+    left = []
+    for cand in candidates:
+        verdict = structured_verdict(fact_triple, props_by_key.get(cand.key, {})) if fact_triple else None
+        if verdict is None:
+            left.append(cand)
+        else:
+            cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
+                                                                          verdict.rationale, "structured")
+    return left
+
+
+def apply_verdicts(candidates: list[Candidate], verdicts: dict, judge: str = "llm") -> None:
+    for cand in candidates:
+        verdict = verdicts.get(cand.key)
+        if verdict is not None:
+            cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
+                                                                          verdict.rationale, judge)
+
+
+def finish_detection(candidates: list[Candidate], threshold: float, usage=None) -> Detection:
+    undecided = [c.key for c in candidates if c.relation is None]
+    name = "+".join(sorted({c.judge for c in candidates if c.judge})) or "none"
+    d = Detection(name, candidates, undecided, undecided_note(candidates, undecided, threshold))
+    if usage is not None:
+        d.llm = usage.as_dict()
+    return d
+
+
+async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
+                 limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None,
+                 extra: list[Candidate] = (), extra_props: Optional[dict[str, dict]] = None) -> Detection:
+    """One fact: its candidates, the structured judge, then ONE LLM call for all the rest.
+    ``extra``: more candidates judged in the same call (e.g. earlier facts of a batch), with
+    ``extra_props[key]`` = their subject/predicate/object for the structured judge."""
+    candidates, props_by_key = await candidates_of(store, fact, triple, threshold, limit, exclude)
+    candidates += list(extra)
+    props_by_key.update(extra_props or {})
+    left = structured_pass(triple, candidates, props_by_key)
+    use_llm = llm_key_configured() if use_llm is None else use_llm
+    usage = None
+    if left and use_llm:
+        from memory_core.store.llm import Usage
+
+        usage = Usage()
+        apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage))
+    return finish_detection(candidates, threshold, usage)
+
+
+async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]], threshold: float,
+                      limit: int = DEFAULT_LIMIT, use_llm: Optional[bool] = None,
+                      concurrency: Optional[int] = None) -> list[Detection]:
+    """Many facts against the stored evidence: ``facts`` = ``[(fact, triple or None, exclude keys)]``.
+    Gate 1 runs per fact, then the LLM judges every fact's remaining candidates through
+    :func:`judge_many` (one call per fact, ``FALSIFY_LLM_CONCURRENCY`` at once). A judge
+    failure raises the first failing fact's :class:`JudgeError` with ``error.judged`` (facts
+    fully judged before it) and ``error.detections`` (their detections)."""
+    from memory_core.store.llm import Usage
+
+    found = [await candidates_of(store, fact, triple, threshold, limit, exclude) for fact, triple, exclude in facts]
+    left = [structured_pass(triple, cands, props) for (fact, triple, _), (cands, props) in zip(facts, found)]
+    use_llm = llm_key_configured() if use_llm is None else use_llm
+    asks = [i for i, rest in enumerate(left) if rest and use_llm]
+    usages: dict[int, object] = {}
+    try:
+        judged = await judge_many([(facts[i][0], [(c.key, c.claim) for c in left[i]]) for i in asks], concurrency)
+    except JudgeError as error:
+        done = error.judged
+        for n, (verdicts, usage) in enumerate(error.results):
+            apply_verdicts(left[asks[n]], verdicts)
+            usages[asks[n]] = usage
+        stop = asks[done]  # the first fact whose judging failed
+        error.judged = stop
+        error.detections = [finish_detection(found[i][0], threshold, usages.get(i, Usage())) for i in range(stop)]
+        raise
+    for n, (verdicts, usage) in enumerate(judged):
+        apply_verdicts(left[asks[n]], verdicts)
+        usages[asks[n]] = usage
+    return [finish_detection(found[i][0], threshold, usages.get(i, Usage())) for i in range(len(facts))]
 
 
 async def pinned(store, fact: str, target: str, why: str) -> Detection:
@@ -133,4 +209,5 @@ async def pinned(store, fact: str, target: str, why: str) -> Detection:
     return Detection("pinned", [cand])
 
 
-__all__ = ["Detection", "Candidate", "detect", "pinned", "gate1", "gate1_threshold", "JudgeError"]
+__all__ = ["Detection", "Candidate", "detect", "detect_many", "judge_many", "pinned", "gate1", "gate1_threshold",
+           "undecided_note", "JudgeError"]

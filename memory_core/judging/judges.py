@@ -6,7 +6,12 @@
   object → ``supports`` (0.9); another subject or predicate → ``unrelated``.
 * :class:`LLMJudge` — a skeptical analyst through cognee's
   ``LLMGateway.acreate_structured_output`` (used when ``LLM_API_KEY`` is set).
-  Both claims travel as delimited, escaped data, never as instructions.
+  All of a fact's candidates are decided in ONE structured call
+  (:class:`~memory_core.judging.prompts.BatchJudgement`: one verdict per key);
+  verdicts are cached in the data root by (stored claim, new fact, model).
+  :func:`judge_many` judges many facts' candidates concurrently (up to
+  ``FALSIFY_LLM_CONCURRENCY``, default 4). Claims travel as delimited, escaped
+  data, never as instructions.
 * :func:`pinned_verdict` — ``--target KEY`` / ``DEMO_MODE`` + ``REFUTED_ID``:
   the named evidence is contradicted and the gates are skipped.
 
@@ -15,12 +20,15 @@ Only ``contradicts``/``supersedes`` at confidence ≥ :data:`ACT_THRESHOLD` act.
 
 from __future__ import annotations
 
+import asyncio
+import os
 from typing import Optional
 
 from memory_core.core.errors import JudgeError  # noqa: F401  (re-exported)
 from memory_core.core.keys import normalise_term
 from memory_core.core.requests import parse_triple  # noqa: F401  (re-exported)
-from memory_core.judging.prompts import SYSTEM_PROMPT, ContradictionJudgement, llm_input
+from memory_core.judging.prompts import (BATCH_SYSTEM_PROMPT, SYSTEM_PROMPT, BatchJudgement,  # noqa: F401
+                                         ContradictionJudgement, batch_input, llm_input)
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
@@ -47,12 +55,114 @@ def pinned_verdict(key: str, why: str) -> ContradictionJudgement:
     return ContradictionJudgement(rationale=f"pinned: {why} names {key}; gates skipped", relation="contradicts", confidence=1.0)
 
 
+def llm_concurrency() -> int:
+    try:
+        return max(1, int(os.environ.get("FALSIFY_LLM_CONCURRENCY", "4")))
+    except ValueError:
+        return 4
+
+
+def _cache_enabled() -> bool:
+    return os.environ.get("FALSIFY_VERDICT_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 class LLMJudge:
-    """The skeptical-analyst judge through cognee's LLM gateway (``store.llm``)."""
+    """The skeptical-analyst judge through cognee's LLM gateway (``store.llm``).
+
+    ``await judge.judge(fact, [(key, claim), ...])`` decides every candidate in one call
+    (cached verdicts are not asked again) and returns ``{key: ContradictionJudgement}``.
+    ``await judge(stored, fact)`` is the same for one claim. :meth:`judge_pair` is the old
+    way (one call per candidate, uncached), kept for ``bench.judge``'s comparison."""
 
     name = "llm"
 
-    async def __call__(self, stored: str, new: str) -> ContradictionJudgement:
+    def __init__(self, cache: Optional[bool] = None):
+        self.cache = _cache_enabled() if cache is None else cache
+
+    async def __call__(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
+        verdicts = await self.judge(new, [("claim", stored)], usage)
+        return verdicts["claim"]
+
+    async def judge_pair(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
         from memory_core.store.llm import structured_output
 
-        return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge")
+        return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
+                                       usage=usage)
+
+    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None) -> dict[str, ContradictionJudgement]:
+        """``stored``: (key, claim) pairs. One call for those not in the cache (none if all are)."""
+        from memory_core.store import llm
+
+        stored = list(dict((k, c) for k, c in stored).items())
+        if not stored:
+            return {}
+        found: dict[str, ContradictionJudgement] = {}
+        model = cache = None
+        keys: dict[str, str] = {}
+        if self.cache:
+            from memory_core.store.verdict_cache import cache_key, for_root
+
+            model, cache = llm.model_name(), for_root()
+            keys = {k: cache_key(claim, new, model) for k, claim in stored}
+            hits = cache.get_many(list(keys.values()))
+            for k, _ in stored:
+                if keys[k] in hits:
+                    try:
+                        found[k] = ContradictionJudgement.model_validate(hits[keys[k]])
+                    except Exception:
+                        pass
+        ask = [(k, c) for k, c in stored if k not in found]
+        if not ask:
+            return found
+        answer = await llm.structured_output(batch_input(new, ask), BATCH_SYSTEM_PROMPT, BatchJudgement,
+                                             "the LLM judge", usage=usage)
+        given: dict[str, ContradictionJudgement] = {}
+        folded = {k.strip().casefold(): k for k, _ in ask}
+        for v in answer.verdicts:
+            k = v.key if v.key in dict(ask) else folded.get(v.key.strip().casefold())
+            if k is not None and k not in given:
+                given[k] = ContradictionJudgement(rationale=v.rationale, relation=v.relation, confidence=v.confidence)
+        missing = [k for k, _ in ask if k not in given]
+        if missing:
+            raise JudgeError(f"the LLM judge returned a malformed verdict: no verdict for {', '.join(missing)} "
+                             f"(answered for {', '.join(v.key for v in answer.verdicts) or 'no key'})")
+        if cache is not None:
+            cache.put_many({keys[k]: given[k].model_dump() for k in given}, model)
+        found.update(given)
+        return found
+
+
+async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency: Optional[int] = None,
+                     judge: Optional[LLMJudge] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
+    """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
+    LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
+    (``FALSIFY_LLM_CONCURRENCY``, default 4) at once. Returns, in order, ``(verdicts by key,
+    Usage)`` per fact. On a failure (:class:`JudgeError`, incl. ``BudgetExceeded``) facts
+    after the failing one are not started; the error raised is the first failing fact's, with
+    ``error.judged`` = how many leading facts were fully judged and ``error.results`` = their
+    results (so a caller can keep what was fully decided)."""
+    from memory_core.store.llm import Usage
+
+    judge = judge or LLMJudge()
+    gate = asyncio.Semaphore(concurrency or llm_concurrency())
+    results: list = [None] * len(items)
+    errors: dict[int, BaseException] = {}
+
+    async def one(i: int, fact: str, stored: list[tuple[str, str]]) -> None:
+        async with gate:
+            if errors and min(errors) < i:
+                return
+            usage = Usage()
+            try:
+                results[i] = (await judge.judge(fact, stored, usage), usage)
+            except JudgeError as error:
+                errors[i] = error
+
+    await asyncio.gather(*(one(i, fact, stored) for i, (fact, stored) in enumerate(items)))
+    if errors:
+        first = min(errors)
+        error = errors[first]
+        error.judged = first
+        error.results = results[:first]
+        raise error
+    return results

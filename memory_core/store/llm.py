@@ -3,12 +3,23 @@
 :func:`structured_output` calls ``LLMGateway.acreate_structured_output`` under a
 timeout and turns every failure into :class:`~memory_core.core.errors.JudgeError`
 with the reason the endpoint last gave (see :class:`_Witness`).
+
+Every call is metered (:class:`Usage`): calls, and the prompt/completion tokens
+and cost the endpoint reported, read from litellm's response (``usage``; the cost
+from ``usage.cost`` when the endpoint reports one, else litellm's
+``response_cost`` from its price map; ``None`` when neither is known). One
+command's calls share a :class:`Meter` (:func:`command_meter`), which enforces
+``FALSIFY_LLM_BUDGET_USD``: a call that would pass the budget is not made
+(:class:`BudgetExceeded`, exit 5).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import os
+from dataclasses import dataclass
 from typing import Optional
 
 from pydantic import BaseModel
@@ -23,6 +34,165 @@ def llm_timeout() -> float:
         return 60.0
 
 
+@dataclass
+class Usage:
+    """What LLM calls cost: ``None`` for a figure some call did not report."""
+
+    calls: int = 0
+    prompt_tokens: Optional[int] = 0
+    completion_tokens: Optional[int] = 0
+    cost_usd: Optional[float] = 0.0
+
+    def add(self, other: "Usage") -> None:
+        self.calls += other.calls
+        self.prompt_tokens = None if self.prompt_tokens is None or other.prompt_tokens is None else \
+            self.prompt_tokens + other.prompt_tokens
+        self.completion_tokens = None if self.completion_tokens is None or other.completion_tokens is None else \
+            self.completion_tokens + other.completion_tokens
+        self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+
+    def as_dict(self) -> dict:
+        cost = None if self.cost_usd is None else round(self.cost_usd, 8)
+        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost_usd": cost}
+
+
+def usage_of(result) -> Usage:
+    """One call's usage from the raw litellm response cognee attaches to the parsed
+    model (``_raw_response``)."""
+    raw = getattr(result, "_raw_response", None)
+    usage = getattr(raw, "usage", None)
+
+    def count(name):
+        value = getattr(usage, name, None)
+        return int(value) if isinstance(value, (int, float)) else None
+
+    cost = getattr(usage, "cost", None)  # reported by the endpoint (OpenRouter-style usage.cost)
+    if not isinstance(cost, (int, float)):
+        hidden = getattr(raw, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost") if isinstance(hidden, dict) else None  # litellm's price map
+    if not isinstance(cost, (int, float)):
+        cost = None
+    return Usage(1, count("prompt_tokens"), count("completion_tokens"), None if cost is None else float(cost))
+
+
+def budget_usd() -> Optional[float]:
+    value = os.environ.get("FALSIFY_LLM_BUDGET_USD", "").strip()
+    if not value:
+        return None
+    try:
+        budget = float(value)
+    except ValueError:
+        raise JudgeError(f"FALSIFY_LLM_BUDGET_USD={value!r} is not a number of US dollars") from None
+    if budget < 0:
+        raise JudgeError(f"FALSIFY_LLM_BUDGET_USD={value!r} is negative")
+    return budget
+
+
+class BudgetExceeded(JudgeError):
+    """The next LLM call would pass ``FALSIFY_LLM_BUDGET_USD``: it was not made."""
+
+
+class Meter:
+    """One command's LLM spend and its budget. Before each call, :meth:`reserve`
+    estimates the call's cost as the most expensive call so far in this command
+    (while none has finished yet, calls go one at a time) and refuses the call when
+    spent + in-flight estimates + this estimate would pass the budget."""
+
+    def __init__(self, budget: Optional[float] = None):
+        self.budget = budget
+        self.usage = Usage()
+        self.reserved = 0.0
+        self.inflight = 0
+        self.max_call_cost = 0.0
+        self._cond: Optional[asyncio.Condition] = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._cond is None:
+            self._cond = asyncio.Condition()
+        return self._cond
+
+    def _spent(self) -> str:
+        cost = "unknown" if self.usage.cost_usd is None else f"${self.usage.cost_usd:.6g}"
+        return f"{cost} spent in {self.usage.calls} LLM call{'s' if self.usage.calls != 1 else ''}"
+
+    async def reserve(self) -> float:
+        if self.budget is None:
+            return 0.0
+        cond = self._condition()
+        async with cond:
+            await cond.wait_for(lambda: self.usage.calls > 0 or self.inflight == 0)
+            if self.usage.calls and self.usage.cost_usd is None:
+                raise BudgetExceeded(f"the LLM endpoint reported no cost for a call, so FALSIFY_LLM_BUDGET_USD="
+                                     f"{self.budget:g} cannot be enforced; stopped before the next call ({self._spent()})")
+            estimate = self.max_call_cost
+            spent = self.usage.cost_usd or 0.0
+            if self.budget <= 0 or spent + self.reserved + estimate > self.budget:
+                raise BudgetExceeded(f"the next LLM call (about ${estimate:.6g}) would pass FALSIFY_LLM_BUDGET_USD="
+                                     f"{self.budget:g} ({self._spent()}); stopped before it")
+            self.reserved += estimate
+            self.inflight += 1
+            return estimate
+
+    async def settle(self, estimate: float, usage: Optional[Usage]) -> None:
+        if usage is not None:
+            self.usage.add(usage)
+            if usage.cost_usd is not None:
+                self.max_call_cost = max(self.max_call_cost, usage.cost_usd)
+        if self.budget is None:
+            return
+        cond = self._condition()
+        async with cond:
+            self.reserved -= estimate
+            self.inflight -= 1
+            cond.notify_all()
+
+
+_meter: contextvars.ContextVar[Optional[Meter]] = contextvars.ContextVar("falsify_llm_meter", default=None)
+
+
+@contextlib.contextmanager
+def command_meter():
+    """The meter of one command (a ``revise``, a ``revise --file``): reentrant, so a
+    command made of others shares one budget. Reads ``FALSIFY_LLM_BUDGET_USD``."""
+    current = _meter.get()
+    if current is not None:
+        yield current
+        return
+    meter = Meter(budget_usd())
+    token = _meter.set(meter)
+    try:
+        yield meter
+    finally:
+        _meter.reset(token)
+
+
+_process: Optional[Meter] = None
+
+
+def current_meter() -> Meter:
+    """The active command's meter; outside any :func:`command_meter`, the process's own
+    (a CLI process runs one command, so its budget is the command's; a long-lived
+    process should wrap each command in :func:`command_meter`)."""
+    global _process
+    meter = _meter.get()
+    if meter is None:
+        if _process is None:
+            _process = Meter(budget_usd())
+        meter = _process
+    return meter
+
+
+def model_name() -> str:
+    """The configured LLM model (part of the verdict cache's key)."""
+    try:
+        from cognee.infrastructure.llm import get_llm_config
+
+        return str(get_llm_config().llm_model or "")
+    except Exception:
+        return os.environ.get("LLM_MODEL", "")
+
+
 class _Witness:
     """What the LLM endpoint answered during one judge call, seen through
     litellm's callback hooks. cognee retries failed structured-output calls
@@ -30,9 +200,10 @@ class _Witness:
     surfaces as our timeout; the witness lets the error say *why* (HTTP status,
     malformed verdict) instead of just "no answer"."""
 
-    def __init__(self):
+    def __init__(self, model: Optional[type] = None):
         self.attempts = 0
         self.last_problem: Optional[str] = None
+        self.model = model
 
     def failure(self, error) -> None:
         self.attempts += 1
@@ -48,16 +219,26 @@ class _Witness:
             self.last_problem = "malformed response: no message content"
             return
         try:
-            if _current_model is not None:
-                _current_model.model_validate_json(_strip_fence(content))
+            if self.model is not None:
+                self.model.model_validate_json(_strip_fence(content))
         except Exception as error:
             self.last_problem = f"malformed verdict ({_validation_summary(error)}): {content[:120]!r}"
         else:
             self.last_problem = None
 
 
-_current_witness: Optional[_Witness] = None
+# The witness of the call running in this task (calls may run concurrently); litellm's
+# async logging tasks are created from the calling task, so they see its context.
+_witness: contextvars.ContextVar[Optional[_Witness]] = contextvars.ContextVar("falsify_llm_witness", default=None)
+_inflight: set = set()  # every witness of a call in flight (fallback when the context did not travel)
 _callback_installed = False
+
+
+def _current_witness() -> Optional[_Witness]:
+    witness = _witness.get()
+    if witness is None and len(_inflight) == 1:
+        witness = next(iter(_inflight))
+    return witness
 
 
 def _strip_fence(text: str) -> str:
@@ -79,12 +260,14 @@ def _install_callback() -> None:
 
     class _JudgeWitnessLogger(CustomLogger):
         async def async_log_success_event(self, kwargs, response_obj, start_time, end_time):
-            if _current_witness is not None:
-                _current_witness.success(response_obj)
+            witness = _current_witness()
+            if witness is not None:
+                witness.success(response_obj)
 
         async def async_log_failure_event(self, kwargs, response_obj, start_time, end_time):
-            if _current_witness is not None:
-                _current_witness.failure(kwargs.get("exception") or response_obj)
+            witness = _current_witness()
+            if witness is not None:
+                witness.failure(kwargs.get("exception") or response_obj)
 
     litellm.callbacks = list(litellm.callbacks or []) + [_JudgeWitnessLogger()]
     _callback_installed = True
@@ -112,29 +295,31 @@ def _describe(error: BaseException) -> str:
 
 
 
-
-_current_model: Optional[type] = None
-
-
 async def structured_output(text_input: str, system_prompt: str, response_model: type[BaseModel], what: str = "the LLM judge",
-                            noun: str = "verdict"):
+                            noun: str = "verdict", usage: Optional[Usage] = None):
     """One structured call through cognee's gateway, bounded by FALSIFY_JUDGE_TIMEOUT.
-    Raises :class:`JudgeError` naming what the endpoint last said."""
-    global _current_witness, _current_model
+    Raises :class:`JudgeError` naming what the endpoint last said, or
+    :class:`BudgetExceeded` (before calling) when the command's budget would be passed.
+    The call's usage is added to ``usage`` (if given) and to the command's meter."""
     from cognee.infrastructure.llm.LLMGateway import LLMGateway
 
     try:
         _install_callback()
     except Exception:  # diagnostics only: never a reason to fail the call
         pass
-    witness = _current_witness = _Witness()
-    _current_model = response_model
+    meter = current_meter()
+    estimate = await meter.reserve()
+    witness = _Witness(response_model)
+    token = _witness.set(witness)
+    _inflight.add(witness)
     timeout = llm_timeout()
+    spent: Optional[Usage] = None
     try:
         result = await asyncio.wait_for(
             LLMGateway.acreate_structured_output(text_input=text_input, system_prompt=system_prompt,
                                                  response_model=response_model),
             timeout=timeout)
+        spent = usage_of(result)
     except asyncio.TimeoutError:
         why = f"; last answer from the endpoint: {witness.last_problem}" if witness.last_problem else \
             ("" if witness.attempts else "; no answer arrived from the endpoint")
@@ -142,8 +327,13 @@ async def structured_output(text_input: str, system_prompt: str, response_model:
     except Exception as error:  # provider errors arrive as many types
         raise JudgeError(f"{what} failed: {_describe(error)}") from None
     finally:
-        _current_witness = None
-        _current_model = None
+        _inflight.discard(witness)
+        _witness.reset(token)
+        if spent is None and witness.attempts:  # a failed call that reached the endpoint: counted, cost unknown
+            spent = Usage(1, None, None, None)
+        await meter.settle(estimate, spent)
+        if usage is not None and spent is not None:
+            usage.add(spent)
     if not isinstance(result, response_model):
         try:
             result = response_model.model_validate(result)
