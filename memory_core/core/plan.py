@@ -36,6 +36,11 @@ class Plan:
     new_edges: list[Edge] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
     died: list[str] = field(default_factory=list)  # nodes that died in this revision, in order
+    revived: list[str] = field(default_factory=list)  # nodes that hold again (reinstated, dispute ended)
+    restored: list[str] = field(default_factory=list)  # forgotten nodes that hold again: back from their tombstones
+    removed_edges: list[Edge] = field(default_factory=list)  # disputes edges a resolution ends
+    decisions: list[dict] = field(default_factory=list)  # who won each contradiction, and why (core.policy)
+    meta: dict = field(default_factory=dict, repr=False)  # inputs passed between the steps (verdicts, decisions)
 
     def keys_with(self, *rules: str) -> list[str]:
         seen: list[str] = []
@@ -46,7 +51,7 @@ class Plan:
 
     @property
     def refuted(self) -> list[str]:
-        return self.keys_with("contradicted")
+        return self.keys_with("contradicted", "outranked")
 
     @property
     def superseded(self) -> list[str]:
@@ -63,6 +68,18 @@ class Plan:
     @property
     def promoted(self) -> list[str]:
         return self.keys_with("promoted")
+
+    @property
+    def disputed(self) -> list[str]:
+        return [c.key for c in self.changes if c.after["state"] == "disputed"]
+
+    @property
+    def reinstated(self) -> list[str]:
+        return self.keys_with("reinstated", "resolved")
+
+    @property
+    def demoted(self) -> list[str]:
+        return self.keys_with("demoted")
 
     @property
     def empty(self) -> bool:

@@ -8,6 +8,8 @@
   feedback weight is raised to :data:`PROMOTION_STEP` above every other
   hypothesis's (capped at 1.0; if another already sits at 1.0 it is lowered to
   0.95 so the winner stays strictly on top).
+* A hypothesis with a disputed supporter is left alone (a dispute neither
+  supersedes nor promotes); disputed supporters count 0 in support.
 * With no supported rival nothing is promoted; the hypothesis stays alive and
   its weight is multiplied by :data:`NO_RIVAL_FACTOR`.
 """
@@ -15,7 +17,7 @@
 from __future__ import annotations
 
 from memory_core.core.beliefs import SUPERSEDED, BeliefView
-from memory_core.core.vocabulary import SUPPORTS
+from memory_core.core.vocabulary import DISPUTED, SUPPORTS
 from memory_core.core.plan import Plan, record
 
 PROMOTION_STEP = 0.25
@@ -29,7 +31,9 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
     for key in newly_dead:
         for edge in view.out_edges(key, SUPPORTS):
             hyp = view.nodes.get(edge.dst)
-            if hyp is not None and hyp.alive and not view.alive_supporters(edge.dst):
+            if hyp is not None and hyp.alive and not view.alive_supporters(edge.dst) \
+                    and not any(view.state(e.src) == DISPUTED for e in view.in_edges(edge.dst, SUPPORTS)):
+                # (a hypothesis with a disputed supporter is left alone: a dispute neither supersedes nor promotes)
                 losers.setdefault(edge.dst, []).append(key)
     promoted: list[str] = []
     for question in sorted({view.nodes[h].question or "" for h in losers}):

@@ -7,55 +7,138 @@ Each step mutates only the view it is given and records into the plan.
 
 from __future__ import annotations
 
-from memory_core.core.beliefs import BeliefView, Edge, Node
-from memory_core.core.cascade import decay, dependent_closure, invalidate, refute, settle
-from memory_core.core.vocabulary import SUPERSEDES
+from typing import Iterable, Optional
+
+from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
+from memory_core.core.cascade import decay, dependent_closure, settle
+from memory_core.core.policy import EVIDENCE, FACT
+from memory_core.core.tms import Memory, check_resolvable, reinstate_hypotheses, relabel, remove_edge
+from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
 
 
 def begin(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
-          fact: str | None = None, new_node: Node | None = None) -> Plan:
-    """Record the new fact (with a ``supersedes`` edge to each contradicted
-    evidence) in the view and mark the contradicted evidence dead."""
+          fact: str | None = None, new_node: Node | None = None, decisions: Optional[dict] = None) -> Plan:
+    """Record the new fact in the view with one edge per contradicted evidence E:
+    ``supersedes`` F→E when F wins (the default, and every verdict without a
+    decision), ``supersedes`` E→F when E wins, ``disputes`` F→E for a dispute
+    (``decisions``: evidence key -> :class:`memory_core.core.policy.Decision`).
+    When F supersedes E on a *supersedes* verdict (a newer value), F also
+    supersedes what E had superseded, so the older values stay dead even if F is
+    refuted later. The labels are settled by :func:`propagate_refutation`."""
     plan = Plan(epoch=epoch, fact=fact, new_node=new_node)
+    decisions = decisions or {}
+    plan.decisions = [decisions[k].as_dict() for k, _, _ in sorted(verdicts) if k in decisions]
     if new_node is not None:
         new_node.epoch = epoch
         view.add_node(new_node)
-        for key, _, confidence in sorted(verdicts):
-            edge = Edge(SUPERSEDES, new_node.key, key, confidence=confidence)
-            if edge not in view.out_edges(new_node.key, SUPERSEDES):
-                view.add_edge(edge)
-                plan.new_edges.append(edge)
-    plan.died = refute(view, plan, verdicts, new_node.key if new_node else None)
+        for key, relation, confidence in sorted(verdicts):
+            decision = decisions.get(key)
+            if decision is None or decision.winner == FACT:
+                edges = [Edge(SUPERSEDES, new_node.key, key, confidence=confidence)]
+                if relation == "supersedes":
+                    edges += [Edge(SUPERSEDES, new_node.key, e.dst, confidence=confidence)
+                              for e in view.out_edges(key, SUPERSEDES)
+                              if e.dst != new_node.key and view.state(e.dst) != ALIVE]
+            elif decision.winner == EVIDENCE:
+                edges = [Edge(SUPERSEDES, key, new_node.key, confidence=confidence)]
+            else:
+                edges = [Edge(DISPUTES, new_node.key, key, confidence=confidence)]
+            for edge in edges:
+                if edge not in view.out_edges(edge.src, edge.kind):
+                    view.add_edge(edge)
+                    plan.new_edges.append(edge)
+    plan.meta = {"verdicts": {k: (r, c) for k, r, c in verdicts}, "decisions": decisions,
+                 "forced": [] if new_node is not None else [k for k, _, _ in verdicts]}
     return plan
 
 
-def propagate_refutation(view: BeliefView, plan: Plan) -> list[str]:
-    """Invalidate what lost its well-founded support; decay non-critical dependents.
-    Returns every node that died in this revision (refuted first)."""
-    victims = invalidate(view, plan, plan.died)
-    plan.died = plan.died + victims
+def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] = None,
+                         ghosts: Iterable[str] = ()) -> list[str]:
+    """Relabel everything downstream of the contradicted evidence and the new fact
+    (three-valued: see :mod:`memory_core.core.tms`); decay non-critical dependents.
+    Returns every node that died in this revision (premises first)."""
+    meta = getattr(plan, "meta", {}) or {}
+    verdicts = meta.get("verdicts", {})
+    notes = {}
+    new = plan.new_node
+    for key, decision in meta.get("decisions", {}).items():
+        if new is not None and decision.winner == EVIDENCE:
+            notes[new.key] = ("outranked", decision.reason)
+        elif new is not None and decision.winner is None:
+            notes.setdefault(new.key, ("disputed", decision.reason))
+            notes[key] = ("disputed", decision.reason)
+    seeds = sorted(verdicts) + ([new.key] if new is not None else [])
+    outcome = relabel(view, plan, seeds, forced_dead=meta.get("forced", []),
+                      verdicts={k: v for k, v in verdicts.items() if k not in notes}, memory=memory,
+                      ghosts=ghosts, notes=notes)
+    plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
+    plan.revived = plan.revived + outcome.revived
     decay(view, plan, plan.died)
     return plan.died
 
 
-def promote_competing_hypothesis(view: BeliefView, plan: Plan) -> list[str]:
-    return rescore(view, plan, plan.died)
+def promote_competing_hypothesis(view: BeliefView, plan: Plan, memory: Optional[Memory] = None) -> list[str]:
+    promoted = rescore(view, plan, plan.died)
+    if plan.revived:
+        reinstate_hypotheses(view, plan, plan.revived, memory)
+    return promoted
 
 
-def forget_orphans(view: BeliefView, plan: Plan) -> list[str]:
-    return forget(view, plan)
+def forget_orphans(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> list[str]:
+    """Forget dead nodes nothing alive needs. A node a disputed node consumes or
+    supersedes is kept too (the dispute may still go its way), and ``ghosts``
+    (forgotten nodes rebuilt from tombstones) that stay dead are already gone:
+    never forgotten twice."""
+    gone = set(ghosts) - set(plan.restored)
+
+    def disputed_need(key: str) -> bool:
+        return any(view.state(k) == DISPUTED for k in view.consumers(key) + view.superseders(key))
+
+    plan.forgotten = [k for k in forget(view, plan) if k not in gone and not disputed_need(k)]
+    return plan.forgotten
 
 
 def plan_revision(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
-                  fact: str | None = None, new_node: Node | None = None) -> Plan:
-    """``verdicts``: (evidence key, "contradicts"|"supersedes", confidence)."""
-    plan = begin(view, verdicts, epoch, fact, new_node)
-    propagate_refutation(view, plan)
-    promote_competing_hypothesis(view, plan)
-    forget_orphans(view, plan)
+                  fact: str | None = None, new_node: Node | None = None, decisions: Optional[dict] = None,
+                  memory: Optional[Memory] = None, ghosts: Iterable[str] = ()) -> Plan:
+    """``verdicts``: (evidence key, "contradicts"|"supersedes", confidence);
+    ``decisions``: who won each (:func:`memory_core.core.policy.decide`; default: the fact)."""
+    plan = begin(view, verdicts, epoch, fact, new_node, decisions)
+    propagate_refutation(view, plan, memory, ghosts)
+    promote_competing_hypothesis(view, plan, memory)
+    forget_orphans(view, plan, ghosts)
+    return plan
+
+
+def plan_resolve(view: BeliefView, loser: str, winner: str, epoch: int, memory: Optional[Memory] = None,
+                 ghosts: Iterable[str] = ()) -> Plan:
+    """End the dispute between two disputed evidence nodes: the ``disputes``
+    edge is replaced by ``supersedes`` winner→loser, and everything relabels (the
+    loser's dependents die and are forgotten as usual; the winner's hold again).
+    The labels are those the winner would have had by winning outright."""
+    edges = check_resolvable(view, loser, winner)
+    plan = Plan(epoch=epoch, fact=None)
+    confidence = max((e.confidence for e in edges if e.confidence is not None), default=None)
+    for edge in edges:
+        remove_edge(view, edge)
+        plan.removed_edges.append(edge)
+    edge = Edge(SUPERSEDES, winner, loser, confidence=confidence)
+    if edge not in view.out_edges(winner, SUPERSEDES):
+        view.add_edge(edge)
+        plan.new_edges.append(edge)
+    plan.decisions = [{"evidence": loser, "fact": winner, "winner": winner, "loser": loser, "policy": "resolve",
+                       "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)"}]
+    notes = {loser: ("contradicted", f"dispute resolved in favour of {winner}"),
+             winner: ("resolved", f"dispute with {loser} resolved in its favour")}
+    outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
+    plan.died = outcome.died
+    plan.revived = outcome.revived
+    decay(view, plan, plan.died)
+    promote_competing_hypothesis(view, plan, memory)
+    forget_orphans(view, plan, ghosts)
     return plan
 
 

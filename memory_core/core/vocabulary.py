@@ -26,6 +26,7 @@ class EdgeKind(StrEnum):
     REFUTES = "refutes"  # Evidence -> Hypothesis {weight}
     SUPERSEDES = "supersedes"  # Evidence(new) -> Evidence(old) {confidence}
     PART_OF = "part_of"  # every node -> its InvestigationQuestion (one-call subgraph reads)
+    DISPUTES = "disputes"  # Evidence(new) -> Evidence(old) {confidence}: neither won (preserve_both)
 
 
 class State(StrEnum):
@@ -35,6 +36,7 @@ class State(StrEnum):
     REFUTED = "refuted"  # evidence contradicted by a fact that won
     SUPERSEDED = "superseded"  # evidence replaced by a newer value / hypothesis that lost its support
     INVALIDATED = "invalidated"  # no justification holds any more
+    DISPUTED = "disputed"  # neither alive nor dead: rests on an unresolved dispute (three-valued labelling)
 
 
 class Rule(StrEnum):
@@ -49,13 +51,20 @@ class Rule(StrEnum):
     WEAKENED_NO_RIVAL = "weakened_no_rival"
     REBALANCED = "rebalanced"
     ORPHANED = "orphaned"
+    DISPUTED = "disputed"
+    OUTRANKED = "outranked"
+    REINSTATED = "reinstated"
+    RESOLVED = "resolved"
+    DEMOTED = "demoted"
 
 
 DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (
     EdgeKind.DEPENDS_ON, EdgeKind.SUPPORTS, EdgeKind.REFUTES, EdgeKind.SUPERSEDES, EdgeKind.PART_OF)
-BELIEF_EDGES = (DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES)
+DISPUTES = EdgeKind.DISPUTES
+BELIEF_EDGES = (DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, DISPUTES)
 
 ALIVE, REFUTED, SUPERSEDED, INVALIDATED = State.ALIVE, State.REFUTED, State.SUPERSEDED, State.INVALIDATED
+DISPUTED = State.DISPUTED
 STATES = tuple(State)
 DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
 
@@ -70,4 +79,5 @@ ENDPOINTS = {
     SUPPORTS: ({"evidence"}, {"hypothesis"}),
     REFUTES: ({"evidence"}, {"hypothesis"}),
     SUPERSEDES: ({"evidence"}, {"evidence"}),
+    DISPUTES: ({"evidence"}, {"evidence"}),
 }

@@ -1,0 +1,340 @@
+"""Three-valued truth maintenance: disputes, resolution and reinstatement (pure).
+
+Labels are those of a well-founded semantics with "undefined": every evidence
+or conclusion node is ``alive``, ``disputed`` (undefined) or dead. The graph is
+read as a normal logic program:
+
+* a node holds when one of its justifications holds (all antecedents hold; its
+  critical ``depends_on`` edges grouped by ``group``) and none of its
+  *attackers* holds; a node without justifications (a premise) needs only the
+  latter;
+* a node's attackers are the nodes that ``supersedes`` it (whoever won a
+  contradiction supersedes the loser) and its rivals in a ``disputes`` edge
+  (two facts no policy could order attack each other);
+* a premise nothing attacks holds unless it is stored dead (a loaded premise is
+  alive; evidence killed without a recorded winner stays dead; a disputed one
+  whose dispute is gone holds).
+
+:func:`labels` computes the well-founded model by Van Gelder's alternating
+fixpoint: ``T`` (alive) is the least fixpoint of Γ², ``U = Γ(T)`` is what is
+not dead; ``U \\ T`` is disputed. So a justification is alive when all its
+antecedents are alive, disputed when none is dead but some are disputed, and a
+node takes the best of its justifications; nodes holding each other up in a
+cycle stay dead (a least fixpoint); two facts in a dispute are both disputed;
+and when the evidence R that refuted E is itself refuted, E holds again unless
+another alive node supersedes it (*reinstatement*).
+
+:func:`relabel` recomputes the labels downstream of some seeds, records every
+change (with its cause) in the plan, and returns what died, what came back and
+what became disputed. Dead nodes that were forgotten can take part as *ghosts*
+(the adapter rebuilds them from their tombstones): a ghost that holds again is
+listed in ``plan.restored``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.errors import InputError
+from memory_core.core.plan import Plan, record
+from memory_core.core.vocabulary import (
+    ALIVE, DEAD, DEPENDS_ON, DISPUTED, DISPUTES, INVALIDATED, REFUTED, SUPERSEDED, SUPERSEDES, SUPPORTS)
+
+L_ALIVE, L_DISPUTED, L_DEAD = "alive", "disputed", "dead"
+LABELLED_KINDS = ("evidence", "conclusion")
+RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
+
+
+def label_of(state: str) -> str:
+    if state == ALIVE:
+        return L_ALIVE
+    if state == DISPUTED:
+        return L_DISPUTED
+    return L_DEAD
+
+
+def attackers(view: BeliefView, key: str) -> list[str]:
+    """Nodes whose holding kills ``key``: its superseders and its dispute rivals."""
+    found = [e.src for e in view.in_edges(key, SUPERSEDES)]
+    found += [e.src for e in view.in_edges(key, DISPUTES)] + [e.dst for e in view.out_edges(key, DISPUTES)]
+    return sorted(set(found) - {key})
+
+
+def rivals(view: BeliefView, key: str) -> list[str]:
+    """The other side of each dispute ``key`` is in."""
+    return sorted({e.src for e in view.in_edges(key, DISPUTES)} | {e.dst for e in view.out_edges(key, DISPUTES)})
+
+
+def labellable(view: BeliefView, key: str) -> bool:
+    node = view.nodes.get(key)
+    return node is not None and node.kind in LABELLED_KINDS
+
+
+def downstream(view: BeliefView, seeds: Iterable[str]) -> set[str]:
+    """``seeds`` and every node whose label can depend on theirs: critical
+    dependents, superseded nodes and dispute rivals, transitively."""
+    found: set[str] = set()
+    frontier = [k for k in seeds if labellable(view, k)]
+    while frontier:
+        key = frontier.pop()
+        if key in found:
+            continue
+        found.add(key)
+        nxt = view.dependents(key, critical_only=True)
+        nxt += [e.dst for e in view.out_edges(key, SUPERSEDES)]
+        nxt += rivals(view, key)
+        frontier.extend(k for k in nxt if k not in found and labellable(view, k))
+    return found
+
+
+def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead: Iterable[str] = ()) -> dict[str, str]:
+    """The three-valued labels of ``scope`` (default: every evidence and
+    conclusion node); nodes outside it keep the label of their stored state.
+    ``forced_dead``: nodes killed outright (a contradiction with no recorded winner)."""
+    scope = {k for k in (view.nodes if scope is None else scope) if labellable(view, k)}
+    forced = set(forced_dead)
+    outside = {k: label_of(n.state) for k, n in view.nodes.items() if k not in scope}
+    fixed_true = {k for k, lab in outside.items() if lab == L_ALIVE}
+    fixed_undefined = {k for k, lab in outside.items() if lab == L_DISPUTED}
+    rules: dict[str, tuple[list[str], Optional[list[list[str]]], str]] = {}
+    for key in scope:
+        justs = [ants for _, ants in view.justifications(key)]
+        rules[key] = (attackers(view, key), justs or None, label_of(view.nodes[key].state))
+    order = sorted(scope)
+
+    def gamma(assumed: set[str]) -> set[str]:
+        """Least model of the program with every ``not a`` read as ``a not in assumed``."""
+        true = set(fixed_true) | {k for k in fixed_undefined if k not in assumed}
+        changed = True
+        while changed:
+            changed = False
+            for key in order:
+                if key in true or key in forced:
+                    continue
+                atts, justs, stored = rules[key]
+                if any(a in assumed for a in atts):
+                    continue
+                if justs is None:
+                    if atts:
+                        ok = True
+                    else:  # an unattacked premise holds unless it is stored dead
+                        ok = stored != L_DEAD
+                else:
+                    ok = any(all(a in true for a in ants) for ants in justs)
+                if ok:
+                    true.add(key)
+                    changed = True
+        return true
+
+    alive: set[str] = set()
+    while True:
+        possible = gamma(alive)
+        nxt = gamma(possible)
+        if nxt == alive:
+            break
+        alive = nxt
+    return {k: L_ALIVE if k in alive else L_DISPUTED if k in possible else L_DEAD for k in scope}
+
+
+@dataclass
+class Memory:
+    """What the log remembers of earlier deaths, so a node that comes back gets
+    its weight and confidence back and a promotion made because of it is undone.
+
+    ``before_death``: key -> the snapshot ({state, weight, confidence}) before its latest death;
+    ``promotions``: hypothesis -> [(the rival promoted over it, the rival's weight before)];
+    ``weakened``: hypothesis -> its weight before it was weakened (no rival)."""
+
+    before_death: dict[str, dict] = field(default_factory=dict)
+    promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    weakened: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_changes(cls, changes: Iterable[dict]) -> "Memory":
+        """From logged changes ({key, rule, cause, before, after}) in log order."""
+        memory = cls()
+        for change in changes:
+            key, rule, before, after = change["key"], change["rule"], change["before"], change["after"]
+            if label_of(before["state"]) != L_DEAD and label_of(after["state"]) == L_DEAD:
+                memory.before_death[key] = dict(before)
+            if rule == "promoted":
+                for loser in change.get("cause", []):
+                    memory.promotions.setdefault(loser, []).append((key, float(before["weight"])))
+            if rule == "weakened_no_rival":
+                memory.weakened[key] = float(before["weight"])
+        return memory
+
+    def absorb(self, plan: Plan) -> None:
+        """Add a plan's changes (pure tests chain plans with it)."""
+        fresh = Memory.from_changes(c.as_dict() for c in plan.changes)
+        self.before_death.update(fresh.before_death)
+        for loser, items in fresh.promotions.items():
+            self.promotions.setdefault(loser, []).extend(items)
+        self.weakened.update(fresh.weakened)
+
+
+@dataclass
+class Outcome:
+    died: list[str] = field(default_factory=list)
+    revived: list[str] = field(default_factory=list)
+    disputed: list[str] = field(default_factory=list)
+
+
+def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Iterable[str] = (),
+            verdicts: Optional[dict[str, tuple[str, float]]] = None, memory: Optional[Memory] = None,
+            ghosts: Iterable[str] = (), notes: Optional[dict[str, tuple[str, str]]] = None) -> Outcome:
+    """Recompute the labels downstream of ``seeds`` and record every change.
+
+    ``verdicts``: evidence key -> (judge relation, confidence), for the wording and
+    the dead state (``refuted``/``superseded``) of evidence that dies here;
+    ``notes``: key -> (rule, detail) overriding the recorded rule (resolve).
+    Each node changes at most once. Order: premises that die, then nodes that
+    lose their justification, then newly disputed nodes, then nodes that hold again."""
+    verdicts = verdicts or {}
+    notes = notes or {}
+    memory = memory or Memory()
+    ghosts = set(ghosts)
+    forced = set(forced_dead)
+    scope = downstream(view, list(seeds) + sorted(forced))
+    new = labels(view, scope, forced)
+    old = {k: label_of(view.nodes[k].state) for k in scope}
+    moved = sorted(k for k in scope if new[k] != old[k])
+    dying = [k for k in moved if new[k] == L_DEAD]
+    premises = [k for k in dying if not view.justifications(k)]
+    victims = [k for k in dying if view.justifications(k)]
+    outcome = Outcome()
+    for key in premises:
+        winners = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
+        relation, confidence = verdicts.get(key, ("contradicts", None))
+        state = RELATION_STATE.get(relation, REFUTED)
+        rule = "contradicted" if state == REFUTED else "superseded_by_fact"
+        if key in forced or key in verdicts:
+            detail = f"judge: {relation}" + (f" (confidence {confidence:.2f})" if confidence is not None else "")
+        else:
+            detail = f"superseded by {', '.join(winners)}"
+        rule, detail = notes.get(key, (rule, detail))
+        record(view, plan, key, rule, winners, detail, state=state, weight=0.0)
+        outcome.died.append(key)
+    victim_set = set(victims)
+    for key in victims:
+        ants = {a for _, group in view.justifications(key) for a in group}
+        lost = sorted(a for a in ants if a in victim_set or label_of(view.state(a)) == L_DEAD)
+        circular = bool(lost) and all(a in victim_set for a in lost)
+        detail = "only circular support remained" if circular else "no justification holds"
+        if not lost:  # its justifications hold, but an attacker holds
+            lost = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
+            detail = f"superseded by {', '.join(lost)}"
+        record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
+        outcome.died.append(key)
+    for key in (k for k in moved if new[k] == L_DISPUTED):
+        node = view.nodes[key]
+        cause = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) != L_DEAD]
+        cause += sorted({a for _, g in view.justifications(key) for a in g
+                         if new.get(a, label_of(view.state(a))) == L_DISPUTED})
+        detail = (f"in dispute with {', '.join(rivals(view, key))}" if rivals(view, key)
+                  else "its support runs through disputed nodes")
+        rule, detail = notes.get(key, ("disputed", detail))
+        weight = node.weight if old[key] != L_DEAD else memory.before_death.get(key, {}).get("weight", 0.5)
+        record(view, plan, key, rule, cause, detail, state=DISPUTED, weight=weight)
+        outcome.disputed.append(key)
+    for key in (k for k in moved if new[k] == L_ALIVE):
+        node = view.nodes[key]
+        gone = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_DEAD]
+        holding = next((g for _, g in view.justifications(key)
+                        if all(new.get(a, label_of(view.state(a))) == L_ALIVE for a in g)), [])
+        if old[key] == L_DISPUTED:
+            detail = "dispute ended: " + (f"{', '.join(gone)} dead" if gone else "its support holds again")
+        elif holding:
+            detail = f"a justification holds again ({', '.join(holding)})"
+        else:
+            detail = f"its refuter{'s' if len(gone) > 1 else ''} {', '.join(gone)} now dead"
+        cause = sorted(set(gone) | set(holding))
+        rule, detail = notes.get(key, ("reinstated", detail))
+        before = memory.before_death.get(key, {})
+        after = {"state": ALIVE}
+        if old[key] == L_DEAD:
+            after["weight"] = before.get("weight", 0.5) if before.get("weight") is not None else 0.5
+        record(view, plan, key, rule, cause, detail, **after)
+        outcome.revived.append(key)
+        if key in ghosts:
+            plan.restored.append(key)
+    for key in outcome.disputed:
+        if key in ghosts:
+            plan.restored.append(key)
+    return outcome
+
+
+def disputed_supporters(view: BeliefView, hypothesis: str) -> list[str]:
+    return [e.src for e in view.in_edges(hypothesis, SUPPORTS) if view.state(e.src) == DISPUTED]
+
+
+def reinstate_hypotheses(view: BeliefView, plan: Plan, revived: list[str], memory: Optional[Memory] = None) -> list[str]:
+    """A hypothesis superseded because its support died holds again when an alive
+    supporter is back; a rival promoted over it gets its weight back; a hypothesis
+    weakened for lack of a rival gets its weight back."""
+    memory = memory or Memory()
+    back: list[str] = []
+    candidates = sorted({e.dst for k in revived for e in view.out_edges(k, SUPPORTS)})
+    for h in candidates:
+        node = view.nodes.get(h)
+        if node is None or not view.alive_supporters(h):
+            continue
+        cause = sorted(set(view.alive_supporters(h)) & set(revived))
+        if node.state == SUPERSEDED:
+            weight = memory.before_death.get(h, {}).get("weight")
+            record(view, plan, h, "reinstated", cause, "alive supporting evidence is back",
+                   state=ALIVE, weight=weight if weight is not None else (node.prior or 0.5))
+            back.append(h)
+            for rival, before in memory.promotions.get(h, []):
+                r = view.nodes.get(rival)
+                if r is not None and r.alive and r.weight > before and rival not in plan.keys_with("demoted"):
+                    record(view, plan, rival, "demoted", [h], f"promoted only because {h} had lost its support",
+                           weight=before)
+        elif node.alive and h in memory.weakened and node.weight < memory.weakened[h]:
+            record(view, plan, h, "reinstated", cause, "its supporting evidence is back", weight=memory.weakened[h])
+    return back
+
+
+def remove_edge(view: BeliefView, edge: Edge) -> None:
+    view.edges.remove(edge)
+    view._out[edge.src].remove(edge)  # noqa: SLF001  (BeliefView keeps adjacency lists)
+    view._in[edge.dst].remove(edge)  # noqa: SLF001
+
+
+def dispute_edges(view: BeliefView, a: str, b: str) -> list[Edge]:
+    return [e for e in view.out_edges(a, DISPUTES) if e.dst == b] + [e for e in view.out_edges(b, DISPUTES) if e.dst == a]
+
+
+def check_resolvable(view: BeliefView, loser: str, winner: str) -> list[Edge]:
+    """The dispute edges between ``loser`` and ``winner`` (InputError if they are not in a dispute)."""
+    for key in (loser, winner):
+        node = view.nodes.get(key)
+        if node is None:
+            raise InputError(f"{key!r}: no such node")
+        if node.kind != "evidence":
+            raise InputError(f"{key!r} is a {node.kind}, not evidence: only evidence is disputed")
+    if loser == winner:
+        raise InputError("the loser and the winner must be two different nodes")
+    edges = dispute_edges(view, loser, winner)
+    if not edges:
+        raise InputError(f"{loser} and {winner} are not in a dispute (no disputes edge between them)")
+    for key in (loser, winner):
+        if view.nodes[key].state != DISPUTED:
+            raise InputError(f"{key} is {view.nodes[key].state}, not disputed: the dispute with "
+                             f"{winner if key == loser else loser} is already decided")
+    return edges
+
+
+def three_valued_violations(view: BeliefView) -> list[tuple[str, str, str]]:
+    """Nodes whose stored state disagrees with the labelling of the whole view:
+    (key, stored state, expected label)."""
+    expected = labels(view)
+    return sorted((k, view.nodes[k].state, lab) for k, lab in expected.items()
+                  if label_of(view.nodes[k].state) != lab)
+
+
+__all__ = ["DEAD", "DEPENDS_ON", "L_ALIVE", "L_DEAD", "L_DISPUTED", "Memory", "Outcome", "attackers", "check_resolvable",
+           "disputed_supporters", "downstream", "label_of", "labels", "reinstate_hypotheses", "relabel", "remove_edge",
+           "rivals", "three_valued_violations"]
