@@ -180,9 +180,11 @@ class Falsify:
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
-        the contradicted evidence; ``dry_run`` judges and changes nothing."""
-        request = revision_request(fact, triple, target, key, source, asserted_at)
+        the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
+        ``source`` with that trust and ``policy`` overrides the question's reconciliation policy."""
+        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
+                     trust: Optional[float] = None, policy: Optional[str] = None,
 
     async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
                           on_result=None) -> list[RevisionResult]:

@@ -367,3 +367,43 @@ def test_reinstatement_then_re_refutation_returns_the_earlier_labels(s):
     third = plan_revision(v, [("R2", "contradicts", 0.9)], 12, None, fact("R3"), memory=memory, ghosts=ghosts)
     assert {k: s for k, s in states(v).items() if k in earlier} == earlier
     assert set(third.forgotten) <= set(first.forgotten) | forgotten_before | set(second.restored)
+
+
+# ---- format and requests ------------------------------------------------------------
+
+def test_investigation_sources_and_policy():
+    import json
+
+    from memory_core.core.investigation import parse
+
+    base = {"question": {"key": "Q", "text": "Who?"},
+            "evidence": [{"key": "E", "claim": "c", "source_id": "lab"}]}
+    inv = parse(json.dumps(dict(base, sources=[{"id": "lab", "trust": 0.9, "name": "QA lab"}, {"id": "blog", "trust": 0}],
+                                policy="trust_ranked")))
+    assert inv.policy == "trust_ranked"
+    assert inv.sources == [{"id": "lab", "trust": 0.9, "name": "QA lab"}, {"id": "blog", "trust": 0.0}]
+    assert parse(json.dumps(base)).policy is None and parse(json.dumps(base)).sources == []
+    bad = [({"policy": "newest"}, "policy"), ({"sources": [{"id": "x", "trust": 2}]}, "trust"),
+           ({"sources": [{"id": "x"}]}, "missing 'trust'"), ({"sources": [{"id": "x", "trust": 0.5, "url": 1}]}, "unknown"),
+           ({"sources": [{"id": "x", "trust": 0.5}, {"id": "x", "trust": 0.2}]}, "duplicate"),
+           ({"sources": {"x": 1}}, "must be a list")]
+    for extra, message in bad:
+        with pytest.raises(InputError, match=message):
+            parse(json.dumps(dict(base, **extra)))
+
+
+def test_revision_requests_trust_and_policy():
+    from memory_core.core.requests import fact_lines, revision_request
+
+    r = revision_request("f", source="blog", trust=0.2, policy="trust_ranked")
+    assert (r.trust, r.policy) == (0.2, "trust_ranked")
+    with pytest.raises(InputError, match="--trust needs --source"):
+        revision_request("f", trust=0.2)
+    with pytest.raises(InputError, match="--trust"):
+        revision_request("f", source="s", trust=1.2)
+    with pytest.raises(InputError, match="--policy"):
+        revision_request("f", policy="coin_toss")
+    lines = fact_lines('{"fact": "a", "source": "s", "trust": 0.3, "policy": "preserve_both"}\n', "facts.jsonl")
+    assert (lines[0].trust, lines[0].policy) == (0.3, "preserve_both")
+    with pytest.raises(InputError, match="facts.jsonl line 2: --policy"):
+        fact_lines('{"fact": "a"}\n{"fact": "b", "policy": "x"}\n', "facts.jsonl")

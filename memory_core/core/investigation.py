@@ -9,7 +9,13 @@ Format (JSON, UTF-8)::
                      "subject": "...", "predicate": "...", "object": "..."}],
      "conclusions":[{"key": "K", "statement": "...", "confidence": 0.8}],
      "edges": [{"type": "depends_on", "from": "K", "to": "E_qa", "critical": true, "group": "g1"},
-               {"type": "supports", "from": "E_qa", "to": "A", "weight": 0.8}]}
+               {"type": "supports", "from": "E_qa", "to": "A", "weight": 0.8}],
+     "sources": [{"id": "qa-lab", "trust": 0.9, "name": "QA lab"}],   (optional)
+     "policy": "latest_wins" | "trust_ranked" | "preserve_both"}      (optional)
+
+A ``depends_on`` pair may repeat with another ``group`` (the antecedent belongs to
+several justifications); the parsed edge then carries ``groups`` (every membership,
+in file order). An exact repeat is a duplicate edge.
 
 Any problem raises :class:`InputError` naming the offending entry; the CLI
 exits 2 and nothing is written.
@@ -27,6 +33,7 @@ from typing import Any, Optional
 from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.policy import check_policy, check_trust
 
 MAX_TEXT = 8000
 MAX_KEY = 200
@@ -73,6 +80,8 @@ class Investigation:
     question: NodeSpec
     nodes: list[NodeSpec]  # question first
     edges: list[EdgeSpec]
+    sources: list[dict] = field(default_factory=list)  # [{"id", "trust", "name"?}] (issue 14)
+    policy: Optional[str] = None  # latest_wins | trust_ranked | preserve_both (None: latest_wins)
 
     def kinds(self) -> dict[str, str]:
         return {n.key: n.kind for n in self.nodes}
@@ -200,7 +209,7 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     raw = loads_json(data, what)
     if not isinstance(raw, dict):
         raise InputError(f"{what}: the top level must be a JSON object")
-    unknown = sorted(set(raw) - {*SECTIONS, "edges"})
+    unknown = sorted(set(raw) - {*SECTIONS, "edges", "sources", "policy"})
     if unknown:
         raise InputError(f"{what}: unknown section(s) {', '.join(unknown)}")
     if "question" not in raw:
@@ -229,7 +238,36 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     canonical = {normalise_key(k): k for k in (known or {})}
     canonical.update({normalise_key(n.key): n.key for n in nodes})
     edges = _edges(raw.get("edges", []), kinds, canonical)
-    return Investigation(question, nodes, edges)
+    sources = _sources(raw.get("sources", []))
+    policy = check_policy(raw["policy"], "'policy'") if raw.get("policy") is not None else None
+    return Investigation(question, nodes, edges, sources, policy)
+
+
+def _sources(items: Any) -> list[dict]:
+    """``"sources": [{"id", "trust", "name"?}]``: who asserts the evidence, and how far it is trusted."""
+    if not isinstance(items, list):
+        raise InputError("'sources' must be a list")
+    result, seen = [], set()
+    for i, raw in enumerate(items):
+        where = f"sources[{i}]"
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}: must be an object")
+        unknown = sorted(set(raw) - {"id", "trust", "name"})
+        if unknown:
+            raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (allowed: id, name, trust)")
+        for needed in ("id", "trust"):
+            if needed not in raw:
+                raise InputError(f"{where}: missing {needed!r}")
+        sid = check_text(raw["id"], where, "id", MAX_KEY)
+        where = f"{where} ({sid})"
+        if sid in seen:
+            raise InputError(f"{where}: duplicate source id")
+        seen.add(sid)
+        source = {"id": sid, "trust": check_trust(raw["trust"], f"{where}: 'trust'")}
+        if raw.get("name") is not None:
+            source["name"] = check_text(raw["name"], where, "name")
+        result.append(source)
+    return result
 
 
 def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list[EdgeSpec]:

@@ -4,7 +4,12 @@ web routes, MCP). Pure: nothing here reads the stores.
 A request is a dict with the ``revise`` fields::
 
     {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?, "source": str?,
-     "asserted_at": ISO date?, "dry_run": bool?}
+     "asserted_at": ISO date?, "trust": 0..1?, "policy": "latest_wins"|"trust_ranked"|"preserve_both"?,
+     "dry_run": bool?}
+
+``trust`` registers the fact's ``source`` with that trust when the source is not
+known yet (it needs a ``source``); ``policy`` overrides the question's
+reconciliation policy for this revision (see :mod:`memory_core.core.policy`).
 
 :func:`revision_request` checks one and returns a :class:`RevisionRequest`;
 :func:`fact_lines` parses a ``revise --file`` JSONL text into requests; a bad
@@ -19,8 +24,9 @@ from typing import Any, Iterable, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.investigation import check_key, check_text, check_value, loads_json
+from memory_core.core.policy import check_policy, check_trust
 
-FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at")
+FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy")
 LINE_FIELDS = set(FACT_FIELDS)
 
 
@@ -46,6 +52,8 @@ class RevisionRequest:
     source: Optional[str] = None
     asserted_at: Optional[str] = None
     line: Optional[int] = None  # its line in a --file, for messages
+    trust: Optional[float] = None  # the trust of a not yet known --source
+    policy: Optional[str] = None  # overrides the question's policy for this revision
 
     @property
     def new_key(self) -> str:
@@ -57,7 +65,8 @@ class RevisionRequest:
 
 
 def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any = None, source: Any = None,
-                     asserted_at: Any = None, line: Optional[int] = None) -> RevisionRequest:
+                     asserted_at: Any = None, line: Optional[int] = None, trust: Any = None,
+                     policy: Any = None) -> RevisionRequest:
     """Validate one request (``InputError`` names the field)."""
     fact = check_text(fact, "fact", "text")
     parsed = None
@@ -76,7 +85,13 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
         source = check_text(source, "--source", "source")
     if asserted_at is not None:
         asserted_at = check_value("date", asserted_at, "--asserted-at", "date")
-    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line)
+    if trust is not None:
+        trust = check_trust(trust, "--trust")
+        if source is None:
+            raise InputError("--trust needs --source (the trust is that source's)")
+    if policy is not None:
+        policy = check_policy(policy, "--policy")
+    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy)
 
 
 def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:

@@ -134,6 +134,16 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
             raise InputError(f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}")
         if spec.kind != "question" and stored.question != qkey:
             raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
+def question_extras(inv: Investigation) -> dict:
+    """The question node's reconciliation settings (issue 14): its policy and sources."""
+    extras = {}
+    if inv.policy is not None:
+        extras["policy"] = inv.policy
+    if inv.sources:
+        extras["sources"] = [dict(s) for s in inv.sources]
+    return extras
+
+
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
             notes.append(f"{spec.key}: exists with other text; the stored version is kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
@@ -153,6 +163,8 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
         row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
         if row[:3] not in stored_edges:
             new_edges.append((spec, row))
+        if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
+            notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
     # evaluate new nodes against what is stored (a justification may already be dead)
     view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
     original = {}
@@ -171,7 +183,10 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     for spec in new_specs:
         node = view.nodes[spec.key]
         own = [] if spec.kind == "question" else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
-        add_nodes.append(node_entry(spec.kind, spec.key, node_props(spec, qkey), node.state, epoch, node.weight, own))
+        props = node_props(spec, qkey)
+        if spec.kind == "question":
+            props.update(question_extras(inv))
+        add_nodes.append(node_entry(spec.kind, spec.key, props, node.state, epoch, node.weight, own))
     intent = {"epoch": epoch, "add_nodes": add_nodes, "add_edges": [list(row) for _, row in new_edges],
               "updates": updates(view, original, plan, skip=new_keys)}
     entry = {"epoch": epoch, "kind": "load", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--source", help="source id of the new fact")
     s.add_argument("--asserted-at", help="ISO date of the new fact")
     s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
+    s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
+    s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
+                   "(default: the question's policy)")
     s.add_argument("--file", help="JSONL file of facts ({\"fact\", \"triple\", \"target\", \"key\", \"source\", \"asserted_at\"} per line), applied in order")
     s.add_argument("--json", action="store_true")
 
@@ -198,18 +201,28 @@ async def cmd_revise(args) -> int:
     if not args.file and args.fact is None:
         raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
     if args.file:
-        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at")):
-            raise InputError("with --file, put triple/target/key/source/asserted_at on each line")
+        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy")):
+            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy on each line")
         try:
             data = open(args.file, "rb").read()
         except OSError as error:
             raise InputError(f"cannot read {args.file}: {error.strerror}") from None
         requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
     else:
-        request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at)
+        request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
+                                   trust=_trust_arg(args.trust), policy=args.policy)
 
     def show(result):
         if args.json:
+def _trust_arg(value):
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
+
+
             print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
                   flush=True)
         else:

@@ -37,6 +37,8 @@ class BeliefNode(DataPoint):
 class InvestigationQuestion(BeliefNode):
     key: str
     question: str
+    policy: Optional[str] = None  # reconciliation policy (memory_core.core.policy); None: latest_wins
+    sources: Optional[list] = None  # [{"id", "trust", "name"?}] from the investigation file
     metadata: dict = {"index_fields": ["question"], "identity_fields": ["key"]}
 
 
@@ -59,6 +61,7 @@ class Evidence(BeliefNode):
     subject: Optional[str] = None
     predicate: Optional[str] = None
     object: Optional[str] = None
+    trust: Optional[float] = None  # its source's trust when recorded by revise --trust (unlisted source)
     # Ladybug's native ``name`` column: the normalised "subject|predicate", indexed
     # lookups for the structured judge (see store.nodes_by_sp); "" without a triple.
     name: str = ""
