@@ -35,8 +35,8 @@ from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallR
                                  SearchHit, StatusResult, UndoResult)
 from memory_core.store import settings
 from memory_core.store.embedder import check_root
-from memory_core.store.journal import Journal
-from memory_core.store.lock import WriterLock
+from memory_core.store.journal import Journal, open_journal
+from memory_core.store.lock import WriterLock, writer_lock
 
 
 class Opening:
@@ -95,10 +95,14 @@ class Falsify:
 
     # ---- lifecycle -------------------------------------------------------
     @classmethod
-    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify") -> Opening:
+    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify", database: Optional[str] = None) -> Opening:
         """Open the data root ``root`` (default ``$FALSIFY_HOME``, else ``./.falsify``):
         configure cognee for it, take its writer lock (waiting up to
-        ``FALSIFY_LOCK_TIMEOUT``), and finish or roll back an interrupted change."""
+        ``FALSIFY_LOCK_TIMEOUT``), and finish or roll back an interrupted change.
+        ``database``: a ``postgresql://`` URL: the PostgreSQL backend on that database
+        (same as ``FALSIFY_BACKEND=postgres`` + ``FALSIFY_DATABASE_URL``)."""
+        if database:
+            settings.use_database(database)
         return Opening(lambda: cls._open(root, lock, purpose))
 
     @classmethod
@@ -113,7 +117,7 @@ class Falsify:
     async def _open(cls, root, lock: bool, purpose: str) -> "Falsify":
         start = time.perf_counter()
         paths = settings.configure(root)
-        held = WriterLock(paths.lock, purpose).acquire() if lock else None
+        held = writer_lock(paths.lock, purpose).acquire() if lock else None
         try:
             check_root(paths.meta)
             settings.import_cognee()
@@ -149,6 +153,8 @@ class Falsify:
         if self._lock:
             self._lock.release()
             self._lock = None
+        if hasattr(self.journal, "close"):  # the PostgreSQL journal's connection
+            self.journal.close()
 
     async def __aenter__(self) -> "Falsify":
         return self
@@ -180,11 +186,9 @@ class Falsify:
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
-        the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
-        ``source`` with that trust and ``policy`` overrides the question's reconciliation policy."""
-        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy)
+        the contradicted evidence; ``dry_run`` judges and changes nothing."""
+        request = revision_request(fact, triple, target, key, source, asserted_at)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
-                     trust: Optional[float] = None, policy: Optional[str] = None,
 
     async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
                           on_result=None) -> list[RevisionResult]:
@@ -241,7 +245,7 @@ async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -
     from memory_core.store.belief_store import BeliefStore
 
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home)
-    journal = Journal(state)
+    journal = open_journal(state)
     recovered = await writer.recover(store, journal)
     if store.repaired:
         recovered = "; ".join(filter(None, [store.repaired, recovered]))

@@ -32,6 +32,14 @@ _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
 from memory_core.store import settings as _settings  # noqa: E402
 
+# The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
+# the same tests on PostgreSQL + pgvector (`make test` runs both): a server from the pgserver
+# wheel is started here (tests/pg_server.py) and stopped at exit, one database per data root.
+BACKEND = os.environ.get("FALSIFY_TEST_BACKEND", "ladybug")
+if BACKEND == "postgres":
+    import pg_server  # noqa: E402
+
+    os.environ.update(pg_server.session_env(_ROOT))
 _settings.configure(_ROOT)
 SEED = REPO / "examples" / "company_x.json"
 
@@ -44,9 +52,12 @@ def clean_env(**extra) -> dict:
     return env
 
 
-def cli(root, *args, env=None, timeout=240, input=None) -> subprocess.CompletedProcess:
+def cli(root, *args, env=None, timeout=240, input=None, same_database=False) -> subprocess.CompletedProcess:
     cmd = [sys.executable, str(REPO / "main.py")] + (["--root", str(root)] if root else []) + [str(a) for a in args]
-    return subprocess.run(cmd, cwd=REPO, env=env or clean_env(), capture_output=True, text=True,
+    env = env or clean_env()
+    if BACKEND == "postgres" and root and not same_database:  # the root's own database
+        env = dict(env, **pg_server.root_env(root))
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=timeout, input=input)
 
 

@@ -45,7 +45,7 @@ def clean_env(**extra) -> dict:
 def run_cli(root, *argv, env=None, timeout=180, stdin=None) -> subprocess.CompletedProcess:
     """``python main.py --root ROOT ARGV...`` in a subprocess (argv may hold bytes)."""
     args = [sys.executable, "main.py", "--root", str(root), *argv]
-    return subprocess.run(args, cwd=REPO, env=env or clean_env(), capture_output=True, timeout=timeout,
+    return subprocess.run(args, cwd=REPO, env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout,
                           input=stdin)
 
 
@@ -56,7 +56,7 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     out = workdir / "result.json"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
     proc = subprocess.run([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
-                          env=env or clean_env(), capture_output=True, timeout=timeout)
+                          env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout)
     results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
     assert proc.returncode == 0 and len(results) == len(steps), (
         f"batch driver failed (exit {proc.returncode}) after {len(results)}/{len(steps)} steps\n"
@@ -64,7 +64,21 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     return results
 
 
+def backend_env(root, env: dict) -> dict:
+    """In a test session on the postgres backend (tests/conftest.py), a child for ``root``
+    works on the root's own database (unless ``env`` already names one)."""
+    if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres" and "FALSIFY_DATABASE_URL" not in env:
+        import pg_server
+
+        env = dict(env, **pg_server.root_env(root))
+    return env
+
+
 def copy_root(src: Path, dst: Path) -> Path:
+    if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres":  # the root's data are its database
+        import pg_server
+
+        pg_server.copy_database(src, dst)
     shutil.copytree(src, dst, symlinks=True)
     for stale in ("writer.lock",):
         (dst / stale).unlink(missing_ok=True)

@@ -29,8 +29,7 @@ from memory_core.store.intents import log_changes, updates
 
 
 async def _graph_ids(store, kind: str) -> dict[str, dict]:
-    rows = await store.graph.query("MATCH (n:Node) WHERE n.type = $t RETURN n.id", {"t": TYPE_BY_KIND[kind]})
-    return await store.raw_nodes(r[0] for r in rows)
+    return await store.raw_nodes(await store.ids_of_kind(kind))
 
 
 async def check(stores: Stores, repair: bool = False) -> dict:

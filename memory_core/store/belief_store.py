@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, REFUTES, SUPERSEDES, SUPPORTS
-from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection, node_id
+from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
 
 COMPACT_AT_FRAGMENTS = 16  # see BeliefStore.compact_vectors
@@ -36,10 +36,7 @@ def state_of(props: dict) -> str:
     return alignment[0] if alignment else ALIVE
 
 
-def node_props(node_id: str, name, type_, blob) -> dict:
-    """A node row (id, name, type, JSON blob) as cognee's ``get_nodes`` returns it."""
-    props = json.loads(blob) if isinstance(blob, str) and blob else dict(blob or {})
-    return dict(props, id=node_id, name=name, type=type_)
+from memory_core.store.backends import node_props  # noqa: E402,F401  (re-exported)
 
 
 def to_node(props: dict) -> Optional[Node]:
@@ -87,9 +84,13 @@ def edge_row(edge: Edge, kinds: dict[str, str]) -> tuple[str, str, str, dict]:
 
 
 class BeliefStore:
-    def __init__(self, graph, vector):
+    def __init__(self, graph, vector, backend=None):
+        from memory_core.store import backends
+
         self.graph = graph
         self.vector = vector
+        # the raw queries of this database (Ladybug or PostgreSQL): memory_core.store.backends
+        self.backend = backend or backends.for_engines(graph, vector)
 
     @classmethod
     async def open(cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None) -> "BeliefStore":
@@ -100,6 +101,12 @@ class BeliefStore:
         from cognee.infrastructure.databases.graph import get_graph_engine
         from cognee.infrastructure.databases.vector import get_vector_engine_async
 
+        from memory_core.store import settings
+
+        if settings.backend() == "postgres":
+            from memory_core.store.postgres import prepare_database
+
+            prepare_database(settings.database_url())  # FALSIFY's tables, hnsw.ef_search (before cognee connects)
         repaired = discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
         with _home(home):
             graph = await get_graph_engine()
@@ -112,11 +119,7 @@ class BeliefStore:
         ids = [i for i in dict.fromkeys(ids) if i]
         if not ids:
             return {}
-        # cognee's get_nodes (`WHERE n.id IN $ids`) measured 1.2 -> 5.3 ms for one id on a graph ten
-        # times larger; this primary-key form 0.4 -> 0.9 ms (same columns, same parsing)
-        rows = await self.graph.query(
-            "UNWIND $ids AS x MATCH (n:Node {id: x}) RETURN n.id, n.name, n.type, n.properties", {"ids": ids})
-        return {row[0]: node_props(*row) for row in rows}
+        return await self.backend.raw_nodes(ids)
 
     async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
         """Existing nodes for these keys (any kind): ``{key: props}``."""
@@ -125,10 +128,7 @@ class BeliefStore:
         return {wanted[i]: props for i, props in found.items()}
 
     async def nodes_by_sp(self, sp: str) -> list[dict]:
-        rows = await self.graph.query(
-            "MATCH (n:Node) WHERE n.type = 'Evidence' AND n.name = $sp "
-            "RETURN n.id, n.name, n.type, n.properties", {"sp": sp})
-        return [node_props(*row) for row in rows]
+        return await self.backend.nodes_by_type_name("Evidence", sp)
 
     async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         """One investigation's whole subgraph in one call (every node has a
@@ -138,9 +138,19 @@ class BeliefStore:
         return [dict(props, id=i) for i, props in nodes], edges
 
     async def question_keys(self) -> list[str]:
-        rows = await self.graph.query("MATCH (n:Node) WHERE n.type = 'InvestigationQuestion' RETURN n.id")
-        found = await self.raw_nodes(r[0] for r in rows)
+        found = await self.raw_nodes(await self.ids_of_kind("question"))
         return sorted(p["key"] for p in found.values() if "key" in p)
+
+    async def ids_of_kind(self, kind: str) -> list[str]:
+        """Every stored node id of one kind (``question``, ``hypothesis``, ...)."""
+        return await self.backend.ids_of_type(TYPE_BY_KIND[kind])
+
+    async def truth_states(self, ids: Iterable[str]) -> dict[str, dict]:
+        """``{id: {"truth_alignment": [...], "truth_epoch": n}}`` as cognee's Ladybug
+        ``get_node_truth_state`` returns it, on every backend (cognee's postgres adapter
+        has no truth-state API; the values live in the same property blob)."""
+        return {i: {"truth_alignment": p.get("truth_alignment"), "truth_epoch": p.get("truth_epoch")}
+                for i, p in (await self.raw_nodes(ids)).items()}
 
     async def view_of_investigation(self, question_key: str) -> BeliefView:
         nodes, edges = await self.investigation(question_key)
@@ -165,22 +175,7 @@ class BeliefStore:
         """Every belief edge into or out of ``ids`` (two indexed queries)."""
         if not ids:
             return []
-        # `WHERE n.id IN $ids` is planned as a seek on the primary key; the `UNWIND $ids AS x
-        # ... WHERE n.id = x` form was planned as a scan of every edge plus a hash join
-        # (measured: 2.0 -> 11.6 ms on a graph ten times larger, against 1.2 -> 2.7 ms)
-        out_rows = await self.graph.query(
-            "MATCH (n:Node)-[r]->(m:Node) WHERE n.id IN $ids "
-            "RETURN n.id, m.id, r.relationship_name, r.properties", {"ids": ids})
-        in_rows = await self.graph.query(
-            "MATCH (n:Node)-[r]->(m:Node) WHERE m.id IN $ids "
-            "RETURN n.id, m.id, r.relationship_name, r.properties", {"ids": ids})
-        seen, result = set(), []
-        for src, dst, rel, props in list(out_rows) + list(in_rows):
-            if (types is not None and rel not in types) or (src, dst, rel) in seen:
-                continue
-            seen.add((src, dst, rel))
-            result.append((src, dst, rel, json.loads(props) if isinstance(props, str) and props else (props or {})))
-        return result
+        return await self.backend.edges_touching(list(ids), types)
 
     async def affected_view(self, seed_ids: list[str]) -> BeliefView:
         """The part of the graph a revision of ``seed_ids`` can touch: the seeds'
@@ -210,10 +205,7 @@ class BeliefStore:
             props = await self.raw_nodes(hypotheses)
             questions = {p.get("question_key") for p in props.values()}
             for q in sorted(q for q in questions if q):
-                rows = await self.graph.query(
-                    "MATCH (h:Node)-[r]->(q:Node) WHERE q.id IN $q AND h.type = 'Hypothesis' "
-                    "AND r.relationship_name = 'part_of' RETURN h.id", {"q": [node_id("question", q)]})
-                extra.update(r[0] for r in rows)
+                extra.update(await self.backend.members_of([node_id("question", q)], "Hypothesis"))
         fresh = sorted(extra - region)
         for e in await self._edges_touching(fresh):
             edges[e[:3]] = e
@@ -241,10 +233,8 @@ class BeliefStore:
 
     async def delete_edges(self, rows: list[tuple[str, str, str]]) -> None:
         """Raw deletes, no checkpoint: the caller ends its write with :meth:`checkpoint`."""
-        for src, dst, rel in rows:
-            await self.graph.query(
-                "MATCH (n:Node)-[r]->(m:Node) WHERE n.id = $s AND m.id = $d AND r.relationship_name = $r DELETE r",
-                {"s": src, "d": dst, "r": rel})
+        if rows:
+            await self.backend.delete_edges(list(rows))
 
     async def update_nodes(self, patches: dict[str, dict]) -> None:
         """Merge ``{node_id: {property: value}}`` into stored nodes in ONE query, no checkpoint.
@@ -256,27 +246,14 @@ class BeliefStore:
         the node's JSON property blob, where those calls keep them; the layout is
         guarded by tests/test_cognee_contract.py (cognee's own readers see it).
         Missing ids are skipped. The caller ends its write with :meth:`checkpoint`."""
-        ids = [i for i in patches if patches[i]]
-        if not ids:
-            return
-        rows = await self.graph.query("MATCH (n:Node) WHERE n.id IN $ids RETURN n.id, n.properties", {"ids": ids})
-        items = []
-        for i, raw in rows:
-            blob = json.loads(raw) if raw else {}
-            blob.update(patches[i])
-            items.append({"node_id": i, "properties": json.dumps(blob)})
-        if items:
-            from datetime import datetime, timezone
-
-            await self.graph.query(
-                "UNWIND $items AS item MATCH (n:Node) WHERE n.id = item.node_id "
-                "SET n.properties = item.properties, n.updated_at = TIMESTAMP($now)",
-                {"items": items, "now": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")})
+        patches = {i: p for i, p in patches.items() if p}
+        if patches:
+            await self.backend.update_nodes(patches)
 
     async def checkpoint(self) -> None:
         """Flush Ladybug's WAL: every write of ours ends with one, before its journal
-        commits (see :func:`discard_torn_graph_checkpoint`)."""
-        await self.graph.checkpoint()
+        commits (see :func:`discard_torn_graph_checkpoint`). A no-op on PostgreSQL."""
+        await self.backend.checkpoint()
 
     async def set_states(self, states: dict[str, tuple[str, int]]) -> None:
         """``{node_id: (state, epoch)}``, durable on return."""
@@ -292,7 +269,7 @@ class BeliefStore:
         """Hard-delete ``{node_id: kind}`` from the graph AND the vector store."""
         if not nodes:
             return
-        await self.graph.query("MATCH (n:Node) WHERE n.id IN $ids DETACH DELETE n", {"ids": list(nodes)})
+        await self.backend.delete_nodes(list(nodes))
         if checkpoint:
             await self.checkpoint()
         by_kind: dict[str, list[str]] = {}
@@ -316,18 +293,17 @@ class BeliefStore:
         per fragment. Measured on the MQuAKE graph x10 (9,590 evidence rows in 300
         fragments): search 79 -> 41 ms, add_data_points of one node 164 -> 45 ms,
         delete 67 -> 36 ms after compaction. Uses LanceDB's ``optimize`` (compaction;
-        versions older than its default 7 days are pruned). Returns the tables compacted."""
-        conn = await self.vector.get_connection()
-        done = []
-        for kind in KINDS:
-            name = collection(kind)
-            if not await self.vector.has_collection(name):
-                continue
-            table = await conn.open_table(name)
-            if (await table.stats())["fragment_stats"]["num_fragments"] >= fragments:
-                await table.optimize()
-                done.append(name)
-        return done
+        versions older than its default 7 days are pruned). Returns the tables compacted.
+
+        On PostgreSQL the housekeeping is an HNSW index per FALSIFY collection (created
+        once; cognee creates none): returns the collections indexed by this call."""
+        return await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts`` from cognee's embedding engine (the model the stores use)."""
+        from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+        return [list(v) for v in await get_embedding_engine().embed_text(list(texts))]
 
     async def search(self, name: str, text: str, limit: int) -> list:
         if not await self.vector.has_collection(name):
@@ -335,12 +311,7 @@ class BeliefStore:
         return await self.vector.search(name, query_text=text, limit=limit, include_payload=True)
 
     async def vector_ids(self, name: str) -> set[str]:
-        if not await self.vector.has_collection(name):
-            return set()
-        conn = await self.vector.get_connection()
-        table = await conn.open_table(name)
-        rows = await table.query().select(["id"]).to_list()
-        return {str(r["id"]) for r in rows}
+        return await self.backend.vector_ids(name)
 
 
 @contextlib.contextmanager

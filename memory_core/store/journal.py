@@ -188,3 +188,15 @@ class Journal:
             elif entry.get("intent") and entry.get("epoch") not in undone:
                 return entry
         return None
+
+
+def open_journal(root: Path):
+    """The root's journal: these files, or on the PostgreSQL backend the log and intent
+    tables of the database (:class:`memory_core.store.postgres.PgJournal`)."""
+    from memory_core.store import settings
+
+    if settings.backend() == "postgres":
+        from memory_core.store.postgres import PgJournal
+
+        return PgJournal(root, settings.database_url())
+    return Journal(root)

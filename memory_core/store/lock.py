@@ -67,3 +67,15 @@ class WriterLock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+def writer_lock(path: Path, purpose: str = "falsify"):
+    """The root's writer lock: this flock, or on the PostgreSQL backend the database's
+    session-level advisory lock (one writer per database, across machines)."""
+    from memory_core.store import settings
+
+    if settings.backend() == "postgres":
+        from memory_core.store.postgres import PgWriterLock
+
+        return PgWriterLock(settings.database_url(), purpose)
+    return WriterLock(path, purpose)

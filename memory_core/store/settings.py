@@ -145,6 +145,8 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
             )
         return _configured
     load_dotenv_file()
+    if backend() == "postgres":  # cognee's postgres graph + pgvector adapters on FALSIFY's database
+        os.environ.update(_postgres_values())
     paths.root.mkdir(parents=True, exist_ok=True)
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)
@@ -253,3 +255,69 @@ def paths() -> Paths:
     if _configured is None:
         raise RuntimeError("memory_core.store.settings.configure() has not run")
     return _configured
+
+
+# ---- the backend (issue 16) --------------------------------------------------------------
+# FALSIFY_BACKEND=postgres puts the graph (cognee's postgres adapter), the vectors (its
+# pgvector adapter), the revision log, the intent and the writer lock in one PostgreSQL
+# database, named by FALSIFY_DATABASE_URL (postgresql://user:password@host:port/db) or by
+# cognee's DB_HOST / DB_PORT / DB_USERNAME / DB_PASSWORD / DB_NAME. The data root keeps the
+# local things only (model cache, cognee's relational metadata, logs).
+BACKENDS = ("ladybug", "postgres")
+
+
+def backend() -> str:
+    value = os.environ.get("FALSIFY_BACKEND", "").strip().lower()
+    if value in ("", "ladybug", "embedded"):
+        return "ladybug"
+    if value in ("postgres", "postgresql", "pgvector"):
+        return "postgres"
+    from memory_core.core.errors import InputError
+
+    raise InputError(f"FALSIFY_BACKEND={value!r}: expected 'ladybug' (embedded, the default) or 'postgres'")
+
+
+def use_database(url: str) -> None:
+    """``--database URL`` / ``Falsify.open(..., database=URL)``: the postgres backend on that database."""
+    os.environ["FALSIFY_BACKEND"] = "postgres"
+    os.environ["FALSIFY_DATABASE_URL"] = url
+
+
+def database_url() -> str:
+    """The PostgreSQL URL FALSIFY uses (``postgresql://...``; no driver suffix)."""
+    from urllib.parse import quote
+
+    from memory_core.core.errors import InputError
+
+    url = os.environ.get("FALSIFY_DATABASE_URL", "").strip()
+    if url:
+        scheme, sep, rest = url.partition("://")
+        if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
+            raise InputError(f"FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
+        return "postgresql://" + rest
+    need = {k: os.environ.get(k, "").strip() for k in ("DB_HOST", "DB_USERNAME", "DB_PASSWORD", "DB_NAME")}
+    missing = [k for k, v in need.items() if not v]
+    if missing:
+        raise InputError("FALSIFY_BACKEND=postgres needs FALSIFY_DATABASE_URL or DB_HOST, DB_USERNAME, "
+                         f"DB_PASSWORD and DB_NAME (missing: {', '.join(missing)})")
+    port = os.environ.get("DB_PORT", "").strip() or "5432"
+    return (f"postgresql://{quote(need['DB_USERNAME'], safe='')}:{quote(need['DB_PASSWORD'], safe='')}"
+            f"@{need['DB_HOST']}:{port}/{need['DB_NAME']}")
+
+
+def _postgres_values() -> dict[str, str]:
+    """cognee's settings for its postgres graph adapter and pgvector adapter on :func:`database_url`
+    (set explicitly, so cognee does not fall back to, or warn about, its relational settings)."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(database_url())
+    if not parts.password:
+        from memory_core.core.errors import InputError
+
+        raise InputError("the PostgreSQL URL needs a password (cognee's adapters refuse an empty one)")
+    values = {"GRAPH_DATABASE_PROVIDER": "postgres", "VECTOR_DB_PROVIDER": "pgvector"}
+    for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
+        values.update({prefix + "HOST": parts.hostname or "localhost", prefix + "PORT": str(parts.port or 5432),
+                       prefix + "USERNAME": unquote(parts.username or ""), prefix + "PASSWORD": unquote(parts.password),
+                       prefix + "NAME": parts.path.lstrip("/")})
+    return values
