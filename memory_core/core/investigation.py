@@ -13,10 +13,6 @@ Format (JSON, UTF-8)::
      "sources": [{"id": "qa-lab", "trust": 0.9, "name": "QA lab"}],   (optional)
      "policy": "latest_wins" | "trust_ranked" | "preserve_both"}      (optional)
 
-A ``depends_on`` pair may repeat with another ``group`` (the antecedent belongs to
-several justifications); the parsed edge then carries ``groups`` (every membership,
-in file order). An exact repeat is a duplicate edge.
-
 Any problem raises :class:`InputError` naming the offending entry; the CLI
 exits 2 and nothing is written.
 """

@@ -117,6 +117,16 @@ def node_props(spec, question: str) -> dict:
     return props
 
 
+def question_extras(inv: Investigation) -> dict:
+    """The question node's reconciliation settings (issue 14): its policy and sources."""
+    extras = {}
+    if inv.policy is not None:
+        extras["policy"] = inv.policy
+    if inv.sources:
+        extras["sources"] = [dict(s) for s in inv.sources]
+    return extras
+
+
 async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
                     epoch: int, referenced: dict[str, dict] | None = None) -> tuple[dict, dict]:
     """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
@@ -134,18 +144,10 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
             raise InputError(f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}")
         if spec.kind != "question" and stored.question != qkey:
             raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
-def question_extras(inv: Investigation) -> dict:
-    """The question node's reconciliation settings (issue 14): its policy and sources."""
-    extras = {}
-    if inv.policy is not None:
-        extras["policy"] = inv.policy
-    if inv.sources:
-        extras["sources"] = [dict(s) for s in inv.sources]
-    return extras
-
-
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
             notes.append(f"{spec.key}: exists with other text; the stored version is kept")
+        if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
+            notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
     for key in sorted(skipped):
         notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
@@ -163,8 +165,6 @@ def question_extras(inv: Investigation) -> dict:
         row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
         if row[:3] not in stored_edges:
             new_edges.append((spec, row))
-        if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
-            notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
     # evaluate new nodes against what is stored (a justification may already be dead)
     view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
     original = {}

@@ -61,10 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
     s.add_argument("--source", help="source id of the new fact")
     s.add_argument("--asserted-at", help="ISO date of the new fact")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
     s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
     s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
                    "(default: the question's policy)")
+    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
     s.add_argument("--file", help="JSONL file of facts ({\"fact\", \"triple\", \"target\", \"key\", \"source\", \"asserted_at\"} per line), applied in order")
     s.add_argument("--json", action="store_true")
 
@@ -195,6 +195,15 @@ async def cmd_status(args) -> int:
     return EXIT_OK
 
 
+def _trust_arg(value):
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
+
+
 async def cmd_revise(args) -> int:
     if args.file and args.fact:
         raise InputError("give either a FACT or --file, not both")
@@ -214,15 +223,6 @@ async def cmd_revise(args) -> int:
 
     def show(result):
         if args.json:
-def _trust_arg(value):
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
-
-
             print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
                   flush=True)
         else:
