@@ -183,11 +183,13 @@ class Falsify:
 
     async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
+                     trust: Optional[float] = None, policy: Optional[str] = None,
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
-        the contradicted evidence; ``dry_run`` judges and changes nothing."""
-        request = revision_request(fact, triple, target, key, source, asserted_at)
+        the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
+        ``source`` with that trust and ``policy`` overrides the question's reconciliation policy."""
+        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
