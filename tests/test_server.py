@@ -341,15 +341,126 @@ def test_a_factory_is_opened_in_the_loop_and_closed_with_the_server(running):
     assert app.closed
 
 
-def test_non_loopback_host_prints_a_warning(capsys):
-    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0)
-    try:
-        assert "WARNING" in capsys.readouterr().err
-    finally:
-        server.server_close()
-    server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)
+def test_beyond_loopback_a_token_is_required(monkeypatch):
+    monkeypatch.delenv("FALSIFY_TOKEN", raising=False)
+    with pytest.raises(srv.TokenRequired, match="token"):
+        srv.make_server(StandInApp(), host="0.0.0.0", port=0)
+    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0, token="t0ken")
+    assert server.token == "t0ken"
     server.server_close()
-    assert "WARNING" not in capsys.readouterr().err
+    monkeypatch.setenv("FALSIFY_TOKEN", "from-env")
+    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0)
+    assert server.token == "from-env"
+    server.server_close()
+    server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)  # loopback: FALSIFY_TOKEN still applies
+    assert server.token == "from-env"
+    server.server_close()
+    monkeypatch.delenv("FALSIFY_TOKEN")
+    server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)
+    assert server.token is None
+    server.server_close()
+
+
+TOKEN = "s3cret-token"
+
+
+def test_token_none_wrong_right_and_cookie(running, monkeypatch):
+    from memory_core.web import guard
+
+    compared = []
+    real = guard.hmac.compare_digest
+    monkeypatch.setattr(guard.hmac, "compare_digest", lambda a, b: compared.append(1) or real(a, b))
+    server = running(token=TOKEN)
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {TOKEN}x"},
+                    {"Authorization": TOKEN}, {"Cookie": "falsify_token=nope"}):
+        for path in ("/api/graph", "/app.js", "/api/events"):
+            status, got, data = request(server, "GET", path, headers=headers)
+            assert status == 401, (path, headers)
+            assert "token" in json.loads(data)["error"] and got["www-authenticate"].startswith("Bearer")
+        assert post_json(server, {"fact": "x"}, headers=headers)[0] == 401
+    assert compared, "tokens are compared with hmac.compare_digest (constant time)"
+    # the page: a clear message instead of the viewer
+    status, headers, data = request(server, "GET", "/")
+    assert status == 401 and headers["content-type"] == "text/html; charset=utf-8"
+    assert b"access token" in data and b"<script" not in data
+    # right token as a bearer
+    assert request(server, "GET", "/api/graph", headers={"Authorization": f"Bearer {TOKEN}"})[0] == 200
+    assert post_json(server, {"fact": "x"}, headers={"Authorization": f"Bearer {TOKEN}"})[0] == 200
+    # a one-time ?token= on the page URL sets an HttpOnly cookie and drops the token from the address
+    status, headers, _ = request(server, "GET", f"/?token={TOKEN}&q=1")
+    assert status == 303 and headers["location"] == "/?q=1"
+    cookie = headers["set-cookie"]
+    assert cookie.startswith(f"falsify_token={TOKEN};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    jar = {"Cookie": cookie.split(";")[0]}
+    assert request(server, "GET", "/", headers=jar)[0] == 200
+    assert request(server, "GET", "/api/graph", headers=jar)[0] == 200
+    assert request(server, "GET", "/?token=wrong")[0] == 401
+
+
+def test_loopback_without_a_token_needs_none(server):
+    assert server.token is None
+    assert request(server, "GET", "/")[0] == 200 and request(server, "GET", "/api/graph")[0] == 200
+
+
+def read_events(server, headers=None, count=2, timeout=10):
+    """Open /api/events and return a function reading the next ``count`` events."""
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    conn.request("GET", "/api/events", headers=headers or {})
+    resp = conn.getresponse()
+    assert resp.status == 200 and resp.getheader("content-type") == "text/event-stream; charset=utf-8"
+
+    def next_event():
+        name, data = None, []
+        while True:
+            line = resp.fp.readline().decode()
+            if not line:
+                raise EOFError
+            line = line.rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif not line and name:
+                return name, json.loads("\n".join(data))
+
+    return conn, next_event
+
+
+def test_every_viewer_hears_each_change(server):
+    streams = [read_events(server) for _ in range(2)]
+    for _, next_event in streams:
+        assert next_event() == ("hello", {"version": 0})
+    assert post_json(server, {"fact": "A new fact.", "target": "E"})[0] == 200
+    for conn, next_event in streams:
+        name, change = next_event()
+        assert name == "change" and change["version"] == 1 and change["kind"] == "revise"
+        assert change["result"]["fact"] == "A new fact." and change["result"]["epoch"] == 2
+        conn.close()
+    # reads announce nothing; a refused revision neither
+    assert request(server, "GET", "/api/graph")[0] == 200
+    assert post_json(server, {"fact": "reject me"})[0] == 400
+    conn, next_event = read_events(server)
+    assert next_event() == ("hello", {"version": 1})
+    conn.close()
+
+
+def test_warm_cli_route_needs_the_servers_secret(running):
+    seen = []
+
+    async def runner(gate, args, stdin):
+        seen.append((args, stdin))
+        return {"stdout": "out\n", "stderr": "", "exit": 0}
+
+    server = running(cli=runner)
+    body = json.dumps({"args": {"command": "status", "json": True}, "stdin": None}).encode()
+    headers = {"Content-Type": "application/json"}
+    assert request(server, "POST", "/api/cli", body, headers)[0] == 404
+    assert request(server, "POST", "/api/cli", body, {**headers, "Authorization": "Bearer guess"})[0] == 404
+    status, _, data = request(server, "POST", "/api/cli", body,
+                              {**headers, "Authorization": f"Bearer {server.app.cli_secret}"})
+    assert status == 200 and json.loads(data) == {"stdout": "out\n", "stderr": "", "exit": 0}
+    assert seen == [({"command": "status", "json": True}, None)]
 
 
 def test_serve_reports_its_url_and_stops(monkeypatch):

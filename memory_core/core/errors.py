@@ -48,4 +48,11 @@ class JudgeError(FalsifyError):
     exit_code = 5
 
 
-__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError"]
+__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "error_message"]
+
+
+def error_message(error: BaseException) -> str:
+    """The one line the CLI prints for ``error`` on stderr; the warm CLI and the MCP
+    tools report the same text."""
+    suffix = "; the revision was aborted and nothing was written" if isinstance(error, JudgeError) else ""
+    return f"error: {error}{suffix}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import inspect
 import json
 import os
@@ -20,10 +21,10 @@ import sys
 from pathlib import Path
 
 from memory_core.api import Falsify
-from memory_core.core.errors import FalsifyError, InputError, JudgeError
+from memory_core.core.errors import FalsifyError, InputError, error_message
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
-from memory_core.shell import report
+from memory_core.shell import remote, report
 from memory_core.shell.demo import run_demo, run_session
 from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root
 from memory_core.web.server import run_server
@@ -83,9 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--repair", action="store_true", help="fix what can be fixed and say what was done")
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("serve", help="browser viewer of the belief graph (http://127.0.0.1:8765)")
+    s = sub.add_parser("serve", help="browser viewer of the belief graph (http://127.0.0.1:8765); answers this "
+                                    "root's CLI commands while it runs")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)")
+    s.add_argument("--token", help="access token, required beyond loopback (default: $FALSIFY_TOKEN)")
+
+    sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry)")
     return p
 
 
@@ -99,6 +105,9 @@ def emit(data, as_json: bool, human) -> None:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    answered = remote.forward(args)  # a server running on this root answers it (the warm CLI)
+    if answered is not None:
+        return answered
     load_dotenv_file()
     if args.demo or args.session:
         if args.demo:
@@ -115,6 +124,10 @@ def main(argv=None) -> int:
         return run_demo(args.root, keep=args.keep)
     if args.command == "serve":
         return serve(args)
+    if args.command == "mcp":
+        from memory_core.mcp.server import serve_stdio  # the MCP SDK costs ~1.4 s: only for this command
+
+        return run(serve_stdio(args.root), args.root)
     return run(COMMANDS[args.command](args), args.root)
 
 
@@ -124,8 +137,7 @@ def run(coro, root=None) -> int:
     try:
         return asyncio.run(coro)
     except FalsifyError as error:
-        suffix = "; the revision was aborted and nothing was written" if isinstance(error, JudgeError) else ""
-        print(f"error: {error}{suffix}", file=sys.stderr)
+        print(error_message(error), file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -160,7 +172,13 @@ def crash_log(error: BaseException, root=None) -> str:
     return str(path)
 
 
+# the warm CLI: a server running a command lends its opened facade (shell/remote.py)
+BORROWED: contextvars.ContextVar = contextvars.ContextVar("falsify_borrowed_facade", default=None)
+
+
 async def _open(args, purpose="cli"):
+    if BORROWED.get() is not None:
+        return BORROWED.get()
     app = await Falsify.open(args.root, purpose=f"python main.py {purpose}")
     if app.recovered:
         print(f"[recovery] {app.recovered}", file=sys.stderr)
@@ -260,7 +278,7 @@ async def cmd_check(args) -> int:
 
 
 def serve(args) -> int:
-    return run_server(args.root, args.host, args.port)
+    return run_server(args.root, args.host, args.port, token=args.token, mcp=args.mcp, cli=remote.run_command)
 
 
 COMMANDS = {"load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain,

@@ -1,0 +1,212 @@
+"""FALSIFY as an MCP server (official ``mcp`` Python SDK, ``MCPServer``).
+
+``python main.py [--root DIR] mcp`` serves it over stdio on one data root, which
+it opens once (cognee stays warm for the whole session); ``serve --mcp`` mounts
+the same tools over streamable HTTP at ``/mcp`` beside the viewer
+(:mod:`memory_core.web`). Every tool returns exactly the JSON the matching
+``--json`` CLI command prints, as structured content (and as text); bad input is
+a tool error (``isError``) carrying the CLI's message, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, Optional, Union
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+
+from memory_core.api import Falsify
+from memory_core.core.errors import FalsifyError, error_message
+from memory_core.mcp.gate import Gate
+from memory_core.store import settings
+
+INSTRUCTIONS = """\
+FALSIFY is a belief-revision memory for research. It holds an investigation as a graph: a question,
+hypotheses (candidate answers), evidence (sourced claims) and conclusions, linked by typed edges
+(depends_on, supports, refutes, supersedes). Every node is alive, refuted, superseded or invalidated.
+When a new fact contradicts stored evidence, FALSIFY does not just add it: the evidence is refuted,
+conclusions that critically depend on it are invalidated (and forgotten when nothing else holds
+them), the hypothesis it supported loses to its strongest rival, and all of it is logged so `explain`
+can say why. Build the graph with add_beliefs, feed new facts with revise, and answer from recall or
+search, which only use beliefs that are still alive. undo reverts the last change completely."""
+
+ADD_BELIEFS = """\
+Add beliefs to the memory: a whole investigation, or a fragment added to a question already stored.
+
+Use it when you have gathered hypotheses, evidence or conclusions worth remembering, step by step.
+`fragment` is a JSON object (or its JSON text):
+  {"question": {"key": "Q", "text": "..."},            # or {"key": "Q"} alone to add to stored question Q
+   "hypotheses": [{"key": "A", "statement": "...", "prior": 0.4}],
+   "evidence":   [{"key": "E1", "claim": "...", "source_id": "...", "quote": "...", "asserted_at": "2021-03-15",
+                   "subject": "...", "predicate": "...", "object": "..."}],   # subject/predicate/object: all or none
+   "conclusions":[{"key": "K", "statement": "...", "confidence": 0.8}],
+   "edges": [{"type": "depends_on", "from": "K", "to": "E1", "critical": true},   # conclusion/evidence rests on evidence/conclusion
+             {"type": "supports", "from": "E1", "to": "A", "weight": 0.8},        # evidence -> hypothesis
+             {"type": "refutes", "from": "E2", "to": "A", "weight": 0.5},         # evidence -> hypothesis
+             {"type": "supersedes", "from": "E_new", "to": "E_old"}]}             # evidence -> evidence
+Keys are unique in the memory; edges may name keys stored earlier. Re-adding what is stored adds only
+what is new; a forgotten node is never resurrected. Bad input (unknown field or key, wrong edge types,
+weight outside 0..1, ...) is an error naming the offending entry, and nothing is written.
+Returns {"question", "added": [keys], "edges_added": ["type from -> to"], "invalidated": [new nodes whose
+support was already dead], "notes", "epoch" (null when nothing new was stored)}."""
+
+REVISE = """\
+Revise the memory with one new fact that may contradict what is stored.
+
+Call it whenever you learn something new that bears on stored evidence, especially something that
+corrects or overturns it. FALSIFY finds the stored evidence the fact contradicts (vector search, then
+a judge), refutes it, invalidates conclusions that critically depend on it (forgetting dead ends),
+and promotes the strongest rival of the hypothesis that evidence supported; the fact itself is stored
+as new evidence. Arguments:
+  fact: the new fact, one sentence in words.
+  triple: optional "subject|predicate|object" form of the fact; enables the offline structured judge.
+  target: optional key of the stored evidence the fact contradicts (skips detection; use when sure).
+  key: optional key for the new evidence (default: derived from the text).
+  source: optional source id of the fact; asserted_at: optional ISO date of the fact.
+  dry_run: true to see the candidates and verdicts without changing anything.
+Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
+"promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`."""
+
+RECALL = """\
+Answer a stored research question from the memory: FALSIFY's answer uses only beliefs still alive,
+next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
+
+Call it to get the current, revised answer. `question`: the question text (default: the stored
+question). Returns {"question", "falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
+
+SEARCH = """\
+Find the stored evidence and conclusions nearest in meaning to `query`.
+
+Use it to look up what the memory holds before revising or answering, or to find the key to pass as
+`target` to revise. Only alive beliefs unless `include_dead` is true (then refuted, superseded and
+invalidated ones too, which is what a plain vector search would return). `top_k`: how many (default 5).
+Returns {"result": [{"key", "type", "text", "state", "distance", "sources"}, ...]}, nearest first."""
+
+STATUS = """\
+The whole belief graph: every node (key, type, state, weight, epoch, confidence, text, question) and
+every edge. Call it to see the current states, e.g. after a revision. Read-only."""
+
+EXPLAIN = """\
+Why a node is in its state: the revision history from the log (each epoch, rule, cause and fact), and
+for an alive node the justification that currently holds it. Works for forgotten nodes too.
+`key`: the node's key. Read-only."""
+
+UNDO = """\
+Revert the last change completely: the last revision (refuted, superseded, invalidated and forgotten
+nodes come back as they were; the new evidence goes) or the last add_beliefs (what it added goes).
+Calling it again reverts the change before that. Use it when a revision was a mistake, e.g. a fact
+that turned out false. Returns {"undone": epoch or null when there was nothing to undo, "kind",
+"fact", "epoch", "restored", "removed", "reverted", "note"}."""
+
+CHECK = """\
+Verify the memory's integrity: the graph and vector stores agree, every state obeys the revision rules
+(e.g. no alive conclusion resting critically on refuted evidence), and no change was left half-written.
+Call it if results look inconsistent. Returns {"clean": true/false, "problems": [one line each], ...}.
+Read-only: repairs are left to the CLI's `check --repair`."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def tool_error(error: BaseException) -> CallToolResult:
+    """A tool error (``isError``) whose text is the line the CLI prints for ``error``."""
+    return CallToolResult(content=[TextContent(type="text", text=error_message(error))], is_error=True)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
+    """The MCP server: FALSIFY's tools and resources over one :class:`Gate`."""
+    server = MCPServer(name, title="FALSIFY belief-revision memory", instructions=INSTRUCTIONS,
+                       log_level="WARNING")
+
+    async def call(method: str, *args, **kwargs) -> CallToolResult:
+        """The facade's result as structured content (a list as ``{"result": [...]}``) and as
+        JSON text; a FALSIFY error or bad value as a tool error with the CLI's message."""
+        try:
+            value = await gate.call(method, *args, **kwargs)
+        except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
+            return tool_error(error)
+        structured = value if isinstance(value, dict) else {"result": value}
+        return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
+
+    @server.tool(description=ADD_BELIEFS, annotations=WRITING)
+    async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
+        if isinstance(fragment, str):
+            fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
+        return await call("load", fragment)
+
+    @server.tool(description=REVISE, annotations=WRITING)
+    async def revise(fact: str, triple: Optional[str] = None, target: Optional[str] = None,
+                     key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
+                     dry_run: bool = False) -> dict[str, Any]:
+        return await call("revise", fact, triple=triple, target=target, key=key, source=source,
+                          asserted_at=asserted_at, dry_run=dry_run)
+
+    @server.tool(description=RECALL, annotations=READ_ONLY)
+    async def recall(question: Optional[str] = None) -> dict[str, Any]:
+        return await call("recall", question)
+
+    @server.tool(description=SEARCH, annotations=READ_ONLY)
+    async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
+        return await call("search", query, top_k=top_k, include_dead=include_dead)
+
+    @server.tool(description=STATUS, annotations=READ_ONLY)
+    async def status() -> dict[str, Any]:
+        return await call("status")
+
+    @server.tool(description=EXPLAIN, annotations=READ_ONLY)
+    async def explain(key: str) -> dict[str, Any]:
+        return await call("explain", key)
+
+    @server.tool(description=UNDO, annotations=WRITING)
+    async def undo() -> dict[str, Any]:
+        return await call("undo")
+
+    @server.tool(description=CHECK, annotations=READ_ONLY)
+    async def check() -> dict[str, Any]:
+        return await call("check")
+
+    @server.resource("falsify://graph", name="graph", mime_type="application/json",
+                     description="The belief graph: the status JSON (every node with its state, every edge).")
+    async def graph() -> str:
+        return _dump(await gate.call("status"))
+
+    @server.resource("falsify://log", name="log", mime_type="application/json",
+                     description="The revision log: one entry per state change (epoch, key, rule, from, to, cause, fact).")
+    async def log() -> str:
+        return _dump(await gate.call("revision_log"))
+
+    return server
+
+
+async def serve_stdio(root=None) -> int:
+    """Serve MCP over stdio on one data root until the client closes the pipe. The
+    root opens in the background while the client initializes (``initialize`` and
+    ``tools/list`` need no cognee; cognee is imported in a worker thread so the loop
+    keeps answering); the first tool call waits for it."""
+
+    async def open_root():
+        await asyncio.to_thread(_import_cognee, root)
+        fx = await Falsify.open(root, purpose="python main.py mcp")
+        if fx.recovered:
+            print(f"[recovery] {fx.recovered}", file=sys.stderr)
+        return fx
+
+    gate = Gate(open_root)
+    gate.start()
+    try:
+        await build_server(gate).run_stdio_async()
+    finally:
+        await gate.close()
+    return 0
+
+
+def _import_cognee(root) -> None:
+    settings.configure(root)
+    settings.import_cognee()

@@ -1,0 +1,261 @@
+"""The viewer's ASGI application: the page and its files, the JSON API, live
+updates (server-sent events), MCP over streamable HTTP at ``/mcp`` and the warm
+CLI's endpoint, behind one guard (:mod:`memory_core.web.guard`).
+
+    GET  /                  ui/graph.html
+    GET  /<file>            a file directly inside ui/ (html, js, css, svg, png, ico)
+    GET  /vendor/<name>     an allow-listed UMD build from ui/node_modules
+    GET|POST /api/...       the JSON API (:mod:`memory_core.web.routes`)
+    GET  /api/events        server-sent events: ``change`` {"version", "kind", "result"} per change
+    POST|GET|DELETE /mcp    MCP streamable HTTP (``serve --mcp``)
+    POST /api/cli           the warm CLI (``Authorization: Bearer <per-start secret>``)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import traceback
+from pathlib import Path
+from typing import Awaitable, Callable, Optional
+from urllib.parse import unquote, urlencode
+
+from memory_core.mcp.gate import Gate
+from memory_core.web import routes
+from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
+                                   authorized, check_origin, same_token, token_cookie)
+
+UI_DIR = Path(__file__).resolve().parents[2] / "ui"
+MAX_BODY = 64 * 1024
+KEEPALIVE_S = 15.0
+
+# The only files served from ui/node_modules.
+VENDOR = {
+    "react.production.min.js": "node_modules/react/umd/react.production.min.js",
+    "react-dom.production.min.js": "node_modules/react-dom/umd/react-dom.production.min.js",
+    "react-force-graph-2d.min.js": "node_modules/react-force-graph-2d/dist/react-force-graph-2d.min.js",
+}
+STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+}
+NOT_STATIC = {"package.json", "package-lock.json", "node_modules"}
+ALLOWED = {path: method for method, path in routes.ROUTES} | {"/api/events": "GET"}
+
+# (gate, parsed CLI arguments, stdin text) -> {"stdout", "stderr", "exit"}: the warm CLI,
+# supplied by the shell layer (memory_core.shell.remote.run_command)
+CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
+
+
+class ViewerApp:
+    def __init__(self, gate: Gate, *, ui_dir: Path | str = UI_DIR, max_body: int = MAX_BODY,
+                 bound_host: str = "127.0.0.1", token: Optional[str] = None, mcp=None,
+                 cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None):
+        self.gate = gate
+        self.ui_dir = Path(ui_dir).resolve()
+        self.max_body = max_body
+        self.bound_host = bound_host
+        self.token = token or None
+        self.mcp = mcp  # an MCPServer, served at /mcp
+        self._mcp_handler = None
+        if mcp is not None:
+            from mcp.server.transport_security import TransportSecuritySettings
+
+            # Host/Origin are checked by our guard for every route, /mcp included
+            mcp.streamable_http_app(transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+            self._mcp_handler = mcp.session_manager.handle_request
+        self.cli = cli
+        self.cli_secret = cli_secret
+        self.stopping = asyncio.Event()
+        self.ready: Optional[Callable[[], None]] = None  # called once the lifespan started
+
+    # ---- ASGI ------------------------------------------------------------------
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            return await self._lifespan(receive, send)
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        try:
+            await self._dispatch(request, send)
+        except HTTPError as exc:
+            await self._error(request, send, exc.status, exc.message, exc.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as exc:  # never leak a traceback to the page
+            traceback.print_exc()
+            await self._error(request, send, 500, f"internal error: {type(exc).__name__}")
+
+    async def _lifespan(self, receive, send) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            message = await receive()  # lifespan.startup
+            try:
+                self.gate.start()
+                await self.gate.ready()
+                if self.mcp is not None:
+                    await stack.enter_async_context(self.mcp.session_manager.run())
+            except BaseException as exc:
+                await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                raise
+            await send({"type": "lifespan.startup.complete"})
+            message = await receive()  # lifespan.shutdown
+            assert message["type"] == "lifespan.shutdown"
+            self.stopping.set()
+        await send({"type": "lifespan.shutdown.complete"})
+
+    # ---- dispatch ------------------------------------------------------------------
+    async def _dispatch(self, request: Request, send) -> None:
+        check_origin(request, self.bound_host)
+        path = request.raw_path
+        if path == "/api/cli" and self.cli is not None and self.cli_secret \
+                and same_token(request.bearer(), self.cli_secret):
+            return await self._cli(request, send)
+        if not authorized(request, self.token):
+            return await self._unauthorized(request, send)
+        if path == "/mcp" and self._mcp_handler is not None:
+            return await self._mcp_handler(request.scope, request.receive, send)
+        if path.startswith("/api/"):
+            if path not in ALLOWED:
+                raise HTTPError(404, f"no such route: {path}")
+            if path == "/api/events" and request.method == "GET":
+                return await self._events(request, send)
+            route = routes.ROUTES.get((request.method, path))
+            if route is None:
+                raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": ALLOWED[path]})
+            handler, takes_body = route
+            arg = await request.read_json(self.max_body) if takes_body else request.query
+            return await self._json(request, send, 200, await handler(self.gate, arg))
+        if request.method != "GET":
+            raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": "GET"})
+        return await self._static(request, send, path)
+
+    async def _unauthorized(self, request: Request, send) -> None:
+        given = (request.query.get("token") or [None])[0]
+        page = request.method == "GET" and not request.raw_path.startswith(("/api/", "/mcp", "/vendor/"))
+        if page and given is not None and same_token(given, self.token):
+            # one-time ?token=: set the HttpOnly cookie and drop the token from the address
+            rest = {k: v for k, v in request.query.items() if k != "token"}
+            location = request.raw_path + ("?" + urlencode(rest, doseq=True) if rest else "")
+            return await self._send(request, send, 303, b"", "text/plain; charset=utf-8",
+                                    {"Location": location, "Set-Cookie": token_cookie(self.token)})
+        headers = {"WWW-Authenticate": 'Bearer realm="falsify"'}
+        if page and (request.raw_path == "/" or request.raw_path.endswith(".html")):
+            return await self._send(request, send, 401, UNAUTHORIZED_PAGE.encode(), HTML_TYPE, headers)
+        raise HTTPError(401, "this FALSIFY server needs its access token (Authorization: Bearer <token>, "
+                             "or open the page with ?token=<token>)", headers)
+
+    # ---- answers -------------------------------------------------------------------
+    async def _send(self, request: Request, send, status: int, body: bytes, content_type: str,
+                    extra: Optional[dict] = None) -> None:
+        headers = {"Content-Type": content_type, "Content-Length": str(len(body)), **SECURITY_HEADERS,
+                   "Cache-Control": "no-store", **(extra or {})}
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()]})
+        await send({"type": "http.response.body", "body": b"" if request.method == "HEAD" else body})
+
+    async def _json(self, request: Request, send, status: int, payload, extra: Optional[dict] = None) -> None:
+        body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+        await self._send(request, send, status, body, JSON_TYPE, extra)
+
+    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None) -> None:
+        await self._json(request, send, status, {"error": message}, extra)
+
+    # ---- static files ------------------------------------------------------------
+    async def _static(self, request: Request, send, path: str) -> None:
+        if path == "/":
+            path = "/graph.html"
+        if path.startswith("/vendor/"):
+            rel = VENDOR.get(path[len("/vendor/"):])
+            if rel is None:
+                raise HTTPError(404, "not found")
+            target = self.ui_dir / rel
+            if not target.is_file():
+                raise HTTPError(404, "vendor file missing: run `npm ci` in ui/")
+            return await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[".js"],
+                                    {"Cache-Control": "no-cache"})
+        target = self._resolve(path)
+        await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[target.suffix.lower()])
+
+    def _resolve(self, path: str) -> Path:
+        """Map a URL path to a file directly inside ui/, or raise 404."""
+        try:
+            name = unquote(path, errors="strict")[1:]
+        except UnicodeDecodeError:
+            raise HTTPError(404, "not found") from None
+        bad = (
+            not name
+            or "/" in name
+            or "\\" in name
+            or "\x00" in name
+            or name.startswith(".")
+            or name in NOT_STATIC
+            or Path(name).suffix.lower() not in STATIC_TYPES
+        )
+        if bad:
+            raise HTTPError(404, "not found")
+        target = (self.ui_dir / name).resolve()
+        if target.parent != self.ui_dir or not target.is_file():
+            raise HTTPError(404, "not found")
+        return target
+
+    # ---- live updates --------------------------------------------------------------
+    async def _events(self, request: Request, send) -> None:
+        """Server-sent events: ``hello`` with the current version, then one ``change`` per
+        change of the graph, a comment every 15 s; ends when the client goes or the server stops."""
+        queue = self.gate.subscribe()
+        headers = {"Content-Type": "text/event-stream; charset=utf-8", **SECURITY_HEADERS,
+                   "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        gone = asyncio.Event()
+
+        async def watch():
+            while True:
+                message = await request.receive()
+                if message["type"] == "http.disconnect":
+                    gone.set()
+                    return
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]})
+            hello = json.dumps({"version": self.gate.version})
+            await send({"type": "http.response.body", "body": f"retry: 2000\nevent: hello\ndata: {hello}\n\n".encode(),
+                        "more_body": True})
+            while not gone.is_set() and not self.stopping.is_set():
+                getter = asyncio.ensure_future(queue.get())
+                stop = asyncio.ensure_future(self.stopping.wait())
+                done, _ = await asyncio.wait({getter, stop, watcher}, timeout=KEEPALIVE_S,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                stop.cancel()
+                if getter not in done:
+                    getter.cancel()
+                    if not done:
+                        await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+                    continue
+                event = getter.result()
+                if event is None:  # the gate closed
+                    break
+                data = json.dumps(event, ensure_ascii=False, default=str)
+                await send({"type": "http.response.body", "body": f"event: change\ndata: {data}\n\n".encode(),
+                            "more_body": True})
+            if not gone.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            self.gate.unsubscribe(queue)
+
+    # ---- the warm CLI ----------------------------------------------------------------
+    async def _cli(self, request: Request, send) -> None:
+        body = await request.read_json(16 * 1024 * 1024)
+        if not isinstance(body, dict) or not isinstance(body.get("args"), dict) \
+                or not isinstance(body["args"].get("command"), str):
+            raise HTTPError(400, "the body must be {\"args\": {\"command\": str, ...}, \"stdin\": str?}")
+        stdin = body.get("stdin")
+        if stdin is not None and not isinstance(stdin, str):
+            raise HTTPError(400, "'stdin' must be a string")
+        await self._json(request, send, 200, await self.cli(self.gate, body["args"], stdin))

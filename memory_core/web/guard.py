@@ -1,0 +1,190 @@
+"""The viewer's HTTP guard: who may ask, and how a request is read and answered.
+
+* Host and Origin: a loopback-bound server refuses foreign ``Host`` headers (DNS
+  rebinding); any server refuses a cross-origin ``Origin`` (CSRF).
+* Token: bound beyond loopback, every request carries the token, as
+  ``Authorization: Bearer ...`` or the HttpOnly cookie a one-time ``?token=`` on
+  the page URL sets; compared in constant time.
+* Bodies: JSON only, ``Content-Length`` required, capped (413), never chunked.
+* Every answer carries ``nosniff``, a strict Content-Security-Policy, no referrer,
+  no framing and ``Cache-Control: no-store``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from http.cookies import SimpleCookie
+from typing import Optional
+from urllib.parse import parse_qs, urlsplit
+
+JSON_TYPE = "application/json; charset=utf-8"
+HTML_TYPE = "text/html; charset=utf-8"
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+COOKIE = "falsify_token"
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": CSP,
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+DRAIN_LIMIT = 1 << 20
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, message: str, headers: Optional[dict] = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def same_token(given: Optional[str], expected: str) -> bool:
+    """Constant-time comparison (``hmac.compare_digest``) of two tokens."""
+    if not given:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
+
+
+class Request:
+    """The parts of an ASGI HTTP request the server looks at."""
+
+    def __init__(self, scope, receive):
+        self.scope = scope
+        self.receive = receive
+        self.method: str = scope["method"]
+        raw = scope.get("raw_path") or scope["path"].encode("utf-8")
+        self.raw_path: str = raw.decode("latin-1").split("?", 1)[0]  # still percent-encoded
+        self.query: dict[str, list[str]] = parse_qs(scope.get("query_string", b"").decode("latin-1"),
+                                                    keep_blank_values=True)
+        self.headers: dict[str, str] = {}
+        for key, value in scope.get("headers", []):
+            name, text = key.decode("latin-1").lower(), value.decode("latin-1")
+            if name in self.headers:
+                text = self.headers[name] + ("; " if name == "cookie" else ", ") + text
+            self.headers[name] = text
+        self.disconnected = False
+
+    def header(self, name: str) -> Optional[str]:
+        return self.headers.get(name.lower())
+
+    def cookie(self, name: str) -> Optional[str]:
+        raw = self.header("cookie")
+        if not raw:
+            return None
+        jar = SimpleCookie()
+        try:
+            jar.load(raw)
+        except Exception:
+            return None
+        morsel = jar.get(name)
+        return morsel.value if morsel is not None else None
+
+    def bearer(self) -> Optional[str]:
+        value = self.header("authorization") or ""
+        scheme, _, credentials = value.partition(" ")
+        return credentials.strip() if scheme.lower() == "bearer" and credentials.strip() else None
+
+    async def read_json(self, max_body: int):
+        """The JSON body, or an HTTPError (411/400/413, closing the connection where
+        the rest of the body cannot be trusted)."""
+        if self.header("transfer-encoding"):
+            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
+        try:
+            length = int(self.header("content-length") or "")
+        except ValueError:
+            raise HTTPError(411, "Content-Length required", {"Connection": "close"}) from None
+        if length < 0:
+            raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
+        if length > max_body:
+            await self._drain(min(length, DRAIN_LIMIT))
+            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
+                            {"Connection": "close"})
+        raw = await self._body(length)
+        ctype = (self.header("content-type") or "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            raise HTTPError(400, "Content-Type must be application/json")
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise HTTPError(400, f"malformed JSON: {exc}") from None
+
+    async def _body(self, limit: int) -> bytes:
+        chunks, size = [], 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                self.disconnected = True
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise HTTPError(400, "the body is longer than its Content-Length", {"Connection": "close"})
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        return b"".join(chunks)
+
+    async def _drain(self, limit: int) -> None:
+        """Discard a refused body (up to ``limit``) so the client can read our answer."""
+        left = limit
+        while left > 0:
+            message = await self.receive()
+            if message["type"] != "http.request":
+                break
+            left -= len(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+
+
+def check_origin(request: Request, bound_host: str) -> None:
+    """Refuse requests meant for another site (DNS rebinding, cross-site posts)."""
+    host = request.header("host") or ""
+    try:
+        hostname = urlsplit("//" + host).hostname or ""
+    except ValueError:
+        raise HTTPError(400, "bad Host header") from None
+    if host and is_loopback(bound_host) and not is_loopback(hostname):
+        raise HTTPError(403, "unexpected Host header")
+    origin = request.header("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != host:
+        raise HTTPError(403, "cross-origin requests are not allowed")
+
+
+def authorized(request: Request, token: Optional[str]) -> bool:
+    """No token configured (loopback): everyone who passed the Host check. Otherwise the
+    bearer token or the cookie set from a one-time ``?token=``."""
+    if token is None:
+        return True
+    return same_token(request.bearer(), token) or same_token(request.cookie(COOKIE), token)
+
+
+def token_cookie(token: str) -> str:
+    return f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+
+
+UNAUTHORIZED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>FALSIFY: access token required</title>
+</head>
+<body><main class="denied">
+<h1>FALSIFY: access token required</h1>
+<p id="denied">This FALSIFY server listens beyond this machine, so it needs its access token.
+Open the address the server printed when it started, which ends in <code>?token=...</code>,
+or ask whoever started it (<code>python main.py serve --token ...</code> or <code>FALSIFY_TOKEN</code>)
+for the token.</p>
+</main></body></html>
+"""

@@ -1,0 +1,71 @@
+"""The viewer's JSON API as plain async functions over one :class:`Gate`.
+
+Each takes the gate and the request's query (a ``parse_qs`` dict) or JSON body
+and returns what the route answers; bad input raises :class:`HTTPError` (400),
+and so does a facade's ``ValueError``/``InputError``. The HTTP layer
+(:mod:`memory_core.web.app`) does the rest.
+
+    GET  /api/graph         gate.snapshot()
+    GET  /api/scoreboard    gate.recall(q or the default question or "")
+    GET  /api/log           gate.revision_log()
+    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
+    GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
+"""
+
+from __future__ import annotations
+
+from memory_core.mcp.gate import Gate
+from memory_core.web.guard import HTTPError
+
+REVISE_FIELDS = {"fact", "triple", "target"}
+
+
+async def _call(gate: Gate, method: str, *args, **kwargs):
+    try:
+        return await gate.call(method, *args, **kwargs)
+    except ValueError as exc:  # InputError is a ValueError
+        raise HTTPError(400, str(exc) or "invalid input") from exc
+
+
+async def graph(gate: Gate, query: dict) -> dict:
+    return await _call(gate, "snapshot")
+
+
+async def log(gate: Gate, query: dict) -> list:
+    return await _call(gate, "revision_log")
+
+
+async def scoreboard(gate: Gate, query: dict) -> dict:
+    question = (query.get("q") or [""])[0].strip()
+    if not question:  # the default question; failing that "" lets the facade pick its only one
+        question = await _call(gate, "default_question") or ""
+    return await _call(gate, "recall", question)
+
+
+async def revise(gate: Gate, body) -> dict:
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object")
+    unknown = set(body) - REVISE_FIELDS
+    if unknown:
+        raise HTTPError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+    fact = body.get("fact")
+    if not isinstance(fact, str) or not fact.strip():
+        raise HTTPError(400, "'fact' must be a non-empty string")
+    kwargs = {}
+    for field in ("triple", "target"):
+        value = body.get(field)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if not isinstance(value, str):
+            raise HTTPError(400, f"'{field}' must be a string")
+        kwargs[field] = value.strip()
+    return await _call(gate, "revise", fact.strip(), **kwargs)
+
+
+# (method, path) -> (handler, reads a JSON body)
+ROUTES = {
+    ("GET", "/api/graph"): (graph, False),
+    ("GET", "/api/scoreboard"): (scoreboard, False),
+    ("GET", "/api/log"): (log, False),
+    ("POST", "/api/revise"): (revise, True),
+}

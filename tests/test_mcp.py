@@ -1,0 +1,134 @@
+"""The MCP server through the official SDK's own client (``ClientSession`` over
+stdio): ``python main.py --root DIR mcp`` as a subprocess on a fresh root."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from conftest import REPO, clean_env, cli_json
+
+pytestmark = pytest.mark.slow
+
+SEED = json.loads((REPO / "examples" / "company_x.json").read_text())
+AUDIT = "Forensic audit: the March QA report was back-dated."
+TOOLS = {"add_beliefs", "revise", "recall", "search", "status", "explain", "undo", "check"}
+
+
+def server_params(root: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+                                 env=clean_env(), cwd=str(REPO))
+
+
+async def call(session: ClientSession, name: str, **arguments) -> dict:
+    result = await session.call_tool(name, arguments)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    text = json.loads(result.content[0].text)  # the same JSON as text, for clients without structured content
+    assert (text if isinstance(text, dict) else {"result": text}) == result.structured_content
+    return result.structured_content
+
+
+def keys(nodes) -> dict:
+    return {n["key"]: n["state"] for n in nodes}
+
+
+async def test_every_tool_over_stdio(tmp_path):
+    root = tmp_path / "root"
+    async with stdio_client(server_params(root)) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert init.server_info.name == "falsify" and "belief" in (init.instructions or "")
+
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(listed) == TOOLS
+        params = {name: set(tool.input_schema.get("properties", {})) for name, tool in listed.items()}
+        assert params == {"add_beliefs": {"fragment"},
+                          "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "dry_run"},
+                          "recall": {"question"}, "search": {"query", "top_k", "include_dead"}, "status": set(),
+                          "explain": {"key"}, "undo": set(), "check": set()}
+        assert listed["revise"].input_schema["required"] == ["fact"]
+        for tool in listed.values():
+            assert len(tool.description) > 150, tool.name  # written for a model, not a one-liner
+        assert listed["status"].annotations.read_only_hint and not listed["revise"].annotations.read_only_hint
+
+        # the Company X investigation, step by step: the question and hypotheses, then fragments into it
+        first = {"question": SEED["question"], "hypotheses": SEED["hypotheses"]}
+        loaded = await call(session, "add_beliefs", fragment=first)
+        assert loaded.get("epoch") is not None
+        await call(session, "add_beliefs", fragment={"question": {"key": "Q"}, "evidence": SEED["evidence"]})
+        await call(session, "add_beliefs", fragment=json.dumps(
+            {"question": {"key": "Q"}, "conclusions": SEED["conclusions"], "edges": SEED["edges"]}))
+        before = await call(session, "status")
+        assert keys(before["nodes"]) == {k: "alive" for k in ("Q", "A", "B", "C", "E_qa", "E_email", "K")}
+
+        # a bad fragment: a tool error naming the offending entry; nothing written
+        bad = await session.call_tool("add_beliefs", {"fragment": {
+            "question": {"key": "Q"}, "evidence": [{"key": "E_new", "claim": "A new claim."}],
+            "edges": [{"type": "supports", "from": "E_new", "to": "NOPE_H"}]}})
+        assert bad.is_error and bad.structured_content is None
+        assert bad.content[0].text.startswith("error: ") and "NOPE_H" in bad.content[0].text
+        not_json = await session.call_tool("add_beliefs", {"fragment": "{not json"})
+        assert not_json.is_error and not_json.content[0].text.startswith("error: ")
+        bad_revise = await session.call_tool("revise", {"fact": "x", "target": "NO_SUCH_EVIDENCE"})
+        assert bad_revise.is_error and "NO_SUCH_EVIDENCE" in bad_revise.content[0].text
+        assert await call(session, "status") == before
+
+        # read-only tools
+        hits = (await call(session, "search", query="QA report brake valve", top_k=3))["result"]
+        assert hits and hits[0]["key"] == "E_qa" and {"key", "type", "text", "state", "distance", "sources"} <= set(hits[0])
+        board = await call(session, "recall")
+        assert board["question"] == SEED["question"]["text"] and "falsify" in board and "baseline" in board
+        assert (await call(session, "check"))["clean"] is True
+
+        # a dry run changes nothing; the revision refutes E_qa, then explain says why
+        dry = await call(session, "revise", fact=AUDIT, target="E_qa", dry_run=True)
+        assert dry.get("dry_run") is True and await call(session, "status") == before
+        revised = await call(session, "revise", fact=AUDIT, target="E_qa")
+        assert revised["refuted"] == ["E_qa"] and revised["promoted"] == ["B"] and "K" in revised["forgotten"]
+        why = await call(session, "explain", key="E_qa")
+        assert why["key"] == "E_qa" and any(e.get("state") == "refuted" for e in why["events"])
+        assert AUDIT in json.dumps(why)
+        alive = {h["key"] for h in (await call(session, "search", query="QA report brake valve", top_k=5))["result"]}
+        dead = {h["key"] for h in (await call(session, "search", query="QA report brake valve", top_k=5,
+                                               include_dead=True))["result"]}
+        assert "E_qa" not in alive and "E_qa" in dead
+
+        # resources: the graph (status JSON) and the revision log
+        resources = {str(r.uri) for r in (await session.list_resources()).resources}
+        assert resources == {"falsify://graph", "falsify://log"}
+        graph = json.loads((await session.read_resource("falsify://graph")).contents[0].text)
+        assert keys(graph["nodes"])["E_qa"] == "refuted"
+        log = json.loads((await session.read_resource("falsify://log")).contents[0].text)
+        assert any(entry["key"] == "E_qa" and entry["to"] == "refuted" for entry in log)
+
+        # undo restores the graph as it was before the revision
+        await call(session, "undo")
+        after_undo = await call(session, "status")
+        assert keys(after_undo["nodes"]) == keys(before["nodes"])
+        last_status = after_undo
+
+    # the server released the root: the CLI opens it and prints the same status JSON
+    assert cli_json(root, "status") == last_status
+
+
+async def test_busy_root_is_a_tool_error_naming_the_holder(tmp_path):
+    """A second server on a root another process holds answers initialize and tools/list,
+    then reports the busy root on each call (exit-3 message), writing nothing."""
+    root = tmp_path / "root"
+    env = clean_env(FALSIFY_LOCK_TIMEOUT="1")
+    async with stdio_client(server_params(root)) as (r1, w1), ClientSession(r1, w1) as first:
+        await first.initialize()
+        await call(first, "status")  # the first server holds the root now
+        params = server_params(root)
+        params.env = env
+        async with stdio_client(params) as (r2, w2), ClientSession(r2, w2) as second:
+            await second.initialize()
+            assert {t.name for t in (await second.list_tools()).tools} == TOOLS
+            busy = await second.call_tool("status", {})
+            assert busy.is_error and busy.content[0].text.startswith("error: ")
+            assert "busy" in busy.content[0].text.lower() or "lock" in busy.content[0].text.lower()

@@ -1,0 +1,109 @@
+/* FALSIFY viewer: the side panels and the tooltip (React components).
+ * Every piece of node text is untrusted: it is rendered only as React text children. */
+
+import { STATE_COLOURS, cause, colourOf, keysOf } from "./model.js";
+
+const { createElement: h, useState } = React;
+
+const Swatch = ({ colour }) => h("span", { className: "swatch", style: { backgroundColor: colour } });
+
+export function Tooltip({ hover, place }) {
+  const { node } = hover;
+  const sources = Array.isArray(node.sources) ? node.sources : [];
+  const facts = [["state", node.state], ["confidence", node.confidence], ["weight", node.feedback_weight], ["epoch", node.epoch]]
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([name, value]) => `${name} ${typeof value === "number" ? Math.round(value * 1000) / 1000 : value}`);
+  return h("div", { id: "tooltip", role: "tooltip", ref: place(hover) },
+    h("div", { className: "tip-head" }, h(Swatch, { colour: colourOf(node.state) }), h("strong", null, node.key), " · ", node.type),
+    h("p", { className: `tip-text${node.state === "invalidated" ? " struck" : ""}` }, node.text || ""),
+    h("p", { className: "tip-facts" }, facts.join(" · ")),
+    sources.length ? h("div", { className: "tip-sources" }, "Sources:",
+      h("ul", null, sources.map((s, i) => h("li", { key: i }, String(s))))) : null,
+    node.why ? h("p", { className: "tip-why" }, "Why: ", String(node.why)) : null);
+}
+
+export function Scoreboard({ board, error }) {
+  const side = (name, part = {}, mark, cls) => h("div", { className: `side ${cls}` },
+    h("h3", null, name, " ", mark ? h("span", { className: "mark" }, mark) : null),
+    h("p", { className: "answer" }, part.answer || "—"),
+    keysOf(part.nodes).length ? h("p", { className: "used" }, `from ${keysOf(part.nodes).join(", ")}`) : null);
+  const marks = board?.scoreboard ?? {};
+  return h("section", { id: "scoreboard", "aria-live": "polite" },
+    h("h2", { id: "scoreboard-caption" }, "AI revised, not forgot"),
+    error ? h("p", { className: "error" }, error) : null,
+    board ? h("p", { className: "question" }, board.question) : null,
+    board ? h("div", { className: "sides" },
+      side("FALSIFY", board.falsify, marks.falsify_mark, "falsify"),
+      side("Plain RAG", board.baseline, marks.baseline_mark, "baseline")) : null,
+    board?.verdict ? h("p", { className: "verdict" }, board.verdict) : null);
+}
+
+export function ReviseForm({ busy, onRevise, onReplay, canReplay, status, statusError }) {
+  const [fact, setFact] = useState("");
+  const [triple, setTriple] = useState("");
+  const [target, setTarget] = useState("");
+  const submit = (ev) => {
+    ev.preventDefault();
+    if (!fact.trim() || busy) return;
+    const body = { fact };
+    if (triple.trim()) body.triple = triple.trim();
+    if (target.trim()) body.target = target.trim();
+    onRevise(body);
+  };
+  return h("form", { id: "revise-form", onSubmit: submit },
+    h("label", { htmlFor: "fact" }, "New fact"),
+    h("textarea", { id: "fact", rows: 3, value: fact, placeholder: "Paste a fact, e.g. Forensic audit: the March QA report was back-dated.",
+      onChange: (e) => setFact(e.target.value) }),
+    h("div", { className: "row" },
+      h("input", { id: "triple", value: triple, placeholder: "triple S|P|O (optional)", "aria-label": "triple",
+        onChange: (e) => setTriple(e.target.value) }),
+      h("input", { id: "target", value: target, placeholder: "target key (optional)", "aria-label": "target",
+        onChange: (e) => setTarget(e.target.value) })),
+    h("div", { className: "row" },
+      h("button", { id: "revise", type: "submit", disabled: busy || !fact.trim() }, busy ? "Revising…" : "Revise"),
+      h("button", { id: "replay", type: "button", disabled: busy || !canReplay, onClick: onReplay }, "Replay last revision")),
+    h("p", { id: "status", role: "status", className: statusError ? "error" : "" }, status));
+}
+
+export function NodeList({ nodes, effects, onHover }) {
+  return h("ul", { id: "node-list" }, nodes.map((n) => {
+    const fx = effects[n.key];
+    return h("li", {
+      key: n.key, tabIndex: 0, "data-key": n.key, "data-state": n.state, "data-type": n.type,
+      "data-color": colourOf(n.state), "data-effect": fx ? fx.kind : "", "data-forgotten": n.__ghost ? "true" : null,
+      className: `state-${n.state}${n.__ghost ? " forgotten" : ""}${fx ? ` fx-${fx.kind}` : ""}`,
+      onMouseEnter: (e) => onHover(n, e.currentTarget),
+      onFocus: (e) => onHover(n, e.currentTarget),
+      onMouseLeave: () => onHover(null),
+      onBlur: () => onHover(null),
+    },
+    h(Swatch, { colour: colourOf(n.state) }),
+    h("span", { className: "k" }, n.key),
+    h("span", { className: "t" }, `${n.type}, ${n.state}`),
+    h("span", { className: "txt" }, n.text || ""));
+  }));
+}
+
+export function RevisionLog({ entries }) {
+  const shown = entries.slice(-12).reverse();
+  return h("section", { id: "log" },
+    h("h2", null, "Revision log"),
+    shown.length ? h("ol", null, shown.map((e, i) => h("li", { key: i },
+      h("span", { className: "k" }, `#${e.epoch} ${e.key}`), ` ${e.from || ""} → ${e.to || ""} `,
+      h("span", { className: "rule" }, e.rule ? `(${e.rule})` : ""),
+      cause(e) ? h("div", { className: "cause" }, cause(e)) : null))) : h("p", { className: "muted" }, "No revisions yet."));
+}
+
+export function Legend() {
+  return h("div", { id: "legend" },
+    Object.keys(STATE_COLOURS).map((s) => h("span", { key: s, className: "item" }, h(Swatch, { colour: STATE_COLOURS[s] }), s)),
+    h("span", { className: "item muted" }, "⬢ question · ● hypothesis / evidence · ■ conclusion · dashed = non-critical dependency"));
+}
+
+/* Shown when the server answers 401: it listens beyond loopback and needs its token. */
+export function Denied() {
+  return h("section", { id: "denied", role: "alert" },
+    h("h2", null, "Access token required"),
+    h("p", null, "This FALSIFY server listens beyond this machine, so every request needs its access token. ",
+      "Open the address the server printed when it started (it ends in ?token=…), or ask whoever started it for the token."));
+}
