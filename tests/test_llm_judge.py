@@ -126,7 +126,7 @@ def test_instructions_in_the_fact_travel_as_data(llm_run):
     """The judge sees the fact only as a JSON string on the NEW line of the user
     message; the system prompt is FALSIFY's own, unchanged; the stub's verdict
     (unrelated) -- not the fact's demand -- decides: nothing is refuted."""
-    from memory_core.judging.judges import SYSTEM_PROMPT
+    from memory_core.judging.judges import BATCH_SYSTEM_PROMPT as SYSTEM_PROMPT  # the one-call-per-fact prompt
 
     results, marks = llm_run
     r = results["injection"]
@@ -183,3 +183,90 @@ def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):
     assert after["E_email"]["state"] == "refuted"
     assert not any(n["text"] == FILE_JUDGED for n in after.values())
     assert r["after"]["pending"] is None
+
+
+# ---- one LLM call per fact, the verdict cache, the spending cap (issue 15) ----
+
+BUDGET_FACTS = [  # gate 1 finds stored evidence for each; the two are > 0.55 apart (no in-batch pair to judge)
+    "The QA report about the brake-valve defect was written long after March 2021.",
+    "Valtec's email about cracked housings was actually sent in June 2021, not January.",
+]
+
+
+@pytest.fixture(scope="module")
+def judge_run(tmp_path_factory):
+    base = loaded_root(tmp_path_factory)
+    work = tmp_path_factory.mktemp("llm_calls")
+    root = copy_root(base, work / "root")
+    facts = work / "budget.jsonl"
+    facts.write_text("".join(json.dumps({"fact": f}) + "\n" for f in BUDGET_FACTS))
+    with StubLLM() as stub:
+        control = stub.url + "/control"
+        env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
+                        FALSIFY_EMBEDDER="local", FALSIFY_JUDGE_TIMEOUT="60", NO_PROXY="127.0.0.1,localhost",
+                        no_proxy="127.0.0.1,localhost")
+        steps = [
+            {"name": "set_one_call", "op": "control", "url": control,
+             "json": {"mode": "verdict", "verdict_by_stored": {}, "verdict": UNRELATED, "cost": 0.01, "tag": "one_call"}},
+            {"name": "one_call", "op": "cli", "argv": ["revise", FACT_LANDS, "--dry-run", "--json"], "snapshot": True},
+            {"name": "set_cached", "op": "control", "url": control, "json": {"tag": "cached"}},
+            {"name": "cached", "op": "cli", "argv": ["revise", FACT_LANDS, "--json"], "snapshot": True},
+            {"name": "set_budget", "op": "control", "url": control, "json": {"cost": 0.25, "tag": "budget"}},
+            {"name": "budget", "op": "cli", "argv": ["revise", "--file", str(facts), "--json"], "snapshot": True,
+             "env": {"FALSIFY_LLM_BUDGET_USD": "0.3", "FALSIFY_LLM_CONCURRENCY": "1"}},
+            {"name": "check", "op": "cli", "argv": ["check", "--json"]},
+        ]
+        results = run_batch(root, steps, work / "batch", env=env)
+        calls = {tag: stub.calls(tag) for tag in ("one_call", "cached", "budget")}
+        requests = stub.chat_requests()
+    return {r["name"]: r for r in results}, calls, requests
+
+
+def test_one_llm_call_decides_all_of_a_facts_candidates(judge_run):
+    results, calls, requests = judge_run
+    r = results["one_call"]
+    assert r["code"] == 0, r["stderr"][-2000:]
+    out = json.loads(r["stdout"])
+    judged = [c for c in out["candidates"] if c["relation"] is not None]
+    assert {c["key"] for c in judged} >= {"E_qa", "E_email"}, out["candidates"]  # several candidates ...
+    assert calls["one_call"] == 1  # ... one request to the endpoint
+    assert out["judge"] == "llm"
+    llm = out["llm"]
+    assert llm["calls"] == 1 and llm["cost_usd"] == pytest.approx(0.01)
+    assert llm["prompt_tokens"] > 0 and llm["completion_tokens"] > 0  # what the stub's usage reported
+    batch = [q for q in requests if q["tag"] == "one_call"][0]
+    user = "\n".join(m["content"] for m in batch["body"]["messages"] if m["role"] == "user")
+    stored = [json.loads(line)["key"] for line in user.splitlines() if line.startswith("{")]
+    assert sorted(stored) == sorted(c["key"] for c in judged)
+
+
+def test_a_cached_verdict_costs_no_call(judge_run):
+    results, calls, _ = judge_run
+    first, again = json.loads(results["one_call"]["stdout"]), results["cached"]
+    assert again["code"] == 0, again["stderr"][-2000:]
+    out = json.loads(again["stdout"])
+    assert calls["cached"] == 0
+    assert out["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    assert [(c["key"], c["relation"], c["confidence"]) for c in out["candidates"]] == \
+        [(c["key"], c["relation"], c["confidence"]) for c in first["candidates"]]
+    assert out["new_evidence"] and out["epoch"] is not None  # judged from the cache, and recorded
+
+
+def test_budget_stops_before_the_call_that_would_pass_it(judge_run):
+    """Fact 1's call costs $0.25 (the stub's usage.cost); fact 2's would bring the
+    command to $0.50 > FALSIFY_LLM_BUDGET_USD=0.3: it is not made, fact 1 stays
+    applied, fact 2 is not written, exit 5 with how far it got."""
+    results, calls, _ = judge_run
+    r = results["budget"]
+    err = r["stderr"]
+    assert r["code"] == 5, err[-2000:]
+    assert calls["budget"] == 1, calls
+    assert "line 2" in err and "would pass FALSIFY_LLM_BUDGET_USD=0.3" in err and "$0.25 spent in 1 LLM call" in err, err
+    assert "the lines before it were applied" in err, err
+    lines = [json.loads(line) for line in r["stdout"].splitlines() if line.strip()] if r["stdout"].strip() else []
+    assert [x["fact"] for x in lines] == BUDGET_FACTS[:1], r["stdout"]
+    assert lines[0]["llm"]["calls"] == 1 and lines[0]["llm"]["cost_usd"] == pytest.approx(0.25)
+    texts = {n["text"] for n in nodes_by_key(r["after"]["status"]).values()}
+    assert BUDGET_FACTS[0] in texts and BUDGET_FACTS[1] not in texts
+    assert r["after"]["pending"] is None  # nothing half-written
+    assert results["check"]["code"] == 0, results["check"]["stdout"]

@@ -162,7 +162,11 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
         from memory_core.store.llm import Usage
 
         usage = Usage()
-        apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage))
+        if os.environ.get("FALSIFY_LLM_PER_CANDIDATE") == "1":  # the old way, one call per candidate (bench.judge)
+            judge = LLMJudge(cache=False)
+            apply_verdicts(left, {c.key: await judge.judge_pair(c.claim, fact, usage) for c in left})
+        else:
+            apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage))
     return finish_detection(candidates, threshold, usage)
 
 
