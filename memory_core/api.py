@@ -200,6 +200,15 @@ class Falsify:
         requests = requests_from(facts, what)
         return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=on_result)
 
+    async def resolve(self, loser: str, winner: str) -> RevisionResult:
+        """End the dispute between two disputed evidence nodes: ``loser`` refuted (with
+        a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
+        (the loser's dependents die and are forgotten, the winner's come back). The
+        result has the shape of :meth:`revise`'s."""
+        from memory_core.ops import resolve as resolve_op
+
+        return await resolve_op.resolve(self.stores, loser, winner)
+
     async def undo(self) -> UndoResult:
         """Revert the last revision or load completely; again reverts the one before."""
         return await undo_op.undo(self.stores)

@@ -244,12 +244,13 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         gone = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_DEAD]
         holding = next((g for _, g in view.justifications(key)
                         if all(new.get(a, label_of(view.state(a))) == L_ALIVE for a in g)), [])
+        why_gone = "; ".join(_death(plan, a) for a in gone)
         if old[key] == L_DISPUTED:
-            detail = "dispute ended: " + (f"{', '.join(gone)} dead" if gone else "its support holds again")
+            detail = "dispute ended: " + (why_gone if gone else "its support holds again")
         elif holding:
             detail = f"a justification holds again ({', '.join(holding)})"
         else:
-            detail = f"its refuter{'s' if len(gone) > 1 else ''} {', '.join(gone)} now dead"
+            detail = f"its refuter {why_gone}" if gone else "nothing alive supersedes it any more"
         cause = sorted(set(gone) | set(holding))
         rule, detail = notes.get(key, ("reinstated", detail))
         before = memory.before_death.get(key, {})
@@ -264,6 +265,15 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         if key in ghosts:
             plan.restored.append(key)
     return outcome
+
+
+def _death(plan: Plan, key: str) -> str:
+    """``"F1 was refuted by F2"`` when this plan killed ``key``, else ``"F1 is dead"``."""
+    for change in reversed(plan.changes):
+        if change.key == key and label_of(change.after["state"]) == L_DEAD:
+            by = f" by {', '.join(change.cause)}" if change.cause else ""
+            return f"{key} was {change.after['state']}{by}"
+    return f"{key} is dead"
 
 
 def disputed_supporters(view: BeliefView, hypothesis: str) -> list[str]:

@@ -26,6 +26,11 @@ RULE_TEXT = {
     "promoted": "promoted over {cause}",
     "rebalanced": "weight lowered so the promoted rival {cause} stays on top",
     "orphaned": "forgotten: dead, and nothing alive consumes or supersedes it",
+    "outranked": "refuted: recorded, but {cause} won the contradiction",
+    "disputed": "disputed: neither side won ({cause})",
+    "reinstated": "reinstated: alive again (cause: {cause})",
+    "resolved": "alive again: its dispute was resolved in its favour ({cause} lost)",
+    "demoted": "promotion undone: {cause} has its support back",
 }
 
 

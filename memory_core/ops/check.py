@@ -22,6 +22,7 @@ from memory_core.core.beliefs import STATES
 from memory_core.core.cascade import unfounded
 from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_settle
+from memory_core.core.tms import three_valued_violations
 from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
@@ -59,6 +60,9 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         if bad:
             unfounded_by_q[question] = (view, bad)
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
+        # issue 14: the three-valued labelling (supersedes/disputes attack; disputed = undefined)
+        problems += [f"{k} is {state} but the three-valued labelling makes it {label}"
+                     for k, state, label in three_valued_violations(view) if k not in bad]
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
     if journal.log_path.exists():

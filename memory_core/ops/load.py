@@ -79,9 +79,13 @@ def forgotten(journal) -> dict[str, int]:
             undone = by_epoch.get(entry.get("undoes"), {})
             for key in undone.get("forgotten", []):
                 gone.pop(normalise_key(key), None)
+            for key in undone.get("restored", []):  # an undone reinstatement forgets them again
+                gone[normalise_key(key)] = entry["epoch"]
             continue
         for key in entry.get("forgotten", []):
             gone[normalise_key(key)] = entry["epoch"]
+        for key in entry.get("restored", []):  # reinstated from their tombstones (issue 14)
+            gone.pop(normalise_key(key), None)
     return gone
 
 

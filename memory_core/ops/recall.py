@@ -21,6 +21,8 @@ from typing import Optional
 
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
 from memory_core.core.beliefs import ALIVE
+from memory_core.core.tms import downstream
+from memory_core.core.vocabulary import DISPUTED, DISPUTES
 from memory_core.core.errors import InputError
 from memory_core.core.identity import collection
 from memory_core.core.investigation import check_text
@@ -63,9 +65,10 @@ async def falsify_side(stores, qprops: dict) -> dict:
     raw, _ = await stores.store.investigation(qprops["key"])
     props_by_key = {p["key"]: p for p in raw if "key" in p}
     view = await stores.store.view_of_investigation(qprops["key"])
+    disputes = disputes_of(view)
     alive = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive]
     if not alive:
-        return {"answer": "no alive hypothesis", "nodes": [], "sources": [], "context": []}
+        return {"answer": "no alive hypothesis", "nodes": [], "sources": [], "context": [], **disputes}
     best = min(alive, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
     evidence = sorted(view.alive_supporters(best), key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e))
     sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key[e].get("source_id")]
@@ -75,7 +78,20 @@ async def falsify_side(stores, qprops: dict) -> dict:
         answer += f" Evidence: {lead.get('claim')}" + (f" (source: {lead['source_id']})" if lead.get("source_id") else "")
     context = [view.nodes[best].text] + [props_by_key[e].get("claim", "") for e in evidence]
     return {"answer": answer, "nodes": [best] + evidence, "sources": sources, "context": context,
-            "states": {k: view.nodes[k].state for k in [best] + evidence}}
+            "states": {k: view.nodes[k].state for k in [best] + evidence}, **disputes}
+
+
+def disputes_of(view) -> dict:
+    """The disputes that touch the question (issue 14): ``disputed``, every disputed
+    node's key; ``disputes``, each unresolved pair of rivals with what rests on it."""
+    disputed = sorted(k for k, n in view.nodes.items() if n.state == DISPUTED)
+    pairs = sorted({tuple(sorted((e.src, e.dst))) for e in view.edges
+                    if e.kind == DISPUTES and view.state(e.src) == DISPUTED and view.state(e.dst) == DISPUTED})
+    rows = []
+    for a, b in pairs:
+        rests = sorted(k for k in downstream(view, [a, b]) if k not in (a, b) and view.state(k) == DISPUTED)
+        rows.append({"keys": [a, b], "rests_on_it": rests})
+    return {"disputed": disputed, "disputes": rows}
 
 
 async def baseline_side(stores, text: str) -> dict:
@@ -143,7 +159,8 @@ async def recall(stores, question: str) -> dict:
     else:
         verdict = "both answers rest on alive beliefs"
     strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}
-    return {"question": question, "investigation": qprops["key"], "falsify": strip(mine), "baseline": strip(theirs),
+    falsify = dict(strip(mine), disputed=mine.get("disputed", []), disputes=mine.get("disputes", []))
+    return {"question": question, "investigation": qprops["key"], "falsify": falsify, "baseline": strip(theirs),
             "verdict": verdict, "mode": mode,
             "scoreboard": {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""},
             "baseline_states": theirs.get("states", {}), "baseline_distances": theirs.get("distances", [])}

@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--file", help="JSONL file of facts ({\"fact\", \"triple\", \"target\", \"key\", \"source\", \"asserted_at\"} per line), applied in order")
     s.add_argument("--json", action="store_true")
 
+    s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
+    s.add_argument("loser", help="the disputed evidence that loses")
+    s.add_argument("--winner", required=True, help="the disputed evidence that wins")
+    s.add_argument("--json", action="store_true")
+
     s = sub.add_parser("explain", help="why a node (forgotten ones included) is in its state")
     s.add_argument("key")
     s.add_argument("--json", action="store_true")
@@ -267,6 +272,11 @@ async def cmd_recall(args) -> int:
     return EXIT_OK
 
 
+async def cmd_resolve(args) -> int:
+    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), "print_revision")
+    return EXIT_OK
+
+
 async def cmd_undo(args) -> int:
     await _simple(args, "undo", lambda app: app.undo(), "print_undo")
     return EXIT_OK
@@ -282,4 +292,4 @@ def serve(args) -> int:
 
 
 COMMANDS = {"load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain,
-            "recall": cmd_recall, "undo": cmd_undo, "check": cmd_check}
+            "recall": cmd_recall, "undo": cmd_undo, "check": cmd_check, "resolve": cmd_resolve}

@@ -49,9 +49,16 @@ def print_revision(r: dict) -> None:
         print(f"  {r['note']}")
     if r.get("dry_run") or r.get("already_applied") or not r.get("epoch"):
         return
-    print(f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    if r.get("new_evidence"):
+        print(f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    else:
+        print(f"  {r['judge']} (epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    for d in r.get("decisions", []):
+        print(f"  {d['reason']}")
     for label, key in (("refuted", "refuted"), ("invalidated", "invalidated"), ("superseded", "superseded"),
-                       ("weakened", "weakened"), ("promoted", "promoted"), ("forgotten (graph + vector)", "forgotten")):
+                       ("weakened", "weakened"), ("promoted", "promoted"), ("disputed", "disputed"),
+                       ("reinstated", "reinstated"), ("restored from tombstones (graph + vector)", "restored"),
+                       ("promotion undone", "demoted"), ("forgotten (graph + vector)", "forgotten")):
         if r.get(key):
             print(f"  {label}: {', '.join(r[key])}")
 
@@ -94,6 +101,10 @@ def print_recall(r: dict) -> None:
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")
     print(f"  FALSIFY recall : {f['answer']} {mark_f}".rstrip())
     print(f"    nodes: {', '.join(f['nodes']) or '-'}; sources: {'; '.join(f['sources']) or '-'}")
+    for d in f.get("disputes", []):
+        rests = f"; resting on it: {', '.join(d['rests_on_it'])}" if d.get("rests_on_it") else ""
+        print(f"    disputed: {d['keys'][0]} vs {d['keys'][1]} (both kept, neither used{rests}; "
+              f"resolve LOSER --winner WINNER ends it)")
     print(f"  Plain-RAG      : {b['answer']} {mark_b}".rstrip())
     print(f"    nodes: {', '.join(b['nodes']) or '-'}; sources: {'; '.join(b['sources']) or '-'}")
     print(f"  verdict: {r['verdict']}")

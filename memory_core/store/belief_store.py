@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
-from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, REFUTES, SUPERSEDES, SUPPORTS
+from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
 
@@ -74,7 +74,7 @@ def edge_props(edge: Edge) -> dict:
         return {"critical": edge.critical, "group": edge.group}
     if edge.kind in (SUPPORTS, REFUTES):
         return {"weight": edge.weight}
-    if edge.kind == SUPERSEDES:
+    if edge.kind in (SUPERSEDES, DISPUTES):
         return {"confidence": edge.confidence}
     return {}
 

@@ -1,0 +1,90 @@
+"""``resolve LOSER --winner WINNER``: end a dispute between two disputed evidence nodes.
+
+The ``disputes`` edge between them is replaced by ``supersedes`` WINNER→LOSER;
+then everything relabels by the three-valued rules (:mod:`memory_core.core.tms`):
+the loser becomes ``refuted``, its dependents die and are forgotten as usual, the
+winner and whatever rested on it come back alive, forgotten nodes included (from
+their tombstones). The labels are exactly those the winner would have had by
+winning outright. One journalled intent, one log entry (``kind: resolve``): undo
+reverts it exactly. The result has the shape of ``revise``'s.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from memory_core.core.errors import InputError
+from memory_core.core.identity import node_id
+from memory_core.core.investigation import check_key
+from memory_core.core.revision import plan_resolve
+from memory_core.ops.stores import Stores
+from memory_core.store import writer
+from memory_core.store.belief_store import edge_row
+from memory_core.store.intents import log_changes, tombstones
+from memory_core.store.tms_io import extend_view, restored_entries
+
+RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
+               "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
+
+
+def plan_fields(plan) -> dict:
+    """The issue-14 fields of a revision-shaped result, from a plan."""
+    return {"decisions": list(plan.decisions), "disputed": plan.disputed, "reinstated": plan.reinstated,
+            "restored": list(plan.restored), "demoted": plan.demoted}
+
+
+async def resolve(stores: Stores, loser: str, winner: str) -> dict:
+    start = time.perf_counter()
+    loser, winner = check_key(loser, "LOSER"), check_key(winner, "--winner")
+    found = await stores.store.find_keys([loser, winner])
+    for key, what in ((loser, "LOSER"), (winner, "--winner")):
+        props = found.get(key)
+        if props is None:
+            raise InputError(f"{what} {key!r}: no node with that key in this data root")
+        if props.get("type") != "Evidence":
+            raise InputError(f"{what} {key!r} is a {props.get('type')}, not evidence: only evidence is disputed")
+    loser, winner = found[loser]["key"], found[winner]["key"]
+    store = stores.store
+    view = await store.affected_view([node_id("evidence", loser), node_id("evidence", winner)])
+    original = {k: copy.copy(n) for k, n in view.nodes.items()}
+    ghosts, memory = await extend_view(stores, view, [loser, winner], force=True)
+    for key, node in view.nodes.items():
+        if key not in original and key not in ghosts:
+            original[key] = copy.copy(node)
+    epoch = stores.journal.epoch() + 1
+    plan = plan_resolve(view, loser, winner, epoch, memory, set(ghosts))
+    kinds = {k: n.kind for k, n in view.nodes.items()}
+    forgotten = [k for k in plan.forgotten if k not in ghosts]
+    present = {node_id(n.kind, k) for k, n in view.nodes.items() if k not in ghosts and k not in forgotten}
+    updates = []
+    for key in dict.fromkeys(c.key for c in plan.changes):
+        if key in ghosts or key not in original:
+            continue
+        before, after = original[key], view.nodes[key]
+        updates.append({"id": node_id(after.kind, key), "key": key,
+                        "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
+                                   "confidence": before.confidence},
+                        "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
+                                  "confidence": after.confidence}})
+    intent = {
+        "epoch": epoch,
+        "add_nodes": restored_entries(ghosts, plan.restored, view, present),
+        "add_edges": [list(edge_row(e, kinds)) for e in plan.new_edges],
+        "del_edges": [list(edge_row(e, kinds)) for e in plan.removed_edges],
+        "updates": updates,
+        "del_nodes": await tombstones(store, view, forgotten),
+    }
+    entry = {"epoch": epoch, "kind": "resolve", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "fact": f"resolve {loser} --winner {winner}", "loser": loser, "winner": winner,
+             "decisions": plan.decisions, "changes": log_changes(plan), "forgotten": forgotten,
+             "restored": list(plan.restored), "intent": intent}
+    await writer.run(store, stores.journal, intent, entry, stores.hook)
+    result = {k: [] for k in RESULT_KEYS}
+    result.update(fact=entry["fact"], new_evidence=None, judge="resolve", refuted=plan.refuted,
+                  superseded=plan.superseded, invalidated=plan.invalidated, weakened=plan.weakened,
+                  promoted=plan.promoted, forgotten=forgotten, epoch=epoch, question=view.nodes[winner].question,
+                  **plan_fields(plan))
+    result["note"] = plan.decisions[0]["reason"]
+    result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
+    return result

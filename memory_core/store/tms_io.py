@@ -1,0 +1,233 @@
+"""What the three-valued labelling (:mod:`memory_core.core.tms`) reads beyond the
+affected view, and how its results are written (issue 14).
+
+* :func:`extend_view`: when a node whose label may change supersedes or disputes
+  another, the other side and *its* dependents are read too (their labels can
+  flip: reinstatement, a dispute ending), and so are the forgotten nodes that
+  rested on them: *ghosts*, rebuilt from their tombstones in the revision log
+  (properties, state, weight, epoch, edges). The log is read only then.
+* :func:`memory_of`: the log's changes as a :class:`Memory` (weights before a
+  death, promotions made because of it), so what comes back gets them back.
+* :func:`restored_entries`: the add_nodes entries that bring reinstated ghosts
+  back into both stores (re-embedded: found again by vector search).
+* :func:`policy_context` / :func:`decisions_for`: the question's policy and
+  sources, the stored evidence's dates and trust, and who wins each verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Optional
+
+from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
+from memory_core.core.identity import node_id
+from memory_core.core.keys import normalise_key
+from memory_core.core.policy import DEFAULT_POLICY, Claim, Decision, decide, source_trust
+from memory_core.core.tms import Memory, downstream
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, SUPERSEDES
+from memory_core.store.belief_store import to_edge, to_node
+
+TMS_EDGES = (SUPERSEDES, DISPUTES)
+
+
+def _merge(view: BeliefView, other: BeliefView) -> None:
+    for key, node in other.nodes.items():
+        if key not in view.nodes:
+            view.add_node(node)
+    have = {(e.kind, e.src, e.dst) for e in view.edges}
+    for edge in other.edges:
+        if (edge.kind, edge.src, edge.dst) not in have and edge.src in view.nodes and edge.dst in view.nodes:
+            view.add_edge(edge)
+            have.add((edge.kind, edge.src, edge.dst))
+
+
+def _contested(view: BeliefView, region: set[str]) -> set[str]:
+    """Nodes another node in ``region`` supersedes or disputes (their label may flip)."""
+    found = set()
+    for key in region:
+        for edge in view.out_edges(key):
+            if edge.kind in TMS_EDGES:
+                found.add(edge.dst)
+        for edge in view.in_edges(key, DISPUTES):
+            found.add(edge.src)
+    return found
+
+
+def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
+    """Normalised key -> the tombstone of every node forgotten now (forgotten, and
+    neither brought back by an undo nor restored by a reinstatement since)."""
+    gone: dict[str, dict] = {}
+    by_epoch: dict[int, dict] = {}
+    for entry in entries:
+        by_epoch[entry.get("epoch")] = entry
+        intent = entry.get("intent") or {}
+        if entry.get("kind") == "undo":
+            undone = by_epoch.get(entry.get("undoes"), {})
+            undone_intent = undone.get("intent") or {}
+            for node in undone_intent.get("del_nodes", []):
+                gone.pop(normalise_key(node.get("key", "")), None)
+            for node in undone_intent.get("add_nodes", []):
+                if normalise_key(node.get("key", "")) in {normalise_key(k) for k in undone.get("restored", [])}:
+                    gone[normalise_key(node["key"])] = _restored_tombstone(undone, node)
+            continue
+        for node in intent.get("del_nodes", []):
+            gone[normalise_key(node.get("key", ""))] = node
+        for key in entry.get("restored", []):
+            gone.pop(normalise_key(key), None)
+    return gone
+
+
+def _restored_tombstone(entry: dict, added: dict) -> dict:
+    """An undone reinstatement's node is forgotten again, in the state it had before."""
+    before = next((c["before"] for c in entry.get("changes", []) if c["key"] == added["key"]), None)
+    if before is None:
+        return added
+    return dict(added, state=before["state"], weight=before["weight"])
+
+
+def memory_of(entries: Iterable[dict]) -> Memory:
+    changes = []
+    for entry in entries:
+        changes += entry.get("changes", [])
+    return Memory.from_changes(changes)
+
+
+def ghost_node(tomb: dict) -> Optional[Node]:
+    props = dict(tomb.get("props") or {}, truth_alignment=[tomb["state"]], truth_epoch=tomb.get("epoch", 0),
+                 feedback_weight=tomb.get("weight", 0.0))
+    props.setdefault("type", {"evidence": "Evidence", "conclusion": "Conclusion", "hypothesis": "Hypothesis",
+                              "question": "InvestigationQuestion"}.get(tomb.get("kind"), ""))
+    props.setdefault("key", tomb.get("key"))
+    return to_node(props)
+
+
+async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: bool = False,
+                      max_rounds: int = 64) -> tuple[dict[str, dict], Memory]:
+    """Read what relabelling downstream of ``seeds`` needs beyond ``view`` (see the
+    module docstring). Returns (ghost tombstones by key, the log's Memory); both
+    empty when nothing the seeds reach supersedes or disputes anything (the common
+    case: the log is not read). ``force``: read the log anyway (resolve)."""
+    store = stores.store
+    expanded: set[str] = set()
+    seeds = [k for k in seeds if k in view.nodes]
+    contested_any = force
+    for _ in range(max_rounds):
+        region = downstream(view, seeds)
+        fresh = sorted(k for k in _contested(view, region) if k not in expanded)
+        if not fresh:
+            break
+        contested_any = True
+        expanded.update(fresh)
+        more = await store.affected_view([node_id(view.nodes[k].kind, k) for k in fresh if k in view.nodes])
+        _merge(view, more)
+    if not contested_any:
+        return {}, Memory()
+    entries = list(stores.journal.entries())
+    tombs = current_tombstones(entries)
+    ghosts: dict[str, dict] = {}
+    ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
+    by_id = {t["id"]: t for t in tombs.values() if t.get("id")}
+    region = downstream(view, seeds)
+    wanted = {node_id(view.nodes[k].kind, k) for k in region}
+    grew = True
+    while grew:
+        grew = False
+        for tid, tomb in by_id.items():
+            key = tomb.get("key")
+            if key in ghosts or key in view.nodes:
+                continue
+            if any(e[2] == DEPENDS_ON and e[0] == tid and e[1] in wanted for e in tomb.get("edges", [])):
+                node = ghost_node(tomb)
+                if node is None:
+                    continue
+                ghosts[key] = tomb
+                view.add_node(node)
+                ids[tid] = key
+                wanted.add(tid)
+                grew = True
+    for key, tomb in ghosts.items():
+        for src, dst, rel, props in tomb.get("edges", []):
+            if rel == PART_OF or src not in ids or dst not in ids:
+                continue
+            edge = to_edge(rel, ids[src], ids[dst], props or {})
+            if not any(e.kind == edge.kind and e.dst == edge.dst for e in view.out_edges(edge.src)):
+                view.add_edge(edge)
+    return ghosts, memory_of(entries)
+
+
+def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefView, present: set[str]) -> list[dict]:
+    """add_nodes entries for restored ghosts: their tombstones with the new state,
+    epoch and weight; edges only to nodes that exist after the write (``present``: ids)."""
+    result = []
+    keep = set(present) | {ghosts[k]["id"] for k in restored}
+    for key in restored:
+        tomb, node = ghosts[key], view.nodes[key]
+        edges = [e for e in tomb.get("edges", []) if e[2] == PART_OF or (e[0] in keep and e[1] in keep)]
+        result.append(dict(tomb, state=node.state, epoch=node.epoch, weight=node.weight, edges=edges))
+    return result
+
+
+# ---- policies -------------------------------------------------------------------
+
+def today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+async def policy_context(store, evidence_keys: Iterable[str], question: Optional[str]) -> dict:
+    """Raw properties of the contradicted evidence and of their questions (policy, sources)."""
+    keys = sorted(set(evidence_keys))
+    props = await store.find_keys(keys) if keys else {}
+    questions = {p.get("question_key") for p in props.values()} | ({question} if question else set())
+    qprops = await store.find_keys(sorted(q for q in questions if q)) if questions else {}
+    return {"evidence": props, "questions": qprops}
+
+
+def sources_of(qprops: Optional[dict]) -> dict[str, float]:
+    return {s["id"]: float(s["trust"]) for s in (qprops or {}).get("sources") or [] if isinstance(s, dict)}
+
+
+def registered_sources(entries: Iterable[dict]) -> dict[str, float]:
+    """Sources earlier revisions registered with ``--trust`` (undone ones excluded)."""
+    entries = list(entries)
+    undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
+    found: dict[str, float] = {}
+    for entry in entries:
+        if entry.get("epoch") in undone:
+            continue
+        for sid, trust in (entry.get("registered_sources") or {}).items():
+            found.setdefault(sid, float(trust))
+    return found
+
+
+def decisions_for(context: dict, verdicts: list[tuple[str, str, float]], fact_key: str, question: Optional[str],
+                  source: Optional[str], asserted_at: Optional[str], trust: Optional[float],
+                  policy: Optional[str], registered: Optional[dict] = None) -> tuple[dict[str, Decision], Optional[float]]:
+    """Who wins each verdict, and the trust the new fact's source is recorded with
+    (``--trust`` for a source not known yet; None when nothing is to be recorded).
+    A source is known when its question lists it or an earlier revision recorded
+    it with a trust (``registered``: source id -> trust)."""
+    registered = registered or {}
+    qprops = context["questions"].get(question or "") or {}
+    listed = sources_of(qprops)
+    fact_trust = None
+    if source is not None and source not in listed and source not in registered and trust is not None:
+        fact_trust = trust
+    f_trust = listed.get(source) if source in listed else registered.get(source, fact_trust)
+    fact = Claim(fact_key, asserted_at, f_trust if f_trust is not None else source_trust({}, None), source)
+    result = {}
+    for key, _, _ in verdicts:
+        props = context["evidence"].get(key) or {}
+        eq = context["questions"].get(props.get("question_key") or "") or qprops
+        e_listed = sources_of(eq)
+        sid = props.get("source_id")
+        e_trust = e_listed.get(sid) if sid in e_listed else props.get("trust")
+        if e_trust is None:
+            e_trust = registered.get(sid) if sid in registered else source_trust({}, None)
+        chosen = policy or eq.get("policy") or qprops.get("policy") or DEFAULT_POLICY
+        ev = Claim(key, props.get("asserted_at"), float(e_trust), sid)
+        result[key] = decide(chosen, ev, fact, today())
+    return result, fact_trust
+
+
+__all__ = ["ALIVE", "Edge", "current_tombstones", "decisions_for", "extend_view", "ghost_node", "memory_of",
+           "policy_context", "registered_sources", "restored_entries", "sources_of", "today"]
