@@ -52,9 +52,13 @@ def history(entries: Iterable[dict], key: str) -> dict:
         if kind == "load" and any(normalise_key(k) == wanted for k in entry.get("added", [])):
             canonical = canonical or next(k for k in entry["added"] if normalise_key(k) == wanted)
             events.append(dict(base, rule="loaded", text=f"loaded from investigation {entry.get('question')}"))
-        if kind == "revise" and entry.get("new_evidence") and normalise_key(entry["new_evidence"]) == wanted:
-            canonical = canonical or entry["new_evidence"]
-            events.append(dict(base, rule="recorded", text="recorded as new evidence"))
+        if kind == "revise":
+            recorded = entry.get("facts") or ([entry] if entry.get("new_evidence") else [])
+            for item in recorded:
+                if item.get("new_evidence") and normalise_key(item["new_evidence"]) == wanted:
+                    canonical = canonical or item["new_evidence"]
+                    batch = f" (one of {len(recorded)} facts revised together)" if len(recorded) > 1 else ""
+                    events.append(dict(base, fact=item.get("fact"), rule="recorded", text="recorded as new evidence" + batch))
         if kind == "undo":
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
@@ -63,7 +67,8 @@ def history(entries: Iterable[dict], key: str) -> dict:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
                     canonical = canonical or change["key"]
-                    events.append(dict(base, rule=change["rule"], cause=change["cause"], state=change["after"]["state"],
+                    events.append(dict(base, fact=change.get("fact", base["fact"]), rule=change["rule"],
+                                       cause=change["cause"], state=change["after"]["state"],
                                        text=sentence(change["rule"], change["cause"], change.get("detail", ""))))
             for gone in entry.get("forgotten", []):
                 if normalise_key(gone) == wanted:

@@ -2,7 +2,7 @@
 
 Input is validated first (:class:`InputError`, exit 2, nothing written). The
 steps then run as cognee Tasks through ``run_custom_pipeline`` (see
-:mod:`memory_core.tasks.revision_tasks`). The result is the ``--json`` shape of the CLI.
+:mod:`memory_core.tasks`). The result is the ``--json`` shape of the CLI.
 """
 
 from __future__ import annotations
@@ -10,15 +10,14 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from memory_core.core.errors import InputError, JudgeError
+from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
-from memory_core.core.requests import RevisionRequest, fact_key
-from memory_core.judging.detect import DEFAULT_LIMIT, Detection, gate1_threshold, pinned
+from memory_core.core.requests import RevisionRequest
+from memory_core.judging.detect import DEFAULT_LIMIT
 from memory_core.ops.stores import Stores
-from memory_core.store.embedder import fingerprint
-from memory_core.core.identity import collection, node_id
+from memory_core.store.llm import command_meter
 from memory_core.store.settings import llm_key_configured
-from memory_core.tasks.revision_tasks import RevisionJob, revision_tasks, run_pipeline
+from memory_core.tasks import RevisionBatch, run_revision, threshold
 
 RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
                "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
@@ -30,58 +29,51 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
     return result
 
 
-async def target_distance(stores: Stores, fact: str, key: str) -> Optional[float]:
-    """Gate 1's distance from the fact to a pinned target (shown, not used)."""
-    wanted = node_id("evidence", key)
-    for hit in await stores.store.search(collection("evidence"), fact, 50):
-        if str(hit.id) == wanted:
-            return float(hit.score)
-    return None
-
-
 async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target") -> dict:
-    """One revision (``request`` already validated by :mod:`memory_core.core.requests`)."""
-    start = time.perf_counter()
-    fact, target = request.fact, request.target
-    new_key = request.new_key
+    """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
+    a batch of one fact."""
+    batch = RevisionBatch(stores, [request], "fact", dry_run, pin_reason, _use_llm([request]), threshold(), DEFAULT_LIMIT)
+    with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
+        await run_revision(stores, batch)
+    return result_of(batch.jobs[0])
+
+
+def _use_llm(requests: list[RevisionRequest]) -> bool:
+    return llm_key_configured() and any(r.target is None for r in requests)
+
+
+def result_of(job) -> dict:
+    """A fact's ``revise --json`` result."""
+    batch = job.batch
+    fact, new_key = job.fact, job.new_key
     result = empty_result(fact, new_key)
-    result["dry_run"] = dry_run
-    existing = (await stores.store.find_keys([new_key])).get(new_key)
-    if existing is not None:
-        if existing.get("type") == "Evidence" and " ".join(existing.get("claim", "").split()) == " ".join(fact.split()):
-            result["note"] = f"already recorded as {new_key} (epoch {existing.get('truth_epoch')}); nothing changed"
-            result["already_applied"] = True
-            result["new_evidence"] = new_key
-            return finish(result, start)
-        raise InputError(f"--key {new_key!r} is already used by another node")
-    detection: Optional[Detection] = None
-    if target is not None:
-        try:
-            detection = await pinned(stores.store, fact, target, pin_reason)
-        except LookupError as error:
-            raise InputError(str(error)) from None
-        detection.candidates[0].distance = await target_distance(stores, fact, target)
-    threshold = gate1_threshold(fingerprint()["provider"])
-    job = RevisionJob(stores.store, stores.journal, fact, request.triple, new_key, stores.journal.epoch() + 1, threshold,
-                      DEFAULT_LIMIT, source_id=request.source, asserted_at=request.asserted_at, detection=detection,
-                      dry_run=dry_run, hook=stores.hook)
-    use_llm = detection is None and llm_key_configured()
-    tasks = revision_tasks(use_llm)
-    await run_pipeline(tasks[:1] if dry_run else tasks, [job], "falsify_revision")
-    d = job.detection
-    result.update(judge=d.judge, candidates=[c.as_dict() for c in d.candidates], threshold=threshold,
-                  timings=job.timings)
+    result["dry_run"] = batch.dry_run
+    # wall time of the whole revision (for a batch: of the batch, which is revised as one)
+    result["elapsed_ms"] = round((time.perf_counter() - batch.started) * 1000, 1)
+    # what the LLM judge cost for this fact (calls, tokens, USD as the endpoint reported; None: unknown)
+    result["llm"] = dict(job.detection.llm) if job.detection is not None else \
+        {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    if job.already:
+        result.update(note=job.already, already_applied=True, new_evidence=new_key)
+        return result
+    d = job.narrowed if job.narrowed is not None else job.detection
+    if d is None:
+        result["note"] = "not revised"
+        result["new_evidence"] = None
+        return result
+    result.update(judge=d.judge, candidates=[c.as_dict() for c in d.candidates], threshold=batch.threshold,
+                  timings=dict(job.timings))
     if d.judge == "pinned":
-        result["note"] = f"judge pinned by {pin_reason}: {target} taken as contradicted, gates skipped"
-    if dry_run:
+        result["note"] = f"judge pinned by {batch.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
+    if batch.dry_run:
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
         result["new_evidence"] = None
-        return finish(result, start)
-    if not job.records:
+        return result
+    plan = job.plan
+    if plan is None:
         result["note"] = d.note + ("; " if d.note else "") + "nothing recorded"
         result["new_evidence"] = None
-        return finish(result, start)
-    plan = job.plan
+        return result
     result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
                   weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
                   question=plan.new_node.question)
@@ -90,7 +82,7 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
         result["note"] = f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
-    return finish(result, start)
+    return result
 
 
 async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) -> None:
@@ -124,28 +116,24 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
 
 async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str = "facts", dry_run: bool = False,
                       on_result=None) -> list[dict]:
-    """Many facts, validated and checked against the root as a whole first, then applied
-    in order (each sees the effects of the ones before it); one result per fact.
-    ``on_result(result)`` is called as each one lands (progress)."""
+    """Many facts as ONE batch: validated and checked against the root as a whole first,
+    detected together, applied fact by fact on one in-memory view (each sees the effects
+    of the ones before it), written as one journalled intent (one epoch, undone as a
+    whole); one result per fact, in order. ``on_result(result)`` is called for each."""
     await preflight(stores, requests, what)
-    results: list[dict] = []
-    applied: list[str] = []
-    for request in requests:
-        try:
-            result = await revise(stores, request, dry_run=dry_run)
-        except (InputError, JudgeError) as error:
-            done = (f"the lines before it were applied (epochs {', '.join(applied)})" if applied
-                    else "no line before it changed anything")
-            raise type(error)(f"{what} line {request.line}: {error} [{done}; this line and the ones after it "
-                              "were not applied]") from None
-        if result.get("epoch") is not None:
-            applied.append(str(result["epoch"]))
-        results.append(result)
-        if on_result is not None:
+    batch = RevisionBatch(stores, list(requests), what, dry_run, "--target", _use_llm(requests), threshold(),
+                          DEFAULT_LIMIT)
+    with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
+        await run_revision(stores, batch)
+    stopped = batch.stopped_at
+    results = [result_of(job) for job in batch.jobs if stopped is None or job.index < stopped]
+    if on_result is not None:
+        for result in results:
             on_result(result)
+    if stopped is not None:
+        error = batch.stop_error
+        line = batch.jobs[stopped].request.line or stopped + 1
+        done = (f"the lines before it were applied (epoch {batch.epoch})" if batch.entry is not None
+                else "no line before it changed anything")
+        raise type(error)(f"{what} line {line}: {error} [{done}; this line and the ones after it were not applied]")
     return results
-
-
-def finish(result: dict, start: float) -> dict:
-    result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
-    return result

@@ -66,11 +66,24 @@ def to_edge(rel: str, src_key: str, dst_key: str, props: dict) -> Edge:
         group=props.get("group"),
         weight=float(props.get("weight", 1.0) if props.get("weight") is not None else 1.0),
         confidence=props.get("confidence"),
+        groups=_groups(props.get("groups")),
     )
+
+
+def _groups(value) -> Optional[tuple]:
+    """A depends_on edge's ``groups`` property (several justifications share the antecedent)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return tuple(value) if isinstance(value, (list, tuple)) and len(value) > 1 else None
 
 
 def edge_props(edge: Edge) -> dict:
     if edge.kind == DEPENDS_ON:
+        if edge.groups:
+            return {"critical": edge.critical, "group": edge.groups[0], "groups": list(edge.groups)}
         return {"critical": edge.critical, "group": edge.group}
     if edge.kind in (SUPPORTS, REFUTES):
         return {"weight": edge.weight}
@@ -112,6 +125,7 @@ class BeliefStore:
             graph = await get_graph_engine()
         store = cls(graph, await get_vector_engine_async())
         store.repaired = repaired
+        store.home = home  # for reopening the graph database (memory_core.store.memory)
         return store
 
     # ---- reading -------------------------------------------------------
@@ -181,8 +195,10 @@ class BeliefStore:
         """The part of the graph a revision of ``seed_ids`` can touch: the seeds'
         transitive dependents (through depends_on), the hypotheses they support,
         those hypotheses' rivals, and every node one edge away from any of them
-        (antecedents, consumers, superseders). Cost follows the affected region,
-        not the graph: one pair of edge queries per dependency level."""
+        (antecedents, consumers, superseders), and every edge of the dead ones among
+        those (their forget status is decided with all their consumers and
+        superseders in view). Cost follows the affected region, not the graph: one
+        pair of edge queries per dependency level, plus one for that ring."""
         region: set[str] = set()
         frontier = list(dict.fromkeys(seed_ids))
         edges: dict[tuple, tuple] = {}
@@ -213,6 +229,18 @@ class BeliefStore:
         for src, dst, _, _ in edges.values():
             ids.update((src, dst))
         nodes = await self.raw_nodes(ids)
+        # the forget rule decides the dead nodes of this ring (antecedents, superseded and
+        # supporting evidence one edge away): each must be seen with ALL its consumers and
+        # superseders, or a consumer/superseder outside the view goes unseen (issue 12: a
+        # refuted node whose superseder was not read was forgotten). One more edge query.
+        ring = sorted(i for i in ids - region - extra if i in nodes and state_of(nodes[i]) != ALIVE)
+        if ring:
+            more = [e for e in await self._edges_touching(ring) if e[:3] not in edges]
+            for e in more:
+                edges[e[:3]] = e
+            beyond = {i for e in more for i in e[:2]} - set(nodes)
+            if beyond:
+                nodes.update(await self.raw_nodes(beyond))
         return self._view(list(nodes.values()), edges.values())
 
     # ---- writing -------------------------------------------------------
@@ -297,7 +325,11 @@ class BeliefStore:
 
         On PostgreSQL the housekeeping is an HNSW index per FALSIFY collection (created
         once; cognee creates none): returns the collections indexed by this call."""
-        return await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
+        done = await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
+        from memory_core.store import memory
+
+        await memory.after_commit(self, getattr(self, "home", None))  # flat memory, bounded disk (issue 15)
+        return done
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts`` from cognee's embedding engine (the model the stores use)."""

@@ -40,16 +40,18 @@ def updates(view: BeliefView, original: dict[str, Node], plan: Plan, skip: set[s
     return result
 
 
-async def tombstones(store: BeliefStore, view: BeliefView, keys: list[str]) -> list[dict]:
-    """Everything needed to restore forgotten nodes: properties, state, edges."""
+async def tombstones(store: BeliefStore, view, keys: list[str]) -> list[dict]:
+    """Everything needed to restore forgotten nodes: properties, state, edges. ``view``:
+    a BeliefView or a mapping key -> Node holding the nodes' final states."""
     if not keys:
         return []
-    ids = {node_id(view.nodes[k].kind, k): k for k in keys}
+    nodes = getattr(view, "nodes", view)
+    ids = {node_id(nodes[k].kind, k): k for k in keys}
     raw = await store.raw_nodes(ids)
     edges = await store.all_edges_of(list(ids))
     result = []
     for i, key in ids.items():
-        node = view.nodes[key]
+        node = nodes[key]
         mine = [e for e in edges if e[0] == i or e[1] == i]
         result.append(node_entry(node.kind, key, raw.get(i, {}), node.state, node.epoch, node.weight, mine))
     return result
@@ -57,26 +59,3 @@ async def tombstones(store: BeliefStore, view: BeliefView, keys: list[str]) -> l
 
 def log_changes(plan: Plan) -> list[dict]:
     return [dict(c.as_dict(), epoch=plan.epoch) for c in plan.changes]
-
-
-async def revision_intent(job) -> tuple[dict, dict]:
-    plan, view = job.plan, job.view
-    new = plan.new_node
-    kinds = {k: n.kind for k, n in view.nodes.items()}
-    props = evidence_props(new.key, job.fact, new.question, job.source_id, job.asserted_at, job.triple)
-    own_edges = [(node_id("evidence", new.key), node_id("question", new.question), PART_OF, {})]
-    own_edges += [edge_row(e, kinds) for e in plan.new_edges]
-    intent = {
-        "epoch": plan.epoch,
-        "add_nodes": [node_entry("evidence", new.key, props, "alive", plan.epoch, new.weight, own_edges)],
-        "updates": updates(view, job.original, plan, skip={new.key}),
-        "del_nodes": await tombstones(job.store, view, plan.forgotten),
-    }
-    d = job.detection
-    entry = {
-        "epoch": plan.epoch, "kind": "revise", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "fact": job.fact, "new_evidence": new.key, "judge": d.judge,
-        "candidates": [c.as_dict() for c in d.candidates],
-        "changes": log_changes(plan), "forgotten": list(plan.forgotten), "intent": intent,
-    }
-    return intent, entry

@@ -1,0 +1,138 @@
+"""The data that flows through a revision's cognee Tasks.
+
+A :class:`RevisionBatch` is one pipeline data item: the facts revised together,
+the opened stores, the in-memory belief view they share, and one epoch — the
+whole batch is one journalled intent, one write per store and one log entry
+(undone together). Each fact is a :class:`FactJob` inside it, applied in order
+on the shared view, so every fact sees the effects of the ones before it.
+
+Facts arrive as the pipeline's data: a string, a dict with the ``revise``
+fields, a list of those (one batch), or a prepared batch. cognee runs separate
+data items concurrently; a batch holds the stores' revision lock from its first
+task to its last, so batches never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from memory_core.core.beliefs import BeliefView
+from memory_core.core.plan import Plan
+from memory_core.core.requests import RevisionRequest, requests_from
+from memory_core.judging.detect import Detection
+
+_locks: dict[int, asyncio.Lock] = {}
+
+
+def revision_lock(stores) -> asyncio.Lock:
+    """One lock per opened stores object (a process serves one data root)."""
+    return _locks.setdefault(id(stores), asyncio.Lock())
+
+
+@dataclass(repr=False)
+class FactJob:
+    batch: "RevisionBatch"
+    index: int
+    request: RevisionRequest
+    detection: Optional[Detection] = None  # everything gate 1 and the judges found (batch-wide pass)
+    narrowed: Optional[Detection] = None  # what was still alive when this fact's turn came
+    plan: Optional[Plan] = None
+    result: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
+    pin_distance: Optional[float] = None
+
+    def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
+        return f"FactJob({self.index}: {self.request.fact[:60]!r})"
+
+    @property
+    def fact(self) -> str:
+        return self.request.fact
+
+    @property
+    def new_key(self) -> str:
+        return self.request.new_key
+
+    @property
+    def last(self) -> bool:
+        return self.index == len(self.batch.jobs) - 1
+
+    @property
+    def verdicts(self) -> list[tuple[str, str, float]]:
+        return [(c.key, c.relation, c.confidence) for c in self.narrowed.acting]
+
+    @property
+    def records(self) -> bool:
+        """Whether this fact writes: a judge found a contradiction, or every candidate was
+        judged (none contradicts: the fact is recorded next to what it relates to). With
+        undecidable candidates and no contradiction, nothing is recorded."""
+        d = self.narrowed
+        if self.batch.dry_run or d is None or self.already or self.batch.error is not None:
+            return False
+        return bool(d.acting) or (not d.undecided and bool(d.candidates))
+
+    @property
+    def question(self) -> Optional[str]:
+        acting = self.narrowed.acting
+        if acting:
+            return acting[0].question
+        ranked = sorted(self.narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
+        return ranked[0].question if ranked else None
+
+
+@dataclass(repr=False)
+class RevisionBatch:
+    stores: Any  # memory_core.ops.stores.Stores
+    requests: list[RevisionRequest]
+    what: str = "facts"
+    dry_run: bool = False
+    pin_reason: str = "--target"
+    use_llm: bool = False
+    threshold: float = 0.55
+    limit: int = 8
+    epoch: int = 0
+    jobs: list[FactJob] = field(default_factory=list)
+    view: Optional[BeliefView] = None
+    original: dict = field(default_factory=dict)  # key -> Node as stored before the batch
+    error: Optional[BaseException] = None
+    stopped_at: Optional[int] = None  # a judge failed on this fact: the ones before it are applied
+    stop_error: Optional[BaseException] = None
+    forgotten_nodes: dict = field(default_factory=dict)  # key -> Node, forgotten by this batch
+    entry: Optional[dict] = None  # the log line written
+    started: float = field(default_factory=time.perf_counter)
+    locked: bool = False
+
+    def __post_init__(self):
+        if not self.jobs:
+            self.jobs = [FactJob(self, i, r) for i, r in enumerate(self.requests)]
+
+    def __repr__(self) -> str:
+        return f"RevisionBatch({len(self.jobs)} fact(s), epoch={self.epoch})"
+
+    def snapshot_original(self) -> None:
+        self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()}
+
+    async def acquire(self) -> None:
+        if not self.locked:
+            await revision_lock(self.stores).acquire()
+            self.locked = True
+            self.epoch = self.stores.journal.epoch() + 1
+
+    def release(self) -> None:
+        if self.locked:
+            self.locked = False
+            revision_lock(self.stores).release()
+
+
+def as_requests(item: Any) -> list[RevisionRequest]:
+    """A pipeline data item → validated requests (``InputError`` names the bad one)."""
+    if isinstance(item, (str, dict, RevisionRequest)):
+        item = [item]
+    items = list(item)
+    if items and all(isinstance(i, RevisionRequest) for i in items):
+        return items
+    return requests_from(items)

@@ -1,0 +1,29 @@
+"""Task 2: read the part of the graph the batch can touch into one in-memory view.
+
+The seeds are every candidate any fact might act on; the store reads their
+dependents, the hypotheses they support and those hypotheses' rivals, with
+every node one edge away (``BeliefStore.affected_view``). The view's nodes as
+they were before the batch are kept: they are the intent's before-images.
+"""
+
+from __future__ import annotations
+
+from memory_core.core.beliefs import BeliefView
+from memory_core.core.identity import node_id
+from memory_core.tasks.batch import RevisionBatch
+from memory_core.tasks.timing import timed
+
+
+@timed("collect_belief_subgraph")
+async def _collect(batch: RevisionBatch) -> None:
+    if batch.dry_run:
+        return
+    new = {j.new_key for j in batch.jobs}
+    seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
+                    for c in j.detection.candidates if c.key not in new})
+    batch.view = await batch.stores.store.affected_view(seeds) if seeds else BeliefView()
+    batch.snapshot_original()
+
+
+async def collect_belief_subgraph(batches, ctx=None):
+    return await _collect(batches)

@@ -1,0 +1,178 @@
+"""Task 1: detection for the whole batch (gate 1, then the judges).
+
+Every fact is searched against the stored evidence (``judging.detect``) and,
+unless it is a dry run, against the facts before it in the same batch (their
+embeddings compared here, their triples matched, the same judges applied), as
+if each earlier fact had already been stored. Which candidates still count is
+decided when each fact's turn comes (:func:`narrow`): only evidence alive at
+that point acts, exactly as a one-at-a-time revision would see it. A judge that
+fails on fact *k* stops the batch there: facts before it are still applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from typing import Optional
+
+from memory_core.core.errors import InputError, JudgeError
+from memory_core.core.keys import normalise_key, sp_key
+from memory_core.judging.detect import Candidate, Detection, detect, pinned, undecided_note
+from memory_core.core.identity import collection, node_id
+from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests
+from memory_core.tasks.timing import timed
+
+
+def concurrency() -> int:
+    try:
+        return max(1, int(os.environ.get("FALSIFY_LLM_CONCURRENCY", "4")))
+    except ValueError:
+        return 4
+
+
+def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, threshold: float = 0.55,
+                     limit: int = 8, pin_reason: str = "--target", what: str = "facts"):
+    """The first task: turns the pipeline's data item (a fact, a dict, a list of them, or a
+    prepared :class:`RevisionBatch`) into a batch, takes the revision lock, and detects."""
+
+    async def detect_contradictions(items, ctx=None):
+        batches = []
+        for item in items:
+            if isinstance(item, RevisionBatch):
+                batch = item
+            else:
+                batch = RevisionBatch(stores, [], what, dry_run, pin_reason, use_llm, threshold, limit)
+                try:
+                    batch.requests = as_requests(item)
+                    batch.jobs = [FactJob(batch, i, r) for i, r in enumerate(batch.requests)]
+                except InputError as error:
+                    batch.error = error
+            batches.append(batch)
+        for batch in batches:
+            if batch.error is None:
+                await batch.acquire()
+        await _timed_detect(batches)
+        for batch in batches:
+            if batch.dry_run or batch.error is not None and not batch.jobs:
+                batch.release()  # no later task of this batch will run to release it
+        return batches
+
+    return detect_contradictions
+
+
+@timed("detect_contradictions")
+async def _timed_detect(batch: RevisionBatch) -> None:
+    await detect_batch(batch)
+
+
+async def detect_batch(batch: RevisionBatch) -> None:
+    store = batch.stores.store
+    jobs = batch.jobs
+    new_keys = {normalise_key(j.new_key) for j in jobs}
+    exclude = {j.new_key for j in jobs}
+    stored = await store.find_keys(sorted(exclude))
+    for job in jobs:
+        props = stored.get(job.new_key)
+        if props is None:
+            continue
+        if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(job.fact.split()):
+            job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
+        else:
+            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node")
+    vectors = {}
+    if len(jobs) > 1 and not batch.dry_run:
+        embedded = await store.embed([j.fact for j in jobs])
+        vectors = {j.index: v for j, v in zip(jobs, embedded)}
+    gate = asyncio.Semaphore(concurrency() if batch.use_llm else 1)
+
+    async def one(job: FactJob) -> None:
+        async with gate:
+            if job.already or (batch.stopped_at is not None and job.index > batch.stopped_at):
+                return
+            try:
+                job.detection = await detect_fact(batch, job, new_keys, exclude, vectors)
+            except JudgeError as error:
+                if batch.stopped_at is None or job.index < batch.stopped_at:
+                    batch.stopped_at, batch.stop_error = job.index, error
+
+    batch.stop_error = None
+    await asyncio.gather(*(one(job) for job in jobs))
+    if batch.stopped_at == 0 or (batch.stopped_at is not None and len(jobs) == 1):
+        raise batch.stop_error
+
+
+async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
+    store = batch.stores.store
+    request = job.request
+    earlier = [j for j in batch.jobs[: job.index] if not j.already] if not batch.dry_run else []
+    if request.target is not None:
+        mine = next((j for j in earlier if normalise_key(j.new_key) == normalise_key(request.target)), None)
+        if mine is not None:
+            verdict_text = f"pinned: {batch.pin_reason} names {mine.new_key}; gates skipped"
+            cand = Candidate(mine.new_key, None, mine.fact, None, "contradicts", 1.0, verdict_text, "pinned")
+            return Detection("pinned", [cand])
+        try:
+            detection = await pinned(store, request.fact, request.target, batch.pin_reason)
+        except LookupError as error:
+            raise InputError(f"{_where(batch, job)}{error}") from None
+        detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
+        return detection
+    extra, extra_props = [], {}
+    for other in earlier:
+        distance = _cosine_distance(vectors.get(job.index), vectors.get(other.index))
+        same_sp = bool(request.triple and other.request.triple and
+                       sp_key(*request.triple[:2]) == sp_key(*other.request.triple[:2]))
+        near = distance is not None and distance < batch.threshold
+        if not (same_sp or near):
+            continue
+        extra.append(Candidate(other.new_key, None, other.fact, distance if near else None))
+        if other.request.triple:
+            s, p, o = other.request.triple
+            extra_props[other.new_key] = {"subject": s, "predicate": p, "object": o}
+    # one judge pass (one LLM call) over the stored candidates and the earlier facts of the batch
+    return await detect(store, request.fact, request.triple, batch.threshold, batch.limit, exclude,
+                        use_llm=batch.use_llm, extra=extra, extra_props=extra_props)
+
+
+def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -> Detection:
+    """The fact's detection as its turn comes: only candidates alive at this point count
+    (what gate 1 would have returned had the facts before it been applied one by one)."""
+    d = job.detection
+    if d is None:
+        return Detection("none", [], [], "")
+    if d.judge == "pinned":
+        for c in d.candidates:
+            c.question = c.question or questions.get(c.key)
+        return d
+    kept = [c for c in d.candidates if c.key in alive]
+    for c in kept:
+        c.question = c.question or questions.get(c.key)
+    undecided = [k for k in d.undecided if k in alive]
+    used = sorted({c.judge for c in kept if c.judge})
+    return Detection("+".join(used) or "none", kept, undecided,
+                     undecided_note(kept, undecided, job.batch.threshold))
+
+
+def _where(batch: RevisionBatch, job: FactJob) -> str:
+    return f"{batch.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
+
+
+def _cosine_distance(a, b) -> Optional[float]:
+    if a is None or b is None:
+        return None
+    dot = sum(x * y for x, y in zip(a, b))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    if not na or not nb:
+        return None
+    return 1.0 - dot / (na * nb)
+
+
+async def _distance_to(store, fact: str, key: str) -> Optional[float]:
+    """Gate 1's distance from the fact to a pinned target (shown, not used)."""
+    wanted = node_id("evidence", key)
+    for hit in await store.search(collection("evidence"), fact, 50):
+        if str(hit.id) == wanted:
+            return float(hit.score)
+    return None

@@ -1,0 +1,55 @@
+"""Task 3: fact by fact, record the new fact, refute what it contradicts, invalidate
+what rested on it (``core.revision``).
+
+An async generator: cognee runs each yielded fact through the tasks after this
+one (promotion, forget, write) before the next fact starts here, so every fact
+sees the effects of the ones before it on the shared view, exactly as if they
+were revised one at a time.
+"""
+
+from __future__ import annotations
+
+import time
+
+from memory_core.core import revision
+from memory_core.core.beliefs import Node
+from memory_core.core.errors import InputError
+from memory_core.tasks.batch import FactJob, RevisionBatch
+from memory_core.tasks.detect_contradictions import narrow
+
+
+def begin_fact(job: FactJob) -> None:
+    batch = job.batch
+    view = batch.view
+    if job.new_key in view.nodes:  # the same fact earlier in this batch
+        job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
+        return
+    alive = {k for k, n in view.nodes.items() if n.alive}
+    alive |= {c.key for c in (job.detection.candidates if job.detection else []) if c.key not in view.nodes
+              and c.key not in batch.forgotten_nodes and c.key not in {j.new_key for j in batch.jobs}}
+    questions = {k: n.question for k, n in view.nodes.items()}
+    job.narrowed = narrow(job, alive, questions)
+    if not job.records:
+        return
+    for key, _, _ in job.verdicts:
+        if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
+            raise InputError(f"--target {key!r}: no evidence with that key in this data root")
+    new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5)
+    job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node)
+    revision.propagate_refutation(view, job.plan)
+
+
+async def propagate_refutation(batches, ctx=None):
+    for batch in batches:
+        for job in batch.jobs:
+            stopped = batch.stopped_at is not None and job.index >= batch.stopped_at
+            if batch.error is None and not batch.dry_run and not stopped:
+                start = time.perf_counter()
+                try:
+                    begin_fact(job)
+                except BaseException as error:  # surfaced by the caller after the run
+                    batch.error = error
+                job.timings["propagate_refutation"] = round((time.perf_counter() - start) * 1000, 2)
+            elif batch.dry_run and job.detection is not None:
+                job.narrowed = job.detection
+            yield job

@@ -1,0 +1,98 @@
+"""Task 6: write the whole batch as ONE journalled intent — one write per store —
+and ONE log entry (undo reverts the batch as a whole).
+
+It acts when the batch's last fact reaches it (or at once for a batch that
+failed), then releases the revision lock the first task took.
+"""
+
+from __future__ import annotations
+
+import time
+
+from memory_core.core.identity import node_id
+from memory_core.core.vocabulary import PART_OF
+from memory_core.store import writer
+from memory_core.store.belief_store import edge_row
+from memory_core.store.intents import evidence_props, log_changes, node_entry, tombstones
+from memory_core.tasks.batch import FactJob, RevisionBatch
+
+
+def _after(batch: RevisionBatch, key: str):
+    return batch.view.nodes.get(key) or batch.forgotten_nodes.get(key)
+
+
+async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
+    view, gone = batch.view, batch.forgotten_nodes
+    recorded = [j for j in batch.jobs if j.plan is not None]
+    new_keys = {j.new_key for j in recorded}
+    kinds = {k: n.kind for k, n in view.nodes.items()}
+    kinds.update({k: n.kind for k, n in gone.items()})
+    vanished = {k for k in gone if k in new_keys}  # added and forgotten within the batch: never stored
+    add_nodes = []
+    for job in recorded:
+        key = job.new_key
+        if key in vanished:
+            continue
+        node = view.nodes[key]
+        r = job.request
+        props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple)
+        own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
+        own += [edge_row(e, kinds) for e in job.plan.new_edges if e.dst not in vanished]
+        add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
+    changed = []
+    for job in recorded:
+        changed += [c.key for c in job.plan.changes]
+    update_list = []
+    for key in dict.fromkeys(changed):
+        if key in new_keys or key not in batch.original:
+            continue
+        before, after = batch.original[key], _after(batch, key)
+        update_list.append({"id": node_id(after.kind, key), "key": key,
+                            "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
+                                       "confidence": before.confidence},
+                            "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
+                                      "confidence": after.confidence}})
+    forgotten_stored = [k for k in gone if k not in new_keys]
+    intent = {"epoch": batch.epoch, "add_nodes": add_nodes, "updates": update_list,
+              "del_nodes": await tombstones(batch.stores.store, gone, forgotten_stored)}
+    facts = []
+    changes = []
+    for job in recorded:
+        d = job.narrowed
+        facts.append({"fact": job.fact, "new_evidence": job.new_key, "judge": d.judge,
+                      "candidates": [c.as_dict() for c in d.candidates], "forgotten": list(job.plan.forgotten)})
+        changes += [dict(c, fact=job.fact) if len(recorded) > 1 else c for c in log_changes(job.plan)]
+    entry = {"epoch": batch.epoch, "kind": "revise", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "changes": changes, "forgotten": [k for j in recorded for k in j.plan.forgotten], "intent": intent}
+    if len(recorded) == 1:
+        entry.update({k: facts[0][k] for k in ("fact", "new_evidence", "judge", "candidates")})
+    else:
+        entry["facts"] = facts
+    return intent, entry
+
+
+async def write_batch(batch: RevisionBatch) -> None:
+    if batch.error is not None or batch.dry_run or not any(j.plan is not None for j in batch.jobs):
+        return
+    start = time.perf_counter()
+    intent, entry = await batch_intent(batch)
+    await writer.run(batch.stores.store, batch.stores.journal, intent, entry, batch.stores.hook)
+    batch.entry = entry
+    elapsed = round((time.perf_counter() - start) * 1000, 2)
+    for job in batch.jobs:
+        job.timings["write_revision"] = round(elapsed / len(batch.jobs), 2)
+
+
+async def write_revision(jobs: list[FactJob], ctx=None):
+    for job in jobs:
+        batch = job.batch
+        if not job.last and batch.error is None:
+            continue
+        try:
+            if batch.entry is None:
+                await write_batch(batch)
+        except BaseException as error:  # surfaced by the caller after the run
+            batch.error = error
+        finally:
+            batch.release()
+    return jobs
