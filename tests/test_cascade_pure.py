@@ -1,5 +1,7 @@
 """The pure belief logic (no I/O): every case of contract §4.1/§4.3 and property
-tests over random graphs against an independent well-founded model."""
+tests over random graphs against an independent well-founded model (bench.reference,
+which builds justifications from the raw edges itself; tests/test_property_pure.py
+compares whole revision sequences with it)."""
 
 from __future__ import annotations
 
@@ -167,20 +169,25 @@ def test_settle_on_load_invalidates_new_node_resting_on_dead():
 
 # ---- properties over random graphs -------------------------------------------------
 
+def reference_of(v: BeliefView):
+    """The independent reference (bench.reference): justifications from the raw edges."""
+    from bench.reference import MEdge, MNode, Model
+
+    m = Model()
+    for k, n in v.nodes.items():
+        m.nodes[k] = MNode(k, n.kind, n.question or "", state=n.state)
+    m.edges = [MEdge(e.kind, e.src, e.dst, critical=e.critical, group=e.group) for e in v.edges]
+    return m
+
+
 def well_founded_model(v: BeliefView, premises_alive: dict[str, bool]) -> set[str]:
-    """Independent reference: the least set of alive nodes closed under
-    'premise alive' and 'some justification fully alive' (naive iteration)."""
-    alive = {k for k, ok in premises_alive.items() if ok}
-    changed = True
-    while changed:
-        changed = False
-        for k in v.nodes:
-            if k in alive or k in premises_alive:
-                continue
-            if any(all(a in alive for a in ants) for _, ants in v.justifications(k)):
-                alive.add(k)
-                changed = True
-    return alive
+    """Independent reference: the nodes the reference model (its own justifications
+    from the raw edges, its own fixpoint) labels alive when exactly the premises
+    marked True are alive."""
+    m = reference_of(v)
+    for k, ok in premises_alive.items():
+        m.nodes[k].state = "alive" if ok else "refuted"
+    return {k for k, lab in m.labels().items() if lab == "true"}
 
 
 @st.composite
@@ -205,7 +212,7 @@ def graphs(draw):
 def settle_all(nodes, edges):
     """A consistent starting labelling: alive iff well-founded with all premises alive."""
     v = view_of(nodes, edges)
-    premises = {k: True for k in v.nodes if not v.justifications(k)}
+    premises = {k: True for k in v.nodes if not reference_of(v).rules_of(k)}
     alive = well_founded_model(v, premises)
     for k, node in v.nodes.items():
         if k not in alive:
@@ -218,13 +225,14 @@ def settle_all(nodes, edges):
 def test_well_founded_invariant_after_revision(g):
     nodes, edges, hit = g
     v = settle_all(nodes, edges)
-    hit = [h for h in hit if v.nodes[h].alive and not v.justifications(h)]
+    hit = [h for h in hit if v.nodes[h].alive and not reference_of(v).rules_of(h)]
     if not hit:
         return
     before_alive = {k for k, n in v.nodes.items() if n.alive}
     plan = plan_revision(v, [(h, "contradicts", 0.9) for h in hit], 1, None, None)
     # reference: recompute from scratch with the hit premises dead
-    premises = {k: (k in before_alive and k not in hit) for k in v.nodes if not v.justifications(k)}
+    ref = reference_of(v)
+    premises = {k: (k in before_alive and k not in hit) for k in v.nodes if not ref.rules_of(k)}
     expected_alive = well_founded_model(v, premises) & before_alive
     actual_alive = {k for k, n in v.nodes.items() if n.alive}
     assert actual_alive == expected_alive
@@ -233,8 +241,8 @@ def test_well_founded_invariant_after_revision(g):
     assert len(keys) == len(set(keys))
     # no alive node rests on a dead one without an alternative
     for k, n in v.nodes.items():
-        if n.alive and v.justifications(k):
-            assert any(all(v.nodes[a].alive for a in ants) for _, ants in v.justifications(k))
+        if n.alive and ref.rules_of(k):
+            assert any(all(v.nodes[a].alive for a in ants) for ants in ref.rules_of(k))
     # forget rule: every forgotten node is dead and unconsumed by alive nodes
     for k in plan.forgotten:
         assert v.nodes[k].state in (REFUTED, INVALIDATED)
@@ -246,7 +254,7 @@ def test_well_founded_invariant_after_revision(g):
 def test_revision_is_deterministic(g):
     nodes, edges, hit = g
     base = settle_all(nodes, edges)
-    hit = [h for h in hit if base.nodes[h].alive and not base.justifications(h)]
+    hit = [h for h in hit if base.nodes[h].alive and not reference_of(base).rules_of(h)]
     if not hit:
         return
     results = []

@@ -1,0 +1,110 @@
+"""Generated belief graphs (investigation files, the product's own format) and
+revision sequences, for the deep-graph benchmark and the property tests.
+
+A graph holds hypotheses (priors, supports and refutes with unequal weights),
+evidence (mostly premises; some depend on earlier evidence), conclusions in
+chains (a conclusion's first justification uses only nodes drawn before it),
+alternative justifications (named groups), cycles (later groups may use any
+node), non-critical dependencies (decay), loaded ``supersedes`` edges and, with
+``shared``, antecedents shared by several justifications of one node. Every node
+is well-founded when loaded.
+
+``rng`` is anything with ``randint``, ``choice``, ``sample`` and ``random``
+(``random.Random``, or hypothesis's ``st.randoms()`` in the property tests).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from bench.reference import Model, from_investigation
+
+PRIORS = (None, 0.1, 0.3, 0.5, 0.7, 0.9)
+EDGE_WEIGHTS = (0.3, 0.6, 0.9, 1.0)
+CONFIDENCES = (None, 0.6, 0.8)
+
+
+def random_investigation(rng, prefix: str = "", shared: bool = False, max_evidence: int = 7,
+                         max_conclusions: int = 6, max_hypotheses: int = 4, supersedes: bool = True,
+                         min_conclusions: int = 0) -> dict:
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    hyps = [p(f"H{i}") for i in range(rng.randint(0, max_hypotheses))]
+    ev = [p(f"E{i}") for i in range(rng.randint(2, max_evidence))]
+    co = [p(f"K{i}") for i in range(rng.randint(min_conclusions, max_conclusions))]
+    order = ev + co
+    edges: list[dict] = []
+    pairs: set[tuple[str, str]] = set()
+    triples: set[tuple[str, str, Optional[str]]] = set()
+
+    def depends(src: str, ants: list[str], group: Optional[str], critical: bool = True) -> None:
+        for a in ants:
+            if a == src or (src, a, group) in triples or ((src, a) in pairs and not (shared and critical)):
+                continue
+            if not critical and (src, a) in pairs:
+                continue
+            pairs.add((src, a))
+            triples.add((src, a, group))
+            edge = {"type": "depends_on", "from": src, "to": a, "critical": critical}
+            if group is not None:
+                edge["group"] = group
+            edges.append(edge)
+
+    for i, node in enumerate(order):
+        earlier = order[:i]
+        conclusion = node in co
+        if not earlier or (not conclusion and rng.randint(0, 3) != 0):
+            continue  # most evidence are premises
+        groups = rng.randint(1, 3 if conclusion else 2)
+        named = groups > 1 or rng.random() < 0.5
+        for g in range(groups):
+            pool = earlier if g == 0 else [k for k in order if k != node]
+            ants = rng.sample(pool, rng.randint(1, min(3, len(pool))))
+            depends(node, ants, f"g{g}" if named else None)
+    for node in co:  # non-critical dependencies
+        if rng.randint(0, 2) == 0:
+            depends(node, [rng.choice([k for k in order if k != node])], None, critical=False)
+    for h in hyps:
+        for e in rng.sample(ev, rng.randint(0, min(3, len(ev)))):
+            edges.append({"type": "supports", "from": e, "to": h, "weight": rng.choice(EDGE_WEIGHTS)})
+        if rng.randint(0, 2) == 0:
+            e = rng.choice(ev)
+            if not any(x["from"] == e and x["to"] == h for x in edges):
+                edges.append({"type": "refutes", "from": e, "to": h, "weight": rng.choice(EDGE_WEIGHTS)})
+    if supersedes and rng.randint(0, 2) == 0:
+        a, b = rng.sample(ev, 2)
+        edges.append({"type": "supersedes", "from": a, "to": b, "confidence": 0.9})
+    hypotheses = []
+    for h in hyps:
+        item = {"key": h, "statement": f"hypothesis {h} explains what happened"}
+        prior = rng.choice(PRIORS)
+        if prior is not None:
+            item["prior"] = prior
+        hypotheses.append(item)
+    conclusions = []
+    for c in co:
+        item = {"key": c, "statement": f"conclusion {c} follows from the evidence"}
+        confidence = rng.choice(CONFIDENCES)
+        if confidence is not None:
+            item["confidence"] = confidence
+        conclusions.append(item)
+    return {
+        "question": {"key": p("Q"), "text": f"Question {prefix or 'Q'}: what happened?"},
+        "hypotheses": hypotheses,
+        "evidence": [{"key": e, "claim": f"evidence {e} was observed on site"} for e in ev],
+        "conclusions": conclusions,
+        "edges": edges,
+    }
+
+
+def pick_target(model: Model, pick: int, dead_targets: bool = False) -> Optional[str]:
+    """The evidence a revision pins, chosen by ``pick``: an alive one (any stored
+    one with ``dead_targets``); None when there is none."""
+    pool = sorted(k for k, n in model.stored().items()
+                  if n.kind == "evidence" and (dead_targets or n.state == "alive"))
+    return pool[pick % len(pool)] if pool else None
+
+
+def loaded_model(inv: dict) -> Model:
+    m = from_investigation(inv)
+    m.load_settle()
+    return m

@@ -1,0 +1,338 @@
+"""An independent reference for FALSIFY's revision rules, over a WHOLE belief graph.
+
+Written from the rules as ``memory_core/core/tms.py``, ``cascade.py``,
+``promotion.py`` and ``forget.py`` state them in their docstrings, without
+importing anything from ``memory_core`` (not even its vocabulary): the property
+tests, the mutation gate and the deep-graph benchmark compare the product with
+this model, so it must not share the product's code paths. In particular:
+
+* justifications and attackers are built here from the raw edge list (critical
+  ``depends_on`` edges grouped by ``group``, no group = one default
+  justification; attackers = ``supersedes`` sources and ``disputes`` rivals); the
+  engine's ``BeliefView.justifications`` is never called;
+* labels are computed for the WHOLE graph (forgotten nodes included, as the
+  engine's *ghosts*) by an alternating fixpoint written here; the engine relabels
+  only what is downstream of a change;
+* orphans are searched over the whole graph after every revision (the engine
+  looks at a neighbourhood of what changed).
+
+The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
+
+1. ``F`` is added (alive evidence, weight 0.5, ``T``'s question) with
+   ``F supersedes T``.
+2. Labels (evidence and conclusions; three-valued well-founded model): a node
+   holds iff none of its attackers holds and it is a premise or one of its
+   justifications holds entirely; a premise with no attacker holds unless it is
+   stored dead. Alive = true, disputed = undefined, dead = false.
+3. A node whose label changes: to dead -> ``refuted`` (a premise) or
+   ``invalidated`` (not a premise), weight 0; to disputed -> ``disputed`` (a dead
+   node gets back its weight from before its death, else 0.5); to alive ->
+   ``alive`` (a dead node gets back its weight from before its death, else 0.5).
+   A forgotten node whose label is no longer dead is stored again.
+4. Every alive node with a non-critical ``depends_on`` edge to a node that died
+   here: confidence x 0.5 per such node (unset = 1.0).
+5. Hypotheses (not labelled): an alive hypothesis ``supports``-ed by a node that
+   died here, with no alive supporter left, is a *loser*. Per question: if an
+   alive non-loser hypothesis with an alive supporter exists (a rival), the losers
+   become ``superseded`` (weight 0) and the best rival (support = alive supports
+   - alive refutes weights; ties: higher weight, higher prior, smaller key) is
+   promoted to 0.25 above every other hypothesis of the question (cap 1.0;
+   another at >= 1.0 is lowered to 0.95; never lowered); else each loser's weight
+   is halved.
+6. A hypothesis supported by a node that came back alive here, with an alive
+   supporter: if ``superseded`` it is alive again with its weight from before
+   (else its prior, else 0.5), and each rival promoted over it is put back to its
+   weight before that promotion (if higher now); if alive and weakened earlier,
+   it gets its weight from before the weakening.
+7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
+   (alive ``depends_on`` source, alive ``supports`` target), no alive
+   ``supersedes`` source, and no disputed consumer or superseder is removed with
+   its edges (it stays in the model as a forgotten node).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Optional
+
+ALIVE, DISPUTED = "alive", "disputed"
+REFUTED, SUPERSEDED, INVALIDATED = "refuted", "superseded", "invalidated"
+LABELLED = ("evidence", "conclusion")
+FORGETTABLE = (REFUTED, INVALIDATED)
+DECAY = 0.5
+STEP = 0.25
+NO_RIVAL = 0.5
+T, U, F = "true", "undefined", "false"
+
+
+def label(state: str) -> str:
+    return T if state == ALIVE else U if state == DISPUTED else F
+
+
+@dataclass
+class MNode:
+    key: str
+    kind: str  # question | hypothesis | evidence | conclusion
+    question: str
+    state: str = ALIVE
+    weight: float = 0.5
+    confidence: Optional[float] = None
+    prior: Optional[float] = None
+    forgotten: bool = False
+
+
+@dataclass(frozen=True)
+class MEdge:
+    kind: str  # depends_on | supports | refutes | supersedes | disputes
+    src: str
+    dst: str
+    critical: bool = True
+    group: Optional[str] = None
+    weight: float = 1.0
+
+
+@dataclass
+class Model:
+    nodes: dict[str, MNode] = field(default_factory=dict)  # forgotten ones included
+    edges: list[MEdge] = field(default_factory=list)
+    before_death: dict[str, float] = field(default_factory=dict)
+    promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    weakened: dict[str, float] = field(default_factory=dict)
+
+    def copy(self) -> "Model":
+        return copy.deepcopy(self)
+
+    # ---- reading -------------------------------------------------------
+    def stored(self) -> dict[str, MNode]:
+        return {k: n for k, n in self.nodes.items() if not n.forgotten}
+
+    def stored_edges(self) -> list[MEdge]:
+        keep = self.stored()
+        return [e for e in self.edges if e.src in keep and e.dst in keep]
+
+    def alive(self, key: str) -> bool:
+        node = self.nodes.get(key)
+        return node is not None and not node.forgotten and node.state == ALIVE
+
+    def disputed(self, key: str) -> bool:
+        node = self.nodes.get(key)
+        return node is not None and not node.forgotten and node.state == DISPUTED
+
+    def rules_of(self, key: str) -> list[frozenset[str]]:
+        """The node's justifications, from the raw edges: one set of antecedents per group."""
+        by_group: dict[str, set[str]] = {}
+        for e in self.edges:
+            if e.kind == "depends_on" and e.src == key and e.critical:
+                by_group.setdefault("" if e.group is None else e.group, set()).add(e.dst)
+        return [frozenset(v) for v in by_group.values()]
+
+    def attackers_of(self, key: str) -> set[str]:
+        found = {e.src for e in self.edges if e.kind == "supersedes" and e.dst == key}
+        found |= {e.src for e in self.edges if e.kind == "disputes" and e.dst == key}
+        found |= {e.dst for e in self.edges if e.kind == "disputes" and e.src == key}
+        return found - {key}
+
+    def labels(self) -> dict[str, str]:
+        """Three-valued well-founded labels of every evidence and conclusion node
+        (forgotten ones included), by the alternating fixpoint of the operator
+        "least model of the program where `not a` means `a` is outside S"."""
+        keys = sorted(k for k, n in self.nodes.items() if n.kind in LABELLED)
+        rules = {k: self.rules_of(k) for k in keys}
+        attacks = {k: self.attackers_of(k) for k in keys}
+        stored_dead = {k for k in keys if label(self.nodes[k].state) == F}
+
+        def least(outside_ok: set[str]) -> set[str]:
+            true: set[str] = set()
+            while True:
+                new = set()
+                for k in keys:
+                    if k in true or attacks[k] & outside_ok:
+                        continue
+                    if not rules[k]:
+                        if attacks[k] or k not in stored_dead:
+                            new.add(k)
+                    elif any(r <= true for r in rules[k]):
+                        new.add(k)
+                if not new:
+                    return true
+                true |= new
+
+        lower: set[str] = set()
+        while True:
+            upper = least(lower)
+            nxt = least(upper)
+            if nxt == lower:
+                break
+            lower = nxt
+        return {k: T if k in lower else U if k in upper else F for k in keys}
+
+    def support(self, hyp: str) -> float:
+        total = 0.0
+        for e in self.edges:
+            if e.dst == hyp and e.kind in ("supports", "refutes") and self.alive(e.src):
+                total += e.weight if e.kind == "supports" else -e.weight
+        return total
+
+    def has_alive_supporter(self, hyp: str) -> bool:
+        return any(e.kind == "supports" and e.dst == hyp and self.alive(e.src) for e in self.edges)
+
+    def needed(self, key: str) -> bool:
+        """A stored alive (or disputed) node consumes or supersedes ``key``."""
+        for e in self.edges:
+            if e.kind == "depends_on" and e.dst == key:
+                other = e.src
+            elif e.kind == "supports" and e.src == key:
+                other = e.dst
+            elif e.kind == "supersedes" and e.dst == key:
+                other = e.src
+            else:
+                continue
+            if self.alive(other) or self.disputed(other):
+                return True
+        return False
+
+    def orphans(self) -> list[str]:
+        return sorted(k for k, n in self.stored().items() if n.state in FORGETTABLE and not self.needed(k))
+
+    # ---- the rules -----------------------------------------------------
+    def relabel(self) -> tuple[list[str], list[str]]:
+        """Steps 2-3. Returns (died, revived)."""
+        new = self.labels()
+        died, revived = [], []
+        for k in sorted(new):
+            node = self.nodes[k]
+            old = label(node.state)
+            if new[k] == old:
+                continue
+            if new[k] == F:
+                self.before_death[k] = node.weight
+                node.state = INVALIDATED if self.rules_of(k) else REFUTED
+                node.weight = 0.0
+                died.append(k)
+            elif new[k] == U:
+                if old == F:
+                    node.weight = self.before_death.get(k, 0.5)
+                node.state = DISPUTED
+                node.forgotten = False
+            else:
+                if old == F:
+                    node.weight = self.before_death.get(k, 0.5)
+                node.state = ALIVE
+                node.forgotten = False
+                revived.append(k)
+        return died, revived
+
+    def decay(self, died: list[str]) -> None:
+        dead = set(died)
+        hits: dict[str, set[str]] = {}
+        for e in self.edges:
+            if e.kind == "depends_on" and not e.critical and e.dst in dead and self.alive(e.src):
+                hits.setdefault(e.src, set()).add(e.dst)
+        for k, causes in hits.items():
+            node = self.nodes[k]
+            base = 1.0 if node.confidence is None else node.confidence
+            node.confidence = round(base * DECAY ** len(causes), 6)
+
+    def rescore(self, died: list[str]) -> None:
+        dead = set(died)
+        losers = sorted({e.dst for e in self.edges
+                         if e.kind == "supports" and e.src in dead and self.alive(e.dst)
+                         and not self.has_alive_supporter(e.dst)})
+        for question in sorted({self.nodes[h].question for h in losers}):
+            mine = [h for h in losers if self.nodes[h].question == question]
+            hyps = sorted(k for k, n in self.stored().items() if n.kind == "hypothesis" and n.question == question)
+            rivals = [h for h in hyps if h not in mine and self.alive(h) and self.has_alive_supporter(h)]
+            if not rivals:
+                for h in mine:
+                    self.weakened[h] = self.nodes[h].weight
+                    self.nodes[h].weight = round(self.nodes[h].weight * NO_RIVAL, 6)
+                continue
+            winner = sorted(rivals, key=lambda h: (-self.support(h), -self.nodes[h].weight,
+                                                   -(self.nodes[h].prior or 0.0), h))[0]
+            for h in mine:
+                self.before_death[h] = self.nodes[h].weight
+                self.nodes[h].state = SUPERSEDED
+                self.nodes[h].weight = 0.0
+            others = [h for h in hyps if h != winner]
+            top = max((self.nodes[h].weight for h in others), default=0.0)
+            for h in others:
+                if self.nodes[h].weight >= 1.0:
+                    self.nodes[h].weight = 0.95
+            if top >= 1.0:
+                top = 0.95
+            before = self.nodes[winner].weight
+            self.nodes[winner].weight = max(min(1.0, round(top + STEP, 6)), before)
+            for h in mine:
+                self.promotions.setdefault(h, []).append((winner, before))
+
+    def reinstate(self, revived: list[str], memory: "Model") -> None:
+        """Step 6; ``memory``: the model as it was before this revision (what the
+        revision log held then)."""
+        back = set(revived)
+        demoted: set[str] = set()
+        for h in sorted({e.dst for e in self.edges if e.kind == "supports" and e.src in back}):
+            node = self.nodes.get(h)
+            if node is None or node.forgotten or not self.has_alive_supporter(h):
+                continue
+            if node.state == SUPERSEDED:
+                w = memory.before_death.get(h)
+                node.state = ALIVE
+                node.weight = w if w is not None else (node.prior or 0.5)
+                for rival, before in memory.promotions.get(h, []):
+                    r = self.nodes.get(rival)
+                    if r is not None and self.alive(rival) and r.weight > before and rival not in demoted:
+                        r.weight = before
+                        demoted.add(rival)
+            elif node.state == ALIVE and h in memory.weakened and node.weight < memory.weakened[h]:
+                node.weight = memory.weakened[h]
+
+    def forget(self) -> list[str]:
+        gone = self.orphans()
+        for k in gone:
+            self.nodes[k].forgotten = True
+        return gone
+
+    def load_settle(self) -> list[str]:
+        """A freshly loaded graph: labelled; what is dead then is invalidated;
+        decay and rescoring follow (nothing is forgotten at load)."""
+        died, _ = self.relabel()
+        self.decay(died)
+        self.rescore(died)
+        return died
+
+    def revise(self, target: str, new_key: str) -> dict:
+        """One revision; returns what died, came back and was forgotten."""
+        memory = self.copy()
+        t = self.nodes[target]
+        self.nodes[new_key] = MNode(new_key, "evidence", t.question)
+        self.edges.append(MEdge("supersedes", new_key, target))
+        died, revived = self.relabel()
+        self.decay(died)
+        self.rescore(died)
+        if revived:
+            self.reinstate(revived, memory)
+        forgotten = self.forget()
+        return {"died": died, "revived": revived, "forgotten": forgotten}
+
+
+def from_investigation(inv: dict) -> Model:
+    """The model of an investigation file (the product's format), before loading."""
+    q = inv["question"]["key"]
+    m = Model()
+    m.nodes[q] = MNode(q, "question", q)
+    for h in inv.get("hypotheses", []):
+        m.nodes[h["key"]] = MNode(h["key"], "hypothesis", q, prior=h.get("prior"))
+    for e in inv.get("evidence", []):
+        m.nodes[e["key"]] = MNode(e["key"], "evidence", q)
+    for c in inv.get("conclusions", []):
+        m.nodes[c["key"]] = MNode(c["key"], "conclusion", q, confidence=c.get("confidence"))
+    for e in inv.get("edges", []):
+        kind = e["type"]
+        if kind == "depends_on":
+            m.edges.append(MEdge(kind, e["from"], e["to"], critical=e.get("critical", True), group=e.get("group")))
+        elif kind in ("supports", "refutes"):
+            m.edges.append(MEdge(kind, e["from"], e["to"], weight=e.get("weight", 1.0)))
+        else:
+            m.edges.append(MEdge(kind, e["from"], e["to"], weight=e.get("confidence", 1.0)))
+    return m

@@ -1,0 +1,166 @@
+"""Named examples of the revision rules, each checked against the independent
+reference (:mod:`bench.reference`) after every revision AND by an explicit
+expectation. Each kills at least one mutant of the mutation gate
+(``python -m bench.mutants``): rivals with unequal support, weights and priors; a
+put-back that needs more than one pass of the fixpoint; a dead node whose last
+alive superseder is refuted; alternative and shared justifications; decay per
+dead non-critical dependency; reinstatement."""
+
+from __future__ import annotations
+
+from bench.reference import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, MEdge, MNode, Model
+from test_property_pure import Engine, agree
+
+
+def small(nodes: dict[str, str], edges: list[tuple], weights: dict | None = None, priors: dict | None = None) -> Model:
+    """nodes: key -> kind; edges: (kind, src, dst[, group or weight]); kind
+    ``depends_on_nc`` is a non-critical depends_on."""
+    m = Model()
+    for k, kind in nodes.items():
+        m.nodes[k] = MNode(k, kind, "Q", weight=(weights or {}).get(k, 0.5), prior=(priors or {}).get(k))
+    for e in edges:
+        kind, src, dst, *rest = e
+        if kind == "depends_on":
+            m.edges.append(MEdge(kind, src, dst, group=rest[0] if rest else None))
+        elif kind == "depends_on_nc":
+            m.edges.append(MEdge("depends_on", src, dst, critical=False))
+        else:
+            m.edges.append(MEdge(kind, src, dst, weight=rest[0] if rest else 1.0))
+    return m
+
+
+def both(model: Model, *targets: str):
+    """Revise ``targets`` in turn (new facts F1, F2, ...) in the engine and the
+    model; they must agree after each. Returns (engine, model, plans)."""
+    engine = Engine(model)
+    plans = []
+    for i, t in enumerate(targets, start=1):
+        model.revise(t, f"F{i}")
+        plans.append(engine.revise(t, f"F{i}", i))
+        agree(engine, model, f"after revising {t}")
+    return engine, model, plans
+
+
+def test_put_back_needs_more_than_one_pass():
+    """K1 holds through K2 (or E0); K2 through E0 or E1. Refuting E0: K2 is put back
+    through E1 and only then K1 through K2 (a single pass of the fixpoint misses K1)."""
+    m = small({"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
+              [("depends_on", "K1", "K2", "a"), ("depends_on", "K1", "E0", "b"),
+               ("depends_on", "K2", "E0", "x"), ("depends_on", "K2", "E1", "y")])
+    engine, _, _ = both(m, "E0")
+    assert engine.nodes["K1"].state == ALIVE and engine.nodes["K2"].state == ALIVE
+
+
+def test_long_chain_of_alternatives_all_put_back():
+    m = small({"E0": "evidence", "E1": "evidence", **{f"K{i}": "conclusion" for i in range(5)}},
+              [("depends_on", "K0", "E0", "a"), ("depends_on", "K0", "E1", "b")]
+              + [e for i in range(1, 5) for e in (("depends_on", f"K{i}", "E0", "a"), ("depends_on", f"K{i}", f"K{i - 1}", "b"))])
+    engine, _, _ = both(m, "E0")
+    assert all(engine.nodes[f"K{i}"].state == ALIVE for i in range(5))
+
+
+def test_cycle_without_outside_support_goes_down():
+    m = small({"E0": "evidence", "K1": "conclusion", "K2": "conclusion"},
+              [("depends_on", "K1", "E0", "a"), ("depends_on", "K1", "K2", "b"), ("depends_on", "K2", "K1")])
+    engine, _, plans = both(m, "E0")
+    assert sorted(plans[0].invalidated) == ["K1", "K2"] and sorted(plans[0].forgotten) == ["K1", "K2"]
+
+
+def test_dead_node_forgotten_when_its_last_superseder_is_refuted():
+    """E2 rests on E0. F1 supersedes E2 (E2 invalidated, kept: F1 is alive and
+    supersedes it); F2 refutes E0; F3 refutes F1. E2 does not come back (its
+    justification is dead) and nothing alive needs it any more: it must be
+    forgotten, although only its superseder changed."""
+    m = small({"E0": "evidence", "E2": "evidence"}, [("depends_on", "E2", "E0")])
+    engine, model, plans = both(m, "E2", "E0", "F1")
+    assert plans[0].invalidated == ["E2"] and plans[0].forgotten == []
+    assert plans[1].forgotten == []  # E2 still anchored by F1
+    assert "E2" in plans[2].forgotten and "E2" in engine.ghosts
+
+
+def test_refuter_refuted_reinstates():
+    m = small({"E1": "evidence", "K": "conclusion"}, [("depends_on", "K", "E1")])
+    engine, _, plans = both(m, "E1", "F1")
+    assert "K" in plans[0].forgotten
+    assert engine.nodes["E1"].state == ALIVE and engine.nodes["K"].state == ALIVE and "K" not in engine.ghosts
+
+
+def test_first_alternative_stays_refuted_when_the_second_falls():
+    """Issue 12's sequence: c holds by a (j1) or b (j2); refute a (F1), then b (F2):
+    a stays, refuted, anchored by F1; c is invalidated and forgotten."""
+    m = small({"a": "evidence", "b": "evidence", "c": "conclusion"},
+              [("depends_on", "c", "a", "j1"), ("depends_on", "c", "b", "j2")])
+    engine, _, plans = both(m, "a", "b")
+    assert plans[0].invalidated == [] and plans[0].forgotten == []
+    assert engine.nodes["a"].state == REFUTED and "a" not in engine.ghosts
+    assert "c" in plans[1].invalidated and "c" in plans[1].forgotten
+
+
+def test_alternative_justifications_are_separate_groups():
+    m = small({"A": "evidence", "B": "evidence", "C": "conclusion"},
+              [("depends_on", "C", "A", "j1"), ("depends_on", "C", "B", "j2")])
+    engine, _, plans = both(m, "A")
+    assert engine.nodes["C"].state == ALIVE and plans[0].invalidated == []
+
+
+def test_shared_antecedent_in_two_justifications():
+    """g holds by (a, e) or by (d, e) (Building Problem Solvers, ex1)."""
+    m = small({"a": "evidence", "d": "evidence", "e": "evidence", "g": "conclusion"},
+              [("depends_on", "g", "a", "j1"), ("depends_on", "g", "e", "j1"),
+               ("depends_on", "g", "d", "j2"), ("depends_on", "g", "e", "j2")])
+    engine, _, _ = both(m.copy(), "a")
+    assert engine.nodes["g"].state == ALIVE
+    engine, _, plans = both(m, "a", "e")
+    assert "g" in plans[1].invalidated and "g" in plans[1].forgotten
+
+
+def rivals(weights: dict, priors: dict, support: dict) -> Model:
+    """A loses its only supporter E_A; B and C are its rivals with the given
+    supporting-edge weights, feedback weights and priors."""
+    return small({"E_A": "evidence", "E_B": "evidence", "E_C": "evidence",
+                  "A": "hypothesis", "B": "hypothesis", "C": "hypothesis"},
+                 [("supports", "E_A", "A", 1.0), ("supports", "E_B", "B", support["B"]),
+                  ("supports", "E_C", "C", support["C"])], weights=weights, priors=priors)
+
+
+def test_rival_with_more_support_wins_over_heavier_rival():
+    m = rivals({"A": 0.5, "B": 0.3, "C": 0.9}, {}, {"B": 0.9, "C": 0.6})
+    _, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["B"]
+
+
+def test_equal_support_heavier_rival_wins():
+    m = rivals({"A": 0.5, "B": 0.3, "C": 0.8}, {"B": 0.9, "C": 0.1}, {"B": 0.6, "C": 0.6})
+    engine, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["C"]
+    assert engine.nodes["A"].state == SUPERSEDED and engine.nodes["C"].weight == 0.8  # already on top
+
+
+def test_equal_support_and_weight_higher_prior_wins():
+    m = rivals({"A": 0.5, "B": 0.5, "C": 0.5}, {"B": 0.2, "C": 0.7}, {"B": 0.6, "C": 0.6})
+    _, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["C"]
+
+
+def test_promoted_rival_is_lifted_above_every_other():
+    m = rivals({"A": 0.5, "B": 1.0, "C": 0.4}, {}, {"B": 0.2, "C": 0.9})
+    engine, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["C"]
+    assert engine.nodes["B"].weight == 0.95 and engine.nodes["C"].weight == 1.0
+
+
+def test_reinstated_hypothesis_undoes_the_promotion():
+    m = rivals({"A": 0.6, "B": 0.3, "C": 0.4}, {}, {"B": 0.9, "C": 0.6})
+    engine, _, plans = both(m, "E_A", "F1")
+    assert plans[0].promoted == ["B"] and engine.nodes["A"].state == ALIVE
+    assert engine.nodes["A"].weight == 0.6 and engine.nodes["B"].weight == 0.3
+
+
+def test_decay_counts_each_dead_noncritical_dependency():
+    m = small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
+              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0"), ("depends_on", "E1", "E0")])
+    m.nodes["K"].confidence = 0.8
+    engine, _, _ = both(m, "E0")
+    # E0 refuted and E1 invalidated; only E0 is a non-critical dependency of K
+    assert engine.nodes["E1"].state == INVALIDATED
+    assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.4
