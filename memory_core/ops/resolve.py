@@ -48,7 +48,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     store = stores.store
     view = await store.affected_view([node_id("evidence", loser), node_id("evidence", winner)])
     original = {k: copy.copy(n) for k, n in view.nodes.items()}
-    ghosts, memory = await extend_view(stores, view, [loser, winner], force=True)
+    ghosts, memory, forgotten_ids = await extend_view(stores, view, [loser, winner], force=True)
     for key, node in view.nodes.items():
         if key not in original and key not in ghosts:
             original[key] = copy.copy(node)
@@ -56,7 +56,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     plan = plan_resolve(view, loser, winner, epoch, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]
-    present = {node_id(n.kind, k) for k, n in view.nodes.items() if k not in ghosts and k not in forgotten}
+    absent = (forgotten_ids - {ghosts[k]["id"] for k in plan.restored}) | \
+        {node_id(view.nodes[k].kind, k) for k in forgotten}
     updates = []
     for key in dict.fromkeys(c.key for c in plan.changes):
         if key in ghosts or key not in original:
@@ -69,7 +70,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
                                   "confidence": after.confidence}})
     intent = {
         "epoch": epoch,
-        "add_nodes": restored_entries(ghosts, plan.restored, view, present),
+        "add_nodes": restored_entries(ghosts, plan.restored, view, absent),
         "add_edges": [list(edge_row(e, kinds)) for e in plan.new_edges],
         "del_edges": [list(edge_row(e, kinds)) for e in plan.removed_edges],
         "updates": updates,

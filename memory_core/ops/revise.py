@@ -14,6 +14,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
 from memory_core.judging.detect import DEFAULT_LIMIT
+from memory_core.ops.resolve import plan_fields
 from memory_core.ops.stores import Stores
 from memory_core.store.llm import command_meter
 from memory_core.store.settings import llm_key_configured
@@ -76,7 +77,7 @@ def result_of(job) -> dict:
         return result
     result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
                   weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
-                  question=plan.new_node.question)
+                  question=plan.new_node.question, **plan_fields(plan))
     if not d.acting:
         relations = sorted({c.relation for c in d.candidates})
         result["note"] = f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"

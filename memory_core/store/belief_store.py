@@ -249,7 +249,15 @@ class BeliefStore:
         if points:
             from cognee.tasks.storage import add_data_points
 
-            await add_data_points(points)
+            # one call per node type: cognee indexes the types of one call concurrently under
+            # LanceDB's VECTOR_DB_LOCK, an asyncio.Lock bound to the event loop that first waited
+            # on it, so a process running several loops (tests/cli_batch.py) fails on the second
+            # loop that adds two types at once (found by a reinstatement adding Conclusion + Evidence)
+            by_type: dict[type, list] = {}
+            for point in points:
+                by_type.setdefault(type(point), []).append(point)
+            for group in by_type.values():
+                await add_data_points(group)
 
     async def add_edges(self, edges: list[Edge], kinds: dict[str, str]) -> None:
         """Write belief edges; ``kinds`` maps every endpoint key to its node kind."""

@@ -22,7 +22,7 @@ from typing import Iterable, Optional
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_key
-from memory_core.core.policy import DEFAULT_POLICY, Claim, Decision, decide, source_trust
+from memory_core.core.policy import DEFAULT_POLICY, TRUST_RANKED, Claim, Decision, decide as decide_policy, source_trust
 from memory_core.core.tms import Memory, downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, SUPERSEDES
 from memory_core.store.belief_store import to_edge, to_node
@@ -102,11 +102,12 @@ def ghost_node(tomb: dict) -> Optional[Node]:
 
 
 async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: bool = False,
-                      max_rounds: int = 64) -> tuple[dict[str, dict], Memory]:
+                      max_rounds: int = 64) -> tuple[dict[str, dict], Memory, set[str]]:
     """Read what relabelling downstream of ``seeds`` needs beyond ``view`` (see the
-    module docstring). Returns (ghost tombstones by key, the log's Memory); both
-    empty when nothing the seeds reach supersedes or disputes anything (the common
-    case: the log is not read). ``force``: read the log anyway (resolve)."""
+    module docstring). Returns (ghost tombstones by key, the log's Memory, the ids of
+    every node forgotten now); all empty when nothing the seeds reach supersedes or
+    disputes anything (the common case: the log is not read). ``force``: read the
+    log anyway (resolve)."""
     store = stores.store
     expanded: set[str] = set()
     seeds = [k for k in seeds if k in view.nodes]
@@ -121,7 +122,7 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         more = await store.affected_view([node_id(view.nodes[k].kind, k) for k in fresh if k in view.nodes])
         _merge(view, more)
     if not contested_any:
-        return {}, Memory()
+        return {}, Memory(), set()
     entries = list(stores.journal.entries())
     tombs = current_tombstones(entries)
     ghosts: dict[str, dict] = {}
@@ -152,17 +153,16 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
             edge = to_edge(rel, ids[src], ids[dst], props or {})
             if not any(e.kind == edge.kind and e.dst == edge.dst for e in view.out_edges(edge.src)):
                 view.add_edge(edge)
-    return ghosts, memory_of(entries)
+    return ghosts, memory_of(entries), set(by_id)
 
 
-def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefView, present: set[str]) -> list[dict]:
+def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefView, absent: set[str]) -> list[dict]:
     """add_nodes entries for restored ghosts: their tombstones with the new state,
-    epoch and weight; edges only to nodes that exist after the write (``present``: ids)."""
+    epoch and weight; no edge to a node that stays forgotten (``absent``: ids)."""
     result = []
-    keep = set(present) | {ghosts[k]["id"] for k in restored}
     for key in restored:
         tomb, node = ghosts[key], view.nodes[key]
-        edges = [e for e in tomb.get("edges", []) if e[2] == PART_OF or (e[0] in keep and e[1] in keep)]
+        edges = [e for e in tomb.get("edges", []) if e[0] not in absent and e[1] not in absent]
         result.append(dict(tomb, state=node.state, epoch=node.epoch, weight=node.weight, edges=edges))
     return result
 
@@ -199,6 +199,31 @@ def registered_sources(entries: Iterable[dict]) -> dict[str, float]:
     return found
 
 
+async def prepare_reconciliation(batch, seeds: list[str]) -> None:
+    """Before a revision batch's cascade: extend its view for reinstatement (ghosts,
+    Memory) and read the policies and trust that decide its contradictions."""
+    stores = batch.stores
+    ghosts, memory, forgotten_ids = await extend_view(stores, batch.view, seeds)
+    batch.ghosts, batch.memory = ghosts, memory
+    keys = {c.key for j in batch.jobs if j.detection for c in j.detection.candidates}
+    context = await policy_context(stores.store, keys, None)
+    wants_trust = any(r.trust is not None or r.policy == TRUST_RANKED for r in batch.requests) or \
+        any((q or {}).get("policy") == TRUST_RANKED for q in context["questions"].values())
+    context["registered"] = registered_sources(stores.journal.entries()) if wants_trust else {}
+    context["forgotten_ids"] = forgotten_ids
+    batch.reconciliation = context
+
+
+def decide(batch, job) -> tuple[dict[str, Decision], Optional[float]]:
+    """Who wins each of ``job``'s verdicts, and the trust its source is registered with."""
+    r, context = job.request, batch.reconciliation or {"evidence": {}, "questions": {}, "registered": {}}
+    decisions, trust = decisions_for(context, job.verdicts, job.new_key, job.question, r.source, r.asserted_at,
+                                     r.trust, r.policy, context.get("registered"))
+    if trust is not None:
+        context.setdefault("registered", {})[r.source] = trust  # later facts of the batch know it
+    return decisions, trust
+
+
 def decisions_for(context: dict, verdicts: list[tuple[str, str, float]], fact_key: str, question: Optional[str],
                   source: Optional[str], asserted_at: Optional[str], trust: Optional[float],
                   policy: Optional[str], registered: Optional[dict] = None) -> tuple[dict[str, Decision], Optional[float]]:
@@ -225,9 +250,9 @@ def decisions_for(context: dict, verdicts: list[tuple[str, str, float]], fact_ke
             e_trust = registered.get(sid) if sid in registered else source_trust({}, None)
         chosen = policy or eq.get("policy") or qprops.get("policy") or DEFAULT_POLICY
         ev = Claim(key, props.get("asserted_at"), float(e_trust), sid)
-        result[key] = decide(chosen, ev, fact, today())
+        result[key] = decide_policy(chosen, ev, fact, today())
     return result, fact_trust
 
 
-__all__ = ["ALIVE", "Edge", "current_tombstones", "decisions_for", "extend_view", "ghost_node", "memory_of",
-           "policy_context", "registered_sources", "restored_entries", "sources_of", "today"]
+__all__ = ["ALIVE", "Edge", "current_tombstones", "decide", "decisions_for", "extend_view", "ghost_node", "memory_of",
+           "policy_context", "prepare_reconciliation", "registered_sources", "restored_entries", "sources_of", "today"]

@@ -45,6 +45,7 @@ class FactJob:
     timings: dict = field(default_factory=dict)
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
     pin_distance: Optional[float] = None
+    registered_trust: Optional[float] = None  # --trust of a source this fact registers (issue 14)
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
@@ -105,6 +106,12 @@ class RevisionBatch:
     entry: Optional[dict] = None  # the log line written
     started: float = field(default_factory=time.perf_counter)
     locked: bool = False
+    # issue 14 (memory_core.store.tms_io.prepare_reconciliation): forgotten nodes rebuilt from their
+    # tombstones (key -> tombstone), the log's Memory, the policies/trust context, ghosts restored so far
+    ghosts: dict = field(default_factory=dict)
+    memory: Any = None
+    reconciliation: dict = field(default_factory=dict)
+    restored: set = field(default_factory=set)
 
     def __post_init__(self):
         if not self.jobs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.identity import node_id
+from memory_core.store.tms_io import prepare_reconciliation
 from memory_core.tasks.batch import RevisionBatch
 from memory_core.tasks.timing import timed
 
@@ -22,7 +23,13 @@ async def _collect(batch: RevisionBatch) -> None:
     seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
                     for c in j.detection.candidates if c.key not in new})
     batch.view = await batch.stores.store.affected_view(seeds) if seeds else BeliefView()
+    # issue 14: what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
+    # the policies and trust that decide each contradiction
+    wanted = set(seeds)
+    await prepare_reconciliation(batch, [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted])
     batch.snapshot_original()
+    for key in batch.ghosts:  # not stored: a ghost that comes back is re-added from its tombstone
+        batch.original.pop(key, None)
 
 
 async def collect_belief_subgraph(batches, ctx=None):

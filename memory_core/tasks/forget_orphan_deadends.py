@@ -14,7 +14,7 @@ async def _forget(job: FactJob) -> None:
     if job.plan is None:
         return
     batch = job.batch
-    for key in revision.forget_orphans(batch.view, job.plan):
+    for key in revision.forget_orphans(batch.view, job.plan, set(batch.ghosts)):
         batch.forgotten_nodes[key] = batch.view.remove_node(key)
 
 

@@ -11,7 +11,7 @@ from memory_core.tasks.timing import timed
 @timed("promote_competing_hypothesis")
 async def _promote(job: FactJob) -> None:
     if job.plan is not None:
-        revision.promote_competing_hypothesis(job.batch.view, job.plan)
+        revision.promote_competing_hypothesis(job.batch.view, job.plan, job.batch.memory)
 
 
 async def promote_competing_hypothesis(jobs, ctx=None):

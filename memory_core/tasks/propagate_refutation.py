@@ -14,6 +14,7 @@ import time
 from memory_core.core import revision
 from memory_core.core.beliefs import Node
 from memory_core.core.errors import InputError
+from memory_core.store.tms_io import decide
 from memory_core.tasks.batch import FactJob, RevisionBatch
 from memory_core.tasks.detect_contradictions import narrow
 
@@ -35,8 +36,10 @@ def begin_fact(job: FactJob) -> None:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
             raise InputError(f"--target {key!r}: no evidence with that key in this data root")
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5)
-    job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node)
-    revision.propagate_refutation(view, job.plan)
+    decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction (issue 14)
+    job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node, decisions)
+    revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts))
+    batch.restored.update(job.plan.restored)
 
 
 async def propagate_refutation(batches, ctx=None):

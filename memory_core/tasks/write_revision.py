@@ -14,6 +14,7 @@ from memory_core.core.vocabulary import PART_OF
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
 from memory_core.store.intents import evidence_props, log_changes, node_entry, tombstones
+from memory_core.store.tms_io import restored_entries
 from memory_core.tasks.batch import FactJob, RevisionBatch
 
 
@@ -35,7 +36,8 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
             continue
         node = view.nodes[key]
         r = job.request
-        props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple)
+        props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple,
+                               trust=job.registered_trust)
         own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
         own += [edge_row(e, kinds) for e in job.plan.new_edges if e.dst not in vanished]
         add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
@@ -52,7 +54,13 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
                                        "confidence": before.confidence},
                             "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
                                       "confidence": after.confidence}})
-    forgotten_stored = [k for k in gone if k not in new_keys]
+    # issue 14: reinstated ghosts come back from their tombstones (a ghost restored and then
+    # forgotten again within the batch was never re-added: it stays forgotten)
+    restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone)
+    absent = set(batch.reconciliation.get("forgotten_ids", ())) - {batch.ghosts[k]["id"] for k in restored}
+    absent |= {node_id(n.kind, k) for k, n in gone.items()}
+    add_nodes += restored_entries(batch.ghosts, restored, view, absent)
+    forgotten_stored = [k for k in gone if k not in new_keys and k not in batch.ghosts]
     intent = {"epoch": batch.epoch, "add_nodes": add_nodes, "updates": update_list,
               "del_nodes": await tombstones(batch.stores.store, gone, forgotten_stored)}
     facts = []
@@ -64,6 +72,14 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         changes += [dict(c, fact=job.fact) if len(recorded) > 1 else c for c in log_changes(job.plan)]
     entry = {"epoch": batch.epoch, "kind": "revise", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "changes": changes, "forgotten": [k for j in recorded for k in j.plan.forgotten], "intent": intent}
+    decisions = [d for j in recorded for d in j.plan.decisions]
+    if decisions:
+        entry["decisions"] = decisions
+    if restored:
+        entry["restored"] = restored
+    registered = {j.request.source: j.registered_trust for j in recorded if j.registered_trust is not None}
+    if registered:
+        entry["registered_sources"] = registered
     if len(recorded) == 1:
         entry.update({k: facts[0][k] for k in ("fact", "new_evidence", "judge", "candidates")})
     else:
