@@ -13,9 +13,10 @@ MODEL_STAMP := $(VENV)/.stamp-model
 
 setup: $(STAMP) $(MODEL_STAMP)
 
-$(STAMP): requirements.txt requirements.lock
+$(STAMP): requirements.txt requirements.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt -c requirements.lock
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 $(MODEL_STAMP): $(STAMP)

@@ -29,7 +29,7 @@ from memory_core.core.keys import normalise_key
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.core.revision import plan_settle
 from memory_core.core.keys import sp_key
-from memory_core.store.belief_store import BeliefStore, edge_row, to_node
+from memory_core.store.belief_store import BeliefStore, edge_row, to_edge, to_node
 
 def read_source(source: Any) -> tuple[bytes | str, str]:
     """An investigation given as a path, JSON text/bytes or a dict → (data, name for messages)."""
@@ -89,6 +89,21 @@ def forgotten(journal) -> dict[str, int]:
     return gone
 
 
+def forgotten_kinds(journal, keys) -> dict[str, str]:
+    """The kinds of currently forgotten keys among ``keys`` (as written), from their
+    tombstones in the log: an edge may name a forgotten node; it is then skipped."""
+    gone = forgotten(journal)
+    wanted = {normalise_key(k): k for k in keys if normalise_key(k) in gone}
+    found: dict[str, str] = {}
+    if wanted:
+        for entry in journal.entries():
+            for node in (entry.get("intent") or {}).get("del_nodes", []):
+                norm = normalise_key(node.get("key", ""))
+                if norm in wanted and node.get("kind"):
+                    found[wanted[norm]] = node["kind"]
+    return found
+
+
 async def load(stores: Stores, source: Any) -> dict:
     """Load a whole investigation or a fragment into a stored question (see
     :func:`memory_core.core.investigation.parse`). Lands whole or not at all."""
@@ -96,7 +111,9 @@ async def load(stores: Stores, source: Any) -> dict:
     mentioned = peek_keys(data)
     referenced = await stores.store.find_keys(mentioned) if mentioned else {}
     known = {k: KIND_BY_TYPE.get(p.get("type", ""), "evidence") for k, p in referenced.items()}
-    inv = parse(data, known=known, what=what)
+    # forgotten keys named by edges validate (with their kind), then their edges are skipped
+    gone = forgotten_kinds(stores.journal, [k for k in mentioned if k not in referenced])
+    inv = parse(data, known={**gone, **known}, what=what)
     existing = await stores.store.find_keys([n.key for n in inv.nodes])
     epoch = stores.journal.epoch() + 1
     intent, entry = await plan_load(stores.store, inv, existing, forgotten(stores.journal), epoch, referenced)
@@ -153,6 +170,12 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
             notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
+    # edges may also name forgotten nodes the file does not define (references)
+    defined = {n.key for n in inv.nodes} | set(existing)
+    for spec in inv.edges:
+        for end in (spec.src, spec.dst):
+            if end not in defined and normalise_key(end) in forgotten:
+                skipped.add(end)
     for key in sorted(skipped):
         notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
     new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
@@ -160,15 +183,22 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     kinds.update({k: to_node(p).kind for k, p in existing.items()})
     # edges: skip those touching forgotten nodes and those already stored
     touching_ids = [node_id(kinds[k], k) for k in existing]
-    stored_edges = {(s, d, r) for s, d, r, _ in await store.all_edges_of(touching_ids)} if touching_ids else set()
+    stored_edges = {(s, d, r): p for s, d, r, p in await store.all_edges_of(touching_ids)} if touching_ids else {}
     new_edges = []
     for spec in inv.edges:
         if spec.src in skipped or spec.dst in skipped:
-            notes.append(f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten")
+            ends = ", ".join(f"{k} by the revision of epoch {forgotten[normalise_key(k)]}"
+                             for k in (spec.src, spec.dst) if k in skipped)
+            notes.append(f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten ({ends})")
             continue
         row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
         if row[:3] not in stored_edges:
             new_edges.append((spec, row))
+        elif spec.type == "depends_on":
+            stored = to_edge(spec.type, spec.src, spec.dst, stored_edges[row[:3]] or {})
+            if set(stored.memberships) != set(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)).memberships):
+                notes.append(f"edge depends_on {spec.src} -> {spec.dst}: already stored with group(s) "
+                             f"{', '.join(str(g) for g in stored.memberships)}; kept as stored")
     # evaluate new nodes against what is stored (a justification may already be dead)
     view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
     original = {}
@@ -203,5 +233,6 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
 def _edge_args(spec) -> dict:
     p = spec.props
     return {"critical": p.get("critical", True), "group": p.get("group"),
-            "weight": p.get("weight", 1.0), "confidence": p.get("confidence")}
+            "weight": p.get("weight", 1.0), "confidence": p.get("confidence"),
+            "groups": tuple(p["groups"]) if p.get("groups") else None}
 
