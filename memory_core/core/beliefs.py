@@ -42,6 +42,14 @@ class Edge:
     group: Optional[str] = None
     weight: float = 1.0
     confidence: Optional[float] = None
+    # an antecedent shared by several justifications: one stored edge, one membership per
+    # group (``group`` is then the first of them); None for the usual single group
+    groups: Optional[tuple] = None
+
+    @property
+    def memberships(self) -> tuple:
+        """The justifications (group names, None = the default one) this edge belongs to."""
+        return tuple(self.groups) if self.groups else (self.group,)
 
 
 @dataclass
@@ -89,11 +97,13 @@ class BeliefView:
     def justifications(self, key: str) -> list[tuple[str, list[str]]]:
         """The node's justifications: its critical ``depends_on`` edges grouped by
         ``group`` (edges without a group form one default justification). Each is
-        ``(group name, [antecedent keys])``. Empty list: the node is a premise."""
+        ``(group name, [antecedent keys])``. Empty list: the node is a premise. An
+        edge with several ``groups`` puts its antecedent in each of them."""
         groups: dict[str, list[str]] = {}
         for edge in self.out_edges(key, DEPENDS_ON):
             if edge.critical:
-                groups.setdefault(edge.group or "", []).append(edge.dst)
+                for group in dict.fromkeys(edge.memberships):
+                    groups.setdefault(group or "", []).append(edge.dst)
         return sorted(groups.items())
 
     def dependents(self, key: str, critical_only: bool = False) -> list[str]:
@@ -125,3 +135,18 @@ class BeliefView:
 
     def keys(self) -> Iterable[str]:
         return self.nodes.keys()
+
+    def remove_node(self, key: str) -> Optional[Node]:
+        """Drop a node and every edge touching it (a forgotten node, within a batch)."""
+        node = self.nodes.pop(key, None)
+        if node is None:
+            return None
+        gone = [e for e in self._out.pop(key, []) + self._in.pop(key, [])]
+        for edge in gone:
+            other = edge.dst if edge.src == key else edge.src
+            self._in[other] = [e for e in self._in.get(other, []) if e.src != key]
+            self._out[other] = [e for e in self._out.get(other, []) if e.dst != key]
+        self.edges = [e for e in self.edges if e.src != key and e.dst != key]
+        if node.kind == "hypothesis":
+            self._hypotheses[node.question or ""].discard(key)
+        return node

@@ -13,6 +13,10 @@ Format (JSON, UTF-8)::
      "sources": [{"id": "qa-lab", "trust": 0.9, "name": "QA lab"}],   (optional)
      "policy": "latest_wins" | "trust_ranked" | "preserve_both"}      (optional)
 
+A ``depends_on`` pair may repeat with another ``group`` (the antecedent belongs to
+several justifications); the parsed edge then carries ``groups`` (every membership,
+in file order). An exact repeat is a duplicate edge.
+
 Any problem raises :class:`InputError` naming the offending entry; the CLI
 exits 2 and nothing is written.
 """
@@ -269,7 +273,8 @@ def _sources(items: Any) -> list[dict]:
 def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list[EdgeSpec]:
     if not isinstance(items, list):
         raise InputError("'edges' must be a list")
-    edges, seen = [], set()
+    edges: list[EdgeSpec] = []
+    seen: dict[tuple, EdgeSpec] = {}
     for i, raw in enumerate(items):
         where = f"edges[{i}]"
         if not isinstance(raw, dict):
@@ -308,7 +313,17 @@ def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list
             props.setdefault("confidence", 1.0)
         ident = (etype, normalise_key(src), normalise_key(dst))
         if ident in seen:
-            raise InputError(f"{where}: duplicate edge")
-        seen.add(ident)
-        edges.append(EdgeSpec(etype, src, dst, props))
+            first = seen[ident]
+            # an antecedent shared by several justifications: the same depends_on pair again,
+            # in another group (one stored edge; its groups list every membership)
+            if etype != DEPENDS_ON or props["group"] in first.props.get("groups", [first.props["group"]]):
+                raise InputError(f"{where}: duplicate edge")
+            if props["critical"] != first.props["critical"]:
+                raise InputError(f"{where}: repeats a depends_on edge in another group with another 'critical' "
+                                 "(the edges of one antecedent must agree on it)")
+            first.props["groups"] = first.props.get("groups", [first.props["group"]]) + [props["group"]]
+            continue
+        spec = EdgeSpec(etype, src, dst, props)
+        seen[ident] = spec
+        edges.append(spec)
     return edges
