@@ -18,7 +18,7 @@ async def truth(app, prefix, key, kind):
     from memory_core.store.models import node_id
 
     nid = node_id(kind, prefix + key)
-    return (await app.store.graph.get_node_truth_state([nid])).get(nid)
+    return (await app.store.truth_states([nid])).get(nid)  # every backend (cognee's API is Ladybug-only)
 
 
 async def test_contract_4_1_on_real_stores(app, prefix):
@@ -31,8 +31,8 @@ async def test_contract_4_1_on_real_stores(app, prefix):
     assert (await truth(app, prefix, "E_qa", "evidence"))["truth_alignment"] == ["refuted"]
     # test_competing_hypothesis_promoted
     assert (await truth(app, prefix, "A", "hypothesis"))["truth_alignment"] == ["superseded"]
-    weights = await app.store.graph.get_node_feedback_weights(
-        [node_id("hypothesis", prefix + "A"), node_id("hypothesis", prefix + "B")])
+    hyps = await app.store.raw_nodes([node_id("hypothesis", prefix + "A"), node_id("hypothesis", prefix + "B")])
+    weights = {i: p["feedback_weight"] for i, p in hyps.items()}
     assert weights[node_id("hypothesis", prefix + "B")] > weights[node_id("hypothesis", prefix + "A")]
     s = states(await app.status(), prefix)
     assert s["B"]["state"] == "alive"
@@ -48,7 +48,7 @@ async def test_contract_4_1_on_real_stores(app, prefix):
     assert edges == [{"type": "supersedes", "from": new, "to": prefix + "E_qa", "confidence": 1.0}]
     assert result["epoch"] == app.journal.epoch()
     # explain K (forgotten): loaded, invalidated because of E_qa, forgotten
-    why = app.explain(prefix + "K")
+    why = await app.explain(prefix + "K")
     assert [e["rule"] for e in why["events"]] == ["loaded", "justification_lost", "orphaned"]
     assert why["events"][1]["cause"] == [prefix + "E_qa"]
 
@@ -164,7 +164,7 @@ async def test_multiple_contradictions_and_diamond_on_real_stores(app, prefix):
     result = await app.revise(f"{prefix} audit voids E0", target=prefix + "E0")
     assert sorted(result["invalidated"]) == sorted(prefix + k for k in ("E1", "E2", "K"))
     assert sorted(result["forgotten"]) == sorted(prefix + k for k in ("E1", "E2", "K"))
-    assert len(app.explain(prefix + "K")["events"]) == 3  # loaded, invalidated once, forgotten
+    assert len((await app.explain(prefix + "K"))["events"]) == 3  # loaded, invalidated once, forgotten
 
 
 async def test_cycle_on_real_stores(app, prefix):
