@@ -148,12 +148,14 @@ async def recall(stores, question: str) -> dict:
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     dead_b = [k for k in used_b if theirs["states"].get(k) not in (ALIVE,)]
     stale = bool(dead_b)
+    # a disputed belief is not dead, only not settled (issue 14): say which
+    belief = "a dead belief" if any(theirs["states"].get(k) != DISPUTED for k in dead_b) else "a disputed belief"
     revised = lead_f in promoted
     if stale and revised:
         verdict = (f"FALSIFY answers from {lead_f} (alive, promoted at epoch {promoted[lead_f]}); plain RAG answers from "
-                   + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b) + ": it still cites a dead belief")
+                   + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b) + f": it still cites {belief}")
     elif stale:
-        verdict = "plain RAG answers from a dead belief: " + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b)
+        verdict = f"plain RAG answers from {belief}: " + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b)
     elif revised:
         verdict = f"FALSIFY answers from {lead_f}, promoted at epoch {promoted[lead_f]}; plain RAG's answer rests on alive beliefs"
     else:

@@ -86,6 +86,5 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
                   superseded=plan.superseded, invalidated=plan.invalidated, weakened=plan.weakened,
                   promoted=plan.promoted, forgotten=forgotten, epoch=epoch, question=view.nodes[winner].question,
                   **plan_fields(plan))
-    result["note"] = plan.decisions[0]["reason"]
     result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
     return result
