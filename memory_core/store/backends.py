@@ -145,6 +145,9 @@ def hnsw_index_name(collection: str) -> str:
     return f"{collection}_falsify_hnsw"
 
 
+_engines_loop: dict[int, object] = {}
+
+
 class PostgresBackend:
     name = "postgres"
 
@@ -152,6 +155,21 @@ class PostgresBackend:
         self.graph = graph
         self.vector = vector
         self._indexed: set[str] = set()
+
+    async def bind_to_running_loop(self) -> None:
+        """cognee caches its adapters (and their asyncpg pools) per process; a process that
+        opens the stores again under a new event loop (one ``asyncio.run`` per CLI command,
+        as tests/cli_batch.py and the benchmark's children do) would get pooled connections
+        of the dead loop ("attached to a different loop"). Drop those pools (without closing
+        the connections: their loop is gone) so new ones are made on this loop."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        for engine in (self.graph.engine, self.vector.engine):
+            seen = _engines_loop.get(id(engine))
+            if seen is not None and seen is not loop:
+                await engine.dispose(close=False)
+            _engines_loop[id(engine)] = loop
 
     async def _read(self, sql: str, params: dict | None = None) -> list:
         from sqlalchemy import text

@@ -124,6 +124,8 @@ class BeliefStore:
         with _home(home):
             graph = await get_graph_engine()
         store = cls(graph, await get_vector_engine_async())
+        if hasattr(store.backend, "bind_to_running_loop"):
+            await store.backend.bind_to_running_loop()
         store.repaired = repaired
         store.home = home  # for reopening the graph database (memory_core.store.memory)
         return store
