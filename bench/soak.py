@@ -1,0 +1,162 @@
+"""Soak: one long-lived process revising and undoing N times (the server's code path).
+
+    python -m bench.soak --revisions N [--every 500] [--root DIR] [--keep DIR] [--json]
+
+One process opens a copy of the MQuAKE-hard graph through ``memory_core.api.Falsify``
+(the object the viewer and the MCP server hold for their whole life) and repeats:
+``revise`` one MQuAKE edit (its claim, ``--triple``, its key; the structured judge,
+no LLM) then ``undo`` it, cycling through the 1,716 edits. Every ``--every``
+revisions (and after the first 200, the baseline) it records the resident set size
+(VmRSS from /proc/self/status) and the data root's size on disk. It prints
+``rss_growth_mb`` (RSS at the end minus RSS after the first 200 revisions) and
+``root_mb`` (the root's size at the end), with the machine and the date.
+
+The graph is loaded once through ``Falsify.load`` into ``--root`` (default: a temporary
+directory); with ``--root`` pointing at an already loaded root, a copy of it is used
+(``--keep DIR`` keeps the loaded root there for later runs). Every figure printed is
+measured in the run that prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .mquake import REPO, Dataset, data_path, disk_usage, machine, stdout_to_stderr
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def log(*parts) -> None:
+    print("[soak]", *parts, file=sys.stderr, flush=True)
+
+
+def prepare(root: Path, data: Dataset) -> float:
+    """Load the graph with the CLI in a child process (this process then opens the
+    loaded root, as a server does; cognee's engines are bound to one event loop)."""
+    start = time.perf_counter()
+    inv = root.parent / "mquake_investigation.json"
+    inv.write_text(json.dumps(data.investigation(0)))
+    proc = subprocess.run([sys.executable, "main.py", "--root", str(root), "load", str(inv), "--json"], cwd=REPO,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"loading the MQuAKE graph failed: {proc.stderr[-2000:]}")
+    return time.perf_counter() - start
+
+
+async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200) -> dict:
+    from memory_core.api import Falsify
+
+    edits = [e["id"] for e in data.raw["edits"]]
+    samples = []
+    baseline = None
+    out = {"revisions": 0, "undos": 0, "recorded": 0, "failed": None}
+    start = time.perf_counter()
+    app = await Falsify.open(root, purpose="bench.soak")
+    try:
+        await app.warm_up()
+        samples.append({"revisions": 0, "rss_mb": round(rss_mb(), 1), "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
+                        "seconds": 0.0})
+        log(samples[-1])
+        for i in range(revisions):
+            claim, triple, key = data.fact(edits[i % len(edits)])
+            result = await app.revise(claim, triple=triple, key=key)
+            out["revisions"] += 1
+            if result.get("epoch") is not None:
+                out["recorded"] += 1
+                await app.undo()
+                out["undos"] += 1
+            n = i + 1
+            if n == baseline_at or n % every == 0 or n == revisions:
+                sample = {"revisions": n, "rss_mb": round(rss_mb(), 1),
+                          "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
+                          "seconds": round(time.perf_counter() - start, 1)}
+                if n == baseline_at:
+                    baseline = sample
+                samples.append(sample)
+                log(sample)
+    except Exception as error:  # noqa: BLE001  (reported, with how far it got)
+        out["failed"] = f"{type(error).__name__}: {str(error)[:300]}"
+        samples.append({"revisions": out["revisions"], "rss_mb": round(rss_mb(), 1),
+                        "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
+                        "seconds": round(time.perf_counter() - start, 1)})
+    finally:
+        await app.close()
+    end = samples[-1]
+    out["samples"] = samples
+    out["baseline"] = baseline
+    out["rss_growth_mb"] = round(end["rss_mb"] - baseline["rss_mb"], 1) if baseline else None
+    out["rss_growth_mb_per_1000"] = (round(out["rss_growth_mb"] / (end["revisions"] - baseline_at) * 1000, 1)
+                                     if baseline and end["revisions"] > baseline_at else None)
+    out["root_mb"] = end["root_mb"]
+    out["root_mb_at_start"] = samples[0]["root_mb"]
+    out["seconds"] = round(time.perf_counter() - start, 1)
+    out["ms_per_revision_and_undo"] = round(out["seconds"] * 1000 / max(out["revisions"], 1), 1)
+    return out
+
+
+def housekeeping_settings() -> dict:
+    from memory_core.store import memory
+
+    return memory.settings()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__.split("\n\n")[0])
+    p.add_argument("--revisions", type=int, default=3000)
+    p.add_argument("--every", type=int, default=500, help="record RSS and root size every N revisions")
+    p.add_argument("--root", help="an already loaded MQuAKE root to copy (else the graph is loaded first)")
+    p.add_argument("--keep", help="keep the loaded (pristine) root here for later --root runs")
+    p.add_argument("--data", help="the MQuAKE-hard beliefs file (default ../shared/bench/...)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    data = Dataset.read(data_path(args.data))
+    temp = Path(tempfile.mkdtemp(prefix="falsify-soak-"))
+    out = {"machine": machine()}
+    try:
+        root = temp / "root"
+        with stdout_to_stderr(args.json):
+            if args.root:
+                shutil.copytree(args.root, root, symlinks=True)
+                with contextlib.suppress(FileNotFoundError):
+                    (root / "writer.lock").unlink()
+                out["load_seconds"] = None
+            else:
+                log("loading the MQuAKE-hard graph ...")
+                out["load_seconds"] = round(prepare(root, data), 1)
+                if args.keep:
+                    shutil.rmtree(args.keep, ignore_errors=True)
+                    shutil.copytree(root, args.keep, symlinks=True)
+            out["housekeeping"] = housekeeping_settings()
+            out.update(asyncio.run(soak(root, data, args.revisions, args.every)))
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        for s in out["samples"]:
+            print(f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB, root {s['root_mb']:7.1f} MB, {s['seconds']:7.1f} s")
+        print(f"RSS growth after the first 200: {out['rss_growth_mb']} MB; root {out['root_mb']} MB at the end "
+              f"({out['root_mb_at_start']} MB at the start)")
+        if out["failed"]:
+            print(f"the process failed: {out['failed']}")
+    return 0 if not out["failed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Keeping a long-lived process's memory and a root's disk flat (issue 15).
+
+Measured with ``python -m bench.soak`` (one process revising and undoing on the
+MQuAKE-hard graph; see README "Performance"), a long-lived process grew by
+about 1 MB of native memory per change:
+
+* **Ladybug** (0.19, pinned by cognee 1.6.5): every ``CHECKPOINT`` keeps native
+  memory for the life of the ``Database`` object (LadybugDB/ladybug#924; cognee's
+  adapter checkpoints after each of its writes, ours after each write). It is
+  given back only when the database is closed. :func:`after_commit` closes and
+  reopens the graph database every ``FALSIFY_GRAPH_REOPEN_EVERY`` commits
+  (default 100; 0 = never), between two commits, under the writer lock, through
+  the adapter's own transient-drop path (drain in-flight queries, drop the
+  native handles, re-initialise).
+* **LanceDB**: every write makes a new table version (manifest, deletion file,
+  fragment), and a table handle caches per-version state. FALSIFY never reads
+  an old version: undo re-adds what it removed from the journal's tombstones.
+  :func:`after_commit` compacts the tables and prunes versions older than
+  ``FALSIFY_VECTOR_PRUNE_AGE_S`` (default 30 s) every ``FALSIFY_VECTOR_PRUNE_EVERY``
+  commits (default 50; 0 = never), so the root's size stays bounded.
+
+Both are housekeeping after a committed change: a failure changes no data, so it
+is logged and never fails the change.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from datetime import timedelta
+from typing import Optional
+
+log = logging.getLogger("falsify")
+
+_commits = 0
+_stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0}
+
+
+def _every(name: str, default: int) -> int:
+    try:
+        return max(0, int(os.environ.get(name, str(default))))
+    except ValueError:
+        return default
+
+
+def settings() -> dict:
+    return {"FALSIFY_GRAPH_REOPEN_EVERY": _every("FALSIFY_GRAPH_REOPEN_EVERY", 100),
+            "FALSIFY_VECTOR_PRUNE_EVERY": _every("FALSIFY_VECTOR_PRUNE_EVERY", 50)}
+
+
+def stats() -> dict:
+    return dict(_stats, commits=_commits)
+
+
+async def reopen_graph(graph, home=None) -> bool:
+    """Close and reopen cognee's Ladybug database in place (the adapter stays the
+    same object, so cognee's cached engine keeps working). False if the adapter is
+    not a local Ladybug one (PostgreSQL, subprocess mode)."""
+    if not all(hasattr(graph, a) for a in ("_connection_lock", "_drain_in_flight_queries", "_drop_native_resources",
+                                             "get_or_init_connection")):
+        return False
+    if getattr(graph, "_subprocess_mode", False):
+        return False
+    from memory_core.store.belief_store import _home
+
+    async with graph._connection_lock:
+        await graph._drain_in_flight_queries()
+        graph._drop_native_resources()
+        with _home(home):
+            graph.get_or_init_connection()
+    return True
+
+
+async def prune_vector_versions(vector, names, older_than_s: float = 30.0) -> int:
+    """Compact these LanceDB tables and drop their versions older than ``older_than_s``
+    seconds (LanceDB ``optimize``; nothing of FALSIFY reads an old version: undo re-adds
+    from the journal's tombstones; the age margin spares a reader of another process
+    that is mid-query on a version that has just been superseded). Returns the number of
+    tables pruned."""
+    get = getattr(vector, "get_connection", None)
+    if get is None:
+        return 0
+    conn = await get()
+    done = 0
+    for name in names:
+        if not await vector.has_collection(name):
+            continue
+        table = await conn.open_table(name)
+        try:
+            await table.optimize(cleanup_older_than=timedelta(seconds=older_than_s))
+        finally:
+            close = getattr(table, "close", None)
+            if close is not None:
+                close()
+        done += 1
+    return done
+
+
+async def after_commit(store, home=None) -> None:
+    """Housekeeping after each committed change (called by the writer's compaction step)."""
+    global _commits
+    _commits += 1
+    if getattr(getattr(store, "backend", None), "name", "") == "postgres":
+        return  # PostgreSQL: no checkpoint leak, no LanceDB versions
+    cfg = settings()
+    reopen, prune = cfg["FALSIFY_GRAPH_REOPEN_EVERY"], cfg["FALSIFY_VECTOR_PRUNE_EVERY"]
+    if prune and _commits % prune == 0:
+        from memory_core.core.identity import KINDS, collection
+
+        start = time.perf_counter()
+        try:
+            age = float(os.environ.get("FALSIFY_VECTOR_PRUNE_AGE_S", "30"))
+            if await prune_vector_versions(store.vector, [collection(k) for k in KINDS], age):
+                _stats["vector_prunes"] += 1
+        except Exception as error:  # noqa: BLE001
+            log.warning("pruning old vector versions failed (no data changed): %s", error)
+        _stats["vector_prune_ms"] += (time.perf_counter() - start) * 1000
+    if reopen and _commits % reopen == 0:
+        start = time.perf_counter()
+        try:
+            if await reopen_graph(store.graph, home):
+                _stats["graph_reopens"] += 1
+        except Exception as error:  # noqa: BLE001
+            log.warning("reopening the graph database failed: %s", error)
+        _stats["graph_reopen_ms"] += (time.perf_counter() - start) * 1000

@@ -1,0 +1,80 @@
+"""Flat memory and bounded disk in a long-lived process (issue 15): the housekeeping
+after each commit (``memory_core.store.memory``) reopens Ladybug's database and
+prunes old LanceDB versions without changing any data.
+
+One process (``tests/cli_batch.py``) runs revise/undo commands on a copy of the
+loaded example root with the housekeeping after EVERY commit: every command
+still works (the graph reopened under it), ``check`` finds the stores consistent,
+and the vector tables keep only their newest versions -- while the same commands
+with pruning off leave a version per write. The memory figures themselves are
+measured by ``python -m bench.soak`` (not asserted here).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import DEMO_FACT, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
+
+pytestmark = pytest.mark.slow
+
+STEPS = [
+    {"name": "revise1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]},
+    {"name": "undo1", "op": "cli", "argv": ["undo", "--json"]},
+    {"name": "revise2", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]},
+    {"name": "undo2", "op": "cli", "argv": ["undo", "--json"]},
+    {"name": "revise3", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"], "snapshot": True},
+    {"name": "check", "op": "cli", "argv": ["check", "--json"]},
+    {"name": "keys", "op": "vector_keys"},
+]
+
+
+def manifests(root) -> dict[str, int]:
+    tables = (root / "cognee_system").rglob("*.lance")
+    return {t.name: len(list((t / "_versions").glob("*.manifest"))) for t in tables if (t / "_versions").is_dir()}
+
+
+def run(tmp_path_factory, name: str, **env):
+    base = loaded_root(tmp_path_factory)
+    work = tmp_path_factory.mktemp(name)
+    root = copy_root(base, work / "root")
+    before = manifests(root)
+    results = run_batch(root, STEPS, work / "batch", env=clean_env(**env))
+    return {r["name"]: r for r in results}, before, manifests(root)
+
+
+@pytest.fixture(scope="module")
+def housekeeping(tmp_path_factory):
+    return {
+        "on": run(tmp_path_factory, "housekeeping_on", FALSIFY_GRAPH_REOPEN_EVERY="1", FALSIFY_VECTOR_PRUNE_EVERY="1",
+                  FALSIFY_VECTOR_PRUNE_AGE_S="0"),
+        "off": run(tmp_path_factory, "housekeeping_off", FALSIFY_GRAPH_REOPEN_EVERY="0", FALSIFY_VECTOR_PRUNE_EVERY="0"),
+    }
+
+
+def test_reopening_the_graph_after_every_commit_changes_nothing(housekeeping):
+    results, _, _ = housekeeping["on"]
+    for name in ("revise1", "undo1", "revise2", "undo2", "revise3", "check"):
+        assert results[name]["code"] == 0, (name, results[name]["stderr"][-2000:])
+    out = json.loads(results["revise3"]["stdout"])
+    assert out["refuted"] == ["E_qa"]
+    after = nodes_by_key(results["revise3"]["after"]["status"])
+    assert after["E_qa"]["state"] == "refuted" and "K" not in after
+    assert json.loads(results["check"]["stdout"]).get("ok", True) is not False
+    # the same graph and vectors as without housekeeping
+    off, _, _ = housekeeping["off"]
+    assert results["keys"]["keys"] == off["keys"]["keys"]
+    other = nodes_by_key(off["revise3"]["after"]["status"])
+    assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == \
+        {k: (n["state"], n["feedback_weight"]) for k, n in after.items()}
+
+
+def test_old_vector_versions_are_pruned(housekeeping):
+    _, before_on, on = housekeeping["on"]
+    _, before_off, off = housekeeping["off"]
+    assert on and off
+    grew = {t: off[t] - before_off.get(t, 0) for t in off}
+    assert max(grew.values()) >= 3, grew  # without pruning, writes leave versions behind
+    assert max(on.values()) <= 2, on  # with it, each table keeps its newest version(s)
