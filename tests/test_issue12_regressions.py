@@ -137,6 +137,47 @@ def test_partial_view_does_not_forget_a_superseded_node(run):
 
 
 
+@pytest.fixture(scope="module")
+def damaged(run, tmp_path_factory):
+    """The root after the sequence, with a deleted behind FALSIFY's back (graph node and its
+    edges through cognee's graph engine, vector row with lancedb), then check / --repair."""
+    _, source = run
+    work = tmp_path_factory.mktemp("issue12_damaged")
+    root = copy_root(source, work / "root")
+    proc = subprocess.run([sys.executable, str(REPO / "tests" / "delete_behind_back.py"), str(root), "evidence", "a"],
+                          cwd=REPO, env=clean_env(), capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+    steps = [
+        cli("status_damaged", "status", "--json"),
+        cli("check", "check", "--json"),
+        cli("repair", "check", "--repair", "--json"),
+        cli("check_again", "check", "--json"),
+        cli("status", "status", "--json"),
+        cli("explain_a", "explain", "a", "--json"),
+    ]
+    return {r["name"]: r for r in run_batch(root, steps, work / "batch")}
+
+
+def test_check_names_a_node_deleted_behind_falsifys_back_and_repair_restores_it(run, damaged):
+    before = out(run[0], "status_partial")
+    assert "a" not in nodes_by_key(out(damaged, "status_damaged"))  # the damage is real
+    r = damaged["check"]
+    assert r["code"] == 1, r["stderr"][-2000:]
+    problems = json.loads(r["stdout"])["problems"]
+    assert any(p.startswith("a is missing from the graph") and "alive F1" in p for p in problems), problems
+    assert all(p.startswith("a ") for p in problems), problems  # nothing else is wrong
+    repair = out(damaged, "repair")
+    assert any(line.startswith("restored a from the revision log") for line in repair["repaired"]), repair
+    assert repair["clean_after_repair"] is True and repair["problems_after_repair"] == []
+    assert out(damaged, "check_again") == {"clean": True, "problems": []}
+    after = out(damaged, "status")
+    a_before, a_after = nodes_by_key(before)["a"], nodes_by_key(after)["a"]
+    assert a_after == a_before  # state, weight, epoch, text as before the damage
+    assert edges_of(after)[("supersedes", "F1", "a")] == edges_of(before)[("supersedes", "F1", "a")]
+    assert edges_of(after) == edges_of(before)
+    assert out(damaged, "explain_a")["state"] == "refuted"
+
+
 # ---- in-process, through the facade (one event loop, the shared session root) --------------
 
 

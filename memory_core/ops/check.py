@@ -19,14 +19,14 @@ from __future__ import annotations
 import json
 
 from memory_core.core.beliefs import STATES
-from memory_core.core.cascade import unfounded
+from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_settle
 from memory_core.core.tms import three_valued_violations
 from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
-from memory_core.store.intents import log_changes, updates
+from memory_core.store.intents import log_changes, tombstones, updates
 
 
 async def _graph_ids(store, kind: str) -> dict[str, dict]:
@@ -38,8 +38,10 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     problems, repaired = [], []
     missing_vectors: dict[str, dict] = {}
     orphan_rows: dict[str, list[str]] = {}
+    every: dict[str, dict] = {}  # every stored node (id -> props), for the whole-graph checks
     for kind in KINDS:
         nodes = await _graph_ids(store, kind)
+        every.update(nodes)
         rows = await store.vector_ids(collection(kind))
         for i, props in nodes.items():
             if i not in rows:
@@ -49,20 +51,29 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         if extra:
             orphan_rows[kind] = extra
             problems += [f"vector row {i} in {collection(kind)} has no graph node" for i in extra]
+    # the whole graph (edges may cross investigations), labelled by check's own
+    # well-founded computation (memory_core.ops.check_log, not the cascade's)
+    edges = await store.all_edges_of(list(every)) if every else []
+    whole = store._view(list(every.values()), edges)
+    unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
     unfounded_by_q = {}
     for question in await store.question_keys():
         view = await store.view_of_investigation(question)
         for key, node in view.nodes.items():
             if node.state not in STATES:
                 problems.append(f"{key} has unknown state {node.state!r}")
-        alive = {k for k, n in view.nodes.items() if n.alive and view.justifications(k)}
-        bad = sorted(unfounded(view, alive))
+        bad = sorted(k for k in unfounded_all if k in view.nodes)
         if bad:
-            unfounded_by_q[question] = (view, bad)
+            unfounded_by_q[question] = (whole, bad)
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
         # issue 14: the three-valued labelling (supersedes/disputes attack; disputed = undefined)
         problems += [f"{k} is {state} but the three-valued labelling makes it {label}"
                      for k, state, label in three_valued_violations(view) if k not in bad]
+    # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
+    stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
+              for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
+    forget_found, restore, forget_ids = forget_problems(replay(journal.entries()), stored, edges)
+    problems += forget_found
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
     if journal.log_path.exists():
@@ -94,6 +105,14 @@ async def check(stores: Stores, repair: bool = False) -> dict:
             points.append(writer.build_point(node.kind, i, props, node.state, node.epoch, node.weight))
         await store.add_points(points)
         repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
+    if restore:
+        epoch = journal.epoch() + 1
+        adds = restore_entries(restore, set(every))
+        keys = sorted(n["key"] for n in adds)
+        intent = {"epoch": epoch, "add_nodes": adds}
+        entry = {"epoch": epoch, "kind": "repair", "restored": keys, "changes": [], "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"restored {', '.join(keys)} from the revision log, with state and edges (epoch {epoch})")
     for question, (view, bad) in unfounded_by_q.items():
         epoch = journal.epoch() + 1
         original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
@@ -102,6 +121,13 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
+    if forget_ids:
+        epoch = journal.epoch() + 1
+        keys = sorted(stored[i]["key"] for i in forget_ids)
+        intent = {"epoch": epoch, "del_nodes": await tombstones(store, whole, keys)}
+        entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
     journal.repair_log()
     after = await check(stores, repair=False)
     result.update(repaired=repaired, clean_after_repair=after["clean"], problems_after_repair=after["problems"])
