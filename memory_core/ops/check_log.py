@@ -106,6 +106,7 @@ class Replay:
             if image is None:
                 continue
             after = update.get("after", {})
+            image["written_at"] = epoch
             for name in ("state", "epoch", "weight"):
                 if name in after:
                     image[name] = after[name]

@@ -1,0 +1,151 @@
+"""check's own oracles (memory_core/ops/check_log.py), pure: the well-founded labelling
+computed without the cascade, and the forget rules verified against a revision log.
+
+The logs here have the shape FALSIFY writes (every entry embeds its intent); the
+first one is the log issue 12's bug wrote (the second revision forgot ``a`` although
+``F1``, alive, supersedes it)."""
+
+from __future__ import annotations
+
+from memory_core.core.beliefs import Edge
+from memory_core.core.cascade import unfounded
+from memory_core.core.beliefs import BeliefView, Node
+from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive, well_founded
+
+
+def dep(src, dst, group=None, groups=None, critical=True):
+    return Edge("depends_on", src, dst, critical=critical, group=group, groups=groups)
+
+
+def test_well_founded_premises_chains_and_cycles():
+    states = {"a": "alive", "b": "refuted", "k1": "alive", "k2": "alive", "k3": "alive", "k4": "alive"}
+    edges = [dep("k1", "a"), dep("k2", "k1"),  # chain on an alive premise: founded
+             dep("k3", "k4"), dep("k4", "k3")]  # a cycle holding itself up: unfounded
+    assert well_founded(states, edges) == {"a", "k1", "k2"}
+    assert unfounded_alive(states, edges) == {"k3", "k4"}
+    # a cycle with a way out is founded
+    assert unfounded_alive(states, edges + [dep("k4", "a", group="out")]) == set()
+
+
+def test_well_founded_groups_and_shared_antecedents():
+    # BPS ex1: g <- (a, e) | (d, e), e shared by both justifications (one edge, two groups)
+    edges = [dep("g", "a", "j3"), dep("g", "d", "j4"), dep("g", "e", "j3", groups=("j3", "j4"))]
+    alive = {k: "alive" for k in "adeg"}
+    assert "g" in well_founded(dict(alive, a="refuted"), edges)  # through (d, e)
+    assert "g" not in well_founded(dict(alive, e="refuted"), edges)  # e was in both
+    assert "g" not in well_founded(dict(alive, a="refuted", d="refuted"), edges)
+    # non-critical edges do not justify and do not block
+    assert "g" in well_founded({"g": "alive", "x": "refuted"}, [dep("g", "x", critical=False)])
+
+
+def test_well_founded_agrees_with_the_cascade_on_a_mixed_graph():
+    states = {"e1": "alive", "e2": "refuted", "c1": "alive", "c2": "alive", "c3": "alive", "c4": "alive"}
+    edges = [dep("c1", "e1", "x"), dep("c1", "e2", "y"), dep("c2", "c1"), dep("c2", "e2", "z"),
+             dep("c3", "c4"), dep("c4", "c3"), dep("c4", "e2", "w")]
+    view = BeliefView()
+    for key, state in states.items():
+        view.add_node(Node(key, "evidence" if key.startswith("e") else "conclusion", state=state))
+    for edge in edges:
+        view.add_edge(edge)
+    alive = {k for k, n in view.nodes.items() if n.alive and view.justifications(k)}
+    assert unfounded_alive(states, edges) == unfounded(view, alive) == {"c3", "c4"}
+
+
+def node(kind, key, state="alive", epoch=1, edges=()):
+    ident = f"id-{key}"
+    return {"id": ident, "kind": kind, "key": key, "props": {"key": key}, "state": state, "epoch": epoch,
+            "weight": 0.5, "edges": [list(e) for e in edges]}
+
+
+def edge(src, dst, rel, **props):
+    return [f"id-{src}", f"id-{dst}", rel, props]
+
+
+def update(key, before, after, epoch):
+    return {"id": f"id-{key}", "key": key, "before": {"state": before, "epoch": 1, "weight": 0.5, "confidence": None},
+            "after": {"state": after, "epoch": epoch, "weight": 0.0, "confidence": None}}
+
+
+LOAD = {"epoch": 1, "kind": "load", "changes": [], "intent": {"epoch": 1, "add_nodes": [
+    node("question", "Q"), node("evidence", "a", edges=[edge("a", "Q", "part_of")]),
+    node("evidence", "b", edges=[edge("b", "Q", "part_of")]),
+    node("conclusion", "c", edges=[edge("c", "Q", "part_of")])],
+    "add_edges": [edge("c", "a", "depends_on", critical=True, group="j1"),
+                  edge("c", "b", "depends_on", critical=True, group="j2")]}}
+R1 = {"epoch": 2, "kind": "revise", "new_evidence": "F1", "changes": [{"key": "a"}], "forgotten": [],
+      "intent": {"epoch": 2, "add_nodes": [node("evidence", "F1", epoch=2, edges=[edge("F1", "a", "supersedes")])],
+                 "updates": [update("a", "alive", "refuted", 2)]}}
+
+
+def r2(forgotten):
+    tomb = {"a": node("evidence", "a", "refuted", 2, [edge("c", "a", "depends_on"), edge("F1", "a", "supersedes"),
+                                                        edge("a", "Q", "part_of")]),
+            "c": node("conclusion", "c", "invalidated", 3, [edge("c", "a", "depends_on"), edge("c", "b", "depends_on"),
+                                                             edge("c", "Q", "part_of")])}
+    return {"epoch": 3, "kind": "revise", "new_evidence": "F2", "changes": [{"key": "b"}, {"key": "c"}],
+            "forgotten": forgotten,
+            "intent": {"epoch": 3, "add_nodes": [node("evidence", "F2", epoch=3, edges=[edge("F2", "b", "supersedes")])],
+                       "updates": [update("b", "alive", "refuted", 3), update("c", "alive", "invalidated", 3)],
+                       "del_nodes": [tomb[k] for k in forgotten]}}
+
+
+def stored(**nodes):
+    return {f"id-{k}": {"key": k, "state": s, "epoch": e} for k, (s, e) in nodes.items()}
+
+
+def test_the_log_of_issue_12s_bug_is_caught_and_a_is_restored_with_its_edge():
+    log = replay([LOAD, R1, r2(["a", "c"])])
+    now = stored(Q=("alive", 1), b=("refuted", 3), F1=("alive", 2), F2=("alive", 3))
+    edges = [tuple(edge("F2", "b", "supersedes"))]
+    problems, restore, forget = forget_problems(log, now, edges)
+    assert problems == ["a was forgotten at epoch 3, but alive F1 supersede(s) or consume(s) it (forget rules (b)/(c))"]
+    assert forget == []
+    (entry,) = restore_entries(restore, set(now))
+    assert (entry["key"], entry["state"], entry["epoch"]) == ("a", "refuted", 2)
+    # the edges back to stored nodes come back; the one to forgotten c does not
+    assert sorted(tuple(e[:3]) for e in entry["edges"]) == [("id-F1", "id-a", "supersedes"), ("id-a", "id-Q", "part_of")]
+
+
+def test_the_right_log_is_clean_and_a_node_deleted_behind_its_back_is_named():
+    log = replay([LOAD, R1, r2(["c"])])
+    now = stored(Q=("alive", 1), a=("refuted", 2), b=("refuted", 3), F1=("alive", 2), F2=("alive", 3))
+    edges = [tuple(edge("F1", "a", "supersedes")), tuple(edge("F2", "b", "supersedes"))]
+    assert forget_problems(log, now, edges) == ([], {}, [])
+    del now["id-a"]
+    problems, restore, _ = forget_problems(log, now, edges[1:])
+    assert problems == ["a is missing from the graph, but the revision log says it exists (refuted, last written at "
+                        "epoch 2); alive F1 supersede(s) or consume(s) it"]
+    assert restore["id-a"]["state"] == "refuted"
+
+
+def test_an_orphan_a_revision_should_have_forgotten_is_named_and_a_load_time_one_is_not():
+    log = replay([LOAD, R1, r2(["c"])])
+    # F1 refuted later by F3: a (refuted, nothing alive needs it) was in that revision's reach
+    r3 = {"epoch": 4, "kind": "revise", "new_evidence": "F3", "changes": [{"key": "F1"}], "forgotten": ["a"],
+          "intent": {"epoch": 4, "add_nodes": [node("evidence", "F3", epoch=4, edges=[edge("F3", "F1", "supersedes")])],
+                     "updates": [update("F1", "alive", "refuted", 4)]}}
+    log.apply(r3)
+    now = stored(Q=("alive", 1), a=("refuted", 2), b=("refuted", 3), F1=("refuted", 4), F2=("alive", 3), F3=("alive", 4))
+    edges = [tuple(edge("F1", "a", "supersedes")), tuple(edge("F2", "b", "supersedes")), tuple(edge("F3", "F1", "supersedes"))]
+    problems, _, forget = forget_problems(log, now, edges)
+    assert problems == ["a is refuted and nothing alive consumes or supersedes it, but the revision of epoch 4 "
+                        "(which changed F1) did not forget it"]
+    assert forget == ["id-a"]
+    # a conclusion a load put in invalidated (its antecedent was dead already): no revision reached it
+    load2 = {"epoch": 5, "kind": "load", "changes": [{"key": "k"}], "intent": {"epoch": 5, "add_nodes": [
+        node("conclusion", "k", "invalidated", 5)], "add_edges": [edge("k", "b", "depends_on")]}}
+    log = replay([LOAD, R1, r2(["c"]), load2])
+    now = stored(Q=("alive", 1), a=("refuted", 2), b=("refuted", 3), F1=("alive", 2), F2=("alive", 3),
+                 k=("invalidated", 5))
+    edges = [tuple(edge("F1", "a", "supersedes")), tuple(edge("F2", "b", "supersedes")), tuple(edge("k", "b", "depends_on"))]
+    assert forget_problems(log, now, edges) == ([], {}, [])
+
+
+def test_an_undone_revision_is_replayed_back():
+    undo = {"epoch": 4, "kind": "undo", "undoes": 3, "changes": [], "intent": {
+        "epoch": 4, "add_nodes": r2(["c"])["intent"]["del_nodes"], "del_nodes": r2(["c"])["intent"]["add_nodes"],
+        "updates": [dict(u, before=u["after"], after=u["before"]) for u in r2(["c"])["intent"]["updates"]]}}
+    log = replay([LOAD, R1, r2(["c"]), undo])
+    assert set(log.nodes) == {"id-Q", "id-a", "id-b", "id-c", "id-F1"}
+    assert log.nodes["id-b"]["state"] == "alive" and log.nodes["id-c"]["state"] == "alive"
+    assert 3 in log.undone
