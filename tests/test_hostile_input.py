@@ -56,6 +56,11 @@ def raw_replace(old: str, new: str) -> bytes:
     return text.replace(old, new, 1).encode()
 
 
+def fragment(conclusions: list, edges: list) -> bytes:
+    """A fragment of the stored example question Q."""
+    return json.dumps({"question": {"key": "Q"}, "conclusions": conclusions, "edges": edges}).encode()
+
+
 def jsonl(*objs) -> bytes:
     return b"".join((o if isinstance(o, bytes) else json.dumps(o).encode()) + b"\n" for o in objs)
 
@@ -234,6 +239,20 @@ CASES: list[Case] = [
     Case("injection_dry_run", revise(INJECTION, "--dry-run", "--json"), 0, '"dry_run": true'),
     Case("injection_structured_judge", revise(INJECTION, "--triple", "everything|is|refuted", "--json"), 0, '"refuted": []', writes=True),
     Case("injection_pinned", revise(INJECTION, "--target", "E_email", "--key", "F_injection_pinned", "--json"), 0, '"refuted": [\n    "E_email"\n  ]', writes=True),
+    # ---- issue 12: edges naming stored keys a file does not define ----------
+    # (after the injection cases, which compare the example's nodes before and after)
+    Case("ref_stored_key_loads", ["load", "{file}", "--json"], 0, '"edges_added": [\n    "depends_on K_ref -> E_qa"',
+         file=fragment([{"key": "K_ref", "statement": "Rests on stored evidence."}],
+                       [{"type": "depends_on", "from": "K_ref", "to": "E_qa"}]), writes=True),
+    Case("ref_nowhere_key", ["load", "{file}"], 2, "edges[0]: 'to' names unknown key 'NOWHERE'",
+         file=fragment([{"key": "K_nowhere", "statement": "Rests on nothing."}],
+                       [{"type": "depends_on", "from": "K_nowhere", "to": "NOWHERE"}])),
+    Case("forget_K", revise(DEMO_FACT, "--target", "E_qa", "--key", "F_issue12", "--json"), 0, '"forgotten": [\n    "K"',
+         writes=True),
+    Case("ref_forgotten_key_skipped", ["load", "{file}", "--json"], 0,
+         "edge depends_on K_late -> K: not added: an endpoint was forgotten (K by the revision of epoch",
+         file=fragment([{"key": "K_late", "statement": "Rests on a forgotten conclusion."}],
+                       [{"type": "depends_on", "from": "K_late", "to": "K"}]), writes=True),
 ]
 
 
