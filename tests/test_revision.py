@@ -225,6 +225,9 @@ async def test_judge_threshold_rule():
 
 @pytest.mark.slow
 def test_revise_file_applies_lines_in_order(tmp_path):
+    """A --file is one batch: each line sees the lines before it (line 3 repeats line 1:
+    already recorded), one epoch for the batch, one result per line, and one undo
+    reverts the whole batch."""
     import json as _json
 
     from conftest import cli
@@ -244,8 +247,12 @@ def test_revise_file_applies_lines_in_order(tmp_path):
     lines = [_json.loads(x) for x in proc.stdout.splitlines()]
     assert len(lines) == 3
     assert lines[0]["refuted"] == ["E1"] and sorted(lines[0]["invalidated"]) == ["K1", "K2"] and lines[0]["epoch"] == 2
-    assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 3
+    assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 2
     assert lines[2].get("already_applied") and lines[2]["epoch"] is None
+    undo = _json.loads(cli(root, "undo", "--json").stdout)
+    assert undo["undone"] == 2 and sorted(undo["removed"]) == ["N1", "N2"]
+    states = {n["key"]: n["state"] for n in _json.loads(cli(root, "status", "--json").stdout)["nodes"]}
+    assert states["E1"] == "alive" and states["E2"] == "alive" and "N1" not in states
 
 
 async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
