@@ -4,14 +4,21 @@
   without its node.
 * Revision rules: every alive Evidence/Conclusion with critical dependencies
   has a well-founded justification (no alive node rests on a dead one, no
-  alive cycle holds itself up); every state is a known one.
+  alive cycle holds itself up), computed over the whole graph by check's own
+  labelling (:mod:`memory_core.ops.check_log`, not the cascade's); every state
+  is a known one.
+* Forget rules against the revision log (its intents replayed): no node the log
+  says exists is missing, none was forgotten while a node alive now supersedes
+  or consumes it, and no stored dead orphan was left by a revision that should
+  have forgotten it.
 * Journal: no unfinished intent; every log line parses. Opening the root has
   already recovered an interrupted change (pending intent, torn last log line,
   torn graph checkpoint); the result names it under ``recovered_at_open``.
 
 ``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
-and weight preserved), invalidates unfounded alive nodes through a journalled
-intent, and rolls back an unfinished intent.
+and weight preserved), restores missing or wrongly forgotten nodes from the log
+(both stores, state, edges), invalidates unfounded alive nodes and forgets missed
+orphans through journalled intents, and rolls back an unfinished intent.
 """
 
 from __future__ import annotations
