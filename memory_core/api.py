@@ -27,13 +27,15 @@ from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
 from memory_core.ops import load as load_op
 from memory_core.ops import recall as recall_op
+from memory_core.ops import resolve as resolve_op
 from memory_core.ops import revise as revise_op
 from memory_core.ops import status as status_op
 from memory_core.ops import undo as undo_op
 from memory_core.ops.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
-from memory_core.store import settings
+from memory_core.store import settings, writer
+from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root
 from memory_core.store.journal import Journal, open_journal
 from memory_core.store.lock import WriterLock, writer_lock
@@ -165,8 +167,6 @@ class Falsify:
     async def warm_up(self) -> float:
         """Load the embedding model, cognee's relational tables and its pipeline runner
         once (the first run of a process costs ~1 s). Returns the milliseconds it took."""
-        from memory_core.store.belief_store import warm_up
-
         return await warm_up(self.store)
 
     # ---- writing ---------------------------------------------------------
@@ -205,8 +205,6 @@ class Falsify:
         a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
         (the loser's dependents die and are forgotten, the winner's come back). The
         result has the shape of :meth:`revise`'s."""
-        from memory_core.ops import resolve as resolve_op
-
         return await resolve_op.resolve(self.stores, loser, winner)
 
     async def undo(self) -> UndoResult:
@@ -252,9 +250,6 @@ class Falsify:
 
 
 async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
-    from memory_core.store import writer
-    from memory_core.store.belief_store import BeliefStore
-
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home)
     journal = open_journal(state)
     recovered = await writer.recover(store, journal)

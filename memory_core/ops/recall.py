@@ -27,6 +27,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.identity import collection
 from memory_core.core.investigation import check_text
 from memory_core.store.belief_store import state_of, to_node
+from memory_core.store.llm import structured_output
 from memory_core.store.settings import llm_key_configured
 
 BASELINE_K = 3
@@ -120,8 +121,6 @@ async def baseline_side(stores, text: str) -> dict:
 
 
 async def llm_answer(question: str, context: list[str]) -> str:
-    from memory_core.store.llm import structured_output
-
     result = await structured_output(answer_input(question, context), ANSWER_PROMPT, Answer, "the LLM answer", "answer")
     return result.answer
 

@@ -20,6 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+from memory_core.api import Falsify
+from memory_core.core.errors import JudgeError
+from memory_core.store.journal import write_atomic
 from memory_core.store.settings import PROJECT_DIR, llm_key_configured
 
 SEED = PROJECT_DIR / "examples" / "company_x.json"
@@ -58,8 +61,6 @@ def print_scoreboard(r: dict, title: str) -> None:
 
 
 async def run_session(number: int, root) -> int:
-    from memory_core.api import Falsify
-
     root = demo_root(root)
     app = await Falsify.open(root, purpose=f"demo session {number}")
     try:
@@ -75,8 +76,6 @@ async def session_one(app) -> int:
     result = await app.load_file(SEED)
     meta = app.journal.meta()
     meta["default_question"] = QUESTION
-    from memory_core.store.journal import write_atomic
-
     write_atomic(app.journal.meta_path, json.dumps(meta, indent=2))
     status = await app.status()
     by_key = {n["key"]: n for n in status["nodes"]}
@@ -96,8 +95,6 @@ async def session_one(app) -> int:
 
 
 async def session_two(app) -> int:
-    from memory_core.judging.judges import JudgeError
-
     if "Q" not in await app.store.find_keys(["Q"]):
         say(f"[FALSIFY] Session 2: no demo investigation in {app.paths.root}.")
         say("  Run session 1 first:  python main.py --session 1" + (f" --root {app.paths.root}" if os.environ.get("FALSIFY_HOME") is None else ""))
