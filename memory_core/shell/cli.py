@@ -148,10 +148,15 @@ def run(coro, root=None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # noqa: BLE001  (anything else is a bug: one line, and a log file)
-        where = crash_log(error, root)
-        detail = " ".join(str(error).split())[:300]
-        print(f"internal error: {type(error).__name__} {detail} (full traceback in {where})", file=sys.stderr)
+        print(internal_error(error, root), file=sys.stderr)
         return EXIT_PROBLEMS
+
+
+def internal_error(error: BaseException, root=None) -> str:
+    """The one line printed for an unexpected error (its traceback goes to a log file)."""
+    where = crash_log(error, root)
+    detail = " ".join(str(error).split())[:300]
+    return f"internal error: {type(error).__name__} {detail} (full traceback in {where})"
 
 
 def crash_log(error: BaseException, root=None) -> str:

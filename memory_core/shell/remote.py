@@ -16,6 +16,7 @@ did. ``FALSIFY_NO_SERVER=1`` forces the cold path.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import http.client
 import io
@@ -68,7 +69,9 @@ def forward(args: argparse.Namespace) -> Optional[int]:
         value = payload.get(name)
         if args.command == command and isinstance(value, str) and value != "-":
             payload[name] = str(Path(value).expanduser().resolve())
-    stdin = sys.stdin.read() if args.command == "load" and payload.get("file") == "-" else None
+    stdin = None
+    if args.command == "load" and payload.get("file") == "-":
+        stdin = base64.b64encode(sys.stdin.buffer.read()).decode("ascii")  # the bytes, exactly
     body = json.dumps({"args": payload, "stdin": stdin}).encode("utf-8")
     parts = urlsplit(info["url"])
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
@@ -114,7 +117,8 @@ class Borrowed:
 
 async def run_command(gate, args: dict, stdin: Optional[str]) -> dict:
     """The server side of :func:`forward`: run one CLI command against the gate's facade,
-    one at a time with every other call, capturing what it prints and its exit code."""
+    one at a time with every other call, capturing what it prints and its exit code
+    (``stdin``: standard input's bytes, base64, for ``load -``)."""
     from memory_core.core.errors import FalsifyError, error_message
     from memory_core.shell import cli
 
@@ -130,14 +134,15 @@ async def run_command(gate, args: dict, stdin: Optional[str]) -> dict:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 if stdin is not None:
-                    sys.stdin = io.StringIO(stdin)
+                    sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
                 try:
                     return await cli.COMMANDS[command](ns)
-                except FalsifyError as error:
+                except FalsifyError as error:  # exactly as cli.run maps them
                     print(error_message(error), file=sys.stderr)
                     return error.exit_code
-                except SystemExit as exit_:  # argparse-style exits inside a command
-                    return int(exit_.code or 0)
+                except Exception as error:  # noqa: BLE001
+                    print(cli.internal_error(error, app.paths.root if app.paths else None), file=sys.stderr)
+                    return cli.EXIT_PROBLEMS
         finally:
             sys.stdin = saved_stdin
             cli.BORROWED.reset(token)

@@ -28,8 +28,10 @@ import argparse
 import json
 import os
 import secrets
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -181,6 +183,8 @@ def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = U
     """Serve until interrupted. ``ready(url)`` is called once the port is bound."""
     server = make_server(app, host=host, port=port, ui_dir=ui_dir, max_body=max_body, token=token, mcp=mcp,
                          cli=cli, root=root)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: close the root, remove server.json
     try:
         if ready is not None:
             ready(server.url)
@@ -195,6 +199,10 @@ def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = U
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), ready=None,

@@ -1,0 +1,95 @@
+"""The warm CLI: while ``python main.py serve`` runs on a root, CLI commands on that
+root are answered by the server (same output, same exit codes); without a server
+(or with a stale ``server.json``) the CLI works as before."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import REPO, SEED, cli, clean_env
+
+pytestmark = pytest.mark.slow
+
+FRAGMENT = {"question": {"key": "Q"},
+            "evidence": [{"key": "E_warm", "claim": "A warm-CLI claim about valve housings."}],
+            "edges": [{"type": "supports", "from": "E_warm", "to": "C", "weight": 0.3}]}
+
+
+def start_serve(root):
+    proc = subprocess.Popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
+                            cwd=REPO, env=clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
+                            stderr=open(root.parent / "serve.log", "w"), text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if lines.get(timeout=1).startswith("FALSIFY viewer: "):
+                return proc
+        except queue.Empty:
+            continue
+    proc.kill()
+    pytest.fail("serve did not start: " + (root.parent / "serve.log").read_text()[-3000:])
+
+
+def answer(proc: subprocess.CompletedProcess) -> tuple:
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_a_running_server_answers_the_cli(tmp_path):
+    root = tmp_path / "root"
+    server = start_serve(root)
+    try:
+        assert cli(root, "load", SEED).returncode == 0
+        info = json.loads((root / "server.json").read_text())
+        assert info["pid"] == server.pid and info["url"].startswith("http://127.0.0.1:") and len(info["secret"]) >= 32
+        assert oct((root / "server.json").stat().st_mode & 0o777) == "0o600"
+        # the server holds the root: a CLI that did not ask it would find the root busy
+        busy = cli(root, "status", env=clean_env(FALSIFY_NO_SERVER="1", FALSIFY_LOCK_TIMEOUT="0"))
+        assert busy.returncode == 3 and "in use by" in busy.stderr
+
+        warm = {
+            "status": answer(cli(root, "status", "--json")),
+            "human": answer(cli(root, "status")),
+            "bad_target": answer(cli(root, "revise", "Some fact.", "--target", "NOPE")),
+        }
+        explained = cli(root, "explain", "E_qa", "--json")
+        assert explained.returncode == 0 and json.loads(explained.stdout)["key"] == "E_qa"
+        assert warm["status"][0] == 0 and json.loads(warm["status"][1])["nodes"]
+        assert warm["bad_target"][0] == 2 and "NOPE" in warm["bad_target"][2]
+        # load - reads standard input (sent to the server as bytes)
+        loaded = cli(root, "load", "-", "--json", input=json.dumps(FRAGMENT))
+        assert loaded.returncode == 0, loaded.stderr
+        assert "E_warm" in json.loads(loaded.stdout)["added"]
+        assert cli(root, "undo").returncode == 0
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(60)
+    assert not (root / "server.json").exists()  # removed on the way out
+
+    # the same commands without a server: the same output and exit codes
+    cold = {
+        "status": answer(cli(root, "status", "--json")),
+        "human": answer(cli(root, "status")),
+        "bad_target": answer(cli(root, "revise", "Some fact.", "--target", "NOPE")),
+    }
+    assert warm == cold
+
+
+def test_a_stale_server_file_is_ignored(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (root / "server.json").write_text(json.dumps({"url": "http://127.0.0.1:9/", "secret": "x" * 40,
+                                                  "pid": int(dead.stdout)}))
+    loaded = cli(root, "load", SEED)
+    assert loaded.returncode == 0, loaded.stderr
