@@ -31,6 +31,8 @@ import os
 import shutil
 from pathlib import Path
 
+from memory_core.store.environment import hosted_embeddings_configured
+
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSIONS = 384
 FASTEMBED_DIR = "fast-all-MiniLM-L6-v2"
@@ -70,8 +72,6 @@ def local_enabled() -> bool:
     sets cognee's EMBEDDING_* variables itself."""
     global _decided
     if _decided is None:
-        from memory_core.store.settings import hosted_embeddings_configured
-
         _decided = not hosted_embeddings_configured()
     return _decided
 

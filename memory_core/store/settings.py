@@ -26,6 +26,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_core.store import embedder
+from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 # Environment keys FALSIFY owns: set from the data root, never from a .env.
@@ -109,19 +112,6 @@ def load_dotenv_file() -> None:
         load_dotenv(env_file, override=False)
 
 
-def llm_key_configured() -> bool:
-    return bool(os.environ.get("LLM_API_KEY", "").strip())
-
-
-def hosted_embeddings_configured() -> bool:
-    """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
-    if os.environ.get("FALSIFY_EMBEDDER", "").strip().lower() == "local":
-        return False
-    if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT", "EMBEDDING_API_KEY")):
-        return True
-    return llm_key_configured()
-
-
 def _values(paths: Paths) -> dict[str, str]:
     return {
         "SYSTEM_ROOT_DIRECTORY": str(paths.system),
@@ -173,8 +163,6 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
         "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", str(paths.cache / "tiktoken")),
     }.items():
         os.environ.setdefault(key, value)
-    from memory_core.store import embedder
-
     embedder.apply_environment(paths)
     _configured = paths
     if "cognee" in sys.modules:
@@ -225,8 +213,6 @@ def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
     ``models_dir`` and point cognee's embedding configuration at it (fastembed,
     all-MiniLM-L6-v2, 384 dims, local files only). Call before cognee builds its
     first vector engine. Returns the embedding settings it applied."""
-    from memory_core.store import embedder
-
     models = Path(models_dir).expanduser().resolve()
     models.mkdir(parents=True, exist_ok=True)
     embedder.prepare(models)
