@@ -22,7 +22,7 @@ import os
 import pytest
 
 from bench.reference import MEdge, MNode, Model
-from bench.wholegraph import (LOADED_SUPERSEDES, accepts_shared_antecedents, describe, differences, run_sequence,
+from bench.wholegraph import (accepts_shared_antecedents, describe, differences, run_sequence,
                               sequence_case)
 
 SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "5"))
@@ -31,7 +31,7 @@ GHOST_RESTORED_ALIVE = ("known bug (found by this test, 2026-12-01): when a refu
                         "conclusion that also rests on ANOTHER forgotten node is restored as alive (the other "
                         "ghost is not in the view, and a node outside the view counts as alive); the pure "
                         "rules on the whole graph keep it forgotten")
-KNOWN = {1002: GHOST_RESTORED_ALIVE}  # seed -> why it fails today (strict: a fix makes it pass, then remove it)
+KNOWN: dict = {}  # seed -> why it fails today (strict: a fix makes it pass, then remove it); 1002 fixed (issue 14)
 
 
 def seeds():
@@ -104,8 +104,7 @@ async def test_comparison_sees_a_wrongly_forgotten_node(app):
     assert any(d.startswith(prefix + "zz: missing") for d in differences(status, m, prefix))
 
 
-@pytest.mark.xfail(strict=True, reason=LOADED_SUPERSEDES)
-async def test_loaded_supersedes_edge_labels_the_superseded_evidence(app):
+async def test_loaded_supersedes_edge_labels_the_superseded_evidence(app):  # was xfail: LOADED_SUPERSEDES, fixed
     prefix = "pwsup_"
     inv = {"question": {"key": prefix + "Q", "text": "Which value holds?"},
            "evidence": [{"key": prefix + "old", "claim": "the old value"}, {"key": prefix + "new", "claim": "the new value"}],
@@ -116,7 +115,6 @@ async def test_loaded_supersedes_edge_labels_the_superseded_evidence(app):
     assert report["differences"] == [], describe(inv, [], report)
 
 
-@pytest.mark.xfail(strict=True, reason=GHOST_RESTORED_ALIVE)
 async def test_reinstatement_does_not_restore_a_conclusion_resting_on_another_ghost(app):
     """K0 rests on E3; K2 on K0 and E4. F1 refutes E3 (K0, K2 invalidated and
     forgotten); F2 refutes E4; F3 refutes F2, so E4 is reinstated. K2 still rests

@@ -19,6 +19,8 @@ export function Tooltip({ hover, place }) {
     h("p", { className: "tip-facts" }, facts.join(" · ")),
     sources.length ? h("div", { className: "tip-sources" }, "Sources:",
       h("ul", null, sources.map((s, i) => h("li", { key: i }, String(s))))) : null,
+    Array.isArray(node.rivals) && node.rivals.length ?
+      h("p", { className: "tip-why" }, "Disputed with: ", node.rivals.map(String).join(", ")) : null,
     node.why ? h("p", { className: "tip-why" }, "Why: ", String(node.why)) : null);
 }
 

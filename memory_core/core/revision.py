@@ -150,6 +150,12 @@ def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
     candidates = {k for k in touched if view.nodes[k].alive and view.justifications(k)}
     candidates |= dependent_closure(view, list(touched))
     plan.died = settle(view, plan, candidates)
+    # a loaded supersedes/disputes edge attacks its target: relabel what it reaches (three-valued)
+    attacked = sorted({e.dst for k in touched if k in view.nodes for e in view.out_edges(k) if e.kind in (SUPERSEDES, DISPUTES)}
+                      | {k for k in touched if k in view.nodes and (view.in_edges(k, SUPERSEDES) or view.in_edges(k, DISPUTES))})
+    if attacked:
+        outcome = relabel(view, plan, attacked)
+        plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
     if plan.died:
         decay(view, plan, plan.died)
         rescore(view, plan, plan.died)

@@ -146,6 +146,23 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
                 ids[tid] = key
                 wanted.add(tid)
                 grew = True
+    # what those ghosts rest on but the view lacks: a node forgotten with them (a ghost too, dead and
+    # outside the relabelled region: it keeps its tombstone state) or a stored node outside the view
+    missing = {e[1] for t in ghosts.values() for e in t.get("edges", [])
+               if e[2] == DEPENDS_ON and e[0] == t.get("id") and e[1] not in ids}
+    for tid in sorted(missing):
+        tomb = by_id.get(tid)
+        node = ghost_node(tomb) if tomb is not None else None
+        if node is not None and node.key not in view.nodes:
+            ghosts[node.key] = tomb
+            view.add_node(node)
+            ids[tid] = node.key
+    stored = await store.raw_nodes(sorted(missing - set(ids))) if missing - set(ids) else {}
+    for tid, props in stored.items():
+        node = to_node(props)
+        if node is not None and node.key not in view.nodes:
+            view.add_node(node)
+            ids[tid] = node.key
     for key, tomb in ghosts.items():
         for src, dst, rel, props in tomb.get("edges", []):
             if rel == PART_OF or src not in ids or dst not in ids:
