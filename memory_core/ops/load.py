@@ -148,16 +148,6 @@ def question_extras(inv: Investigation) -> dict:
     return extras
 
 
-def question_extras(inv: Investigation) -> dict:
-    """The question node's reconciliation settings (issue 14): its policy and sources."""
-    extras = {}
-    if inv.policy is not None:
-        extras["policy"] = inv.policy
-    if inv.sources:
-        extras["sources"] = [dict(s) for s in inv.sources]
-    return extras
-
-
 async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
                     epoch: int, referenced: dict[str, dict] | None = None) -> tuple[dict, dict]:
     """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
@@ -177,8 +167,6 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
             raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
             notes.append(f"{spec.key}: exists with other text; the stored version is kept")
-        if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
-            notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
             notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
