@@ -29,23 +29,16 @@ import sys
 import tempfile
 import time
 
+from bench.common import rss_mb
+
 DEFAULT_BUDGET = 1 << 31
 BARE_CHECKPOINTS = 100  # 800 MiB of the 2 GiB default budget
-
-
-def rss_mb() -> float:
-    """Resident set size now (VmRSS), in MB."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 async def run(cases: int, root: str) -> dict:
     from memory_core.api import Falsify
 
-    from .mquake import Dataset, data_path
+    from bench.mquake import Dataset, data_path
 
     app = await Falsify.open(root, purpose="bench.checkpoint_budget")
     from cognee.infrastructure.databases.graph.ladybug.adapter import LadybugAdapter

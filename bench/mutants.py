@@ -4,7 +4,7 @@ against the tests, reporting the ones that survive.
     python -m bench.mutants [--tests FILE ...] [--only NAME ...] [--json] [--out FILE]
 
 Every mutant is a one-line change that alters real behaviour of
-``memory_core/core/{beliefs,cascade,promotion,forget}.py``. The working tree is
+``memory_core/core/{beliefs,cascade,promotion,forget,tms,revision}.py``. The working tree is
 never edited: the package, the tests and the benchmark code are copied to a
 temporary directory, the mutant is written into the copy, and pytest runs there
 (its working directory and ``PYTHONPATH`` are the copy; a check makes sure the
@@ -12,9 +12,10 @@ copy, not the working tree, is what gets imported). A mutant is *killed* when
 the tests fail, *survives* when they pass. Tests run with a fixed hypothesis
 seed, so a report can be reproduced.
 
-The six mutants issue 12 names (``GATE``) must be killed by the tests ``make
-test`` runs; the command exits 1 if one of them survives or no longer applies
-(the rule's code changed: update the mutant). The others are reported.
+The six mutants issue 12 names, and the same single-pass fixpoint in the
+three-valued labelling revisions now use (``GATE``), must be killed by the tests
+``make test`` runs; the command exits 1 if one of them survives or no longer
+applies (the rule's code changed: update the mutant). The others are reported.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from typing import Optional
 from bench.common import log, machine
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TESTS = ("tests/test_property_rules.py", "tests/test_cascade_pure.py", "tests/test_property_pure.py")
+DEFAULT_TESTS = ("tests/test_property_rules.py", "tests/test_cascade_pure.py", "tests/test_tms_three_valued.py",
+                 "tests/test_property_pure.py")
 COPY = ("memory_core", "tests", "bench", "examples", "main.py", "pytest.ini")
 
 
@@ -49,7 +51,8 @@ class Mutant:
 
 
 GATE = ("unfounded_single_pass", "neighbourhood_ignores_supersedes", "tiebreak_weight_inverted",
-        "tiebreak_prior_before_weight", "tiebreak_weight_before_support", "justifications_ignore_group")
+        "tiebreak_prior_before_weight", "tiebreak_weight_before_support", "justifications_ignore_group",
+        "labels_gamma_single_pass", "labels_alternation_one_round")
 
 MUTANTS = [
     # the six of issue 12
@@ -67,8 +70,13 @@ MUTANTS = [
            "(-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)",
            "(-view.nodes[h].weight, -view.support(h), -(view.nodes[h].prior or 0.0), h)",
            why="feedback weight decides before support"),
-    Mutant("justifications_ignore_group", "beliefs.py", "edge.group or \"\"", "\"\"",
+    Mutant("justifications_ignore_group", "beliefs.py", "setdefault(group or \"\", [])", "setdefault(\"\", [])",
            after="def justifications", why="alternative justifications merge into one"),
+    # the same fixpoint in the three-valued labelling revisions use (core/tms.py)
+    Mutant("labels_gamma_single_pass", "tms.py", "changed = True", "changed = False", after="true.add(key)",
+           why="the least model inside the alternating fixpoint stops after one pass"),
+    Mutant("labels_alternation_one_round", "tms.py", "if nxt == alive:", "if True:",
+           why="the alternating fixpoint stops after one round"),
     # more, reported
     Mutant("closure_follows_noncritical", "cascade.py", "critical_only=True", "critical_only=False",
            after="def dependent_closure", why="non-critical dependents are relabelled too"),
@@ -108,6 +116,22 @@ MUTANTS = [
            why="promotion can lower the winner"),
     Mutant("loser_not_superseded", "promotion.py", "state=SUPERSEDED, weight=0.0", "weight=0.0",
            why="the loser stays alive"),
+    Mutant("attackers_ignore_supersedes", "tms.py", "found = [e.src for e in view.in_edges(key, SUPERSEDES)]",
+           "found = []", why="a superseded node is not attacked by its superseder"),
+    Mutant("downstream_ignores_superseded", "tms.py", "nxt += [e.dst for e in view.out_edges(key, SUPERSEDES)]",
+           "nxt += []", why="what a dying node superseded is not relabelled (no reinstatement)"),
+    Mutant("unattacked_dead_premise_holds", "tms.py", "ok = stored != L_DEAD", "ok = True",
+           why="a premise killed without a recorded winner comes back"),
+    Mutant("revival_forgets_old_weight", "tms.py",
+           "after[\"weight\"] = before.get(\"weight\", 0.5) if before.get(\"weight\") is not None else 0.5",
+           "after[\"weight\"] = 0.5", why="a reinstated node does not get its weight back"),
+    Mutant("reinstated_hypothesis_prior_weight", "tms.py",
+           "weight=weight if weight is not None else (node.prior or 0.5))", "weight=node.prior or 0.5)",
+           why="a reinstated hypothesis does not get its weight back"),
+    Mutant("promotion_never_undone", "tms.py", "if r is not None and r.alive and r.weight > before", "if False",
+           why="the rival promoted over a reinstated hypothesis keeps its promotion"),
+    Mutant("forget_ignores_disputed_need", "revision.py", "if k not in gone and not disputed_need(k)]",
+           "if k not in gone]", why="a node a disputed node needs is forgotten"),
 ]
 
 
@@ -159,7 +183,8 @@ def failing_test(output: str) -> Optional[str]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.mutants", description=__doc__.split("\n\n")[0])
-    p.add_argument("--tests", nargs="+", default=list(DEFAULT_TESTS), help="test files run against each mutant")
+    p.add_argument("--tests", nargs="+", default=[t for t in DEFAULT_TESTS if (REPO / t).exists()],
+                   help="test files run against each mutant (default: the pure tests make test runs)")
     p.add_argument("--only", nargs="+", help="run only these mutants")
     p.add_argument("--timeout", type=int, default=900, help="seconds per mutant run")
     p.add_argument("--json", action="store_true")

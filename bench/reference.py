@@ -301,12 +301,16 @@ class Model:
         self.rescore(died)
         return died
 
-    def revise(self, target: str, new_key: str) -> dict:
-        """One revision; returns what died, came back and was forgotten."""
+    def revise(self, target, new_key: str, question: Optional[str] = None) -> dict:
+        """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
+        several keys; none: the fact is only recorded, in ``question``). Returns
+        what died, came back and was forgotten."""
         memory = self.copy()
-        t = self.nodes[target]
-        self.nodes[new_key] = MNode(new_key, "evidence", t.question)
-        self.edges.append(MEdge("supersedes", new_key, target))
+        targets = [target] if isinstance(target, str) else list(target)
+        q = self.nodes[targets[0]].question if targets else question
+        self.nodes[new_key] = MNode(new_key, "evidence", q)
+        for t in targets:
+            self.edges.append(MEdge("supersedes", new_key, t))
         died, revived = self.relabel()
         self.decay(died)
         self.rescore(died)

@@ -18,25 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import statistics
 import tempfile
 import time
 
+from bench.common import machine_line as machine
 from memory_core.core.beliefs import BeliefView, Edge, Node
-
-
-def machine() -> str:
-    model = ""
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPU(s) {model}, Python {platform.python_version()}"
 
 
 def pure_view(n_background: int, k: int) -> BeliefView:

@@ -14,10 +14,59 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
 
 from bench.graphs import loaded_model, pick_target, random_investigation
 from bench.reference import Model
+
+
+class Engine:
+    """The pure rules driven as the store adapter drives them: the view holds the
+    stored nodes and the forgotten ones (*ghosts*, dead, with their edges); each
+    plan's changes feed the memory the next revision gets."""
+
+    def __init__(self, model: Model):
+        from memory_core.core.beliefs import Edge, Node
+        from memory_core.core.tms import Memory
+
+        self.nodes: dict = {}
+        for n in model.nodes.values():
+            self.nodes[n.key] = Node(n.key, n.kind, state=n.state, weight=n.weight, confidence=n.confidence,
+                                     question=n.question, prior=n.prior)
+        self.edges: list = []
+        for e in model.edges:
+            if e.kind == "depends_on":
+                self.edges.append(Edge("depends_on", e.src, e.dst, critical=e.critical, group=e.group))
+            elif e.kind in ("supports", "refutes"):
+                self.edges.append(Edge(e.kind, e.src, e.dst, weight=e.weight))
+            else:
+                self.edges.append(Edge(e.kind, e.src, e.dst, confidence=e.weight))
+        self.ghosts = {k for k, n in model.nodes.items() if n.forgotten}
+        # what the revision log would remember of the load (weights before a death, ...)
+        self.memory = Memory(before_death={k: {"weight": w} for k, w in model.before_death.items()},
+                             promotions={k: list(v) for k, v in model.promotions.items()},
+                             weakened=dict(model.weakened))
+
+    def revise(self, target, new_key: str, epoch: int):
+        """``target``: a key, or several (one new fact contradicting them all)."""
+        from memory_core.core.beliefs import BeliefView, Node
+        from memory_core.core.revision import plan_revision
+
+        targets = [target] if isinstance(target, str) else list(target)
+        view = BeliefView(nodes=dict(self.nodes), edges=list(self.edges))
+        q = view.nodes[targets[0]].question if targets else None
+        plan = plan_revision(view, [(t, "contradicts", 1.0) for t in targets], epoch, f"fact {new_key}",
+                             Node(new_key, "evidence", question=q), memory=self.memory, ghosts=set(self.ghosts))
+        self.nodes, self.edges = dict(view.nodes), list(view.edges)
+        self.ghosts = (self.ghosts | set(plan.forgotten)) - set(plan.restored)
+        self.memory.absorb(plan)
+        return plan
+
+    def stored(self) -> dict:
+        return {k: n for k, n in self.nodes.items() if k not in self.ghosts}
+
+    def stored_edges(self) -> set:
+        keep = self.stored()
+        return {(e.kind, e.src, e.dst, e.group) for e in self.edges if e.src in keep and e.dst in keep}
 
 
 def accepts_shared_antecedents() -> bool:

@@ -26,12 +26,32 @@ QUICK_BATCH = "batch_10"
 TIMEOUT = 1200
 
 
+def missing_data(env=os.environ) -> str | None:
+    """None when the data is there; else what to do: skip locally, FAIL in CI
+    (``CI`` set to true/1/yes: a CI run that silently skips the benchmark proves nothing)."""
+    if DATA.is_file():
+        return None
+    why = (f"MQuAKE-hard benchmark data not found at {DATA} (the shared data directory ../shared/bench "
+           "beside the clone, or $FALSIFY_BENCH_DATA)")
+    if env.get("CI", "").strip().lower() in ("1", "true", "yes"):
+        return "fail: " + why
+    return "skip: " + why
+
+
 @pytest.fixture(scope="module")
 def data():
-    if not DATA.is_file():
-        pytest.skip(f"MQuAKE-hard benchmark data not found at {DATA} (the shared data directory ../shared/bench "
-                    "beside the clone, or $FALSIFY_BENCH_DATA)")
+    why = missing_data()
+    if why and why.startswith("fail"):
+        pytest.fail(why[6:] + "; CI=true: failing instead of skipping")
+    if why:
+        pytest.skip(why[6:])
     return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def test_missing_data_fails_in_ci_and_skips_locally(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "DATA", tmp_path / "absent.json")
+    assert missing_data({"CI": "true"}).startswith("fail: ")
+    assert missing_data({}).startswith("skip: ")
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +157,39 @@ def test_detection_study_is_consistent(result, data):
     assert at_threshold["recall_at_5"] == det["recall_at_5"]  # raw search and detect.gate1 agree
     assert at_threshold["mean_candidates"] == det["mean_candidates"]
     assert det["found"] + det["miss_count"] == det["edits"]
+
+
+# ---- the deep-graph benchmark (bench/deep.py) can fail ------------------------------
+
+
+def deep_pure(where: Path, cases: int = 10) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(where), FALSIFY_BENCH_DATA=str(DATA))
+    proc = subprocess.run([sys.executable, "-m", "bench.deep", "--pure", "--cases", str(cases), "--sequences", "20",
+                           "--json"], cwd=where, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("mutant", ["justifications_ignore_group", "labels_gamma_single_pass", "forget_superseded_too"])
+def test_deep_benchmark_fails_on_a_broken_rule(data, tmp_path, mutant):
+    """The deep-graph scenario scores the pure engine against the independent
+    reference: 100 % on the rules as they are, and not on a copy of the package
+    with one rule broken (the mutation gate's one-line mutants; the working tree is
+    never edited)."""
+    from bench.mutants import MUTANTS, apply, copy_tree
+
+    intact = deep_pure(REPO)
+    for name in ("mquake_deep", "generated"):
+        assert intact[name]["revisions_equal_to_reference" if name == "generated" else "graph_equal_to_reference"] \
+            == intact[name]["revisions"], intact[name]
+    assert intact["mquake_deep"]["precision"] == intact["mquake_deep"]["recall"] == 1.0
+
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    copy_tree(copy)
+    m = next(x for x in MUTANTS if x.name == mutant)
+    path = copy / "memory_core" / "core" / m.file
+    path.write_text(apply(path.read_text(encoding="utf-8"), m), encoding="utf-8")
+    broken = deep_pure(copy)
+    deep, gen = broken["mquake_deep"], broken["generated"]
+    assert deep["graph_equal_to_reference"] < deep["revisions"] or gen["sequences_with_differences"] > 0, broken

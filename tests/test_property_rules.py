@@ -164,3 +164,25 @@ def test_decay_counts_each_dead_noncritical_dependency():
     # E0 refuted and E1 invalidated; only E0 is a non-critical dependency of K
     assert engine.nodes["E1"].state == INVALIDATED
     assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.4
+
+
+def test_load_settles_new_nodes_with_more_than_one_pass():
+    """Loading (plan_settle): K1 holds through K2 (K1's other justification rests on
+    the refuted E0), K2 through the alive E1. K2 is put back first and only then
+    K1 (a single pass of the fixpoint leaves K1 invalidated); the reference agrees."""
+    from memory_core.core.beliefs import BeliefView, Edge, Node
+    from memory_core.core.revision import plan_settle
+
+    m = small({"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
+              [("depends_on", "K1", "K2", "a"), ("depends_on", "K1", "E0", "b"), ("depends_on", "K2", "E1")])
+    m.nodes["E0"].state, m.nodes["E0"].weight = REFUTED, 0.0
+    labels = m.labels()
+    view = BeliefView()
+    for n in m.nodes.values():
+        view.add_node(Node(n.key, n.kind, state=n.state, weight=n.weight, question="Q"))
+    for e in m.edges:
+        view.add_edge(Edge(e.kind, e.src, e.dst, group=e.group))
+    plan = plan_settle(view, ["K1", "K2"], 1)
+    assert plan.invalidated == []
+    assert {k: str(view.nodes[k].state) for k in ("K1", "K2")} == {"K1": ALIVE, "K2": ALIVE}
+    assert labels["K1"] == labels["K2"] == "true" and labels["E0"] == "false"

@@ -1,0 +1,7 @@
+"""``python -m bench.mquake``."""
+
+import sys
+
+from bench.mquake.cli import main
+
+sys.exit(main())
