@@ -182,9 +182,20 @@ class Driver:
             return ["revise", self.fact, "--target", self.target, "--json"]
         if op == "undo":
             return ["undo", "--json"]
+        if op == "resolve":  # issue 14: end the dispute "disputed" holds, for the new fact
+            return ["resolve", self.target, "--winner", self.fact_key, "--json"]
+        if op == "reinstate":  # issue 14: refute the fact that refuted the target: it and K come back
+            return ["revise", "The forensic audit was retracted by its author.", "--target", self.fact_key, "--json"]
         raise ValueError(op)
 
-    START = {"load": "empty", "revise": "loaded", "undo": "revised"}
+    @property
+    def fact_key(self) -> str:
+        from memory_core.core.requests import fact_key
+
+        return fact_key(self.fact)
+
+    START = {"load": "empty", "revise": "loaded", "undo": "revised", "resolve": "disputed", "reinstate": "revised"}
+    AFTER = {"load": "loaded", "revise": "revised", "undo": "undone", "resolve": "resolved", "reinstate": "reinstated"}
 
     def prepare(self) -> dict:
         """Build the pristine roots and the expected before/after states, timing
@@ -222,8 +233,22 @@ class Driver:
             states[after] = json.loads(Path(f"{base}.out1").read_text())
             if after != "undone":
                 self.save(after)
+        # issue 14: a dispute (loaded + the fact under preserve_both), resolved; and a reinstatement
+        self.reset("loaded")
+        pid, base = self.fork_cli([["revise", self.fact, "--target", self.target, "--policy", "preserve_both",
+                                    "--json"], ["status", "--json"]])
+        made = self.read(base, self.wait(pid))
+        assert made["how"] == "exit 0", made
+        states["disputed"] = json.loads(Path(f"{base}.out1").read_text())
+        self.save("disputed")
+        for op in ("resolve", "reinstate"):
+            self.reset(self.START[op])
+            pid, base = self.fork_cli([self.argv_of(op), ["status", "--json"]])
+            result = self.read(base, self.wait(pid))
+            assert result["how"] == "exit 0", (op, result)
+            states[self.AFTER[op]] = json.loads(Path(f"{base}.out1").read_text())
         info["states"] = states
-        info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2}
+        info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2, "disputed": 2}
         return info
 
     def trial(self, spec: dict, info: dict, rng: random.Random) -> dict:
@@ -233,7 +258,7 @@ class Driver:
         self.reset(start)
         t_reset = time.monotonic() - t_reset
         before_name = start
-        after_name = {"load": "loaded", "revise": "revised", "undo": "undone"}[op]
+        after_name = self.AFTER[op]
         env = {}
         if spec.get("step"):
             env["FALSIFY_FAULT_AT"] = spec["step"] + (f":{spec['nth']}" if spec.get("nth") else "")

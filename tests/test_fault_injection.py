@@ -39,6 +39,9 @@ STEPS_REACHED = {
     "load": ["journalled", "nodes", "node_edges", "edges", "committed"],
     "revise": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
     "undo": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
+    # issue 14: a dispute resolved for the new fact (K forgotten), a refuter refuted (K restored)
+    "resolve": ["journalled", "edges", "updates", "del_edges", "del_nodes", "committed"],
+    "reinstate": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }
 QUICK_RANDOM = 33  # + 17 named-step trials = 50
 
@@ -88,7 +91,7 @@ def test_enough_trials(trials):
     count = sum(len(r["trials"]) for r in trials)
     assert count >= 50, count
     kinds = {(t["spec"]["op"], "step" if t["spec"].get("step") else t["spec"]["kill"]) for r in trials for t in r["trials"]}
-    assert {op for op, _ in kinds} == {"load", "revise", "undo"}
+    assert {op for op, _ in kinds} == {"load", "revise", "undo", "resolve", "reinstate"}
 
 
 def test_reference_runs(trials):
@@ -100,6 +103,11 @@ def test_reference_runs(trials):
         revised = {n["key"]: n for n in s["revised"]["nodes"]}
         assert revised["E_qa"]["state"] == "refuted" and "K" not in revised
         assert s["undone"] == s["loaded"], "undo must restore the loaded state exactly"
+        disputed, resolved = ({n["key"]: n for n in s[name]["nodes"]} for name in ("disputed", "resolved"))
+        assert disputed["E_qa"]["state"] == disputed["K"]["state"] == "disputed"
+        assert resolved["E_qa"]["state"] == "refuted" and "K" not in resolved
+        reinstated = {n["key"]: n for n in s["reinstated"]["nodes"]}
+        assert reinstated["E_qa"]["state"] == reinstated["K"]["state"] == "alive"
 
 
 def _describe(t: dict) -> str:
