@@ -149,3 +149,18 @@ def test_an_undone_revision_is_replayed_back():
     assert set(log.nodes) == {"id-Q", "id-a", "id-b", "id-c", "id-F1"}
     assert log.nodes["id-b"]["state"] == "alive" and log.nodes["id-c"]["state"] == "alive"
     assert 3 in log.undone
+
+
+def test_a_node_an_undo_removed_is_not_a_wrong_forget():
+    # a losing fact recorded refuted, superseded by the evidence it attacked (issue 14's
+    # policies); undoing that revision removes the fact: the edge from alive E goes with it
+    load = {"epoch": 1, "kind": "load", "changes": [], "intent": {"epoch": 1, "add_nodes": [node("evidence", "E")]}}
+    lost = {"epoch": 2, "kind": "revise", "new_evidence": "F", "changes": [{"key": "F"}], "intent": {
+        "epoch": 2, "add_nodes": [node("evidence", "F", "refuted", 2, [edge("E", "F", "supersedes")])]}}
+    undo = {"epoch": 3, "kind": "undo", "undoes": 2, "changes": [], "intent": {
+        "epoch": 3, "add_nodes": [], "del_nodes": lost["intent"]["add_nodes"], "updates": []}}
+    assert forget_problems(replay([load, lost, undo]), stored(E=("alive", 1)), []) == ([], {}, [])
+    # the same deletion by a revision would be a broken forget rule (c)
+    forgot = dict(undo, kind="revise", forgotten=["F"])
+    problems, _, _ = forget_problems(replay([load, lost, forgot]), stored(E=("alive", 1)), [])
+    assert problems == ["F was forgotten at epoch 3, but alive E supersede(s) or consume(s) it (forget rules (b)/(c))"]

@@ -116,7 +116,9 @@ class Replay:
             self.edges.pop(tuple(e[:3]), None)
         for node in intent.get("del_nodes", []):
             self.nodes.pop(node["id"], None)
-            self.tombstones[node["id"]] = dict(copy.deepcopy(node), deleted_at=epoch)
+            # an undo deletes what the change it reverts had added: a removal, not a forget
+            self.tombstones[node["id"]] = dict(copy.deepcopy(node), deleted_at=epoch,
+                                               forgotten=entry.get("kind") != "undo")
             for ident in [k for k in self.edges if node["id"] in k[:2]]:
                 del self.edges[ident]
 
@@ -161,7 +163,7 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple]) ->
                                             if ident in (s, d)])
     # 2. forgotten although something alive now supersedes or consumes it
     for ident, tomb in sorted(log.tombstones.items(), key=lambda kv: kv[1].get("key", "")):
-        if ident in stored:
+        if ident in stored or not tomb.get("forgotten"):
             continue
         alive = sorted(key(i) for i in _needers_in(tomb.get("edges", []), ident) if needs(i))
         if alive:
