@@ -1,7 +1,8 @@
 # FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
-# make bench - the same set-up, then the MQuAKE-hard revision benchmark and 300+ crash trials
+# make bench - the same set-up, then the MQuAKE-hard and deep-graph revision benchmarks, the
+#              mutation gate over the pure rules and 300+ crash trials
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -43,6 +44,8 @@ test: setup ui browser
 bench: setup
 	$(PY) -m bench.revision_speed
 	$(PY) -m bench.mquake --full --out bench/results/full.json
+	$(PY) -m bench.deep --out bench/results/deep.json
+	$(PY) -m bench.mutants --out bench/results/mutants.json
 	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
 
 clean:
