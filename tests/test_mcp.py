@@ -7,11 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp.client import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import REPO, clean_env, cli_json
+from conftest import REPO, clean_env, cli, cli_json
 
 pytestmark = pytest.mark.slow
 
@@ -106,13 +107,21 @@ async def test_every_tool_over_stdio(tmp_path):
         log = json.loads((await session.read_resource("falsify://log")).contents[0].text)
         assert any(entry["key"] == "E_qa" and entry["to"] == "refuted" for entry in log)
 
+        # the warm CLI: while this MCP server holds the root, the CLI is answered by it
+        info = json.loads((root / "server.json").read_text())
+        assert info["url"].startswith("http://127.0.0.1:")
+        warm = await anyio.to_thread.run_sync(lambda: cli(root, "status", "--json"))
+        assert warm.returncode == 0, warm.stderr
+        assert json.loads(warm.stdout) == await call(session, "status")
+
         # undo restores the graph as it was before the revision
         await call(session, "undo")
         after_undo = await call(session, "status")
         assert keys(after_undo["nodes"]) == keys(before["nodes"])
         last_status = after_undo
 
-    # the server released the root: the CLI opens it and prints the same status JSON
+    # the server released the root (and removed server.json): the CLI opens it and prints the same status JSON
+    assert not (root / "server.json").exists()
     assert cli_json(root, "status") == last_status
 
 

@@ -152,8 +152,15 @@ def test_page_loads_nothing_from_elsewhere_and_has_no_inline_script():
             value = part[1:].split(part[0])[0]
             assert value.startswith("/") or value.startswith("data:"), value
     assert "<script>" not in html and "onload" not in html
-    for name in ("app.js", "style.css", "graph.html"):
+    assert '<script type="module" src="/app.js"></script>' in html  # native ES modules, no build step
+    modules = sorted(p.name for p in UI.glob("*.js"))
+    assert {"app.js", "api.js", "model.js", "paint.js", "panels.js"} <= set(modules)
+    for name in modules + ["style.css", "graph.html"]:
         text = (UI / name).read_text()
+        if name.endswith(".js"):  # modern syntax: modules, no var, imports only from this folder
+            assert "var " not in text and "\"use strict\"" not in text, name
+            for spec in [line.split(" from ")[1].strip(' ";') for line in text.splitlines() if line.startswith("import ")]:
+                assert spec.startswith("./") and spec.endswith(".js"), (name, spec)
         assert "http://" not in text and "https://" not in text, name
         assert "innerHTML" not in text and "dangerouslySetInnerHTML" not in text, name
 

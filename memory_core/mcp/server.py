@@ -185,11 +185,13 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     return server
 
 
-async def serve_stdio(root=None) -> int:
+async def serve_stdio(root=None, alongside=None) -> int:
     """Serve MCP over stdio on one data root until the client closes the pipe. The
     root opens in the background while the client initializes (``initialize`` and
     ``tools/list`` need no cognee; cognee is imported in a worker thread so the loop
-    keeps answering); the first tool call waits for it."""
+    keeps answering); the first tool call waits for it. ``alongside(gate, stop)``, if
+    given, runs beside it on the same gate until ``stop`` is set (the shell layer
+    serves the viewer and the warm CLI there)."""
 
     async def open_root():
         await asyncio.to_thread(_import_cognee, root)
@@ -200,9 +202,18 @@ async def serve_stdio(root=None) -> int:
 
     gate = Gate(open_root)
     gate.start()
+    stop = asyncio.Event()
+    side = asyncio.ensure_future(alongside(gate, stop)) if alongside is not None else None
     try:
         await build_server(gate).run_stdio_async()
     finally:
+        stop.set()
+        if side is not None:
+            try:
+                await asyncio.wait_for(side, 10)
+            except BaseException as error:  # the side server is best effort; MCP is what was asked for
+                if not isinstance(error, (asyncio.CancelledError, asyncio.TimeoutError)):
+                    print(f"[viewer] {type(error).__name__}: {error}", file=sys.stderr)
         await gate.close()
     return 0
 

@@ -131,8 +131,11 @@ def main(argv=None) -> int:
         return serve(args)
     if args.command == "mcp":
         from memory_core.mcp.server import serve_stdio  # the MCP SDK costs ~1.4 s: only for this command
+        from memory_core.web.server import serve_alongside
 
-        return run(serve_stdio(args.root), args.root)
+        root = resolve_root(args.root)
+        return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
+            gate, root, remote.run_command, stop)), args.root)
     return run(COMMANDS[args.command](args), args.root)
 
 

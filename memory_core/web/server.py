@@ -25,6 +25,8 @@ server stops.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -154,6 +156,40 @@ def remove_discovery(path: Optional[Path]) -> None:
             path.unlink()
     except (OSError, ValueError):
         pass
+
+
+async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
+    """From inside a loop that already runs (the stdio MCP server's): serve the viewer and the
+    warm CLI for ``gate`` on loopback (a free port) until ``stop`` is set. Its address goes to
+    ``<root>/server.json`` and to stderr (stdout belongs to the MCP client)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((host, 0))
+    sock.listen(128)
+    url = f"http://{host}:{sock.getsockname()[1]}/"
+    secret = secrets.token_urlsafe(32)
+    app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret)
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
+                            server_header=False, date_header=False)
+    server = uvicorn.Server(config)
+    server.capture_signals = contextlib.nullcontext  # the host process keeps its own signal handling
+    discovery = None
+    try:
+        await gate.ready()
+        discovery = write_discovery(root, url, secret)
+        print(f"FALSIFY viewer (and warm CLI) for this MCP session: {url}", file=sys.stderr, flush=True)
+
+        async def stopper():
+            await stop.wait()
+            server.should_exit = True
+
+        watcher = asyncio.ensure_future(stopper())
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            watcher.cancel()
+    finally:
+        remove_discovery(discovery)
+        sock.close()
 
 
 def resolve_token(host: str, token: Optional[str]) -> Optional[str]:
