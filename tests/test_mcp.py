@@ -141,3 +141,18 @@ async def test_busy_root_is_a_tool_error_naming_the_holder(tmp_path):
             busy = await second.call_tool("status", {})
             assert busy.is_error and busy.content[0].text.startswith("error: ")
             assert "busy" in busy.content[0].text.lower() or "lock" in busy.content[0].text.lower()
+
+
+def test_agent_session_example(tmp_path):
+    """examples/agent_session.py plays the demo's story through MCP: recall before and after the audit."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, str(REPO / "examples" / "agent_session.py"), "--root", str(tmp_path / "root")],
+                          cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "added Q, A, B, C" in out and "depends_on K -> E_qa" in out
+    assert "revise: refuted ['E_qa'], superseded ['A'], promoted ['B'], forgotten ['K']" in out
+    before, after = out.split("recall after the audit")
+    assert "QA report" in before.split("FALSIFY   :")[1].splitlines()[0]
+    assert "supplier email" in after.split("FALSIFY   :")[1].splitlines()[0]
