@@ -18,8 +18,10 @@ run: detection and judging through the revision pipeline, nothing written), in o
   1 and 4 (wall time).
 
 ``single_call_ms`` is one bare judge call (one candidate) through the same gateway. The
-printed ``latency_ratio_to_one_call`` is the new way's revision latency (p50) over it;
-``judge_ratio_to_one_call`` the judging part alone (the ``detect_contradictions`` step).
+printed ``latency_ratio_to_one_call`` is the new way's revision latency (p50, dry run: gate 1,
+judging and the pipeline, no write) over it; ``judge_ratio_to_one_call`` the
+``detect_contradictions`` step alone (gate 1 + the call); ``fact_call_ratio_to_one_call``
+the fact's one LLM call alone (all its candidates) over the one-candidate call.
 Every figure printed is measured in the run that prints it.
 """
 
@@ -110,6 +112,14 @@ async def run(args, stub, root: Path) -> dict:
                 await judge.judge_pair(c[0][1], fact)
                 single.append((time.perf_counter() - t) * 1000)
         out["single_call_ms"] = p50(single)
+        # the new way's one call per fact alone (all of the fact's candidates), same gateway
+        batch = []
+        for fact, c in zip(facts, cands):
+            if c:
+                t = time.perf_counter()
+                await judge.judge(fact, c)
+                batch.append((time.perf_counter() - t) * 1000)
+        out["fact_call_ms"] = p50(batch)
 
         async def way(name: str, env: dict, repeat: int = 1) -> dict:
             saved = {k: os.environ.get(k) for k in env}
@@ -165,6 +175,7 @@ async def run(args, stub, root: Path) -> dict:
     out["latency_ratio_to_one_call"] = round(out["new"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
     out["judge_ratio_to_one_call"] = (round(out["new"]["detect_ms_p50"] / single_ms, 2)
                                       if single_ms and out["new"]["detect_ms_p50"] else None)
+    out["fact_call_ratio_to_one_call"] = round(out["fact_call_ms"] / single_ms, 2) if single_ms else None
     out["old_latency_ratio_to_one_call"] = round(out["old"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
     return out
 
@@ -198,7 +209,8 @@ def main(argv=None) -> int:
         print(json.dumps(out, indent=1))
     else:
         print(f"{out['facts']} facts, {out['candidates_per_fact']} LLM-judged candidates per fact; stub latency "
-              f"{args.latency_ms:g} ms; one bare call {out['single_call_ms']} ms (p50)")
+              f"{args.latency_ms:g} ms; one bare call {out['single_call_ms']} ms (p50), one call for all of a fact's "
+              f"candidates {out['fact_call_ms']} ms")
         for name in ("old", "new"):
             w = out[name]
             print(f"{name:>4}: {w['calls_per_fact']} calls per fact, revision (dry run) p50 {w['revise_ms_p50']} ms, "
