@@ -44,6 +44,8 @@ test: setup ui browser
 bench: setup
 	$(PY) -m bench.revision_speed
 	$(PY) -m bench.mquake --full --out bench/results/full.json
+	$(PY) -m bench.judge
+	$(PY) -m bench.soak --revisions 3000
 	$(PY) -m bench.deep --out bench/results/deep.json
 	$(PY) -m bench.mutants --out bench/results/mutants.json
 	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
