@@ -14,8 +14,8 @@ re-implemented over the whole graph, no code shared with ``memory_core``):
   in ``bench.mquake`` (hops as evidence with their Wikidata triples, each case's
   conclusion resting on its four hops), plus for each pair of consecutive cases
   (a, b): ``D`` resting on both conclusions (a chain), ``A`` resting on either
-  (two groups: alternatives), ``C``/``C'`` a cycle held up by ``a``'s conclusion,
-  ``Z`` resting on ``A`` or on ``D`` (three levels), a non-critical edge ``A``->``C``
+  (two groups: alternatives), ``Ca``/``Cb`` a cycle held up by ``a``'s conclusion,
+  ``Z`` resting on ``A`` or on ``D`` (three levels), a non-critical edge ``A``->``Ca``
   (decay), and one hypothesis per case supported by its hops with unequal weights
   (all rivals under one question). Each case's edits go through
   ``Falsify.revise(claim, triple=...)`` (detection and the structured judge, the
@@ -103,7 +103,7 @@ def deep_investigation(data, n_cases: int) -> tuple[dict, list[dict], dict]:
         if a is None or b is None:
             continue
         tag = f"{i // 2}"
-        d, alt, c1, c2, z = (f"D:{tag}", f"A:{tag}", f"C:{tag}", f"C':{tag}", f"Z:{tag}")
+        d, alt, c1, c2, z = (f"D:{tag}", f"A:{tag}", f"Ca:{tag}", f"Cb:{tag}", f"Z:{tag}")
         concl += [{"key": d, "statement": f"both answers of pair {tag} hold", "confidence": 0.8},
                   {"key": alt, "statement": f"one answer of pair {tag} holds", "confidence": 0.8},
                   {"key": c1, "statement": f"cycle {tag}, held up by the first answer"},

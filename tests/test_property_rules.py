@@ -186,3 +186,29 @@ def test_load_settles_new_nodes_with_more_than_one_pass():
     assert plan.invalidated == []
     assert {k: str(view.nodes[k].state) for k in ("K1", "K2")} == {"K1": ALIVE, "K2": ALIVE}
     assert labels["K1"] == labels["K2"] == "true" and labels["E0"] == "false"
+
+
+def test_decay_per_dead_noncritical_dependency_compounds():
+    """K has non-critical dependencies on E0 and on E1 (which rests on E0): refuting
+    E0 kills both, so K's confidence is halved twice."""
+    m = small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
+              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0"), ("depends_on_nc", "K", "E1"),
+               ("depends_on", "E1", "E0")])
+    m.nodes["K"].confidence = 0.8
+    engine, _, _ = both(m, "E0")
+    assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.2
+
+
+def test_load_keeps_a_node_with_only_a_noncritical_dependency():
+    """Loading K whose only dependency is non-critical (on the new E0): K is a
+    premise and stays alive (only critical dependents are relabelled)."""
+    from memory_core.core.beliefs import BeliefView, Edge, Node
+    from memory_core.core.revision import plan_settle
+
+    view = BeliefView()
+    for key, kind in (("E0", "evidence"), ("E1", "evidence"), ("K", "conclusion")):
+        view.add_node(Node(key, kind, question="Q"))
+    view.add_edge(Edge("depends_on", "K", "E0", critical=False))
+    view.add_edge(Edge("depends_on", "E1", "E0"))
+    plan = plan_settle(view, ["E0", "E1", "K"], 1)
+    assert plan.invalidated == [] and view.nodes["K"].state == ALIVE
