@@ -242,8 +242,9 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
     assert second["edges_added"] == [f"depends_on {prefix}xf_k -> {prefix}xf_e1"]
     third = await app.load(prefixed(THIRD, prefix))  # its own question, resting on XF's evidence
     assert third["edges_added"] == [f"depends_on {prefix}xf3_k -> {prefix}xf_e2"]
-    nodes, _ = mine(await app.status(), prefix)
+    nodes, edges = mine(await app.status(), prefix)
     assert nodes["xf_k"]["state"] == "alive" and nodes["xf3_k"]["state"] == "alive"
+    assert ("depends_on", "xf3_k", "xf_e2") in edges  # status shows edges between investigations
     r = await app.revise("The first file's evidence one was wrong.", target=prefix + "xf_e1", key=prefix + "n1")
     assert r["refuted"] == [prefix + "xf_e1"] and r["invalidated"] == [prefix + "xf_k"]
     assert r["forgotten"] == [prefix + "xf_k"]
@@ -262,3 +263,33 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
         await app.load(prefixed(NOWHERE_REF, prefix))
     nodes, _ = mine(await app.status(), prefix)
     assert "xf_k3" not in nodes and "xf_k" not in nodes
+
+
+RIVALS = {
+    "question": {"key": "P1", "text": "Which hypothesis holds?"},
+    "hypotheses": [{"key": "h1", "statement": "h1 holds."}, {"key": "h1b", "statement": "h1b holds."}],
+    "evidence": [{"key": "e", "claim": "e was observed."}, {"key": "s", "claim": "s was observed."},
+                 {"key": "t", "claim": "t was observed."}],
+    "edges": [{"type": "supports", "from": "e", "to": "h1"}, {"type": "supports", "from": "s", "to": "h1"},
+              {"type": "supports", "from": "t", "to": "h1b"}],
+}
+OTHER = {  # another investigation's hypothesis also rests on e
+    "question": {"key": "P2", "text": "Another question"},
+    "hypotheses": [{"key": "h2", "statement": "h2 holds."}],
+    "edges": [{"type": "supports", "from": "e", "to": "h2"}],
+}
+
+
+async def test_supporting_evidence_kept_for_an_alive_hypothesis_outside_the_region(app, prefix):
+    """The same partial-view risk on the supports side: e (refuted) is kept because h2 of
+    another question still uses it; a later revision supersedes h1, so the forget rule
+    decides e again (a supporter of a changed hypothesis) and must see e -> h2."""
+    await app.load(prefixed(RIVALS, prefix))
+    await app.load(prefixed(OTHER, prefix))
+    r = await app.revise("e was a misreading.", target=prefix + "e", key=prefix + "not_e")
+    assert r["refuted"] == [prefix + "e"] and r["forgotten"] == []
+    r = await app.revise("s was a misreading.", target=prefix + "s", key=prefix + "not_s")
+    assert r["refuted"] == [prefix + "s"] and prefix + "h1" in r["superseded"] and r["promoted"] == [prefix + "h1b"]
+    assert r["forgotten"] == []  # not e: alive h2 (outside the revision's region) consumes it
+    nodes, edges = mine(await app.status(), prefix)
+    assert nodes["e"]["state"] == "refuted" and ("supports", "e", "h2") in edges

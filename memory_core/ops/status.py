@@ -27,6 +27,7 @@ def node_row(props: dict) -> dict:
 
 async def status(store: BeliefStore) -> dict:
     nodes, edges = [], []
+    every: dict[str, str] = {}
     for question in await store.question_keys():
         raw_nodes, raw_edges = await store.investigation(question)
         keys = {}
@@ -34,9 +35,16 @@ async def status(store: BeliefStore) -> dict:
             if KIND_BY_TYPE.get(props.get("type")) and "key" in props:
                 keys[props["id"]] = props["key"]
                 nodes.append(node_row(props))
+        every.update(keys)
         for src, dst, rel, props in raw_edges:
             if rel in BELIEF_EDGES and src in keys and dst in keys:
                 edges.append({"type": rel, "from": keys[src], "to": keys[dst], **(props or {})})
+    # edges between investigations (a file's edge may name another investigation's node)
+    seen = {(e["type"], e["from"], e["to"]) for e in edges}
+    for src, dst, rel, props in (await store.all_edges_of(list(every)) if every else []):
+        if rel in BELIEF_EDGES and src in every and dst in every and (rel, every[src], every[dst]) not in seen:
+            seen.add((rel, every[src], every[dst]))
+            edges.append({"type": rel, "from": every[src], "to": every[dst], **(props or {})})
     nodes.sort(key=lambda n: (n["question"] or "", KIND_ORDER[n["type"]], n["key"]))
     edges.sort(key=lambda e: (e["type"], e["from"], e["to"]))
     return {"nodes": nodes, "edges": edges}
