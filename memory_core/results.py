@@ -38,6 +38,12 @@ class RevisionResult(TypedDict, total=False):
     question: Optional[str]
     dry_run: bool
     already_applied: bool
+    # issue 14 (who wins; also the shape of resolve's result, judge "resolve")
+    decisions: list[dict]  # {"evidence", "fact", "winner", "loser", "policy", "reason"}; winner None: a dispute
+    disputed: list[str]  # nodes that became disputed
+    reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
+    restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
+    demoted: list[str]  # hypotheses whose promotion was undone
 
 
 class LoadResult(TypedDict):
@@ -101,10 +107,12 @@ class ExplainResult(TypedDict, total=False):
     why_alive: Optional[dict]  # alive nodes: the justification holding it, recursively to premises
 
 
-class RecallSide(TypedDict):
+class RecallSide(TypedDict, total=False):
     answer: str
     nodes: list[str]
     sources: list[str]
+    disputed: list[str]  # FALSIFY's side (issue 14): disputed nodes of the question (never used to answer)
+    disputes: list[dict]  # {"keys": [a, b], "rests_on_it": [...]}, one per unresolved dispute
 
 
 class RecallResult(TypedDict, total=False):

@@ -19,6 +19,7 @@ from harness import DEMO_FACT, EXAMPLE, nodes_by_key, run_batch
 
 pytestmark = pytest.mark.slow
 
+QA_SP = "Company X's internal QA report on the brake-valve defect|is dated"
 K_TEXT = "Company X knew about the brake-valve defect by March 2021, per its QA report."
 R2_FACT = "The forensic audit's author retracted it: the QA report's date was genuine."
 
@@ -103,6 +104,14 @@ def run(tmp_path_factory):
         cli("undo_resolve_evidence", "undo", "--json"),
         cli("resolve_not_disputed", "resolve", "E_email", "--winner", "E_qa", "--json"),
         cli("undo_dispute", "undo", "--json"),
+        # a dispute found by the structured judge, settled by a later revision whose policy picks a winner
+        cli("tri_dispute", "revise", "The QA report is dated 20 May 2021.", "--triple", QA_SP + "|20 May 2021",
+            "--key", "F_may", "--policy", "preserve_both", "--json"),
+        cli("tri_settle", "revise", "The QA report is dated 1 June 2021.", "--triple", QA_SP + "|1 June 2021",
+            "--key", "F_june", "--json"),
+        cli("check_settled", "check", "--json", snapshot=False),
+        cli("undo_settle", "undo", "--json"),
+        cli("undo_tri_dispute", "undo", "--json"),
         # reinstatement: F1 refutes E_qa (K forgotten), F2 refutes F1: E_qa, K, A come back
         cli("r1", "revise", DEMO_FACT, "--target", "E_qa", "--key", "F1", "--json"),
         search_k("search_r1"),
@@ -232,3 +241,17 @@ def test_undo_reverts_reinstatement_exactly(run):
     assert js(run["check_undo_r2"])["clean"]
     assert after(run["undo_r1"]) == before(run["r1"])
     assert js(run["check_end"])["clean"]
+
+
+def test_a_later_revision_settles_a_dispute(run):
+    d = js(run["tri_dispute"])
+    assert d["judge"] == "structured" and sorted(d["disputed"]) == ["E_qa", "F_may", "K"]
+    settle = js(run["tri_settle"])
+    assert {c["key"] for c in settle["candidates"]} >= {"E_qa", "F_may"}  # disputed evidence is contestable
+    assert sorted(settle["refuted"]) == ["E_qa", "F_may"] and settle["forgotten"] == ["K"]
+    assert {d["winner"] for d in settle["decisions"]} == {"F_june"}
+    s = states(after(run["tri_settle"]))
+    assert s["E_qa"] == s["F_may"] == "refuted" and s["F_june"] == "alive" and "K" not in s
+    assert js(run["check_settled"])["clean"]
+    assert after(run["undo_settle"]) == before(run["tri_settle"])
+    assert after(run["undo_tri_dispute"]) == before(run["tri_dispute"])

@@ -74,13 +74,17 @@ class Detection:
         return [c for c in self.candidates if c.acts]
 
 
+# evidence a new fact can contradict: alive, or disputed (a policy that picks a winner settles the dispute)
+LIVE = ("alive", "disputed")
+
+
 async def gate1(store, fact: str, threshold: float, limit: int, exclude: set[str]) -> list[Candidate]:
     hits = await store.search(collection("evidence"), fact, max(limit, 5))
     found = await store.raw_nodes(str(h.id) for h in hits)
     result = []
     for hit in hits:
         props = found.get(str(hit.id))
-        if props is None or state_of(props) != "alive" or props.get("key") in exclude:
+        if props is None or state_of(props) not in LIVE or props.get("key") in exclude:
             continue
         if float(hit.score) < threshold:
             node = to_node(props)
@@ -97,7 +101,7 @@ async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]]
         props_by_key.update(await store.find_keys(c.key for c in candidates))
     if triple:
         for props in await store.nodes_by_sp(sp_key(triple[0], triple[1])):
-            if state_of(props) == "alive" and props["key"] not in exclude and props["key"] not in props_by_key:
+            if state_of(props) in LIVE and props["key"] not in exclude and props["key"] not in props_by_key:
                 node = to_node(props)
                 candidates.append(Candidate(node.key, node.question, node.text, None))
                 props_by_key[node.key] = props
