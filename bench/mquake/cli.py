@@ -185,11 +185,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="write a cProfile of the revision loop (cumulative, top 45) to this file")
     p.add_argument("--render", metavar="FILE", help="print the summary of a saved --out/--json result and exit")
     p.add_argument("--progress", type=int, default=25, help="progress line every N groups on stderr (0: none)")
+    p.add_argument("--backend", choices=("ladybug", "postgres"), default="ladybug",
+                   help="postgres: per_case on the embedded backend AND on PostgreSQL + pgvector, x1 and x10, "
+                        "side by side (bench/postgres.py; starts its own server unless FALSIFY_DATABASE_URL is set)")
     return p
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.backend == "postgres":  # issue 16: both backends in one run
+        from bench import postgres
+
+        return postgres.main((["--limit", str(args.limit)] if args.limit else []) + (["--json"] if args.json else [])
+                             + (["--out", args.out] if args.out else []) + (["--data", args.data] if args.data else []))
     if args.render:
         print(human(json.loads(Path(args.render).read_text(encoding="utf-8"))))
         return 0
