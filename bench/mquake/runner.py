@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from typing import Optional
 
 from bench.common import disk_usage, log, pct, summary
 from bench.mquake.dataset import Dataset, Group, concl_key, ev_key, question_key, suffix
@@ -41,9 +42,12 @@ def write_steps(start: float, end: float, events: list[tuple[str, float]]) -> di
 
 
 class Runner:
-    def __init__(self, app, data: Dataset, replicas: int):
+    def __init__(self, app, data: Dataset, replicas: int, edit_trust: Optional[float] = None):
         from memory_core.store.models import node_id
 
+        # issue 14, trust_ranked: the stored facts' sources are trusted 0.9, every edit comes from a
+        # source trusted ``edit_trust`` (less): each edit is recorded, refuted, and nothing else changes
+        self.edit_trust = edit_trust
         self.app = app
         self.data = data
         self.replicas = replicas
@@ -57,7 +61,7 @@ class Runner:
     async def load(self) -> dict:
         loads = []
         for r in range(self.replicas):
-            inv = self.data.investigation(r)
+            inv = self.data.investigation(r, trusted=0.9 if self.edit_trust is not None else None)
             cpu = time.process_time()
             start = time.perf_counter()
             result = await self.app.load(inv)
@@ -92,7 +96,11 @@ class Runner:
         self.clock.reset()
         cpu = time.process_time()
         start = time.perf_counter()
-        res = await self.app.revise(fact=claim, triple=triple, key=key)
+        if self.edit_trust is None:
+            res = await self.app.revise(fact=claim, triple=triple, key=key)
+        else:
+            res = await self.app.revise(fact=claim, triple=triple, key=key, source="mquake:edit", trust=self.edit_trust,
+                                        policy="trust_ranked")
         end = time.perf_counter()
         cpu = time.process_time() - cpu
         return {"edit": edit_id, "ms": round((end - start) * 1000, 3), "cpu_ms": round(cpu * 1000, 3),
@@ -118,8 +126,8 @@ class Runner:
         from memory_core.store.belief_store import state_of
 
         problems = [f"{c}{suffix(r)} not alive after undo" for c, r in sorted(await self.dead_conclusions())]
-        refuted = {k for rev in revisions for k in rev["refuted"]}
         new = {rev_key for rev_key in (self.data.fact(rev["edit"])[2] for rev in revisions if rev["epoch"] is not None)}
+        refuted = {k for rev in revisions for k in rev["refuted"]} - new  # a new fact that lost is removed by undo
         found = await self.app.store.find_keys(sorted(refuted | new))
         for key in sorted(refuted):
             if key not in found or state_of(found[key]) != "alive":
@@ -137,17 +145,19 @@ class Runner:
             observed = {c for c, r in dead if r == 0}
             other_replicas = sorted(f"{c}{suffix(r)}" for c, r in dead if r != 0)
             reported = {k for rev in mine for k in rev["invalidated"]}
-            collateral = sorted(observed - group.expected)
-            missed = sorted(group.expected - observed)
+            expected = group.expected if self.edit_trust is None else set()  # trust_ranked: every edit loses
+            collateral = sorted(observed - expected)
+            missed = sorted(expected - observed)
             refuted_wrong = []
             for rev in mine:
                 edit = self.data.edits[rev["edit"]]
-                if not rev["already_applied"] and rev["refuted"] != [ev_key(edit["contradicts"])]:
-                    refuted_wrong.append({"edit": rev["edit"], "refuted": rev["refuted"], "expected": [ev_key(edit["contradicts"])]})
-            tp += len(observed & group.expected)
+                want = [ev_key(edit["contradicts"])] if self.edit_trust is None else [self.data.fact(rev["edit"])[2]]
+                if not rev["already_applied"] and (rev["refuted"] != want or rev["epoch"] is None):
+                    refuted_wrong.append({"edit": rev["edit"], "refuted": rev["refuted"], "expected": want})
+            tp += len(observed & expected)
             fp += len(collateral) + len(other_replicas)
             fn += len(missed)
-            entry = {"group": group.name, "apply": group.apply, "expected": sorted(group.expected),
+            entry = {"group": group.name, "apply": group.apply, "expected": sorted(expected),
                      "observed": sorted(observed), "collateral": collateral, "missed": missed,
                      "other_replicas_dead": other_replicas, "log_disagrees": sorted(reported ^ observed),
                      "refuted_wrong": refuted_wrong, "revision_ms": [r["ms"] for r in mine],
@@ -241,7 +251,7 @@ async def components(app, data: Dataset, threshold: float, samples: int = 15) ->
     from memory_core.judging.detect import DEFAULT_LIMIT, detect
     from memory_core.core.keys import sp_key
     from memory_core.store.models import collection, node_id
-    from memory_core.tasks.revision_tasks import noop_tasks, run_pipeline
+    from memory_core.store.pipeline import noop_tasks, run_pipeline
     from memory_core.store.writer import build_point
 
     edits = [data.edits[e] for c in data.raw["scenarios"]["per_case"][:samples] for e in c["apply"][:1]]
