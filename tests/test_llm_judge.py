@@ -168,14 +168,14 @@ def test_contradicts_at_0_9_lands_the_revision(llm_run):
 
 
 def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):
-    """``revise --file`` applies lines as separate revisions: when the judge fails
-    on line 2, line 1 stays applied, and the message says so (and which epoch)."""
+    """``revise --file``: when the judge fails on line 2, line 1 stays applied (the batch
+    before it is written as one epoch), and the message says so (and which epoch)."""
     results, marks = llm_run
     r = results["file_judge_fails"]
     assert r["code"] == 5, r["stderr"][-2000:]
     err = r["stderr"]
     assert "facts.jsonl line 2: the LLM judge gave no usable verdict" in err and "HTTP 500" in err, err
-    assert "the lines before it were applied (epochs 5)" in err, err
+    assert "the lines before it were applied (epoch 5)" in err, err  # a batch: one epoch (issue 15)
     assert marks.get("file"), "line 2 never reached the judge"
     first = json.loads(r["stdout"].splitlines()[0])
     assert first["refuted"] == ["E_email"] and first["epoch"] == 5

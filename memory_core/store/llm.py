@@ -19,12 +19,20 @@ import asyncio
 import contextlib
 import contextvars
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Optional
 
 from pydantic import BaseModel
 
 from memory_core.core.errors import JudgeError
+
+
+# A call cut by FALSIFY_JUDGE_TIMEOUT before litellm awaited its inner coroutine makes Python
+# warn "coroutine ... was never awaited" when that coroutine is collected: noise on stderr
+# after the JudgeError has said what happened.
+warnings.filterwarnings("ignore", message=r"coroutine '.*(acompletion|completion).*' was never awaited",
+                        category=RuntimeWarning)
 
 
 def llm_timeout() -> float:
