@@ -154,6 +154,20 @@ async def test_tools_over_streamable_http_and_live_events(server):
             revised = await session.call_tool("revise", {"fact": AUDIT, "target": "E_qa"})
             assert not revised.is_error, revised.content[0].text
             why = await session.call_tool("explain", {"key": "E_qa"})
+            # every other tool over this transport too
+            hits = await session.call_tool("search", {"query": "QA report", "include_dead": True})
+            assert not hits.is_error and "E_qa" in {h["key"] for h in hits.structured_content["result"]}
+            board = await session.call_tool("recall", {})
+            assert not board.is_error and "falsify" in board.structured_content
+            checked = await session.call_tool("check", {})
+            assert not checked.is_error and checked.structured_content["clean"] is True
+            added = await session.call_tool("add_beliefs", {"fragment": {
+                "question": {"key": "Q"}, "evidence": [{"key": "E_http", "claim": "An HTTP-added claim."}]}})
+            assert not added.is_error and added.structured_content["added"] == ["E_http"]
+            undone = await session.call_tool("undo", {})
+            assert not undone.is_error and undone.structured_content["kind"] == "load"
+            graph = json.loads((await session.read_resource("falsify://graph")).contents[0].text)
+            assert "E_http" not in {n["key"] for n in graph["nodes"]}
             return revised.structured_content, why.structured_content
 
         revised, why = await mcp_session_call(url, scenario)
