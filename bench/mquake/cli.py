@@ -48,7 +48,8 @@ async def run_bench(args) -> dict:
     try:
         result["open_ms"] = round(app.opened_ms, 1)
         result["warm_up_ms"] = round(await app.warm_up(), 1)
-        runner = Runner(app, data, args.replicas)
+        runner = Runner(app, data, args.replicas, edit_trust=0.2 if args.trust_ranked else None)
+        result["trust_ranked"] = bool(args.trust_ranked)
         log(f"loading {args.replicas} x {data.node_count} nodes into {root}")
         result["load"] = await runner.load()
         result["disk_after_load"] = disk_usage(root)
@@ -86,7 +87,7 @@ async def run_bench(args) -> dict:
                 else:
                     run = await runner.run(groups, progress=args.progress)
                 report = revision_report(run)
-                if args.replicas == 1:
+                if args.replicas == 1 and not args.trust_ranked:
                     lb = lower_bound(data, groups)
                     report["lower_bound"] = {k: v for k, v in lb.items() if k not in ("groups", "revision_ms")}
                     report["lower_bound"]["agrees_with_store"] = all(
@@ -159,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     import bench.mquake as package
 
     p = argparse.ArgumentParser(prog="python -m bench.mquake", description=package.__doc__.split("\n\n")[0])
+    p.add_argument("--batch", action="store_true",
+                   help="with --scenario all_edits: the edits through revise_many as one batch vs one at a time on a "
+                        "fresh copy (bench.batch: facts/s of each, same final states)")
     p.add_argument("--scenario", choices=SCENARIOS, action="append",
                    help="scenario to run (repeatable; default per_case)")
     p.add_argument("--limit", type=int, help="first N cases of per_case (or first N edits of all_edits)")
@@ -182,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--components", action="store_true",
                    help="time each operation a revision is made of, alone, on the loaded graph")
     p.add_argument("--keep-revisions", action="store_true", help="include every revision's record in the JSON")
+    p.add_argument("--trust-ranked", action="store_true",
+                   help="issue 14: stored facts' sources trusted 0.9, policy trust_ranked, every edit from a source "
+                        "trusted 0.2: each edit must be recorded and lose (refuted), and nothing else change")
     p.add_argument("--profile", help="write a cProfile of the revision loop (cumulative, top 45) to this file")
     p.add_argument("--render", metavar="FILE", help="print the summary of a saved --out/--json result and exit")
     p.add_argument("--progress", type=int, default=25, help="progress line every N groups on stderr (0: none)")
@@ -198,6 +205,14 @@ def main(argv=None) -> int:
 
         return postgres.main((["--limit", str(args.limit)] if args.limit else []) + (["--json"] if args.json else [])
                              + (["--out", args.out] if args.out else []) + (["--data", args.data] if args.data else []))
+    if args.batch:
+        from bench import batch
+
+        if (args.scenarios or ["all_edits"]) != ["all_edits"]:
+            print("--batch runs the all_edits scenario only", file=sys.stderr)
+            return 2
+        return batch.main((["--limit", str(args.limit)] if args.limit else []) + (["--data", args.data] if args.data else [])
+                          + (["--json"] if args.json else []))
     if args.render:
         print(human(json.loads(Path(args.render).read_text(encoding="utf-8"))))
         return 0

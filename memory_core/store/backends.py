@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Iterable
+from typing import Optional, Iterable
 
 
 def node_props(node_id: str, name, type_, blob) -> dict:
@@ -133,6 +133,25 @@ class LadybugBackend:
         table = await conn.open_table(name)
         rows = await table.query().select(["id"]).to_list()
         return {str(r["id"]) for r in rows}
+
+    async def nodes_by_type_names(self, type_: str, names: list[str]) -> list[dict]:
+        """Nodes of a type whose ``name`` is any of ``names`` (one query)."""
+        rows = await self.graph.query(
+            "MATCH (n:Node) WHERE n.type = $t AND n.name IN $names "
+            "RETURN n.id, n.name, n.type, n.properties", {"t": type_, "names": list(names)})
+        return [node_props(*row) for row in rows]
+
+    async def all_vectors(self, name: str) -> Optional[tuple[list[str], list]]:
+        """Every row of a LanceDB collection as (ids, vectors), for a batch's in-memory
+        gate 1; None when the table cannot be read this way (e.g. a remote table)."""
+        if not await self.vector.has_collection(name):
+            return [], []
+        conn = await self.vector.get_connection()
+        table = await conn.open_table(name)
+        if not hasattr(table, "query"):
+            return None
+        rows = await table.query().select(["id", "vector"]).to_list()
+        return [str(r["id"]) for r in rows], [r["vector"] for r in rows]
 
 
 # cognee's postgres graph adapter serialises its writes with this transaction-level

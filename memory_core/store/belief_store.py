@@ -146,6 +146,25 @@ class BeliefStore:
     async def nodes_by_sp(self, sp: str) -> list[dict]:
         return await self.backend.nodes_by_type_name("Evidence", sp)
 
+    async def nodes_by_sps(self, sps: Iterable[str]) -> list[dict]:
+        """Evidence stored under any of these subject|predicate keys (one query where the
+        backend has one, else one per key)."""
+        sps = sorted(set(sps))
+        if not sps:
+            return []
+        if hasattr(self.backend, "nodes_by_type_names"):
+            return await self.backend.nodes_by_type_names("Evidence", sps)
+        found = []
+        for sp in sps:
+            found += await self.backend.nodes_by_type_name("Evidence", sp)
+        return found
+
+    async def all_vectors(self, name: str):
+        """(ids, vectors) of a whole vector collection, or None where the backend cannot
+        give them (then gate 1 searches fact by fact)."""
+        reader = getattr(self.backend, "all_vectors", None)
+        return await reader(name) if reader is not None else None
+
     async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         """One investigation's whole subgraph in one call (every node has a
         ``part_of`` edge to its question)."""
