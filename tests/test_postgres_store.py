@@ -130,3 +130,19 @@ def test_second_writer_waits_then_exits_3_naming_the_holder(app):
     proc = cli(other_root, "status", "--json", env=env, same_database=True)
     assert proc.returncode == 3, proc.stderr
     assert "in use by falsify pid" in proc.stderr and "pytest" in proc.stderr
+
+
+@pytest.mark.slow
+def test_database_flag_selects_the_postgres_backend(tmp_path):
+    """``--database URL`` alone (no FALSIFY_BACKEND in the environment) puts the data in that database."""
+    import pg_server
+
+    from conftest import SEED
+
+    url = pg_server.root_env(tmp_path / "flag-db", fresh=True)["FALSIFY_DATABASE_URL"]
+    env = {k: v for k, v in clean_env().items() if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")}
+    proc = cli(tmp_path / "root", "--database", url, "load", SEED, "--json", env=env, same_database=True)
+    assert proc.returncode == 0, proc.stderr
+    assert pg_server._admin_sql("SELECT count(*) FROM falsify_log", url) == [(1,)]
+    assert pg_server._admin_sql("SELECT count(*) FROM graph_node WHERE type = 'Evidence'", url)[0][0] >= 2
+    assert not (tmp_path / "root" / "revisions.jsonl").exists()

@@ -26,7 +26,7 @@ from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import remote, report
 from memory_core.shell.demo import run_demo, run_session
-from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root
+from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root, use_database
 from memory_core.web.server import run_server
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
                "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed.")
     p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
+    p.add_argument("--database", metavar="URL",
+                   help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
+                        "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)")
     p.add_argument("--demo", action="store_true", help="run the two-session demo offline (session 1, then session 2 in a new process)")
     p.add_argument("--session", type=int, choices=(1, 2), help="run one demo session: 1 builds the graph, 2 revises it")
     p.add_argument("--keep", action="store_true", help="with --demo: reuse the demo root instead of starting clean")
@@ -110,6 +113,8 @@ def emit(data, as_json: bool, human) -> None:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "database", None):
+        use_database(args.database)
     answered = remote.forward(args)  # a server running on this root answers it (the warm CLI)
     if answered is not None:
         return answered
