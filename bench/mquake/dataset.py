@@ -71,9 +71,15 @@ class Dataset:
     def node_count(self) -> int:
         return 1 + len(self.evidence) + len(self.conclusions)
 
-    def investigation(self, replica: int = 0) -> dict:
-        """The investigation file of one replica (the product's own format)."""
+    def investigation(self, replica: int = 0, trusted: Optional[float] = None) -> dict:
+        """The investigation file of one replica (the product's own format). ``trusted``
+        (issue 14): list the stored facts' sources with that trust, policy trust_ranked."""
         sfx = suffix(replica)
+        if trusted is not None:
+            inv = self.investigation(replica)
+            inv["sources"] = [{"id": f"mquake:{o}", "trust": trusted} for o in sorted({n["origin"] for n in self.evidence})]
+            inv["policy"] = "trust_ranked"
+            return inv
         return {
             "question": {"key": question_key(replica),
                          "text": f"MQuAKE-hard: answers of 429 four-hop questions{' (replica ' + str(replica) + ')' if replica else ''}"},
