@@ -33,6 +33,15 @@ def investigation(tmp_path) -> str:
     return str(path)
 
 
+def facts_file(work) -> str:
+    lines = [{"fact": DEMO_FACT, "target": "E_qa", "key": "F_l1", "source": "blog2", "trust": 0.1,
+              "policy": "trust_ranked"},
+             {"fact": "The Valtec email was fabricated.", "target": "E_email", "key": "F_l2", "policy": "preserve_both"}]
+    path = work / "facts.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
 def cli(name, *argv, snapshot=True):
     return {"name": name, "op": "cli", "argv": list(argv), "snapshot": snapshot}
 
@@ -86,6 +95,9 @@ def run(tmp_path_factory):
             "--source", "blog", "--trust", "0.1", "--policy", "trust_ranked"),
         cli("undo_blog", "undo", "--json"),
         cli("undo_tabloid", "undo", "--json"),
+        # the same fields on revise --file lines (one batch, one epoch)
+        cli("file", "revise", "--file", facts_file(work), "--json"),
+        cli("undo_file", "undo", "--json"),
         # bad values: exit 2, nothing written
         cli("bad_policy", "revise", DEMO_FACT, "--target", "E_qa", "--policy", "coin_toss", "--json"),
         cli("bad_trust", "revise", DEMO_FACT, "--target", "E_qa", "--source", "s", "--trust", "2", "--json"),
@@ -255,3 +267,16 @@ def test_a_later_revision_settles_a_dispute(run):
     assert js(run["check_settled"])["clean"]
     assert after(run["undo_settle"]) == before(run["tri_settle"])
     assert after(run["undo_tri_dispute"]) == before(run["tri_dispute"])
+
+
+def test_policy_and_trust_on_file_lines(run):
+    r = run["file"]
+    results = [json.loads(line) for line in ok(r)["stdout"].splitlines() if line.strip()]
+    assert [x["new_evidence"] for x in results] == ["F_l1", "F_l2"]
+    assert results[0]["decisions"][0]["reason"] == "E_qa kept: trust 0.9 > 0.1 (trust_ranked)"
+    assert results[0]["refuted"] == ["F_l1"]
+    assert sorted(results[1]["disputed"]) == ["E_email", "F_l2"] and results[1]["superseded"] == []
+    s = states(after(r))
+    assert s["F_l1"] == "refuted" and s["E_qa"] == "alive" and s["E_email"] == s["F_l2"] == "disputed"
+    assert s["B"] == "alive"  # its only supporter is disputed: neither superseded nor a rival promoted
+    assert after(run["undo_file"]) == before(r)
