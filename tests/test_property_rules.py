@@ -212,3 +212,45 @@ def test_load_keeps_a_node_with_only_a_noncritical_dependency():
     view.add_edge(Edge("depends_on", "E1", "E0"))
     plan = plan_settle(view, ["E0", "E1", "K"], 1)
     assert plan.invalidated == [] and view.nodes["K"].state == ALIVE
+
+
+def test_decay_of_an_unset_confidence_starts_from_one():
+    m = small({"E0": "evidence", "E2": "evidence", "K": "conclusion"},
+              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0")])
+    engine, _, _ = both(m, "E0")
+    assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.5
+
+
+def test_load_invalidates_with_weight_zero():
+    """A node loaded onto a dead justification enters invalidated, weight 0."""
+    from memory_core.core.beliefs import BeliefView, Edge, Node
+    from memory_core.core.revision import plan_settle
+
+    view = BeliefView()
+    view.add_node(Node("E0", "evidence", state=REFUTED, weight=0.0, question="Q"))
+    view.add_node(Node("K", "conclusion", question="Q"))
+    view.add_edge(Edge("depends_on", "K", "E0"))
+    plan = plan_settle(view, ["K"], 1)
+    assert plan.invalidated == ["K"] and view.nodes["K"].state == INVALIDATED and view.nodes["K"].weight == 0.0
+
+
+def supported_chain() -> Model:
+    """E1 rests on E0 and supports H (with E2); the rival R is supported by E3."""
+    return small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "E3": "evidence",
+                  "H": "hypothesis", "R": "hypothesis"},
+                 [("depends_on", "E1", "E0"), ("supports", "E1", "H", 0.9), ("supports", "E2", "H", 0.5),
+                  ("supports", "E3", "R", 0.6)])
+
+
+def test_dead_evidence_supporting_an_alive_hypothesis_is_kept():
+    engine, _, plans = both(supported_chain(), "E0")
+    assert plans[0].invalidated == ["E1"] and engine.nodes["H"].state == ALIVE
+    assert plans[0].forgotten == [] and "E1" not in engine.ghosts
+
+
+def test_dead_supporter_forgotten_when_its_hypothesis_is_superseded():
+    """Then E2 (H's last alive supporter) is refuted: H is superseded by R, and E1,
+    unchanged in this revision, has no alive consumer left: forgotten."""
+    engine, _, plans = both(supported_chain(), "E0", "E2")
+    assert engine.nodes["H"].state == SUPERSEDED and plans[1].promoted == ["R"]
+    assert "E1" in plans[1].forgotten and "E1" in engine.ghosts
