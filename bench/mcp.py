@@ -126,10 +126,14 @@ def warm_cli(root: Path, runs: int) -> dict:
         pass
     try:
         warm = []
+        cpu_before = os.times()
         for _ in range(runs):
             took, out = cli(root, "status", "--json")
             assert out.returncode == 0, out.stderr
             warm.append(took)
+        cpu_after = os.times()
+        cpu = (cpu_after.children_user - cpu_before.children_user + cpu_after.children_system
+               - cpu_before.children_system) / runs
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(120)
@@ -138,7 +142,7 @@ def warm_cli(root: Path, runs: int) -> dict:
         took, out = cli(root, "status", "--json")
         assert out.returncode == 0, out.stderr
         cold.append(took)
-    return {"status_through_server": stats(warm), "status_cold": stats(cold),
+    return {"status_through_server": stats(warm), "status_through_server_cpu_s": round(cpu, 3), "status_cold": stats(cold),
             "speedup": round(statistics.median(cold) / statistics.median(warm), 1)}
 
 
@@ -146,8 +150,24 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.mcp")
     parser.add_argument("--facts", type=int, default=10, help="revisions timed per path (after one warm-up)")
     parser.add_argument("--cli-runs", type=int, default=6, help="warm status runs (cold: half as many)")
+    parser.add_argument("--only", choices=("warm_cli",), help="run one section only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.only == "warm_cli":
+        work = Path(tempfile.mkdtemp(prefix="falsify-bench-mcp-"))
+        try:
+            assert cli(work / "cli", "load", SEED)[1].returncode == 0
+            report = {"machine": machine(), "warm_cli": warm_cli(work / "cli", args.cli_runs)}
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        w, m = report["warm_cli"], report["machine"]
+        print(json.dumps(report, indent=2) if args.json else
+              f"bench.mcp --only warm_cli, {m['cpu_count']} CPU(s), {m['date']} (load average "
+              f"{m['load_average_at_start']} -> {m['load_average_at_end']}), commit {m['commit']}\n"
+              f"status --json: through the server p50 {w['status_through_server']['p50_ms']} ms "
+              f"(cpu {w['status_through_server_cpu_s']} s), cold p50 {w['status_cold']['p50_ms']} ms ({w['speedup']}x)")
+        return 0
 
     report: dict = {"machine": machine()}
     work = Path(tempfile.mkdtemp(prefix="falsify-bench-mcp-"))
@@ -188,7 +208,8 @@ def main(argv=None) -> int:
         print(f"revise, {r['through_mcp']['n']} facts: MCP mean {r['through_mcp']['mean_ms']} ms "
               f"(p50 {r['through_mcp']['p50_ms']}), direct API mean {r['direct_api']['mean_ms']} ms "
               f"(p50 {r['direct_api']['p50_ms']}); MCP overhead {r['mcp_overhead_ms']} ms per call")
-        print(f"status --json: through the server p50 {w['status_through_server']['p50_ms']} ms, "
+        print(f"status --json: through the server p50 {w['status_through_server']['p50_ms']} ms "
+              f"(client cpu {w['status_through_server_cpu_s']} s), "
               f"cold p50 {w['status_cold']['p50_ms']} ms ({w['speedup']}x)")
     return 0
 

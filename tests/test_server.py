@@ -460,14 +460,14 @@ def test_warm_cli_route_needs_the_servers_secret(running):
         return {"stdout": "out\n", "stderr": "", "exit": 0}
 
     server = running(cli=runner)
-    body = json.dumps({"args": {"command": "status", "json": True}, "stdin": None}).encode()
+    body = json.dumps({"argv": ["status", "--json"], "cwd": "/", "stdin": None}).encode()
     headers = {"Content-Type": "application/json"}
     assert request(server, "POST", "/api/cli", body, headers)[0] == 404
     assert request(server, "POST", "/api/cli", body, {**headers, "Authorization": "Bearer guess"})[0] == 404
     status, _, data = request(server, "POST", "/api/cli", body,
                               {**headers, "Authorization": f"Bearer {server.app.cli_secret}"})
     assert status == 200 and json.loads(data) == {"stdout": "out\n", "stderr": "", "exit": 0}
-    assert seen == [({"command": "status", "json": True}, None)]
+    assert seen == [({"argv": ["status", "--json"], "cwd": "/", "stdin": None}, None)]
 
 
 def test_serve_reports_its_url_and_stops(monkeypatch):

@@ -4,13 +4,16 @@ instead of by a fresh process.
 
 A server started by ``python main.py serve`` (or ``mcp``) writes
 ``<root>/server.json``: its loopback address and a secret made at start (mode
-0600, removed when it stops). :func:`forward` (the client side, standard library
-only: it runs before anything heavy is imported) sends the parsed command there
-as ``POST /api/cli`` with ``Authorization: Bearer <secret>``; the server runs the
-very same command function (:func:`run_command`, the server side) against its
-opened facade and returns the output and exit code, which the client prints and
-exits with. No file, no answer (the server is gone): the CLI works as it always
-did. ``FALSIFY_NO_SERVER=1`` forces the cold path.
+0600, removed when it stops). :func:`forward` (the client side) runs before
+anything heavy is imported: ``main.py`` loads this file on its own, standard
+library only, so a forwarded command costs the interpreter's start and one local
+HTTP request. It sends the raw command line, the working directory and
+``FALSIFY_HOME`` as ``POST /api/cli`` with ``Authorization: Bearer <secret>``;
+the server (:func:`run_command`) parses it with the CLI's own parser, checks it
+names the server's root, and runs the very same command function on its opened
+facade; the client prints the output and exits with the exit code. No file, a
+dead pid, no answer, or another root: the CLI works as it always did.
+``FALSIFY_NO_SERVER=1`` forces the cold path.
 """
 
 from __future__ import annotations
@@ -28,27 +31,50 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 DISCOVERY = "server.json"
-# the commands a server answers, and the arguments that name files (made absolute)
-FORWARDED = {"load", "status", "revise", "explain", "recall", "search", "undo", "check"}
+# the commands a server answers
+FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check"}
 WRITERS = {"load", "revise", "undo", "check"}
-PATH_ARGS = {("load", "file"), ("revise", "file")}
+OTHER_ROOT = 99  # the server's answer when the command line names another root
 
 
-def _root(args) -> Path:
-    if args.root:
-        return Path(args.root).expanduser().resolve()
-    env = os.environ.get("FALSIFY_HOME")
-    if env:
-        return Path(env).expanduser().resolve()
-    return (Path.cwd() / ".falsify").resolve()
+def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
+    """(--root value, command) from a command line, or None when it is not one to forward
+    (help, the demo, serve, mcp, ...). The server re-parses it with the real parser and
+    refuses a command line whose root is not its own, so a guess here cannot misroute."""
+    root, i = None, 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help", "--demo", "--session") or arg.startswith("--session="):
+            return None
+        if arg == "--root" and i + 1 < len(argv):
+            root, i = argv[i + 1], i + 2
+            continue
+        if arg.startswith("--root="):
+            root, i = arg.split("=", 1)[1], i + 1
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        if arg not in FORWARDED or "-h" in argv[i + 1:] or "--help" in argv[i + 1:]:
+            return None
+        return root, arg
+    return None
+
+
+def _root(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
+    """The data root as ``memory_core.store.settings.resolve_root`` finds it, from ``cwd``."""
+    if root:
+        return (cwd / Path(root).expanduser()).resolve()
+    if home:
+        return (cwd / Path(home).expanduser()).resolve()
+    return (cwd / ".falsify").resolve()
 
 
 def discover(root: Path) -> Optional[dict]:
-    """The running server's address and secret, or None (no server, or not ours)."""
+    """The running server's address and secret, or None (no server, or not alive)."""
     try:
         info = json.loads((root / DISCOVERY).read_text())
-        pid = int(info["pid"])
-        os.kill(pid, 0)  # alive? (ProcessLookupError if not)
+        os.kill(int(info["pid"]), 0)  # alive? (ProcessLookupError if not)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     parts = urlsplit(str(info.get("url", "")))
@@ -57,22 +83,27 @@ def discover(root: Path) -> Optional[dict]:
     return info
 
 
-def forward(args: argparse.Namespace) -> Optional[int]:
-    """Answer ``args`` through a running server; None means "run it here, as usual"."""
-    if args.command not in FORWARDED or os.environ.get("FALSIFY_NO_SERVER"):
+def forward(argv=None) -> Optional[int]:
+    """Answer the command line ``argv`` (default: this process's) through a server running
+    on its root; None means "run it here, as usual". Given the CLI's parsed arguments
+    instead (``cli.main``'s hook, for the installed ``falsify`` script), it forwards this
+    process's command line when that is the command they were parsed from."""
+    if os.environ.get("FALSIFY_NO_SERVER"):
         return None
-    info = discover(_root(args))
+    parsed = argv if isinstance(argv, argparse.Namespace) else None
+    argv = list(sys.argv[1:] if argv is None or parsed is not None else argv)
+    scanned = _scan(argv)
+    if scanned is None or (parsed is not None and getattr(parsed, "command", None) != scanned[1]):
+        return None
+    cwd = Path.cwd()
+    info = discover(_root(scanned[0], cwd, os.environ.get("FALSIFY_HOME")))
     if info is None:
         return None
-    payload = {k: v for k, v in vars(args).items() if k not in ("root", "demo", "session", "keep")}
-    for command, name in PATH_ARGS:
-        value = payload.get(name)
-        if args.command == command and isinstance(value, str) and value != "-":
-            payload[name] = str(Path(value).expanduser().resolve())
     stdin = None
-    if args.command == "load" and payload.get("file") == "-":
+    if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
         stdin = base64.b64encode(sys.stdin.buffer.read()).decode("ascii")  # the bytes, exactly
-    body = json.dumps({"args": payload, "stdin": stdin}).encode("utf-8")
+    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": os.environ.get("FALSIFY_HOME"),
+                       "stdin": stdin}).encode("utf-8")
     parts = urlsplit(info["url"])
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
     try:
@@ -96,6 +127,8 @@ def forward(args: argparse.Namespace) -> Optional[int]:
         print(f"error: the FALSIFY server on this root refused the command: {message}", file=sys.stderr)
         return 1
     answer = json.loads(data)
+    if answer["exit"] == OTHER_ROOT and answer.get("other_root"):
+        return None  # the real parser found another root than the scan: run it here
     sys.stdout.write(answer["stdout"])
     sys.stdout.flush()
     sys.stderr.write(answer["stderr"])
@@ -115,18 +148,35 @@ class Borrowed:
         pass
 
 
-async def run_command(gate, args: dict, stdin: Optional[str]) -> dict:
-    """The server side of :func:`forward`: run one CLI command against the gate's facade,
+async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
+    """The server side of :func:`forward`: parse the command line with the CLI's parser,
+    check it names this server's root, and run the command against the gate's facade,
     one at a time with every other call, capturing what it prints and its exit code
     (``stdin``: standard input's bytes, base64, for ``load -``)."""
     from memory_core.core.errors import FalsifyError, error_message
     from memory_core.shell import cli
 
-    command = args.get("command")
-    if command not in FORWARDED or command not in cli.COMMANDS:
-        return {"stdout": "", "stderr": f"error: {command!r} is not answered by a server\n", "exit": 2}
-    ns = argparse.Namespace(**{**args, "root": None})
+    argv, cwd = request.get("argv"), Path(str(request.get("cwd") or "/"))
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        return {"stdout": "", "stderr": "error: the command line must be a list of strings\n", "exit": 2}
     out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            args = cli.build_parser().parse_args(argv)
+        except SystemExit as exit_:  # usage errors: the parser's own message and exit code
+            return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": int(exit_.code or 0)}
+    command = getattr(args, "command", None)
+    app = await gate.ready()
+    here = app.paths.root if getattr(app, "paths", None) is not None else None
+    wanted = _root(args.root, cwd, request.get("falsify_home"))
+    if command not in FORWARDED or command not in cli.COMMANDS or args.demo or args.session or here is None \
+            or Path(here).resolve() != wanted:
+        return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
+    for name in ("file",):  # file arguments are relative to the client's directory
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-":
+            setattr(args, name, str((cwd / Path(value).expanduser()).resolve()))
+    args.root = None
 
     async def job(app):
         token = cli.BORROWED.set(Borrowed(app))
@@ -136,18 +186,18 @@ async def run_command(gate, args: dict, stdin: Optional[str]) -> dict:
                 if stdin is not None:
                     sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
                 try:
-                    return await cli.COMMANDS[command](ns)
+                    return await cli.COMMANDS[command](args)
                 except FalsifyError as error:  # exactly as cli.run maps them
                     print(error_message(error), file=sys.stderr)
                     return error.exit_code
                 except Exception as error:  # noqa: BLE001
-                    print(cli.internal_error(error, app.paths.root if app.paths else None), file=sys.stderr)
+                    print(cli.internal_error(error, here), file=sys.stderr)
                     return cli.EXIT_PROBLEMS
         finally:
             sys.stdin = saved_stdin
             cli.BORROWED.reset(token)
 
     code = await gate.run(job)
-    if command in WRITERS and not args.get("dry_run") and (command != "check" or args.get("repair")):
+    if command in WRITERS and not getattr(args, "dry_run", False) and (command != "check" or args.repair):
         gate.announce(f"cli {command}")
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}

@@ -47,7 +47,7 @@ STATIC_TYPES = {
 NOT_STATIC = {"package.json", "package-lock.json", "node_modules"}
 ALLOWED = {path: method for method, path in routes.ROUTES} | {"/api/events": "GET"}
 
-# (gate, parsed CLI arguments, stdin text) -> {"stdout", "stderr", "exit"}: the warm CLI,
+# (gate, {"argv", "cwd", "falsify_home"}, stdin base64) -> {"stdout", "stderr", "exit"}: the warm CLI,
 # supplied by the shell layer (memory_core.shell.remote.run_command)
 CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
 
@@ -252,10 +252,9 @@ class ViewerApp:
     # ---- the warm CLI ----------------------------------------------------------------
     async def _cli(self, request: Request, send) -> None:
         body = await request.read_json(16 * 1024 * 1024)
-        if not isinstance(body, dict) or not isinstance(body.get("args"), dict) \
-                or not isinstance(body["args"].get("command"), str):
-            raise HTTPError(400, "the body must be {\"args\": {\"command\": str, ...}, \"stdin\": str?}")
+        if not isinstance(body, dict) or not isinstance(body.get("argv"), list):
+            raise HTTPError(400, "the body must be {\"argv\": [str, ...], \"cwd\": str, \"stdin\": str?}")
         stdin = body.get("stdin")
         if stdin is not None and not isinstance(stdin, str):
             raise HTTPError(400, "'stdin' must be a string")
-        await self._json(request, send, 200, await self.cli(self.gate, body["args"], stdin))
+        await self._json(request, send, 200, await self.cli(self.gate, body, stdin))
