@@ -49,7 +49,8 @@ async def test_every_tool_over_stdio(tmp_path):
         assert set(listed) == TOOLS
         params = {name: set(tool.input_schema.get("properties", {})) for name, tool in listed.items()}
         assert params == {"add_beliefs": {"fragment"},
-                          "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "dry_run"},
+                          "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
+                                     "dry_run"},
                           "recall": {"question"}, "search": {"query", "top_k", "include_dead"}, "status": set(),
                           "explain": {"key"}, "undo": set(), "check": set()}
         assert listed["revise"].input_schema["required"] == ["fact"]

@@ -66,6 +66,9 @@ as new evidence. Arguments:
   target: optional key of the stored evidence the fact contradicts (skips detection; use when sure).
   key: optional key for the new evidence (default: derived from the text).
   source: optional source id of the fact; asserted_at: optional ISO date of the fact.
+  trust: optional trust 0..1 of `source`, registered if that source is not known yet.
+  policy: optional "latest_wins" | "trust_ranked" | "preserve_both": who wins a contradiction in this
+  revision (default: the question's policy); preserve_both keeps both sides as "disputed".
   dry_run: true to see the candidates and verdicts without changing anything.
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
 "promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`."""
@@ -144,9 +147,10 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     @server.tool(description=REVISE, annotations=WRITING)
     async def revise(fact: str, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
+                     trust: Optional[float] = None, policy: Optional[str] = None,
                      dry_run: bool = False) -> dict[str, Any]:
         return await call("revise", fact, triple=triple, target=target, key=key, source=source,
-                          asserted_at=asserted_at, dry_run=dry_run)
+                          asserted_at=asserted_at, trust=trust, policy=policy, dry_run=dry_run)
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None) -> dict[str, Any]:
