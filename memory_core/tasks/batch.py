@@ -120,6 +120,12 @@ class RevisionBatch:
     def __repr__(self) -> str:
         return f"RevisionBatch({len(self.jobs)} fact(s), epoch={self.epoch})"
 
+    def new_keys(self) -> set[str]:
+        """The keys of the batch's new facts (computed once)."""
+        if getattr(self, "_new_keys", None) is None:
+            self._new_keys = {j.new_key for j in self.jobs}
+        return self._new_keys
+
     def snapshot_original(self) -> None:
         self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()}
 

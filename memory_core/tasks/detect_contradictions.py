@@ -12,7 +12,6 @@ fails on fact *k* stops the batch there: facts before it are still applied.
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 
 import numpy as np
@@ -189,25 +188,51 @@ async def detect_together(batch: RevisionBatch, jobs: list[FactJob], exclude: se
 
 def in_batch_candidates(batch: RevisionBatch, job: FactJob, vectors: dict) -> tuple[list, dict]:
     """The batch's earlier facts near this one (as if they were already stored): within
-    gate 1's threshold, or under the same subject+predicate."""
-    if batch.dry_run:
+    gate 1's threshold, or under the same subject+predicate. Distances come from one
+    matrix of the batch's facts, computed once."""
+    if batch.dry_run or job.index == 0:
         return [], {}
     request = job.request
+    distances = _fact_distances(batch, vectors)
+    mine = sp_key(*request.triple[:2]) if request.triple else None
+    row = distances[job.index] if distances is not None else None
+    near_ones = set(np.nonzero(row[: job.index] < batch.threshold)[0].tolist()) if row is not None else set()
+    same_sp = set(i for i in _sp_index(batch).get(mine, ()) if i < job.index) if mine else set()
     extra, extra_props = [], {}
-    for other in batch.jobs[: job.index]:
+    for index in sorted(near_ones | same_sp):
+        other = batch.jobs[index]
         if other.already:
             continue
-        distance = _cosine_distance(vectors.get(job.index), vectors.get(other.index))
-        same_sp = bool(request.triple and other.request.triple and
-                       sp_key(*request.triple[:2]) == sp_key(*other.request.triple[:2]))
-        near = distance is not None and distance < batch.threshold
-        if not (same_sp or near):
-            continue
+        distance = float(row[index]) if row is not None else None
+        near = index in near_ones
         extra.append(Candidate(other.new_key, None, other.fact, distance if near else None))
         if other.request.triple:
             s, p, o = other.request.triple
             extra_props[other.new_key] = {"subject": s, "predicate": p, "object": o}
     return extra, extra_props
+
+
+def _sp_index(batch: RevisionBatch) -> dict:
+    """subject|predicate -> indices of the batch's facts given with that triple."""
+    cached = getattr(batch, "_sp_index", None)
+    if cached is None:
+        cached = {}
+        for j in batch.jobs:
+            if j.request.triple:
+                cached.setdefault(sp_key(*j.request.triple[:2]), []).append(j.index)
+        batch._sp_index = cached
+    return cached
+
+
+def _fact_distances(batch: RevisionBatch, vectors: dict):
+    """Cosine distances between every pair of the batch's facts (an n x n matrix), or None."""
+    cached = getattr(batch, "_fact_distances", None)
+    if cached is not None or not vectors or len(vectors) < len(batch.jobs):
+        return cached
+    m = np.asarray([vectors[j.index] for j in batch.jobs], dtype=np.float64)
+    m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    batch._fact_distances = 1.0 - m @ m.T
+    return batch._fact_distances
 
 
 async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
@@ -253,17 +278,6 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
 
 def _where(batch: RevisionBatch, job: FactJob) -> str:
     return f"{batch.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
-
-
-def _cosine_distance(a, b) -> Optional[float]:
-    if a is None or b is None:
-        return None
-    dot = sum(x * y for x, y in zip(a, b))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    if not na or not nb:
-        return None
-    return 1.0 - dot / (na * nb)
 
 
 async def _distance_to(store, fact: str, key: str) -> Optional[float]:

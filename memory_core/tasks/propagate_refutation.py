@@ -25,10 +25,14 @@ def begin_fact(job: FactJob) -> None:
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
-    alive = {k for k, n in view.nodes.items() if n.alive or n.state == "disputed"}  # disputed: still contestable
-    alive |= {c.key for c in (job.detection.candidates if job.detection else []) if c.key not in view.nodes
-              and c.key not in batch.forgotten_nodes and c.key not in {j.new_key for j in batch.jobs}}
-    questions = {k: n.question for k, n in view.nodes.items()}
+    candidates = job.detection.candidates if job.detection else []
+    # only the candidates' states matter here: alive or disputed (still contestable) at this point
+    alive = {c.key for c in candidates if c.key in view.nodes
+             and (view.nodes[c.key].alive or view.nodes[c.key].state == "disputed")}
+    new_keys = batch.new_keys()
+    alive |= {c.key for c in candidates if c.key not in view.nodes
+              and c.key not in batch.forgotten_nodes and c.key not in new_keys}
+    questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
     job.narrowed = narrow(job, alive, questions)
     if not job.records:
         return
