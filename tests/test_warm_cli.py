@@ -61,6 +61,7 @@ def test_a_running_server_answers_the_cli(tmp_path):
             "status": answer(cli(root, "status", "--json")),
             "human": answer(cli(root, "status")),
             "bad_target": answer(cli(root, "revise", "Some fact.", "--target", "NOPE")),
+            "usage": answer(cli(root, "status", "--bogus")),  # the parser's own message and exit code 2
         }
         explained = cli(root, "explain", "E_qa", "--json")
         assert explained.returncode == 0 and json.loads(explained.stdout)["key"] == "E_qa"
@@ -71,6 +72,11 @@ def test_a_running_server_answers_the_cli(tmp_path):
         assert loaded.returncode == 0, loaded.stderr
         assert "E_warm" in json.loads(loaded.stdout)["added"]
         assert cli(root, "undo").returncode == 0
+        # a relative --root and a relative file, from another directory: resolved as the client sees them
+        other = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", os.path.relpath(root, tmp_path),
+                                "load", os.path.relpath(SEED, tmp_path), "--json"], cwd=tmp_path, env=clean_env(),
+                               capture_output=True, text=True, timeout=600)
+        assert other.returncode == 0 and json.loads(other.stdout)["epoch"] is None, other.stderr  # nothing new
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(60)
@@ -81,7 +87,9 @@ def test_a_running_server_answers_the_cli(tmp_path):
         "status": answer(cli(root, "status", "--json")),
         "human": answer(cli(root, "status")),
         "bad_target": answer(cli(root, "revise", "Some fact.", "--target", "NOPE")),
+        "usage": answer(cli(root, "status", "--bogus")),
     }
+    assert warm["usage"][0] == 2 and "unrecognized arguments: --bogus" in warm["usage"][2]
     assert warm == cold
 
 
