@@ -208,7 +208,7 @@ def main(argv=None) -> int:
     if args.batch:
         from bench import batch
 
-        if (args.scenarios or ["all_edits"]) != ["all_edits"]:
+        if (args.scenario or ["all_edits"]) != ["all_edits"]:
             print("--batch runs the all_edits scenario only", file=sys.stderr)
             return 2
         return batch.main((["--limit", str(args.limit)] if args.limit else []) + (["--data", args.data] if args.data else [])
