@@ -52,7 +52,7 @@ def test_full_demo_output_tells_the_story_with_measured_figures(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Session 1" in out and "Session 2" in out and "started clean" not in out  # fresh root: nothing to clear
     assert re.search(r"new process \d+", out)
-    assert re.search(r"contradiction: E_qa \(cosine distance 0\.\d{3}; judge=contradicts conf=1\.00\)", out)
+    assert re.search(r"contradiction \(pinned, gates skipped\): E_qa \(cosine distance 0\.\d{3}, shown only; judge=pinned conf=1\.00\)", out)
     assert "judge pinned" in out
     assert "forward cascade: K invalidated" in out
     assert "A superseded -> B ignites" in out

@@ -31,9 +31,12 @@ async def test_contract_4_1_on_real_stores(app, prefix):
     assert (await truth(app, prefix, "E_qa", "evidence"))["truth_alignment"] == ["refuted"]
     # test_competing_hypothesis_promoted
     assert (await truth(app, prefix, "A", "hypothesis"))["truth_alignment"] == ["superseded"]
-    hyps = await app.store.raw_nodes([node_id("hypothesis", prefix + "A"), node_id("hypothesis", prefix + "B")])
+    hyps = await app.store.raw_nodes([node_id("hypothesis", prefix + k) for k in ("A", "B", "C")])
     weights = {i: p["feedback_weight"] for i, p in hyps.items()}
-    assert weights[node_id("hypothesis", prefix + "B")] > weights[node_id("hypothesis", prefix + "A")]
+    b, a, c = (weights[node_id("hypothesis", prefix + k)] for k in ("B", "A", "C"))
+    assert b > a
+    # promotion, not just A's fall: B now sits above the untouched alive rival C (0.5 before), by the promotion step
+    assert c == 0.5 and b == 0.75
     s = states(await app.status(), prefix)
     assert s["B"]["state"] == "alive"
     # test_orphan_forgotten_from_both_stores (K invalidated, then deleted from graph AND vector)

@@ -207,7 +207,7 @@ def test_untrusted_text_is_shown_as_text(viewer, tmp_path):
         assert answer.value.status == 200, answer.value.text()
         key = answer.value.json()["new_evidence"]
         item = f'#node-list li[data-key="{key}"]'
-        page.wait_for_selector(item, timeout=3000)
+        page.wait_for_selector(item, timeout=30000)
         assert page.inner_text(f"{item} .txt") == payload
         assert payload in tooltip_of(page, key)
         page.hover(f"{item} .txt")

@@ -131,7 +131,10 @@ async def session_two(app) -> int:
 def tell_revision(r: dict) -> None:
     for c in r["candidates"]:
         dist = "not in gate-1 top hits" if c["distance"] is None else f"cosine distance {c['distance']:.3f}"
-        say(f"  contradiction: {c['key']} ({dist}; judge={c['relation']} conf={c['confidence']:.2f})")
+        if r.get("judge") == "pinned":  # decided by the pin, not detected: gate 1's distance is shown, not used
+            say(f"  contradiction (pinned, gates skipped): {c['key']} ({dist}, shown only; judge=pinned conf={c['confidence']:.2f})")
+        else:
+            say(f"  contradiction: {c['key']} ({dist}; judge={c['relation']} conf={c['confidence']:.2f})")
     if r["refuted"]:
         say(f"  refuted: {', '.join(r['refuted'])}")
     say(f"  forward cascade: {', '.join(r['invalidated']) or 'nothing'} invalidated")
