@@ -151,3 +151,25 @@ def test_ladybug_gets_our_max_db_size(app):
 
     assert os.environ["KUZU_MAX_DB_SIZE"] == str(1 << 40)
     assert app.store.graph.kuzu_max_db_size == 1 << 40
+
+
+def test_node_ids_and_collections_match_cognees_own():
+    """memory_core.core.identity computes ids and collection names without cognee; they must
+    equal what cognee's DataPoint.id_for and vector_collection give (a change in cognee's
+    identity hashing or naming fails here)."""
+    from memory_core.core.identity import collection, node_id
+    from memory_core.store.models import MODEL_BY_KIND
+
+    for kind, model in MODEL_BY_KIND.items():
+        for key in ("E_qa", "Some Key's Name", "ÄÖ key 42"):
+            assert node_id(kind, key) == str(model.id_for(key)), (kind, key)
+            assert node_id(kind, key) == str(model(**_minimal(kind, key)).id), (kind, key)
+        assert collection(kind) == model.vector_collection(), kind
+
+
+def _minimal(kind: str, key: str) -> dict:
+    text = {"question": "question", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}[kind]
+    fields = {"key": key, text: "t"}
+    if kind != "question":
+        fields["question_key"] = "Q"
+    return fields
