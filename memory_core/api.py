@@ -119,18 +119,13 @@ class Falsify:
     async def _open(cls, root, lock: bool, purpose: str) -> "Falsify":
         start = time.perf_counter()
         paths = settings.configure(root)
-        held = writer_lock(paths.lock, purpose).acquire() if lock else None
-        try:
+
+        async def prepare(held):
             check_root(paths.meta)
             settings.import_cognee()
-            stores = await _open_stores(paths, paths.root, repair=held is not None, home=paths.home)
-        except BaseException:
-            if held:
-                held.release()
-            raise
-        fx = cls(stores, held)
-        fx.opened_ms = (time.perf_counter() - start) * 1000
-        return fx
+            return await _open_stores(paths, paths.root, repair=held is not None, home=paths.home)
+
+        return await cls._locked(start, writer_lock(paths.lock, purpose) if lock else None, prepare)
 
     @classmethod
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
@@ -138,10 +133,20 @@ class Falsify:
         state = Path(state_dir).expanduser().resolve()
         state.mkdir(parents=True, exist_ok=True)
         settings.attach()
-        held = WriterLock(state / "writer.lock", purpose).acquire() if lock else None
-        try:
+
+        async def prepare(held):
             check_root(state / "falsify.json", settings.attached_fingerprint())
-            stores = await _open_stores(None, state, repair=held is not None, home=None)
+            return await _open_stores(None, state, repair=held is not None, home=None)
+
+        return await cls._locked(start, WriterLock(state / "writer.lock", purpose) if lock else None, prepare)
+
+    @classmethod
+    async def _locked(cls, start: float, lock, prepare) -> "Falsify":
+        """Take ``lock`` (if any), open the stores with ``prepare(held)``; release the lock if
+        opening fails."""
+        held = lock.acquire() if lock is not None else None
+        try:
+            stores = await prepare(held)
         except BaseException:
             if held:
                 held.release()
