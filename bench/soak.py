@@ -42,6 +42,98 @@ def rss_mb() -> float:
     return float("nan")
 
 
+def native_breakdown() -> dict:
+    """Where the resident memory is, from /proc/self/smaps and glibc's mallinfo2 (MB):
+    ``rss_anon``/``rss_file`` (VmRSS split), ``heap`` (glibc's main arena, [heap]),
+    ``arenas`` (glibc's other arenas: anonymous 64 MB-reserved regions), ``pool``
+    (Ladybug's buffer pool: the one anonymous reservation of 1 GB or more), ``anon_other``
+    (other anonymous mappings: thread stacks, large mallocs, Rust allocators), ``files``
+    (file-backed pages: libraries, mapped data files); ``malloc_in_use``/``malloc_free``
+    (mallinfo2 uordblks/fordblks: bytes malloc has handed out / keeps free)."""
+    out = {"heap": 0.0, "arenas": 0.0, "pool": 0.0, "anon_other": 0.0, "files": 0.0}
+    try:
+        with open("/proc/self/smaps") as f:
+            size = 0
+            name = ""
+            for line in f:
+                head = line.split()
+                if "-" in head[0] and len(head[0]) > 8 and not head[0].endswith(":"):
+                    lo, hi = (int(x, 16) for x in head[0].split("-"))
+                    size = hi - lo
+                    name = head[5] if len(head) > 5 else ""
+                elif head[0] == "Rss:":
+                    kb = int(head[1]) / 1024
+                    if name == "[heap]":
+                        out["heap"] += kb
+                    elif name.startswith("/"):
+                        out["files"] += kb
+                    elif size >= 1 << 30:
+                        out["pool"] += kb
+                    elif size == 1 << 26 or (size < 1 << 26 and lo % (1 << 26) == 0):
+                        out["arenas"] += kb
+                    else:
+                        out["anon_other"] += kb
+    except OSError:
+        pass
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon:", "RssFile:", "Threads:")):
+                key, value = line.split(":")
+                value = value.split()[0]
+                out[{"RssAnon": "rss_anon", "RssFile": "rss_file", "Threads": "threads"}[key]] = (
+                    int(value) if key == "Threads" else int(value) / 1024)
+    try:
+        import ctypes
+
+        class Mallinfo2(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                       "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = Mallinfo2
+        info = libc.mallinfo2()
+        out["malloc_in_use"] = (info.uordblks + info.hblkhd) / 2**20
+        out["malloc_free"] = info.fordblks / 2**20
+    except Exception:  # noqa: BLE001  (not glibc)
+        pass
+    return {k: round(v, 1) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def python_breakdown() -> dict:
+    """Python-side figures: objects the collector tracks, pyarrow's pool, tracemalloc
+    (when started with --tracemalloc)."""
+    import gc
+    import tracemalloc
+
+    out = {"gc_objects": len(gc.get_objects())}
+    with contextlib.suppress(Exception):
+        import pyarrow as pa
+
+        out["pyarrow_mb"] = round(pa.total_allocated_bytes() / 2**20, 1)
+    if tracemalloc.is_tracing():
+        out["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
+    with contextlib.suppress(Exception):
+        from memory_core.store import memory
+
+        out["housekeeping"] = memory.stats()
+    return out
+
+
+def _snapshot():
+    import tracemalloc
+
+    return tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
+
+
+def _top_growth(before, after, limit: int = 12) -> list:
+    """The Python allocation sites that grew most between two tracemalloc snapshots."""
+    if before is None or after is None:
+        return []
+    stats = after.compare_to(before, "lineno")
+    return [{"where": str(s.traceback[0]), "kb": round(s.size_diff / 1024, 1), "count": s.count_diff}
+            for s in stats[:limit]]
+
+
 def log(*parts) -> None:
     print("[soak]", *parts, file=sys.stderr, flush=True)
 
@@ -59,19 +151,29 @@ def prepare(root: Path, data: Dataset) -> float:
     return time.perf_counter() - start
 
 
-async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200) -> dict:
+def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
+    sample = {"revisions": n, "rss_mb": round(rss_mb(), 1), "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
+              "seconds": round(time.perf_counter() - start, 1)}
+    if probe:
+        sample["native"] = native_breakdown()
+        sample["python"] = python_breakdown()
+    return sample
+
+
+async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200,
+               probe: bool = False) -> dict:
     from memory_core.api import Falsify
 
     edits = [e["id"] for e in data.raw["edits"]]
     samples = []
     baseline = None
+    snap = None
     out = {"revisions": 0, "undos": 0, "recorded": 0, "failed": None}
     start = time.perf_counter()
     app = await Falsify.open(root, purpose="bench.soak")
     try:
         await app.warm_up()
-        samples.append({"revisions": 0, "rss_mb": round(rss_mb(), 1), "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
-                        "seconds": 0.0})
+        samples.append(sample_of(0, root, start, probe))
         log(samples[-1])
         for i in range(revisions):
             claim, triple, key = data.fact(edits[i % len(edits)])
@@ -83,21 +185,20 @@ async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_a
                 out["undos"] += 1
             n = i + 1
             if n == baseline_at or n % every == 0 or n == revisions:
-                sample = {"revisions": n, "rss_mb": round(rss_mb(), 1),
-                          "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
-                          "seconds": round(time.perf_counter() - start, 1)}
+                sample = sample_of(n, root, start, probe)
                 if n == baseline_at:
                     baseline = sample
+                    snap = _snapshot()
                 samples.append(sample)
                 log(sample)
     except Exception as error:  # noqa: BLE001  (reported, with how far it got)
         out["failed"] = f"{type(error).__name__}: {str(error)[:300]}"
-        samples.append({"revisions": out["revisions"], "rss_mb": round(rss_mb(), 1),
-                        "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
-                        "seconds": round(time.perf_counter() - start, 1)})
+        samples.append(sample_of(out["revisions"], root, start, probe))
     finally:
         await app.close()
     end = samples[-1]
+    if snap is not None:
+        out["tracemalloc_top_growth"] = _top_growth(snap, _snapshot())
     out["samples"] = samples
     out["baseline"] = baseline
     out["rss_growth_mb"] = round(end["rss_mb"] - baseline["rss_mb"], 1) if baseline else None
@@ -126,6 +227,10 @@ def main(argv=None) -> int:
     p.add_argument("--root", help="an already loaded MQuAKE root to copy (else the graph is loaded first)")
     p.add_argument("--keep", help="keep the loaded (pristine) root here for later --root runs")
     p.add_argument("--data", help="the MQuAKE-hard beliefs file (default ../shared/bench/...)")
+    p.add_argument("--baseline", type=int, default=200, help="growth is measured from this revision on")
+    p.add_argument("--probe", action="store_true",
+                   help="each sample also says where the memory is (smaps by kind, malloc, pyarrow, gc objects)")
+    p.add_argument("--tracemalloc", action="store_true", help="trace Python allocations (slower; implies --probe)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     data = Dataset.read(data_path(args.data))
@@ -146,7 +251,12 @@ def main(argv=None) -> int:
                     shutil.rmtree(args.keep, ignore_errors=True)
                     shutil.copytree(root, args.keep, symlinks=True)
             out["housekeeping"] = housekeeping_settings()
-            out.update(asyncio.run(soak(root, data, args.revisions, args.every)))
+            if args.tracemalloc:
+                import tracemalloc
+
+                tracemalloc.start()
+            out.update(asyncio.run(soak(root, data, args.revisions, args.every, args.baseline,
+                                        args.probe or args.tracemalloc)))
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     if args.json:
@@ -154,7 +264,7 @@ def main(argv=None) -> int:
     else:
         for s in out["samples"]:
             print(f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB, root {s['root_mb']:7.1f} MB, {s['seconds']:7.1f} s")
-        print(f"RSS growth after the first 200: {out['rss_growth_mb']} MB; root {out['root_mb']} MB at the end "
+        print(f"RSS growth after the first {args.baseline}: {out['rss_growth_mb']} MB; root {out['root_mb']} MB at the end "
               f"({out['root_mb_at_start']} MB at the start)")
         if out["failed"]:
             print(f"the process failed: {out['failed']}")
