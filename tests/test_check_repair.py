@@ -6,6 +6,12 @@ set through cognee's graph engine, plus a genuine interrupted revision (the real
 ``revise``, SIGKILLed by the fault hook after writing its new node, leaving its
 journal intent) and a torn last line in ``revisions.jsonl``.
 
+Both backends (issue 16): with ``FALSIFY_TEST_BACKEND=postgres`` the same corruptions are
+made with SQL on the root's own database (the pgvector row, the orphan row, the JSONB
+state), the interrupted revision leaves its intent in ``falsify_intent``, and the journal
+is read through tests/backend_helpers.py. The torn log line is embedded-only: a
+PostgreSQL log row is inserted whole or not at all, so there is no torn line to make.
+
 ``check`` must exit 1 naming every problem (the interrupted revision and the
 torn line are recovered when the root is opened, and named under
 ``recovered_at_open``); ``check --repair`` must fix the rest and say what it did;
@@ -20,7 +26,8 @@ import sys
 
 import pytest
 
-from harness import REPO, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
+from backend_helpers import POSTGRES, has_pending_intent, log_entries, log_is_whole
+from harness import REPO, backend_env, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
 
 pytestmark = pytest.mark.slow
 
@@ -35,12 +42,14 @@ def repaired(tmp_path_factory):
     root = copy_root(base, work / "root")
     # one process: corrupt the stores, then a real revise that the fault hook kills mid-write
     corrupt = subprocess.run([sys.executable, str(REPO / "tests" / "corrupt_root.py"), str(root), FACT, "E_email"],
-                             cwd=REPO, env=clean_env(), capture_output=True, timeout=300)
+                             cwd=REPO, env=backend_env(root, clean_env()), capture_output=True, timeout=300)
     assert corrupt.returncode == -9, corrupt.stderr.decode(errors="replace")[-3000:]
     orphan = corrupt.stdout.decode().strip().splitlines()[0]
-    assert (root / "journal" / "pending.json").exists()
-    with open(root / "revisions.jsonl", "ab") as log:
-        log.write(b'{"epoch": 2, "kind": "revise", "fact": "Discovery sh')  # an append cut short
+    assert has_pending_intent(root)
+    assert [e["epoch"] for e in log_entries(root)] == [1]  # the load; the killed revise never committed
+    if not POSTGRES:  # a torn append: only a file can have one
+        with open(root / "revisions.jsonl", "ab") as log:
+            log.write(b'{"epoch": 2, "kind": "revise", "fact": "Discovery sh')  # an append cut short
     steps = [
         {"name": "check", "op": "cli", "argv": ["check", "--json"]},
         {"name": "repair", "op": "cli", "argv": ["check", "--repair", "--json"]},
@@ -66,9 +75,12 @@ def test_check_names_every_problem_and_exits_1(repaired):
     assert "K is alive but has no well-founded justification" in problems
     assert len(problems) == 3, problems  # nothing else: the killed revision's node was rolled back
     recovered = out["recovered_at_open"]
-    assert "cut a torn last line from revisions.jsonl" in recovered
     assert "rolled back the unfinished change of epoch 2" in recovered
-    assert "[recovery] cut a torn last line" in r["stderr"]
+    if not POSTGRES:
+        assert "cut a torn last line from revisions.jsonl" in recovered
+        assert "[recovery] cut a torn last line" in r["stderr"]
+    else:
+        assert "torn" not in recovered, recovered
 
 
 def test_repair_says_what_it_did_and_check_is_clean_after(repaired):
@@ -84,8 +96,12 @@ def test_repair_says_what_it_did_and_check_is_clean_after(repaired):
     again = results["check_again"]
     assert again["code"] == 0 and json.loads(again["stdout"]) == {"clean": True, "problems": []}
     assert results["check_text"]["stdout"].startswith("check: clean")
-    assert not (root / "journal" / "pending.json").exists()
-    assert (root / "revisions.jsonl").read_bytes().endswith(b"\n")
+    assert not has_pending_intent(root)
+    assert log_is_whole(root)
+    # the log: the load, then whatever the repair recorded; never the killed revision's fact
+    entries = log_entries(root)
+    assert entries[0]["epoch"] == 1 and entries[0]["kind"] == "load"
+    assert not any(e.get("kind") == "revise" for e in entries), [e.get("kind") for e in entries]
 
 
 def test_the_data_after_repair(repaired):
