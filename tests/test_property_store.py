@@ -133,16 +133,38 @@ async def test_reinstatement_does_not_restore_a_conclusion_resting_on_another_gh
     assert report["differences"] == [], describe(inv, [], report)
 
 
-RELABELLED_THROUGH_GHOST = (
-    "known bug (found by bench.deep, 2026-12-01, after 53c1624): generated seed 5009 - E3 refuted: K1 and K2 die, "
-    "K2 is forgotten, K1 is kept (K0 consumes it non-critically); E2 refuted: K0 dies, K1 is relabelled and comes "
-    "back ALIVE (its other justification runs through the forgotten K2) and K0 stays stored; the rules on the "
-    "whole graph forget both")
-
-
-@pytest.mark.xfail(strict=True, reason=RELABELLED_THROUGH_GHOST)
 async def test_generated_sequence_5009(app):
+    """Found by bench.deep (2026-12-01), fixed: E3 refuted: K1 and K2 die, K2 is
+    forgotten, K1 is kept (K0 consumes it non-critically); E2 refuted: K0 dies.
+    K1's other justification runs through the forgotten K2 (whose edges went
+    with it), so K1 must stay dead and both are forgotten, as on the whole graph."""
     prefix = "pw5009_"
     inv, picks = sequence_case(5009, prefix, shared=True, min_conclusions=2)
     report = await run_sequence(app, inv, picks, prefix)
     assert report["differences"] == [], describe(inv, picks, report)
+
+
+async def test_reinstated_consumer_of_a_forgotten_node_dies_again(app):
+    """K1 holds by E1 or by E0 and K2; K0 (alive) uses K1 non-critically, so a dead
+    K1 is kept. E1 refuted (F1): K1 holds through E0, K2. E5 refuted: K2 dies and is
+    forgotten, K1 dies and is kept. F1 refuted: E1 is reinstated and K1 holds again
+    through it. E1 refuted again (F4): K1's other justification still runs through
+    the forgotten, dead K2, whose edges went with it: K1 must die again."""
+    prefix = "pwback_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = {"question": {"key": p("Q"), "text": "Does K1 hold?"},
+           "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E0", "E1", "E5")],
+           "conclusions": [{"key": p("K0"), "statement": "K0 uses K1 a little"},
+                           {"key": p("K1"), "statement": "K1 follows from E1, or from E0 and K2"},
+                           {"key": p("K2"), "statement": "K2 follows from E5"}],
+           "edges": [{"type": "depends_on", "from": p("K2"), "to": p("E5")},
+                     {"type": "depends_on", "from": p("K1"), "to": p("E1"), "group": "g0"},
+                     {"type": "depends_on", "from": p("K1"), "to": p("E0"), "group": "g1"},
+                     {"type": "depends_on", "from": p("K1"), "to": p("K2"), "group": "g1"},
+                     {"type": "depends_on", "from": p("K0"), "to": p("K1"), "critical": False}]}
+    report = await run_sequence(app, inv, [p("E1"), p("E5"), p("F1"), p("E1")], prefix)
+    assert report["revisions"] == 4
+    assert report["differences"] == [], describe(inv, [], report)
+    nodes = {n["key"]: n["state"] for n in (await app.status())["nodes"] if n["key"].startswith(prefix)}
+    assert nodes[p("K1")] == "invalidated" and p("K2") not in nodes
+    assert (await app.check())["clean"]

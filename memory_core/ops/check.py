@@ -34,6 +34,7 @@ from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
 from memory_core.store.intents import log_changes, tombstones, updates
+from memory_core.store.tms_io import add_antecedent_ghosts, forgotten_index
 
 
 async def _graph_ids(store, kind: str) -> dict[str, dict]:
@@ -64,8 +65,11 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     whole = store._view(list(every.values()), edges)
     unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
     unfounded_by_q = {}
+    forgotten = forgotten_index(journal)
     for question in await store.question_keys():
         view = await store.view_of_investigation(question)
+        ghosts: dict[str, dict] = {}
+        add_antecedent_ghosts(view, forgotten, ghosts)  # a kept node resting on a forgotten one
         for key, node in view.nodes.items():
             if node.state not in STATES:
                 problems.append(f"{key} has unknown state {node.state!r}")
@@ -75,7 +79,7 @@ async def check(stores: Stores, repair: bool = False) -> dict:
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
         # issue 14: the three-valued labelling (supersedes/disputes attack; disputed = undefined)
         problems += [f"{k} is {state} but the three-valued labelling makes it {label}"
-                     for k, state, label in three_valued_violations(view) if k not in bad]
+                     for k, state, label in three_valued_violations(view) if k not in bad and k not in ghosts]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
               for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}

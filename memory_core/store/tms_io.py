@@ -6,6 +6,10 @@ affected view, and how its results are written (issue 14).
   flip: reinstatement, a dispute ending), and so are the forgotten nodes that
   rested on them: *ghosts*, rebuilt from their tombstones in the revision log
   (properties, state, weight, epoch, edges). The log is read only then.
+  Always: the forgotten nodes a node of the view still rests on (forgetting a
+  node deletes its edges, so a kept consumer's justification through it would
+  look whole) come back as dead ghosts, from :class:`ForgottenIndex`, which
+  follows the log incrementally instead of re-reading it.
 * :func:`memory_of`: the log's changes as a :class:`Memory` (weights before a
   death, promotions made because of it), so what comes back gets them back.
 * :func:`restored_entries`: the add_nodes entries that bring reinstated ghosts
@@ -53,28 +57,127 @@ def _contested(view: BeliefView, region: set[str]) -> set[str]:
     return found
 
 
-def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
+class ForgottenIndex:
     """Normalised key -> the tombstone of every node forgotten now (forgotten, and
-    neither brought back by an undo nor restored by a reinstatement since)."""
-    gone: dict[str, dict] = {}
-    by_epoch: dict[int, dict] = {}
-    for entry in entries:
-        by_epoch[entry.get("epoch")] = entry
+    neither brought back by an undo nor restored by a reinstatement since), kept up
+    to date from the revision log: built once per journal object, then fed only the
+    entries appended since (read from the end of the log), so a long-lived process
+    does not re-read the log for every revision."""
+
+    def __init__(self) -> None:
+        self.epoch = -1
+        self.gone: dict[str, dict] = {}
+        self._consumers: Optional[dict[str, set[str]]] = None
+
+    def feed(self, entry: dict, undone_entry) -> None:
+        """Apply one log entry; ``undone_entry(epoch)`` returns the entry an undo reverts."""
+        self._consumers = None
         intent = entry.get("intent") or {}
         if entry.get("kind") == "undo":
-            undone = by_epoch.get(entry.get("undoes"), {})
+            undone = undone_entry(entry.get("undoes")) or {}
             undone_intent = undone.get("intent") or {}
             for node in undone_intent.get("del_nodes", []):
-                gone.pop(normalise_key(node.get("key", "")), None)
+                self.gone.pop(normalise_key(node.get("key", "")), None)
+            restored = {normalise_key(k) for k in undone.get("restored", [])}
             for node in undone_intent.get("add_nodes", []):
-                if normalise_key(node.get("key", "")) in {normalise_key(k) for k in undone.get("restored", [])}:
-                    gone[normalise_key(node["key"])] = _restored_tombstone(undone, node)
+                if normalise_key(node.get("key", "")) in restored:
+                    self.gone[normalise_key(node["key"])] = _restored_tombstone(undone, node)
+        else:
+            for node in intent.get("del_nodes", []):
+                self.gone[normalise_key(node.get("key", ""))] = node
+            for key in entry.get("restored", []):
+                self.gone.pop(normalise_key(key), None)
+        try:
+            self.epoch = max(self.epoch, int(entry.get("epoch", self.epoch)))
+        except (TypeError, ValueError):
+            pass
+
+    def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
+        self.epoch, self.gone = -1, {}
+        by_epoch: dict = {}
+        for entry in entries:
+            by_epoch[entry.get("epoch")] = entry
+            self.feed(entry, by_epoch.get)
+        return self
+
+    def refresh(self, journal) -> "ForgottenIndex":
+        """Catch up with ``journal``: the entries newer than the last one seen (a log
+        whose newest epoch went backwards was rewritten: read it again)."""
+        if self.epoch < 0:
+            return self.rebuild(journal.entries())
+        newer = []
+        for entry in journal.entries_backwards():
+            epoch = int(entry.get("epoch", -1))
+            if epoch <= self.epoch:
+                if not newer and epoch < self.epoch:
+                    return self.rebuild(journal.entries())
+                break
+            newer.append(entry)
+        else:
+            if self.epoch > 0 and not newer:
+                return self.rebuild(journal.entries())
+        if newer:
+            seen = {e.get("epoch"): e for e in newer}
+
+            def undone_entry(epoch):
+                if epoch in seen:
+                    return seen[epoch]
+                return next((e for e in journal.entries_backwards() if e.get("epoch") == epoch), None)
+
+            for entry in reversed(newer):
+                self.feed(entry, undone_entry)
+        return self
+
+    def antecedents_of(self, ids: Iterable[str]) -> dict[str, dict]:
+        """The tombstones of forgotten nodes that a node in ``ids`` rests on
+        (its depends_on edge went with the forgotten node): key -> tombstone."""
+        if self._consumers is None:
+            self._consumers = {}
+            for key, tomb in self.gone.items():
+                for src, dst, rel, _ in tomb.get("edges", []):
+                    if rel == DEPENDS_ON and dst == tomb.get("id"):
+                        self._consumers.setdefault(src, set()).add(key)
+        found: dict[str, dict] = {}
+        for i in ids:
+            for key in self._consumers.get(i, ()):
+                found[self.gone[key].get("key", key)] = self.gone[key]
+        return found
+
+
+def forgotten_index(journal) -> ForgottenIndex:
+    """The journal's :class:`ForgottenIndex`, caught up with its log."""
+    index = getattr(journal, "_falsify_forgotten_index", None)
+    if index is None:
+        index = ForgottenIndex()
+        try:
+            journal._falsify_forgotten_index = index
+        except AttributeError:  # a journal without a __dict__: rebuilt each time
+            pass
+    return index.refresh(journal)
+
+
+def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
+    """Normalised key -> the tombstone of every node forgotten now (see :class:`ForgottenIndex`)."""
+    return ForgottenIndex().rebuild(entries).gone
+
+
+def add_antecedent_ghosts(view: BeliefView, index: ForgottenIndex, ghosts: dict[str, dict]) -> None:
+    """Forgotten nodes that a node of ``view`` still rests on. Forgetting a node deletes
+    its edges, so a kept (dead) consumer's justification through it would look whole
+    without it: each comes back as a dead ghost with only its edges from the view's
+    nodes (a dead premise: it cannot come back in this relabelling)."""
+    ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
+    for key, tomb in sorted(index.antecedents_of(list(ids)).items()):
+        if key in view.nodes:
             continue
-        for node in intent.get("del_nodes", []):
-            gone[normalise_key(node.get("key", ""))] = node
-        for key in entry.get("restored", []):
-            gone.pop(normalise_key(key), None)
-    return gone
+        node = ghost_node(tomb)
+        if node is None:
+            continue
+        view.add_node(node)
+        ghosts[node.key] = tomb
+        for src, dst, rel, props in tomb.get("edges", []):
+            if rel == DEPENDS_ON and dst == tomb.get("id") and src in ids:
+                view.add_edge(to_edge(rel, ids[src], node.key, props or {}))
 
 
 def _restored_tombstone(entry: dict, added: dict) -> dict:
@@ -121,11 +224,16 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         expanded.update(fresh)
         more = await store.affected_view([node_id(view.nodes[k].kind, k) for k in fresh if k in view.nodes])
         _merge(view, more)
+    index = forgotten_index(stores.journal)
     if not contested_any:
-        return {}, Memory(), set()
+        # nothing can come back (only attackers were added): the labels can only fall,
+        # but a kept node resting on a forgotten one must see that antecedent dead
+        ghosts: dict[str, dict] = {}
+        add_antecedent_ghosts(view, index, ghosts)
+        return ghosts, Memory(), {t["id"] for t in index.gone.values() if t.get("id")}
     entries = list(stores.journal.entries())
-    tombs = current_tombstones(entries)
-    ghosts: dict[str, dict] = {}
+    tombs = index.gone
+    ghosts = {}
     ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
     by_id = {t["id"]: t for t in tombs.values() if t.get("id")}
     region = downstream(view, seeds)
@@ -170,6 +278,7 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
             edge = to_edge(rel, ids[src], ids[dst], props or {})
             if not any(e.kind == edge.kind and e.dst == edge.dst for e in view.out_edges(edge.src)):
                 view.add_edge(edge)
+    add_antecedent_ghosts(view, index, ghosts)
     return ghosts, memory_of(entries), set(by_id)
 
 
@@ -271,5 +380,5 @@ def decisions_for(context: dict, verdicts: list[tuple[str, str, float]], fact_ke
     return result, fact_trust
 
 
-__all__ = ["ALIVE", "Edge", "current_tombstones", "decide", "decisions_for", "extend_view", "ghost_node", "memory_of",
+__all__ = ["ALIVE", "Edge", "ForgottenIndex", "add_antecedent_ghosts", "current_tombstones", "forgotten_index", "decide", "decisions_for", "extend_view", "ghost_node", "memory_of",
            "policy_context", "prepare_reconciliation", "registered_sources", "restored_entries", "sources_of", "today"]
