@@ -52,7 +52,10 @@ def summarise(runs: dict[int, dict]) -> dict:
     out = {}
     for r, run in runs.items():
         sc = run["scenarios"]["per_case"]
-        out[f"x{r}"] = {"nodes": run["load"]["nodes"], "load_nodes_per_s": run["load"]["nodes_per_s"],
+        out[f"x{r}"] = {"nodes": run["load"]["nodes"], "load_seconds": run["load"]["seconds"],
+                        "load_nodes_per_s": run["load"]["nodes_per_s"],
+                        "load_embedding_memo": run["load"].get("embedding_memo"),
+                        "revisions": len(sc["detail"]["revisions"]),
                         "precision": sc["precision"], "recall": sc["recall"], "collateral": sc["collateral"],
                         "misses": sc["misses"], "latency_ms": sc["latency_ms"], "undo_ms": sc.get("undo_ms"),
                         "after_undo_identical": run.get("after_undo", {}).get("identical")}
@@ -104,6 +107,7 @@ def run(args) -> dict:
             finally:
                 _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         result["backends"]["postgres"] = summarise(pg_runs)
+        result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         if server is not None:
             server.stop()
@@ -138,7 +142,7 @@ def human(result: dict) -> str:
              f"{m.get('load_average_at_start')}), commit {m.get('commit')}",
              f"PostgreSQL: {result.get('postgres')}", "",
              f"{'backend':<10} {'graph':<5} {'nodes':>7} {'prec':>6} {'recall':>6} {'collat':>6} "
-             f"{'p50 ms':>8} {'p95 ms':>8}"]
+             f"{'p50 ms':>8} {'p95 ms':>8} {'load s':>7}"]
     for name, s in result["backends"].items():
         for r in ("x1", "x10"):
             if r not in s:
@@ -146,7 +150,7 @@ def human(result: dict) -> str:
             x = s[r]
             lat = x["latency_ms"] or {}
             lines.append(f"{name:<10} {r:<5} {x['nodes']:>7} {x['precision']:>6} {x['recall']:>6} "
-                         f"{x['collateral']:>6} {lat.get('p50', '-'):>8} {lat.get('p95', '-'):>8}")
+                         f"{x['collateral']:>6} {lat.get('p50', '-'):>8} {lat.get('p95', '-'):>8} {x.get('load_seconds', '-'):>7}")
         lines.append(f"{name:<10} x10/x1 p50 latency ratio: {s['p50_ratio_x10_over_x1']} ({s['pairs']} pairs)")
     return "\n".join(lines)
 
