@@ -25,8 +25,10 @@ is logged and never fails the change.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
 import time
 from datetime import timedelta
 from typing import Optional
@@ -34,7 +36,10 @@ from typing import Optional
 log = logging.getLogger("falsify")
 
 _commits = 0
-_stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0}
+_stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0,
+          "vector_reconnects": 0, "trimmed_mb": 0.0}
+_process: dict = {}
+M_ARENA_MAX = -8  # glibc mallopt parameter (malloc.h)
 
 
 def _every(name: str, default: int) -> int:
@@ -50,7 +55,41 @@ def settings() -> dict:
 
 
 def stats() -> dict:
-    return dict(_stats, commits=_commits)
+    return dict(_stats, commits=_commits, process=dict(_process))
+
+
+def configure_process() -> dict:
+    """Process-wide allocator settings, applied once before cognee (and its native
+    libraries' worker threads) start: ``FALSIFY_MALLOC_ARENA_MAX`` caps glibc's malloc
+    arenas (``mallopt(M_ARENA_MAX)``; 0 = glibc's default of 8 per core). LanceDB's and
+    Ladybug's worker threads each get an arena of their own otherwise, and freed memory
+    in one arena is not reused by another thread's."""
+    if _process:
+        return dict(_process)
+    pool = os.environ.get("FALSIFY_ARROW_POOL", "system").strip().lower()
+    if pool:
+        # pyarrow's default pool is mimalloc, which keeps the pages of freed Arrow buffers
+        # (LanceDB's query results, cognee's row batches) in its own 1 GiB arena, out of
+        # malloc_trim's reach; the system pool frees them into glibc, which gives them back
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", pool)
+        if "pyarrow" in sys.modules:
+            with contextlib.suppress(Exception):
+                import pyarrow
+
+                pyarrow.set_memory_pool({"system": pyarrow.system_memory_pool,
+                                         "jemalloc": pyarrow.jemalloc_memory_pool,
+                                         "mimalloc": pyarrow.mimalloc_memory_pool}[pool]())
+    _process["arrow_pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+    arenas = _every("FALSIFY_MALLOC_ARENA_MAX", 2)
+    _process["malloc_arena_max"] = arenas or None
+    if arenas:
+        try:
+            import ctypes
+
+            _process["malloc_arena_max_set"] = bool(ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas))
+        except Exception:  # noqa: BLE001  (not glibc)
+            _process["malloc_arena_max_set"] = False
+    return dict(_process)
 
 
 async def reopen_graph(graph, home=None) -> bool:
@@ -78,9 +117,52 @@ def trim_native_heap() -> bool:
     try:
         import ctypes
 
-        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
+        before = _rss_mb()
+        if "pyarrow" in sys.modules:  # Arrow's pool first: what it releases, malloc_trim returns
+            with contextlib.suppress(Exception):
+                sys.modules["pyarrow"].default_memory_pool().release_unused()
+        done = bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
+        _stats["trimmed_mb"] += max(0.0, before - _rss_mb())
+        return done
     except Exception:  # not glibc
         return False
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _unwrap(engine):
+    """cognee's engine handle -> its cached lease proxy -> the adapter itself (the
+    handle and the proxy forward reads, not writes)."""
+    resolve = getattr(type(engine), "_engine", None)
+    if resolve is not None:
+        engine = engine._engine()
+    return getattr(engine, "__wrapped__", None) or engine
+
+
+async def reconnect_vector(vector) -> bool:
+    """Drop cognee's LanceDB connection so the next use opens a fresh one: a connection's
+    session caches the metadata of every table version it has read (manifests, deletion
+    files, fragment metadata; measured ~11 KB per version, kept up to 1 GiB). In-flight
+    readers keep the old connection alive through their own references; it is freed with
+    the last of them. False if the adapter is not a local LanceDB one."""
+    vector = _unwrap(vector)
+    lock = getattr(vector, "_lifecycle_lock", None)
+    if lock is None or getattr(vector, "_subprocess_mode", False) or not hasattr(vector, "connection"):
+        return False
+    with lock:
+        if getattr(vector, "_permanently_closed", False) or vector.connection is None:
+            return False
+        vector.connection = None
+    return True
 
 
 async def prune_vector_versions(vector, names, older_than_s: float = 30.0) -> int:
@@ -124,6 +206,8 @@ async def after_commit(store, home=None) -> None:
             age = float(os.environ.get("FALSIFY_VECTOR_PRUNE_AGE_S", "30"))
             if await prune_vector_versions(store.vector, [collection(k) for k in KINDS], age):
                 _stats["vector_prunes"] += 1
+            if _every("FALSIFY_VECTOR_RECONNECT", 1) and await reconnect_vector(store.vector):
+                _stats["vector_reconnects"] += 1
         except Exception as error:  # noqa: BLE001
             log.warning("pruning old vector versions failed (no data changed): %s", error)
         _stats["vector_prune_ms"] += (time.perf_counter() - start) * 1000

@@ -135,6 +135,9 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
             )
         return _configured
     load_dotenv_file()
+    from memory_core.store import memory
+
+    memory.configure_process()  # allocator settings, before cognee's native threads start (issue 15)
     if backend() == "postgres":  # cognee's postgres graph + pgvector adapters on FALSIFY's database
         os.environ.update(_postgres_values())
     paths.root.mkdir(parents=True, exist_ok=True)
