@@ -1,0 +1,98 @@
+"""Process-level housekeeping of a long-lived process (issue 15, ``memory_core.store.memory``):
+the allocator settings applied when FALSIFY configures a process, and dropping cognee's
+LanceDB connection between commits without losing anything a reader sees.
+
+Each case runs in its own subprocess (a process serves one root, and allocator settings are
+process-wide). Memory figures are measured by ``python -m bench.soak``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from harness import REPO, clean_env, copy_root, loaded_root
+
+CONFIGURE = textwrap.dedent("""
+    import json, sys
+    from memory_core.store import memory, settings
+    settings.configure(sys.argv[1])
+    import pyarrow
+    print(json.dumps({"process": memory.stats()["process"],
+                      "pool": pyarrow.default_memory_pool().backend_name}))
+""")
+
+RECONNECT = textwrap.dedent("""
+    import asyncio, json, sys
+    from memory_core.api import Falsify
+    from memory_core.store import memory
+
+    FACT = "Forensic audit: the March QA report was back-dated."
+
+    async def main(root):
+        seen = {}
+        async with Falsify.open(root) as fx:
+            vector = fx.stores.store.vector
+            query = "QA report documented the brake-valve defect"
+            seen["before"] = await fx.search(query, include_dead=True)
+            first = await vector.get_connection()
+            seen["pruned"] = await memory.prune_vector_versions(
+                vector, [name for name in await first.table_names()], older_than_s=0)
+            seen["dropped"] = await memory.reconnect_vector(vector)
+            second = await vector.get_connection()
+            seen["new_connection"] = second is not first
+            seen["after"] = await fx.search(query, include_dead=True)
+            seen["revise"] = await fx.revise(FACT, target="E_qa", key="F_audit")
+            seen["dropped_again"] = await memory.reconnect_vector(vector)
+            seen["search_revised"] = await fx.search(FACT)
+            seen["undo"] = await fx.undo()
+            seen["dropped_third"] = await memory.reconnect_vector(vector)
+            seen["after_undo"] = await fx.search(query, include_dead=True)
+            seen["check"] = await fx.check()
+        print(json.dumps(seen, default=str))
+
+    asyncio.run(main(sys.argv[1]))
+""")
+
+
+def run(code: str, root, **extra) -> dict:
+    env = clean_env(**extra)
+    if "ARROW_DEFAULT_MEMORY_POOL" not in extra:  # set in this process by conftest's configure()
+        env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_configure_caps_malloc_arenas_and_uses_the_system_arrow_pool(tmp_path):
+    seen = run(CONFIGURE, tmp_path / "root")
+    assert seen["process"]["malloc_arena_max"] == 2 and seen["process"]["malloc_arena_max_set"] is True
+    assert seen["pool"] == "system"
+    # both can be turned off; the caller's own ARROW_DEFAULT_MEMORY_POOL is left alone
+    off = run(CONFIGURE, tmp_path / "root2", FALSIFY_MALLOC_ARENA_MAX="0", FALSIFY_ARROW_POOL="")
+    assert off["process"]["malloc_arena_max"] is None and "malloc_arena_max_set" not in off["process"]
+    assert off["pool"] != "system"
+    theirs = run(CONFIGURE, tmp_path / "root3", ARROW_DEFAULT_MEMORY_POOL="jemalloc")
+    assert theirs["pool"] == "jemalloc"
+
+
+@pytest.mark.slow
+def test_dropping_the_vector_connection_keeps_every_reader_whole(tmp_path_factory):
+    if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres":
+        pytest.skip("LanceDB only")
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path_factory.mktemp("reconnect") / "root")
+    seen = run(RECONNECT, root)
+    assert seen["pruned"] >= 1
+    assert seen["dropped"] is True and seen["new_connection"] is True
+    assert seen["before"] and seen["after"] == seen["before"]
+    assert seen["revise"]["refuted"] == ["E_qa"]
+    assert seen["dropped_again"] is True and seen["dropped_third"] is True
+    assert any(hit["key"] == "F_audit" for hit in seen["search_revised"])
+    assert seen["after_undo"] == seen["before"]
+    assert seen["check"].get("ok", True) is not False
