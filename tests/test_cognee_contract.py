@@ -173,3 +173,17 @@ def _minimal(kind: str, key: str) -> dict:
     if kind != "question":
         fields["question_key"] = "Q"
     return fields
+
+
+async def test_vector_adapter_embeds_through_its_embedding_engine(app):
+    """store.embedder.reuse_vectors stands in for the adapter's ``embedding_engine``
+    (a batch's facts are embedded for detection, then written without embedding them
+    again): cognee's LanceDB and pgvector adapters must embed through that attribute."""
+    adapter = embedder._real_adapter(app.store.vector)
+    real = adapter.embedding_engine
+    marker = [0.25] * embedder.DIMENSIONS
+    with embedder.reuse_vectors(adapter, {"falsify contract probe text": marker}) as stand_in:
+        got = await adapter.embed_data(["falsify contract probe text", "a text nobody embedded before"])
+    assert [float(x) for x in got[0]] == marker
+    assert len(got[1]) == embedder.DIMENSIONS and stand_in.reused == 1
+    assert adapter.embedding_engine is real

@@ -95,13 +95,16 @@ def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead:
     ``forced_dead``: nodes killed outright (a contradiction with no recorded winner)."""
     scope = {k for k in (view.nodes if scope is None else scope) if labellable(view, k)}
     forced = set(forced_dead)
-    outside = {k: label_of(n.state) for k, n in view.nodes.items() if k not in scope}
-    fixed_true = {k for k, lab in outside.items() if lab == L_ALIVE}
-    fixed_undefined = {k for k, lab in outside.items() if lab == L_DISPUTED}
     rules: dict[str, tuple[list[str], Optional[list[list[str]]], str]] = {}
     for key in scope:
         justs = [ants for _, ants in view.justifications(key)]
         rules[key] = (attackers(view, key), justs or None, label_of(view.nodes[key].state))
+    # the nodes outside the scope that the scope's rules read keep the label of their stored state
+    refs = {a for atts, justs, _ in rules.values() for a in atts} | \
+        {a for _, justs, _ in rules.values() for ants in justs or () for a in ants}
+    outside = {k: label_of(view.nodes[k].state) for k in refs - scope if k in view.nodes}
+    fixed_true = {k for k, lab in outside.items() if lab == L_ALIVE}
+    fixed_undefined = {k for k, lab in outside.items() if lab == L_DISPUTED}
     order = sorted(scope)
 
     def gamma(assumed: set[str]) -> set[str]:

@@ -24,6 +24,7 @@ from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collect
 from memory_core.core.vocabulary import TEXT_FIELD
 
 COMPACT_AT_FRAGMENTS = 16  # see BeliefStore.compact_vectors
+REUSABLE_VECTORS_MAX = 50_000  # texts whose vectors embed() keeps for the next write (see BeliefStore.embed)
 
 
 def state_of(props: dict) -> str:
@@ -37,6 +38,7 @@ def state_of(props: dict) -> str:
 
 
 from memory_core.store.backends import node_props  # noqa: E402,F401  (re-exported)
+from memory_core.store.embedder import reuse_vectors  # noqa: E402
 
 
 def to_node(props: dict) -> Optional[Node]:
@@ -277,8 +279,10 @@ class BeliefStore:
             by_type: dict[type, list] = {}
             for point in points:
                 by_type.setdefault(type(point), []).append(point)
-            for group in by_type.values():
-                await add_data_points(group)
+            reusable = self.__dict__.pop("_reusable_vectors", None) or {}
+            with reuse_vectors(self.vector, reusable):
+                for group in by_type.values():
+                    await add_data_points(group)
 
     async def add_edges(self, edges: list[Edge], kinds: dict[str, str]) -> None:
         """Write belief edges; ``kinds`` maps every endpoint key to its node kind."""
@@ -361,10 +365,20 @@ class BeliefStore:
         return done
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
-        """Vectors of ``texts`` from cognee's embedding engine (the model the stores use)."""
+        """Vectors of ``texts`` from cognee's embedding engine (the model the stores use),
+        each distinct text embedded once. They are kept until the next write, which
+        reuses them for the nodes it adds with the same text instead of embedding
+        them again (a batch's facts are embedded for detection, then written)."""
         from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
-        return [list(v) for v in await get_embedding_engine().embed_text(list(texts))]
+        distinct = list(dict.fromkeys(texts))
+        got = await get_embedding_engine().embed_text(distinct) if distinct else []
+        vectors = {t: list(v) for t, v in zip(distinct, got)}
+        reusable = self.__dict__.setdefault("_reusable_vectors", {})
+        if len(reusable) > REUSABLE_VECTORS_MAX:
+            reusable.clear()
+        reusable.update(vectors)
+        return [vectors[t] for t in texts]
 
     async def search(self, name: str, text: str, limit: int) -> list:
         if not await self.vector.has_collection(name):

@@ -91,7 +91,8 @@ async def detect_batch(batch: RevisionBatch) -> None:
         embedded = await store.embed([j.fact for j in jobs])
         vectors = {j.index: v for j, v in zip(jobs, embedded)}
     if len(free) >= BATCH_GATE1_MIN and await detect_together(batch, free, exclude, vectors):
-        rest = [j for j in jobs if j not in free]
+        done = {id(j) for j in free}
+        rest = [j for j in jobs if id(j) not in done]
     else:
         rest = jobs
     gate = asyncio.Semaphore(concurrency() if batch.use_llm else 1)
