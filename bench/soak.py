@@ -1,6 +1,7 @@
 """Soak: one long-lived process revising and undoing N times (the server's code path).
 
-    python -m bench.soak --revisions N [--every 500] [--root DIR] [--keep DIR] [--json]
+    python -m bench.soak --revisions N [--every 500] [--baseline 200] [--root DIR] [--keep DIR]
+                         [--probe] [--tracemalloc] [--json]
 
 One process opens a copy of the MQuAKE-hard graph through ``memory_core.api.Falsify``
 (the object the viewer and the MCP server hold for their whole life) and repeats:
@@ -13,8 +14,13 @@ revisions (and after the first 200, the baseline) it records the resident set si
 
 The graph is loaded once through ``Falsify.load`` into ``--root`` (default: a temporary
 directory); with ``--root`` pointing at an already loaded root, a copy of it is used
-(``--keep DIR`` keeps the loaded root there for later runs). Every figure printed is
-measured in the run that prints it.
+(``--keep DIR`` keeps the loaded root there for later runs). ``--probe`` adds to each
+sample where the memory is (``native``: /proc/self/smaps by kind -- glibc's main heap,
+its other arenas, Ladybug's buffer pool and other 1 GiB+ reservations, other anonymous
+mappings, files -- and mallinfo2's in-use and free-but-held bytes; ``python``: gc
+objects, pyarrow's pool, the housekeeping counters); ``--tracemalloc`` also traces
+Python's allocations and prints the sites that grew most after the baseline. Every
+figure printed is measured in the run that prints it.
 """
 
 from __future__ import annotations
