@@ -52,7 +52,8 @@ def native_breakdown() -> dict:
     """Where the resident memory is, from /proc/self/smaps and glibc's mallinfo2 (MB):
     ``rss_anon``/``rss_file`` (VmRSS split), ``heap`` (glibc's main arena, [heap]),
     ``arenas`` (glibc's other arenas: anonymous 64 MB-reserved regions), ``pool``
-    (Ladybug's buffer pool: the one anonymous reservation of 1 GB or more), ``anon_other``
+    (anonymous reservations of 1 GiB or more: Ladybug's buffer pool and its max_db_size
+    region, and pyarrow's mimalloc arena when that pool is in use), ``anon_other``
     (other anonymous mappings: thread stacks, large mallocs, Rust allocators), ``files``
     (file-backed pages: libraries, mapped data files); ``malloc_in_use``/``malloc_free``
     (mallinfo2 uordblks/fordblks: bytes malloc has handed out / keeps free)."""
