@@ -40,10 +40,10 @@ from pathlib import Path
 from .mquake import REPO, Dataset, data_path, disk_usage, machine, stdout_to_stderr
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -159,8 +159,10 @@ def prepare(root: Path, data: Dataset) -> float:
 
 
 def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
-    sample = {"revisions": n, "rss_mb": round(rss_mb(), 1), "root_mb": round(disk_usage(root)["total"] / 2**20, 1),
-              "seconds": round(time.perf_counter() - start, 1)}
+    # samples fall right after a housekeeping step (every 50 revise+undo cycles at the defaults), where
+    # RSS is lowest; rss_peak_mb (VmHWM, the highest RSS so far) shows the top of the saw-tooth too
+    sample = {"revisions": n, "rss_mb": round(rss_mb(), 1), "rss_peak_mb": round(rss_mb("VmHWM"), 1),
+              "root_mb": round(disk_usage(root)["total"] / 2**20, 1), "seconds": round(time.perf_counter() - start, 1)}
     if probe:
         sample["native"] = native_breakdown()
         sample["python"] = python_breakdown()
@@ -212,6 +214,7 @@ async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_a
     out["rss_growth_mb_per_1000"] = (round(out["rss_growth_mb"] / (end["revisions"] - baseline_at) * 1000, 1)
                                      if baseline and end["revisions"] > baseline_at else None)
     out["root_mb"] = end["root_mb"]
+    out["rss_peak_mb"] = round(rss_mb("VmHWM"), 1)
     # by part: the vector and graph stores should stay bounded; revisions.jsonl is the undo history
     # (one entry per change, with its intent) and grows by design
     out["root_parts_mb"] = {k: round(v / 2**20, 1) for k, v in disk_usage(root).items() if k != "total"}
