@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 SEED = json.loads((REPO / "examples" / "company_x.json").read_text())
 AUDIT = "Forensic audit: the March QA report was back-dated."
-TOOLS = {"add_beliefs", "revise", "recall", "search", "status", "explain", "undo", "check"}
+TOOLS = {"add_beliefs", "revise", "revise_many", "resolve", "recall", "search", "status", "explain", "undo", "check"}
 
 
 def server_params(root: Path) -> StdioServerParameters:
@@ -51,6 +51,7 @@ async def test_every_tool_over_stdio(tmp_path):
         assert params == {"add_beliefs": {"fragment"},
                           "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
                                      "dry_run"},
+                          "revise_many": {"facts", "dry_run"}, "resolve": {"loser", "winner"},
                           "recall": {"question"}, "search": {"query", "top_k", "include_dead"}, "status": set(),
                           "explain": {"key"}, "undo": set(), "check": set()}
         assert listed["revise"].input_schema["required"] == ["fact"]
@@ -116,6 +117,35 @@ async def test_every_tool_over_stdio(tmp_path):
         assert json.loads(warm.stdout) == await call(session, "status")
 
         # undo restores the graph as it was before the revision
+        await call(session, "undo")
+        after_undo = await call(session, "status")
+        assert keys(after_undo["nodes"]) == keys(before["nodes"])
+
+        # many facts at once: one bad fact rejects the list (nothing written); then one batch, one undo
+        bad_many = await session.call_tool("revise_many", {"facts": [{"fact": "ok"}, {"fact": "x", "target": 7}]})
+        assert bad_many.is_error and "facts line 2" in bad_many.content[0].text
+        assert await call(session, "status") == after_undo
+        many = (await call(session, "revise_many", facts=[
+            {"fact": AUDIT, "target": "E_qa", "key": "F_audit"},
+            {"fact": "The audit itself was retracted by the auditor.", "target": "F_audit"}]))["result"]
+        assert many[0]["new_evidence"] == "F_audit" and many[0]["refuted"] == ["E_qa"]
+        assert many[1]["refuted"] == ["F_audit"] and "E_qa" in many[1]["reinstated"]  # the second sees the first
+        assert many[0]["epoch"] == many[1]["epoch"]
+        assert keys((await call(session, "status"))["nodes"])["E_qa"] == "alive"
+        await call(session, "undo")
+        assert await call(session, "status") == after_undo
+
+        # a dispute (preserve_both), then resolve it: the loser is refuted, the winner alive
+        disputed = await call(session, "revise", fact="The QA report was signed on the day of the test.",
+                              target="E_qa", key="E_sig", policy="preserve_both")
+        assert set(disputed["disputed"]) >= {"E_qa", "E_sig"}
+        not_disputed = await session.call_tool("resolve", {"loser": "E_qa", "winner": "E_email"})
+        assert not_disputed.is_error and "dispute" in not_disputed.content[0].text
+        ended = await call(session, "resolve", loser="E_qa", winner="E_sig")
+        assert ended["refuted"] == ["E_qa"] and "E_sig" in ended["reinstated"]
+        states = keys((await call(session, "status"))["nodes"])
+        assert states["E_qa"] == "refuted" and states["E_sig"] == "alive"
+        await call(session, "undo")
         await call(session, "undo")
         after_undo = await call(session, "status")
         assert keys(after_undo["nodes"]) == keys(before["nodes"])

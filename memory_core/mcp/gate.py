@@ -20,7 +20,7 @@ import itertools
 from typing import Any, Optional
 
 # Facade methods that may change the graph (announced when they succeed).
-WRITES = frozenset({"load", "load_file", "revise", "revise_many", "undo", "check"})
+WRITES = frozenset({"load", "load_file", "revise", "revise_many", "resolve", "undo", "check"})
 
 
 def _changes(method: str, kwargs: dict) -> bool:

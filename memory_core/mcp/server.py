@@ -73,6 +73,25 @@ as new evidence. Arguments:
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
 "promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`."""
 
+REVISE_MANY = """\
+Revise the memory with many new facts at once (a feed, a day's reading), in order.
+
+Each fact is an object with the `revise` fields: {"fact": "...", "triple": "S|P|O", "target": "E1",
+"key": "...", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8, "policy": "latest_wins"}
+(only "fact" is required), or just the fact's text. Every fact is validated first: one bad fact
+rejects the whole list with an error naming it (`facts line 3: ...`), and nothing is written. Then the
+facts go through one pipeline run: each sees the effects of the ones before it, exactly as if revised
+one at a time, and the batch is written as one change (one epoch; `undo` reverts the whole batch).
+`dry_run`: judge every fact and change nothing. Returns {"result": [one `revise` result per fact]}."""
+
+RESOLVE = """\
+End a dispute: two stored evidence nodes contradict each other and no policy could rank them (both are
+"disputed", linked by a `disputes` edge, e.g. after a revise with policy "preserve_both" or equal dates
+and trust). Call it when you have learnt which one is right: `loser` becomes refuted (superseded by
+`winner`), `winner` becomes alive, and everything resting on them is relabelled (the loser's dependents
+die and dead ends are forgotten; the winner's come back). Both keys must be disputed evidence in one
+dispute, else an error and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
+
 RECALL = """\
 Answer a stored research question from the memory: FALSIFY's answer uses only beliefs still alive,
 next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
@@ -151,6 +170,14 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
                      dry_run: bool = False) -> dict[str, Any]:
         return await call("revise", fact, triple=triple, target=target, key=key, source=source,
                           asserted_at=asserted_at, trust=trust, policy=policy, dry_run=dry_run)
+
+    @server.tool(description=REVISE_MANY, annotations=WRITING)
+    async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
+        return await call("revise_many", facts, dry_run=dry_run)
+
+    @server.tool(description=RESOLVE, annotations=WRITING)
+    async def resolve(loser: str, winner: str) -> dict[str, Any]:
+        return await call("resolve", loser, winner)
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None) -> dict[str, Any]:
