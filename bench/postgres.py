@@ -48,6 +48,21 @@ def child(args, replicas: int, root: Path, env: dict) -> dict:
     return json.loads(proc.stdout)
 
 
+def parts_p50(revisions: list[dict]) -> dict:
+    """The median of each part of a revision: the write path's steps (``steps``: before the
+    journal, each writer step, the commit) and the revision's own ``timings``, in ms."""
+    parts: dict[str, list[float]] = {}
+    for rev in revisions:
+        if rev.get("epoch") is None:
+            continue
+        for name, ms in (rev.get("steps") or {}).items():
+            parts.setdefault(f"step.{name}", []).append(ms)
+        for name, ms in (rev.get("timings") or {}).items():
+            if isinstance(ms, (int, float)):
+                parts.setdefault(f"timing.{name}", []).append(ms)
+    return {name: round(pct(values, 0.5), 1) for name, values in sorted(parts.items())}
+
+
 def summarise(runs: dict[int, dict]) -> dict:
     out = {}
     for r, run in runs.items():
@@ -58,7 +73,8 @@ def summarise(runs: dict[int, dict]) -> dict:
                         "revisions": len(sc["detail"]["revisions"]),
                         "precision": sc["precision"], "recall": sc["recall"], "collateral": sc["collateral"],
                         "misses": sc["misses"], "latency_ms": sc["latency_ms"], "undo_ms": sc.get("undo_ms"),
-                        "after_undo_identical": run.get("after_undo", {}).get("identical")}
+                        "after_undo_identical": run.get("after_undo", {}).get("identical"),
+                        "p50_ms_by_part": parts_p50(sc["detail"]["revisions"])}
     if 10 not in runs:
         out["pairs"], out["p50_ratio_x10_over_x1"] = 0, None
         return out

@@ -193,19 +193,27 @@ class PgJournal:
         return next(self.entries_backwards(), None)
 
     def entries_backwards(self, block: int = 256) -> Iterator[dict]:
-        """Newest first, fetched in blocks: the cost follows how far back the caller looks."""
-        before = None
+        """Newest first, fetched in blocks of 1, 2, 4, ... up to ``block`` rows: the cost
+        follows how far back the caller looks (at most twice that), as with the embedded
+        log read from its end. A fixed block of 256 made every ``last_entry()`` fetch and
+        decode the whole log of a young database: on the MQuAKE x10 graph (ten load entries
+        of ~1,400 nodes each) that was 57 s of JSON decoding in 16 revisions and 32 undos
+        (cProfile), the x10/x1 latency ratio 2.5 against 1.08 embedded."""
+        before, size = None, 1
         while True:
             if before is None:
-                rows = self._query("SELECT seq, entry FROM falsify_log ORDER BY seq DESC LIMIT %s", (block,))
+                rows = self._query("SELECT seq, entry FROM falsify_log ORDER BY seq DESC LIMIT %s", (size,))
             else:
                 rows = self._query("SELECT seq, entry FROM falsify_log WHERE seq < %s ORDER BY seq DESC LIMIT %s",
-                                   (before, block))
+                                   (before, size))
             if not rows:
                 return
             for seq, entry in rows:
                 yield entry
+            if len(rows) < size:
+                return
             before = rows[-1][0]
+            size = min(size * 2, block)
 
     def entries(self) -> Iterator[dict]:
         after = 0
