@@ -1,8 +1,10 @@
 """The revision log in the database (memory_core/store/postgres.py PgJournal), read from its
 end like the embedded log (tests/test_journal.py): the same entries as a forward read,
 whatever the block size, and the rows fetched follow how far back the caller looks (the
-newest entry is one row, not the whole log). Runs in the postgres session of ``make test``
-on a fresh database of its own; skipped on the embedded backend.
+newest entry is one row, not the whole log). Also: a database that FALSIFY opened before
+cognee created ``graph_node`` gets the subject-predicate index after its first commit (the
+benchmark's x10 graph ran without it: a scan per lookup). Runs in the postgres session of
+``make test`` on fresh databases of its own; skipped on the embedded backend.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import random
 
 import pytest
 
-from conftest import BACKEND
+from conftest import BACKEND, SEED, cli
 
 pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)")
 
@@ -57,3 +59,15 @@ def test_rows_fetched_follow_how_far_back(journal, monkeypatch):
     walk = journal.entries_backwards()
     assert [next(walk) for _ in range(10)] == entries[:-11:-1]
     assert sum(fetched) < 20  # blocks 1, 2, 4, 8: at most twice as far as looked
+
+
+@pytest.mark.slow
+def test_fresh_database_gets_the_lookup_index_after_its_first_commit(tmp_path):
+    import pg_server
+
+    root = tmp_path / "root"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    proc = cli(root, "load", str(SEED), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    indexes = pg_server._admin_sql("SELECT indexname FROM pg_indexes WHERE tablename = 'graph_node'", url)
+    assert ("falsify_node_type_name",) in indexes, indexes
