@@ -38,12 +38,15 @@ browser:
 demo: setup ui
 	$(PY) main.py --demo
 
-# The same store-contract, revision, undo and MQuAKE quick tests again on PostgreSQL + pgvector, plus the
-# backend's own tests (crash sample, several processes on one database): tests/conftest.py
+# The same store-contract, revision, undo, check/repair, crash-trial (a sample) and MQuAKE quick tests
+# again on PostgreSQL + pgvector, plus the backend's own tests (journal, crash sample, several
+# processes on one database): tests/conftest.py
 # starts a PostgreSQL 16 + pgvector from the pgserver wheel (initdb as the system user
 # falsify-pg, created with useradd when missing) on a free loopback port and stops it after.
 PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo.py tests/test_bench_quick.py \
-            tests/test_postgres_store.py tests/test_postgres_crash.py tests/test_postgres_multiprocess.py
+            tests/test_check_repair.py tests/test_fault_injection.py \
+            tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
+            tests/test_postgres_multiprocess.py
 
 test: setup ui browser
 	$(PY) -m pytest -q

@@ -24,6 +24,12 @@ Per trial:
 The trial passes when check is clean, no intent is pending, and the root is in
 exactly the before-state or exactly the after-state of an uninterrupted run,
 with the revision log agreeing (one more committed entry iff after-state).
+
+On PostgreSQL (``FALSIFY_BACKEND=postgres`` and ``FALSIFY_DATABASE_URL`` naming the root's
+own database, set by tests/test_fault_injection.py in a postgres session) the root's data
+are that database: a pristine copy is a database made with ``CREATE DATABASE ... TEMPLATE``
+(tests/pg_server.py), the intent is the row of ``falsify_intent`` and the log the rows of
+``falsify_log``, watched with plain SQL instead of the files.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+POSTGRES = os.environ.get("FALSIFY_BACKEND") == "postgres"
 
 STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges",
          "del_nodes", "committed")
@@ -55,6 +63,37 @@ class Driver:
         self.outputs = work / "outputs"
         self.outputs.mkdir(parents=True, exist_ok=True)
         self.counter = 0
+        self._sql = None  # postgres: the driver's own connection to the root's database
+
+    # ---- the journal, on either backend ------------------------------------
+    def _query(self, statement: str):
+        """One value from the root's database, or None when FALSIFY's tables are not there yet."""
+        import psycopg2
+
+        if self._sql is None:
+            self._sql = psycopg2.connect(os.environ["FALSIFY_DATABASE_URL"], application_name="fault_driver")
+            self._sql.autocommit = True
+        try:
+            with self._sql.cursor() as cur:
+                cur.execute(statement)
+                return cur.fetchone()[0]
+        except psycopg2.errors.UndefinedTable:
+            return None
+
+    def disconnect(self) -> None:
+        """Before the root's database is replaced or copied (a template must have no sessions)."""
+        if self._sql is not None:
+            self._sql.close()
+            self._sql = None
+
+    def has_pending(self) -> bool:
+        if POSTGRES:
+            return bool(self._query("SELECT count(*) FROM falsify_intent"))
+        return (self.root / "journal" / "pending.json").exists()
+
+    def poll_pause(self) -> None:
+        # a file test costs microseconds; a query a round trip to the server: poll it less often
+        time.sleep(0.002 if POSTGRES else 0.0005)
 
     # ---- process plumbing ----------------------------------------------
     def fork_cli(self, argv: list, env: dict | None = None) -> tuple[int, Path]:
@@ -145,13 +184,25 @@ class Driver:
     def reset(self, name: str) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
         shutil.copytree(self.pristine / name, self.root, symlinks=True)
+        if POSTGRES:
+            import pg_server
+
+            self.disconnect()
+            pg_server.copy_database(self.pristine / name, self.root)
 
     def save(self, name: str) -> None:
         dst = self.pristine / name
         shutil.rmtree(dst, ignore_errors=True)
         shutil.copytree(self.root, dst, symlinks=True)
+        if POSTGRES:
+            import pg_server
+
+            self.disconnect()
+            pg_server.copy_database(self.root, dst)
 
     def log_lines(self) -> int:
+        if POSTGRES:
+            return int(self._query("SELECT count(*) FROM falsify_log") or 0)
         path = self.root / "revisions.jsonl"
         return len([l for l in path.read_bytes().splitlines() if l.strip()]) if path.exists() else 0
 
@@ -170,7 +221,7 @@ class Driver:
         except ValueError:
             result["status"] = None
         result["recovered"] = [l for l in check["stderr"].splitlines() if l.startswith("[recovery]")]
-        result["pending"] = (self.root / "journal" / "pending.json").exists()
+        result["pending"] = self.has_pending()
         result["log_lines"] = self.log_lines()
         return result
 
@@ -207,7 +258,6 @@ class Driver:
         assert first["how"] == "exit 0", first
         self.save("empty")
         states = {"empty": json.loads(first["stdout"])}
-        pending = self.root / "journal" / "pending.json"
         for op, after in (("load", "loaded"), ("revise", "revised"), ("undo", "undone")):
             t0 = time.monotonic()
             pid, base = self.fork_cli([self.argv_of(op), ["status", "--json"]])  # the op, then its after-state
@@ -215,7 +265,7 @@ class Driver:
             while True:  # watch the journal intent appear and disappear: the write window
                 done, status = os.waitpid(pid, os.WNOHANG)
                 now = time.monotonic()
-                exists = pending.exists()
+                exists = self.has_pending()
                 if exists and seen is None:
                     seen = now
                 if seen is not None and not exists and gone is None:
@@ -225,7 +275,7 @@ class Driver:
                 if now - t0 > CHILD_TIMEOUT:
                     os.kill(pid, signal.SIGKILL)
                     raise RuntimeError(f"{op} hung")
-                time.sleep(0.0005)
+                self.poll_pause()
             result = self.read(base, f"exit {os.WEXITSTATUS(status)}")
             assert result["how"] == "exit 0" and seen and gone, (op, result)
             info["timings"][op] = gone - t0  # from the fork to the commit
@@ -269,11 +319,10 @@ class Driver:
             delay = rng.uniform(0.0, info["timings"][op])
             self.kill_after(pid, delay)
         elif spec.get("kill") == "window":
-            pending = self.root / "journal" / "pending.json"
-            while not pending.exists():
+            while not self.has_pending():
                 if self.exited(pid) or time.monotonic() - t0 > CHILD_TIMEOUT:
                     break
-                time.sleep(0.0005)
+                self.poll_pause()
             lo, hi = info["window"][op]
             delay = rng.uniform(0.0, max(hi - lo, 0.01) * 1.3)  # a few land after the commit point
             self.kill_after(pid, delay)

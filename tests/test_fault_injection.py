@@ -4,7 +4,7 @@ change wholly or not at all.
 
 The trials run in ``tests/fault_driver.py`` (see its docstring: one driver per
 data-root path, a forked child per step, real stores, real SIGKILL). Quick mode
-(``make test``) runs 50 trials split over two driver processes; set
+(``make test``) runs 61 trials (28 named-step, 33 random) split over two driver processes; set
 ``FALSIFY_FAULT_TRIALS=N`` for N random-kill trials on top of the named-step ones
 (``make bench`` runs 300).
 
@@ -17,6 +17,12 @@ For every trial:
 * the revision log agrees: it has the operation's entry iff the after-state holds;
 * a kill at a named step before the commit point rolls back (before-state); a
   kill after it (``committed``) keeps the change (after-state).
+
+Both backends (issue 16): with ``FALSIFY_TEST_BACKEND=postgres`` the drivers work on their
+roots' own databases (the intent and the log are rows there; see tests/fault_driver.py),
+and run a sample: ``PG_SAMPLE_STEPS`` (each operation killed at one or two named steps,
+some at the commit point; tests/test_postgres_crash.py kills revise at every step) plus
+``PG_QUICK_RANDOM`` random kills (``FALSIFY_FAULT_TRIALS`` overrides that count too).
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import DEMO_FACT, EXAMPLE, REPO, clean_env
+from backend_helpers import POSTGRES
+from harness import DEMO_FACT, EXAMPLE, REPO, backend_env, clean_env
 
 pytestmark = pytest.mark.slow
 
@@ -43,12 +50,18 @@ STEPS_REACHED = {
     "resolve": ["journalled", "edges", "updates", "del_edges", "del_nodes", "committed"],
     "reinstate": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }
-QUICK_RANDOM = 33  # + 17 named-step trials = 50
+QUICK_RANDOM = 33  # + 28 named-step trials = 61
+# the PostgreSQL sample: every operation, killed before and (for most) after its commit point
+# (revise's every step is tests/test_postgres_crash.py's); 7 named + 4 random = 11 trials
+PG_SAMPLE_STEPS = {"load": ["edges", "committed"], "revise": ["updates"],
+                   "undo": ["del_nodes", "committed"], "resolve": ["del_edges"], "reinstate": ["node_edges"]}
+PG_QUICK_RANDOM = 4
 
 
 def plan(random_trials: int, seed: int) -> list[dict]:
     rng = random.Random(seed)
-    trials = [{"op": op, "step": step} for op, steps in STEPS_REACHED.items() for step in steps]
+    steps_of = PG_SAMPLE_STEPS if POSTGRES else STEPS_REACHED
+    trials = [{"op": op, "step": step} for op, steps in steps_of.items() for step in steps]
     ops = ["revise"] * 5 + ["undo"] * 3 + ["load"] * 2
     for i in range(random_trials):
         trial = {"op": rng.choice(ops), "kill": "window" if rng.random() < 0.8 else "fork"}
@@ -63,14 +76,15 @@ def run_driver(work: Path, trials: list[dict], seed: int) -> subprocess.Popen:
     config = {"work": str(work), "fact": DEMO_FACT, "target": "E_qa", "example": str(EXAMPLE), "seed": seed,
               "trials": trials}
     (work / "config.json").write_text(json.dumps(config))
+    # on postgres the driver's root (work/root) has its own database, named after its path
     return subprocess.Popen([sys.executable, str(REPO / "tests" / "fault_driver.py"), str(work / "config.json"),
-                             str(work / "result.json")], cwd=REPO, env=clean_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                             str(work / "result.json")], cwd=REPO, env=backend_env(work / "root", clean_env()),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 @pytest.fixture(scope="module")
 def trials(tmp_path_factory):
-    n = int(os.environ.get("FALSIFY_FAULT_TRIALS", QUICK_RANDOM))
+    n = int(os.environ.get("FALSIFY_FAULT_TRIALS", PG_QUICK_RANDOM if POSTGRES else QUICK_RANDOM))
     all_trials = plan(n, seed=int(os.environ.get("FALSIFY_FAULT_SEED", "20240611")))
     halves = [all_trials[0::2], all_trials[1::2]]  # two drivers, two roots: both cores busy
     base = tmp_path_factory.mktemp("faults")
@@ -89,7 +103,8 @@ def trials(tmp_path_factory):
 
 def test_enough_trials(trials):
     count = sum(len(r["trials"]) for r in trials)
-    assert count >= 50, count
+    named = sum(len(steps) for steps in (PG_SAMPLE_STEPS if POSTGRES else STEPS_REACHED).values())
+    assert count >= named + (1 if POSTGRES else 33), count
     kinds = {(t["spec"]["op"], "step" if t["spec"].get("step") else t["spec"]["kill"]) for r in trials for t in r["trials"]}
     assert {op for op, _ in kinds} == {"load", "revise", "undo", "resolve", "reinstate"}
 
