@@ -164,3 +164,17 @@ def test_a_node_an_undo_removed_is_not_a_wrong_forget():
     forgot = dict(undo, kind="revise", forgotten=["F"])
     problems, _, _ = forget_problems(replay([load, lost, forgot]), stored(E=("alive", 1)), [])
     assert problems == ["F was forgotten at epoch 3, but alive E supersede(s) or consume(s) it (forget rules (b)/(c))"]
+
+
+def test_a_consumer_that_came_back_later_does_not_make_a_dead_forgotten_node_a_violation():
+    """c consumed a; both were dead when a was forgotten at epoch 3. If c holds again at
+    epoch 5 through another justification, a stays dead and forgotten: not a problem.
+    The same c alive since before the forget is the violation above."""
+    log = replay([LOAD, R1, r2(["a", "c"])])
+    later = stored(Q=("alive", 1), b=("refuted", 3), F1=("dead", 2), F2=("alive", 3), c=("alive", 5))
+    later["id-F1"]["state"] = "refuted"
+    edges = [tuple(edge("F2", "b", "supersedes"))]
+    assert [p for p in forget_problems(log, later, edges)[0] if p.startswith("a ")] == []
+    before = dict(later, **{"id-c": {"key": "c", "state": "alive", "epoch": 1}})
+    assert [p for p in forget_problems(log, before, edges)[0] if p.startswith("a ")] == [
+        "a was forgotten at epoch 3, but alive c supersede(s) or consume(s) it (forget rules (b)/(c))"]

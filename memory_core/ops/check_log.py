@@ -13,8 +13,10 @@ cascade, and the forget rules verified against the revision log.
 * :func:`forget_problems`:
   - a node the log says exists is missing from the graph (deleted behind
     FALSIFY's back), above all when an alive node supersedes or consumes it;
-  - a node the log shows forgotten while a node alive now supersedes or consumes
-    it (its tombstone's edges): the forget rules (b)/(c) were broken;
+  - a node the log shows forgotten while a node alive now, and unchanged since,
+    supersedes or consumes it (its tombstone's edges): the forget rules (b)/(c)
+    were broken (a consumer that came back later through another justification
+    leaves the dead node forgotten);
   - a stored refuted/invalidated node nothing alive needs, although a revision
     after it became such an orphan changed it or one of its consumers or
     superseders (so that revision's forget rule should have removed it).
@@ -165,7 +167,11 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple]) ->
     for ident, tomb in sorted(log.tombstones.items(), key=lambda kv: kv[1].get("key", "")):
         if ident in stored or not tomb.get("forgotten"):
             continue
-        alive = sorted(key(i) for i in _needers_in(tomb.get("edges", []), ident) if needs(i))
+        # alive now and already alive when it was forgotten (a consumer that came back later, through
+        # another justification, leaves the dead node forgotten: only a label that is no longer dead
+        # brings a forgotten node back)
+        alive = sorted(key(i) for i in _needers_in(tomb.get("edges", []), ident)
+                       if needs(i) and int(stored[i].get("epoch") or 0) <= int(tomb["deleted_at"]))
         if alive:
             problems.append(f"{tomb.get('key', ident)} was forgotten at epoch {tomb['deleted_at']}, but alive "
                             f"{', '.join(alive)} supersede(s) or consume(s) it (forget rules (b)/(c))")

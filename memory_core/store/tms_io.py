@@ -238,22 +238,34 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
     by_id = {t["id"]: t for t in tombs.values() if t.get("id")}
     region = downstream(view, seeds)
     wanted = {node_id(view.nodes[k].kind, k) for k in region}
-    grew = True
-    while grew:
-        grew = False
-        for tid, tomb in by_id.items():
-            key = tomb.get("key")
-            if key in ghosts or key in view.nodes:
-                continue
-            if any(e[2] == DEPENDS_ON and e[0] == tid and e[1] in wanted for e in tomb.get("edges", [])):
-                node = ghost_node(tomb)
-                if node is None:
+    for _ in range(max_rounds):
+        grew = True
+        while grew:
+            grew = False
+            for tid, tomb in by_id.items():
+                key = tomb.get("key")
+                if key in ghosts or key in view.nodes:
                     continue
-                ghosts[key] = tomb
-                view.add_node(node)
-                ids[tid] = key
-                wanted.add(tid)
-                grew = True
+                if any(e[2] == DEPENDS_ON and e[0] == tid and e[1] in wanted for e in tomb.get("edges", [])):
+                    node = ghost_node(tomb)
+                    if node is None:
+                        continue
+                    ghosts[key] = tomb
+                    view.add_node(node)
+                    ids[tid] = key
+                    wanted.add(tid)
+                    grew = True
+        # stored nodes resting on those ghosts (their edge went with the ghost; only its tombstone
+        # keeps it): they come back with a ghost that comes back, so they and what rests on them
+        # are read too, and the ghosts that rest on those, until nothing new is reached
+        consumers = sorted({src for t in ghosts.values() for src, dst, rel, _ in t.get("edges", [])
+                            if rel == DEPENDS_ON and dst == t.get("id") and src not in ids and src not in by_id})
+        if not consumers:
+            break
+        _merge(view, await store.affected_view(consumers))
+        ids.update({node_id(n.kind, k): k for k, n in view.nodes.items()})
+        _ghost_edges(view, ghosts, ids)
+        wanted |= {node_id(view.nodes[k].kind, k) for k in downstream(view, seeds)}
     # what those ghosts rest on but the view lacks: a node forgotten with them (a ghost too, dead and
     # outside the relabelled region: it keeps its tombstone state) or a stored node outside the view
     missing = {e[1] for t in ghosts.values() for e in t.get("edges", [])
@@ -271,15 +283,20 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         if node is not None and node.key not in view.nodes:
             view.add_node(node)
             ids[tid] = node.key
-    for key, tomb in ghosts.items():
+    _ghost_edges(view, ghosts, ids)
+    add_antecedent_ghosts(view, index, ghosts)
+    return ghosts, memory_of(entries), set(by_id)
+
+
+def _ghost_edges(view: BeliefView, ghosts: dict[str, dict], ids: dict[str, str]) -> None:
+    """The ghosts' tombstone edges whose both ends are in the view (id -> key: ``ids``)."""
+    for tomb in ghosts.values():
         for src, dst, rel, props in tomb.get("edges", []):
             if rel == PART_OF or src not in ids or dst not in ids:
                 continue
             edge = to_edge(rel, ids[src], ids[dst], props or {})
             if not any(e.kind == edge.kind and e.dst == edge.dst for e in view.out_edges(edge.src)):
                 view.add_edge(edge)
-    add_antecedent_ghosts(view, index, ghosts)
-    return ghosts, memory_of(entries), set(by_id)
 
 
 def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefView, absent: set[str]) -> list[dict]:
