@@ -182,3 +182,16 @@ async def test_generated_sequence_5114(app):
     inv, picks = sequence_case(5114, prefix, shared=True, min_conclusions=2)
     report = await run_sequence(app, inv, picks, prefix)
     assert report["differences"] == [], describe(inv, picks, report)
+
+
+async def test_generated_sequence_6021(app):
+    """Found by this test with seeds from 6000 (2026-12-01), fixed: E3 and E4 were
+    forgotten once the hypotheses they support were superseded; when F1 is refuted they
+    come back, so the superseded hypotheses they support (H0, H2: not read with the
+    view) hold again; and K1, read only as a ghost's antecedent, is relabelled with all
+    its justifications (its stored edge to E5 keeps it alive)."""
+    prefix = "pw6021_"
+    inv, picks = sequence_case(6021, prefix, shared=True, min_conclusions=2)
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []

@@ -214,18 +214,19 @@ class BeliefStore:
             return []
         return await self.backend.edges_touching(list(ids), types)
 
-    async def affected_view(self, seed_ids: list[str]) -> BeliefView:
+    async def affected_view(self, seed_ids: list[str], hypotheses: Iterable[str] = ()) -> BeliefView:
         """The part of the graph a revision of ``seed_ids`` can touch: the seeds'
         transitive dependents (through depends_on), the hypotheses they support,
         those hypotheses' rivals, and every node one edge away from any of them
         (antecedents, consumers, superseders), and every edge of the dead ones among
         those (their forget status is decided with all their consumers and
         superseders in view). Cost follows the affected region, not the graph: one
-        pair of edge queries per dependency level, plus one for that ring."""
+        pair of edge queries per dependency level, plus one for that ring. ``hypotheses``:
+        more hypothesis ids to read as the seeds' supported ones are (with their rivals)."""
         region: set[str] = set()
         frontier = list(dict.fromkeys(seed_ids))
         edges: dict[tuple, tuple] = {}
-        hypotheses: set[str] = set()
+        hypotheses: set[str] = set(hypotheses)
         while frontier:
             region.update(frontier)
             found = await self._edges_touching(frontier)
@@ -265,6 +266,31 @@ class BeliefStore:
             if beyond:
                 nodes.update(await self.raw_nodes(beyond))
         return self._view(list(nodes.values()), edges.values())
+
+    async def complete(self, view: BeliefView, keys: Iterable[str]) -> set[str]:
+        """Give the view's ``keys`` every belief edge they have, with the nodes at the other
+        ends (a node read alone, e.g. as an antecedent, lacks its own justifications; one
+        relabelled must have them all). Returns the keys of the nodes this added."""
+        known = {node_id(n.kind, k): k for k, n in view.nodes.items()}
+        ids = [i for i, k in known.items() if k in set(keys)]
+        if not ids:
+            return set()
+        edges = await self._edges_touching(ids)
+        added: set[str] = set()
+        missing = {i for e in edges for i in e[:2]} - set(known)
+        if missing:
+            for i, props in (await self.raw_nodes(sorted(missing))).items():
+                node = to_node(props)
+                if node is not None and node.key not in view.nodes:
+                    view.add_node(node)
+                    known[i] = node.key
+                    added.add(node.key)
+        have = {(e.kind, e.src, e.dst) for e in view.edges}
+        for src, dst, rel, props in edges:
+            if src in known and dst in known and (rel, known[src], known[dst]) not in have:
+                view.add_edge(to_edge(rel, known[src], known[dst], props or {}))
+                have.add((rel, known[src], known[dst]))
+        return added
 
     # ---- writing -------------------------------------------------------
     async def add_points(self, points: list) -> None:

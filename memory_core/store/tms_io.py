@@ -28,7 +28,7 @@ from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_key
 from memory_core.core.policy import DEFAULT_POLICY, TRUST_RANKED, Claim, Decision, decide as decide_policy, source_trust
 from memory_core.core.tms import Memory, downstream
-from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, SUPERSEDES
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.store.belief_store import to_edge, to_node
 
 TMS_EDGES = (SUPERSEDES, DISPUTES)
@@ -260,9 +260,13 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         # are read too, and the ghosts that rest on those, until nothing new is reached
         consumers = sorted({src for t in ghosts.values() for src, dst, rel, _ in t.get("edges", [])
                             if rel == DEPENDS_ON and dst == t.get("id") and src not in ids and src not in by_id})
-        if not consumers:
+        # and the hypotheses they support or refute, with their rivals (a superseded hypothesis
+        # holds again when a supporter comes back; a rival promoted over it is demoted)
+        hypotheses = sorted({dst for t in ghosts.values() for src, dst, rel, _ in t.get("edges", [])
+                             if rel in (SUPPORTS, REFUTES) and src == t.get("id") and dst not in ids})
+        if not consumers and not hypotheses:
             break
-        _merge(view, await store.affected_view(consumers))
+        _merge(view, await store.affected_view(consumers, hypotheses=hypotheses))
         ids.update({node_id(n.kind, k): k for k, n in view.nodes.items()})
         _ghost_edges(view, ghosts, ids)
         wanted |= {node_id(view.nodes[k].kind, k) for k in downstream(view, seeds)}
@@ -284,6 +288,15 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
             view.add_node(node)
             ids[tid] = node.key
     _ghost_edges(view, ghosts, ids)
+    # every stored node that will be relabelled with all its edges (one read alone, e.g. as
+    # a ghost's antecedent, lacks its own justifications), until that adds no dependent
+    completed: set[str] = set()
+    for _ in range(max_rounds):
+        todo = sorted(k for k in downstream(view, seeds) if k not in ghosts and k not in completed)
+        if not todo:
+            break
+        completed.update(todo)
+        await store.complete(view, todo)
     add_antecedent_ghosts(view, index, ghosts)
     return ghosts, memory_of(entries), set(by_id)
 
