@@ -187,3 +187,9 @@ async def test_vector_adapter_embeds_through_its_embedding_engine(app):
     assert [float(x) for x in got[0]] == marker
     assert len(got[1]) == embedder.DIMENSIONS and stand_in.reused == 1
     assert adapter.embedding_engine is real
+    memo: dict = {}
+    with embedder.reuse_vectors(app.store.vector, memo, learn=True) as stand_in:  # each distinct text once
+        first = await adapter.embed_data(["a text embedded once", "a text embedded once"])
+        again = await adapter.embed_data(["a text embedded once"])
+    assert (stand_in.embedded, stand_in.reused) == (1, 2) and list(first[0]) == list(again[0]) == list(memo["a text embedded once"])
+    assert adapter.embedding_engine is real

@@ -17,34 +17,20 @@ GRAPH_DIR = "cognee_system/databases/cognee_graph_ladybug"
 
 
 @contextlib.contextmanager
-def embedding_memo():
-    """While active, cognee's embedding gateway (every vector adapter embeds through it) embeds
-    each distinct text once and returns the same model's vector for it again; yields counts
-    ``{"texts_embedded", "texts_reused"}``. For loading the x10 graph's identical replicas."""
-    from cognee.infrastructure.databases.vector.embeddings.EmbeddingEngine import EmbeddingResult
-    from cognee.infrastructure.databases.vector.embeddings.EmbeddingGateway import EmbeddingGateway
+def embedding_memo(app):
+    """While active, the stores' vector adapter embeds each distinct text once and returns
+    the same model's vector for it again (``memory_core.store.embedder.reuse_vectors``);
+    yields counts ``{"texts_embedded", "texts_reused"}``, filled in at the end. For loading
+    the x10 graph's identical replicas."""
+    from memory_core.store.embedder import reuse_vectors
 
-    original = EmbeddingGateway.embed_text
-    vectors: dict[str, list] = {}
-    stats = {"texts_embedded": 0, "texts_reused": 0}
-
-    async def embed_text(self, text):
-        texts = text if isinstance(text, list) else [text]
-        missing = list(dict.fromkeys(t for t in texts if t not in vectors))
-        tokens = 0
-        if missing:
-            fresh = await original(self, missing)
-            tokens = fresh.tokens
-            vectors.update(zip(missing, fresh))
-        stats["texts_embedded"] += len(missing)
-        stats["texts_reused"] += len(texts) - len(missing)
-        return EmbeddingResult([vectors[t] for t in texts], tokens=tokens)
-
-    EmbeddingGateway.embed_text = embed_text
-    try:
-        yield stats
-    finally:
-        EmbeddingGateway.embed_text = original
+    stats: dict = {}
+    with reuse_vectors(app.store.vector, {}, learn=True) as stand_in:
+        try:
+            yield stats
+        finally:
+            if stand_in is not None:
+                stats.update(texts_embedded=stand_in.embedded, texts_reused=stand_in.reused)
 
 
 class StepClock:
@@ -95,7 +81,7 @@ class Runner:
         # subjects differ): their vectors are embedded once and reused for replicas 1-9, during the
         # load only (the revisions afterwards embed with the model as always). Embedding was 75% of
         # a replica's load (62 of 82 s, cProfile, 2-core machine at load 8).
-        memo = embedding_memo() if self.replicas > 1 else contextlib.nullcontext({})
+        memo = embedding_memo(self.app) if self.replicas > 1 else contextlib.nullcontext({})
         with memo as memo_stats:
             for r in range(self.replicas):
                 loads.append(await self._load_replica(r))

@@ -187,11 +187,12 @@ if __name__ == "__main__":
 class _ReusingEngine:
     """Stands in for a vector adapter's ``embedding_engine`` while a write adds nodes
     whose texts were just embedded with the same engine: known texts get their vector
-    back, the others go to the real engine."""
+    back, the others go to the real engine (and, with ``learn``, are remembered)."""
 
-    def __init__(self, inner, vectors: dict):
-        self._inner, self._vectors = inner, vectors
+    def __init__(self, inner, vectors: dict, learn: bool = False):
+        self._inner, self._vectors, self._learn = inner, vectors, learn
         self.reused = 0
+        self.embedded = 0
 
     async def embed_text(self, text):
         texts = list(text) if isinstance(text, (list, tuple)) else [text]
@@ -199,25 +200,30 @@ class _ReusingEngine:
         fresh = {}
         if missing:
             fresh = dict(zip(missing, await self._inner.embed_text(missing)))
-        self.reused += len(texts) - sum(1 for t in texts if t in fresh)
-        return [list(self._vectors[t]) if t in self._vectors else fresh[t] for t in texts]
+            if self._learn:
+                self._vectors.update(fresh)
+        self.embedded += len(missing)
+        self.reused += len(texts) - len(missing)
+        return [fresh[t] if t in fresh else list(self._vectors[t]) for t in texts]
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
 
 
 @contextlib.contextmanager
-def reuse_vectors(vector_adapter, vectors: dict):
+def reuse_vectors(vector_adapter, vectors: dict, learn: bool = False):
     """While active, ``vector_adapter`` (cognee's LanceDB or pgvector adapter: both embed
     through their ``embedding_engine`` attribute, ``tests/test_cognee_contract.py``
-    checks it) returns ``vectors[text]`` for a text it is asked to embed. Yields the
-    stand-in (its ``reused`` counts the texts not embedded again)."""
+    checks it) returns ``vectors[text]`` for a text it is asked to embed; ``learn``: a
+    text embedded meanwhile is added to ``vectors`` (each distinct text embedded once).
+    Yields the stand-in (``reused``, ``embedded``: texts served from ``vectors`` or by
+    the model), or None when there is nothing to reuse."""
     adapter = _real_adapter(vector_adapter)
     inner = getattr(adapter, "embedding_engine", None)
-    if not vectors or inner is None:
+    if (not vectors and not learn) or inner is None:
         yield None
         return
-    stand_in = _ReusingEngine(inner, vectors)
+    stand_in = _ReusingEngine(inner, vectors, learn)
     adapter.embedding_engine = stand_in
     try:
         yield stand_in
