@@ -158,16 +158,24 @@ class Memory:
     def from_changes(cls, changes: Iterable[dict]) -> "Memory":
         """From logged changes ({key, rule, cause, before, after}) in log order."""
         memory = cls()
+        memory.add(changes)
+        return memory
+
+    def add(self, changes: Iterable[dict]) -> None:
+        """Fold more logged changes in (log order): ``from_changes(a + b)`` equals
+        ``from_changes(a)`` then ``add(b)``."""
         for change in changes:
             key, rule, before, after = change["key"], change["rule"], change["before"], change["after"]
             if label_of(before["state"]) != L_DEAD and label_of(after["state"]) == L_DEAD:
-                memory.before_death[key] = dict(before)
+                self.before_death[key] = dict(before)
             if rule == "promoted":
                 for loser in change.get("cause", []):
-                    memory.promotions.setdefault(loser, []).append((key, float(before["weight"])))
+                    self.promotions.setdefault(loser, []).append((key, float(before["weight"])))
             if rule == "weakened_no_rival":
-                memory.weakened[key] = float(before["weight"])
-        return memory
+                self.weakened[key] = float(before["weight"])
+
+    def copy(self) -> "Memory":
+        return Memory(dict(self.before_death), {k: list(v) for k, v in self.promotions.items()}, dict(self.weakened))
 
     def absorb(self, plan: Plan) -> None:
         """Add a plan's changes (pure tests chain plans with it)."""

@@ -67,11 +67,13 @@ class ForgottenIndex:
     def __init__(self) -> None:
         self.epoch = -1
         self.gone: dict[str, dict] = {}
+        self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
         self._consumers: Optional[dict[str, set[str]]] = None
 
     def feed(self, entry: dict, undone_entry) -> None:
         """Apply one log entry; ``undone_entry(epoch)`` returns the entry an undo reverts."""
         self._consumers = None
+        self.memory.add(entry.get("changes", []))
         intent = entry.get("intent") or {}
         if entry.get("kind") == "undo":
             undone = undone_entry(entry.get("undoes")) or {}
@@ -93,7 +95,7 @@ class ForgottenIndex:
             pass
 
     def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
-        self.epoch, self.gone = -1, {}
+        self.epoch, self.gone, self.memory = -1, {}, Memory()
         by_epoch: dict = {}
         for entry in entries:
             by_epoch[entry.get("epoch")] = entry
@@ -231,7 +233,6 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         ghosts: dict[str, dict] = {}
         add_antecedent_ghosts(view, index, ghosts)
         return ghosts, Memory(), {t["id"] for t in index.gone.values() if t.get("id")}
-    entries = list(stores.journal.entries())
     tombs = index.gone
     ghosts = {}
     ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
@@ -298,7 +299,7 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         completed.update(todo)
         await store.complete(view, todo)
     add_antecedent_ghosts(view, index, ghosts)
-    return ghosts, memory_of(entries), set(by_id)
+    return ghosts, index.memory.copy(), set(by_id)
 
 
 def _ghost_edges(view: BeliefView, ghosts: dict[str, dict], ids: dict[str, str]) -> None:

@@ -1,0 +1,70 @@
+"""store.tms_io.ForgottenIndex: following the log entry by entry (as a long-lived
+process does) gives exactly what reading the whole log gives (current tombstones and
+the Memory of every change), through revisions, reinstatements and undos."""
+
+from __future__ import annotations
+
+from memory_core.store.tms_io import ForgottenIndex, current_tombstones, forgotten_index, memory_of
+
+
+class ListJournal:
+    """The two reads ForgottenIndex uses, over a list (a journal's log, in memory)."""
+
+    def __init__(self):
+        self.log: list[dict] = []
+
+    def entries(self):
+        return iter(list(self.log))
+
+    def entries_backwards(self):
+        return iter(list(reversed(self.log)))
+
+
+def tomb(key, state="invalidated", edges=()):
+    return {"id": f"id-{key}", "kind": "conclusion", "key": key, "state": state, "epoch": 1, "weight": 0.0,
+            "props": {"key": key, "type": "Conclusion"}, "edges": [list(e) for e in edges]}
+
+
+def change(key, before, after, rule="justification_lost", cause=()):
+    return {"key": key, "rule": rule, "cause": list(cause), "before": {"state": before, "weight": 0.5},
+            "after": {"state": after, "weight": 0.0 if after != "alive" else 0.5}}
+
+
+ENTRIES = [
+    {"epoch": 1, "kind": "load", "intent": {"epoch": 1, "add_nodes": [], "del_nodes": []}},
+    {"epoch": 2, "kind": "revise", "changes": [change("E1", "alive", "refuted", "contradicted"), change("K", "alive", "invalidated"),
+                                               change("B", "alive", "alive", "promoted", ["A"])],
+     "intent": {"epoch": 2, "del_nodes": [tomb("K", edges=[("id-K", "id-E1", "depends_on", {}), ("id-J", "id-K", "depends_on", {})])]}},
+    {"epoch": 3, "kind": "revise", "changes": [change("E2", "alive", "refuted", "contradicted"), change("L", "alive", "invalidated")],
+     "intent": {"epoch": 3, "del_nodes": [tomb("L")]}},
+    {"epoch": 4, "kind": "undo", "undoes": 3, "changes": []},
+    {"epoch": 5, "kind": "revise", "changes": [change("F1", "alive", "refuted", "contradicted"), change("K", "invalidated", "alive", "reinstated")],
+     "restored": ["K"], "intent": {"epoch": 5, "add_nodes": [tomb("K", "alive", edges=[("id-J", "id-K", "depends_on", {})])],
+                                   "del_nodes": []}},
+    {"epoch": 6, "kind": "undo", "undoes": 5, "changes": []},
+    {"epoch": 7, "kind": "revise", "changes": [change("E3", "alive", "refuted", "contradicted"), change("M", "alive", "invalidated")],
+     "intent": {"epoch": 7, "del_nodes": [tomb("M", edges=[("id-N", "id-M", "depends_on", {"group": "g1"})])]}},
+]
+
+
+def test_following_the_log_equals_reading_it_whole():
+    journal = ListJournal()
+    for n, entry in enumerate(ENTRIES, 1):
+        journal.log.append(entry)
+        index = forgotten_index(journal)  # the same object each time, caught up incrementally
+        assert index.gone == current_tombstones(ENTRIES[:n]), n
+        whole = memory_of(ENTRIES[:n])
+        assert (index.memory.before_death, index.memory.promotions, index.memory.weakened) == \
+               (whole.before_death, whole.promotions, whole.weakened), n
+    assert sorted(index.gone) == ["k", "m"]  # L's forgetting was undone; K's reinstatement was undone
+    assert index.gone["k"]["state"] == "invalidated"
+    assert sorted(index.antecedents_of(["id-J", "id-N", "id-X"])) == ["K", "M"]
+
+
+def test_a_rewritten_log_is_read_again():
+    journal = ListJournal()
+    journal.log = list(ENTRIES)
+    index = forgotten_index(journal)
+    journal.log = ENTRIES[:2]  # e.g. another root's log behind the same object: epochs went back
+    assert forgotten_index(journal) is index and sorted(index.gone) == ["k"]
+    assert ForgottenIndex().rebuild(ENTRIES[:2]).gone == index.gone
