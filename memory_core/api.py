@@ -39,6 +39,7 @@ from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root
 from memory_core.store.journal import Journal, open_journal
 from memory_core.store.lock import WriterLock, writer_lock
+from memory_core.store.postgres import check_database_embedder
 
 
 class Opening:
@@ -121,7 +122,9 @@ class Falsify:
         paths = settings.configure(root)
 
         async def prepare(held):
-            check_root(paths.meta)
+            mine = check_root(paths.meta)
+            if settings.backend() == "postgres":  # the database is shared: its own record decides
+                check_database_embedder(settings.database_url(), mine)
             settings.import_cognee()
             return await _open_stores(paths, paths.root, repair=held is not None, home=paths.home)
 

@@ -146,3 +146,22 @@ def test_database_flag_selects_the_postgres_backend(tmp_path):
     assert pg_server._admin_sql("SELECT count(*) FROM falsify_log", url) == [(1,)]
     assert pg_server._admin_sql("SELECT count(*) FROM graph_node WHERE type = 'Evidence'", url)[0][0] >= 2
     assert not (tmp_path / "root" / "revisions.jsonl").exists()
+
+
+def test_the_database_records_its_embedder_for_every_machine(app, tmp_path):
+    """The embedder record lives in the database (falsify_meta), not only in one data root:
+    a data root on another machine (here: a fresh root) with the same embedder opens it; one
+    with another embedder is refused with exit 4, naming the database, and nothing changes."""
+    from memory_core.core.errors import EmbedderMismatch
+    from memory_core.store import settings
+    from memory_core.store.embedder import fingerprint
+    from memory_core.store.postgres import check_database_embedder
+
+    url = settings.database_url()
+    mine = fingerprint()
+    assert check_database_embedder(url, mine) == mine  # the session's own opening recorded it
+    other = dict(mine, model="someone-else/another-model", dimensions=1024)
+    with pytest.raises(EmbedderMismatch) as caught:
+        check_database_embedder(url, other)
+    assert caught.value.exit_code == 4 and "this database" in str(caught.value) and "another-model" in str(caught.value)
+    assert check_database_embedder(url, mine) == mine  # the refusal changed nothing

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Iterator, Optional
 
-from memory_core.core.errors import RootBusy
+from memory_core.core.errors import EmbedderMismatch, RootBusy
 
 # pg_advisory_lock keys: one for the writer (ours), distinct from cognee's graph-write key
 WRITER_LOCK_KEY = 0x46414C53  # "FALS"
@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS falsify_intent (
     epoch bigint,
     intent jsonb NOT NULL,
     written_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS falsify_meta (
+    key text PRIMARY KEY,
+    value jsonb NOT NULL
 );
 """
 
@@ -87,6 +91,28 @@ def prepare_database(url: str) -> None:
     finally:
         conn.close()
     _prepared.add(url)
+
+
+def check_database_embedder(url: str, mine: dict) -> dict:
+    """The database's embedder record (the first opener's, kept in ``falsify_meta``): every
+    machine and data root on this database must embed with the same model, or vectors of
+    two models would be compared. Raises EmbedderMismatch naming both."""
+    prepare_database(url)
+    conn = connect(url, "falsify embedder check")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("INSERT INTO falsify_meta (key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
+                        (json.dumps(mine),))
+            cur.execute("SELECT value FROM falsify_meta WHERE key = 'embedder'")
+            recorded = cur.fetchone()[0]
+    finally:
+        conn.close()
+    if recorded != mine:
+        raise EmbedderMismatch(
+            f"this database ({_redact(url)}) was built with embedder {recorded}, but the current settings "
+            f"select {mine}. Vectors of different models cannot be compared: use the same EMBEDDING_* / "
+            "LLM_API_KEY settings as the other users of this database, or another database.")
+    return mine
 
 
 def index_graph(cur) -> None:
