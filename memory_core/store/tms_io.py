@@ -210,9 +210,11 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
                       max_rounds: int = 64) -> tuple[dict[str, dict], Memory, set[str]]:
     """Read what relabelling downstream of ``seeds`` needs beyond ``view`` (see the
     module docstring). Returns (ghost tombstones by key, the log's Memory, the ids of
-    every node forgotten now); all empty when nothing the seeds reach supersedes or
-    disputes anything (the common case: the log is not read). ``force``: read the
-    log anyway (resolve)."""
+    every node forgotten now). When nothing the seeds reach supersedes or disputes
+    anything (the common case) nothing can come back: the ghosts are only the dead
+    forgotten antecedents of the view's nodes and the Memory is empty. The log is
+    followed through :class:`ForgottenIndex` (only new entries are read). ``force``:
+    relabel as if contested (resolve)."""
     store = stores.store
     expanded: set[str] = set()
     seeds = [k for k in seeds if k in view.nodes]
