@@ -20,6 +20,7 @@ import pytest
 from mcp.client import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from test_mcp import TOOLS
 from conftest import REPO, clean_env
 
 pytestmark = pytest.mark.slow
@@ -144,7 +145,7 @@ async def test_tools_over_streamable_http_and_live_events(server):
 
         async def scenario(session):
             tools = {t.name for t in (await session.list_tools()).tools}
-            assert tools == {"add_beliefs", "revise", "recall", "search", "status", "explain", "undo", "check"}
+            assert tools == TOOLS  # the same tools as over stdio (tests/test_mcp.py)
             status = await session.call_tool("status", {})
             assert not status.is_error
             assert {n["key"] for n in status.structured_content["nodes"]} >= {"Q", "A", "B", "E_qa", "K"}
