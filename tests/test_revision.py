@@ -287,3 +287,48 @@ async def test_decided_contradiction_lands_despite_undecidable_neighbours(app, p
     assert prefix + "E3" in [c["key"] for c in result["candidates"]]
     assert result["refuted"] == [prefix + "E1"] and result["invalidated"] == [prefix + "K1"]
     assert f"no judge could decide on {prefix}E3" in result["note"]
+
+
+async def test_early_detection_is_taken_when_nothing_came_between(app, prefix):
+    """FALSIFY's own pipeline run detects before cognee's runner reaches its first task (the
+    runner's start-up overlaps gate 1 and the judge); with nothing in between, the task takes
+    that result instead of detecting again."""
+    from memory_core.tasks.detect_contradictions import EARLY
+
+    subject = f"U-{prefix}"
+    await app.load(chain(prefix, subject))
+    used, redone = EARLY["used"], EARLY["redone"]
+    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    assert result["refuted"] == [prefix + "E1"]
+    assert (EARLY["used"], EARLY["redone"]) == (used + 1, redone)
+    assert result["timings"]["detect_contradictions"] > 0
+
+
+async def test_early_detection_is_redone_when_another_revision_came_between(app, prefix):
+    """If another revision holds the lock between the early detection and the task, the stores
+    may have changed: the task detects again, so the fact sees what was revised in between."""
+    import asyncio
+
+    from memory_core.core.requests import requests_from
+    from memory_core.judging.detect import DEFAULT_LIMIT
+    from memory_core.ops.revise import result_of
+    from memory_core.tasks import RevisionBatch, run_revision, threshold
+    from memory_core.tasks.detect_contradictions import EARLY, start_detection
+
+    subject = f"V-{prefix}"
+    await app.load(chain(prefix, subject))
+    late = requests_from([{"fact": f"The part {subject} was made in Graz.", "triple": f"part {subject}|was made in|Graz",
+                           "key": prefix + "N_graz"}])
+    batch = RevisionBatch(app.stores, late, "facts", False, "--target", False, threshold(), DEFAULT_LIMIT)
+    await start_detection(batch)
+    await asyncio.wait([batch.detecting])  # detected while only E1 said where the part was made
+    between = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon",
+                               key=prefix + "N_lyon")
+    assert between["refuted"] == [prefix + "E1"]
+    redone = EARLY["redone"]
+    await run_revision(app.stores, batch)
+    assert EARLY["redone"] == redone + 1
+    result = result_of(batch.jobs[0])
+    assert result["refuted"] == [prefix + "N_lyon"]  # not the stale view, in which only E1 (now dead) contradicted it
+    state = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
+    assert state[prefix + "N_lyon"] == "refuted" and state[prefix + "N_graz"] == "alive"

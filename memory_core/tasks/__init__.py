@@ -26,7 +26,7 @@ from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F
 from memory_core.store.settings import llm_key_configured
 from memory_core.tasks.batch import FactJob, RevisionBatch  # noqa: F401  (re-exported)
 from memory_core.tasks.collect_belief_subgraph import collect_belief_subgraph
-from memory_core.tasks.detect_contradictions import make_detect_task
+from memory_core.tasks.detect_contradictions import make_detect_task, start_detection, stop_detection
 from memory_core.tasks.forget_orphan_deadends import forget_orphan_deadends
 from memory_core.tasks.promote_competing_hypothesis import promote_competing_hypothesis
 from memory_core.tasks.propagate_refutation import propagate_refutation
@@ -58,8 +58,10 @@ async def run_revision(stores, batch: RevisionBatch) -> RevisionBatch:
     tasks = revision_tasks(stores, use_llm=batch.use_llm, dry_run=batch.dry_run, pin_reason=batch.pin_reason,
                            what=batch.what)
     try:
+        await start_detection(batch)  # overlaps the runner's start-up; the first task takes its result
         await run_pipeline(tasks, [batch], "falsify_revision")
     finally:
+        await stop_detection(batch)
         batch.release()
     return batch
 

@@ -33,6 +33,17 @@ def revision_lock(stores) -> asyncio.Lock:
     return _locks.setdefault(id(stores), asyncio.Lock())
 
 
+_turns: dict[int, int] = {}
+
+
+async def take_revision_lock(stores) -> int:
+    """Take the stores' revision lock; returns its turn (1, 2, ...: how many times it has been
+    taken), so a holder can tell whether anyone else held it since its own earlier turn."""
+    await revision_lock(stores).acquire()
+    turn = _turns[id(stores)] = _turns.get(id(stores), 0) + 1
+    return turn
+
+
 @dataclass(repr=False)
 class FactJob:
     batch: "RevisionBatch"
@@ -106,6 +117,10 @@ class RevisionBatch:
     entry: Optional[dict] = None  # the log line written
     started: float = field(default_factory=time.perf_counter)
     locked: bool = False
+    turn: int = 0  # the revision lock's turn this batch holds (see take_revision_lock)
+    # detection started before cognee's runner reached the first task (tasks.detect_contradictions
+    # start_detection); the task takes its result if nobody held the lock in between
+    detecting: Optional[asyncio.Task] = None
     # issue 14 (memory_core.store.tms_io.prepare_reconciliation): forgotten nodes rebuilt from their
     # tombstones (key -> tombstone), the log's Memory, the policies/trust context, ghosts restored so far
     ghosts: dict = field(default_factory=dict)
@@ -131,9 +146,16 @@ class RevisionBatch:
 
     async def acquire(self) -> None:
         if not self.locked:
-            await revision_lock(self.stores).acquire()
+            self.turn = await take_revision_lock(self.stores)
             self.locked = True
             self.epoch = self.stores.journal.epoch() + 1
+
+    def reset_detection(self) -> None:
+        """Forget what detection found (it is run again)."""
+        self.error = self.stop_error = self.stopped_at = None
+        for job in self.jobs:
+            job.detection = job.already = None
+            job.timings.pop("detect_contradictions", None)
 
     def release(self) -> None:
         if self.locked:

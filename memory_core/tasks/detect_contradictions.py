@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 import numpy as np
 from typing import Optional
@@ -25,7 +26,7 @@ from memory_core.judging.judges import judge_many
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.llm import Usage
 from memory_core.core.identity import collection, node_id
-from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests
+from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
 
 
@@ -57,7 +58,7 @@ def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, th
         for batch in batches:
             if batch.error is None:
                 await batch.acquire()
-        await _timed_detect(batches)
+        await _timed_detect([b for b in batches if b.error is None and not await early_detection_holds(b)])
         for batch in batches:
             if batch.dry_run or batch.error is not None and not batch.jobs:
                 batch.release()  # no later task of this batch will run to release it
@@ -69,6 +70,76 @@ def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, th
 @timed("detect_contradictions")
 async def _timed_detect(batch: RevisionBatch) -> None:
     await detect_batch(batch)
+
+
+async def start_detection(batch: RevisionBatch) -> None:
+    """Detect a batch before cognee's runner reaches the first task, if the revision lock is free.
+
+    FALSIFY's own pipeline run (``tasks.run_revision``) calls this just before handing the
+    batch to the runner, whose start-up (user, dataset permissions, pipeline-run rows in
+    cognee's relational database: ~100 ms) then overlaps detection (gate 1 and the LLM
+    judge's call). Detection takes the revision lock for itself and lets it go when done, so
+    no lock is held while the runner waits for cognee's dataset lock. The
+    ``detect_contradictions`` task takes this result only if nobody held the lock in between
+    and the journal's epoch is unchanged, i.e. the stores are exactly as detection read them;
+    otherwise it detects again (:func:`early_detection_holds`). A host's own pipeline
+    detects inside the task."""
+    stores = batch.stores
+    if batch.error is not None or not batch.jobs or batch.detecting is not None or revision_lock(stores).locked():
+        return
+    turn = await take_revision_lock(stores)
+    try:
+        epoch = stores.journal.epoch()
+    except BaseException:
+        revision_lock(stores).release()
+        raise
+
+    async def early():
+        start = time.perf_counter()
+        error = None
+        try:
+            await detect_batch(batch)
+        except Exception as caught:  # the task re-raises it if the result holds
+            error = caught
+        finally:
+            revision_lock(stores).release()
+        return turn, epoch, error, (time.perf_counter() - start) * 1000
+
+    batch.detecting = asyncio.ensure_future(early())
+
+
+EARLY = {"used": 0, "redone": 0}  # how often an early detection was taken / thrown away (this process)
+
+
+async def early_detection_holds(batch: RevisionBatch) -> bool:
+    """With the lock held by the task: take the batch's early detection if the stores are as
+    it read them (the lock's next turn is the task's, the epoch is the same), else forget it."""
+    task, batch.detecting = batch.detecting, None
+    if task is None:
+        return False
+    try:
+        turn, epoch, error, ms = await task
+    except asyncio.CancelledError:
+        turn = None
+    if turn is None or batch.turn != turn + 1 or batch.stores.journal.epoch() != epoch:
+        batch.reset_detection()
+        EARLY["redone"] += 1
+        return False
+    EARLY["used"] += 1
+    batch.error = error
+    for job in batch.jobs:
+        job.timings["detect_contradictions"] = round(ms / max(1, len(batch.jobs)), 2)
+    return True
+
+
+async def stop_detection(batch: RevisionBatch) -> None:
+    """After the run: an early detection no task took (cognee's runner failed before its
+    first task) is cancelled and waited for, so it cannot outlive the command."""
+    task, batch.detecting = batch.detecting, None
+    if task is not None and not task.done():
+        task.cancel()
+    if task is not None:
+        await asyncio.gather(task, return_exceptions=True)
 
 
 async def detect_batch(batch: RevisionBatch) -> None:
