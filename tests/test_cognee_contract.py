@@ -193,3 +193,36 @@ async def test_vector_adapter_embeds_through_its_embedding_engine(app):
         again = await adapter.embed_data(["a text embedded once"])
     assert (stand_in.embedded, stand_in.reused) == (1, 2) and list(first[0]) == list(again[0]) == list(memo["a text embedded once"])
     assert adapter.embedding_engine is real
+
+
+async def test_run_history_prune_keeps_the_newest_own_runs(app):
+    """cognee's ``pipeline_runs`` table as ``store.run_history`` deletes from it: two rows per
+    run under its ``pipeline_name`` and ``pipeline_run_id``; pruning to ``keep`` leaves the
+    newest runs of that pipeline and never touches another pipeline's runs."""
+    from sqlalchemy import func, select
+
+    from cognee.infrastructure.databases.relational import get_relational_engine
+    from cognee.modules.pipelines.models import PipelineRun
+    from memory_core.store.pipeline import noop_tasks, run_pipeline
+    from memory_core.store.run_history import prune_run_history, run_counts
+
+    names = ("falsify_warm_up", "host_pipeline_contract")
+    for i in range(3):
+        await run_pipeline(noop_tasks(), [{"i": i}], "falsify_warm_up")
+    await run_pipeline(noop_tasks(), [{}], "host_pipeline_contract")
+    before = await run_counts(names)
+    assert before["falsify_warm_up"] >= 3 and before["host_pipeline_contract"] >= 1
+
+    async def newest_runs(name, n):
+        async with get_relational_engine().get_async_session() as session:
+            rows = await session.execute(
+                select(PipelineRun.pipeline_run_id).where(PipelineRun.pipeline_name == name)
+                .group_by(PipelineRun.pipeline_run_id).order_by(func.max(PipelineRun.created_at).desc()).limit(n))
+            return [r[0] for r in rows]
+
+    newest = await newest_runs("falsify_warm_up", 2)
+    removed = await prune_run_history(2, ("falsify_warm_up",))
+    assert removed == 2 * (before["falsify_warm_up"] - 2)  # a STARTED and a COMPLETED row per run
+    assert await run_counts(names) == {"falsify_warm_up": 2, "host_pipeline_contract": before["host_pipeline_contract"]}
+    assert await newest_runs("falsify_warm_up", 5) == newest
+    assert await prune_run_history(0, ("falsify_warm_up",)) == 0  # 0 keeps everything

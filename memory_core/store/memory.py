@@ -23,7 +23,12 @@ about 1 MB of native memory per change:
   default 1): a connection's session caches the metadata of every table version it
   has read (~11 KB a version, kept up to 1 GiB); the next use opens a fresh one.
 
-Both are housekeeping after a committed change: a failure changes no data, so it
+* **cognee's run history**: each revision is one cognee pipeline run, recorded as two
+  rows in cognee's relational database; every ``RUN_HISTORY_EVERY`` commits the rows of
+  FALSIFY's own runs beyond the newest ``FALSIFY_RUN_HISTORY_KEEP`` (default 200) are
+  deleted (``store.run_history``).
+
+All are housekeeping after a committed change: a failure changes no data, so it
 is logged and never fails the change.
 
 **Allocators** (:func:`configure_process`, run by ``settings.configure`` before cognee
@@ -54,7 +59,8 @@ log = logging.getLogger("falsify")
 
 _commits = 0
 _stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0,
-          "vector_reconnects": 0, "trimmed_mb": 0.0}
+          "vector_reconnects": 0, "trimmed_mb": 0.0,
+          "run_rows_pruned": 0, "run_history_ms": 0.0}
 _process: dict = {}
 M_ARENA_MAX = -8  # glibc mallopt parameter (malloc.h)
 
@@ -207,10 +213,29 @@ async def prune_vector_versions(vector, names, older_than_s: float = 30.0) -> in
     return done
 
 
+RUN_HISTORY_EVERY = 50  # commits between two prunes of cognee's pipeline-run rows
+
+
+async def _prune_run_history() -> None:
+    """cognee's rows of FALSIFY's own pipeline runs beyond the newest ``FALSIFY_RUN_HISTORY_KEEP``
+    go (``store.run_history``): on both backends, since cognee's relational database is the
+    root's own SQLite either way."""
+    from memory_core.store.run_history import keep_runs, prune_run_history
+
+    start = time.perf_counter()
+    try:
+        _stats["run_rows_pruned"] += await prune_run_history(keep_runs())
+    except Exception as error:  # noqa: BLE001
+        log.warning("pruning cognee's pipeline-run history failed (no data changed): %s", error)
+    _stats["run_history_ms"] += (time.perf_counter() - start) * 1000
+
+
 async def after_commit(store, home=None) -> None:
     """Housekeeping after each committed change (called by the writer's compaction step)."""
     global _commits
     _commits += 1
+    if _commits % RUN_HISTORY_EVERY == 0:
+        await _prune_run_history()
     if getattr(getattr(store, "backend", None), "name", "") == "postgres":
         return  # PostgreSQL: no checkpoint leak, no LanceDB versions
     cfg = settings()
