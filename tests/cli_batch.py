@@ -24,6 +24,8 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
 * ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: [key, distance]
   of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
+* ``{"op": "housekeeping"}``: this process's housekeeping counters
+  (``memory_core.store.memory.stats()``: graph reopens and compactions, vector prunes, ...).
 * ``{"op": "control", "url": ..., "json": {...}}``: POST to a test server (the
   LLM stub's ``/control``), e.g. to change what it answers next.
 """
@@ -141,6 +143,11 @@ def run_step(root: str, step: dict) -> dict:
         return result
     if op == "vector_keys":
         result["keys"] = _locked(root, _vector_keys)
+        return result
+    if op == "housekeeping":
+        from memory_core.store import memory
+
+        result["stats"] = memory.stats()
         return result
     if op == "control":
         import urllib.request
