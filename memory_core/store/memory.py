@@ -178,17 +178,23 @@ def _record_compacted(path: Path, size: int) -> None:
     os.replace(tmp, side)
 
 
+COMPACT_FLOOR = 4 << 20  # a graph file below 4 MB is never worth rewriting
+
+
 def graph_needs_compacting(graph, ratio: float) -> bool:
-    """Whether Ladybug's file has grown past ``ratio`` times its size after the last compaction
-    (the first check only records the current size)."""
+    """Whether Ladybug's file has grown past ``ratio`` times its size after the last compaction.
+    A root with no record yet (``<db>.compacted``) is compacted once if its file is over
+    :data:`COMPACT_FLOOR`, so a file that grew before this existed is brought back too."""
     path = Path(getattr(graph, "db_path", "") or "")
     if ratio <= 0 or not path.is_file():
         return False
     size, last = path.stat().st_size, _compacted_size(path)
     if last is None:
+        if size > COMPACT_FLOOR * min(ratio, 1.0):
+            return True
         _record_compacted(path, size)
         return False
-    return size > ratio * max(last, 1 << 20)
+    return size > ratio * max(last, COMPACT_FLOOR // 4)
 
 
 async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
