@@ -161,8 +161,11 @@ def prepare(root: Path, data: Dataset) -> float:
 def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
     # samples fall right after a housekeeping step (every 50 revise+undo cycles at the defaults), where
     # RSS is lowest; rss_peak_mb (VmHWM, the highest RSS so far) shows the top of the saw-tooth too
+    usage = disk_usage(root)
     sample = {"revisions": n, "rss_mb": round(rss_mb(), 1), "rss_peak_mb": round(rss_mb("VmHWM"), 1),
-              "root_mb": round(disk_usage(root)["total"] / 2**20, 1), "seconds": round(time.perf_counter() - start, 1)}
+              "root_mb": round(usage["total"] / 2**20, 1), "seconds": round(time.perf_counter() - start, 1),
+              # the root by part (the graph file, cognee's relational database, the vectors, the revision log)
+              "root_parts_mb": {k: round(v / 2**20, 2) for k, v in usage.items() if k != "total"}}
     if probe:
         sample["native"] = native_breakdown()
         sample["python"] = python_breakdown()
