@@ -12,6 +12,12 @@ A host that configured cognee itself runs them in its own pipeline::
     fx = await Falsify.attach(state_dir)
     await cognee.run_custom_pipeline(tasks=revision_tasks(fx), data=[["fact one", {"fact": "fact two", ...}]])
 
+FALSIFY's own run (:func:`run_revision`) starts detection as soon as the revision lock is
+free, before cognee's runner reaches the first task (its start-up, ~100 ms of user, dataset
+and pipeline-run bookkeeping, then overlaps gate 1 and the LLM judge's call); the first
+task takes that result only if nobody held the lock in between, else detects again
+(``detect_contradictions.start_detection``).
+
 Each data item is one batch (a fact, a dict with the ``revise`` fields, or a
 list of them); batches are applied one at a time, in the order cognee starts them.
 """
