@@ -24,7 +24,10 @@ $(MODEL_STAMP): $(STAMP)
 	$(PY) -m memory_core.store.embedder
 	@touch $(MODEL_STAMP)
 
+# ui/ is the npm project of the viewer's browser libraries; the allow-listed UMD builds are then
+# copied into memory_core/web/static/vendor/ (git-ignored package data, so `pip install .` serves them)
 ui: $(UI_STAMP)
+	@$(PYTHON) memory_core/web/vendor.py
 
 $(UI_STAMP): ui/package.json ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund --loglevel=error
@@ -64,4 +67,4 @@ bench: setup
 	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
 
 clean:
-	rm -rf $(VENV) ui/node_modules .falsify .falsify-demo
+	rm -rf $(VENV) ui/node_modules memory_core/web/static/vendor .falsify .falsify-demo

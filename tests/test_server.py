@@ -19,7 +19,7 @@ import pytest
 
 from memory_core.web import server as srv
 
-UI = Path(__file__).resolve().parent.parent / "ui"
+UI = Path(__file__).resolve().parent.parent / "memory_core" / "web" / "static"  # the page: package data
 
 
 class StandInApp:
@@ -174,6 +174,42 @@ def test_vendor_files_are_an_allow_list(server):
     for path in ["/vendor/react.development.js", "/vendor/", "/vendor/../package.json",
                  "/vendor/%2e%2e/package.json", "/vendor/react/package.json", "/node_modules/react/umd/react.production.min.js"]:
         assert_json_error(*request(server, "GET", path), 404)
+
+
+def test_vendor_files_come_from_the_package_copy_else_node_modules(running, tmp_path):
+    """/vendor/ serves the package's static/vendor/ copy (made by `make ui`), falls back to a
+    checkout's ui/node_modules, and without either says which command fixes it."""
+    ui, modules = tmp_path / "ui", tmp_path / "node_modules"
+    ui.mkdir()
+    shutil.copy(UI / "graph.html", ui / "graph.html")
+    server = running(ui_dir=ui)
+    server.app.node_modules = modules
+    name = "react.production.min.js"
+    message = assert_json_error(*request(server, "GET", "/vendor/" + name), 404)
+    assert name in message and "make ui" in message
+    (modules / "react" / "umd").mkdir(parents=True)
+    (modules / srv.VENDOR[name]).write_text("from node_modules")
+    assert request(server, "GET", "/vendor/" + name)[::2] == (200, b"from node_modules")
+    (ui / "vendor").mkdir()
+    (ui / "vendor" / name).write_text("from the package")
+    assert request(server, "GET", "/vendor/" + name)[::2] == (200, b"from the package")
+    assert_json_error(*request(server, "GET", "/vendor"), 404)  # the folder itself is not a page
+
+
+def test_make_ui_copies_exactly_the_allow_list(tmp_path):
+    from memory_core.web import vendor
+
+    modules, target = tmp_path / "node_modules", tmp_path / "vendor"
+    with pytest.raises(FileNotFoundError, match="npm ci"):
+        vendor.copy_from_node_modules(modules, target)
+    for rel in vendor.VENDOR.values():
+        (modules / rel).parent.mkdir(parents=True, exist_ok=True)
+        (modules / rel).write_text(rel)
+    (modules / "react" / "umd" / "react.development.js").write_text("not allow-listed")
+    target.mkdir()
+    (target / "stale.js").write_text("left from an older allow-list")
+    vendor.copy_from_node_modules(modules, target)
+    assert {p.name: p.read_text() for p in target.iterdir()} == vendor.VENDOR
 
 
 @pytest.mark.parametrize("path", [

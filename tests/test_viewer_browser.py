@@ -24,7 +24,7 @@ try:
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
     from browser import foreign, open_page, require_chromium
 
-from memory_core.web.server import UI_DIR, VENDOR
+from memory_core.web.vendor import FIX, missing as missing_vendor_files
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "examples" / "company_x.json"
@@ -75,9 +75,9 @@ def stop_viewer(proc) -> None:
 def viewer(tmp_path_factory):
     """The real server on a seeded root; yields its URL."""
     require_chromium()
-    missing = [rel for rel in VENDOR.values() if not (UI_DIR / rel).is_file()]
+    missing = missing_vendor_files()
     if missing:
-        pytest.fail(f"the viewer's vendored scripts are missing ({', '.join(missing)}): run `npm ci` in ui/")
+        pytest.fail(f"the viewer's vendored scripts are missing ({', '.join(missing)}): {FIX}")
     proc, url = start_viewer(tmp_path_factory.mktemp("falsify-root"))
     try:
         yield url

@@ -25,10 +25,17 @@ from memory_core.core.errors import JudgeError
 from memory_core.store.journal import write_atomic
 from memory_core.store.settings import PROJECT_DIR, llm_key_configured
 
-SEED = PROJECT_DIR / "examples" / "company_x.json"
+# the demo's investigation is package data (examples/company_x.json in a checkout links to it)
+SEED = Path(__file__).resolve().parent / "demo_data" / "company_x.json"
+# each session runs in a new process on this same memory_core, installed or in a checkout (whose
+# folder goes first on the path, as `python main.py` puts it; an installed one's is already there)
+_SESSION = ("import sys\nhome = {path!r}\nif home not in sys.path: sys.path.insert(0, home)\n"
+            "from memory_core.shell.cli import main\nsys.exit(main())").format(path=str(Path(__file__).resolve().parents[2]))
 QUESTION = "Did Company X know about the defect before the recall?"
 FACT = "Forensic audit: the March QA report was back-dated."
 EXIT_USAGE = 2
+# how the hints spell the command: the checkout's entry point, else the installed console script
+PROG = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"
 
 
 def demo_root(root) -> Path:
@@ -97,7 +104,7 @@ async def session_one(app) -> int:
 async def session_two(app) -> int:
     if "Q" not in await app.store.find_keys(["Q"]):
         say(f"[FALSIFY] Session 2: no demo investigation in {app.paths.root}.")
-        say("  Run session 1 first:  python main.py --session 1" + (f" --root {app.paths.root}" if os.environ.get("FALSIFY_HOME") is None else ""))
+        say(f"  Run session 1 first:  {PROG} --session 1" + (f" --root {app.paths.root}" if os.environ.get("FALSIFY_HOME") is None else ""))
         return EXIT_USAGE
     warm = await app.warm_up()
     say(f'[FALSIFY] Session 2 (new process {os.getpid()}): new fact -> "{FACT}"')
@@ -164,12 +171,12 @@ def run_demo(root, keep: bool = False) -> int:
         say(f"[FALSIFY] demo root {root}" + (" (reused: --keep)" if keep and root.exists() else ""))
     for session in (1, 2):
         t = time.perf_counter()
-        code = subprocess.call([sys.executable, str(PROJECT_DIR / "main.py"), "--root", str(root), "--session", str(session)])
+        code = subprocess.call([sys.executable, "-c", _SESSION, "--root", str(root), "--session", str(session)])
         say(f"  (session {session}: separate process, {time.perf_counter() - t:.1f} s wall)")
         if code != 0:
             return code
     say(f"[FALSIFY] demo finished in {time.perf_counter() - started:.1f} s wall "
         f"(2 processes, {os.cpu_count()} CPU core(s), {time.strftime('%Y-%m-%d')})")
-    say(f"  view it in the browser:  python main.py --root {root} serve   then open http://127.0.0.1:8765")
-    say(f"  why is K gone?           python main.py --root {root} explain K")
+    say(f"  view it in the browser:  {PROG} --root {root} serve   then open http://127.0.0.1:8765")
+    say(f"  why is K gone?           {PROG} --root {root} explain K")
     return 0

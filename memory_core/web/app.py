@@ -2,9 +2,14 @@
 updates (server-sent events), MCP over streamable HTTP at ``/mcp`` and the warm
 CLI's endpoint, behind one guard (:mod:`memory_core.web.guard`).
 
-    GET  /                  ui/graph.html
-    GET  /<file>            a file directly inside ui/ (html, js, css, svg, png, ico)
-    GET  /vendor/<name>     an allow-listed UMD build from ui/node_modules
+    GET  /                  static/graph.html
+    GET  /<file>            a file directly inside static/ (html, js, css, svg, png, ico)
+    GET  /vendor/<name>     an allow-listed UMD build (:mod:`memory_core.web.vendor`): the
+                            package's static/vendor/ copy, else a checkout's ui/node_modules
+
+The page's files are package data of ``memory_core.web`` (``static/``), so an
+installed package serves the viewer from any directory; ``ui/`` of a checkout is
+only the npm project that ``make ui`` installs and copies the vendor builds from.
     GET|POST /api/...       the JSON API (:mod:`memory_core.web.routes`)
     GET  /api/events        server-sent events: ``change`` {"version", "kind", "result"} per change
     POST|GET|DELETE /mcp    MCP streamable HTTP (``serve --mcp``)
@@ -25,17 +30,13 @@ from memory_core.mcp.gate import Gate
 from memory_core.web import routes
 from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
                                    authorized, check_origin, same_token, token_cookie)
+from memory_core.web.vendor import FIX as VENDOR_FIX
+from memory_core.web.vendor import NODE_MODULES, STATIC_DIR, VENDOR, vendor_file  # noqa: F401 (re-exported)
 
-UI_DIR = Path(__file__).resolve().parents[2] / "ui"
+UI_DIR = STATIC_DIR  # the viewer's own files (package data); ViewerApp(ui_dir=...) serves another folder
 MAX_BODY = 64 * 1024
 KEEPALIVE_S = 15.0
 
-# The only files served from ui/node_modules.
-VENDOR = {
-    "react.production.min.js": "node_modules/react/umd/react.production.min.js",
-    "react-dom.production.min.js": "node_modules/react-dom/umd/react-dom.production.min.js",
-    "react-force-graph-2d.min.js": "node_modules/react-force-graph-2d/dist/react-force-graph-2d.min.js",
-}
 STATIC_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -55,9 +56,11 @@ CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
 class ViewerApp:
     def __init__(self, gate: Gate, *, ui_dir: Path | str = UI_DIR, max_body: int = MAX_BODY,
                  bound_host: str = "127.0.0.1", token: Optional[str] = None, mcp=None,
-                 cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None):
+                 cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None,
+                 node_modules: Path | str = NODE_MODULES):
         self.gate = gate
         self.ui_dir = Path(ui_dir).resolve()
+        self.node_modules = Path(node_modules)  # the fallback for /vendor/ in a checkout
         self.max_body = max_body
         self.bound_host = bound_host
         self.token = token or None
@@ -170,19 +173,19 @@ class ViewerApp:
         if path == "/":
             path = "/graph.html"
         if path.startswith("/vendor/"):
-            rel = VENDOR.get(path[len("/vendor/"):])
-            if rel is None:
+            name = path[len("/vendor/"):]
+            if name not in VENDOR:
                 raise HTTPError(404, "not found")
-            target = self.ui_dir / rel
-            if not target.is_file():
-                raise HTTPError(404, "vendor file missing: run `npm ci` in ui/")
+            target = vendor_file(name, self.ui_dir / "vendor", self.node_modules)
+            if target is None:
+                raise HTTPError(404, f"vendor file {name} missing: {VENDOR_FIX}")
             return await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[".js"],
                                     {"Cache-Control": "no-cache"})
         target = self._resolve(path)
         await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[target.suffix.lower()])
 
     def _resolve(self, path: str) -> Path:
-        """Map a URL path to a file directly inside ui/, or raise 404."""
+        """Map a URL path to a file directly inside the static folder, or raise 404."""
         try:
             name = unquote(path, errors="strict")[1:]
         except UnicodeDecodeError:

@@ -12,8 +12,8 @@ an awaitable of it), called inside the server's loop, e.g.
 
 Safety: loopback by default. Bound to any other address the server refuses to
 start without a token (``--token`` or ``FALSIFY_TOKEN``) and then every request
-must carry it (:mod:`memory_core.web.guard`). Anything that resolves outside ui/
-is a 404; bodies are capped (413); cross-origin or foreign-Host requests are
+must carry it (:mod:`memory_core.web.guard`). Anything that resolves outside the
+viewer's static files (package data, plus the allow-listed vendor builds) is a 404; bodies are capped (413); cross-origin or foreign-Host requests are
 refused; every response carries ``nosniff`` and a strict Content-Security-Policy.
 
 The warm CLI: started with a ``cli`` runner, the server writes its address and a
