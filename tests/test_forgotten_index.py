@@ -53,6 +53,11 @@ def test_following_the_log_equals_reading_it_whole():
         journal.log.append(entry)
         index = forgotten_index(journal)  # the same object each time, caught up incrementally
         assert index.gone == current_tombstones(ENTRIES[:n]), n
+        # the consumer map, built once (n == 1) and then kept up to date entry by entry, equals a fresh one
+        fresh = ForgottenIndex().rebuild(ENTRIES[:n])
+        for ids in (["id-J"], ["id-N"], ["id-J", "id-N", "id-X"]):
+            assert index.antecedents_of(ids) == fresh.antecedents_of(ids), (n, ids)
+        assert index._consumers == fresh._consumers, n
         whole = memory_of(ENTRIES[:n])
         assert (index.memory.before_death, index.memory.promotions, index.memory.weakened) == \
                (whole.before_death, whole.promotions, whole.weakened), n

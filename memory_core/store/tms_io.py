@@ -70,32 +70,48 @@ class ForgottenIndex:
         self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
         self._consumers: Optional[dict[str, set[str]]] = None
 
+    def _put(self, key: str, tomb: dict) -> None:
+        self._drop(key)
+        self.gone[key] = tomb
+        if self._consumers is not None:
+            for src in _consumer_ids(tomb):
+                self._consumers.setdefault(src, set()).add(key)
+
+    def _drop(self, key: str) -> None:
+        tomb = self.gone.pop(key, None)
+        if tomb is not None and self._consumers is not None:
+            for src in _consumer_ids(tomb):
+                keys = self._consumers.get(src)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self._consumers[src]
+
     def feed(self, entry: dict, undone_entry) -> None:
         """Apply one log entry; ``undone_entry(epoch)`` returns the entry an undo reverts."""
-        self._consumers = None
         self.memory.add(entry.get("changes", []))
         intent = entry.get("intent") or {}
         if entry.get("kind") == "undo":
             undone = undone_entry(entry.get("undoes")) or {}
             undone_intent = undone.get("intent") or {}
             for node in undone_intent.get("del_nodes", []):
-                self.gone.pop(normalise_key(node.get("key", "")), None)
+                self._drop(normalise_key(node.get("key", "")))
             restored = {normalise_key(k) for k in undone.get("restored", [])}
             for node in undone_intent.get("add_nodes", []):
                 if normalise_key(node.get("key", "")) in restored:
-                    self.gone[normalise_key(node["key"])] = _restored_tombstone(undone, node)
+                    self._put(normalise_key(node["key"]), _restored_tombstone(undone, node))
         else:
             for node in intent.get("del_nodes", []):
-                self.gone[normalise_key(node.get("key", ""))] = node
+                self._put(normalise_key(node.get("key", "")), node)
             for key in entry.get("restored", []):
-                self.gone.pop(normalise_key(key), None)
+                self._drop(normalise_key(key))
         try:
             self.epoch = max(self.epoch, int(entry.get("epoch", self.epoch)))
         except (TypeError, ValueError):
             pass
 
     def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
-        self.epoch, self.gone, self.memory = -1, {}, Memory()
+        self.epoch, self.gone, self.memory, self._consumers = -1, {}, Memory(), None
         by_epoch: dict = {}
         for entry in entries:
             by_epoch[entry.get("epoch")] = entry
@@ -132,18 +148,24 @@ class ForgottenIndex:
 
     def antecedents_of(self, ids: Iterable[str]) -> dict[str, dict]:
         """The tombstones of forgotten nodes that a node in ``ids`` rests on
-        (its depends_on edge went with the forgotten node): key -> tombstone."""
+        (its depends_on edge went with the forgotten node): key -> tombstone. The map from
+        consumer to forgotten antecedents is built on first use, then kept up to date by
+        every entry fed (not rebuilt: its cost does not grow with the log)."""
         if self._consumers is None:
             self._consumers = {}
             for key, tomb in self.gone.items():
-                for src, dst, rel, _ in tomb.get("edges", []):
-                    if rel == DEPENDS_ON and dst == tomb.get("id"):
-                        self._consumers.setdefault(src, set()).add(key)
+                for src in _consumer_ids(tomb):
+                    self._consumers.setdefault(src, set()).add(key)
         found: dict[str, dict] = {}
         for i in ids:
             for key in self._consumers.get(i, ()):
                 found[self.gone[key].get("key", key)] = self.gone[key]
         return found
+
+
+def _consumer_ids(tomb: dict) -> set[str]:
+    """The ids of the nodes whose depends_on edge pointed at this forgotten node."""
+    return {src for src, dst, rel, _ in tomb.get("edges", []) if rel == DEPENDS_ON and dst == tomb.get("id")}
 
 
 def forgotten_index(journal) -> ForgottenIndex:
