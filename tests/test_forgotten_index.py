@@ -4,7 +4,8 @@ the Memory of every change), through revisions, reinstatements and undos."""
 
 from __future__ import annotations
 
-from memory_core.store.tms_io import ForgottenIndex, current_tombstones, forgotten_index, memory_of
+from memory_core.store.tms_io import (ForgottenIndex, current_tombstones, forgotten_index, memory_of,
+                                      registered_sources)
 
 
 class ListJournal:
@@ -73,3 +74,27 @@ def test_a_rewritten_log_is_read_again():
     journal.log = ENTRIES[:2]  # e.g. another root's log behind the same object: epochs went back
     assert forgotten_index(journal) is index and sorted(index.gone) == ["k"]
     assert ForgottenIndex().rebuild(ENTRIES[:2]).gone == index.gone
+
+
+def test_registered_sources_follow_the_log():
+    """The sources registered with --trust, followed entry by entry, equal reading the whole
+    log: the first registration wins, an undone one does not count (also when undone later)."""
+    entries = [
+        {"epoch": 1, "kind": "load"},
+        {"epoch": 2, "kind": "revise", "registered_sources": {"reuters": 0.9}},
+        {"epoch": 3, "kind": "revise", "registered_sources": {"blog": 0.2, "reuters": 0.5}},
+        {"epoch": 4, "kind": "undo", "undoes": 3},
+        {"epoch": 5, "kind": "revise", "registered_sources": {"blog": 0.4}},
+        {"epoch": 6, "kind": "undo", "undoes": 5},
+        {"epoch": 7, "kind": "undo", "undoes": 2},
+        {"epoch": 8, "kind": "revise", "registered_sources": {"reuters": 0.7}},
+    ]
+    journal = ListJournal()
+    seen = []
+    for n, entry in enumerate(entries, 1):
+        journal.log.append(entry)
+        got = forgotten_index(journal).registered_sources()
+        assert got == registered_sources(entries[:n]), n
+        seen.append(got)
+    assert seen[2] == {"reuters": 0.9, "blog": 0.2} and seen[3] == {"reuters": 0.9}
+    assert seen[4] == {"reuters": 0.9, "blog": 0.4} and seen[6] == {} and seen[7] == {"reuters": 0.7}

@@ -62,13 +62,16 @@ class ForgottenIndex:
     neither brought back by an undo nor restored by a reinstatement since), kept up
     to date from the revision log: built once per journal object, then fed only the
     entries appended since (read from the end of the log), so a long-lived process
-    does not re-read the log for every revision."""
+    does not re-read the log for every revision. It also keeps the log's Memory and the
+    sources registered with ``--trust`` (:meth:`registered_sources`)."""
 
     def __init__(self) -> None:
         self.epoch = -1
         self.gone: dict[str, dict] = {}
         self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
         self._consumers: Optional[dict[str, set[str]]] = None
+        self._registrations: list[tuple[object, str, float]] = []  # (epoch, source, trust), in log order
+        self._undone: set = set()  # epochs an undo reverted
 
     def _put(self, key: str, tomb: dict) -> None:
         self._drop(key)
@@ -90,6 +93,10 @@ class ForgottenIndex:
     def feed(self, entry: dict, undone_entry) -> None:
         """Apply one log entry; ``undone_entry(epoch)`` returns the entry an undo reverts."""
         self.memory.add(entry.get("changes", []))
+        if entry.get("kind") == "undo":
+            self._undone.add(entry.get("undoes"))
+        for sid, trust in (entry.get("registered_sources") or {}).items():
+            self._registrations.append((entry.get("epoch"), sid, float(trust)))
         intent = entry.get("intent") or {}
         if entry.get("kind") == "undo":
             undone = undone_entry(entry.get("undoes")) or {}
@@ -112,6 +119,7 @@ class ForgottenIndex:
 
     def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
         self.epoch, self.gone, self.memory, self._consumers = -1, {}, Memory(), None
+        self._registrations, self._undone = [], set()
         by_epoch: dict = {}
         for entry in entries:
             by_epoch[entry.get("epoch")] = entry
@@ -145,6 +153,15 @@ class ForgottenIndex:
             for entry in reversed(newer):
                 self.feed(entry, undone_entry)
         return self
+
+    def registered_sources(self) -> dict[str, float]:
+        """Sources earlier revisions registered with ``--trust`` (undone ones excluded; the
+        first registration of a source wins) = :func:`registered_sources` of the whole log."""
+        found: dict[str, float] = {}
+        for epoch, sid, trust in self._registrations:
+            if epoch not in self._undone:
+                found.setdefault(sid, trust)
+        return found
 
     def antecedents_of(self, ids: Iterable[str]) -> dict[str, dict]:
         """The tombstones of forgotten nodes that a node in ``ids`` rests on
@@ -390,7 +407,7 @@ async def prepare_reconciliation(batch, seeds: list[str]) -> None:
     context = await policy_context(stores.store, keys, None)
     wants_trust = any(r.trust is not None or r.policy == TRUST_RANKED for r in batch.requests) or \
         any((q or {}).get("policy") == TRUST_RANKED for q in context["questions"].values())
-    context["registered"] = registered_sources(stores.journal.entries()) if wants_trust else {}
+    context["registered"] = forgotten_index(stores.journal).registered_sources() if wants_trust else {}
     context["forgotten_ids"] = forgotten_ids
     batch.reconciliation = context
 
