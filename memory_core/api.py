@@ -16,7 +16,6 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 from __future__ import annotations
 
 import os
-import signal
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Optional
@@ -38,6 +37,7 @@ from memory_core.store import settings, writer
 from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root
 from memory_core.store.journal import Journal, open_journal
+from memory_core.store.faults import fault_hook
 from memory_core.store.lock import WriterLock, writer_lock
 from memory_core.store.postgres import check_database_embedder
 
@@ -264,25 +264,6 @@ async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -
     if store.repaired:
         recovered = "; ".join(filter(None, [store.repaired, recovered]))
     return Stores(store, journal, paths, fault_hook(os.environ.get("FALSIFY_FAULT_AT")), recovered)
-
-
-def fault_hook(spec: Optional[str]):
-    """Fault injection for crash tests: ``FALSIFY_FAULT_AT=step[:n]`` kills this
-    process with SIGKILL when a journalled write reaches ``step`` for the n-th
-    time (steps: journalled, nodes, node_edges, edges, updates,
-    del_edges, del_nodes, committed). Unset in normal use."""
-    if not spec:
-        return None
-    step, _, nth = spec.partition(":")
-    count = {"n": 0}
-    target = int(nth or 1)
-
-    def hook(name: str) -> None:
-        if name == step:
-            count["n"] += 1
-            if count["n"] == target:
-                os.kill(os.getpid(), signal.SIGKILL)
-    return hook
 
 
 __all__ = ["Falsify", "Opening", "InputError"]

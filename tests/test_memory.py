@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from harness import DEMO_FACT, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
+from harness import DEMO_FACT, clean_env, copy_root, loaded_root, nodes_by_key, run_batch, run_cli, status_of
 
 pytestmark = pytest.mark.slow
 
@@ -101,3 +101,31 @@ def test_compacting_the_graph_after_every_commit_changes_nothing(housekeeping):
     assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == \
         {k: (n["state"], n["feedback_weight"]) for k, n in after.items()}
     assert json.loads(results["revise3"]["stdout"])["refuted"] == ["E_qa"]
+
+
+COMPACT_EVERY_COMMIT = {"FALSIFY_GRAPH_REOPEN_EVERY": "1", "FALSIFY_GRAPH_COMPACT_RATIO": "0.000001"}
+
+
+@pytest.mark.parametrize("step", ["compact_exported", "compact_imported", "compact_swapped"])
+def test_a_compaction_killed_midway_leaves_a_whole_graph(tmp_path_factory, step):
+    """SIGKILL inside the graph file's compaction (after the export, after the new file is
+    built, right after the swap): the revision had committed before it, so the next process
+    sees it whole, ``check`` is clean, and the next compaction clears the debris (a half-built
+    ``.compact`` file, an ``.export`` directory); an undo then gives back the loaded state."""
+    base = loaded_root(tmp_path_factory)
+    root = copy_root(base, tmp_path_factory.mktemp("compact_" + step) / "root")
+    databases = root / "cognee_system" / "databases"
+    proc = run_cli(root, "revise", DEMO_FACT, "--target", "E_qa", "--json",
+                   env=clean_env(FALSIFY_FAULT_AT=step, **COMPACT_EVERY_COMMIT))
+    assert proc.returncode == -9, proc.stderr.decode(errors="replace")[-2000:]  # killed where asked
+    assert (databases / "cognee_graph_ladybug").is_file()
+    after = nodes_by_key(status_of(root))
+    assert after["E_qa"]["state"] == "refuted"
+    check = run_cli(root, "check", "--json")
+    assert check.returncode == 0, check.stderr.decode(errors="replace")[-2000:]
+    assert json.loads(check.stdout).get("ok", True) is not False
+    undo = run_cli(root, "undo", "--json", env=clean_env(**COMPACT_EVERY_COMMIT))  # compacts again after it
+    assert undo.returncode == 0, undo.stderr.decode(errors="replace")[-2000:]
+    assert not [p.name for p in databases.iterdir() if p.name.endswith((".compact", ".export"))]
+    loaded = {k: (n["state"], n["feedback_weight"]) for k, n in nodes_by_key(status_of(base)).items()}
+    assert {k: (n["state"], n["feedback_weight"]) for k, n in nodes_by_key(status_of(root)).items()} == loaded

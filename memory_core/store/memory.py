@@ -218,6 +218,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
 
     import ladybug
 
+    from memory_core.store import faults
     from memory_core.store.belief_store import _home
 
     path = Path(graph.db_path)
@@ -239,6 +240,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
             swapped = False
             try:
                 conn.execute(f"EXPORT DATABASE '{export}'")
+                faults.point("compact_exported")
                 graph._drop_native_resources()
                 db = ladybug.Database(str(new), buffer_pool_size=graph.kuzu_buffer_pool_size,
                                       max_db_size=graph.kuzu_max_db_size)
@@ -250,6 +252,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
                     fresh.close()
                 finally:
                     db.close()
+                faults.point("compact_imported")
                 if new_rows != old_rows:
                     raise RuntimeError(f"the rebuilt graph differs ({new_rows[:2]} vs {old_rows[:2]} nodes, edges)")
                 for debris in (path.with_name(path.name + ".wal"), new.with_name(new.name + ".wal")):
@@ -257,6 +260,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
                         raise RuntimeError(f"{debris.name} is not empty after closing")
                 os.replace(new, path)
                 _fsync_dir(path.parent)
+                faults.point("compact_swapped")
                 swapped = True
             finally:
                 new.unlink(missing_ok=True)

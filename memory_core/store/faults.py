@@ -1,0 +1,42 @@
+"""Fault injection for crash tests (unset in normal use).
+
+``FALSIFY_FAULT_AT=step[:n]`` kills the process with SIGKILL when it reaches ``step`` for
+the n-th time. The journalled write's steps (journalled, nodes, node_edges, edges, updates,
+del_edges, del_nodes, committed) go through the hook the opened stores carry
+(:func:`fault_hook`, made by ``api``); housekeeping that runs without the stores object
+(the graph file's compaction: compact_exported, compact_imported, compact_swapped) calls
+:func:`point`, one hook per process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Callable, Optional
+
+
+def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
+    """A hook killing this process at the n-th time it is called with ``step``."""
+    if not spec:
+        return None
+    step, _, nth = spec.partition(":")
+    count = {"n": 0}
+    target = int(nth or 1)
+
+    def hook(name: str) -> None:
+        if name == step:
+            count["n"] += 1
+            if count["n"] == target:
+                os.kill(os.getpid(), signal.SIGKILL)
+    return hook
+
+
+_process_hook: Optional[Callable[[str], None]] = None
+
+
+def point(name: str) -> None:
+    """A fault point of code that has no stores object (read ``FALSIFY_FAULT_AT`` once)."""
+    global _process_hook
+    if _process_hook is None:
+        _process_hook = fault_hook(os.environ.get("FALSIFY_FAULT_AT")) or (lambda _name: None)
+    _process_hook(name)
