@@ -13,7 +13,7 @@ from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, Be
 from memory_core.core.errors import InputError
 from memory_core.core.policy import (
     EVIDENCE, FACT, Claim, Decision, check_policy, check_trust, decide)
-from memory_core.core.revision import plan_resolve, plan_revision
+from memory_core.core.revision import plan_relabel, plan_resolve, plan_revision
 from memory_core.core.tms import Memory, labels, three_valued_violations
 from memory_core.core.vocabulary import DISPUTED
 
@@ -407,3 +407,35 @@ def test_revision_requests_trust_and_policy():
     assert (lines[0].trust, lines[0].policy) == (0.3, "preserve_both")
     with pytest.raises(InputError, match="facts.jsonl line 2: --policy"):
         fact_lines('{"fact": "a"}\n{"fact": "b", "policy": "x"}\n', "facts.jsonl")
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios(), st.data())
+def test_relabelling_scrambled_states_restores_the_independent_models_labels(s, data):
+    """``check --repair``'s pure step: after revisions, states changed behind FALSIFY's back
+    (conclusions and attacked premises, whose labels the graph decides) are put back by
+    :func:`plan_relabel` seeded with the nodes the three-valued check names: every label is
+    the independent model's again, and each change is recorded once with a cause."""
+    nodes, edges, ops = s
+    v = settled(nodes, edges)
+    memory, ghosts = Memory(), dead_from_start(v)
+    for _ in run_ops(v, ops, memory, ghosts):
+        pass
+    expected = model_labels(v)
+    decided = sorted(k for k in expected if k not in ghosts and
+                     (v.justifications(k) or any(e.dst == k or (e.kind == "disputes" and e.src == k)
+                                                 for e in v.edges if e.kind in ("supersedes", "disputes"))))
+    if not decided:
+        return
+    scrambled = data.draw(st.lists(st.sampled_from(decided), min_size=1, max_size=4, unique=True))
+    for k in scrambled:
+        v.nodes[k].state = data.draw(st.sampled_from([ALIVE, DISPUTED, INVALIDATED if v.justifications(k) else REFUTED]))
+    wrong = [k for k, _, _ in three_valued_violations(v)]
+    assert set(wrong) <= set(scrambled)
+    plan = plan_relabel(v, wrong, 99, memory)
+    assert {k: label(v.nodes[k].state) for k in expected} == expected
+    assert three_valued_violations(v) == []
+    # one state change per node (a confidence decay through a non-critical edge is its own change)
+    keys = [c.key for c in plan.changes if c.rule not in ("demoted", "rebalanced", "promoted", "noncritical_decay")]
+    assert sorted(keys) == sorted(set(keys)) and set(wrong) <= set(keys)
+    assert all(c.cause or c.rule == "repair" for c in plan.changes if c.key in wrong)

@@ -13,7 +13,7 @@ from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.cascade import decay, dependent_closure, settle
 from memory_core.core.policy import EVIDENCE, FACT
 from memory_core.core.tms import Memory, check_resolvable, reinstate_hypotheses, relabel, remove_edge
-from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES
+from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDED, SUPERSEDES
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
@@ -139,6 +139,27 @@ def plan_resolve(view: BeliefView, loser: str, winner: str, epoch: int, memory: 
     decay(view, plan, plan.died)
     promote_competing_hypothesis(view, plan, memory)
     forget_orphans(view, plan, ghosts)
+    return plan
+
+
+def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional[Memory] = None,
+                 dead_as: Optional[dict[str, str]] = None) -> Plan:
+    """``check --repair``: ``keys`` are nodes whose stored state disagrees with the three-valued
+    labelling of the whole view (changed behind FALSIFY's back). They and what depends on them
+    are relabelled as a revision would (:func:`relabel`: each change recorded with its cause,
+    rule ``repair``); hypotheses' weights follow (decay, rescore). ``dead_as``: key ->
+    ``refuted``/``superseded``, the dead state an evidence premise had when it was last written
+    (default refuted)."""
+    plan = Plan(epoch=epoch)
+    dead_as = dead_as or {}
+    verdicts = {k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys}
+    notes = {k: ("repair", f"check --repair: its stored state ({view.nodes[k].state}) disagreed with the "
+                           "three-valued labelling") for k in keys if k in view.nodes}
+    outcome = relabel(view, plan, keys, verdicts=verdicts, memory=memory or Memory(), notes=notes)
+    plan.died = list(outcome.died)
+    if plan.died:
+        decay(view, plan, plan.died)
+        rescore(view, plan, plan.died)
     return plan
 
 

@@ -28,7 +28,7 @@ import json
 from memory_core.core.beliefs import STATES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection
-from memory_core.core.revision import plan_settle
+from memory_core.core.revision import plan_relabel, plan_settle
 from memory_core.core.tms import three_valued_violations
 from memory_core.ops.stores import Stores
 from memory_core.store import writer
@@ -65,6 +65,7 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     whole = store._view(list(every.values()), edges)
     unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
     unfounded_by_q = {}
+    mislabelled: list[str] = []  # questions with nodes the three-valued labelling disagrees with
     forgotten = forgotten_index(journal)
     for question in await store.question_keys():
         view = await store.view_of_investigation(question)
@@ -78,8 +79,10 @@ async def check(stores: Stores, repair: bool = False) -> dict:
             unfounded_by_q[question] = (whole, bad)
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
         # issue 14: the three-valued labelling (supersedes/disputes attack; disputed = undefined)
-        problems += [f"{k} is {state} but the three-valued labelling makes it {label}"
-                     for k, state, label in three_valued_violations(view) if k not in bad and k not in ghosts]
+        wrong = [(k, state, label) for k, state, label in three_valued_violations(view) if k not in bad and k not in ghosts]
+        if wrong:
+            mislabelled.append(question)
+        problems += [f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in wrong]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
               for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
@@ -132,6 +135,22 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
+    for question in mislabelled:  # read again: the repairs above may have changed it
+        view = await store.view_of_investigation(question)
+        ghosts = {}
+        add_antecedent_ghosts(view, forgotten_index(journal), ghosts)
+        keys = [k for k, _, _ in three_valued_violations(view) if k not in ghosts]
+        if not keys:
+            continue
+        epoch = journal.epoch() + 1
+        original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
+        images = replay(journal.entries()).nodes
+        dead_as = {img.get("key"): img.get("state") for img in images.values() if img.get("key") in keys}
+        plan = plan_relabel(view, keys, epoch, forgotten_index(journal).memory, dead_as)
+        intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set(ghosts))}
+        entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})")
     if forget_ids:
         epoch = journal.epoch() + 1
         keys = sorted(stored[i]["key"] for i in forget_ids)
