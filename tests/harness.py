@@ -12,9 +12,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -109,3 +112,20 @@ def status_of(root, env=None) -> dict:
 
 def nodes_by_key(status: dict) -> dict:
     return {n["key"]: n for n in status["nodes"]}
+
+
+def viewer_url(proc: subprocess.Popen, timeout: float):
+    """The URL a starting ``serve`` (or ``mcp --http``) prints on its ``FALSIFY viewer: URL``
+    line, or None if ``proc`` exits or ``timeout`` seconds pass first. Its stdout (text) is
+    drained by a thread from here on, so the server never blocks on a full pipe."""
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if line.startswith("FALSIFY viewer: "):
+            return line.split(": ", 1)[1].strip()
+    return None

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from urllib.parse import urlsplit
 
 import httpx2
@@ -22,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from test_mcp import TOOLS
 from conftest import REPO, clean_env
+from harness import viewer_url
 
 pytestmark = pytest.mark.slow
 
@@ -37,17 +37,7 @@ def start_server(root, *extra, env=None):
         [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
         cwd=REPO, env=env or clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
         stderr=open(root.parent / "server.log", "w"), text=True)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-    url = None
-    deadline = time.monotonic() + START_TIMEOUT
-    while url is None and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            line = lines.get(timeout=1)
-        except queue.Empty:
-            continue
-        if line.startswith("FALSIFY viewer: "):
-            url = line.split(": ", 1)[1].strip()
+    url = viewer_url(proc, START_TIMEOUT)
     if url is None:
         stop(proc)
         pytest.fail("the server did not start: " + (root.parent / "server.log").read_text()[-3000:])

@@ -16,21 +16,19 @@ from __future__ import annotations
 
 import http.client
 import json
-import queue
 import re
 import shutil
 import signal
 import subprocess
 import sys
 import sysconfig
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from conftest import clean_env
+from harness import viewer_url
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "memory_core" / "shell" / "demo_data" / "company_x.json"
@@ -145,17 +143,8 @@ def test_installed_demo_and_viewer_need_no_checkout(installed):
 
     server = subprocess.Popen([str(venv / "bin" / "falsify"), "--root", str(root), "serve", "--port", "0"],
                               cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in server.stdout], daemon=True).start()
     try:
-        url, deadline = None, time.monotonic() + 240
-        while url is None and time.monotonic() < deadline and server.poll() is None:
-            try:
-                line = lines.get(timeout=1)
-            except queue.Empty:
-                continue
-            if line.startswith("FALSIFY viewer: "):
-                url = line.split(": ", 1)[1].strip()
+        url = viewer_url(server, 240)
         assert url, f"falsify serve did not start: {server.stderr.read()[-3000:] if server.poll() is not None else ''}"
         status, page = get(url, "/")
         assert status == 200 and page == (STATIC / "graph.html").read_bytes()

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,6 +21,7 @@ try:
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
     from browser import foreign, open_page, require_chromium
 
+from harness import viewer_url
 from memory_core.web.vendor import FIX, missing as missing_vendor_files
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,17 +42,7 @@ def start_viewer(root, *extra):
     proc = subprocess.Popen(
         [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-    url = None
-    deadline = time.monotonic() + START_TIMEOUT
-    while url is None and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            line = lines.get(timeout=1)
-        except queue.Empty:
-            continue
-        if line.startswith("FALSIFY viewer: "):
-            url = line.split(": ", 1)[1].strip()
+    url = viewer_url(proc, START_TIMEOUT)
     if url is None:
         stop_viewer(proc)
         pytest.fail(f"the viewer server did not start; its stderr:\n{log.read_text()[-4000:]}")
