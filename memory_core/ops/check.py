@@ -93,6 +93,8 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     if journal.log_path.exists():
         data = journal.log_path.read_bytes()
         for n, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue  # blank lines: every reader of the log skips them
             try:
                 json.loads(line)
             except ValueError:

@@ -73,13 +73,38 @@ def patch(update: dict) -> dict:
     return values
 
 
+class RollbackFailed(RuntimeError):
+    """A write failed and rolling it back failed too: the intent stays journalled, and the
+    next open of the root (or the next write in this process) recovers it."""
+
+
 async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, hook=None) -> None:
-    """Journal, apply, commit. ``entry`` is the log line (it embeds the intent)."""
-    journal.begin(intent)
-    (hook or (lambda name: None))("journalled")
-    await apply(store, intent, hook)
-    journal.commit(entry)
-    (hook or (lambda name: None))("committed")
+    """Journal, apply, commit. ``entry`` is the log line (it embeds the intent).
+
+    An exception anywhere in between (an I/O error, a full disk, a file-size limit, a
+    cancelled task) is rolled back here, before the caller releases the writer lock,
+    exactly as a killed process is rolled back at the next open (:func:`recover`): the
+    torn log line is cut, an uncommitted intent's inverse is applied, a committed one is
+    kept. So a long-lived process (the server, MCP, a host's API) never keeps a half
+    applied change, and the next change never overwrites a pending intent."""
+    step = hook or (lambda name: None)
+    if journal.pending() is not None:  # an earlier failed write whose rollback failed too
+        await recover(store, journal)
+    try:
+        journal.begin(intent)
+        step("journalled")
+        await apply(store, intent, hook)
+        journal.commit(entry)
+        step("committed")
+    except BaseException as error:
+        try:
+            await recover(store, journal)
+        except BaseException as again:
+            raise RollbackFailed(
+                f"a write failed ({type(error).__name__}: {error}) and rolling it back failed too "
+                f"({type(again).__name__}: {again}); the change is still journalled and is rolled back "
+                "when the data root is next opened: stop this process and run check") from error
+        raise
     await compact(store)
 
 
