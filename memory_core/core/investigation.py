@@ -11,7 +11,8 @@ Format (JSON, UTF-8)::
      "edges": [{"type": "depends_on", "from": "K", "to": "E_qa", "critical": true, "group": "g1"},
                {"type": "supports", "from": "E_qa", "to": "A", "weight": 0.8}],
      "sources": [{"id": "qa-lab", "trust": 0.9, "name": "QA lab"}],   (optional)
-     "policy": "latest_wins" | "trust_ranked" | "preserve_both"}      (optional)
+     "policy": "latest_wins" | "trust_ranked" | "preserve_both",      (optional)
+     "predicates": {"speaks": "many", "capital": "one"}}              (optional; undeclared: "one")
 
 A ``depends_on`` pair may repeat with another ``group`` (the antecedent belongs to
 several justifications); the parsed edge then carries ``groups`` (every membership,
@@ -33,6 +34,7 @@ from typing import Any, Optional
 from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.cardinality import check_predicates
 from memory_core.core.policy import check_policy, check_trust
 
 MAX_TEXT = 8000
@@ -82,6 +84,7 @@ class Investigation:
     edges: list[EdgeSpec]
     sources: list[dict] = field(default_factory=list)  # [{"id", "trust", "name"?}] (issue 14)
     policy: Optional[str] = None  # latest_wins | trust_ranked | preserve_both (None: latest_wins)
+    predicates: dict = field(default_factory=dict)  # normalised predicate -> "one" | "many" (core.cardinality)
 
     def kinds(self) -> dict[str, str]:
         return {n.key: n.kind for n in self.nodes}
@@ -209,7 +212,7 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     raw = loads_json(data, what)
     if not isinstance(raw, dict):
         raise InputError(f"{what}: the top level must be a JSON object")
-    unknown = sorted(set(raw) - {*SECTIONS, "edges", "sources", "policy"})
+    unknown = sorted(set(raw) - {*SECTIONS, "edges", "sources", "policy", "predicates"})
     if unknown:
         raise InputError(f"{what}: unknown section(s) {', '.join(unknown)}")
     if "question" not in raw:
@@ -240,7 +243,8 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     edges = _edges(raw.get("edges", []), kinds, canonical)
     sources = _sources(raw.get("sources", []))
     policy = check_policy(raw["policy"], "'policy'") if raw.get("policy") is not None else None
-    return Investigation(question, nodes, edges, sources, policy)
+    predicates = check_predicates(raw["predicates"]) if raw.get("predicates") is not None else {}
+    return Investigation(question, nodes, edges, sources, policy, predicates)
 
 
 def _sources(items: Any) -> list[dict]:

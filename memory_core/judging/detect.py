@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
+from memory_core.core.cardinality import merged
 from memory_core.core.identity import collection
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
@@ -120,17 +121,27 @@ def undecided_note(candidates: list[Candidate], undecided: list[str], threshold:
     return ""
 
 
-def structured_pass(fact_triple, candidates: list[Candidate], props_by_key: dict[str, dict]) -> list[Candidate]:
-    """Decide what the structured judge can; returns the candidates left for the LLM."""
+def structured_pass(fact_triple, candidates: list[Candidate], props_by_key: dict[str, dict],
+                    declared: Optional[dict[str, dict]] = None) -> list[Candidate]:
+    """Decide what the structured judge can; returns the candidates left for the LLM.
+    ``declared``: question key -> its predicate cardinality declarations."""
     left = []
+    declared = declared or {}
     for cand in candidates:
-        verdict = structured_verdict(fact_triple, props_by_key.get(cand.key, {})) if fact_triple else None
+        props = props_by_key.get(cand.key, {})
+        verdict = (structured_verdict(fact_triple, props, declared.get(props.get("question_key")))
+                   if fact_triple else None)
         if verdict is None:
             left.append(cand)
         else:
             cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
                                                                           verdict.rationale, "structured")
     return left
+
+
+def declared_for(candidates: list[Candidate], props_by_key: dict[str, dict], declared: dict[str, dict]) -> dict:
+    """The cardinality declarations of the candidates' questions, as one (for the LLM's prompt)."""
+    return merged(declared.get(props_by_key.get(c.key, {}).get("question_key")) or {} for c in candidates)
 
 
 def apply_verdicts(candidates: list[Candidate], verdicts: dict, judge: str = "llm") -> None:
@@ -159,8 +170,9 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
     candidates, props_by_key = await candidates_of(store, fact, triple, threshold, limit, exclude)
     candidates += list(extra)
     props_by_key.update(extra_props or {})
-    left = structured_pass(triple, candidates, props_by_key)
     use_llm = llm_key_configured() if use_llm is None else use_llm
+    declared = await store.declared_predicates(props_by_key.values()) if (triple or use_llm) and props_by_key else {}
+    left = structured_pass(triple, candidates, props_by_key, declared)
     usage = None
     if left and use_llm:
         from memory_core.store.llm import Usage
@@ -170,7 +182,8 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
             judge = LLMJudge(cache=False)
             apply_verdicts(left, {c.key: await judge.judge_pair(c.claim, fact, usage) for c in left})
         else:
-            apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage))
+            apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage,
+                                                        declared_for(left, props_by_key, declared)))
     return finish_detection(candidates, threshold, usage)
 
 
@@ -185,12 +198,14 @@ async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str
     from memory_core.store.llm import Usage
 
     found = [await candidates_of(store, fact, triple, threshold, limit, exclude) for fact, triple, exclude in facts]
-    left = [structured_pass(triple, cands, props) for (fact, triple, _), (cands, props) in zip(facts, found)]
     use_llm = llm_key_configured() if use_llm is None else use_llm
+    declared = await store.declared_predicates(p for _, props in found for p in props.values())
+    left = [structured_pass(triple, cands, props, declared) for (fact, triple, _), (cands, props) in zip(facts, found)]
     asks = [i for i, rest in enumerate(left) if rest and use_llm]
     usages: dict[int, object] = {}
     try:
-        judged = await judge_many([(facts[i][0], [(c.key, c.claim) for c in left[i]]) for i in asks], concurrency)
+        judged = await judge_many([(facts[i][0], [(c.key, c.claim) for c in left[i]]) for i in asks], concurrency,
+                                  predicates=[declared_for(left[i], found[i][1], declared) for i in asks])
     except JudgeError as error:
         done = error.judged
         for n, (verdicts, usage) in enumerate(error.results):

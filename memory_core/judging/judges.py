@@ -24,6 +24,7 @@ import asyncio
 import os
 from typing import Optional
 
+from memory_core.core.cardinality import declarations_text, multi_valued
 from memory_core.core.errors import JudgeError  # noqa: F401  (re-exported)
 from memory_core.core.keys import normalise_term
 from memory_core.core.requests import parse_triple  # noqa: F401  (re-exported)
@@ -34,8 +35,11 @@ ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
 
 
-def structured_verdict(triple: tuple[str, str, str], candidate: dict) -> Optional[ContradictionJudgement]:
-    """None when the candidate carries no triple (this judge cannot decide)."""
+def structured_verdict(triple: tuple[str, str, str], candidate: dict,
+                       predicates: Optional[dict] = None) -> Optional[ContradictionJudgement]:
+    """None when the candidate carries no triple (this judge cannot decide). ``predicates``:
+    the candidate's question's cardinality declarations (another object of a ``many``
+    predicate is another value, not a contradiction)."""
     s, p, o = (candidate.get(k) for k in ("subject", "predicate", "object"))
     if not (s and p and o):
         return None
@@ -46,6 +50,10 @@ def structured_verdict(triple: tuple[str, str, str], candidate: dict) -> Optiona
     if normalise_term(o) == fo:
         return ContradictionJudgement(rationale=f"same subject and predicate, same object {o!r}",
                                       relation="supports", confidence=STRUCTURED_CONFIDENCE)
+    if multi_valued(predicates, p):
+        return ContradictionJudgement(
+            rationale=f"predicate {p!r} is declared many: {triple[2]!r} is another value beside {o!r}, not a contradiction",
+            relation="unrelated", confidence=STRUCTURED_CONFIDENCE)
     return ContradictionJudgement(
         rationale=f"same subject and predicate ({s!r}, {p!r}) with another object: stored {o!r}, new {triple[2]!r}",
         relation="contradicts", confidence=STRUCTURED_CONFIDENCE)
@@ -89,8 +97,10 @@ class LLMJudge:
         return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
                                        usage=usage)
 
-    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None) -> dict[str, ContradictionJudgement]:
-        """``stored``: (key, claim) pairs. One call for those not in the cache (none if all are)."""
+    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
+                    predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
+        """``stored``: (key, claim) pairs. One call for those not in the cache (none if all are).
+        ``predicates``: cardinality declarations the prompt carries."""
         from memory_core.store import llm
 
         stored = list(dict((k, c) for k, c in stored).items())
@@ -103,7 +113,9 @@ class LLMJudge:
             from memory_core.store.verdict_cache import cache_key, for_root
 
             model, cache = llm.model_name(), for_root()
-            keys = {k: cache_key(claim, new, model) for k, claim in stored}
+            # the declarations are part of what was asked: another set of them, another verdict
+            asked = new + ("\n" + declarations_text(predicates) if predicates else "")
+            keys = {k: cache_key(claim, asked, model) for k, claim in stored}
             hits = cache.get_many(list(keys.values()))
             for k, _ in stored:
                 if keys[k] in hits:
@@ -114,7 +126,7 @@ class LLMJudge:
         ask = [(k, c) for k, c in stored if k not in found]
         if not ask:
             return found
-        answer = await llm.structured_output(batch_input(new, ask), BATCH_SYSTEM_PROMPT, BatchJudgement,
+        answer = await llm.structured_output(batch_input(new, ask, predicates), BATCH_SYSTEM_PROMPT, BatchJudgement,
                                              "the LLM judge", usage=usage)
         given: dict[str, ContradictionJudgement] = {}
         folded = {k.strip().casefold(): k for k, _ in ask}
@@ -133,7 +145,8 @@ class LLMJudge:
 
 
 async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency: Optional[int] = None,
-                     judge: Optional[LLMJudge] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
+                     judge: Optional[LLMJudge] = None,
+                     predicates: Optional[list[Optional[dict]]] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
     """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
     LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
     (``FALSIFY_LLM_CONCURRENCY``, default 4) at once. Returns, in order, ``(verdicts by key,
@@ -154,7 +167,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
                 return
             usage = Usage()
             try:
-                results[i] = (await judge.judge(fact, stored, usage), usage)
+                results[i] = (await judge.judge(fact, stored, usage, predicates[i] if predicates else None), usage)
             except JudgeError as error:
                 errors[i] = error
 
@@ -166,3 +179,19 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
         error.results = results[:first]
         raise error
     return results
+
+
+class PerCandidateLLMJudge(LLMJudge):
+    """The old way (``FALSIFY_LLM_PER_CANDIDATE=1``, kept for ``bench.judge``'s comparison):
+    one uncached call per candidate, one after another."""
+
+    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
+                    predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
+        return {k: await self.judge_pair(claim, new, usage) for k, claim in dict(stored).items()}
+
+
+def llm_judge() -> LLMJudge:
+    """The LLM judge a revision uses (the per-candidate one when ``FALSIFY_LLM_PER_CANDIDATE=1``)."""
+    if os.environ.get("FALSIFY_LLM_PER_CANDIDATE") == "1":
+        return PerCandidateLLMJudge(cache=False)
+    return LLMJudge()

@@ -145,6 +145,8 @@ def question_extras(inv: Investigation) -> dict:
         extras["policy"] = inv.policy
     if inv.sources:
         extras["sources"] = [dict(s) for s in inv.sources]
+    if inv.predicates:
+        extras["predicates"] = dict(inv.predicates)
     return extras
 
 
@@ -168,7 +170,7 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
             notes.append(f"{spec.key}: exists with other text; the stored version is kept")
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
-            notes.append(f"{spec.key}: sources/policy differ from the stored question's; the stored ones are kept")
+            notes.append(f"{spec.key}: sources/policy/predicates differ from the stored question's; the stored ones are kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
     # edges may also name forgotten nodes the file does not define (references)
     defined = {n.key for n in inv.nodes} | set(existing)

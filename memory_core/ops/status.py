@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES
 from memory_core.core.identity import KIND_BY_TYPE
 from memory_core.core.why import why_index
@@ -18,6 +19,8 @@ def node_row(props: dict) -> dict:
         row["confidence"] = node.confidence
     if node.kind == "hypothesis" and node.prior is not None:
         row["prior"] = node.prior
+    if node.kind == "question" and stored_predicates(props.get("predicates")):
+        row["predicates"] = stored_predicates(props.get("predicates"))  # undeclared predicates are single-valued
     if node.kind == "evidence":
         for name in ("source_id", "quote", "asserted_at", "subject", "predicate", "object"):
             if props.get(name) is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
+from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
@@ -144,6 +145,20 @@ class BeliefStore:
         wanted = {node_id(kind, key): key for key in keys for kind in KINDS}
         found = await self.raw_nodes(wanted)
         return {wanted[i]: props for i, props in found.items()}
+
+    async def declared_predicates(self, props: Iterable[dict]) -> dict[str, dict[str, str]]:
+        """Question key -> its predicate cardinality declarations, for the questions these
+        nodes' props belong to (questions that declare nothing are left out)."""
+        wanted = sorted({p.get("question_key") for p in props if p and p.get("question_key")})
+        if not wanted:
+            return {}
+        found = await self.raw_nodes(node_id("question", q) for q in wanted)
+        result = {}
+        for q_props in found.values():
+            declared = stored_predicates(q_props.get("predicates"))
+            if declared and q_props.get("key"):
+                result[q_props["key"]] = declared
+        return result
 
     async def nodes_by_sp(self, sp: str) -> list[dict]:
         return await self.backend.nodes_by_type_name("Evidence", sp)

@@ -39,6 +39,7 @@ class InvestigationQuestion(BeliefNode):
     question: str
     policy: Optional[str] = None  # reconciliation policy (memory_core.core.policy); None: latest_wins
     sources: Optional[list] = None  # [{"id", "trust", "name"?}] from the investigation file
+    predicates: Optional[dict] = None  # {"speaks": "many", ...}: predicate cardinality (core.cardinality)
     metadata: dict = {"index_fields": ["question"], "identity_fields": ["key"]}
 
 
