@@ -3,7 +3,8 @@
 The host configures cognee itself (its own roots under DIR), writes a small
 belief graph with cognee's own ``add_data_points`` using FALSIFY's DataPoint
 classes, then runs FALSIFY's revision Tasks in its own ``run_custom_pipeline``
-with one contradicting fact, and reads the truth states back with cognee's
+with one contradicting fact (a Task of its own after FALSIFY's receives the
+RevisionResults), and reads the truth states back with cognee's
 ``get_node_truth_state``. FALSIFY attaches to the host's configuration and keeps
 only its journal and revision log in DIR/falsify_state. Prints one JSON object.
 """
@@ -11,6 +12,7 @@ only its journal and revision log in DIR/falsify_state. Prints one JSON object.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import asyncio
 import json
 import os
@@ -23,8 +25,11 @@ def configure_cognee(root: Path) -> None:
     for name, sub in (("SYSTEM_ROOT_DIRECTORY", "system"), ("DATA_ROOT_DIRECTORY", "data"),
                       ("CACHE_ROOT_DIRECTORY", "cache"), ("COGNEE_LOGS_DIR", "logs")):
         os.environ[name] = str(root / sub)
-    # one store for every pipeline run (FALSIFY reads the graph outside the runner too)
+    # what Falsify.attach requires (it refuses otherwise, naming the setting): one store for every
+    # pipeline run (FALSIFY reads the graph outside the runner too), engines in this process
     os.environ["ENABLE_BACKEND_ACCESS_CONTROL"] = "false"
+    os.environ["GRAPH_DATABASE_SUBPROCESS_ENABLED"] = "false"
+    os.environ["VECTOR_DB_SUBPROCESS_ENABLED"] = "false"
     os.environ.setdefault("TELEMETRY_DISABLED", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -62,10 +67,18 @@ async def main(root: Path) -> dict:
               (str(k.id), str(e1.id), "depends_on", {"critical": True})]
     await add_data_points(nodes, custom_edges=edges)
 
+    from cognee.modules.pipelines.tasks.task import Task
+
+    received = []
+
+    async def keep_results(results, ctx=None):  # the host's own Task after FALSIFY's: gets the RevisionResults
+        received.extend(results)
+        return results
+
     before = watched()
     async with Falsify.attach(root / "falsify_state") as fx:
         await cognee.run_custom_pipeline(
-            tasks=memory_core.revision_tasks(fx),
+            tasks=memory_core.revision_tasks(fx) + [Task(keep_results, needs_llm=False)],
             data=[[{"fact": "The inspector's report was signed before the inspection took place.", "target": "E1",
                     "key": "F_audit"}]],
             dataset="host_pipeline", pipeline_name="host_revision")
@@ -82,6 +95,8 @@ async def main(root: Path) -> dict:
         "states": {key: (states.get(i, {}).get("truth_alignment") or ["(not in graph)"])[0] if i in states
                    else "(not in graph)" for key, i in ids.items()},
         "logged_rules": sorted({row["rule"] for row in log}),
+        "results": [{k: r[k] for k in ("new_evidence", "refuted", "invalidated", "promoted", "epoch")}
+                    for r in received],
         "home_unchanged": before["HOME"] == after["HOME"],
         "environment_variables_changed": changed,
         "cognee_roots_unchanged": (before["cognee_system_root"], before["cognee_data_root"]) ==
@@ -94,5 +109,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True, help="where the host keeps cognee's data (and FALSIFY its state)")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(Path(args.root).resolve())), indent=2))
+    with contextlib.redirect_stdout(sys.stderr):  # cognee's first run prints migration notes: stdout is the JSON only
+        out = asyncio.run(main(Path(args.root).resolve()))
+    print(json.dumps(out, indent=2))
     sys.exit(0)

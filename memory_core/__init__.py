@@ -15,8 +15,9 @@ cognee, so they load on first use, once cognee is configured).
 
 from __future__ import annotations
 
-from memory_core.api import Falsify, Opening
-from memory_core.core.errors import EmbedderMismatch, FalsifyError, InputError, JudgeError, RootBusy
+from memory_core.api import Falsify, Opening, revision_tasks
+from memory_core.core.errors import (EmbedderMismatch, FacadeClosed, FalsifyError, HostConfigError, InputError,
+                                     JudgeError, RootBusy, RootConflict)
 from memory_core.core.vocabulary import EdgeKind, NodeKind, State
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
                                  StatusResult, UndoResult)
@@ -28,7 +29,6 @@ _LAZY = {
     "Hypothesis": "memory_core.store.models",
     "Evidence": "memory_core.store.models",
     "Conclusion": "memory_core.store.models",
-    "revision_tasks": "memory_core.tasks",
 }
 
 
@@ -44,7 +44,8 @@ def __getattr__(name: str):
 
 __all__ = [
     "Falsify", "Opening",
-    "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError",
+    "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError", "FacadeClosed",
+    "RootConflict",
     "State", "NodeKind", "EdgeKind",
     "RevisionResult", "LoadResult", "StatusResult", "ExplainResult", "RecallResult", "SearchHit", "UndoResult",
     "CheckResult",

@@ -15,6 +15,7 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -70,6 +71,7 @@ class Falsify:
         self.stores = stores
         self._lock = lock
         self.opened_ms = 0.0
+        self.closed = False  # set by close(): the Tasks built from it refuse to run (FacadeClosed)
 
     # the opened parts, for programs that go one level down (and the tests)
     @property
@@ -134,8 +136,8 @@ class Falsify:
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
         start = time.perf_counter()
         state = Path(state_dir).expanduser().resolve()
+        settings.attach()  # refuses a host configuration FALSIFY cannot work on (HostConfigError)
         state.mkdir(parents=True, exist_ok=True)
-        settings.attach()
 
         async def prepare(held):
             check_root(state / "falsify.json", settings.attached_fingerprint())
@@ -147,7 +149,9 @@ class Falsify:
     async def _locked(cls, start: float, lock, prepare) -> "Falsify":
         """Take ``lock`` (if any), open the stores with ``prepare(held)``; release the lock if
         opening fails."""
-        held = lock.acquire() if lock is not None else None
+        held = None
+        if lock is not None:  # waiting for another writer never blocks the event loop
+            held = await (lock.acquire_async() if hasattr(lock, "acquire_async") else asyncio.to_thread(lock.acquire))
         try:
             stores = await prepare(held)
         except BaseException:
@@ -159,7 +163,9 @@ class Falsify:
         return fx
 
     async def close(self) -> None:
-        """Release the writer lock (the stores stay usable by cognee in this process)."""
+        """Release the writer lock (the stores stay usable by cognee in this process); the
+        revision Tasks built from this facade refuse to run from now on."""
+        self.closed = True
         if self._lock:
             self._lock.release()
             self._lock = None
@@ -266,4 +272,22 @@ async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -
     return Stores(store, journal, paths, fault_hook(os.environ.get("FALSIFY_FAULT_AT")), recovered)
 
 
-__all__ = ["Falsify", "Opening", "InputError"]
+def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool = False) -> list:
+    """The cognee Tasks of a revision bound to ``fx``, for a host's own
+    ``cognee.run_custom_pipeline(tasks=revision_tasks(fx), data=[...])``: each data item
+    (a fact, a dict with the ``revise`` fields, or a list of them) is one batch. A FALSIFY
+    error fails the host's run the way cognee reports any task's error (the run raises the
+    original exception, e.g. ``InputError`` with its ``exit_code``, and is recorded as
+    ``PipelineRunErrored``); the last Task outputs the batch's ``RevisionResult``s (one per
+    fact, in order), which a Task the host appends receives as its input. Tasks of a
+    closed ``fx`` raise ``FacadeClosed``."""
+    from memory_core import tasks
+
+    if getattr(fx, "closed", False):
+        from memory_core.core.errors import FacadeClosed
+
+        raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
+    return tasks.revision_tasks(fx, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of)
+
+
+__all__ = ["Falsify", "Opening", "InputError", "revision_tasks"]

@@ -12,6 +12,11 @@ RootBusy            3     another process held the data root's writer lock too l
 EmbedderMismatch    4     the data root was built with another embedder
 JudgeError          5     the LLM judge failed (timeout, error status, malformed verdict,
                           spending cap reached)
+HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is one FALSIFY
+                          cannot work on (the message names the setting to change)
+FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: nothing written
+RootConflict        1     this process already serves another data root (cognee holds one
+                          configuration per process)
 ==================  ====  ==========================================================
 """
 
@@ -48,7 +53,23 @@ class JudgeError(FalsifyError):
     exit_code = 5
 
 
-__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "error_message"]
+class HostConfigError(FalsifyError):
+    """The host's cognee configuration cannot carry FALSIFY (the message names the setting)."""
+
+    exit_code = 6
+
+
+class FacadeClosed(FalsifyError):
+    """The ``Falsify`` these Tasks (or this call) belong to is closed: its writer lock is
+    released, so nothing may be written through it."""
+
+
+class RootConflict(FalsifyError, RuntimeError):
+    """One process serves one data root: cognee is already configured for another."""
+
+
+__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError",
+           "FacadeClosed", "RootConflict", "error_message"]
 
 
 def error_message(error: BaseException) -> str:

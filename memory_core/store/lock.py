@@ -36,18 +36,46 @@ class WriterLock:
         timeout = default_timeout() if timeout is None else timeout
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
+        while not self._try(fd):
+            if time.monotonic() >= deadline:
+                self._busy(fd, timeout)
+            time.sleep(0.05)
+        return self._took(fd)
+
+    async def acquire_async(self, timeout: float | None = None) -> "WriterLock":
+        """:meth:`acquire` for the event loop: waits with ``asyncio.sleep`` (other tasks run)."""
+        import asyncio
+
+        timeout = default_timeout() if timeout is None else timeout
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        try:
+            while not self._try(fd):
                 if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-                    os.close(fd)
-                    raise RootBusy(
-                        f"the data root {self.path.parent} is in use by {holder}; waited {timeout:g}s "
-                        "(set FALSIFY_LOCK_TIMEOUT to wait longer)") from None
-                time.sleep(0.05)
+                    self._busy(fd, timeout)
+                await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            os.close(fd)
+            raise
+        return self._took(fd)
+
+    @staticmethod
+    def _try(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def _busy(self, fd: int, timeout: float):
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        if holder.split(" ")[:2] == ["pid", str(os.getpid())]:
+            holder = f"this process ({holder}): this process holds it (close the Falsify that holds it first)"
+        raise RootBusy(f"the data root {self.path.parent} is in use by {holder}; waited {timeout:g}s "
+                       "(set FALSIFY_LOCK_TIMEOUT to wait longer)") from None
+
+    def _took(self, fd: int) -> "WriterLock":
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} ({self.purpose})".encode(), 0)
         self._fd = fd

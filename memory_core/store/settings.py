@@ -128,10 +128,19 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
     """Point cognee at one data root. Call before the first ``import cognee``."""
     global _configured
     paths = Paths(resolve_root(root))
+    if _attached:
+        from memory_core.core.errors import RootConflict
+
+        raise RootConflict(f"FALSIFY is attached to the host's cognee configuration in this process; opening the "
+                           f"data root {paths.root} would reconfigure the host's cognee (use Falsify.attach, or "
+                           "open the root from another process)")
     if _configured is not None:
         if _configured.root != paths.root:
-            raise RuntimeError(
-                f"cognee is already configured for {_configured.root}; one process serves one data root"
+            from memory_core.core.errors import RootConflict
+
+            raise RootConflict(
+                f"cognee is already configured for {_configured.root} in this process; one process serves one "
+                f"data root (open {paths.root} from another process)"
             )
         return _configured
     load_dotenv_file()
@@ -198,8 +207,41 @@ def attach() -> None:
     """Use cognee as the host configured it (``Falsify.attach``): nothing is set, moved
     or read from FALSIFY's .env; cognee is imported as the host left it."""
     global _attached
-    _attached = True
     import cognee  # noqa: F401  (the host's configuration, as it stands)
+
+    check_host_configuration()
+    _attached = True
+
+
+def check_host_configuration() -> None:
+    """Refuse, naming the setting to change, a host configuration FALSIFY cannot work on:
+    graph or vector engines in worker processes (FALSIFY reads and compacts the stores
+    through engine methods cognee's remote proxies do not forward), and backend access
+    control (pipeline runs then write to per-dataset databases FALSIFY does not read)."""
+    from cognee.context_global_variables import backend_access_control_enabled
+    from cognee.infrastructure.databases.graph.config import get_graph_config
+    from cognee.infrastructure.databases.vector.config import get_vectordb_config
+
+    from memory_core.core.errors import HostConfigError
+
+    wrong = []
+    if get_graph_config().graph_database_subprocess_enabled:
+        wrong.append("GRAPH_DATABASE_SUBPROCESS_ENABLED=false (cognee runs the graph engine in a worker "
+                     "process by default)")
+    if get_vectordb_config().vector_db_subprocess_enabled:
+        wrong.append("VECTOR_DB_SUBPROCESS_ENABLED=false (cognee runs the vector engine in a worker process "
+                     "by default)")
+    try:
+        access_control = backend_access_control_enabled()
+    except OSError:  # cognee: access control asked for but unsupported by the configured handlers
+        access_control = True
+    if access_control:
+        wrong.append("ENABLE_BACKEND_ACCESS_CONTROL=false (with it on, each pipeline run writes to its own "
+                     "per-user, per-dataset databases)")
+    if wrong:
+        raise HostConfigError("Falsify.attach: FALSIFY works on one in-process graph and vector store; set "
+                              + "; ".join(wrong) + " before cognee is imported (or before its first engine is "
+                              "built); nothing was opened")
 
 
 def attached_fingerprint() -> dict:

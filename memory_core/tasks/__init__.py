@@ -24,7 +24,9 @@ list of them); batches are applied one at a time, in the order cognee starts the
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
+
+from memory_core.core.errors import FacadeClosed
 
 from memory_core.judging.detect import DEFAULT_LIMIT, gate1_threshold
 from memory_core.store.embedder import fingerprint
@@ -44,19 +46,99 @@ def threshold() -> float:
 
 
 def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = False, pin_reason: str = "--target",
-                   what: str = "facts") -> list:
+                   what: str = "facts", results: Optional[Callable[[FactJob], dict]] = None) -> list:
     """The cognee Tasks of a revision bound to an opened FALSIFY (a ``Falsify`` or its
     ``Stores``). ``use_llm`` defaults to whether ``LLM_API_KEY`` is set. With
-    ``dry_run`` only detection runs (nothing is written)."""
+    ``dry_run`` only detection runs (nothing is written).
+
+    For a host's pipeline data (anything but a prepared :class:`RevisionBatch`) the Tasks
+    behave like any cognee Task: an error raises out of the task, so cognee fails the run
+    (``run_custom_pipeline`` raises the original exception and records the run as
+    errored), and the last task returns ``results(job)`` for each fact of the batch once
+    the batch is written. Tasks bound to a closed ``Falsify`` raise :class:`FacadeClosed`
+    before anything is read or written."""
     stores = getattr(fx, "stores", fx)
+    owner = fx if hasattr(fx, "stores") else None
     use_llm = llm_key_configured() if use_llm is None else use_llm
     detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(), limit=DEFAULT_LIMIT,
                               pin_reason=pin_reason, what=what)
-    tasks = [task(detect, needs_llm=use_llm)]
+    tasks = [task(_first(detect, owner, results if dry_run else None), needs_llm=use_llm)]
     if dry_run:
         return tasks
-    return tasks + [task(collect_belief_subgraph), task(propagate_refutation), task(promote_competing_hypothesis),
-                    task(forget_orphan_deadends), task(write_revision)]
+    return tasks + [task(_then(collect_belief_subgraph)), task(_then_each(propagate_refutation)),
+                    task(_then(promote_competing_hypothesis)), task(_then(forget_orphan_deadends)),
+                    task(_last(write_revision, results))]
+
+
+def _surface(items) -> None:
+    """Raise the first error a host's batch recorded (after releasing its revision lock):
+    cognee then fails the pipeline run with it, the way it reports any task's error."""
+    for item in items:
+        batch = getattr(item, "batch", item)
+        if getattr(batch, "host", False) and batch.error is not None:
+            batch.release()
+            raise batch.error
+
+
+def _first(detect, owner, results):
+    async def detect_contradictions(items, ctx=None):
+        if owner is not None and getattr(owner, "closed", False):
+            raise FacadeClosed("these revision Tasks belong to a closed Falsify (its writer lock is released); "
+                               "open or attach it again and build the Tasks from the new one; nothing was written")
+        hosted = [not isinstance(item, RevisionBatch) for item in items]
+        batches = await detect(items, ctx)
+        for batch, host in zip(batches, hosted):
+            batch.host = batch.host or host
+        _surface(batches)
+        if results is not None:  # a dry run ends here: its results are this task's output
+            return [results(job) for batch in batches for job in batch.jobs]
+        return batches
+
+    return detect_contradictions
+
+
+def _then(fn):
+    async def wrapped(items, ctx=None):
+        out = await fn(items, ctx)
+        _surface(items)
+        return out
+
+    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
+    return wrapped
+
+
+def _then_each(fn):
+    async def wrapped(items, ctx=None):
+        async for job in fn(items, ctx):
+            _surface([job])
+            yield job
+
+    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
+    return wrapped
+
+
+def _last(fn, results):
+    async def wrapped(jobs, ctx=None):
+        out = await fn(jobs, ctx)
+        _surface(jobs)
+        hosted = [job for job in jobs if getattr(job.batch, "host", False)]
+        if not hosted:
+            return out
+        done = []
+        for job in hosted:
+            batch = job.batch
+            if not job.last:
+                continue
+            if batch.stop_error is not None:  # a judge failed: the facts before it were written
+                applied = f"the facts before it were applied (epoch {batch.epoch})" if batch.entry is not None \
+                    else "no fact before it changed anything"
+                raise type(batch.stop_error)(f"{batch.what} item {batch.stopped_at + 1}: {batch.stop_error} "
+                                             f"[{applied}; this fact and the ones after it were not applied]")
+            done += [results(j) if results is not None else j for j in batch.jobs]
+        return done
+
+    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
+    return wrapped
 
 
 async def run_revision(stores, batch: RevisionBatch) -> RevisionBatch:

@@ -127,6 +127,9 @@ class RevisionBatch:
     memory: Any = None
     reconciliation: dict = field(default_factory=dict)
     restored: set = field(default_factory=set)
+    # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
+    # errors fail the host's pipeline run, its last task returns the RevisionResults
+    host: bool = False
 
     def __post_init__(self):
         if not self.jobs:
