@@ -41,9 +41,89 @@ async def _graph_ids(store, kind: str) -> dict[str, dict]:
     return await store.raw_nodes(await store.ids_of_kind(kind))
 
 
+# how many inspect-and-repair passes ``check --repair`` makes at most: one repair can
+# expose the next (a node restored from the log may rest on one refuted since), so the
+# passes repeat until nothing is left or a pass changes nothing
+REPAIR_PASSES = 6
+# invalid log lines named one by one; beyond that, counted
+LINES_NAMED = 20
+
+
 async def check(stores: Stores, repair: bool = False) -> dict:
+    found = await _inspect(stores)
+    result = {"clean": not found["problems"], "problems": list(found["problems"])}
+    if stores.recovered:
+        # opening the root already finished or rolled back an interrupted change (a pending
+        # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
+        result["recovered_at_open"] = stores.recovered
+    if not repair or not found["problems"]:
+        return result
+    repaired, cannot = [], []
+    for _ in range(REPAIR_PASSES):
+        done = await _repair(stores, found, cannot)
+        repaired += done
+        found = await _inspect(stores)
+        if not found["problems"] or not done:
+            break
+    result.update(repaired=repaired, clean_after_repair=not found["problems"],
+                  problems_after_repair=found["problems"])
+    if cannot:
+        result["cannot_restore"] = cannot
+    return result
+
+
+def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[str], list[list[int]]]:
+    """Missing or shortened history: every committed change is one log line, epochs
+    1, 2, 3, ... (each write takes the last epoch + 1), and ``falsify.json`` and the
+    stores never run ahead of the log. A gap, a log that starts late, or a root whose
+    ``falsify.json`` or stored nodes name a later epoch than the log's last is lost
+    history, unless a repair has recorded that gap (``lost_epochs``). Returns the
+    problems and the lost epoch ranges ``[first, last]``."""
+    acknowledged: set[int] = set()
+    epochs: list[int] = []
+    for entry in entries:
+        epoch = entry.get("epoch") if isinstance(entry, dict) else None
+        if not isinstance(epoch, int) or isinstance(epoch, bool):
+            continue
+        epochs.append(epoch)
+        spans = (entry.get("lost_epochs") or []) if entry.get("kind") == "repair" else []
+        for span in spans if isinstance(spans, list) else []:
+            if isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span):
+                acknowledged.update(range(span[0], span[1] + 1))
+    spans: list[list[int]] = []
+    last = 0
+    for epoch in epochs:
+        if epoch > last + 1:
+            spans.append([last + 1, epoch - 1])
+        last = max(last, epoch)
+    ahead = max(meta_epoch, stored_epoch)
+    if ahead > last:
+        spans.append([last + 1, ahead])
+    lost = []
+    for first, end in spans:
+        missing = [e for e in range(first, end + 1) if e not in acknowledged]
+        if missing:
+            lost.append([missing[0], missing[-1]])
+    problems = []
+    for first, end in lost:
+        which = f"epoch {first}" if first == end else f"epochs {first}-{end}"
+        if end > last:
+            whose = " and ".join(filter(None, [
+                f"falsify.json says epoch {meta_epoch}" if meta_epoch > last else "",
+                f"stored nodes carry epoch {stored_epoch}" if stored_epoch > last else ""]))
+            ends = f"ends at epoch {last}" if last else "is empty or missing"
+            problems.append(f"history lost: {whose}, but the revision log {ends} ({which} missing; "
+                            "undo and explain cannot reach those changes)")
+        else:
+            problems.append(f"history lost: the revision log has no entry for {which} "
+                            "(undo and explain cannot reach those changes)")
+    return problems, lost
+
+
+async def _inspect(stores: Stores) -> dict:
+    """Every problem of the root, and what a repair needs to fix them."""
     store, journal = stores.store, stores.journal
-    problems, repaired = [], []
+    problems = []
     missing_vectors: dict[str, dict] = {}
     orphan_rows: dict[str, list[str]] = {}
     every: dict[str, dict] = {}  # every stored node (id -> props), for the whole-graph checks
@@ -92,22 +172,37 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         problems.append("the journal holds an unfinished intent")
     if journal.log_path.exists():
         data = journal.log_path.read_bytes()
+        invalid = []
         for n, line in enumerate(data.splitlines(), 1):
             if not line.strip():
                 continue  # blank lines: every reader of the log skips them
             try:
                 json.loads(line)
             except ValueError:
-                problems.append(f"revisions.jsonl line {n} is not valid JSON")
+                invalid.append(n)
+        problems += [f"revisions.jsonl line {n} is not valid JSON" for n in invalid[:LINES_NAMED]]
+        if len(invalid) > LINES_NAMED:
+            problems.append(f"revisions.jsonl has {len(invalid) - LINES_NAMED} more lines that are not valid JSON")
         if data and not data.endswith(b"\n"):
             problems.append("revisions.jsonl ends with a torn line")
-    result = {"clean": not problems, "problems": problems}
-    if stores.recovered:
-        # opening the root already finished or rolled back an interrupted change (a pending
-        # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
-        result["recovered_at_open"] = stores.recovered
-    if not repair or not problems:
-        return result
+    meta_epoch = journal.meta().get("epoch", 0)
+    stored_epoch = max((n["epoch"] for n in stored.values() if isinstance(n.get("epoch"), int)), default=0)
+    lost_found, lost = history_problems(journal.entries(), meta_epoch if isinstance(meta_epoch, int) else 0,
+                                        stored_epoch)
+    problems += lost_found
+    return {"problems": problems, "orphan_rows": orphan_rows, "missing_vectors": missing_vectors,
+            "restore": restore, "every": every, "unfounded_by_q": unfounded_by_q, "mislabelled": mislabelled,
+            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost}
+
+
+async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
+    """One repair pass over what :func:`_inspect` found; returns what it did."""
+    store, journal = stores.store, stores.journal
+    repaired = []
+    orphan_rows, missing_vectors, restore, every = (found["orphan_rows"], found["missing_vectors"],
+                                                    found["restore"], found["every"])
+    unfounded_by_q, mislabelled, forget_ids = found["unfounded_by_q"], found["mislabelled"], found["forget_ids"]
+    stored, whole = found["stored"], found["whole"]
     done = await writer.recover(store, journal)
     if done:
         repaired.append(done)
@@ -160,8 +255,18 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
-    journal.repair_log()
-    after = await check(stores, repair=False)
-    result.update(repaired=repaired, clean_after_repair=after["clean"], problems_after_repair=after["problems"])
-    return result
-
+    if journal.repair_log():
+        repaired.append("cut a torn last line from revisions.jsonl")
+    if found["lost"]:
+        # a lost log cannot be rebuilt: the gap is recorded, so the log again covers every epoch
+        spans = found["lost"]
+        epoch = journal.epoch() + 1
+        which = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+        entry = {"epoch": epoch, "kind": "repair", "changes": [], "lost_epochs": spans, "intent": {"epoch": epoch}}
+        await writer.run(store, journal, {"epoch": epoch}, entry)
+        message = (f"cannot restore the revision log of epoch(s) {which}: it is lost (restore revisions.jsonl "
+                   f"from a backup to get it back); recorded the gap at epoch {epoch}, so undo and explain "
+                   "cannot reach the changes made in it")
+        cannot.append(message)
+        repaired.append(message)
+    return repaired

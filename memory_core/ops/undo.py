@@ -6,7 +6,8 @@ stores (re-embedded with the same model, so the same vectors) with their
 properties, states, weights, edges and epochs; the new fact and anything else
 added is removed; every changed state, weight and confidence returns to its
 before image. The undo is itself journalled (all or nothing) and logged, and
-undo again reverts the change before.
+undo again reverts the change before. A repair by ``check --repair`` is a barrier:
+it is not undone, and nothing before it is.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ async def undo(stores: Stores) -> dict:
     entry = stores.journal.last_undoable()
     if entry is None:
         return {"undone": None, "note": "nothing to undo: no revision or load left to revert"}
+    if entry.get("kind") == "repair":
+        # a repair's before-image is a state check rejects: reverting it (or reaching past
+        # it to an older change, whose inverse assumes the unrepaired state) would bring it back
+        return {"undone": None, "note": f"nothing to undo: the last change is check --repair's (epoch "
+                                        f"{entry['epoch']}); a repair is not undone, since that would bring "
+                                        "back the state check rejected"}
     intent = inverse(entry["intent"])
     epoch = stores.journal.epoch() + 1
     intent["epoch"] = epoch
