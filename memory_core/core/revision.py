@@ -76,8 +76,18 @@ def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] 
                       ghosts=ghosts, notes=notes)
     plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
     plan.revived = plan.revived + outcome.revived
+    note_unjudged(plan)
     decay(view, plan, plan.died)
     return plan.died
+
+
+def note_unjudged(plan: Plan) -> None:
+    """Evidence reinstated without being re-judged (no judge could decide): its
+    reinstatement record says so (:mod:`memory_core.core.reinstatement`)."""
+    notes = (getattr(plan, "meta", {}) or {}).get("reinstate_notes") or {}
+    for change in plan.changes:
+        if change.key in notes and change.rule == "reinstated" and notes[change.key] not in change.detail:
+            change.detail = f"{change.detail}; {notes[change.key]}" if change.detail else notes[change.key]
 
 
 def promote_competing_hypothesis(view: BeliefView, plan: Plan, memory: Optional[Memory] = None) -> list[str]:

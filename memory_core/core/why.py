@@ -31,6 +31,7 @@ RULE_TEXT = {
     "reinstated": "reinstated: alive again (cause: {cause})",
     "resolved": "alive again: its dispute was resolved in its favour ({cause} lost)",
     "demoted": "promotion undone: {cause} has its support back",
+    "not_reinstated": "stays dead: its refuter died, but {cause} contradicts it too",
 }
 
 

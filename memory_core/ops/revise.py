@@ -33,10 +33,23 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
 async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target") -> dict:
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
-    batch = RevisionBatch(stores, [request], "fact", dry_run, pin_reason, _use_llm([request]), threshold(), DEFAULT_LIMIT)
+    batch = preview(RevisionBatch(stores, [request], "fact", False, pin_reason, _use_llm([request]), threshold(),
+                                  DEFAULT_LIMIT), dry_run)
     with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     return result_of(batch.jobs[0])
+
+
+def preview(batch: RevisionBatch, dry_run: bool) -> RevisionBatch:
+    """A dry run is the whole revision -- detection, cascade, promotion, forgetting, on the
+    in-memory view -- with the write left out, so it reports exactly what the real run
+    would apply (the pipeline's own ``dry_run`` stops after detection)."""
+    batch.preview = dry_run
+    return batch
+
+
+def is_preview(batch) -> bool:
+    return batch.dry_run or getattr(batch, "preview", False)
 
 
 def _use_llm(requests: list[RevisionRequest]) -> bool:
@@ -48,7 +61,7 @@ def result_of(job) -> dict:
     batch = job.batch
     fact, new_key = job.fact, job.new_key
     result = empty_result(fact, new_key)
-    result["dry_run"] = batch.dry_run
+    result["dry_run"] = is_preview(batch)
     # wall time of the whole revision (for a batch: of the batch, which is revised as one)
     result["elapsed_ms"] = round((time.perf_counter() - batch.started) * 1000, 1)
     # what the LLM judge cost for this fact (calls, tokens, USD as the endpoint reported; None: unknown)
@@ -66,11 +79,11 @@ def result_of(job) -> dict:
                   timings=dict(job.timings))
     if d.judge == "pinned":
         result["note"] = f"judge pinned by {batch.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
-    if batch.dry_run:
+    plan = job.plan
+    if batch.dry_run or (is_preview(batch) and plan is None):
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
         result["new_evidence"] = None
         return result
-    plan = job.plan
     if plan is None:
         result["note"] = d.note + ("; " if d.note else "") + "nothing recorded"
         result["new_evidence"] = None
@@ -83,6 +96,18 @@ def result_of(job) -> dict:
         result["note"] = f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
+    kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
+    unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
+    if kept or unjudged:
+        result["not_reinstated"] = kept
+        said = ([f"{', '.join(kept)} stay(s) dead: the new fact contradicts it too (not reinstated)"] if kept else []) + \
+            ([f"{', '.join(unjudged)} reinstated without being re-judged (no judge could decide)"] if unjudged else [])
+        result["note"] = "; ".join(([result["note"]] if result.get("note") else []) + said)
+    if is_preview(batch):
+        result["note"] = (result["note"] + "; " if result.get("note") else "") + \
+            f"dry run: nothing changed (this is what the revision would apply as epoch {plan.epoch})"
+        result["new_evidence"] = None
+        result["epoch"] = None
     return result
 
 
@@ -122,8 +147,8 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     of the ones before it), written as one journalled intent (one epoch, undone as a
     whole); one result per fact, in order. ``on_result(result)`` is called for each."""
     await preflight(stores, requests, what)
-    batch = RevisionBatch(stores, list(requests), what, dry_run, "--target", _use_llm(requests), threshold(),
-                          DEFAULT_LIMIT)
+    batch = preview(RevisionBatch(stores, list(requests), what, False, "--target", _use_llm(requests), threshold(),
+                                  DEFAULT_LIMIT), dry_run)
     with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     stopped = batch.stopped_at
@@ -134,7 +159,7 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     if stopped is not None:
         error = batch.stop_error
         line = batch.jobs[stopped].request.line or stopped + 1
-        done = (f"the lines before it were applied (epoch {batch.epoch})" if batch.entry is not None
+        done = (f"the lines before it were applied (epoch {batch.epoch})" if batch.entry is not None and not dry_run
                 else "no line before it changed anything")
         raise type(error)(f"{what} line {line}: {error} [{done}; this line and the ones after it were not applied]")
     return results

@@ -17,9 +17,10 @@ from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
 from memory_core.tasks.batch import FactJob, RevisionBatch
 from memory_core.tasks.detect_contradictions import narrow
+from memory_core.tasks.rejudge import rejudge_returning
 
 
-def begin_fact(job: FactJob) -> None:
+async def begin_fact(job: FactJob) -> None:
     batch = job.batch
     view = batch.view
     if job.new_key in view.nodes:  # the same fact earlier in this batch
@@ -42,6 +43,7 @@ def begin_fact(job: FactJob) -> None:
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5)
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction (issue 14)
     job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node, decisions)
+    await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts))
     batch.restored.update(job.plan.restored)
 
@@ -50,13 +52,11 @@ async def propagate_refutation(batches, ctx=None):
     for batch in batches:
         for job in batch.jobs:
             stopped = batch.stopped_at is not None and job.index >= batch.stopped_at
-            if batch.error is None and not batch.dry_run and not stopped:
+            if batch.error is None and not stopped:
                 start = time.perf_counter()
                 try:
-                    begin_fact(job)
+                    await begin_fact(job)
                 except BaseException as error:  # surfaced by the caller after the run
                     batch.error = error
                 job.timings["propagate_refutation"] = round((time.perf_counter() - start) * 1000, 2)
-            elif batch.dry_run and job.detection is not None:
-                job.narrowed = job.detection
             yield job

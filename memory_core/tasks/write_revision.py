@@ -29,6 +29,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     kinds = {k: n.kind for k, n in view.nodes.items()}
     kinds.update({k: n.kind for k, n in gone.items()})
     vanished = {k for k in gone if k in new_keys}  # added and forgotten within the batch: never stored
+    lost_ghosts = {k for k in batch.ghosts if k not in batch.restored or k in gone}
     add_nodes = []
     for job in recorded:
         key = job.new_key
@@ -39,7 +40,9 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple,
                                trust=job.registered_trust)
         own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
-        own += [edge_row(e, kinds) for e in job.plan.new_edges if e.dst not in vanished]
+        # an edge to a forgotten node that stays forgotten (kept dead by a re-judgement) is not
+        # stored: the node is not either
+        own += [edge_row(e, kinds) for e in job.plan.new_edges if e.dst not in vanished and e.dst not in lost_ghosts]
         add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
     changed = []
     for job in recorded:
@@ -88,7 +91,9 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
 
 
 async def write_batch(batch: RevisionBatch) -> None:
-    if batch.error is not None or batch.dry_run or not any(j.plan is not None for j in batch.jobs):
+    # a preview (``revise --dry-run``) runs every step on the in-memory view and writes nothing
+    if batch.error is not None or batch.dry_run or getattr(batch, "preview", False) or \
+            not any(j.plan is not None for j in batch.jobs):
         return
     start = time.perf_counter()
     intent, entry = await batch_intent(batch)

@@ -1,0 +1,117 @@
+"""Reinstatement that re-judges (pure).
+
+When the evidence R that had refuted E dies, E would hold again (three-valued
+reinstatement, :mod:`memory_core.core.tms`). But the revision that kills R brings
+new facts, and those may contradict E as much as they contradicted R: a value
+replaced twice (Acme -> Bolt -> Crane) must not bring the oldest back because the
+middle one died. So before a revision relabels, the evidence it would bring back
+is judged against the revision's new facts (and, for a single-valued predicate,
+against the alive evidence with the same subject and predicate):
+
+* contradicted -> it stays dead: the contradicting fact gets a ``supersedes``
+  edge to it (provenance; in the three-valued labelling a supersedes edge
+  attacks), what rests on it stays dead, and the log records why it was not
+  reinstated (rule ``not_reinstated``, shown by ``explain``);
+* not contradicted -> it comes back, as before;
+* no judge can decide -> it comes back (the earlier behaviour), and the log says
+  it was not re-judged and why.
+
+This builds on :func:`memory_core.core.revision.begin`'s rule that a fact winning
+on a *supersedes* verdict inherits what the old value had superseded: such
+evidence never comes back, so it is never asked about here. The judging itself
+(structured, LLM) is the caller's; this module finds what would come back
+(:func:`returning`), applies the verdicts (:func:`keep_dead`) and words the notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.plan import Plan, record
+from memory_core.core.tms import L_DEAD, attackers, downstream, label_of, labels
+from memory_core.core.vocabulary import SUPERSEDES
+
+NOT_REINSTATED = "not_reinstated"
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """One returning evidence's re-judgement: ``by`` contradicts it (``relation``,
+    ``confidence``, ``judge``, ``rationale``), or ``by`` is None when no judge could decide."""
+
+    key: str
+    by: Optional[str]
+    relation: Optional[str] = None
+    confidence: Optional[float] = None
+    judge: Optional[str] = None
+    rationale: str = ""
+
+
+def seeds_of(plan: Plan) -> tuple[list[str], list[str]]:
+    """The seeds and forced-dead nodes a revision's relabelling starts from
+    (what :func:`memory_core.core.revision.propagate_refutation` passes to ``relabel``)."""
+    meta = getattr(plan, "meta", {}) or {}
+    seeds = sorted(meta.get("verdicts", {})) + ([plan.new_node.key] if plan.new_node is not None else [])
+    return seeds, list(meta.get("forced", []))
+
+
+def outcome_labels(view: BeliefView, seeds: Iterable[str], forced: Iterable[str] = ()) -> dict[str, str]:
+    """The three-valued labels downstream of ``seeds`` once the view's edges are applied."""
+    forced = list(forced)
+    return labels(view, downstream(view, list(seeds) + sorted(forced)), forced)
+
+
+def returning(view: BeliefView, seeds: Iterable[str], forced: Iterable[str] = (),
+              skip: Iterable[str] = ()) -> tuple[list[str], dict[str, str]]:
+    """Evidence stored dead that would hold again (alive or disputed) once the view's
+    edges are applied because an attacker of it died, and the labels computed.
+    ``skip``: keys already re-judged."""
+    forced = set(forced)
+    new = outcome_labels(view, seeds, forced)
+    skip = set(skip)
+    back = sorted(k for k, lab in new.items()
+                  if lab != L_DEAD and k not in forced and k not in skip and view.nodes[k].kind == "evidence"
+                  and label_of(view.nodes[k].state) == L_DEAD and attackers(view, k))
+    return back, new
+
+
+def alive_after(view: BeliefView, new_labels: dict[str, str], key: str, stored_state: Optional[str] = None) -> bool:
+    """Whether ``key`` holds once the revision is applied (labels computed, else its state)."""
+    if key in new_labels:
+        return new_labels[key] == "alive"
+    if key in view.nodes:
+        return label_of(view.nodes[key].state) == "alive"
+    return stored_state is not None and label_of(stored_state) == "alive"
+
+
+def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
+    """Evidence the revision would have brought back, contradicted by ``verdict.by``:
+    ``by`` supersedes it (an edge that attacks), and the log says why it stays dead."""
+    edge = Edge(SUPERSEDES, verdict.by, verdict.key, confidence=verdict.confidence)
+    if edge not in view.out_edges(verdict.by, SUPERSEDES):
+        view.add_edge(edge)
+        plan.new_edges.append(edge)
+    conf = f", confidence {verdict.confidence:.2f}" if verdict.confidence is not None else ""
+    detail = (f"not reinstated: {verdict.by} {verdict.relation or 'contradicts'} it ({verdict.judge or 'judge'}{conf}"
+              + (f": {verdict.rationale}" if verdict.rationale else "") + ")")
+    record(view, plan, verdict.key, NOT_REINSTATED, [verdict.by], detail)
+
+
+def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
+    against = f" whether {fact_key} contradicts it" if fact_key else ""
+    return (f"reinstated without being re-judged: no judge could decide{against} (give the fact as --triple "
+            "'S|P|O' for evidence stored with subject/predicate/object, or set LLM_API_KEY for the LLM judge)")
+
+
+def remember_undecided(plan: Plan, keys: list[str]) -> None:
+    """Evidence that comes back un-judged: its reinstatement record says so."""
+    fact_key = plan.new_node.key if plan.new_node is not None else None
+    notes = plan.meta.setdefault("reinstate_notes", {})
+    for key in keys:
+        notes[key] = undecided_detail([key], fact_key)
+
+
+__all__ = ["NOT_REINSTATED", "Rejudged", "alive_after", "keep_dead", "outcome_labels", "remember_undecided",
+           "returning", "seeds_of", "undecided_detail"]

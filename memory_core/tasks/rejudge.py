@@ -1,0 +1,147 @@
+"""Before a revision relabels: judge the evidence it would bring back (``core.reinstatement``).
+
+Evidence stored dead whose refuter dies in this revision would hold again. It is
+judged first against the revision's new facts (the structured judge where both
+carry a triple; otherwise the LLM judge when a key is configured) and, for a
+single-valued predicate, against the alive evidence stored under the same
+subject and predicate. Contradicted evidence stays dead (the new fact supersedes
+it); evidence no judge can decide about comes back as before, and the log says so.
+The loop runs until nothing more would come back: keeping one node dead can
+bring back what that node had refuted.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from memory_core.core import reinstatement
+from memory_core.core.cardinality import multi_valued
+from memory_core.core.keys import normalise_term, sp_key
+from memory_core.core.plan import Plan
+from memory_core.judging.judges import ACT_THRESHOLD, JudgeError, LLMJudge, structured_verdict
+from memory_core.store.belief_store import state_of
+
+ACTS = ("contradicts", "supersedes")
+MAX_ROUNDS = 64
+
+
+def _triple_of(props: dict) -> Optional[tuple[str, str, str]]:
+    t = tuple(props.get(k) for k in ("subject", "predicate", "object"))
+    return t if all(t) else None
+
+
+async def _props(batch, keys: list[str]) -> dict[str, dict]:
+    """Stored properties of ``keys``: the batch's own new facts, forgotten nodes' tombstones, the store."""
+    found: dict[str, dict] = {}
+    for job in batch.jobs:
+        if job.new_key in keys and job.plan is not None:
+            r = job.request
+            props = {"key": job.new_key, "claim": job.fact, "question_key": job.plan.new_node.question}
+            if r.triple:
+                props.update(subject=r.triple[0], predicate=r.triple[1], object=r.triple[2])
+            found[job.new_key] = props
+    for key in keys:
+        if key not in found and key in batch.ghosts:
+            found[key] = dict(batch.ghosts[key].get("props") or {})
+    rest = [k for k in keys if k not in found]
+    if rest:
+        found.update(await batch.stores.store.find_keys(rest))
+    return found
+
+
+async def _alive_same_sp(batch, view, new_labels, sp: str, exclude: set[str]) -> list[dict]:
+    """Evidence under subject|predicate ``sp`` that holds once this revision is applied."""
+    result = []
+    seen = set()
+    for job in batch.jobs:
+        r = job.request
+        if job.plan is not None and r.triple and sp_key(r.triple[0], r.triple[1]) == sp and job.new_key not in exclude:
+            if reinstatement.alive_after(view, new_labels, job.new_key):
+                result.append({"key": job.new_key, "subject": r.triple[0], "predicate": r.triple[1],
+                               "object": r.triple[2]})
+                seen.add(job.new_key)
+    for props in await batch.stores.store.nodes_by_sp(sp):
+        key = props.get("key")
+        if key and key not in exclude and key not in seen and \
+                reinstatement.alive_after(view, new_labels, key, state_of(props)):
+            result.append(props)
+    return result
+
+
+async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optional[tuple]]],
+                            use_llm: Optional[bool] = None) -> list[reinstatement.Rejudged]:
+    """``facts``: the revision's new facts as (key, text, triple or None); the first one
+    is the one that supersedes what stays dead. Returns the verdicts applied."""
+    view = batch.view
+    use_llm = batch.use_llm if use_llm is None else use_llm
+    seeds, forced = reinstatement.seeds_of(plan)
+    judged: set[str] = set()
+    applied: list[reinstatement.Rejudged] = []
+    undecided: list[str] = []
+    by_key = facts[0][0] if facts else None
+    for _ in range(MAX_ROUNDS):
+        back, new_labels = reinstatement.returning(view, seeds, forced, skip=judged)
+        if not back or by_key is None:
+            break
+        judged.update(back)
+        props = await _props(batch, back)
+        declared = await batch.stores.store.declared_predicates(props.values())
+        verdicts: dict[str, reinstatement.Rejudged] = {}
+        ask_llm: list[str] = []
+        for key in back:
+            mine = props.get(key) or {}
+            decl = declared.get(mine.get("question_key"))
+            triple = _triple_of(mine)
+            decided = False
+            for fkey, _, ftriple in facts:
+                if not (ftriple and triple):
+                    continue
+                v = structured_verdict(ftriple, mine, decl)
+                if v is None:
+                    continue
+                decided = True
+                if v.relation in ACTS and v.confidence >= ACT_THRESHOLD:
+                    verdicts[key] = reinstatement.Rejudged(key, by_key, v.relation, v.confidence, "structured",
+                                                           f"{fkey}: {v.rationale}")
+                    break
+            if key not in verdicts and triple and not multi_valued(decl, triple[1]):
+                # single-valued: another alive value for the same subject and predicate contradicts it
+                sp = sp_key(triple[0], triple[1])
+                for other in await _alive_same_sp(batch, view, new_labels, sp, {key}):
+                    if normalise_term(other.get("object", "")) != normalise_term(triple[2]):
+                        verdicts[key] = reinstatement.Rejudged(
+                            key, by_key, "contradicts", 0.9, "structured",
+                            f"{other['key']} holds another value of the single-valued {triple[1]!r} of {triple[0]!r}: "
+                            f"{other.get('object')!r}, not {triple[2]!r}")
+                        break
+            if key in verdicts:
+                continue
+            if not decided:
+                ask_llm.append(key)
+        if ask_llm and use_llm:
+            fkey, ftext, _ = facts[0]
+            try:
+                answers = await LLMJudge().judge(ftext, [(k, (props.get(k) or {}).get("claim") or view.nodes[k].text)
+                                                         for k in ask_llm],
+                                                 predicates=None)
+            except JudgeError:
+                answers = {}
+            for key in ask_llm:
+                v = answers.get(key)
+                if v is None:
+                    undecided.append(key)
+                elif v.relation in ACTS and v.confidence >= ACT_THRESHOLD:
+                    verdicts[key] = reinstatement.Rejudged(key, by_key, v.relation, v.confidence, "llm", v.rationale)
+        else:
+            undecided += ask_llm
+        if not verdicts:
+            break
+        for key in sorted(verdicts):
+            reinstatement.keep_dead(view, plan, verdicts[key])
+            applied.append(verdicts[key])
+    if undecided:
+        reinstatement.remember_undecided(plan, undecided)
+    return applied
+
+
+__all__ = ["rejudge_returning"]
