@@ -54,11 +54,15 @@ def stop(proc) -> None:
             proc.wait(10)
 
 
+SERVERS: list = []  # the module's server process, for the last test to stop
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("mcp-http") / "root"
     root.mkdir()
     proc, url = start_server(root, "--mcp", "--token", TOKEN)
+    SERVERS.append(proc)
     try:
         yield url, root
     finally:
@@ -224,3 +228,13 @@ def test_beyond_loopback_without_a_token_refuses_to_start(tmp_path):
     assert proc.returncode == 2
     assert "token" in proc.stderr and "0.0.0.0" in proc.stderr
     assert not (root / "falsify.json").exists()  # refused before opening anything
+
+
+def test_stops_without_pending_tasks(server):
+    """Stopping ``serve --mcp`` (SIGINT) after MCP sessions leaves no pending task behind."""
+    url, root = server
+    proc = SERVERS[-1]
+    stop(proc)
+    assert proc.returncode == 0
+    log = (root.parent / "server.log").read_text()
+    assert "Task was destroyed" not in log and "Traceback" not in log, log[-3000:]

@@ -26,7 +26,9 @@ from memory_core.store import settings
 INSTRUCTIONS = """\
 FALSIFY is a belief-revision memory for research. It holds an investigation as a graph: a question,
 hypotheses (candidate answers), evidence (sourced claims) and conclusions, linked by typed edges
-(depends_on, supports, refutes, supersedes). Every node is alive, refuted, superseded or invalidated.
+(depends_on, supports, refutes, supersedes, disputes). Every node is alive, refuted, superseded,
+invalidated or disputed (two pieces of evidence contradict each other and no policy could rank them:
+neither side counts as alive until `resolve` names the winner).
 When a new fact contradicts stored evidence, FALSIFY does not just add it: the evidence is refuted,
 conclusions that critically depend on it are invalidated (and forgotten when nothing else holds
 them), the hypothesis it supported loses to its strongest rival, and all of it is logged so `explain`
@@ -145,7 +147,7 @@ def _dump(value: Any) -> str:
 def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     """The MCP server: FALSIFY's tools and resources over one :class:`Gate`."""
     server = MCPServer(name, title="FALSIFY belief-revision memory", instructions=INSTRUCTIONS,
-                       log_level="WARNING")
+                       version=package_version(), log_level="WARNING")
 
     async def call(method: str, *args, **kwargs) -> CallToolResult:
         """The facade's result as structured content (a list as ``{"result": [...]}``) and as
@@ -213,7 +215,41 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def log() -> str:
         return _dump(await gate.call("revision_log"))
 
+    _forbid_unknown_arguments(server)
     return server
+
+
+def package_version() -> str:
+    """The installed ``falsify`` distribution's version (``serverInfo.version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("falsify")
+    except PackageNotFoundError:  # run from a checkout that was never pip-installed
+        import tomllib
+
+        from memory_core.store.settings import PROJECT_DIR
+
+        try:
+            return tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]["version"]
+        except (OSError, KeyError, ValueError):
+            return "unknown"
+
+
+def _forbid_unknown_arguments(server: MCPServer) -> None:
+    """An argument a tool does not declare is a tool error (``isError``), never silently
+    dropped: a misspelt ``target`` or ``dry_run`` would otherwise revise for real. Each
+    tool's argument model (the SDK's pydantic model of the function's signature) gets
+    ``extra="forbid"``, which also puts ``additionalProperties: false`` in its input schema."""
+    from pydantic import ConfigDict
+
+    for tool in server._tool_manager.list_tools():
+        base = tool.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
+                                               "__module__": base.__module__})
+        tool.fn_metadata.arg_model = strict
+        if isinstance(getattr(tool, "parameters", None), dict):
+            tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 async def serve_stdio(root=None, alongside=None) -> int:

@@ -16,6 +16,13 @@ from typing import Awaitable, Callable, TypeVar
 T = TypeVar("T")
 
 
+async def _cancel_pending() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class LoopThread:
     def __init__(self, name: str = "falsify-loop"):
         self.loop = asyncio.new_event_loop()
@@ -41,6 +48,11 @@ class LoopThread:
     def stop(self) -> None:
         if self.loop.is_closed():
             return
+        if self._thread.is_alive():  # cancel what is still pending (e.g. sse-starlette's shutdown watcher),
+            try:                      # so closing the loop destroys no pending task
+                asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(10)
+            except (concurrent.futures.TimeoutError, RuntimeError):
+                pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         if not self._thread.is_alive():
