@@ -17,6 +17,10 @@ class Candidate(TypedDict):
     relation: Optional[str]  # contradicts | supersedes | supports | unrelated; None when no judge could decide
     confidence: Optional[float]
     rationale: str
+    claim: str  # the stored claim
+    lexical: Optional[float]  # gate 1's lexical (full-text) score; None when not a lexical hit
+    rank: Optional[int]  # place in gate 1's fused ranking, from 1; None for a lookup, a pin or a batch's fact
+    question: Optional[str]
 
 
 class RevisionResult(TypedDict, total=False):
@@ -34,7 +38,8 @@ class RevisionResult(TypedDict, total=False):
     elapsed_ms: float
     note: str
     timings: dict[str, float]
-    threshold: float
+    threshold: Optional[float]  # gate 1's cosine-distance floor; None: none (a bounded top-k only)
+    to_decide: list[str]  # offline: candidates no judge could decide, best first; revise again with target=KEY
     question: Optional[str]
     dry_run: bool
     already_applied: bool

@@ -1,14 +1,15 @@
 """Two-gate contradiction detection.
 
-Gate 1 (vector prefilter): the new fact is searched in ``Evidence_claim``
-(``limit`` ≥ 5); candidates are alive evidence at cosine distance below the
-threshold. With a triple, evidence stored under the same normalised
-subject+predicate is added even if gate 1 missed it.
+Gate 1 (:mod:`memory_core.judging.retrieval`): the new fact's candidates are the top k
+of a fused ranking (vector + lexical search over ``Evidence_claim``, reciprocal rank
+fusion) of live evidence; with a triple, evidence stored under the same normalised
+subject+predicate is added however far it is.
 
 Gate 2 (judge): the structured judge where both sides carry triples, else the
 LLM judge when a key is configured -- all of a fact's remaining candidates in
 ONE LLM call (:meth:`LLMJudge.judge`). A pin (``--target``) skips both gates.
-``Detection.llm`` holds what the fact's judging cost (calls, tokens, USD).
+Offline, candidates no judge could decide are returned ranked: the caller decides
+(``--target KEY``). ``Detection.llm`` holds what the fact's judging cost.
 """
 
 from __future__ import annotations
@@ -20,18 +21,25 @@ from typing import Optional
 from memory_core.core.cardinality import merged
 from memory_core.core.identity import collection
 from memory_core.store.belief_store import state_of, to_node
+from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
                                         pinned_verdict, structured_verdict)
 from memory_core.store.settings import llm_key_configured
 from memory_core.core.keys import sp_key
 
-# Measured per embedder (see README "Gate 1 threshold"); FALSIFY_GATE1_THRESHOLD overrides.
-DEFAULT_THRESHOLDS = {"fastembed-local": 0.55}
-FALLBACK_THRESHOLD = 0.35  # the contract's value, for hosted embedders until measured
-DEFAULT_LIMIT = 8
+# Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
+# fixed distance cutoff: measured (README "Gate 1"), a cutoff drops most paraphrased contradictions.
+# FALSIFY_GATE1_THRESHOLD still sets a cosine-distance floor for those who want one.
+DEFAULT_THRESHOLDS: dict[str, Optional[float]] = {}
+FALLBACK_THRESHOLD: Optional[float] = None
+DEFAULT_LIMIT = GATE1_K
+# an undecided candidate this near holds an otherwise decided fact back (Detection.may_record): the
+# distance below which every contradicted claim of MQuAKE-hard lay (README "Gate 1")
+UNDECIDED_BLOCKS_WITHIN = 0.55
 
 
-def gate1_threshold(embedder: str) -> float:
+def gate1_threshold(embedder: str) -> Optional[float]:
+    """Gate 1's cosine-distance floor: None (no floor) unless ``FALSIFY_GATE1_THRESHOLD`` sets one."""
     env = os.environ.get("FALSIFY_GATE1_THRESHOLD")
     if env:
         value = float(env)
@@ -51,10 +59,14 @@ class Candidate:
     confidence: Optional[float] = None
     rationale: str = ""
     judge: Optional[str] = None
+    lexical: Optional[float] = None  # gate 1's lexical score (None: not a lexical hit)
+    rank: Optional[int] = None  # place in gate 1's fused ranking, from 1 (None: lookup, pin or batch)
 
     def as_dict(self) -> dict:
         return {"key": self.key, "distance": None if self.distance is None else round(self.distance, 4),
-                "relation": self.relation, "confidence": self.confidence, "rationale": self.rationale}
+                "relation": self.relation, "confidence": self.confidence, "rationale": self.rationale,
+                "claim": self.claim, "lexical": None if self.lexical is None else round(self.lexical, 4),
+                "rank": self.rank, "question": self.question}
 
     @property
     def acts(self) -> bool:
@@ -74,50 +86,57 @@ class Detection:
     def acting(self) -> list[Candidate]:
         return [c for c in self.candidates if c.acts]
 
-
-# evidence a new fact can contradict: alive, or disputed (a policy that picks a winner settles the dispute)
-LIVE = ("alive", "disputed")
-
-
-async def gate1(store, fact: str, threshold: float, limit: int, exclude: set[str]) -> list[Candidate]:
-    hits = await store.search(collection("evidence"), fact, max(limit, 5))
-    found = await store.raw_nodes(str(h.id) for h in hits)
-    result = []
-    for hit in hits:
-        props = found.get(str(hit.id))
-        if props is None or state_of(props) not in LIVE or props.get("key") in exclude:
-            continue
-        if float(hit.score) < threshold:
-            node = to_node(props)
-            result.append(Candidate(node.key, node.question, node.text, float(hit.score)))
-    return result
+    @property
+    def may_record(self) -> bool:
+        """With no contradiction: whether the fact is recorded next to what it relates to. A
+        judge must have decided at least one candidate, and no undecided candidate may be near
+        (cosine distance below :data:`UNDECIDED_BLOCKS_WITHIN`, or no distance known): a near
+        claim nobody judged could be the one the fact contradicts, so the caller decides first.
+        Far undecided candidates (the rest of gate 1's top k) do not hold a decided fact back."""
+        if not any(c.relation is not None for c in self.candidates):
+            return False
+        return not any(c.relation is None and (c.distance is None or c.distance < UNDECIDED_BLOCKS_WITHIN)
+                       for c in self.candidates)
 
 
-async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
-                        limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset()) -> tuple[list[Candidate], dict[str, dict]]:
+async def gate1(store, fact: str, threshold: Optional[float], limit: int, exclude: set[str]) -> list[Candidate]:
+    """One fact's ranked gate-1 candidates (vector + lexical, fused; see :mod:`.retrieval`):
+    the top ``limit``, within cosine distance ``threshold`` when it is not None."""
+    found = (await gate1_many(store, [Query(fact, None, exclude=frozenset(exclude))], limit, threshold))[0]
+    return [_candidate(found, i) for i in found.ids]
+
+
+def _candidate(found: Found, node_id_: str) -> Candidate:
+    node = to_node(found.props[node_id_])
+    return Candidate(node.key, node.question, node.text, found.distance.get(node_id_),
+                     lexical=found.lexical.get(node_id_), rank=found.rank.get(node_id_))
+
+
+def candidates_from(found: Found) -> tuple[list[Candidate], dict[str, dict]]:
+    """A gate-1 result as candidates and their stored props by key."""
+    candidates = [_candidate(found, i) for i in found.ids]
+    return candidates, {c.key: found.props[i] for c, i in zip(candidates, found.ids)}
+
+
+async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
+                        limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(),
+                        vector: Optional[list[float]] = None) -> tuple[list[Candidate], dict[str, dict]]:
     """Gate 1 plus the subject+predicate lookup: the candidates and their stored props."""
-    candidates = await gate1(store, fact, threshold, limit, set(exclude))
-    props_by_key: dict[str, dict] = {}
-    if candidates:
-        props_by_key.update(await store.find_keys(c.key for c in candidates))
-    if triple:
-        for props in await store.nodes_by_sp(sp_key(triple[0], triple[1])):
-            if state_of(props) in LIVE and props["key"] not in exclude and props["key"] not in props_by_key:
-                node = to_node(props)
-                candidates.append(Candidate(node.key, node.question, node.text, None))
-                props_by_key[node.key] = props
-    return candidates, props_by_key
+    query = Query(fact, tuple(triple) if triple else None, vector, frozenset(exclude))
+    return candidates_from((await gate1_many(store, [query], limit, threshold))[0])
 
 
-def undecided_note(candidates: list[Candidate], undecided: list[str], threshold: float) -> str:
+def undecided_note(candidates: list[Candidate], undecided: list[str], threshold: Optional[float]) -> str:
     if undecided:
         note = (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
-                "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or pin with --target KEY")
+                "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or decide yourself: "
+                "--target KEY for the evidence it contradicts")
         if not any(c.acts for c in candidates):
             note += "; with no contradiction decided, nothing is recorded"
         return note
     if not candidates:
-        return f"no alive evidence within gate-1 distance {threshold:g} of the fact"
+        within = f" within gate-1 distance {threshold:g}" if threshold is not None else ""
+        return f"no alive evidence{within} to compare the fact with"
     return ""
 
 

@@ -179,3 +179,19 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
         error.results = results[:first]
         raise error
     return results
+
+
+class PerCandidateLLMJudge(LLMJudge):
+    """The old way (``FALSIFY_LLM_PER_CANDIDATE=1``, kept for ``bench.judge``'s comparison):
+    one uncached call per candidate, one after another."""
+
+    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
+                    predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
+        return {k: await self.judge_pair(claim, new, usage) for k, claim in dict(stored).items()}
+
+
+def llm_judge() -> LLMJudge:
+    """The LLM judge a revision uses (the per-candidate one when ``FALSIFY_LLM_PER_CANDIDATE=1``)."""
+    if os.environ.get("FALSIFY_LLM_PER_CANDIDATE") == "1":
+        return PerCandidateLLMJudge(cache=False)
+    return LLMJudge()

@@ -277,10 +277,13 @@ class PostgresBackend:
         for name in names:
             if name in self._indexed or not await self.vector.has_collection(name):
                 continue
+            from memory_core.store.lexical import postgres_fts_index_sql
+
             async with self.vector.engine.begin() as conn:
                 await conn.execute(text(
                     f'CREATE INDEX IF NOT EXISTS "{hnsw_index_name(name)}" ON "{name}" '
                     "USING hnsw (vector vector_cosine_ops)"))
+                await conn.execute(text(postgres_fts_index_sql(name)))  # gate 1's lexical search
             self._indexed.add(name)
             done.append(name)
         return done

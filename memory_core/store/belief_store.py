@@ -429,6 +429,19 @@ class BeliefStore:
     async def vector_ids(self, name: str) -> set[str]:
         return await self.backend.vector_ids(name)
 
+    async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
+        """Full-text ranking of a collection's rows for each text: ``[(id, score, vector), ...]``
+        best first (:mod:`memory_core.store.lexical`)."""
+        from memory_core.store import lexical
+
+        return await lexical.search(self.backend, name, texts, limit)
+
+    async def search_vector(self, name: str, vector: list[float], limit: int) -> list:
+        """Nearest rows to an already computed vector (cosine distance in ``score``)."""
+        if not await self.vector.has_collection(name):
+            return []
+        return await self.vector.search(name, query_vector=vector, limit=limit, include_payload=True)
+
 
 @contextlib.contextmanager
 def _home(home: Optional[Path]):

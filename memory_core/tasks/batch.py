@@ -79,13 +79,14 @@ class FactJob:
 
     @property
     def records(self) -> bool:
-        """Whether this fact writes: a judge found a contradiction, or every candidate was
-        judged (none contradicts: the fact is recorded next to what it relates to). With
-        undecidable candidates and no contradiction, nothing is recorded."""
+        """Whether this fact writes: a judge found a contradiction, or a judge decided the
+        candidates and none contradicts (the fact is recorded next to what it relates to; see
+        ``Detection.may_record``). With near undecidable candidates and no contradiction,
+        nothing is recorded: the caller decides."""
         d = self.narrowed
         if self.batch.dry_run or d is None or self.already or self.batch.error is not None:
             return False
-        return bool(d.acting) or (not d.undecided and bool(d.candidates))
+        return bool(d.acting) or d.may_record
 
     @property
     def question(self) -> Optional[str]:

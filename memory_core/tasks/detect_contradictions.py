@@ -20,10 +20,10 @@ from typing import Optional
 
 from memory_core.core.errors import InputError, JudgeError
 from memory_core.core.keys import normalise_key, sp_key
-from memory_core.judging.detect import (Candidate, Detection, apply_verdicts, declared_for, detect, finish_detection,
-                                        pinned, structured_pass, undecided_note)
-from memory_core.judging.judges import judge_many
-from memory_core.store.belief_store import state_of, to_node
+from memory_core.judging.detect import (Candidate, Detection, apply_verdicts, candidates_from, declared_for,
+                                        finish_detection, pinned, structured_pass, undecided_note)
+from memory_core.judging.judges import judge_many, llm_judge
+from memory_core.judging.retrieval import Query, gate1_many
 from memory_core.store.llm import Usage
 from memory_core.core.identity import collection, node_id
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
@@ -156,84 +156,32 @@ async def detect_batch(batch: RevisionBatch) -> None:
             job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
         else:
             raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node")
-    vectors = {}
     free = [j for j in jobs if not j.already and j.request.target is None]
-    if (len(jobs) > 1 and not batch.dry_run) or len(free) >= BATCH_GATE1_MIN:
+    vectors = {}
+    if free or (len(jobs) > 1 and not batch.dry_run):
+        # embedded once: gate 1 searches with them, the batch compares its facts, the write reuses them
         embedded = await store.embed([j.fact for j in jobs])
         vectors = {j.index: v for j, v in zip(jobs, embedded)}
-    if len(free) >= BATCH_GATE1_MIN and await detect_together(batch, free, exclude, vectors):
-        done = {id(j) for j in free}
-        rest = [j for j in jobs if id(j) not in done]
-    else:
-        rest = jobs
-    gate = asyncio.Semaphore(concurrency() if batch.use_llm else 1)
-
-    async def one(job: FactJob) -> None:
-        async with gate:
-            if job.already or (batch.stopped_at is not None and job.index > batch.stopped_at):
-                return
-            try:
-                job.detection = await detect_fact(batch, job, new_keys, exclude, vectors)
-            except JudgeError as error:
-                if batch.stopped_at is None or job.index < batch.stopped_at:
-                    batch.stopped_at, batch.stop_error = job.index, error
-
-    await asyncio.gather(*(one(job) for job in rest))
+    pins = [j for j in jobs if not j.already and j.request.target is not None]
+    for job in pins:
+        job.detection = await detect_fact(batch, job, new_keys, exclude, vectors)
+    if free:
+        await judge_together(batch, free, exclude, vectors)
     if batch.stopped_at == 0 or (batch.stopped_at is not None and len(jobs) == 1):
         raise batch.stop_error
 
 
-BATCH_GATE1_MIN = 8  # from this many facts, gate 1 reads the evidence vectors once instead of searching per fact
-BATCH_GATE1_MAX_ROWS = 200_000  # above this, per-fact searches are cheaper than holding the matrix
-
-
-async def detect_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set, vectors: dict) -> bool:
-    """Gate 1 for many facts at once: the evidence collection's vectors are read once and
-    every fact's nearest ``max(limit, 5)`` rows are found by exact cosine distance in
-    memory (what LanceDB's unindexed search computes), the hits' nodes in one read, the
-    subject+predicate lookups in one query; then the judges as :func:`detect` applies
-    them (structured first, then one LLM call per fact, facts judged concurrently).
-    Returns False (nothing done) when the store cannot give its vectors."""
+async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set, vectors: dict) -> None:
+    """Gate 1 for every free fact in one call (:func:`memory_core.judging.retrieval.gate1_many`:
+    vector + lexical, fused, top k, plus the subject+predicate lookup), the batch's earlier
+    facts added as candidates, then the judges (structured first, then one LLM call per fact,
+    facts judged concurrently). A judge failure on fact *k* stops the batch there."""
     store = batch.stores.store
-    got = await store.all_vectors(collection("evidence"))
-    if got is None or len(got[0]) > BATCH_GATE1_MAX_ROWS or any(j.index not in vectors for j in jobs):
-        return False
-    ids, rows = got
-    k = max(batch.limit, 5)
-    hits: dict[int, list[tuple[str, float]]] = {j.index: [] for j in jobs}
-    if ids:
-        matrix = np.asarray(rows, dtype=np.float64)
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        queries = np.asarray([vectors[j.index] for j in jobs], dtype=np.float64)
-        queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
-        distances = 1.0 - queries @ matrix.T
-        take = min(k, len(ids))
-        for row, job in zip(distances, jobs):
-            nearest = np.argpartition(row, take - 1)[:take]
-            nearest = nearest[np.argsort(row[nearest], kind="stable")]
-            hits[job.index] = [(ids[i], float(row[i])) for i in nearest]
-    found = await store.raw_nodes({i for pairs in hits.values() for i, _ in pairs})
-    sps = {j.index: sp_key(*j.request.triple[:2]) for j in jobs if j.request.triple}
-    by_sp: dict[str, list[dict]] = {}
-    for props in await store.nodes_by_sps(sps.values()):
-        by_sp.setdefault(props.get("name"), []).append(props)
+    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
+    found = await gate1_many(store, queries, batch.limit, batch.threshold)
     prepared = []
-    for job in jobs:
-        candidates, props_by_key = [], {}
-        for node_id_, distance in hits[job.index]:
-            props = found.get(node_id_)
-            if props is None or state_of(props) != "alive" or props.get("key") in exclude:
-                continue
-            if distance < batch.threshold:
-                node = to_node(props)
-                candidates.append(Candidate(node.key, node.question, node.text, distance))
-                props_by_key[node.key] = props
-        if job.index in sps:
-            for props in by_sp.get(sps[job.index], []):
-                if state_of(props) == "alive" and props["key"] not in exclude and props["key"] not in props_by_key:
-                    node = to_node(props)
-                    candidates.append(Candidate(node.key, node.question, node.text, None))
-                    props_by_key[node.key] = props
+    for job, got in zip(jobs, found):
+        candidates, props_by_key = candidates_from(got)
         extra, extra_props = in_batch_candidates(batch, job, vectors)
         candidates += extra
         props_by_key.update(extra_props)
@@ -245,6 +193,7 @@ async def detect_together(batch: RevisionBatch, jobs: list[FactJob], exclude: se
     usages: dict[int, Usage] = {}
     try:
         judged = await judge_many([(job.fact, [(c.key, c.claim) for c in left]) for job, left, _ in asks], concurrency(),
+                                  judge=llm_judge(),
                                   predicates=[declared_for(left, props, declared) for _, left, props in asks])
     except JudgeError as error:
         for (job, left, _), (verdicts, usage) in zip(asks, error.results):
@@ -259,12 +208,12 @@ async def detect_together(batch: RevisionBatch, jobs: list[FactJob], exclude: se
     for job, candidates, _, _ in prepared:
         if batch.stopped_at is None or job.index < batch.stopped_at:
             job.detection = finish_detection(candidates, batch.threshold, usages.get(job.index, Usage()))
-    return True
 
 
 def in_batch_candidates(batch: RevisionBatch, job: FactJob, vectors: dict) -> tuple[list, dict]:
-    """The batch's earlier facts near this one (as if they were already stored): within
-    gate 1's threshold, or under the same subject+predicate. Distances come from one
+    """The batch's earlier facts near this one (as if they were already stored): the
+    ``limit`` nearest (within the distance floor when one is set), or under the same
+    subject+predicate. Distances come from one
     matrix of the batch's facts, computed once."""
     if batch.dry_run or job.index == 0:
         return [], {}
@@ -272,7 +221,11 @@ def in_batch_candidates(batch: RevisionBatch, job: FactJob, vectors: dict) -> tu
     distances = _fact_distances(batch, vectors)
     mine = sp_key(*request.triple[:2]) if request.triple else None
     row = distances[job.index] if distances is not None else None
-    near_ones = set(np.nonzero(row[: job.index] < batch.threshold)[0].tolist()) if row is not None else set()
+    near_ones = set()
+    if row is not None:
+        earlier = [i for i in np.argsort(row[: job.index], kind="stable")[: batch.limit].tolist()
+                   if batch.threshold is None or row[i] < batch.threshold]
+        near_ones = set(earlier)
     same_sp = set(i for i in _sp_index(batch).get(mine, ()) if i < job.index) if mine else set()
     extra, extra_props = [], {}
     for index in sorted(near_ones | same_sp):
@@ -327,10 +280,7 @@ async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude
             raise InputError(f"{_where(batch, job)}{error}") from None
         detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
         return detection
-    extra, extra_props = in_batch_candidates(batch, job, vectors)
-    # one judge pass (one LLM call) over the stored candidates and the earlier facts of the batch
-    return await detect(store, request.fact, request.triple, batch.threshold, batch.limit, exclude,
-                        use_llm=batch.use_llm, extra=extra, extra_props=extra_props)
+    raise AssertionError("detect_fact is for pinned facts; free facts go through judge_together")
 
 
 def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -> Detection:

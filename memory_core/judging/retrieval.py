@@ -1,0 +1,219 @@
+"""Gate 1: which stored evidence a new fact may refute (the candidates the judges see).
+
+Retrievers rank the evidence for many facts at once (one call path for a single
+revision and a batch); each implements :class:`Retriever`:
+
+* :class:`VectorRetriever`: cosine distance to the claim's embedding. For fewer than
+  :data:`BATCH_GATE1_MIN` facts, one nearest-neighbour search per fact; from that many
+  on, the evidence collection's vectors are read once and every fact's distances are
+  computed in memory (what LanceDB's unindexed search computes).
+* :class:`LexicalRetriever`: full-text (BM25-style) score of the claim's words
+  (``store.lexical``: LanceDB's own full-text index, PostgreSQL's full-text search).
+* :class:`SubjectPredicateLookup` (unranked): evidence stored under the fact's
+  normalised subject+predicate, for a fact given as a triple, however far it is.
+
+Fusion rule (reciprocal rank fusion, Cormack, Clarke & Büttcher 2009): each live
+piece of evidence scores ``sum over ranked retrievers of 1 / (RRF_K + rank)`` (rank
+from 1 among that retriever's live hits); the fused ranking is by that score, ties
+by cosine distance. Gate 1 keeps the top :data:`GATE1_K` of it (a bound on what the
+judges are asked: each candidate costs judge work), optionally only those within a
+distance floor, then adds the subject+predicate lookup's evidence. Every candidate
+carries its cosine distance (lexical hits bring their row's vector), its lexical
+score (None: not a lexical hit) and its fused rank (None: lookup only).
+
+A new retriever is one more class with ``name``, ``ranked`` and ``retrieve``, listed
+in :data:`RETRIEVERS`; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
+from memory_core.core.identity import collection
+from memory_core.core.keys import sp_key
+from memory_core.store.belief_store import state_of
+
+RRF_K = 60  # the constant of reciprocal rank fusion (the usual value; rank 1 scores 1/61)
+GATE1_K = 8  # candidates kept from the fused ranking (see README "Gate 1")
+POOL_MIN = 32  # each ranked retriever returns at least this many rows before dead evidence is dropped
+BATCH_GATE1_MIN = 8  # from this many facts, the vector retriever reads the evidence vectors once
+BATCH_GATE1_MAX_ROWS = 200_000  # above this, per-fact searches are cheaper than holding the matrix
+
+# evidence a new fact can contradict: alive, or disputed (a policy that picks a winner settles the dispute)
+LIVE = ("alive", "disputed")
+
+
+@dataclass
+class Query:
+    """One fact to find candidates for. ``vector``: its embedding, when already computed."""
+
+    fact: str
+    triple: Optional[tuple[str, str, str]] = None
+    vector: Optional[list[float]] = None
+    exclude: frozenset = frozenset()  # keys never to return (e.g. the batch's own new facts)
+
+
+@dataclass
+class Hit:
+    node_id: str
+    score: float  # the retriever's own score: a distance (vector: lower is nearer) or a lexical score (higher)
+    vector: Optional[list[float]] = None  # the row's vector, when the retriever read it
+    props: Optional[dict] = None  # the node's properties, when the retriever read them
+
+
+class Retriever(Protocol):
+    """Ranks stored evidence for many facts: ``retrieve`` returns one list of hits per
+    query, best first (``ranked``), or unordered extra evidence (not ``ranked``: joined
+    to the candidates whatever the fused ranking says)."""
+
+    name: str
+    ranked: bool
+
+    async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]: ...
+
+
+def _unit(rows) -> np.ndarray:
+    m = np.asarray(rows, dtype=np.float64)
+    if m.ndim == 1:
+        m = m[None, :]
+    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
+
+class VectorRetriever:
+    name = "vector"
+    ranked = True
+
+    async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
+        name = collection("evidence")
+        if len(queries) >= BATCH_GATE1_MIN and all(q.vector is not None for q in queries):
+            got = await store.all_vectors(name)
+            if got is not None and len(got[0]) <= BATCH_GATE1_MAX_ROWS:
+                ids, rows = got
+                if not ids:
+                    return [[] for _ in queries]
+                distances = 1.0 - _unit([q.vector for q in queries]) @ _unit(rows).T
+                take = min(n, len(ids))
+                out = []
+                for row in distances:
+                    nearest = np.argpartition(row, take - 1)[:take]
+                    nearest = nearest[np.argsort(row[nearest], kind="stable")]
+                    out.append([Hit(ids[i], float(row[i])) for i in nearest])
+                return out
+        out = []
+        for q in queries:
+            hits = (await store.search_vector(name, q.vector, n) if q.vector is not None
+                    else await store.search(name, q.fact, n))
+            out.append([Hit(str(h.id), float(h.score)) for h in hits])
+        return out
+
+
+class LexicalRetriever:
+    name = "lexical"
+    ranked = True
+
+    async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
+        found = await store.lexical(collection("evidence"), [q.fact for q in queries], n)
+        return [[Hit(i, score, vector) for i, score, vector in rows] for rows in found]
+
+
+class SubjectPredicateLookup:
+    name = "subject+predicate"
+    ranked = False
+
+    async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
+        sps = {i: sp_key(*q.triple[:2]) for i, q in enumerate(queries) if q.triple}
+        by_sp: dict[str, list[dict]] = {}
+        for props in await store.nodes_by_sps(sps.values()):
+            by_sp.setdefault(props.get("name"), []).append(props)
+        return [[Hit(p["id"], 0.0, None, p) for p in by_sp.get(sps.get(i), [])] for i in range(len(queries))]
+
+
+RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
+
+
+def k_from_env() -> int:
+    try:
+        return max(1, int(os.environ.get("FALSIFY_GATE1_K", GATE1_K)))
+    except ValueError:
+        return GATE1_K
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion of ranked id lists: ``{id: sum 1/(k + rank)}`` (rank from 1)."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, i in enumerate(ranking, 1):
+            scores[i] = scores.get(i, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+@dataclass
+class Found:
+    """One fact's gate-1 result: candidate node ids in fused order with what ranked them."""
+
+    ids: list[str] = field(default_factory=list)
+    distance: dict[str, Optional[float]] = field(default_factory=dict)
+    lexical: dict[str, float] = field(default_factory=dict)
+    rank: dict[str, int] = field(default_factory=dict)  # fused rank, from 1 (absent: lookup only)
+    props: dict[str, dict] = field(default_factory=dict)  # node id -> stored properties
+
+
+async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, floor: Optional[float] = None,
+                     retrievers: Sequence[Retriever] = RETRIEVERS) -> list[Found]:
+    """Every query's candidates: the top ``k`` of the fused ranking of live evidence (within
+    cosine distance ``floor`` when given), then the unranked retrievers' live evidence."""
+    k = k_from_env() if k is None else k
+    pool = max(POOL_MIN, 4 * k)
+    results = [(r, await r.retrieve(store, queries, pool)) for r in retrievers]
+    want = {h.node_id for _, per in results for hits in per for h in hits if h.props is None}
+    read = await store.raw_nodes(want)
+    found = []
+    for qi, query in enumerate(queries):
+        qvec = _unit(query.vector)[0] if query.vector is not None else None
+        live: dict[str, dict] = {}
+        distance: dict[str, Optional[float]] = {}
+        lexical: dict[str, float] = {}
+        rankings, extra = [], []
+        for retriever, per in results:
+            ranking = []
+            for hit in per[qi]:
+                props = hit.props if hit.props is not None else read.get(hit.node_id)
+                if props is None or state_of(props) not in LIVE or props.get("key") in query.exclude:
+                    continue
+                live[hit.node_id] = props
+                if not retriever.ranked:
+                    extra.append(hit.node_id)
+                    continue
+                ranking.append(hit.node_id)
+                if retriever.name == "vector":
+                    distance[hit.node_id] = hit.score
+                else:
+                    lexical.setdefault(hit.node_id, hit.score)
+                    if hit.node_id not in distance and hit.vector is not None and qvec is not None:
+                        distance[hit.node_id] = float(1.0 - _unit(hit.vector)[0] @ qvec)
+            rankings.append(ranking)
+        scores = rrf(rankings)
+        ordered = sorted(scores, key=lambda i: (-scores[i], distance.get(i, 2.0), i))
+        if floor is not None:
+            ordered = [i for i in ordered if distance.get(i) is not None and distance[i] < floor]
+        out = Found()
+        for rank, i in enumerate(ordered[:k], 1):
+            out.ids.append(i)
+            out.rank[i] = rank
+        for i in dict.fromkeys(extra):
+            if i not in out.rank:
+                out.ids.append(i)
+        # the lookup's evidence has no gate-1 distance (it was not chosen for being near)
+        out.distance = {i: distance.get(i) if i in out.rank else None for i in out.ids}
+        out.lexical = {i: lexical[i] for i in out.ids if i in lexical}
+        out.props = {i: live[i] for i in out.ids}
+        found.append(out)
+    return found
+
+
+__all__ = ["Retriever", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
+           "RETRIEVERS", "rrf", "gate1_many", "GATE1_K", "RRF_K", "LIVE", "BATCH_GATE1_MIN"]

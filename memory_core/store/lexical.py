@@ -1,0 +1,111 @@
+"""Lexical (full-text) search over a vector collection's text, per backend.
+
+Gate 1 fuses this ranking with the vector one (``memory_core.judging.retrieval``):
+claims that share a new fact's decisive words ("March", "QA report") but embed far
+apart are still found. Each hit carries the row's vector, so the caller can give
+every candidate its cosine distance, however it was found.
+
+* LanceDB (the embedded default): LanceDB's own full-text index (``FTS``, BM25) on
+  the ``payload.text`` column cognee writes; made the first time a collection is
+  searched (rows added later are searched unindexed until the next ``optimize()``,
+  which the store's vector housekeeping runs).
+* PostgreSQL: ``ts_rank_cd`` of the row's ``to_tsvector('english', payload->>'text')``
+  against an OR of the query's words (a GIN expression index is made by the
+  backend's housekeeping).
+
+The query is reduced to its words (letters and digits) first: neither engine's query
+syntax ever sees the user's punctuation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Optional
+
+TEXT_COLUMN = "payload.text"  # where cognee's LanceDB adapter keeps an indexed field's text
+MAX_QUERY_WORDS = 64
+
+
+def query_words(text: str) -> list[str]:
+    """The words of ``text`` (letters and digits, lower-cased, each once, in order)."""
+    return list(dict.fromkeys(w.lower() for w in re.findall(r"[^\W_]+", text)))[:MAX_QUERY_WORDS]
+
+
+Hit = tuple[str, float, Optional[list[float]]]  # (row id, lexical score, the row's vector)
+
+
+async def search(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+    """For each text, up to ``limit`` rows of collection ``name`` by lexical score (best
+    first). A text with no words, or a collection that does not exist, finds nothing."""
+    if backend.name == "postgres":
+        return await _postgres(backend, name, texts, limit)
+    return await _lancedb(backend, name, texts, limit)
+
+
+_indexed: set[tuple[str, str]] = set()  # (database uri, table) with an FTS index, this process
+
+
+async def _lancedb(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+    vector = backend.vector
+    if not await vector.has_collection(name):
+        return [[] for _ in texts]
+    conn = await vector.get_connection()
+    table = await conn.open_table(name)
+    if not hasattr(table, "query"):
+        return [[] for _ in texts]  # a remote table: no lexical ranking
+    await _ensure_fts_index(table, (str(getattr(conn, "uri", id(conn))), name))
+    out = []
+    for text in texts:
+        words = query_words(text)
+        if not words:
+            out.append([])
+            continue
+        rows = await (table.query().nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
+                      .select(["id", "vector", "_score"]).limit(limit).to_list())
+        out.append([(str(r["id"]), float(r["_score"]), list(r["vector"])) for r in rows])
+    return out
+
+
+async def _ensure_fts_index(table, where: tuple[str, str]) -> None:
+    if where in _indexed:
+        return
+    from lancedb.index import FTS
+
+    indices = await table.list_indices()
+    if not any(TEXT_COLUMN in list(getattr(i, "columns", [])) and str(getattr(i, "index_type", "")) == "FTS"
+               for i in indices):
+        await table.create_index(TEXT_COLUMN, config=FTS(with_position=False))
+    _indexed.add(where)
+
+
+def fts_index_name(collection: str) -> str:
+    return f"{collection}_falsify_fts"
+
+
+def postgres_fts_index_sql(collection: str) -> str:
+    """The GIN expression index the PostgreSQL search uses (made by the backend's housekeeping)."""
+    return (f'CREATE INDEX IF NOT EXISTS "{fts_index_name(collection)}" ON "{collection}" '
+            "USING gin (to_tsvector('english', payload->>'text'))")
+
+
+async def _postgres(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+    from sqlalchemy import text as sql
+
+    vector = backend.vector
+    if not await vector.has_collection(name):
+        return [[] for _ in texts]
+    out = []
+    async with vector.engine.connect() as conn:
+        for text in texts:
+            words = query_words(text)
+            if not words:
+                out.append([])
+                continue
+            rows = (await conn.execute(sql(
+                f"SELECT id, ts_rank_cd(to_tsvector('english', payload->>'text'), q) AS score, vector::text "
+                f"FROM \"{name}\", to_tsquery('english', :q) AS q "
+                "WHERE to_tsvector('english', payload->>'text') @@ q ORDER BY score DESC, id LIMIT :n"),
+                {"q": " | ".join(words), "n": limit})).all()
+            out.append([(str(r[0]), float(r[1]), json.loads(r[2]) if r[2] else None) for r in rows])
+    return out
