@@ -12,8 +12,16 @@ HTTP request. It sends the raw command line, the working directory and
 the server (:func:`run_command`) parses it with the CLI's own parser, checks it
 names the server's root, and runs the very same command function on its opened
 facade; the client prints the output and exits with the exit code. No file, a
-dead pid, no answer, or another root: the CLI works as it always did.
+dead pid, nothing listening, or another root: the CLI works as it always did.
 ``FALSIFY_NO_SERVER=1`` forces the cold path.
+
+Nothing runs twice: the cold path is taken only when the request provably never
+reached the server (no server, or the connection refused before anything was sent).
+Once the request is on its way, a failure (the server killed mid-command, the
+connection reset) is reported with exit 1 ("the server may have applied it: run
+status"), never answered again by a cold run. Every request carries an id the server
+remembers for its lifetime: a retry of the same request (one, when the connection
+broke but the server still runs) gets the first answer, not a second run.
 """
 
 from __future__ import annotations
@@ -31,10 +39,14 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 DISCOVERY = "server.json"
-# the commands a server answers
-FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check"}
-WRITERS = {"load", "revise", "undo", "check"}
+# the commands a server answers, and the ones it never does (they start servers or
+# demos of their own); every command of the CLI's parser is in exactly one of the two
+# (tests/test_warm_cli_forwarding.py)
+FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check", "resolve"}
+NOT_FORWARDED = {"serve", "mcp"}
+WRITERS = {"load", "revise", "undo", "check", "resolve"}
 OTHER_ROOT = 99  # the server's answer when the command line names another root
+REMEMBERED = 256  # request ids (and their answers) a server keeps
 
 
 def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
@@ -44,8 +56,8 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--demo", "--session") or arg.startswith("--session="):
-            return None
+        if arg in ("-h", "--help", "--demo", "--session", "--database") or arg.startswith(("--session=", "--database=")):
+            return None  # help, the demo, another database: always answered here
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
             continue
@@ -96,28 +108,45 @@ def forward(argv=None) -> Optional[int]:
     if scanned is None or (parsed is not None and getattr(parsed, "command", None) != scanned[1]):
         return None
     cwd = Path.cwd()
-    info = discover(_root(scanned[0], cwd, os.environ.get("FALSIFY_HOME")))
+    root = _root(scanned[0], cwd, os.environ.get("FALSIFY_HOME"))
+    info = discover(root)
     if info is None:
         return None
-    stdin = None
-    if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
-        stdin = base64.b64encode(sys.stdin.buffer.read()).decode("ascii")  # the bytes, exactly
-    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": os.environ.get("FALSIFY_HOME"),
-                       "stdin": stdin}).encode("utf-8")
     parts = urlsplit(info["url"])
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
     try:
-        conn.request("POST", "/api/cli", body=body, headers={
-            "Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"})
-        resp = conn.getresponse()
-        data = resp.read()
-    except OSError:
-        if stdin is not None:  # stdin is consumed: the cold path cannot read it again
-            print("error: the FALSIFY server on this root stopped answering", file=sys.stderr)
-            return 1
-        return None  # the server is gone (the file is stale): run it here
-    finally:
+        conn.connect()
+    except (OSError, ValueError):
         conn.close()
+        return None  # nothing listens there (a stale file): nothing was sent, so run it here
+    stdin = stdin_bytes = None
+    if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
+        stdin_bytes = sys.stdin.buffer.read()  # the bytes, exactly
+        stdin = base64.b64encode(stdin_bytes).decode("ascii")
+    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": os.environ.get("FALSIFY_HOME"),
+                       "stdin": stdin, "request_id": os.urandom(16).hex()}).encode("utf-8")
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
+    try:
+        resp, data = _exchange(conn, body, headers)
+    except (OSError, http.client.HTTPException) as first:
+        # the request may have reached the server: never run it here. If the same server
+        # still runs, ask once more with the same request id (it answers what it did, or
+        # runs it if it never got it); else say so.
+        again = discover(root)
+        answered = None
+        if again is not None and again.get("pid") == info.get("pid") and again.get("url") == info.get("url"):
+            retry = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
+            try:
+                answered = _exchange(retry, body, headers)
+            except (OSError, http.client.HTTPException):
+                answered = None
+        if answered is None:
+            what = "it" if scanned[1] not in WRITERS else f"the {scanned[1]}"
+            print(f"error: the FALSIFY server on this root stopped answering during `{scanned[1]}` "
+                  f"({type(first).__name__}); the server may have applied {what}: run status "
+                  "(nothing was run a second time)", file=sys.stderr)
+            return 1
+        resp, data = answered
     if resp.status != 200:
         message = data.decode("utf-8", "replace")
         try:
@@ -128,11 +157,24 @@ def forward(argv=None) -> Optional[int]:
         return 1
     answer = json.loads(data)
     if answer["exit"] == OTHER_ROOT and answer.get("other_root"):
-        return None  # the real parser found another root than the scan: run it here
+        # the real parser found another root (or a database) than the scan: the server ran
+        # nothing; run it here, with the standard input already read
+        if stdin_bytes is not None:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
+        return None
     sys.stdout.write(answer["stdout"])
     sys.stdout.flush()
     sys.stderr.write(answer["stderr"])
     return int(answer["exit"])
+
+
+def _exchange(conn: http.client.HTTPConnection, body: bytes, headers: dict):
+    try:
+        conn.request("POST", "/api/cli", body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp, resp.read()
+    finally:
+        conn.close()
 
 
 class Borrowed:
@@ -148,11 +190,40 @@ class Borrowed:
         pass
 
 
+_answers: "dict[str, asyncio.Future]" = {}  # request id -> its answer (insertion order: oldest first)
+
+
 async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
     """The server side of :func:`forward`: parse the command line with the CLI's parser,
     check it names this server's root, and run the command against the gate's facade,
     one at a time with every other call, capturing what it prints and its exit code
-    (``stdin``: standard input's bytes, base64, for ``load -``)."""
+    (``stdin``: standard input's bytes, base64, for ``load -``). A request id seen before
+    (a client's retry) gets the answer of its first run, never a second run."""
+    import asyncio  # the server side only: the client stays light
+
+    rid = request.get("request_id") if isinstance(request, dict) else None
+    if not (isinstance(rid, str) and 16 <= len(rid) <= 128):
+        return await _run_command(gate, request, stdin)
+    if rid in _answers:
+        return await asyncio.shield(_answers[rid])
+    future = asyncio.get_running_loop().create_future()
+    _answers[rid] = future
+    while len(_answers) > REMEMBERED:
+        oldest = next(iter(_answers))
+        if not _answers[oldest].done():
+            break
+        del _answers[oldest]
+    try:
+        answer = await _run_command(gate, request, stdin)
+    except BaseException as error:
+        future.set_exception(error)
+        future.exception()  # retrieved: a retry re-raises it, nobody else needs to
+        raise
+    future.set_result(answer)
+    return answer
+
+
+async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
     from memory_core.core.errors import FalsifyError, error_message
     from memory_core.shell import cli
 
@@ -170,7 +241,7 @@ async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
     here = app.paths.root if getattr(app, "paths", None) is not None else None
     wanted = _root(args.root, cwd, request.get("falsify_home"))
     if command not in FORWARDED or command not in cli.COMMANDS or args.demo or args.session or here is None \
-            or Path(here).resolve() != wanted:
+            or getattr(args, "database", None) or Path(here).resolve() != wanted:
         return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
     for name in ("file",):  # file arguments are relative to the client's directory
         value = getattr(args, name, None)
