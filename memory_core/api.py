@@ -100,15 +100,32 @@ class Falsify:
 
     # ---- lifecycle -------------------------------------------------------
     @classmethod
-    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify", database: Optional[str] = None) -> Opening:
+    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify", database: Optional[str] = None,
+             create: bool = True) -> Opening:
         """Open the data root ``root`` (default ``$FALSIFY_HOME``, else ``./.falsify``):
         configure cognee for it, take its writer lock (waiting up to
-        ``FALSIFY_LOCK_TIMEOUT``), and finish or roll back an interrupted change.
-        ``database``: a ``postgresql://`` URL: the PostgreSQL backend on that database
-        (same as ``FALSIFY_BACKEND=postgres`` + ``FALSIFY_DATABASE_URL``)."""
+        ``FALSIFY_LOCK_TIMEOUT``, polling with ``asyncio.sleep``), and finish or roll back an
+        interrupted change. ``database``: a ``postgresql://`` URL: the PostgreSQL backend on
+        that database (same as ``FALSIFY_BACKEND=postgres`` + ``FALSIFY_DATABASE_URL``).
+        ``create=False``: a root that does not exist yet is an ``InputError`` ("no data root
+        at ..."), and nothing is created (the CLI's read-only commands open so).
+
+        cognee is configured through the process environment, so ``open`` sets (once per
+        process; one process serves one root, a second raises ``RootConflict``):
+        ``SYSTEM_ROOT_DIRECTORY``, ``DATA_ROOT_DIRECTORY``, ``CACHE_ROOT_DIRECTORY``,
+        ``COGNEE_LOGS_DIR``, ``ENABLE_BACKEND_ACCESS_CONTROL=false``, ``FASTEMBED_CACHE_PATH``,
+        ``HF_HUB_CACHE`` and ``COGNEE_ENV_FILE`` (to the root's own paths); unless already set,
+        ``TELEMETRY_DISABLED``, ``KUZU_MAX_DB_SIZE``, ``LITELLM_LOCAL_MODEL_COST_MAP``,
+        ``GLINER_AUTO_INSTALL=false``, ``GRAPH_DATABASE_SUBPROCESS_ENABLED=false``,
+        ``VECTOR_DB_SUBPROCESS_ENABLED=false``, ``LOG_LEVEL=ERROR``, ``TIKTOKEN_CACHE_DIR``;
+        the embedding settings of the embedder it selects (``EMBEDDING_*``, ``HF_HUB_OFFLINE``...:
+        :mod:`memory_core.store.embedder`); allocator settings (``MALLOC_*``:
+        :mod:`memory_core.store.memory`); on the PostgreSQL backend cognee's ``GRAPH_DATABASE_*``
+        and ``VECTOR_DB_*`` connection settings. It loads ``<project>/.env`` without override.
+        A host that configures cognee itself uses :meth:`attach`, which sets nothing."""
         if database:
             settings.use_database(database)
-        return Opening(lambda: cls._open(root, lock, purpose))
+        return Opening(lambda: cls._open(root, lock, purpose, create))
 
     @classmethod
     def attach(cls, state_dir, *, lock: bool = True, purpose: str = "falsify (attached)") -> Opening:
@@ -119,8 +136,11 @@ class Falsify:
         return Opening(lambda: cls._attach(state_dir, lock, purpose))
 
     @classmethod
-    async def _open(cls, root, lock: bool, purpose: str) -> "Falsify":
+    async def _open(cls, root, lock: bool, purpose: str, create: bool = True) -> "Falsify":
         start = time.perf_counter()
+        if not create and not settings.root_exists(root):
+            raise InputError(f"no data root at {settings.resolve_root(root)} (nothing was created; `load` an "
+                             "investigation to start one, or pass the right --root / FALSIFY_HOME)")
         paths = settings.configure(root)
 
         async def prepare(held):

@@ -34,9 +34,14 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1,
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
+def program_name() -> str:
+    """How the user started FALSIFY: ``falsify`` (the installed script) or ``python main.py``."""
+    return "python main.py" if Path(sys.argv[0] or "").name in ("main.py", "") else "falsify"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python main.py",
+        prog=program_name(),
         description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
                     "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
         epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
@@ -194,10 +199,14 @@ def crash_log(error: BaseException, root=None) -> str:
 BORROWED: contextvars.ContextVar = contextvars.ContextVar("falsify_borrowed_facade", default=None)
 
 
+# commands that only read (or change) what is stored: on a missing root, exit 2 and create nothing
+NEEDS_ROOT = frozenset({"status", "explain", "recall", "check", "undo", "resolve"})
+
+
 async def _open(args, purpose="cli"):
     if BORROWED.get() is not None:
         return BORROWED.get()
-    app = await Falsify.open(args.root, purpose=f"python main.py {purpose}")
+    app = await Falsify.open(args.root, purpose=f"python main.py {purpose}", create=purpose not in NEEDS_ROOT)
     if app.recovered:
         print(f"[recovery] {app.recovered}", file=sys.stderr)
     return app

@@ -103,6 +103,12 @@ def resolve_root(root: str | os.PathLike | None = None) -> Path:
     return (Path.cwd() / ".falsify").resolve()
 
 
+def root_exists(root: str | os.PathLike | None = None) -> bool:
+    """Whether ``root`` holds a data root (its meta file or cognee's databases)."""
+    paths = Paths(resolve_root(root))
+    return paths.meta.is_file() or paths.system.is_dir()
+
+
 def load_dotenv_file() -> None:
     """Load ``<project>/.env`` without overriding the process environment."""
     env_file = PROJECT_DIR / ".env"
