@@ -116,6 +116,7 @@ def emit(data, as_json: bool, human) -> None:
 
 
 def main(argv=None) -> int:
+    os.umask(0o077)  # the data root is private: what this process creates is its owner's only
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "database", None):
@@ -167,8 +168,10 @@ def run(coro, root=None) -> int:
 
 def internal_error(error: BaseException, root=None) -> str:
     """The one line printed for an unexpected error (its traceback goes to a log file)."""
+    from memory_core.store.environment import redact
+
     where = crash_log(error, root)
-    detail = " ".join(str(error).split())[:300]
+    detail = redact(" ".join(str(error).split()))[:300]
     return f"internal error: {type(error).__name__} {detail} (full traceback in {where})"
 
 
@@ -179,19 +182,28 @@ def crash_log(error: BaseException, root=None) -> str:
     import time
     import traceback
 
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    import shlex as quoting
+
+    from memory_core.store.environment import redact, redact_argv
+
+    # secrets (a URL's password, --token, API keys) masked; the file is its owner's only
+    text = redact("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+    command = quoting.join(redact_argv(sys.argv[1:]))
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     try:
         folder = resolve_root(root) / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except (OSError, ValueError):
         folder = Path(tempfile.gettempdir())
     path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
     try:
-        path.write_text(f"python main.py {' '.join(sys.argv[1:])}\n\n{text}", encoding="utf-8")
+        with open(path, "w", encoding="utf-8", opener=lambda p, flags: os.open(p, flags, 0o600)) as f:
+            f.write(f"python main.py {command}\n\n{text}")
     except OSError:
-        path = Path(tempfile.mkstemp(prefix="falsify-internal-error-", suffix=".log")[1])
-        path.write_text(text, encoding="utf-8")
+        fd, name = tempfile.mkstemp(prefix="falsify-internal-error-", suffix=".log")  # 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        path = Path(name)
     return str(path)
 
 

@@ -33,9 +33,14 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _private(path, flags):
+    """``open``'s opener: new files readable and writable by their owner only."""
+    return os.open(path, flags, 0o600)
+
+
 def write_atomic(path: Path, data: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with open(tmp, "w", encoding="utf-8", opener=_private) as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
@@ -60,7 +65,7 @@ class Journal:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.dir = self.root / "journal"
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.log_path = self.root / "revisions.jsonl"
         self.meta_path = self.root / "falsify.json"
 
@@ -128,7 +133,7 @@ class Journal:
     def commit(self, entry: dict) -> None:
         """Append the log line (the commit point), then clear the pending intent."""
         line = json.dumps(entry, sort_keys=True) + "\n"
-        with open(self.log_path, "a", encoding="utf-8") as f:
+        with open(self.log_path, "a", encoding="utf-8", opener=_private) as f:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())

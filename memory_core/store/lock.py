@@ -6,6 +6,10 @@ benchmark) holds this lock for as long as it uses them. A second process waits
 up to ``FALSIFY_LOCK_TIMEOUT`` seconds (default 30), then fails with a message
 naming the holder. The kernel drops the lock when its holder dies, so a crashed
 writer never blocks the next one (which then recovers its journal).
+
+The data root is private, as a database's data directory is: taking the lock makes
+the root directory 0700 (its owner only) and the lock file 0600, so no other local
+user can read the graph or the log, nor ``flock`` the lock file to block every command.
 """
 
 from __future__ import annotations
@@ -16,7 +20,24 @@ import time
 from pathlib import Path
 
 
-from memory_core.core.errors import RootBusy  # noqa: E402  (re-exported)
+from memory_core.core.errors import FalsifyError, RootBusy  # noqa: E402  (re-exported)
+
+PRIVATE_FILE = 0o600
+
+
+def make_private(path: Path) -> None:
+    """Take group and other permissions off ``path`` (a directory or file this user owns);
+    leave it alone otherwise (another user's directory is not ours to change)."""
+    try:
+        st = os.stat(path)
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            os.chmod(path, st.st_mode & 0o700)
+    except OSError:
+        pass
+
+
+class RootNotWritable(FalsifyError):
+    """The data root (or its lock file) cannot be written: every command needs to."""
 
 
 def default_timeout() -> float:
@@ -34,7 +55,7 @@ class WriterLock:
 
     def acquire(self, timeout: float | None = None) -> "WriterLock":
         timeout = default_timeout() if timeout is None else timeout
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         deadline = time.monotonic() + timeout
         while not self._try(fd):
             if time.monotonic() >= deadline:
@@ -47,7 +68,7 @@ class WriterLock:
         import asyncio
 
         timeout = default_timeout() if timeout is None else timeout
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         deadline = time.monotonic() + timeout
         try:
             while not self._try(fd):
@@ -58,6 +79,22 @@ class WriterLock:
             os.close(fd)
             raise
         return self._took(fd)
+
+    def _open(self) -> int:
+        make_private(self.path.parent)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+        except OSError as error:
+            raise RootNotWritable(
+                f"the data root {self.path.parent} is not writable ({error.strerror or error}: {self.path.name}); "
+                "FALSIFY writes its lock, journal and databases there: use a root you can write "
+                "(--root DIR or FALSIFY_HOME)") from None
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, PRIVATE_FILE)
+        except OSError:
+            pass
+        return fd
 
     @staticmethod
     def _try(fd: int) -> bool:

@@ -192,6 +192,9 @@ class PgJournal:
         self.meta_path = self.root / "falsify.json"
         self.log_path = self.root / "revisions.jsonl"  # absent on this backend (check skips it)
         self.dir = self.root / "journal"
+        from memory_core.store.lock import make_private
+
+        make_private(self.root)  # the local root (meta, logs) is private on this backend too
         prepare_database(url)
         self._conn = connect(url, f"falsify journal pid {os.getpid()}")
 
