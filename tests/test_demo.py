@@ -54,6 +54,10 @@ def test_full_demo_output_tells_the_story_with_measured_figures(tmp_path):
     assert re.search(r"new process \d+", out)
     assert re.search(r"contradiction \(pinned, gates skipped\): E_qa \(cosine distance 0\.\d{3}, shown only; judge=pinned conf=1\.00\)", out)
     assert "judge pinned" in out
+    # offline, gate 1's ranked candidates come first (E_qa ranked first), then the pin decides
+    assert re.search(r"#1 E_qa \(cosine distance 0\.\d{3}, lexical \d+\.\d{2}\)", out)
+    assert "E_qa (ranked first) is contradicted" in out and "the pin decides" in out
+    assert out.index("#1 E_qa") < out.index("contradiction (pinned")
     assert "forward cascade: K invalidated" in out
     assert "A superseded -> B ignites" in out
     assert "forgot 1 orphan (K) from graph + vector" in out

@@ -73,7 +73,12 @@ as new evidence. Arguments:
   revision (default: the question's policy); preserve_both keeps both sides as "disputed".
   dry_run: true to see the candidates and verdicts without changing anything.
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
-"promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`."""
+"promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`.
+Offline (no LLM key on the server) a fact in words cannot be judged there: then nothing is recorded and
+the result has "to_decide": the keys of the stored claims it may contradict, best first, each in
+"candidates" with its "claim", gate-1 "distance", "lexical" score and fused "rank". YOU are the judge:
+read each candidate's claim against the fact; if the fact shows one false or replaced, call `revise`
+again with the same fact and `target` set to that key; if it contradicts none, do not call again."""
 
 REVISE_MANY = """\
 Revise the memory with many new facts at once (a feed, a day's reading), in order.

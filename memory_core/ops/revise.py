@@ -87,13 +87,19 @@ def result_of(job) -> dict:
     if plan is None:
         result["note"] = d.note + ("; " if d.note else "") + "nothing recorded"
         result["new_evidence"] = None
+        if d.undecided and not d.acting and d.judge != "pinned":
+            # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises
+            # again with target=KEY for the one the fact contradicts
+            result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
         return result
     result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
                   weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
                   question=plan.new_node.question, **plan_fields(plan))
     if not d.acting:
-        relations = sorted({c.relation for c in d.candidates})
-        result["note"] = f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
+        relations = sorted({c.relation for c in d.candidates if c.relation})
+        far = [c.key for c in d.candidates if c.relation is None]
+        result["note"] = (f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
+                          + (f"; not judged (far from the fact): {', '.join(far)}" if far else ""))
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
     kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]

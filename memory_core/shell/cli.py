@@ -16,6 +16,7 @@ import asyncio
 import contextvars
 import inspect
 import json
+import shlex
 import os
 import sys
 from pathlib import Path
@@ -283,7 +284,7 @@ async def cmd_revise(args) -> int:
             print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
                   flush=True)
         else:
-            report.print_revision(result)
+            report.print_revision(result, again="python main.py" + (f" --root {shlex.quote(args.root)}" if args.root else ""))
 
     app = await _open(args, "revise")
     try:

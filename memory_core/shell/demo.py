@@ -5,8 +5,9 @@ RAG agree. Session 2, in a new process, takes one line — "Forensic audit: the
 March QA report was back-dated." — revises, and shows the scoreboard. ``--demo``
 runs both as child processes (a real restart between them) and times them.
 
-Offline the judge is pinned (``DEMO_MODE``: ``REFUTED_ID``, default ``E_qa``)
-and the output says so. With ``LLM_API_KEY`` the real two-gate judge runs; the
+Offline, gate 1's ranked candidates for the fact are shown (no judge can decide
+them: the caller does), then the demo's pin decides (``DEMO_MODE``: ``REFUTED_ID``,
+default ``E_qa``) and the output says so. With ``LLM_API_KEY`` the real two-gate judge runs; the
 pin is used only if it fails or finds nothing, and the output says which.
 """
 
@@ -124,8 +125,12 @@ async def session_two(app) -> int:
             how = f"LLM judge failed ({error}); fell back to the pin"
     if result is None:
         reason = "DEMO_MODE pin, REFUTED_ID=" + pin
+        if not how:  # offline: gate 1 ranks the candidates, no judge can decide them, the caller does
+            offline = await app.revise(FACT)
+            if not offline.get("already_applied"):
+                show_candidates(offline, pin)
         result = await app.revise(FACT, target=pin, pin_reason=reason)
-        how = how or f"judge pinned (offline: no LLM_API_KEY; {reason})"
+        how = how or f"judge pinned (offline: no LLM_API_KEY; {reason}): the pin decides"
     say(f"  detection: {how}")
     if result.get("already_applied"):
         say(f"  {result['note']}: session 2 already ran on this root (use --demo for a clean run)")
@@ -133,6 +138,20 @@ async def session_two(app) -> int:
         tell_revision(result)
     print_scoreboard(await app.recall(QUESTION), "")
     return 0
+
+
+def show_candidates(r: dict, pin: str) -> None:
+    """Offline, what the caller decides from: gate 1's ranked candidates (nothing recorded)."""
+    cands = r.get("candidates", [])
+    say(f"  gate 1 (vector + lexical, fused): {len(cands)} candidate(s); offline no judge can decide them, the caller does:")
+    for c in cands:
+        lexical = f", lexical {c['lexical']:.2f}" if c.get("lexical") is not None else ""
+        dist = "-" if c["distance"] is None else f"{c['distance']:.3f}"
+        say(f"    #{c.get('rank') or '-'} {c['key']} (cosine distance {dist}{lexical}): {c.get('claim', '')}")
+    first = cands[0]["key"] if cands else None
+    agrees = "ranked first" if first == pin else (f"ranked #{next((c.get('rank') for c in cands if c['key'] == pin), '-')}"
+                                                  if first else "not among them")
+    say(f"  the caller's decision here is the demo's pin: {pin} ({agrees}) is contradicted")
 
 
 def tell_revision(r: dict) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 
 def _short(text: str, width: int) -> str:
     text = " ".join(str(text).split())
@@ -39,14 +41,26 @@ def print_status(r: dict) -> None:
             print(f"  {e['from']} -{e['type']}-> {e['to']}  {extra}".rstrip())
 
 
-def print_revision(r: dict) -> None:
+def print_revision(r: dict, again: str = "python main.py") -> None:
+    """``again``: how the hints spell the command (with its ``--root``), for the ready
+    ``--target`` commands printed when the caller has to decide."""
     print(f"fact: {_short(r['fact'], 100)}")
     for c in r.get("candidates", []):
         dist = "lookup" if c["distance"] is None else f"{c['distance']:.3f}"
-        print(f"  candidate {c['key']}: gate-1 distance {dist}; judge says {c['relation']} "
-              f"(confidence {c['confidence'] if c['confidence'] is not None else '-'}) - {_short(c['rationale'], 90)}")
+        rank = f"#{c['rank']} " if c.get("rank") else ""
+        lexical = f", lexical {c['lexical']:.2f}" if c.get("lexical") is not None else ""
+        if c["relation"] is None:
+            print(f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; undecided - "
+                  f"{_short(c.get('claim', ''), 90)}")
+        else:
+            print(f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; judge says {c['relation']} "
+                  f"(confidence {c['confidence'] if c['confidence'] is not None else '-'}) - {_short(c['rationale'], 90)}")
     if r.get("note"):
         print(f"  {r['note']}")
+    if r.get("to_decide"):
+        print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
+        for key in r["to_decide"]:
+            print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}")
     if r.get("dry_run") or r.get("already_applied") or not r.get("epoch"):
         return
     if r.get("new_evidence"):

@@ -1,0 +1,146 @@
+"""Offline, the caller decides; gate 1 is hybrid (vector + lexical, fused, top k).
+
+* the lexical search module's contract on the real store (words only, best first,
+  each hit with its row's vector, nothing for a text with no words);
+* reciprocal rank fusion (pure) and one call path: a batch's in-memory vector ranking
+  equals the per-fact searches;
+* without an LLM key a fact in words lists gate 1's ranked candidates, records nothing,
+  exits 0 and prints a ready ``--target`` command per candidate; running the printed
+  command completes the revision;
+* the MCP offline agent protocol through the official SDK client: ``revise`` returns
+  the candidates in its structured content, the agent calls again with ``target``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import pytest
+
+from conftest import REPO, clean_env, investigation
+
+AUDIT = "Forensic audit: the March QA report was back-dated."
+
+
+def test_rrf_is_the_documented_rule():
+    from memory_core.judging.retrieval import RRF_K, rrf
+
+    scores = rrf([["a", "b", "c"], ["c", "a"]])
+    assert scores["a"] == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 2))
+    assert scores["c"] == pytest.approx(1 / (RRF_K + 3) + 1 / (RRF_K + 1))
+    assert scores["b"] == pytest.approx(1 / (RRF_K + 2))
+    assert sorted(scores, key=lambda i: -scores[i]) == ["a", "c", "b"]
+
+
+async def test_lexical_search_contract(app, prefix):
+    from memory_core.store.lexical import query_words
+
+    assert query_words("Forensic audit: the 'March' QA-report!") == ["forensic", "audit", "the", "march", "qa", "report"]
+    word = f"zq{prefix.strip('_')}"  # a word no other test's evidence has
+    await app.load(investigation(prefix, evidence=[
+        {"key": "E1", "claim": f"The {word} ledger was filed."},
+        {"key": "E2", "claim": f"The {word} ledger and the {word} invoice were filed."},
+        {"key": "E3", "claim": "Penguins live in the southern hemisphere."}]))
+    keys = await app.store.find_keys([prefix + k for k in ("E1", "E2", "E3")])
+    by_id = {props["id"]: key for key, props in keys.items()}
+    [hits, none] = await app.store.lexical("Evidence_claim", [f"{word} invoice", "?! ..."], 10)
+    [missing_collection] = await app.store.lexical("No_such_collection", ["x"], 10)
+    found = [by_id.get(i) for i, _, _ in hits]
+    assert found[:2] == [prefix + "E2", prefix + "E1"]  # the row with both words first
+    assert prefix + "E3" not in found
+    scores = [s for _, s, _ in hits]
+    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+    assert all(v is not None and len(v) == 384 for _, _, v in hits[:2])
+    assert none == [] and missing_collection == []
+
+
+async def test_batch_vector_ranking_equals_per_fact_search(app, prefix):
+    from memory_core.judging.retrieval import BATCH_GATE1_MIN, Query, VectorRetriever, gate1_many
+
+    await app.load(investigation(prefix, evidence=[{"key": f"E{i}", "claim": f"{prefix} part {i} came from plant {i % 3}."}
+                                                   for i in range(6)]))
+    facts = [f"{prefix} part {i} was made at plant {i % 2}." for i in range(BATCH_GATE1_MIN)]
+    vectors = await app.store.embed(facts)
+    queries = [Query(f, None, v) for f, v in zip(facts, vectors)]
+    together = await gate1_many(app.store, queries, 5, None, (VectorRetriever(),))  # in memory: one read of the vectors
+    for q, got in zip(queries, together):
+        [alone] = await gate1_many(app.store, [q], 5, None, (VectorRetriever(),))  # one search
+        assert got.ids == alone.ids
+        assert [got.distance[i] for i in got.ids] == pytest.approx([alone.distance[i] for i in alone.ids], abs=1e-4)
+
+
+async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(app, prefix):
+    word = f"zr{prefix.strip('_')}"
+    await app.load(investigation(prefix, evidence=[
+        {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
+        {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."}],
+        conclusions=[{"key": "K", "statement": f"{word} knew in March"}],
+        edges=[{"type": "depends_on", "from": "K", "to": "E_qa"}]))
+    epoch = app.journal.epoch()
+    fact = f"Forensic audit: the {word} March QA report was back-dated."
+    result = await app.revise(fact)
+    assert result["epoch"] is None and result["new_evidence"] is None and app.journal.epoch() == epoch
+    mine = [c for c in result["candidates"] if c["key"].startswith(prefix)]  # the shared root holds other tests' too
+    assert [c["key"] for c in mine][0] == prefix + "E_qa"
+    assert result["to_decide"] == [c["key"] for c in result["candidates"]]
+    first = mine[0]
+    assert first["relation"] is None
+    assert first["lexical"] > 0 and 0 < first["distance"] < 2 and "QA report" in first["claim"]
+    assert [c["rank"] for c in result["candidates"]] == list(range(1, len(result["candidates"]) + 1))
+    assert len(result["candidates"]) <= 8  # a bounded top k
+    assert "--target" in result["note"]
+    done = await app.revise(fact, target=first["key"])
+    assert done["refuted"] == [prefix + "E_qa"] and done["invalidated"] == [prefix + "K"]
+
+
+@pytest.mark.slow
+def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path):
+    from harness import run_batch
+
+    root = tmp_path / "root"
+    steps = [{"name": "load", "argv": ["load", str(REPO / "examples" / "company_x.json")]},
+             {"name": "text", "argv": ["--root", str(root), "revise", AUDIT], "snapshot": True},
+             {"name": "json", "argv": ["revise", AUDIT, "--json"]}]
+    results = run_batch(root, [dict(s, op="cli") for s in steps], tmp_path / "w1")
+    text, as_json = results[1], results[2]
+    assert text["code"] == 0 and as_json["code"] == 0, (text, as_json)
+    assert text["before"] == text["after"]  # nothing recorded
+    out = text["stdout"]
+    assert "candidate #1 E_qa" in out and "undecided" in out and "you decide" in out
+    commands = [line.strip() for line in out.splitlines() if "--target" in line and line.strip().startswith("python")]
+    assert commands and commands[0].endswith("--target E_qa")
+    parsed = json.loads(as_json["stdout"])
+    assert parsed["to_decide"][0] == "E_qa" and parsed["epoch"] is None
+    assert {"claim", "lexical", "rank", "distance"} <= set(parsed["candidates"][0])
+    # the printed command, as a user would paste it (minus `python main.py`)
+    argv = shlex.split(commands[0])[2:]
+    assert argv[:2] == ["--root", str(root)]
+    done = run_batch(root, [{"op": "cli", "name": "pasted", "argv": argv[2:] + ["--json"]}], tmp_path / "w2")[0]
+    assert done["code"] == 0, done
+    assert json.loads(done["stdout"])["refuted"] == ["E_qa"]
+
+
+@pytest.mark.slow
+async def test_mcp_offline_agent_protocol(tmp_path):
+    from mcp.client import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    root = tmp_path / "root"
+    params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+                                   env=clean_env(), cwd=str(REPO))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert "to_decide" in tools["revise"].description and "target" in tools["revise"].description
+        seed = json.loads((REPO / "examples" / "company_x.json").read_text())
+        assert not (await session.call_tool("add_beliefs", {"fragment": seed})).is_error
+        first = await session.call_tool("revise", {"fact": AUDIT})
+        assert not first.is_error
+        offered = first.structured_content
+        assert offered["epoch"] is None and offered["to_decide"][0] == "E_qa"
+        assert offered["candidates"][0]["claim"].startswith("Company X's internal QA report")
+        # the agent (a language model) judges the candidates, then calls again with its decision
+        second = await session.call_tool("revise", {"fact": AUDIT, "target": offered["to_decide"][0]})
+        assert not second.is_error and second.structured_content["refuted"] == ["E_qa"]
