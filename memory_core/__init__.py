@@ -23,6 +23,14 @@ from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallR
                                  StatusResult, UndoResult)
 from memory_core.store.settings import use_offline_embedder
 
+
+def demo_investigation() -> str:
+    """The path of the packaged demo investigation (Company X, the one ``--demo`` loads),
+    for ``fx.load(memory_core.demo_investigation())`` from any directory."""
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parent / "shell" / "demo_data" / "company_x.json")
+
 # cognee-backed names, imported on first use (cognee must be configured first)
 _LAZY = {
     "InvestigationQuestion": "memory_core.store.models",
@@ -50,5 +58,5 @@ __all__ = [
     "RevisionResult", "LoadResult", "StatusResult", "ExplainResult", "RecallResult", "SearchHit", "UndoResult",
     "CheckResult",
     "InvestigationQuestion", "Hypothesis", "Evidence", "Conclusion", "revision_tasks",
-    "use_offline_embedder",
+    "use_offline_embedder", "demo_investigation",
 ]
