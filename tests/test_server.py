@@ -332,7 +332,7 @@ def test_unknown_routes_are_404_json(server):
 
 def test_wrong_methods_are_405(server):
     cases = [("POST", "/api/graph", "GET"), ("GET", "/api/revise", "POST"), ("DELETE", "/api/revise", "POST"),
-             ("PUT", "/api/log", "GET"), ("POST", "/", "GET"), ("PUT", "/app.js", "GET"), ("OPTIONS", "/api/revise", "POST")]
+             ("PUT", "/api/log", "GET"), ("POST", "/", "GET, HEAD"), ("PUT", "/app.js", "GET, HEAD"), ("OPTIONS", "/api/revise", "POST")]
     for method, path, allowed in cases:
         status, headers, data = request(server, method, path, b"{}" if method in ("POST", "PUT") else None)
         assert_json_error(status, headers, data, 405)
@@ -388,15 +388,15 @@ def test_beyond_loopback_a_token_is_required(monkeypatch):
     monkeypatch.delenv("FALSIFY_TOKEN", raising=False)
     with pytest.raises(srv.TokenRequired, match="token"):
         srv.make_server(StandInApp(), host="0.0.0.0", port=0)
-    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0, token="t0ken")
-    assert server.token == "t0ken"
+    server = srv.make_server(StandInApp(), host="0.0.0.0", port=0, token="t0ken-0123456789abc")
+    assert server.token == "t0ken-0123456789abc"
     server.server_close()
-    monkeypatch.setenv("FALSIFY_TOKEN", "from-env")
+    monkeypatch.setenv("FALSIFY_TOKEN", "from-env-0123456789")
     server = srv.make_server(StandInApp(), host="0.0.0.0", port=0)
-    assert server.token == "from-env"
+    assert server.token == "from-env-0123456789"
     server.server_close()
     server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)  # loopback: FALSIFY_TOKEN still applies
-    assert server.token == "from-env"
+    assert server.token == "from-env-0123456789"
     server.server_close()
     monkeypatch.delenv("FALSIFY_TOKEN")
     server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)
@@ -404,7 +404,7 @@ def test_beyond_loopback_a_token_is_required(monkeypatch):
     server.server_close()
 
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-0123456"
 
 
 def test_token_none_wrong_right_and_cookie(running, monkeypatch):
@@ -433,7 +433,7 @@ def test_token_none_wrong_right_and_cookie(running, monkeypatch):
     status, headers, _ = request(server, "GET", f"/?token={TOKEN}&q=1")
     assert status == 303 and headers["location"] == "/?q=1"
     cookie = headers["set-cookie"]
-    assert cookie.startswith(f"falsify_token={TOKEN};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert cookie.startswith(f"falsify_token_{server.server_address[1]}={TOKEN};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     jar = {"Cookie": cookie.split(";")[0]}
     assert request(server, "GET", "/", headers=jar)[0] == 200
     assert request(server, "GET", "/api/graph", headers=jar)[0] == 200

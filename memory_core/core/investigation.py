@@ -35,7 +35,7 @@ from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSED
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.cardinality import check_predicates
-from memory_core.core.policy import check_policy, check_trust
+from memory_core.core.policy import check_policy, check_trust, finite
 
 MAX_TEXT = 8000
 MAX_KEY = 200
@@ -156,7 +156,7 @@ def check_value(kind: str, value: Any, where: str, name: str):
             raise InputError(f"{where}: {name!r} must be true or false")
         return value
     if kind == "unit":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value):
             raise InputError(f"{where}: {name!r} must be a number between 0 and 1")
         if not 0.0 <= float(value) <= 1.0:
             raise InputError(f"{where}: {name!r} is {value}, outside 0..1")

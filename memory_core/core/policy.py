@@ -74,10 +74,18 @@ def check_policy(value: Any, what: str = "policy") -> str:
     return value
 
 
+def finite(value) -> bool:
+    """A number finite as a float: an integer too large for a float (309+ digits) is not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def check_trust(value: Any, what: str = "trust") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) \
             or not 0.0 <= float(value) <= 1.0:
-        raise InputError(f"{what}: must be a number from 0 to 1, got {value!r}")
+        raise InputError(f"{what}: must be a number from 0 to 1, got {repr(value)[:40]}")
     return float(value)
 
 

@@ -147,7 +147,19 @@ def check_root(meta_path: Path, mine: dict | None = None) -> dict:
     mine = mine or fingerprint()
     meta = {}
     if meta_path.exists():
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as error:
+            meta = error
+        if not isinstance(meta, dict):
+            from memory_core.core.errors import FalsifyError
+
+            damaged = meta_path.with_name(meta_path.name + ".damaged")
+            raise FalsifyError(
+                f"{meta_path} is damaged (not a JSON object: {' '.join(str(meta).split())[:80]}), so FALSIFY cannot "
+                f"tell which embedder built this root. Move it aside (mv {meta_path} {damaged}) and run "
+                "`check --repair`: the file is made again (the epoch from the revision log, the embedder from "
+                "the current settings, which must be the ones the root was built with)")
     recorded = meta.get("embedder")
     if recorded is None:
         meta["embedder"] = mine

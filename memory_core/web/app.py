@@ -29,7 +29,8 @@ from urllib.parse import unquote, urlencode
 from memory_core.mcp.gate import Gate
 from memory_core.web import routes
 from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
-                                   authorized, check_origin, same_token, token_cookie)
+                                   authorized, check_origin, cookie_name, local_location, same_token,
+                                   token_cookie)
 from memory_core.web.vendor import FIX as VENDOR_FIX
 from memory_core.web.vendor import NODE_MODULES, STATIC_DIR, VENDOR, vendor_file  # noqa: F401 (re-exported)
 
@@ -133,8 +134,8 @@ class ViewerApp:
             handler, takes_body = route
             arg = await request.read_json(self.max_body) if takes_body else request.query
             return await self._json(request, send, 200, await handler(self.gate, arg))
-        if request.method != "GET":
-            raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": "GET"})
+        if request.method not in ("GET", "HEAD"):  # HEAD: the headers of the GET, no body
+            raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": "GET, HEAD"})
         return await self._static(request, send, path)
 
     async def _unauthorized(self, request: Request, send) -> None:
@@ -143,9 +144,9 @@ class ViewerApp:
         if page and given is not None and same_token(given, self.token):
             # one-time ?token=: set the HttpOnly cookie and drop the token from the address
             rest = {k: v for k, v in request.query.items() if k != "token"}
-            location = request.raw_path + ("?" + urlencode(rest, doseq=True) if rest else "")
+            location = local_location(request.raw_path) + ("?" + urlencode(rest, doseq=True) if rest else "")
             return await self._send(request, send, 303, b"", "text/plain; charset=utf-8",
-                                    {"Location": location, "Set-Cookie": token_cookie(self.token)})
+                                    {"Location": location, "Set-Cookie": token_cookie(self.token, cookie_name(request))})
         headers = {"WWW-Authenticate": 'Bearer realm="falsify"'}
         if page and (request.raw_path == "/" or request.raw_path.endswith(".html")):
             return await self._send(request, send, 401, UNAUTHORIZED_PAGE.encode(), HTML_TYPE, headers)
@@ -199,10 +200,14 @@ class ViewerApp:
             or name in NOT_STATIC
             or Path(name).suffix.lower() not in STATIC_TYPES
         )
-        if bad:
+        if bad or len(name.encode("utf-8", "surrogatepass")) > 255:
             raise HTTPError(404, "not found")
-        target = (self.ui_dir / name).resolve()
-        if target.parent != self.ui_dir or not target.is_file():
+        try:
+            target = (self.ui_dir / name).resolve()
+            found = target.parent == self.ui_dir and target.is_file()
+        except (OSError, ValueError):  # a name the file system refuses (too long, ...)
+            found = False
+        if not found:
             raise HTTPError(404, "not found")
         return target
 

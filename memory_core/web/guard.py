@@ -3,8 +3,11 @@
 * Host and Origin: a loopback-bound server refuses foreign ``Host`` headers (DNS
   rebinding); any server refuses a cross-origin ``Origin`` (CSRF).
 * Token: bound beyond loopback, every request carries the token, as
-  ``Authorization: Bearer ...`` or the HttpOnly cookie a one-time ``?token=`` on
-  the page URL sets; compared in constant time.
+  ``Authorization: Bearer ...`` or the HttpOnly, SameSite=Strict cookie a one-time
+  ``?token=`` on the page URL sets (named after the server's port, so two servers on
+  one host never share or overwrite it); compared in constant time, as bytes. A token
+  is checked when the server starts (:func:`check_token`): printable ASCII without
+  separators (letters, digits and ``-._~+/=``), at least 16 characters.
 * Bodies: JSON only, ``Content-Length`` required, capped (413), never chunked.
 * Every answer carries ``nosniff``, a strict Content-Security-Policy, no referrer,
   no framing and ``Cache-Control: no-store``.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 from http.cookies import SimpleCookie
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
@@ -27,6 +31,8 @@ CSP = (
     "form-action 'none'; frame-ancestors 'none'"
 )
 COOKIE = "falsify_token"
+TOKEN_MIN = 16
+TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+/=-]+")
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": CSP,
@@ -53,11 +59,33 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def same_token(given: Optional[str], expected: str) -> bool:
-    """Constant-time comparison (``hmac.compare_digest``) of two tokens."""
-    if not given:
+def check_token(token: str) -> str:
+    """The token a server is started with, or ValueError saying what is wrong with it: it
+    travels in a header, a cookie and a URL, so printable ASCII without separators."""
+    if not TOKEN_CHARS.fullmatch(token):
+        bad = next((c for c in token if not TOKEN_CHARS.fullmatch(c)), "")
+        raise ValueError(f"the access token may hold only letters, digits and - . _ ~ + / = "
+                         f"(it has {'a space' if bad == ' ' else repr(bad)})")
+    if len(token) < TOKEN_MIN:
+        raise ValueError(f"the access token is {len(token)} characters long; use at least {TOKEN_MIN} "
+                         "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))')")
+    return token
+
+
+def same_token(given: Optional[str], expected: Optional[str]) -> bool:
+    """Constant-time comparison (``hmac.compare_digest``) of two tokens, as bytes (any
+    text, also non-ASCII or undecodable, compares without error)."""
+    if not given or not expected:
         return False
-    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
+
+
+def cookie_name(request: "Request") -> str:
+    """The token cookie of this server: cookies are shared by every port of a host, so
+    the name carries the port the request came in on."""
+    server = request.scope.get("server") or ()
+    port = server[1] if len(server) > 1 and isinstance(server[1], int) else None
+    return f"{COOKIE}_{port}" if port is not None else COOKIE
 
 
 class Request:
@@ -170,11 +198,17 @@ def authorized(request: Request, token: Optional[str]) -> bool:
     bearer token or the cookie set from a one-time ``?token=``."""
     if token is None:
         return True
-    return same_token(request.bearer(), token) or same_token(request.cookie(COOKIE), token)
+    return same_token(request.bearer(), token) or same_token(request.cookie(cookie_name(request)), token)
 
 
-def token_cookie(token: str) -> str:
-    return f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+def token_cookie(token: str, name: str = COOKIE) -> str:
+    return f"{name}={token}; HttpOnly; SameSite=Strict; Path=/"
+
+
+def local_location(raw_path: str) -> str:
+    """A redirect target on this server only: one leading slash (``//host/x`` or ``/\\host``
+    would send the browser to another site)."""
+    return "/" + raw_path.lstrip("/\\")
 
 
 UNAUTHORIZED_PAGE = """<!doctype html>

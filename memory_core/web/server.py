@@ -42,14 +42,56 @@ import uvicorn
 from memory_core.mcp.gate import Gate
 from memory_core.web.app import MAX_BODY, STATIC_TYPES, UI_DIR, VENDOR, ViewerApp  # noqa: F401 (re-exported)
 from memory_core.web.bridge import LoopThread
-from memory_core.web.guard import is_loopback
+from memory_core.web.guard import check_token, is_loopback
 
 CALL_TIMEOUT = 600.0
 DISCOVERY = "server.json"
+# uvicorn's own limits: connections (and requests in flight) beyond this get 503 at once;
+# a connection still sending its request after READ_TIMEOUT_S is closed; an idle
+# keep-alive connection after KEEP_ALIVE_S
+MAX_CONNECTIONS = 64
+READ_TIMEOUT_S = 10.0
+KEEP_ALIVE_S = 5
 
 
 class TokenRequired(Exception):
-    """Bound beyond loopback without a token: the server refuses to start."""
+    """Bound beyond loopback without a token (or with an unusable one): the server refuses to start."""
+
+
+class CannotListen(Exception):
+    """The host or port cannot be listened on (not an address, out of range, busy)."""
+
+
+def _protocol():
+    """uvicorn's h11 protocol with a read timeout: a connection that has not sent its whole
+    request (headers and body) READ_TIMEOUT_S after it opened is closed, so half-sent
+    requests cannot hold connections (and file descriptors) forever."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._read_deadline = self.loop.call_later(READ_TIMEOUT_S, self._read_timed_out)
+
+        def _read_timed_out(self):
+            cycle = getattr(self, "cycle", None)
+            reading = cycle is None or (not cycle.response_started and getattr(cycle, "more_body", False))
+            if reading and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc):
+            deadline = getattr(self, "_read_deadline", None)
+            if deadline is not None:
+                deadline.cancel()
+            super().connection_lost(exc)
+
+    return TimedH11Protocol
+
+
+def uvicorn_config(app) -> "uvicorn.Config":
+    return uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
+                          server_header=False, date_header=False, http=_protocol(),
+                          limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S)
 
 
 class ViewerServer:
@@ -58,12 +100,18 @@ class ViewerServer:
 
     def __init__(self, app, host: str, port: int, ui_dir: Path, max_body: int, token: Optional[str] = None,
                  mcp: bool = False, cli=None, root: Optional[Path] = None):
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise CannotListen(f"--port must be a number from 0 to 65535 (0: any free port), got {port}")
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self.socket.bind((host, port))  # bind first: a busy port fails fast
             self.socket.listen(128)
+        except (OSError, OverflowError, ValueError, UnicodeError) as error:
+            self.socket.close()
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            raise CannotListen(f"cannot listen on {host}:{port}: {reason}") from None
         except BaseException:
             self.socket.close()
             raise
@@ -84,9 +132,7 @@ class ViewerServer:
             secret = secrets.token_urlsafe(32) if cli is not None else None
             self.app = ViewerApp(self.gate, ui_dir=ui_dir, max_body=max_body, bound_host=host, token=token,
                                  mcp=mcp_server, cli=cli, cli_secret=secret)
-            config = uvicorn.Config(self.app, lifespan="on", log_level="warning", access_log=False,
-                                    timeout_graceful_shutdown=2, server_header=False, date_header=False)
-            self._uvicorn = uvicorn.Server(config)
+            self._uvicorn = uvicorn.Server(uvicorn_config(self.app))
             if cli is not None and root is not None:
                 self.discovery = write_discovery(root, self.url, secret)
         except BaseException:
@@ -168,9 +214,7 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
     url = f"http://{host}:{sock.getsockname()[1]}/"
     secret = secrets.token_urlsafe(32)
     app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret)
-    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
-                            server_header=False, date_header=False)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app))
     server.capture_signals = contextlib.nullcontext  # the host process keeps its own signal handling
     discovery = None
     try:
@@ -193,13 +237,28 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
 
 
 def resolve_token(host: str, token: Optional[str]) -> Optional[str]:
-    """The token in force: ``token``, else ``$FALSIFY_TOKEN``; required beyond loopback."""
+    """The token in force: ``token``, else ``$FALSIFY_TOKEN``, else the first line of the
+    file ``$FALSIFY_TOKEN_FILE``; required beyond loopback, and checked
+    (:func:`memory_core.web.guard.check_token`)."""
     token = (token or os.environ.get("FALSIFY_TOKEN") or "").strip() or None
+    if token is None and os.environ.get("FALSIFY_TOKEN_FILE"):
+        path = Path(os.environ["FALSIFY_TOKEN_FILE"]).expanduser()
+        try:
+            token = (path.read_text(encoding="utf-8").splitlines() or [""])[0].strip() or None
+        except (OSError, UnicodeDecodeError) as error:
+            raise TokenRequired(f"FALSIFY_TOKEN_FILE {path}: cannot read it ({error})") from None
+        if token is None:
+            raise TokenRequired(f"FALSIFY_TOKEN_FILE {path} is empty")
     if token is None and not is_loopback(host):
         raise TokenRequired(
             f"refusing to serve on {host}, beyond loopback, without a token: anyone who can reach this address "
-            "could read and revise the memory. Pass --token TOKEN (or set FALSIFY_TOKEN), e.g. "
-            f"--token {secrets.token_urlsafe(24)}")
+            "could read and revise the memory. Set FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE, a file holding it), e.g. "
+            f"FALSIFY_TOKEN={secrets.token_urlsafe(24)}")
+    if token is not None:
+        try:
+            check_token(token)
+        except ValueError as error:
+            raise TokenRequired(str(error)) from None
     return token
 
 
@@ -252,6 +311,12 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
     except TokenRequired as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if token and os.environ.get("FALSIFY_TOKEN", "").strip() != token.strip():
+        print("warning: a --token on the command line is visible to every local user (ps, /proc); set "
+              "FALSIFY_TOKEN or FALSIFY_TOKEN_FILE (a file holding it) instead", file=sys.stderr)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        print(f"error: --port must be a number from 0 to 65535 (0: any free port), got {port}", file=sys.stderr)
+        return 2
 
     async def open_app():
         from memory_core.api import Falsify
@@ -265,7 +330,11 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
             raise
         return app
 
-    serve(open_app, host=host, port=port, ready=ready, token=token, mcp=mcp, cli=cli, root=resolve_root(root))
+    try:
+        serve(open_app, host=host, port=port, ready=ready, token=token, mcp=mcp, cli=cli, root=resolve_root(root))
+    except CannotListen as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 
