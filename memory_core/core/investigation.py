@@ -141,10 +141,38 @@ def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
     return value.strip()
 
 
+KEY_PUNCTUATION = "_-."
+
+
+def _script(char: str) -> str:
+    """The script a letter belongs to, from its Unicode name (LATIN, CYRILLIC, GREEK, ...)."""
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    return name.split(" ")[0] if name else "UNKNOWN"
+
+
 def check_key(value: Any, where: str) -> str:
+    """A key: after NFKC normalisation, letters, digits, ``_``, ``-`` and ``.`` only (no
+    spaces, no zero-width or bidi-control characters), and the letters of one script (a
+    key mixing Latin with look-alike Cyrillic or Greek letters is refused). Returns the
+    NFKC form."""
+    import unicodedata
+
     key = check_text(value, where, "key", MAX_KEY)
     if "\n" in key or "\t" in key or "|" in key:
         raise InputError(f"{where}: key {key!r} may not contain newlines, tabs or '|'")
+    key = unicodedata.normalize("NFKC", key)
+    bad = next((c for c in key if not (c.isalnum() or c in KEY_PUNCTUATION)), None)
+    if bad is not None:
+        label = "a space" if bad == " " else f"U+{ord(bad):04X} {unicodedata.name(bad, 'unnamed character')}"
+        raise InputError(f"{where}: key {key!r} may hold only letters, digits, '_', '-' and '.' (it has {label})")
+    scripts = sorted({_script(c) for c in key if c.isalpha()})
+    if len(scripts) > 1:
+        raise InputError(f"{where}: key {key!r} mixes letters of {', '.join(scripts)}: look-alike letters "
+                         "(confusables) are refused; use one script per key")
+    if len(key) > MAX_KEY:
+        raise InputError(f"{where}: 'key' is {len(key)} characters long (limit {MAX_KEY})")
     return key
 
 

@@ -126,6 +126,10 @@ async def llm_answer(question: str, context: list[str]) -> str:
 
 
 async def recall(stores, question: str) -> dict:
+    if question is None or (isinstance(question, str) and not question.strip()):
+        question = ""  # no question: the root's only (or default) investigation
+    else:  # bounded and free of control characters, as a claim is
+        question = check_text(question, "question", "text")
     qprops = await find_question(stores, question)
     if qprops is None:
         empty = {"answer": "no investigation in this data root matches the question", "nodes": [], "sources": []}

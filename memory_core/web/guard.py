@@ -8,7 +8,8 @@
   one host never share or overwrite it); compared in constant time, as bytes. A token
   is checked when the server starts (:func:`check_token`): printable ASCII without
   separators (letters, digits and ``-._~+/=``), at least 16 characters.
-* Bodies: JSON only, ``Content-Length`` required, capped (413), never chunked.
+* Bodies: JSON only (strict: no duplicate fields, no NaN), ``Content-Length`` required,
+  capped (413), never chunked.
 * Every answer carries ``nosniff``, a strict Content-Security-Policy, no referrer,
   no framing and ``Cache-Control: no-store``.
 """
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
 import re
 from http.cookies import SimpleCookie
 from typing import Optional
@@ -146,9 +146,12 @@ class Request:
         ctype = (self.header("content-type") or "").split(";")[0].strip().lower()
         if ctype != "application/json":
             raise HTTPError(400, "Content-Type must be application/json")
+        from memory_core.core.errors import InputError
+        from memory_core.core.investigation import loads_json  # the one strict reader (duplicate fields refused)
+
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return loads_json(raw, "request body")
+        except InputError as exc:
             raise HTTPError(400, f"malformed JSON: {exc}") from None
 
     async def _body(self, limit: int) -> bytes:
