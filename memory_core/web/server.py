@@ -217,6 +217,20 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
     server = uvicorn.Server(uvicorn_config(app))
     server.capture_signals = contextlib.nullcontext  # the host process keeps its own signal handling
     discovery = None
+    loop = asyncio.get_running_loop()
+
+    def terminated():
+        # SIGTERM ends the process as it always did, but first takes server.json away, so no
+        # CLI is sent to a server that is gone
+        remove_discovery(discovery)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, terminated)
+        handles_term = True
+    except (ValueError, RuntimeError, NotImplementedError):  # not the main thread's loop: the host decides
+        handles_term = False
     try:
         await gate.ready()
         discovery = write_discovery(root, url, secret)
@@ -234,6 +248,8 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
     finally:
         remove_discovery(discovery)
         sock.close()
+        if handles_term:
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 def resolve_token(host: str, token: Optional[str]) -> Optional[str]:
