@@ -44,6 +44,20 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    (else its prior, else 0.5), and each rival promoted over it is put back to its
    weight before that promotion (if higher now); if alive and weakened earlier,
    it gets its weight from before the weakening.
+1b. A fact given as a triple ``(s, p, o)`` with no pinned target contradicts
+   every alive or disputed evidence stored with the same normalised subject and
+   predicate and another object, unless the predicate is declared ``many`` for
+   that evidence's question (the structured judge; an undeclared predicate is
+   single-valued).
+1c. Re-judged reinstatement. Before labelling: evidence stored dead that the new
+   labels would bring back (not dead) although it has an attacker is judged: it
+   is contradicted when it carries a triple and (the fact's triple has its subject
+   and predicate and another object, the predicate not declared ``many``) or
+   (its predicate is single-valued and another stored or new evidence that holds
+   under the new labels has its subject and predicate and another object). Each
+   contradicted one gets ``F supersedes`` it; repeat (keeping one dead may bring
+   back what it had refuted) until nothing new comes back. Evidence without a
+   triple, or a fact without one, is not re-judged (it comes back).
 7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
    (alive ``depends_on`` source, alive ``supports`` target), no alive
    ``supersedes`` source, and no disputed consumer or superseder is removed with
@@ -66,6 +80,12 @@ NO_RIVAL = 0.5
 T, U, F = "true", "undefined", "false"
 
 
+def term(text: str) -> str:
+    """A triple term compared as the structured judge compares it: case-folded, outer
+    punctuation and quotes stripped, whitespace collapsed."""
+    return " ".join(str(text).casefold().strip().strip(".,;:!?\"'").split())
+
+
 def label(state: str) -> str:
     return T if state == ALIVE else U if state == DISPUTED else F
 
@@ -80,6 +100,7 @@ class MNode:
     confidence: Optional[float] = None
     prior: Optional[float] = None
     forgotten: bool = False
+    triple: Optional[tuple] = None  # (subject, predicate, object) of evidence given with one
 
 
 @dataclass(frozen=True)
@@ -99,6 +120,7 @@ class Model:
     before_death: dict[str, float] = field(default_factory=dict)
     promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     weakened: dict[str, float] = field(default_factory=dict)
+    many: dict[str, set] = field(default_factory=dict)  # question -> predicates declared "many" (normalised)
 
     def copy(self) -> "Model":
         return copy.deepcopy(self)
@@ -301,23 +323,76 @@ class Model:
         self.rescore(died)
         return died
 
-    def revise(self, target, new_key: str, question: Optional[str] = None) -> dict:
+    # ---- triples (the structured judge, written here) -------------------
+    def single_valued(self, key: str) -> bool:
+        node = self.nodes[key]
+        return node.triple is not None and term(node.triple[1]) not in self.many.get(node.question, set())
+
+    def same_value_slot(self, key: str, triple: tuple) -> bool:
+        """``key``'s triple has ``triple``'s subject and predicate."""
+        mine = self.nodes[key].triple
+        return mine is not None and (term(mine[0]), term(mine[1])) == (term(triple[0]), term(triple[1]))
+
+    def contradicted_by_triple(self, key: str, triple: Optional[tuple]) -> bool:
+        """Rule 1b's judge: same subject and predicate, another object, single-valued."""
+        return (triple is not None and self.same_value_slot(key, triple) and self.single_valued(key)
+                and term(self.nodes[key].triple[2]) != term(triple[2]))
+
+    def triple_targets(self, triple: tuple) -> list[str]:
+        """Rule 1b: what a fact given as a triple contradicts."""
+        return sorted(k for k, n in self.stored().items()
+                      if n.kind == "evidence" and n.state in (ALIVE, DISPUTED) and self.contradicted_by_triple(k, triple))
+
+    def rejudge(self, new_key: str, triple: Optional[tuple]) -> list[str]:
+        """Rule 1c. Returns the evidence kept dead (``new_key`` supersedes each)."""
+        kept: list[str] = []
+        judged: set[str] = set()
+        while True:
+            new = self.labels()
+            back = [k for k in sorted(new) if k not in judged and self.nodes[k].kind == "evidence"
+                    and label(self.nodes[k].state) == F and new[k] != F and self.attackers_of(k)]
+            if not back:
+                return kept
+            judged |= set(back)
+            hit = []
+            for k in back:
+                node = self.nodes[k]
+                if node.triple is None:
+                    continue
+                if self.contradicted_by_triple(k, triple):
+                    hit.append(k)
+                elif self.single_valued(k) and any(
+                        o != k and new.get(o) == T and not self.nodes[o].forgotten and self.nodes[o].triple is not None
+                        and self.same_value_slot(o, node.triple) and term(self.nodes[o].triple[2]) != term(node.triple[2])
+                        for o in self.nodes):
+                    hit.append(k)
+            if not hit:
+                return kept
+            for k in hit:
+                self.edges.append(MEdge("supersedes", new_key, k))
+                kept.append(k)
+
+    def revise(self, target, new_key: str, question: Optional[str] = None, triple: Optional[tuple] = None) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
-        several keys; none: the fact is only recorded, in ``question``). Returns
-        what died, came back and was forgotten."""
+        several keys; none: the fact is only recorded, in ``question``; ``"auto"``
+        with a ``triple``: what rule 1b finds). Returns what died, came back, was
+        forgotten and was kept dead by rule 1c."""
         memory = self.copy()
+        if target == "auto":
+            target = self.triple_targets(triple)
         targets = [target] if isinstance(target, str) else list(target)
         q = self.nodes[targets[0]].question if targets else question
-        self.nodes[new_key] = MNode(new_key, "evidence", q)
+        self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         for t in targets:
             self.edges.append(MEdge("supersedes", new_key, t))
+        kept = self.rejudge(new_key, triple)
         died, revived = self.relabel()
         self.decay(died)
         self.rescore(died)
         if revived:
             self.reinstate(revived, memory)
         forgotten = self.forget()
-        return {"died": died, "revived": revived, "forgotten": forgotten}
+        return {"died": died, "revived": revived, "forgotten": forgotten, "kept_dead": kept}
 
 
 def from_investigation(inv: dict) -> Model:
@@ -328,7 +403,9 @@ def from_investigation(inv: dict) -> Model:
     for h in inv.get("hypotheses", []):
         m.nodes[h["key"]] = MNode(h["key"], "hypothesis", q, prior=h.get("prior"))
     for e in inv.get("evidence", []):
-        m.nodes[e["key"]] = MNode(e["key"], "evidence", q)
+        triple = (e["subject"], e["predicate"], e["object"]) if e.get("subject") else None
+        m.nodes[e["key"]] = MNode(e["key"], "evidence", q, triple=triple)
+    m.many[q] = {term(p) for p, c in (inv.get("predicates") or {}).items() if c == "many"}
     for c in inv.get("conclusions", []):
         m.nodes[c["key"]] = MNode(c["key"], "conclusion", q, confidence=c.get("confidence"))
     for e in inv.get("edges", []):

@@ -137,7 +137,9 @@ async def test_dry_run_changes_nothing(app, prefix):
     status, epoch = await app.status(), app.journal.epoch()
     result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon", dry_run=True)
     assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["contradicts"]
-    assert result["refuted"] == [] and "dry run" in result["note"]
+    # the preview lists what the revision would apply, and writes nothing
+    assert result["refuted"] == [prefix + "E1"] and result["dry_run"] is True and "dry run" in result["note"]
+    assert result["new_evidence"] is None and result["epoch"] is None
     assert await app.status() == status and app.journal.epoch() == epoch
 
 

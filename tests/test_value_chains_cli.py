@@ -104,6 +104,14 @@ def run(tmp_path_factory):
         cli("recall_file", "recall", "Who manufactured lot 7?", "--json", snapshot=False),
         cli("check_file", "check", "--json", snapshot=False),
         cli("undo_file", "undo", "--json"),
+        # a dispute (no policy can order Bolt and Crane), then resolved for Crane
+        cli("bolt2", *BOLT),
+        cli("crane_dispute", *CRANE, "--policy", "preserve_both"),
+        cli("resolve", "resolve", "F_bolt", "--winner", "F_crane", "--json"),
+        cli("check_resolve", "check", "--json", snapshot=False),
+        cli("undo_resolve", "undo", "--json"),
+        cli("undo_dispute", "undo", "--json"),
+        cli("undo_bolt2", "undo", "--json"),
         # predicate cardinality
         cli("bad_value", "load", write(work / "bad1.json", curie({"speaks": "several"})), "--json"),
         cli("bad_type", "load", write(work / "bad2.json", curie(["speaks"])), "--json"),
@@ -237,3 +245,19 @@ def test_a_declared_single_valued_predicate_still_refutes(run):
     s = states(after(run["warsaw"]))
     assert s["E_fr"] == "alive" and s["K_fr"] == "alive"
     assert js(run["check_curie"])["clean"]
+
+
+def test_a_dispute_and_its_resolution_keep_the_oldest_dead(run):
+    # neither Bolt nor Crane won: Acme, which both contradict, is not alive either. The
+    # three-valued labelling makes it disputed (its attackers are), not dead; Crane
+    # supersedes it, so whichever side wins, Acme stays dead
+    d = js(run["crane_dispute"])
+    assert sorted(d["disputed"]) == ["E_acme", "F_bolt", "F_crane", "K"], d
+    assert ("F_crane", "supersedes", "E_acme") in edges(after(run["crane_dispute"]))
+    r = js(run["resolve"])
+    assert sorted(r["refuted"]) == ["E_acme", "F_bolt"] and "E_acme" not in r["reinstated"], r
+    s = states(after(run["resolve"]))
+    assert s["F_crane"] == "alive" and s.get("E_acme", "forgotten") != "alive" and s.get("K", "forgotten") != "alive"
+    assert js(run["check_resolve"])["clean"]
+    assert after(run["undo_resolve"]) == before(run["resolve"])
+    assert after(run["undo_bolt2"]) == after(run["load"])

@@ -53,6 +53,8 @@ def seeds_of(plan: Plan) -> tuple[list[str], list[str]]:
     """The seeds and forced-dead nodes a revision's relabelling starts from
     (what :func:`memory_core.core.revision.propagate_refutation` passes to ``relabel``)."""
     meta = getattr(plan, "meta", {}) or {}
+    if meta.get("seeds"):  # a resolution: the two sides of the dispute
+        return list(meta["seeds"]), []
     seeds = sorted(meta.get("verdicts", {})) + ([plan.new_node.key] if plan.new_node is not None else [])
     return seeds, list(meta.get("forced", []))
 
@@ -107,7 +109,7 @@ def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
 
 def remember_undecided(plan: Plan, keys: list[str]) -> None:
     """Evidence that comes back un-judged: its reinstatement record says so."""
-    fact_key = plan.new_node.key if plan.new_node is not None else None
+    fact_key = plan.new_node.key if plan.new_node is not None else (plan.meta.get("seeds") or [None])[0]
     notes = plan.meta.setdefault("reinstate_notes", {})
     for key in keys:
         notes[key] = undecided_detail([key], fact_key)

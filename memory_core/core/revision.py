@@ -129,6 +129,13 @@ def plan_resolve(view: BeliefView, loser: str, winner: str, epoch: int, memory: 
     edge is replaced by ``supersedes`` winner→loser, and everything relabels (the
     loser's dependents die and are forgotten as usual; the winner's hold again).
     The labels are those the winner would have had by winning outright."""
+    plan = begin_resolve(view, loser, winner, epoch)
+    return finish_resolve(view, plan, loser, winner, memory, ghosts)
+
+
+def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan:
+    """:func:`plan_resolve`'s first half: the new edges, nothing relabelled yet (the
+    caller may re-judge what the resolution would bring back, :mod:`.reinstatement`)."""
     edges = check_resolvable(view, loser, winner)
     plan = Plan(epoch=epoch, fact=None)
     confidence = max((e.confidence for e in edges if e.confidence is not None), default=None)
@@ -141,11 +148,19 @@ def plan_resolve(view: BeliefView, loser: str, winner: str, epoch: int, memory: 
         plan.new_edges.append(edge)
     plan.decisions = [{"evidence": loser, "fact": winner, "winner": winner, "loser": loser, "policy": "resolve",
                        "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)"}]
+    plan.meta = {"seeds": [winner, loser]}
+    return plan
+
+
+def finish_resolve(view: BeliefView, plan: Plan, loser: str, winner: str, memory: Optional[Memory] = None,
+                   ghosts: Iterable[str] = ()) -> Plan:
+    """:func:`plan_resolve`'s second half: relabel, decay, promote, forget."""
     notes = {loser: ("contradicted", f"dispute resolved in favour of {winner}"),
              winner: ("resolved", f"dispute with {loser} resolved in its favour")}
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
     plan.died = outcome.died
     plan.revived = outcome.revived
+    note_unjudged(plan)
     decay(view, plan, plan.died)
     promote_competing_hypothesis(view, plan, memory)
     forget_orphans(view, plan, ghosts)

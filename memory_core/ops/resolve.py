@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import copy
 import time
+from types import SimpleNamespace
 
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
-from memory_core.core.revision import plan_resolve
+from memory_core.core.revision import begin_resolve, finish_resolve
 from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
 from memory_core.store.intents import log_changes, tombstones
+from memory_core.store.settings import llm_key_configured
 from memory_core.store.tms_io import extend_view, restored_entries
+from memory_core.tasks.rejudge import rejudge_returning
 
 RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
                "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
@@ -53,7 +56,14 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
         if key not in original and key not in ghosts:
             original[key] = copy.copy(node)
     epoch = stores.journal.epoch() + 1
-    plan = plan_resolve(view, loser, winner, epoch, memory, set(ghosts))
+    plan = begin_resolve(view, loser, winner, epoch)
+    # what the resolution would bring back is judged against the winner first
+    # (and against the alive evidence under its subject+predicate)
+    wprops = found[winner]
+    wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
+    context = SimpleNamespace(view=view, stores=stores, jobs=[], ghosts=ghosts, use_llm=llm_key_configured())
+    await rejudge_returning(context, plan, [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)])
+    finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]
     absent = (forgotten_ids - {ghosts[k]["id"] for k in plan.restored}) | \
@@ -71,7 +81,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     intent = {
         "epoch": epoch,
         "add_nodes": restored_entries(ghosts, plan.restored, view, absent),
-        "add_edges": [list(edge_row(e, kinds)) for e in plan.new_edges],
+        # no edge to a forgotten node that stays forgotten (it is not stored)
+        "add_edges": [list(edge_row(e, kinds)) for e in plan.new_edges
+                      if e.dst not in ghosts or e.dst in plan.restored],
         "del_edges": [list(edge_row(e, kinds)) for e in plan.removed_edges],
         "updates": updates,
         "del_nodes": await tombstones(store, view, forgotten),
@@ -86,5 +98,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
                   superseded=plan.superseded, invalidated=plan.invalidated, weakened=plan.weakened,
                   promoted=plan.promoted, forgotten=forgotten, epoch=epoch, question=view.nodes[winner].question,
                   **plan_fields(plan))
+    kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
+    if kept:
+        result["not_reinstated"] = kept
+        result["note"] = f"{', '.join(kept)} stay(s) dead: {winner} contradicts it too (not reinstated)"
     result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
     return result

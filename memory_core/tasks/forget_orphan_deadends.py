@@ -1,6 +1,8 @@
 """Task 5: forget the dead ends nothing alive needs any more (``core.forget``), for the
-fact in hand. Forgotten nodes leave the shared view (the facts after this one
-no longer see them) and are deleted from both stores by the write."""
+fact in hand. Forgotten nodes are deleted from both stores by the write; in the
+shared view they stay as ghosts (as nodes forgotten by earlier revisions are
+rebuilt from their tombstones), so a later fact of the same batch that brings
+one back restores it exactly as a revision one at a time would."""
 
 from __future__ import annotations
 
@@ -14,8 +16,16 @@ async def _forget(job: FactJob) -> None:
     if job.plan is None:
         return
     batch = job.batch
-    for key in revision.forget_orphans(batch.view, job.plan, set(batch.ghosts)):
-        batch.forgotten_nodes[key] = batch.view.remove_node(key)
+    for key in job.plan.restored:  # forgotten by an earlier fact of this batch, back now: not forgotten
+        batch.forgotten_nodes.pop(key, None)
+    for key in revision.forget_orphans(batch.view, job.plan, set(batch.ghosts) | set(batch.forgotten_nodes)):
+        batch.forgotten_nodes[key] = batch.view.nodes[key]
+    # the batch's later facts remember this one's deaths, promotions and weakenings as the
+    # log would after a revision one at a time (a copy: the log's own memory is not touched)
+    if batch.memory is not None:
+        if not getattr(batch, "memory_copied", False):
+            batch.memory, batch.memory_copied = batch.memory.copy(), True
+        batch.memory.absorb(job.plan)
 
 
 async def forget_orphan_deadends(jobs, ctx=None):

@@ -17,7 +17,7 @@ from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
 from memory_core.tasks.batch import FactJob, RevisionBatch
 from memory_core.tasks.detect_contradictions import narrow
-from memory_core.tasks.rejudge import rejudge_returning
+from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, rejudge_returning
 
 
 async def begin_fact(job: FactJob) -> None:
@@ -35,6 +35,7 @@ async def begin_fact(job: FactJob) -> None:
               and c.key not in batch.forgotten_nodes and c.key not in new_keys}
     questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
     job.narrowed = narrow(job, alive, questions)
+    await judge_batch_facts_by_cardinality(job)
     if not job.records:
         return
     for key, _, _ in job.verdicts:
@@ -44,7 +45,8 @@ async def begin_fact(job: FactJob) -> None:
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction (issue 14)
     job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node, decisions)
     await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
-    revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts))
+    # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
+    revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
     batch.restored.update(job.plan.restored)
 
 

@@ -144,4 +144,25 @@ async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optio
     return applied
 
 
-__all__ = ["rejudge_returning"]
+async def judge_batch_facts_by_cardinality(job) -> None:
+    """An earlier fact of the same batch was judged by the structured judge before its
+    question was known (so as single-valued): now that it is recorded, judge it again
+    with its question's predicate declarations (another value of a ``many`` predicate
+    is not a contradiction), as a revision one at a time would."""
+    batch, request = job.batch, job.request
+    if not request.triple or job.narrowed is None:
+        return
+    earlier = {j.new_key: j for j in batch.jobs[: job.index] if j.plan is not None and j.request.triple}
+    for cand in job.narrowed.candidates:
+        other = earlier.get(cand.key)
+        if other is None or cand.judge != "structured":
+            continue
+        q = other.plan.new_node.question
+        declared = (await batch.stores.store.declared_predicates([{"question_key": q}])).get(q)
+        s, p, o = other.request.triple
+        v = structured_verdict(request.triple, {"subject": s, "predicate": p, "object": o}, declared)
+        if v is not None:
+            cand.relation, cand.confidence, cand.rationale = v.relation, v.confidence, v.rationale
+
+
+__all__ = ["judge_batch_facts_by_cardinality", "rejudge_returning"]

@@ -29,7 +29,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     kinds = {k: n.kind for k, n in view.nodes.items()}
     kinds.update({k: n.kind for k, n in gone.items()})
     vanished = {k for k in gone if k in new_keys}  # added and forgotten within the batch: never stored
-    lost_ghosts = {k for k in batch.ghosts if k not in batch.restored or k in gone}
+    lost_ghosts = {k for k in batch.ghosts if k not in batch.restored or k in gone} | set(gone)
     add_nodes = []
     for job in recorded:
         key = job.new_key
@@ -59,7 +59,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
                                       "confidence": after.confidence}})
     # issue 14: reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
-    restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone)
+    restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)
     absent = set(batch.reconciliation.get("forgotten_ids", ())) - {batch.ghosts[k]["id"] for k in restored}
     absent |= {node_id(n.kind, k) for k, n in gone.items()}
     add_nodes += restored_entries(batch.ghosts, restored, view, absent)
