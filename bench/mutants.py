@@ -4,7 +4,7 @@ against the tests, reporting the ones that survive.
     python -m bench.mutants [--tests FILE ...] [--only NAME ...] [--json] [--out FILE]
 
 Every mutant is a one-line change that alters real behaviour of
-``memory_core/core/{beliefs,cascade,promotion,forget,tms,revision}.py``. The working tree is
+``memory_core/core/{beliefs,cascade,promotion,forget,tms,revision,reinstatement}.py``. The working tree is
 never edited: the package, the tests and the benchmark code are copied to a
 temporary directory, the mutant is written into the copy, and pytest runs there
 (its working directory and ``PYTHONPATH`` are the copy; a check makes sure the
@@ -36,7 +36,7 @@ from bench.common import log, machine
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TESTS = ("tests/test_property_rules.py", "tests/test_cascade_pure.py", "tests/test_tms_three_valued.py",
-                 "tests/test_property_pure.py")
+                 "tests/test_property_pure.py", "tests/test_reinstatement_pure.py")
 COPY = ("memory_core", "tests", "bench", "examples", "main.py", "pytest.ini")
 
 
@@ -132,6 +132,13 @@ MUTANTS = [
            why="the rival promoted over a reinstated hypothesis keeps its promotion"),
     Mutant("forget_ignores_disputed_need", "revision.py", "if k not in gone and not disputed_need(k)]",
            "if k not in gone]", why="a node a disputed node needs is forgotten"),
+    # re-judged reinstatement (core/reinstatement.py)
+    Mutant("returning_alive_only", "reinstatement.py", "if lab != L_DEAD and k not in forced", "if lab == \"alive\" and k not in forced",
+           why="evidence a dispute would make disputed (not dead) is not re-judged"),
+    Mutant("kept_dead_edge_not_written", "reinstatement.py", "        plan.new_edges.append(edge)", "        pass",
+           after="def keep_dead", why="the supersedes edge that keeps the evidence dead is not in the plan (not written)"),
+    Mutant("unjudged_note_dropped", "revision.py", "    note_unjudged(plan)", "    pass",
+           after="plan.revived = plan.revived + outcome.revived", why="evidence reinstated without a verdict does not say so"),
 ]
 
 
