@@ -1,6 +1,7 @@
 # FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
+# make test-fast - the pure and in-process tests only (no test marked slow), for the inner loop
 # make bench - the same set-up, then the MQuAKE-hard and deep-graph revision benchmarks, the
 #              mutation gate over the pure rules and 300+ crash trials
 PYTHON ?= python3.11
@@ -10,7 +11,7 @@ STAMP  := $(VENV)/.stamp-install
 UI_STAMP := ui/node_modules/.stamp-install
 MODEL_STAMP := $(VENV)/.stamp-model
 
-.PHONY: demo test bench setup ui browser clean
+.PHONY: demo test test-fast bench setup ui browser clean
 
 setup: $(STAMP) $(MODEL_STAMP)
 
@@ -51,9 +52,19 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
             tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
             tests/test_postgres_multiprocess.py
 
+# Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
+# the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once
+# per worker). conftest prints every file's seconds at the end.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
 test: setup ui browser
-	$(PY) -m pytest -q
-	FALSIFY_TEST_BACKEND=postgres $(PY) -m pytest -q $(PG_TESTS)
+	$(PYTEST)
+	FALSIFY_TEST_BACKEND=postgres $(PYTEST) $(PG_TESTS)
+
+# the inner loop: the pure and in-process tests (everything not marked slow), embedded backend
+test-fast: setup
+	$(PYTEST) -m "not slow"
 
 bench: setup
 	$(PY) -m bench.revision_speed

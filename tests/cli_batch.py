@@ -16,8 +16,8 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``snapshot``: record the root's observable state before and after (``status
   --json``, the bytes of ``revisions.jsonl``, ``falsify.json`` and
   ``journal/pending.json``), taken *outside* any ``hold_lock``/``meta_patch``.
-  ``hold_lock``: hold the root's writer lock (another open file description, so
-  flock conflicts exactly as with another process) while the command runs.
+  ``hold_lock``: the root's writer lock is held by another process (a small holder,
+  named ``purpose`` in the lock file) while the command runs.
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
   ``root_files``: ``{relative path: text}`` written into the root just before the
   command (after the "before" snapshot), e.g. a damaged ``journal/pending.json``.
@@ -135,6 +135,32 @@ def _locked(root: str, fn):
     return asyncio.run(go())
 
 
+HOLDER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from memory_core.store.lock import WriterLock
+
+lock = WriterLock(Path(sys.argv[2]) / "writer.lock", sys.argv[3]).acquire(timeout=5)
+print("held", flush=True)
+sys.stdin.read()  # until the batch closes our stdin
+lock.release()
+"""
+
+
+def _hold_lock(root: str, purpose: str):
+    """Another process holding the root's writer lock (its pid in the lock file, as a real
+    second writer's would be), until its stdin is closed."""
+    import subprocess
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(REPO), root, purpose], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    if holder.stdout.readline().strip() != "held":
+        holder.kill()
+        raise RuntimeError("the lock holder could not take the writer lock")
+    return holder
+
+
 def run_step(root: str, step: dict) -> dict:
     op = step.get("op", "cli")
     result = {"name": step.get("name", op), "op": op}
@@ -168,9 +194,7 @@ def run_step(root: str, step: dict) -> dict:
     meta_saved = meta_path.read_bytes() if step.get("meta_patch") else None
     try:
         if step.get("hold_lock"):
-            from memory_core.store.lock import WriterLock
-
-            lock = WriterLock(Path(root) / "writer.lock", step["hold_lock"]).acquire(timeout=5)
+            lock = _hold_lock(root, step["hold_lock"])
         for rel, text in (step.get("root_files") or {}).items():
             (Path(root) / rel).write_text(text, encoding="utf-8")
         if meta_saved is not None:
@@ -182,7 +206,8 @@ def run_step(root: str, step: dict) -> dict:
         if meta_saved is not None:
             meta_path.write_bytes(meta_saved)
         if lock is not None:
-            lock.release()
+            lock.stdin.close()  # the holder releases the lock and exits
+            lock.wait(timeout=30)
         restore_env()
     if step.get("snapshot"):
         result["after"] = snapshot(root)

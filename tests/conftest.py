@@ -4,7 +4,7 @@ cognee is configured once per process (memory_core.store.settings.configure), so
 in-process tests share ONE real data root (Ladybug + LanceDB in a temporary
 directory) and keep apart by giving every investigation its own key prefix.
 Tests that need a fresh root, a restart or several processes run the CLI in
-subprocesses (`cli`).
+subprocesses (`cli`), forked from tests/forkserver.py (the third-party imports paid once).
 """
 
 from __future__ import annotations
@@ -19,8 +19,12 @@ from pathlib import Path
 import atexit
 import shutil
 import tempfile
+import time
+from collections import defaultdict
 
 import pytest
+
+import forkserver
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,11 +40,16 @@ from memory_core.store import settings as _settings  # noqa: E402
 # the same tests on PostgreSQL + pgvector (`make test` runs both): a server from the pgserver
 # wheel is started here (tests/pg_server.py) and stopped at exit, one database per data root.
 BACKEND = os.environ.get("FALSIFY_TEST_BACKEND", "ladybug")
-if BACKEND == "postgres":
+# With pytest-xdist (`make test` runs two workers) the controller only schedules and reports:
+# it collects and runs nothing, so it needs no server and no configured root.
+XDIST_CONTROLLER = "PYTEST_XDIST_WORKER" not in os.environ and any(
+    a == "-n" or (a.startswith("-n") and a[2:].isdigit()) or a.startswith("--numprocesses") for a in sys.argv[1:])
+if BACKEND == "postgres" and not XDIST_CONTROLLER:
     import pg_server  # noqa: E402
 
     os.environ.update(pg_server.session_env(_ROOT))
-_settings.configure(_ROOT)
+if not XDIST_CONTROLLER:
+    _settings.configure(_ROOT)
 SEED = REPO / "examples" / "company_x.json"
 
 
@@ -57,7 +66,7 @@ def cli(root, *args, env=None, timeout=240, input=None, same_database=False) -> 
     env = env or clean_env()
     if BACKEND == "postgres" and root and not same_database:  # the root's own database
         env = dict(env, **pg_server.root_env(root))
-    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
+    return forkserver.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=timeout, input=input)
 
 
@@ -111,3 +120,28 @@ def seed_with_prefix(prefix: str) -> str:
     for edge in data["edges"]:
         edge["from"], edge["to"] = p(edge["from"]), p(edge["to"])
     return json.dumps(data)
+
+
+# ---- each test file's duration, printed at the end of the run (never asserted: the machine is noisy)
+_FILE_SECONDS: dict = defaultdict(float)
+_FILE_TESTS: dict = defaultdict(int)
+_STARTED = time.monotonic()
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::", 1)[0]
+    _FILE_SECONDS[path] += report.duration  # setup + call + teardown, on whichever worker ran it
+    if report.when == "call" or (report.when == "setup" and report.skipped):
+        _FILE_TESTS[path] += 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _FILE_SECONDS:
+        return
+    tr = terminalreporter
+    tr.write_sep("-", "seconds per test file (setup + tests + teardown)")
+    for path, seconds in sorted(_FILE_SECONDS.items(), key=lambda kv: -kv[1]):
+        tr.write_line(f"{seconds:8.1f} s  {_FILE_TESTS[path]:4d} tests  {path}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    tr.write_line(f"{sum(_FILE_SECONDS.values()):8.1f} s  in test files; {time.monotonic() - _STARTED:.1f} s wall; "
+                  f"load average {load}")

@@ -1,7 +1,8 @@
 """Shared helpers for the crash-safety, hostile-input, undo, lock and check tests.
 
 Every test here runs FALSIFY in subprocesses against temporary data roots on
-the real stores (Ladybug + LanceDB through cognee). A process serves one root,
+the real stores (Ladybug + LanceDB through cognee), forked from tests/forkserver.py
+(cognee's third-party imports paid once per session). A process serves one root,
 so a fresh root means a fresh process; to keep the suite fast, cases are
 batched in one process per root (``tests/cli_batch.py``) and the loaded example
 root is built once per session and copied (``shutil.copytree``) per test.
@@ -19,6 +20,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+import forkserver
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "company_x.json"
@@ -48,7 +51,7 @@ def clean_env(**extra) -> dict:
 def run_cli(root, *argv, env=None, timeout=180, stdin=None) -> subprocess.CompletedProcess:
     """``python main.py --root ROOT ARGV...`` in a subprocess (argv may hold bytes)."""
     args = [sys.executable, "main.py", "--root", str(root), *argv]
-    return subprocess.run(args, cwd=REPO, env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout,
+    return forkserver.run(args, cwd=REPO, env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout,
                           input=stdin)
 
 
@@ -58,7 +61,7 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     plan = workdir / "plan.json"
     out = workdir / "result.json"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
+    proc = forkserver.run([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
                           env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout)
     results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
     assert proc.returncode == 0 and len(results) == len(steps), (

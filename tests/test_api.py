@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
 from harness import clean_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory):
     root = tmp_path_factory.mktemp("api") / "root"
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "api_driver.py"), str(root)], cwd=REPO,
+    proc = forkserver.run([sys.executable, str(REPO / "tests" / "api_driver.py"), str(root)], cwd=REPO,
                           env=clean_env(), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

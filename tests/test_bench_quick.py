@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
+
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("FALSIFY_BENCH_DATA") or REPO.parent / "shared" / "bench" / "out_mquake_hard_beliefs.json")
 QUICK_CASES = 20
@@ -64,7 +66,7 @@ def result(data, tmp_path_factory):
         import pg_server
 
         env.update(pg_server.root_env(root))
-    proc = subprocess.run([sys.executable, "-m", "bench.mquake", "--quick", "--json", "--progress", "0",
+    proc = forkserver.run([sys.executable, "-m", "bench.mquake", "--quick", "--json", "--progress", "0",
                            "--root", str(root)], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, f"bench.mquake --quick failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
     return json.loads(proc.stdout)
@@ -101,6 +103,7 @@ def test_expected_sets_are_the_datasets_rule(data):
     assert set(batch["expected_invalidated"]) == recomputed(data, batch["apply"])
 
 
+@pytest.mark.slow
 def test_loaded_through_the_product(result, data):
     asserted = [n for n in data["nodes"] if n["kind"] == "Evidence" and n.get("initially_asserted")]
     expected_nodes = 1 + len(asserted) + len(pre_edit(data))
@@ -111,6 +114,7 @@ def test_loaded_through_the_product(result, data):
     assert result["after_undo"]["nodes"] == expected_nodes and result["after_undo"]["edges"] == expected_edges
 
 
+@pytest.mark.slow
 def test_per_case_exact(result, data):
     cases = data["scenarios"]["per_case"][:QUICK_CASES]
     report = result["scenarios"]["per_case"]
@@ -129,6 +133,7 @@ def test_per_case_exact(result, data):
     assert report["revisions"] == report["recorded"] == sum(len(c["apply"]) for c in cases)
 
 
+@pytest.mark.slow
 def test_batch_exact(result, data):
     batch = next(b for b in data["scenarios"]["batches"] if b["name"] == QUICK_BATCH)
     report = result["scenarios"][QUICK_BATCH]
@@ -142,6 +147,7 @@ def test_batch_exact(result, data):
     assert report["already_applied"] == len(batch["apply"]) - distinct_new
 
 
+@pytest.mark.slow
 def test_lower_bound_computes_the_same_cascades(result):
     for name in ("per_case", QUICK_BATCH):
         lb = result["scenarios"][name]["lower_bound"]
@@ -149,6 +155,7 @@ def test_lower_bound_computes_the_same_cascades(result):
         assert lb["precision"] == 1.0 and lb["recall"] == 1.0 and lb["collateral"] == 0 and lb["misses"] == 0
 
 
+@pytest.mark.slow
 def test_detection_study_is_consistent(result, data):
     det = result["detection"]
     cases = data["scenarios"]["per_case"][:QUICK_CASES]
@@ -168,21 +175,31 @@ def test_detection_study_is_consistent(result, data):
 
 def deep_pure(where: Path, cases: int = 10) -> dict:
     env = dict(os.environ, PYTHONPATH=str(where), FALSIFY_BENCH_DATA=str(DATA))
-    proc = subprocess.run([sys.executable, "-m", "bench.deep", "--pure", "--cases", str(cases), "--sequences", "20",
+    proc = forkserver.run([sys.executable, "-m", "bench.deep", "--pure", "--cases", str(cases), "--sequences", "20",
                            "--json"], cwd=where, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout)
 
 
+@pytest.fixture(scope="module")
+def deep_intact(data):
+    """The pure deep-graph run on the rules as they are: the same for every mutant, run once."""
+    return deep_pure(REPO)
+
+
+# the pure engine only (no store): the embedded session runs it; the PostgreSQL one would repeat it
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("FALSIFY_TEST_BACKEND") == "postgres",
+                    reason="pure engine, no backend: run once, in the embedded session")
 @pytest.mark.parametrize("mutant", ["justifications_ignore_group", "labels_gamma_single_pass", "forget_superseded_too"])
-def test_deep_benchmark_fails_on_a_broken_rule(data, tmp_path, mutant):
+def test_deep_benchmark_fails_on_a_broken_rule(data, deep_intact, tmp_path, mutant):
     """The deep-graph scenario scores the pure engine against the independent
     reference: 100 % on the rules as they are, and not on a copy of the package
     with one rule broken (the mutation gate's one-line mutants; the working tree is
     never edited)."""
     from bench.mutants import MUTANTS, apply, copy_tree
 
-    intact = deep_pure(REPO)
+    intact = deep_intact
     for name in ("mquake_deep", "generated"):
         assert intact[name]["revisions_equal_to_reference" if name == "generated" else "graph_equal_to_reference"] \
             == intact[name]["revisions"], intact[name]

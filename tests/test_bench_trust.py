@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+import forkserver
+
 from test_bench_quick import DATA, QUICK_CASES, REPO, TIMEOUT, missing_data
 
 pytestmark = pytest.mark.slow
@@ -30,7 +32,7 @@ def result(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["FALSIFY_BENCH_DATA"] = str(DATA)
     env.pop("FALSIFY_GATE1_THRESHOLD", None)
-    proc = subprocess.run([sys.executable, "-m", "bench.mquake", "--scenario", "per_case", "--limit", str(QUICK_CASES),
+    proc = forkserver.run([sys.executable, "-m", "bench.mquake", "--scenario", "per_case", "--limit", str(QUICK_CASES),
                            "--trust-ranked", "--keep-revisions", "--json", "--progress", "0", "--root", str(root)],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, f"bench.mquake --trust-ranked failed ({proc.returncode}):\n{proc.stderr[-6000:]}"

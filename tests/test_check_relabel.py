@@ -16,6 +16,7 @@ import sys
 
 import pytest
 
+import forkserver
 from conftest import BACKEND
 from harness import DEMO_FACT, REPO, clean_env, copy_root, loaded_root, nodes_by_key, run_cli, status_of
 
@@ -46,7 +47,7 @@ def relabelled(tmp_path_factory):
     revised = run_cli(root, "revise", DEMO_FACT, "--target", "E_qa", "--json")
     assert revised.returncode == 0, revised.stderr.decode(errors="replace")
     before = nodes_by_key(status_of(root))
-    corrupt = subprocess.run([sys.executable, "-c", SET_ALIVE.format(repo=str(REPO), root=str(root))],
+    corrupt = forkserver.run([sys.executable, "-c", SET_ALIVE.format(repo=str(REPO), root=str(root))],
                              env=clean_env(), capture_output=True, text=True, timeout=300)
     assert corrupt.returncode == 0, corrupt.stderr[-3000:]
     corrupted = nodes_by_key(status_of(root))

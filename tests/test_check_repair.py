@@ -27,6 +27,7 @@ import sys
 import pytest
 
 from backend_helpers import POSTGRES, has_pending_intent, log_entries, log_is_whole
+import forkserver
 from harness import REPO, backend_env, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
 
 pytestmark = pytest.mark.slow
@@ -41,7 +42,7 @@ def repaired(tmp_path_factory):
     work = tmp_path_factory.mktemp("check")
     root = copy_root(base, work / "root")
     # one process: corrupt the stores, then a real revise that the fault hook kills mid-write
-    corrupt = subprocess.run([sys.executable, str(REPO / "tests" / "corrupt_root.py"), str(root), FACT, "E_email"],
+    corrupt = forkserver.run([sys.executable, str(REPO / "tests" / "corrupt_root.py"), str(root), FACT, "E_email"],
                              cwd=REPO, env=backend_env(root, clean_env()), capture_output=True, timeout=300)
     assert corrupt.returncode == -9, corrupt.stderr.decode(errors="replace")[-3000:]
     orphan = corrupt.stdout.decode().strip().splitlines()[0]

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
 from backend_helpers import POSTGRES
 from harness import DEMO_FACT, EXAMPLE, REPO, backend_env, clean_env
 
@@ -77,7 +78,7 @@ def run_driver(work: Path, trials: list[dict], seed: int) -> subprocess.Popen:
               "trials": trials}
     (work / "config.json").write_text(json.dumps(config))
     # on postgres the driver's root (work/root) has its own database, named after its path
-    return subprocess.Popen([sys.executable, str(REPO / "tests" / "fault_driver.py"), str(work / "config.json"),
+    return forkserver.popen([sys.executable, str(REPO / "tests" / "fault_driver.py"), str(work / "config.json"),
                              str(work / "result.json")], cwd=REPO, env=backend_env(work / "root", clean_env()),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

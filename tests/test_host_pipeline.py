@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
 from harness import clean_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_host_pipeline_revises_with_falsify_tasks(tmp_path):
-    proc = subprocess.run([sys.executable, str(REPO / "examples" / "cognee_pipeline.py"), "--root", str(tmp_path)],
+    proc = forkserver.run([sys.executable, str(REPO / "examples" / "cognee_pipeline.py"), "--root", str(tmp_path)],
                           cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout)  # stdout is exactly one JSON object (cognee's notes go to stderr)

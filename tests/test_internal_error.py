@@ -10,6 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import forkserver
 from harness import clean_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,9 +30,10 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_unexpected_error_is_one_line_and_a_log_file(tmp_path):
     root = tmp_path / "root"
-    proc = subprocess.run([sys.executable, "-c", DRIVER, "--root", str(root), "load", str(REPO / "examples" / "company_x.json")],
+    proc = forkserver.run([sys.executable, "-c", DRIVER, "--root", str(root), "load", str(REPO / "examples" / "company_x.json")],
                           cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -28,6 +28,7 @@ import sys
 
 import pytest
 
+import forkserver
 from harness import REPO, clean_env, copy_root, nodes_by_key, run_batch
 
 pytestmark = pytest.mark.slow
@@ -144,7 +145,7 @@ def damaged(run, tmp_path_factory):
     _, source = run
     work = tmp_path_factory.mktemp("issue12_damaged")
     root = copy_root(source, work / "root")
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "delete_behind_back.py"), str(root), "evidence", "a"],
+    proc = forkserver.run([sys.executable, str(REPO / "tests" / "delete_behind_back.py"), str(root), "evidence", "a"],
                           cwd=REPO, env=clean_env(), capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
     steps = [

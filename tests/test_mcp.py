@@ -12,6 +12,7 @@ import pytest
 from mcp.client import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+import forkserver
 from conftest import REPO, clean_env, cli, cli_json
 
 pytestmark = pytest.mark.slow
@@ -178,7 +179,7 @@ def test_agent_session_example(tmp_path):
     """examples/agent_session.py plays the demo's story through MCP: recall before and after the audit."""
     import subprocess
 
-    proc = subprocess.run([sys.executable, str(REPO / "examples" / "agent_session.py"), "--root", str(tmp_path / "root")],
+    proc = forkserver.run([sys.executable, str(REPO / "examples" / "agent_session.py"), "--root", str(tmp_path / "root")],
                           cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout

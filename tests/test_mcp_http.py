@@ -19,6 +19,7 @@ import pytest
 from mcp.client import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+import forkserver
 from test_mcp import TOOLS
 from conftest import REPO, clean_env
 from harness import viewer_url
@@ -33,7 +34,7 @@ START_TIMEOUT = 240
 
 def start_server(root, *extra, env=None):
     """``python -m memory_core.web.server`` on port 0; returns (process, url)."""
-    proc = subprocess.Popen(
+    proc = forkserver.popen(
         [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
         cwd=REPO, env=env or clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
         stderr=open(root.parent / "server.log", "w"), text=True)

@@ -70,6 +70,7 @@ def run(code: str, root, **extra) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_configure_caps_malloc_arenas_and_uses_the_system_arrow_pool(tmp_path):
     seen = run(CONFIGURE, tmp_path / "root")
     assert seen["process"]["malloc_arena_max"] == 2 and seen["process"]["malloc_arena_max_set"] is True

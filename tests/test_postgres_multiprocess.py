@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
 from conftest import BACKEND, REPO
 
 pytestmark = [pytest.mark.slow,
@@ -51,7 +52,7 @@ def spawn_batch(root: Path, steps: list[dict], work: Path, env: dict) -> tuple[s
     work.mkdir(parents=True, exist_ok=True)
     plan, out = work / "plan.json", work / "result.json"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
+    proc = forkserver.popen([sys.executable, str(REPO / "tests" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return proc, out
 

@@ -21,6 +21,7 @@ try:
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
     from browser import foreign, open_page, require_chromium
 
+import forkserver
 from harness import viewer_url
 from memory_core.web.vendor import FIX, missing as missing_vendor_files
 
@@ -28,6 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "examples" / "company_x.json"
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 SEED_KEYS = {"Q", "A", "B", "C", "E_qa", "E_email", "K"}
+
+pytestmark = pytest.mark.slow  # a viewer process and Chromium
 GREEN = "rgb(46, 157, 79)"  # #2e9d4f
 COLOURS = {"alive": "#2e9d4f", "refuted": "#d62828", "invalidated": "#9e9e9e", "superseded": "#d9a441"}
 START_TIMEOUT = 240
@@ -39,7 +42,7 @@ def start_viewer(root, *extra):
     log = root.parent / f"server-{root.name}.log"
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["PYTHONUNBUFFERED"] = "1"
-    proc = subprocess.Popen(
+    proc = forkserver.popen(
         [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
     url = viewer_url(proc, START_TIMEOUT)
@@ -292,3 +295,41 @@ def test_without_the_token_the_page_says_so(shared):
         assert response.status == 401
         assert "access token" in page.inner_text("body").lower()
         assert page.query_selector("#node-list") is None
+
+
+def test_offline_candidates_marked_and_decided_in_the_viewer(tmp_path):
+    """Offline, a fact in words: the viewer marks gate 1's candidates on the graph and the list,
+    offers contradicts / supersedes / unrelated per candidate; contradicts completes the revision."""
+    require_chromium()
+    proc, url = start_viewer(tmp_path / "root")
+    try:
+        with open_page() as (page, requests, problems):
+            page.goto(url)
+            page.wait_for_selector("#node-list li", timeout=15000)
+            page.fill("#fact", DEMO_FACT)
+            with page.expect_response(lambda r: r.url.endswith("/api/revise")) as answer:
+                page.click("#revise")
+            offered = answer.value.json()
+            assert offered["epoch"] is None and offered["to_decide"][0] == "E_qa"
+            page.wait_for_selector('#candidates li[data-key="E_qa"]', timeout=15000)
+            listed = page.eval_on_selector_all("#candidates li", "els => els.map(e => e.dataset.key)")
+            assert listed == offered["to_decide"]
+            effects = page.eval_on_selector_all("#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.effect]))")
+            assert {k for k, v in effects.items() if v == "candidate"} == set(offered["to_decide"])
+            assert states(page)["E_qa"] == "alive"  # nothing recorded yet
+            # supersedes explains itself; unrelated marks the candidate
+            page.click('#candidates li[data-key="E_email"] button[data-relation="supersedes"]')
+            assert "supersedes means" in page.inner_text("#decide-note")
+            page.click('#candidates li[data-key="E_email"] button[data-relation="unrelated"]')
+            assert page.get_attribute('#candidates li[data-key="E_email"]', "data-marked") == "unrelated"
+            # contradicts completes the revision with target E_qa
+            with page.expect_response(lambda r: r.url.endswith("/api/revise")) as done:
+                page.click('#candidates li[data-key="E_qa"] button[data-relation="contradicts"]')
+            result = done.value.json()
+            assert result["refuted"] == ["E_qa"] and result["judge"] == "pinned"
+            wait_for(page, "() => (document.querySelector('#node-list li[data-key=\"E_qa\"]') || {dataset: {}}).dataset.state === 'refuted'")
+            wait_for(page, "() => !document.querySelector('#candidates')")
+            assert foreign(requests) == []
+            assert real_problems(problems) == []
+    finally:
+        stop_viewer(proc)

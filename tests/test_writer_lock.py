@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
+import forkserver
 from harness import EXAMPLE, REPO, clean_env, run_cli
 
 pytestmark = pytest.mark.slow
 
 
 def popen(root, *argv, **env):
-    return subprocess.Popen([sys.executable, "main.py", "--root", str(root), *argv], cwd=REPO,
+    return forkserver.popen([sys.executable, "main.py", "--root", str(root), *argv], cwd=REPO,
                             env=clean_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
