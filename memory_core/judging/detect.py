@@ -18,7 +18,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from memory_core.core.cardinality import merged
 from memory_core.core.identity import collection
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
@@ -158,19 +157,6 @@ def structured_pass(fact_triple, candidates: list[Candidate], props_by_key: dict
     return left
 
 
-def declared_for(candidates: list[Candidate], props_by_key: dict[str, dict], declared: dict[str, dict]) -> dict:
-    """The cardinality declarations of the candidates' questions, as one (for the LLM's prompt)."""
-    return merged(declared.get(props_by_key.get(c.key, {}).get("question_key")) or {} for c in candidates)
-
-
-def apply_verdicts(candidates: list[Candidate], verdicts: dict, judge: str = "llm") -> None:
-    for cand in candidates:
-        verdict = verdicts.get(cand.key)
-        if verdict is not None:
-            cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
-                                                                          verdict.rationale, judge)
-
-
 def finish_detection(candidates: list[Candidate], threshold: float, usage=None) -> Detection:
     undecided = [c.key for c in candidates if c.relation is None]
     name = "+".join(sorted({c.judge for c in candidates if c.judge})) or "none"
@@ -180,64 +166,45 @@ def finish_detection(candidates: list[Candidate], threshold: float, usage=None) 
     return d
 
 
-async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: float,
+async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
                  limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None,
                  extra: list[Candidate] = (), extra_props: Optional[dict[str, dict]] = None) -> Detection:
-    """One fact: its candidates, the structured judge, then ONE LLM call for all the rest.
-    ``extra``: more candidates judged in the same call (e.g. earlier facts of a batch), with
-    ``extra_props[key]`` = their subject/predicate/object for the structured judge."""
-    candidates, props_by_key = await candidates_of(store, fact, triple, threshold, limit, exclude)
-    candidates += list(extra)
-    props_by_key.update(extra_props or {})
-    use_llm = llm_key_configured() if use_llm is None else use_llm
-    declared = await store.declared_predicates(props_by_key.values()) if (triple or use_llm) and props_by_key else {}
-    left = structured_pass(triple, candidates, props_by_key, declared)
-    usage = None
-    if left and use_llm:
-        from memory_core.store.llm import Usage
-
-        usage = Usage()
-        if os.environ.get("FALSIFY_LLM_PER_CANDIDATE") == "1":  # the old way, one call per candidate (bench.judge)
-            judge = LLMJudge(cache=False)
-            apply_verdicts(left, {c.key: await judge.judge_pair(c.claim, fact, usage) for c in left})
-        else:
-            apply_verdicts(left, await LLMJudge().judge(fact, [(c.key, c.claim) for c in left], usage,
-                                                        declared_for(left, props_by_key, declared)))
-    return finish_detection(candidates, threshold, usage)
+    """One fact: its candidates, then the judges (structured, then ONE LLM call for all the
+    rest). ``extra``: more candidates judged in the same call (e.g. earlier facts of a batch),
+    with ``extra_props[key]`` = their subject/predicate/object for the structured judge."""
+    [d] = await detect_many(store, [(fact, triple, set(exclude))], threshold, limit, use_llm,
+                            extra=[(list(extra), dict(extra_props or {}))])
+    return d
 
 
-async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]], threshold: float,
-                      limit: int = DEFAULT_LIMIT, use_llm: Optional[bool] = None,
-                      concurrency: Optional[int] = None) -> list[Detection]:
+async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]],
+                      threshold: Optional[float], limit: int = DEFAULT_LIMIT, use_llm: Optional[bool] = None,
+                      concurrency: Optional[int] = None, extra: Optional[list[tuple[list, dict]]] = None) -> list[Detection]:
     """Many facts against the stored evidence: ``facts`` = ``[(fact, triple or None, exclude keys)]``.
-    Gate 1 runs per fact, then the LLM judges every fact's remaining candidates through
-    :func:`judge_many` (one call per fact, ``FALSIFY_LLM_CONCURRENCY`` at once). A judge
-    failure raises the first failing fact's :class:`JudgeError` with ``error.judged`` (facts
-    fully judged before it) and ``error.detections`` (their detections)."""
+    Gate 1 for all of them in one call, then the judges (:mod:`.chain`: one LLM call per fact,
+    ``FALSIFY_LLM_CONCURRENCY`` at once). A judge failure raises the first failing fact's
+    :class:`JudgeError` with ``error.judged`` (facts fully judged before it) and
+    ``error.detections`` (their detections)."""
+    from memory_core.judging.chain import Case, LLMStep, StructuredJudge, judge_cases
     from memory_core.store.llm import Usage
 
-    found = [await candidates_of(store, fact, triple, threshold, limit, exclude) for fact, triple, exclude in facts]
+    queries = [Query(fact, tuple(triple) if triple else None, None, frozenset(exclude)) for fact, triple, exclude in facts]
+    found = [candidates_from(f) for f in await gate1_many(store, queries, limit, threshold)]
+    for (cands, props), (more, more_props) in zip(found, extra or []):
+        cands += more
+        props.update(more_props)
     use_llm = llm_key_configured() if use_llm is None else use_llm
     declared = await store.declared_predicates(p for _, props in found for p in props.values())
-    left = [structured_pass(triple, cands, props, declared) for (fact, triple, _), (cands, props) in zip(facts, found)]
-    asks = [i for i, rest in enumerate(left) if rest and use_llm]
-    usages: dict[int, object] = {}
-    try:
-        judged = await judge_many([(facts[i][0], [(c.key, c.claim) for c in left[i]]) for i in asks], concurrency,
-                                  predicates=[declared_for(left[i], found[i][1], declared) for i in asks])
-    except JudgeError as error:
-        done = error.judged
-        for n, (verdicts, usage) in enumerate(error.results):
-            apply_verdicts(left[asks[n]], verdicts)
-            usages[asks[n]] = usage
-        stop = asks[done]  # the first fact whose judging failed
-        error.judged = stop
-        error.detections = [finish_detection(found[i][0], threshold, usages.get(i, Usage())) for i in range(stop)]
-        raise
-    for n, (verdicts, usage) in enumerate(judged):
-        apply_verdicts(left[asks[n]], verdicts)
-        usages[asks[n]] = usage
-    return [finish_detection(found[i][0], threshold, usages.get(i, Usage())) for i in range(len(facts))]
+    cases = [Case(fact, triple, cands, props, declared) for (fact, triple, _), (cands, props) in zip(facts, found)]
+    stop = await judge_cases(cases, use_llm, [StructuredJudge(), LLMStep(concurrency)])
+    done = [finish_detection(c.candidates, threshold, c.usage if c.usage is not None else (Usage() if use_llm else None))
+            for c in cases]
+    if stop is not None:
+        index, error = stop
+        error.judged = index
+        error.detections = done[:index]
+        raise error
+    return done
 
 
 async def pinned(store, fact: str, target: str, why: str) -> Detection:

@@ -18,11 +18,10 @@ import time
 import numpy as np
 from typing import Optional
 
-from memory_core.core.errors import InputError, JudgeError
+from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key, sp_key
-from memory_core.judging.detect import (Candidate, Detection, apply_verdicts, candidates_from, declared_for,
-                                        finish_detection, pinned, structured_pass, undecided_note)
-from memory_core.judging.judges import judge_many, llm_judge
+from memory_core.judging.chain import Case, judge_cases
+from memory_core.judging.detect import Candidate, Detection, candidates_from, finish_detection, pinned, undecided_note
 from memory_core.judging.retrieval import Query, gate1_many
 from memory_core.store.llm import Usage
 from memory_core.core.identity import collection, node_id
@@ -175,7 +174,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     """Gate 1 for every free fact in one call (:func:`memory_core.judging.retrieval.gate1_many`:
     vector + lexical, fused, top k, plus the subject+predicate lookup), the batch's earlier
     facts added as candidates, then the judges (structured first, then one LLM call per fact,
-    facts judged concurrently). A judge failure on fact *k* stops the batch there."""
+    facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
+    on fact *k* stops the batch there."""
     store = batch.stores.store
     queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
     found = await gate1_many(store, queries, batch.limit, batch.threshold)
@@ -187,27 +187,13 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
         props_by_key.update(extra_props)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
-    prepared = [(job, candidates, structured_pass(job.request.triple, candidates, props, declared), props)
-                for job, candidates, props in prepared]
-    asks = [(job, left, props) for job, _, left, props in prepared if left and batch.use_llm]
-    usages: dict[int, Usage] = {}
-    try:
-        judged = await judge_many([(job.fact, [(c.key, c.claim) for c in left]) for job, left, _ in asks], concurrency(),
-                                  judge=llm_judge(),
-                                  predicates=[declared_for(left, props, declared) for _, left, props in asks])
-    except JudgeError as error:
-        for (job, left, _), (verdicts, usage) in zip(asks, error.results):
-            apply_verdicts(left, verdicts)
-            usages[job.index] = usage
-        stop = asks[error.judged][0].index
-        batch.stopped_at, batch.stop_error = stop, error
-        judged = []
-    for (job, left, _), (verdicts, usage) in zip(asks, judged):
-        apply_verdicts(left, verdicts)
-        usages[job.index] = usage
-    for job, candidates, _, _ in prepared:
+    cases = [Case(job.fact, job.request.triple, candidates, props, declared) for job, candidates, props in prepared]
+    stop = await judge_cases(cases, batch.use_llm)
+    if stop is not None:
+        batch.stopped_at, batch.stop_error = jobs[stop[0]].index, stop[1]
+    for (job, candidates, _), case in zip(prepared, cases):
         if batch.stopped_at is None or job.index < batch.stopped_at:
-            job.detection = finish_detection(candidates, batch.threshold, usages.get(job.index, Usage()))
+            job.detection = finish_detection(candidates, batch.threshold, case.usage or Usage())
 
 
 def in_batch_candidates(batch: RevisionBatch, job: FactJob, vectors: dict) -> tuple[list, dict]:
