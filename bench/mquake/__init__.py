@@ -43,7 +43,7 @@ evidence it contradicts among gate 1's candidates (``memory_core.judging.detect.
 limit 5) for the new fact's claim, at the threshold in use and over a sweep.
 
 ``--replicas 10`` loads the graph ten times (disjoint keys and subjects,
-suffix ``#rN``, each replica its own investigation) and applies the same
+suffix ``-rN``, each replica its own investigation) and applies the same
 revisions to replica 0; every other replica must stay untouched. ``--full``
 runs everything ``make bench`` should run, including the x1/x10 scaling pair
 (two subprocesses: one process serves one data root).

@@ -66,7 +66,9 @@ async def run_bench(args) -> dict:
                 for g in data.groups(name, limit_for(name, args.limit)):
                     edit_ids += [e for e in g.apply if e not in edit_ids]
             log(f"detection (text only, gate 1, limit {RECALL_K}) over {len(edit_ids)} edits")
-            result["detection"] = await detection(app, data, edit_ids, threshold)
+            # gate 1 has no distance cutoff any more (a fused top-k): the sweep is of the vector
+            # ranking, studied at the old 0.55 unless FALSIFY_GATE1_THRESHOLD sets one
+            result["detection"] = await detection(app, data, edit_ids, threshold if threshold is not None else 0.55)
         if args.judge == "structured":
             for name in scenarios:
                 groups = data.groups(name, limit_for(name, args.limit))

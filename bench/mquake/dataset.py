@@ -19,16 +19,21 @@ def data_path(arg: Optional[str] = None) -> Path:
 
 
 def suffix(replica: int) -> str:
-    return f"#r{replica}" if replica else ""
+    return f"-r{replica}" if replica else ""
+
+
+def _as_key(node_id: str) -> str:
+    """Investigation keys hold only letters, digits, '_', '-' and '.': ``ev:Q1|P2|Q3`` ->
+    ``ev_Q1-P2-Q3`` (one-to-one on the benchmark's ids)."""
+    return node_id.replace(":", "_").replace("|", "-")
 
 
 def ev_key(node_id: str, replica: int = 0) -> str:
-    """Investigation keys may not contain '|': ``ev:Q1|P2|Q3`` -> ``ev:Q1/P2/Q3``."""
-    return node_id.replace("|", "/") + suffix(replica)
+    return _as_key(node_id) + suffix(replica)
 
 
 def concl_key(node_id: str, replica: int = 0) -> str:
-    return node_id + suffix(replica)
+    return _as_key(node_id) + suffix(replica)
 
 
 def question_key(replica: int = 0) -> str:

@@ -74,6 +74,7 @@ class Runner:
         self.conclusion_ids = {node_id("conclusion", concl_key(n["id"], r)): (n["id"], r)
                                for r in range(replicas) for n in data.conclusions}
         self.node_id = node_id
+        self.conclusion_of = {concl_key(n["id"]): n["id"] for n in data.conclusions}  # replica 0's keys -> ids
 
     async def load(self) -> dict:
         loads = []
@@ -173,7 +174,7 @@ class Runner:
             dead = await self.dead_conclusions()
             observed = {c for c, r in dead if r == 0}
             other_replicas = sorted(f"{c}{suffix(r)}" for c, r in dead if r != 0)
-            reported = {k for rev in mine for k in rev["invalidated"]}
+            reported = {self.conclusion_of.get(k, k) for rev in mine for k in rev["invalidated"]}  # keys -> ids
             expected = group.expected if self.edit_trust is None else set()  # trust_ranked: every edit loses
             collateral = sorted(observed - expected)
             missed = sorted(expected - observed)
@@ -215,8 +216,16 @@ class Runner:
 async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -> dict:
     """For every edit: is the evidence it contradicts among gate 1's candidates
     for the new fact's claim (limit 5), at ``threshold`` and over a sweep?"""
-    from memory_core.judging.detect import gate1
+    from memory_core.judging.detect import candidates_from
+    from memory_core.judging.retrieval import Query, VectorRetriever, gate1_many
     from memory_core.store.models import collection
+
+    async def gate1(store, claim, threshold, limit, exclude):
+        # the vector ranking alone, cut at the threshold: the sweep's own terms (the hybrid gate 1,
+        # vector + lexical fused, is measured by bench.gate1)
+        [found] = await gate1_many(store, [Query(claim, exclude=frozenset(exclude))], limit, threshold,
+                                   (VectorRetriever(),))
+        return candidates_from(found)[0]
 
     name = collection("evidence")
     found_at = {t: 0 for t in SWEEP}
