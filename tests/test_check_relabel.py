@@ -18,7 +18,7 @@ import pytest
 
 import forkserver
 from conftest import BACKEND
-from harness import DEMO_FACT, REPO, clean_env, copy_root, loaded_root, nodes_by_key, run_cli, status_of
+from harness import DEMO_FACT, REPO, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(BACKEND != "ladybug", reason="Ladybug's truth-state API")]
 
@@ -41,22 +41,36 @@ asyncio.run(main())
 """
 
 
+def batch(root, work, *commands):
+    """The commands in one tests/cli_batch.py process (each opens the root as a CLI run
+    does), as CompletedProcess objects with bytes, like ``run_cli``'s."""
+    steps = [{"name": " ".join(argv), "argv": list(argv)} for argv in commands]
+    return [subprocess.CompletedProcess(r["name"], r["code"], r["stdout"].encode(), r["stderr"].encode())
+            for r in run_batch(root, steps, work)]
+
+
+def statuses(proc) -> dict:
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return nodes_by_key(json.loads(proc.stdout))
+
+
 @pytest.fixture(scope="module")
 def relabelled(tmp_path_factory):
     root = copy_root(loaded_root(tmp_path_factory), tmp_path_factory.mktemp("relabel") / "root")
-    revised = run_cli(root, "revise", DEMO_FACT, "--target", "E_qa", "--json")
+    work = tmp_path_factory.mktemp("relabel_batches")
+    revised, before = batch(root, work / "revise", ["revise", DEMO_FACT, "--target", "E_qa", "--json"],
+                            ["status", "--json"])
     assert revised.returncode == 0, revised.stderr.decode(errors="replace")
-    before = nodes_by_key(status_of(root))
+    before = statuses(before)
+    # behind FALSIFY's back, in a process of its own
     corrupt = forkserver.run([sys.executable, "-c", SET_ALIVE.format(repo=str(REPO), root=str(root))],
                              env=clean_env(), capture_output=True, text=True, timeout=300)
     assert corrupt.returncode == 0, corrupt.stderr[-3000:]
-    corrupted = nodes_by_key(status_of(root))
-    check = run_cli(root, "check", "--json")
-    repair = run_cli(root, "check", "--repair", "--json")
-    again = run_cli(root, "check", "--json")
-    explain = run_cli(root, "explain", "E_qa", "--json")
-    return {"before": before, "corrupted": corrupted, "check": check, "repair": repair, "again": again,
-            "after": nodes_by_key(status_of(root)), "explain": explain}
+    corrupted, check, repair, again, explain, after = batch(
+        root, work / "check", ["status", "--json"], ["check", "--json"], ["check", "--repair", "--json"],
+        ["check", "--json"], ["explain", "E_qa", "--json"], ["status", "--json"])
+    return {"before": before, "corrupted": statuses(corrupted), "check": check, "repair": repair, "again": again,
+            "after": statuses(after), "explain": explain}
 
 
 def test_check_names_the_mislabelled_node(relabelled):
