@@ -7,7 +7,8 @@
 import { ApiError, api, exposed, followChanges, postJson } from "./api.js";
 import { EDGE_COLOURS, FLASH_MS, REPLAY_BEFORE_MS, VANISH_MS, effectsOf, keysOf, summary, toGraph } from "./model.js";
 import { makePainter, nodeRadius, paintLinkLabel, paintPointerArea } from "./paint.js";
-import { Denied, Legend, NodeList, RevisionLog, ReviseForm, Scoreboard, Tooltip } from "./panels.js";
+import { Candidates, Denied, Legend, NodeList, RevisionLog, ReviseForm, Scoreboard, SUPERSEDES_NOTE, Tooltip,
+  UNRELATED_NOTE } from "./panels.js";
 
 const { createElement: h, useState, useEffect, useRef, useMemo, useCallback } = React;
 const MAX_FIT_ZOOM = 3;  // a small graph is not blown up to fill the canvas
@@ -26,6 +27,7 @@ function App() {
   const [hover, setHover] = useState(null);
   const [size, setSize] = useState({ width: 600, height: 400 });
   const [denied, setDenied] = useState(false);
+  const [decide, setDecide] = useState(null);  // offline: the candidates no judge could decide
 
   const cache = useRef({}).current;
   const effectsRef = useRef(effects);
@@ -122,6 +124,7 @@ function App() {
 
   useEffect(() => followChanges({
     onChange: (change) => {
+      if (change.kind === "revise" && keysOf(change.result?.to_decide).length) return;  // nothing was recorded
       const run = change.kind === "revise" && change.result ? applyRevision(change.result) : refresh();
       run.catch(failed);
     },
@@ -133,7 +136,18 @@ function App() {
     setStatusError(false);
     setStatus("Revising…");
     try {
-      await applyRevision(await postJson("/api/revise", body));
+      const result = await postJson("/api/revise", body);
+      const open = keysOf(result.to_decide);
+      if (open.length) {  // nothing recorded: mark the candidates and let the user decide
+        const start = performance.now();
+        const candidates = (result.candidates || []).filter((c) => open.includes(c.key));
+        setDecide({ fact: body.fact, triple: body.triple, candidates, marked: {}, note: "" });
+        setEffects(Object.fromEntries(open.map((k) => [k, { kind: "candidate", start }])));
+        setStatus(`No judge could decide offline: ${open.length} candidate(s) marked; decide below.`);
+      } else {
+        setDecide(null);
+        await applyRevision(result);
+      }
     } catch (err) {
       failed(err);
       setStatus(`Revision failed: ${err.message}`);
@@ -142,6 +156,22 @@ function App() {
       setBusy(false);
     }
   }, [applyRevision]);
+
+  const onDecide = useCallback((cand, relation) => {
+    if (!decide) return;
+    if (relation === "contradicts") {
+      const body = { fact: decide.fact, target: cand.key };
+      if (decide.triple) body.triple = decide.triple;
+      revise(body);
+    } else if (relation === "supersedes") {
+      setDecide({ ...decide, note: SUPERSEDES_NOTE });
+    } else {
+      const marked = { ...decide.marked, [cand.key]: "unrelated" };
+      const all = decide.candidates.every((c) => marked[c.key] === "unrelated");
+      setEffects((fx) => Object.fromEntries(Object.entries(fx).filter(([k]) => k !== cand.key)));
+      setDecide({ ...decide, marked, note: all ? UNRELATED_NOTE : "" });
+    }
+  }, [decide, revise]);
 
   const replay = useCallback(() => {
     if (!last) return;
@@ -206,6 +236,7 @@ function App() {
         h(Legend)),
       h("aside", null,
         h(ReviseForm, { busy, onRevise: revise, onReplay: replay, canReplay: !!last, status, statusError }),
+        h(Candidates, { decide, busy, onDecide }),
         h(Scoreboard, { board, error: boardError }),
         h("section", { id: "nodes" }, h("h2", null, "Nodes"),
           h(NodeList, { nodes: graph.nodes, effects, onHover: hoverFromList })),

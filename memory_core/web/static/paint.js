@@ -50,6 +50,14 @@ export function makePainter(effectsRef) {
       tracePath(ctx, node, r + 2 + 5 * pulse);
       ctx.stroke();
     }
+    if (fx?.kind === "candidate") {  // offline: a candidate the user decides on (stays until decided)
+      ctx.lineWidth = 2 / scale;
+      ctx.setLineDash([2 / scale, 2 / scale]);
+      ctx.strokeStyle = "#e07b00";
+      tracePath(ctx, node, r + 3 + 1.5 * pulse);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
     ctx.restore();
 
     const struck = node.state === "invalidated" || node.__ghost;

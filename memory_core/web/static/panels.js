@@ -109,3 +109,31 @@ export function Denied() {
     h("p", null, "This FALSIFY server listens beyond this machine, so every request needs its access token. ",
       "Open the address the server printed when it started (it ends in ?token=…), or ask whoever started it for the token."));
 }
+
+/* Offline, no judge could decide: gate 1's ranked candidates, marked on the graph; the user decides
+ * per candidate. "contradicts" completes the revision (target = that key). */
+export const SUPERSEDES_NOTE = "supersedes means the fact is a newer value of the same claim; a caller's decision " +
+  "cannot record that kind yet: choose contradicts to retire the old claim, or give the fact as a triple " +
+  "(S|P|O) so the structured judge can tell a newer value from a contradiction.";
+export const UNRELATED_NOTE = "Every candidate is unrelated: nothing is recorded. FALSIFY records a fact once a judge " +
+  "has decided its near candidates: give it as a triple (S|P|O) or set LLM_API_KEY for the LLM judge.";
+
+export function Candidates({ decide, busy, onDecide }) {
+  if (!decide) return null;
+  const fmt = (v, d = 3) => (typeof v === "number" ? v.toFixed(d) : "–");
+  return h("section", { id: "candidates", "aria-live": "polite" },
+    h("h2", null, "You decide"),
+    h("p", { className: "muted" }, "No judge could decide offline. Gate 1 ranked these stored claims for: ",
+      h("q", null, decide.fact)),
+    h("ol", null, decide.candidates.map((c) => h("li", { key: c.key, "data-key": c.key, "data-marked": decide.marked[c.key] || "" },
+      h("div", null, h("span", { className: "k" }, `#${c.rank ?? "–"} ${c.key}`),
+        ` distance ${fmt(c.distance)}, lexical ${fmt(c.lexical, 2)}`),
+      h("p", { className: "claim" }, c.claim || ""),
+      h("div", { className: "row" },
+        ["contradicts", "supersedes", "unrelated"].map((rel) => h("button", {
+          key: rel, type: "button", className: `decide ${rel}`, "data-relation": rel,
+          disabled: busy || decide.marked[c.key] === "unrelated" && rel === "unrelated",
+          onClick: () => onDecide(c, rel),
+        }, rel)))))),
+    decide.note ? h("p", { id: "decide-note", className: "muted" }, decide.note) : null);
+}
