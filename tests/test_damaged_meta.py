@@ -1,6 +1,7 @@
 """A damaged ``falsify.json`` (the root's metadata: embedder, epoch, default question) is one
 line saying what to do, for every command and ``check --repair`` too; doing it (moving the
-file aside) gives a root ``check`` accepts, with the data and the log unchanged."""
+file aside) gives a root ``check`` accepts, with the data and the log unchanged. A graph
+database file cut short is named as damage (one line, exit 1), not "retry later"."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 
 import pytest
 
-from harness import copy_root, loaded_root, nodes_by_key, run_batch
+from backend_helpers import POSTGRES
+from harness import copy_root, loaded_root, nodes_by_key, run_batch, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -35,3 +37,16 @@ def test_a_damaged_meta_file_says_what_to_do(tmp_path_factory, garbage):
     assert {"Q", "A", "B", "C", "E_qa", "E_email", "K"} <= set(nodes_by_key(json.loads(after["status"]["stdout"])))
     assert (root / "revisions.jsonl").read_bytes() == log
     assert "embedder" in json.loads((root / "falsify.json").read_text())
+
+
+@pytest.mark.skipif(POSTGRES, reason="the graph is a file only on the embedded backend")
+def test_a_truncated_graph_file_is_named_as_damage(tmp_path_factory):
+    work = tmp_path_factory.mktemp("graph")
+    root = copy_root(loaded_root(tmp_path_factory), work / "root")
+    graph = next(p for p in (root / "cognee_system" / "databases").iterdir() if p.is_file() and "ladybug" in p.name)
+    with open(graph, "r+b") as f:
+        f.truncate(graph.stat().st_size // 2)
+    proc = run_cli(root, "status")
+    err = proc.stderr.decode(errors="replace")
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert "error: the graph database file of this root is damaged" in err and "internal error" not in err, err

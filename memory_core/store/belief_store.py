@@ -99,6 +99,20 @@ def edge_row(edge: Edge, kinds: dict[str, str]) -> tuple[str, str, str, dict]:
     return (node_id(kinds[edge.src], edge.src), node_id(kinds[edge.dst], edge.dst), edge.kind, edge_props(edge))
 
 
+def damaged(error: BaseException) -> None:
+    """A graph database file cut short (Ladybug: its metadata points past the file's end)
+    is damage, not a checkpoint in progress: say so in one line (FalsifyError, exit 1)."""
+    text = " ".join(str(error).split())
+    if "outside the database file" in text or "Cannot read checkpoint" in text:
+        from memory_core.core.errors import FalsifyError
+
+        raise FalsifyError(
+            "the graph database file of this root is damaged (shorter than its own metadata says: "
+            f"{text.split('. The database may be checkpointing')[0][:200]}); no FALSIFY process is checkpointing "
+            "it (this one holds the root's lock). Restore the root from a backup, or rebuild it: move the root "
+            "aside and load the investigation again") from None
+
+
 class BeliefStore:
     def __init__(self, graph, vector, backend=None):
         from memory_core.store import backends
@@ -125,7 +139,11 @@ class BeliefStore:
             prepare_database(settings.database_url())  # FALSIFY's tables, hnsw.ef_search (before cognee connects)
         repaired = discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
         with _home(home):
-            graph = await get_graph_engine()
+            try:
+                graph = await get_graph_engine()
+            except RuntimeError as error:
+                damaged(error)
+                raise
         store = cls(graph, await get_vector_engine_async())
         if hasattr(store.backend, "bind_to_running_loop"):
             await store.backend.bind_to_running_loop()
