@@ -7,6 +7,8 @@ first one is the log issue 12's bug wrote (the second revision forgot ``a`` alth
 
 from __future__ import annotations
 
+import pytest
+
 from memory_core.core.beliefs import Edge
 from memory_core.core.cascade import unfounded
 from memory_core.core.beliefs import BeliefView, Node
@@ -178,3 +180,49 @@ def test_a_consumer_that_came_back_later_does_not_make_a_dead_forgotten_node_a_v
     before = dict(later, **{"id-c": {"key": "c", "state": "alive", "epoch": 1}})
     assert [p for p in forget_problems(log, before, edges)[0] if p.startswith("a ")] == [
         "a was forgotten at epoch 3, but alive c supersede(s) or consume(s) it (forget rules (b)/(c))"]
+
+
+# ---- lost history: the log against falsify.json and the stored epochs --------------------
+def test_history_whole_gapped_short_and_acknowledged():
+    from memory_core.ops.check import history_problems
+
+    log = lambda *epochs: [{"epoch": e, "kind": "revise"} for e in epochs]
+    assert history_problems(log(1, 2, 3), 3, 3) == ([], [])
+    assert history_problems(log(1, 2, 3), 2, 1) == ([], [])  # falsify.json one behind: a crash before its update
+    assert history_problems([], 0, 0) == ([], [])
+    assert history_problems(log(1, 2, 2, 3), 3, 3) == ([], [])  # a duplicated line loses nothing
+    problems, lost = history_problems(log(1, 3), 3, 3)
+    assert lost == [[2, 2]] and "no entry for epoch 2" in problems[0]
+    problems, lost = history_problems([], 2, 2)  # emptied or deleted
+    assert lost == [[1, 2]] and "falsify.json says epoch 2" in problems[0] and "is empty or missing" in problems[0]
+    problems, lost = history_problems(log(1), 2, 2)  # the last line cut
+    assert lost == [[2, 2]] and "ends at epoch 1" in problems[0]
+    problems, lost = history_problems(log(1), 0, 4)  # falsify.json gone too: the stores still tell
+    assert lost == [[2, 4]] and "stored nodes carry epoch 4" in problems[0]
+    repaired = log(1) + [{"epoch": 3, "kind": "repair", "lost_epochs": [[2, 2]]}]
+    assert history_problems(repaired, 3, 2) == ([], [])
+    fake = log(1) + [{"epoch": 3, "kind": "revise", "lost_epochs": [[2, 2]]}]  # only a repair records a gap
+    assert history_problems(fake, 3, 2)[1] == [[2, 2]]
+    odd = [{"epoch": "x"}, {"kind": "revise"}, "not a dict", {"epoch": True}] + log(1)
+    assert history_problems(odd, 1, 1) == ([], [])
+
+
+def test_an_unwritable_root_is_one_error(tmp_path):
+    from memory_core.core.errors import FalsifyError
+    from memory_core.store.lock import RootNotWritable, WriterLock
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(RootNotWritable) as raised:
+        WriterLock(tmp_path / "file" / "writer.lock").acquire(timeout=0)
+    assert isinstance(raised.value, FalsifyError) and "is not writable" in str(raised.value)
+
+
+def test_redaction_masks_every_secret_form():
+    from memory_core.store.environment import redact, redact_argv
+
+    secret = "Zq9-sekret-Zq9"
+    text = (f"postgresql://alice:{secret}@h:5432/db mysql+pymysql://u:{secret}@x/y --token {secret} "
+            f"--token={secret} Authorization: Bearer {secret}")
+    assert secret not in redact(text) and "postgresql://alice:***@h:5432/db" in redact(text)
+    assert redact_argv(["serve", "--token", secret, f"--database=postgresql://a:{secret}@h/d"]) == [
+        "serve", "--token", "***", "--database=postgresql://a:***@h/d"]
