@@ -16,12 +16,13 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Optional
+from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import InputError
+from memory_core.core.errors import FalsifyError, InputError, render, speak
 from memory_core.core.requests import requests_from, revision_request
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
@@ -43,6 +44,37 @@ from memory_core.store.lock import WriterLock, writer_lock
 from memory_core.store.postgres import check_database_embedder
 
 
+def _spoken(value: Any) -> Any:
+    """A result's notes in the caller's vocabulary (see :func:`memory_core.core.errors.render`)."""
+    if isinstance(value, list):
+        return [_spoken(v) for v in value]
+    if isinstance(value, dict):
+        for name in ("note", "notes"):
+            note = value.get(name)
+            if isinstance(note, str):
+                value[name] = render(note)
+            elif isinstance(note, list):
+                value[name] = [render(n) if isinstance(n, str) else n for n in note]
+    return value
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """A facade method whose errors and notes name arguments in the caller's vocabulary
+    (Python keywords by default; the CLI and the MCP server set theirs)."""
+    @functools.wraps(fn)
+    async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return _spoken(await fn(*args, **kwargs))
+        except FalsifyError as error:
+            raise speak(error)
+
+    return method
+
+
 class Opening:
     """What :meth:`Falsify.open` and :meth:`Falsify.attach` return: ``await`` it for
     the facade, or use it as ``async with ... as fx`` (closed on leaving the block,
@@ -53,10 +85,10 @@ class Opening:
         self._fx: Optional[Falsify] = None
 
     def __await__(self):
-        return self._factory().__await__()
+        return _speaks(self._factory)().__await__()
 
     async def __aenter__(self) -> "Falsify":
-        self._fx = await self._factory()
+        self._fx = await _speaks(self._factory)()
         return self._fx
 
     async def __aexit__(self, *exc) -> None:
@@ -204,6 +236,7 @@ class Falsify:
         return await warm_up(self.store)
 
     # ---- writing ---------------------------------------------------------
+    @_speaks
     async def load(self, source: Any) -> LoadResult:
         """Load an investigation: a path, JSON text or bytes, or a dict. A *fragment*
         (``{"question": {"key": "Q"}, ...}`` naming a stored question) adds hypotheses,
@@ -212,9 +245,11 @@ class Falsify:
         nothing written."""
         return await load_op.load(self.stores, source)
 
+    @_speaks
     async def load_file(self, path) -> LoadResult:
         return await load_op.load(self.stores, Path(path))
 
+    @_speaks
     async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
                      trust: Optional[float] = None, policy: Optional[str] = None,
@@ -226,6 +261,7 @@ class Falsify:
         request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
+    @_speaks
     async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
                           on_result=None) -> list[RevisionResult]:
         """Many facts (strings, or dicts with the ``revise --file`` fields), validated and
@@ -234,6 +270,7 @@ class Falsify:
         requests = requests_from(facts, what)
         return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=on_result)
 
+    @_speaks
     async def resolve(self, loser: str, winner: str) -> RevisionResult:
         """End the dispute between two disputed evidence nodes: ``loser`` refuted (with
         a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
@@ -241,33 +278,40 @@ class Falsify:
         result has the shape of :meth:`revise`'s."""
         return await resolve_op.resolve(self.stores, loser, winner)
 
+    @_speaks
     async def undo(self) -> UndoResult:
         """Revert the last revision or load completely; again reverts the one before."""
         return await undo_op.undo(self.stores)
 
+    @_speaks
     async def check(self, repair: bool = False) -> CheckResult:
         """Verify graph/vector agreement, the revision rules and the journal; ``repair``
         fixes what can be fixed and says what it did."""
         return await check_op.check(self.stores, repair=repair)
 
     # ---- reading ---------------------------------------------------------
+    @_speaks
     async def status(self) -> StatusResult:
         """Every node (key, type, state, weight, epoch, text, ...) and edge."""
         return await status_op.status(self.store)
 
+    @_speaks
     async def snapshot(self) -> dict:
         """The viewer's graph: status plus sources and the reason for each state."""
         return await status_op.snapshot(self.stores)
 
+    @_speaks
     async def recall(self, question: Optional[str] = None) -> RecallResult:
         """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer."""
         return await recall_op.recall(self.stores, question or self.default_question() or "")
 
+    @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
         """The nearest evidence and conclusions to ``query``: alive ones only, unless
         ``include_dead`` (which is what a plain vector search returns)."""
         return await recall_op.search(self.stores, query, top_k=top_k, include_dead=include_dead)
 
+    @_speaks
     async def explain(self, key: str) -> ExplainResult:
         """Why a node is in its state (forgotten nodes included), from the revision log;
         for an alive node also the justification that holds it now."""

@@ -40,6 +40,10 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
         misspelt = await session.call_tool("revise", {"fact": "The supplier email was forged.", "dryrun": True})
         assert misspelt.is_error and "dryrun" in misspelt.content[0].text
         assert (await session.call_tool("status", {"verbose": True})).is_error
+        # errors name the tool's arguments, not the CLI's flags
+        wrong_target = await session.call_tool("revise", {"fact": "x", "target": "NO_SUCH_EVIDENCE"})
+        assert wrong_target.is_error and "target 'NO_SUCH_EVIDENCE'" in wrong_target.content[0].text
+        assert "--target" not in wrong_target.content[0].text
         after = await call(session, "status")
         assert after == before  # nothing was written
     errlog.seek(0)

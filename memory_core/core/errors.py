@@ -22,6 +22,9 @@ RootConflict        1     this process already serves another data root (cognee 
 
 from __future__ import annotations
 
+import re
+from contextvars import ContextVar
+
 
 class FalsifyError(Exception):
     """Base class of every FALSIFY error."""
@@ -69,7 +72,45 @@ class RootConflict(FalsifyError, RuntimeError):
 
 
 __all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError",
-           "FacadeClosed", "RootConflict", "error_message"]
+           "FacadeClosed", "RootConflict", "error_message", "render", "speak", "VOCABULARY"]
+
+
+# ---- each shell speaks its caller's vocabulary ----------------------------------------------
+# Messages and notes are produced once, naming an argument by its CLI flag (``--target``); each
+# shell renders them: the CLI as they are, the Python API with the keyword (``target='E1'``, or
+# ``target``), the MCP server with the tool argument (``target``). The CLI sets VOCABULARY to
+# "cli" for its commands; the facade (memory_core.api) renders what it raises and returns.
+VOCABULARY: ContextVar[str] = ContextVar("falsify_vocabulary", default="python")
+
+# CLI flag -> the argument's name in the Python API and in the MCP tools
+ARGUMENTS = {"--target": "target", "--triple": "triple", "--trust": "trust", "--source": "source",
+             "--key": "key", "--policy": "policy", "--asserted-at": "asserted_at", "--winner": "winner",
+             "--dry-run": "dry_run", "--root": "root"}
+_FLAG = re.compile(r"--(?:" + "|".join(re.escape(f[2:]) for f in sorted(ARGUMENTS, key=len, reverse=True))
+                   + r")(?![\w-])( (?=['\"]|[A-Z]{2,}\b))?")
+
+
+def render(text: str, vocabulary: str | None = None) -> str:
+    """``text`` with its CLI flags in ``vocabulary``'s words: "cli" (unchanged), "python"
+    (``--target 'E1'`` -> ``target='E1'``), "mcp" (``--target 'E1'`` -> ``target 'E1'``)."""
+    vocabulary = vocabulary or VOCABULARY.get()
+    if vocabulary == "cli" or "--" not in text:
+        return text
+
+    def word(match: re.Match) -> str:
+        name = ARGUMENTS[match.group(0).rstrip()]
+        if match.group(1):  # a value follows
+            return name + ("=" if vocabulary == "python" else " ")
+        return name
+
+    return _FLAG.sub(word, text)
+
+
+def speak(error: BaseException, vocabulary: str | None = None) -> BaseException:
+    """Render ``error``'s message (in place; same class, same traceback) and return it."""
+    if error.args and isinstance(error.args[0], str):
+        error.args = (render(error.args[0], vocabulary),) + error.args[1:]
+    return error
 
 
 def error_message(error: BaseException) -> str:

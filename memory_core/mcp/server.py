@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from memory_core.api import Falsify
-from memory_core.core.errors import FalsifyError, error_message
+from memory_core.core.errors import VOCABULARY, FalsifyError, error_message, speak
 from memory_core.mcp.gate import Gate
 from memory_core.store import settings
 
@@ -157,10 +157,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def call(method: str, *args, **kwargs) -> CallToolResult:
         """The facade's result as structured content (a list as ``{"result": [...]}``) and as
         JSON text; a FALSIFY error or bad value as a tool error with the CLI's message."""
+        VOCABULARY.set("mcp")  # errors and notes name the tools' arguments (this tool call's context only)
         try:
             value = await gate.call(method, *args, **kwargs)
         except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
-            return tool_error(error)
+            return tool_error(speak(error, "mcp") if isinstance(error, FalsifyError) else error)
         structured = value if isinstance(value, dict) else {"result": value}
         return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
 

@@ -85,7 +85,8 @@ def result_of(job) -> dict:
         result["new_evidence"] = None
         return result
     if plan is None:
-        result["note"] = d.note + ("; " if d.note else "") + "nothing recorded"
+        recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
+        result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
         if d.undecided and not d.acting and d.judge != "pinned":
             # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from memory_core.api import Falsify
-from memory_core.core.errors import FalsifyError, InputError, error_message
+from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import remote, report
@@ -117,6 +117,16 @@ def emit(data, as_json: bool, human) -> None:
 
 
 def main(argv=None) -> int:
+    """``python main.py`` / ``falsify``: errors and notes name the CLI's flags
+    (memory_core.core.errors.render) for the whole command, and only for it."""
+    token = VOCABULARY.set("cli")
+    try:
+        return _main(argv)
+    finally:
+        VOCABULARY.reset(token)
+
+
+def _main(argv=None) -> int:
     os.umask(0o077)  # the data root is private: what this process creates is its owner's only
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -326,5 +336,15 @@ def serve(args) -> int:
     return run_server(args.root, args.host, args.port, token=args.token, mcp=args.mcp, cli=remote.run_command)
 
 
-COMMANDS = {"load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain,
-            "recall": cmd_recall, "undo": cmd_undo, "check": cmd_check, "resolve": cmd_resolve}
+def _in_cli_words(command):
+    """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
+    async def run_in_cli_words(args) -> int:
+        VOCABULARY.set("cli")
+        return await command(args)
+
+    return run_in_cli_words
+
+
+COMMANDS = {name: _in_cli_words(command) for name, command in {
+    "load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain, "recall": cmd_recall,
+    "undo": cmd_undo, "check": cmd_check, "resolve": cmd_resolve}.items()}
