@@ -45,3 +45,16 @@ def test_the_cli_reads_flags(tmp_path):
     from memory_core.core.errors import VOCABULARY
 
     assert VOCABULARY.get() == "python"  # the CLI's vocabulary ended with its command
+
+
+@pytest.mark.slow
+def test_an_empty_root_says_nothing_is_loaded(tmp_path):
+    from harness import run_cli
+
+    proc = run_cli(tmp_path / "empty", "revise", "The QA report was back-dated.", "--json")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    result = json.loads(proc.stdout)
+    assert result["note"].startswith("nothing loaded yet") and result["epoch"] is None
+    assert result["note"].count("nothing recorded") == 1

@@ -37,7 +37,16 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
                                   DEFAULT_LIMIT), dry_run)
     with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
-    return result_of(batch.jobs[0])
+    return empty_root_note(stores, result_of(batch.jobs[0]))
+
+
+def empty_root_note(stores: Stores, result: dict) -> dict:
+    """On a root where nothing was ever loaded, say so (not "no alive evidence within ...")."""
+    if not result.get("candidates") and result.get("epoch") is None and not result.get("dry_run") \
+            and stores.journal.epoch() == 0:
+        result["note"] = ("nothing loaded yet: load an investigation (or add beliefs) before revising; "
+                          "nothing recorded")
+    return result
 
 
 def preview(batch: RevisionBatch, dry_run: bool) -> RevisionBatch:
