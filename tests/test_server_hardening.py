@@ -123,3 +123,13 @@ def test_a_busy_port_is_one_line_exit_2(capsys):
         assert capsys.readouterr().err.strip().startswith("error: cannot listen on 127.0.0.1:")
     finally:
         taken.close()
+
+
+def test_a_repeated_json_field_is_refused(running):  # noqa: F811
+    from test_server import post_json
+
+    server = running()
+    status, _, data = post_json(server, b'{"fact": "first", "fact": "second"}')
+    assert status == 400 and b"'fact' appears twice" in data
+    status, _, data = post_json(server, b'{"fact": NaN}')
+    assert status == 400
