@@ -98,7 +98,7 @@ def test_with_a_key_llm_answers_and_judge_fallback(tmp_path):
         assert cli(root, "--session", "1", env=env).returncode == 0
         two = cli(root, "--session", "2", env=env)
         assert two.returncode == 0, two.stderr
-        assert "fell back to the pin" in two.stdout or "two-gate judge (vector prefilter + LLM)" in two.stdout
+        assert "fell back to the pin" in two.stdout or "two-gate judge (hybrid gate 1 + LLM)" in two.stdout
         after = cli_json(root, "recall", env=env)
     assert after["mode"] == "llm"
     assert after["falsify"]["answer"].startswith("stub LLM answer from: X knew via supplier email")

@@ -115,11 +115,14 @@ async def session_two(app) -> int:
     result = None
     if llm_key_configured() and os.environ.get("DEMO_MODE", "").strip() not in ("1", "true", "yes"):
         try:
-            result = await app.revise(FACT)
-            if result.get("already_applied") or result.get("epoch"):
-                how = "two-gate judge (vector prefilter + LLM)"
+            # previewed first (a dry run writes nothing; the verdicts are cached for the real run): a fact
+            # the judge finds unrelated would be recorded, and the pin could then no longer apply to it
+            preview = await app.revise(FACT, dry_run=True)
+            if preview.get("already_applied") or preview.get("refuted") or preview.get("superseded"):
+                result = await app.revise(FACT)
+                how = "two-gate judge (hybrid gate 1 + LLM)"
             else:
-                how = f"two-gate judge found no contradiction ({result.get('note', '')}); fell back to the pin"
+                how = f"two-gate judge found no contradiction ({preview.get('note', '')}); fell back to the pin"
                 result = None
         except JudgeError as error:
             how = f"LLM judge failed ({error}); fell back to the pin"
