@@ -155,7 +155,13 @@ def forward(argv=None) -> Optional[int]:
             pass
         print(f"error: the FALSIFY server on this root refused the command: {message}", file=sys.stderr)
         return 1
-    answer = json.loads(data)
+    try:
+        answer = json.loads(data)
+        int(answer["exit"]), str(answer["stdout"]), str(answer["stderr"])
+    except (ValueError, TypeError, KeyError):
+        print("error: the FALSIFY server on this root sent an answer that is not one; the server may have "
+              f"applied the {scanned[1]}: run status", file=sys.stderr)
+        return 1
     if answer["exit"] == OTHER_ROOT and answer.get("other_root"):
         # the real parser found another root (or a database) than the scan: the server ran
         # nothing; run it here, with the standard input already read
