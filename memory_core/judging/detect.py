@@ -117,6 +117,18 @@ def candidates_from(found: Found) -> tuple[list[Candidate], dict[str, dict]]:
     return candidates, {c.key: found.props[i] for c, i in zip(candidates, found.ids)}
 
 
+def earlier_candidates(earlier, index: int, k: int, floor: Optional[float]) -> tuple[list[Candidate], dict[str, dict]]:
+    """A batch's earlier facts near fact ``index`` (:class:`.retrieval.EarlierFacts`) as
+    candidates, with their triples as props for the structured judge."""
+    extra, props = [], {}
+    for i, distance in earlier.near(index, k, floor):
+        key, fact, triple, _ = earlier.facts[i]
+        extra.append(Candidate(key, None, fact, distance))
+        if triple:
+            props[key] = {"subject": triple[0], "predicate": triple[1], "object": triple[2]}
+    return extra, props
+
+
 async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
                         limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(),
                         vector: Optional[list[float]] = None) -> tuple[list[Candidate], dict[str, dict]]:

@@ -215,5 +215,36 @@ async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, f
     return found
 
 
-__all__ = ["Retriever", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
+class EarlierFacts:
+    """A batch's own facts as candidates for the facts after them (as if already stored):
+    for fact *i*, the ``k`` nearest of the facts before it (within the distance floor when
+    one is set) and those given under the same subject+predicate. ``facts``: one
+    ``(key, fact, triple or None, skip)`` per fact in order (``skip``: already recorded);
+    ``vectors``: index -> embedding. The distances are one matrix, computed once."""
+
+    def __init__(self, facts: Sequence[tuple], vectors: dict):
+        self.facts = list(facts)
+        self.distances = None
+        if vectors and all(i in vectors for i in range(len(self.facts))):
+            m = _unit([vectors[i] for i in range(len(self.facts))])
+            self.distances = 1.0 - m @ m.T
+        self.by_sp: dict[str, list[int]] = {}
+        for i, (_, _, triple, _) in enumerate(self.facts):
+            if triple:
+                self.by_sp.setdefault(sp_key(*triple[:2]), []).append(i)
+
+    def near(self, index: int, k: int, floor: Optional[float] = None) -> list[tuple[int, Optional[float]]]:
+        """``(earlier index, distance or None)``: None when found by subject+predicate only."""
+        if index == 0:
+            return []
+        row = self.distances[index] if self.distances is not None else None
+        near = set()
+        if row is not None:
+            near = {i for i in np.argsort(row[:index], kind="stable")[:k].tolist() if floor is None or row[i] < floor}
+        triple = self.facts[index][2]
+        same = {i for i in self.by_sp.get(sp_key(*triple[:2]), ()) if i < index} if triple else set()
+        return [(i, float(row[i]) if i in near else None) for i in sorted(near | same) if not self.facts[i][3]]
+
+
+__all__ = ["Retriever", "EarlierFacts", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
            "RETRIEVERS", "rrf", "gate1_many", "GATE1_K", "RRF_K", "LIVE", "BATCH_GATE1_MIN"]

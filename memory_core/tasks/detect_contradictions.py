@@ -1,39 +1,32 @@
-"""Task 1: detection for the whole batch (gate 1, then the judges).
+"""Task 1: detection for the whole batch, a thin Task over :mod:`memory_core.judging`.
 
-Every fact is searched against the stored evidence (``judging.detect``) and,
-unless it is a dry run, against the facts before it in the same batch (their
-embeddings compared here, their triples matched, the same judges applied), as
-if each earlier fact had already been stored. Which candidates still count is
-decided when each fact's turn comes (:func:`narrow`): only evidence alive at
-that point acts, exactly as a one-at-a-time revision would see it. A judge that
-fails on fact *k* stops the batch there: facts before it are still applied.
+Gate 1 (``judging.retrieval.gate1_many``: vector + lexical, fused, top k, plus the
+subject+predicate lookup) runs once for every fact of the batch; unless it is a dry run,
+the facts before each one count as stored candidates too (``judging.retrieval.EarlierFacts``);
+then the judges (``judging.chain.judge_cases``). What stays here is the Task's part: the
+revision lock, the early detection that overlaps cognee's runner start-up, pins, and which
+candidates still count when each fact's turn comes (:func:`narrow`): only evidence alive at
+that point acts, exactly as a one-at-a-time revision would see it. A judge that fails on
+fact *k* stops the batch there: facts before it are still applied.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
-import numpy as np
 from typing import Optional
 
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_key, sp_key
+from memory_core.core.keys import normalise_key
 from memory_core.judging.chain import Case, judge_cases
-from memory_core.judging.detect import Candidate, Detection, candidates_from, finish_detection, pinned, undecided_note
-from memory_core.judging.retrieval import Query, gate1_many
+from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
+                                        pinned, undecided_note)
+from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.store.llm import Usage
 from memory_core.core.identity import collection, node_id
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
-
-
-def concurrency() -> int:
-    try:
-        return max(1, int(os.environ.get("FALSIFY_LLM_CONCURRENCY", "4")))
-    except ValueError:
-        return 4
 
 
 def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, threshold: float = 0.55,
@@ -179,12 +172,16 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     store = batch.stores.store
     queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
     found = await gate1_many(store, queries, batch.limit, batch.threshold)
+    # the batch's earlier facts count as stored for the ones after them (not in a dry run)
+    earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
+               if len(batch.jobs) > 1 and not batch.dry_run else None)
     prepared = []
     for job, got in zip(jobs, found):
         candidates, props_by_key = candidates_from(got)
-        extra, extra_props = in_batch_candidates(batch, job, vectors)
-        candidates += extra
-        props_by_key.update(extra_props)
+        if earlier is not None:
+            extra, extra_props = earlier_candidates(earlier, job.index, batch.limit, batch.threshold)
+            candidates += extra
+            props_by_key.update(extra_props)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
     cases = [Case(job.fact, job.request.triple, candidates, props, declared) for job, candidates, props in prepared]
@@ -194,60 +191,6 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     for (job, candidates, _), case in zip(prepared, cases):
         if batch.stopped_at is None or job.index < batch.stopped_at:
             job.detection = finish_detection(candidates, batch.threshold, case.usage or Usage())
-
-
-def in_batch_candidates(batch: RevisionBatch, job: FactJob, vectors: dict) -> tuple[list, dict]:
-    """The batch's earlier facts near this one (as if they were already stored): the
-    ``limit`` nearest (within the distance floor when one is set), or under the same
-    subject+predicate. Distances come from one
-    matrix of the batch's facts, computed once."""
-    if batch.dry_run or job.index == 0:
-        return [], {}
-    request = job.request
-    distances = _fact_distances(batch, vectors)
-    mine = sp_key(*request.triple[:2]) if request.triple else None
-    row = distances[job.index] if distances is not None else None
-    near_ones = set()
-    if row is not None:
-        earlier = [i for i in np.argsort(row[: job.index], kind="stable")[: batch.limit].tolist()
-                   if batch.threshold is None or row[i] < batch.threshold]
-        near_ones = set(earlier)
-    same_sp = set(i for i in _sp_index(batch).get(mine, ()) if i < job.index) if mine else set()
-    extra, extra_props = [], {}
-    for index in sorted(near_ones | same_sp):
-        other = batch.jobs[index]
-        if other.already:
-            continue
-        distance = float(row[index]) if row is not None else None
-        near = index in near_ones
-        extra.append(Candidate(other.new_key, None, other.fact, distance if near else None))
-        if other.request.triple:
-            s, p, o = other.request.triple
-            extra_props[other.new_key] = {"subject": s, "predicate": p, "object": o}
-    return extra, extra_props
-
-
-def _sp_index(batch: RevisionBatch) -> dict:
-    """subject|predicate -> indices of the batch's facts given with that triple."""
-    cached = getattr(batch, "_sp_index", None)
-    if cached is None:
-        cached = {}
-        for j in batch.jobs:
-            if j.request.triple:
-                cached.setdefault(sp_key(*j.request.triple[:2]), []).append(j.index)
-        batch._sp_index = cached
-    return cached
-
-
-def _fact_distances(batch: RevisionBatch, vectors: dict):
-    """Cosine distances between every pair of the batch's facts (an n x n matrix), or None."""
-    cached = getattr(batch, "_fact_distances", None)
-    if cached is not None or not vectors or len(vectors) < len(batch.jobs):
-        return cached
-    m = np.asarray([vectors[j.index] for j in batch.jobs], dtype=np.float64)
-    m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
-    batch._fact_distances = 1.0 - m @ m.T
-    return batch._fact_distances
 
 
 async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
