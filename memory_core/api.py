@@ -26,6 +26,7 @@ from memory_core.core.errors import FalsifyError, InputError, render, speak
 from memory_core.core.requests import requests_from, revision_request
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
+from memory_core.ops import history as history_op
 from memory_core.ops import load as load_op
 from memory_core.ops import recall as recall_op
 from memory_core.ops import resolve as resolve_op
@@ -291,19 +292,27 @@ class Falsify:
 
     # ---- reading ---------------------------------------------------------
     @_speaks
-    async def status(self) -> StatusResult:
-        """Every node (key, type, state, weight, epoch, text, ...) and edge."""
+    async def status(self, *, epoch: Optional[int] = None) -> StatusResult:
+        """Every node (key, type, state, weight, epoch, text, ...) and edge. ``epoch``: the
+        graph as it stood after that epoch, rebuilt from the revision log (nothing is
+        written), with ``"epoch": N``; an epoch that does not exist is an InputError."""
+        if epoch is not None:
+            return await history_op.status_at(self.stores, epoch)
         return await status_op.status(self.store)
 
     @_speaks
-    async def snapshot(self) -> dict:
-        """The viewer's graph: status plus sources and the reason for each state."""
+    async def snapshot(self, *, epoch: Optional[int] = None) -> dict:
+        """The viewer's graph: status plus sources and the reason for each state (``epoch``:
+        as it stood after that epoch)."""
+        if epoch is not None:
+            return await history_op.snapshot_at(self.stores, epoch)
         return await status_op.snapshot(self.stores)
 
     @_speaks
-    async def recall(self, question: Optional[str] = None) -> RecallResult:
-        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "")
+    async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
+        the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``."""
+        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:

@@ -104,7 +104,8 @@ Answer a stored research question from the memory: FALSIFY's answer uses only be
 next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
 
 Call it to get the current, revised answer. `question`: the question text (default: the stored
-question). Returns {"question", "falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
+question). `epoch`: answer from the beliefs alive after that epoch (as stored then). Returns {"question",
+"falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
 
 SEARCH = """\
 Find the stored evidence and conclusions nearest in meaning to `query`.
@@ -116,7 +117,8 @@ Returns {"result": [{"key", "type", "text", "state", "distance", "sources"}, ...
 
 STATUS = """\
 The whole belief graph: every node (key, type, state, weight, epoch, confidence, text, question) and
-every edge. Call it to see the current states, e.g. after a revision. Read-only."""
+every edge. Call it to see the current states, e.g. after a revision. `epoch`: the graph as it stood
+after that epoch, rebuilt from the revision log (with "epoch": N). Read-only."""
 
 EXPLAIN = """\
 Why a node is in its state: the revision history from the log (each epoch, rule, cause and fact), and
@@ -188,16 +190,16 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
         return await call("resolve", loser, winner)
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
-    async def recall(question: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", question)
+    async def recall(question: Optional[str] = None, epoch: Optional[int] = None) -> dict[str, Any]:
+        return await call("recall", question, epoch=epoch)
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
         return await call("search", query, top_k=top_k, include_dead=include_dead)
 
     @server.tool(description=STATUS, annotations=READ_ONLY)
-    async def status() -> dict[str, Any]:
-        return await call("status")
+    async def status(epoch: Optional[int] = None) -> dict[str, Any]:
+        return await call("status", epoch=epoch)
 
     @server.tool(description=EXPLAIN, annotations=READ_ONLY)
     async def explain(key: str) -> dict[str, Any]:

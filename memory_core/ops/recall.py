@@ -125,7 +125,14 @@ async def llm_answer(question: str, context: list[str]) -> str:
     return result.answer
 
 
-async def recall(stores, question: str) -> dict:
+async def recall(stores, question: str, epoch=None) -> dict:
+    """``epoch``: answer from the beliefs as they stood after that epoch (labels as stored
+    then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result."""
+    if epoch is not None:
+        from memory_core.ops.history import stores_at
+
+        past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
+        return dict(await recall(past, question), epoch=past.journal.epoch())
     if question is None or (isinstance(question, str) and not question.strip()):
         question = ""  # no question: the root's only (or default) investigation
     else:  # bounded and free of control characters, as a claim is

@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("status", help="every node (key, type, state, weight, epoch, confidence, text) and edge")
+    s.add_argument("--epoch", help="the graph as it stood after epoch N (rebuilt from the revision log; nothing is written)")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
@@ -89,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
     s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("undo", help="revert the last revision (or load) completely; again reverts the one before")
@@ -259,7 +261,7 @@ async def cmd_load(args) -> int:
 
 
 async def cmd_status(args) -> int:
-    await _simple(args, "status", lambda app: app.status(), "print_status")
+    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
     return EXIT_OK
 
 
@@ -313,7 +315,7 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question), "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch), "print_recall")
     return EXIT_OK
 
 

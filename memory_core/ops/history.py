@@ -1,0 +1,273 @@
+"""Belief at an earlier epoch: the graph as it stood after epoch N, rebuilt in memory.
+
+The revision log embeds the intent of every write (loads, revisions, resolves,
+undos, repairs), and undo reverts a change by applying its intent's inverse
+(:func:`memory_core.store.journal.inverse`). The same inverses, applied newest
+first to an in-memory copy of the present graph, give the graph after any
+earlier epoch: every log entry after N is reverted, undone entries and undo
+entries alike (an epoch is a position in the log, not a belief). Nothing is
+written to either store and the root's lock is not needed.
+
+:class:`PastStore` answers the reads ``status``, the viewer's snapshot and
+``recall`` make of a :class:`~memory_core.store.belief_store.BeliefStore`
+from that graph, so the past is printed by the very code that prints the
+present (same shapes). Vector search at an epoch ranks the nodes that existed
+then by cosine distance from the embedding model the stores use (a node
+forgotten since has no row in the vector store any more).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from memory_core.core.beliefs import BeliefView
+from memory_core.core.errors import FalsifyError, InputError
+from memory_core.core.identity import KINDS, KIND_BY_TYPE, TYPE_BY_KIND, collection, node_id
+from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.ops.stores import Stores
+from memory_core.store.belief_store import BeliefStore
+from memory_core.store.journal import inverse
+from memory_core.store.writer import patch
+
+
+def parse_epoch(value, current: int) -> int:
+    """``value`` as an epoch of this root (0 = before the first change, up to ``current``);
+    anything else is an InputError (exit 2) naming the range."""
+    epoch = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        epoch = value
+    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        epoch = int(value.strip())
+    if epoch is None:
+        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {value!r}")
+    if not 0 <= epoch <= current:
+        raise InputError(f"epoch {epoch} does not exist in this data root (its epochs run from 0 to {current})")
+    return epoch
+
+
+# ---- the pure fold ----------------------------------------------------------------
+
+@dataclass
+class Graph:
+    """Node id -> stored properties; (source id, target id, relation) -> edge properties."""
+
+    nodes: dict[str, dict] = field(default_factory=dict)
+    edges: dict[tuple[str, str, str], dict] = field(default_factory=dict)
+
+    def apply(self, intent: dict) -> None:
+        """An intent's batches, in the order :func:`memory_core.store.writer.apply` writes them."""
+        for node in intent.get("add_nodes", []):
+            props = dict(node.get("props") or {})
+            props.setdefault("type", TYPE_BY_KIND.get(node.get("kind"), props.get("type")))
+            props.setdefault("key", node.get("key"))
+            props.update(id=node["id"], truth_alignment=[node["state"]], truth_epoch=int(node.get("epoch") or 0),
+                         feedback_weight=float(node.get("weight", 0.5)))
+            self.nodes[node["id"]] = props
+        for node in intent.get("add_nodes", []):
+            for e in node.get("edges", []):
+                self._add_edge(e)
+        for e in intent.get("add_edges", []):
+            self._add_edge(e)
+        for update in intent.get("updates", []):
+            props = self.nodes.get(update["id"])
+            if props is not None:
+                props.update(patch(update))
+        for e in intent.get("del_edges", []):
+            self.edges.pop(tuple(e[:3]), None)
+        gone = {n["id"] for n in intent.get("del_nodes", [])}
+        if gone:
+            for ident in gone:
+                self.nodes.pop(ident, None)
+            for ident in [k for k in self.edges if k[0] in gone or k[1] in gone]:
+                del self.edges[ident]
+
+    def _add_edge(self, e) -> None:
+        # an edge to a missing endpoint is not created (as in the graph store)
+        if e[0] in self.nodes and e[1] in self.nodes:
+            self.edges[(e[0], e[1], e[2])] = dict(e[3] if len(e) > 3 and e[3] else {})
+
+
+def lost_after(entries: Iterable[dict], epoch: int) -> list:
+    """The spans of a lost log (recorded by ``check --repair``) later than ``epoch``: their
+    changes cannot be reverted, so the graph before them cannot be rebuilt."""
+    spans = []
+    for entry in entries:
+        for span in entry.get("lost_epochs") or []:
+            if span and int(span[-1]) > epoch:
+                spans.append(span)
+    return spans
+
+
+def rewind(graph: Graph, newest_first: Iterable[dict], epoch: int) -> Graph:
+    """``graph`` (the present) taken back to how it stood after ``epoch``: the inverse of
+    every logged intent after it, newest first (what undo does, once per entry)."""
+    for entry in newest_first:
+        if int(entry.get("epoch", 0)) <= epoch:
+            break
+        intent = entry.get("intent")
+        if isinstance(intent, dict):
+            graph.apply(inverse(dict(intent, epoch=entry.get("epoch"))))
+    return graph
+
+
+# ---- reading the past through the store's read interface --------------------------
+
+@dataclass
+class Hit:
+    """A vector-search row, shaped as cognee's ScoredResult."""
+
+    id: str
+    score: float
+    payload: dict
+
+
+def _cosine_distance(a, b) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return 1.0 - dot / (na * nb) if na and nb else 1.0
+
+
+class PastStore:
+    """The reads of :class:`BeliefStore` that status, snapshot and recall make, over a
+    rebuilt :class:`Graph` (the embedding engine of ``live`` ranks vector searches)."""
+
+    def __init__(self, graph: Graph, live: BeliefStore):
+        self.g = graph
+        self.live = live
+
+    async def raw_nodes(self, ids: Iterable[str]) -> dict[str, dict]:
+        return {i: copy.deepcopy(self.g.nodes[i]) for i in dict.fromkeys(ids) if i in self.g.nodes}
+
+    async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
+        wanted = {node_id(kind, key): key for key in keys for kind in KINDS}
+        return {wanted[i]: props for i, props in (await self.raw_nodes(wanted)).items()}
+
+    async def ids_of_kind(self, kind: str) -> list[str]:
+        return [i for i, p in self.g.nodes.items() if p.get("type") == TYPE_BY_KIND[kind]]
+
+    async def question_keys(self) -> list[str]:
+        found = await self.raw_nodes(await self.ids_of_kind("question"))
+        return sorted(p["key"] for p in found.values() if "key" in p)
+
+    async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
+        """The question's neighbourhood (one edge away, either direction) and every edge
+        among those nodes, as the graph engine's ``get_neighborhood(depth=1)`` returns it."""
+        qid = node_id("question", question_key)
+        if qid not in self.g.nodes:
+            return [], []
+        ids = {qid}
+        for src, dst, _ in self.g.edges:
+            if src == qid:
+                ids.add(dst)
+            elif dst == qid:
+                ids.add(src)
+        nodes = [dict(copy.deepcopy(self.g.nodes[i]), id=i) for i in ids if i in self.g.nodes]
+        edges = [(s, d, r, dict(p)) for (s, d, r), p in self.g.edges.items() if s in ids and d in ids]
+        return nodes, edges
+
+    async def view_of_investigation(self, question_key: str) -> BeliefView:
+        nodes, edges = await self.investigation(question_key)
+        return BeliefStore._view(self, nodes, edges)
+
+    async def all_edges_of(self, ids: list[str]) -> list[tuple[str, str, str, dict]]:
+        wanted = set(ids)
+        return [(s, d, r, dict(p)) for (s, d, r), p in self.g.edges.items() if s in wanted or d in wanted]
+
+    async def search(self, name: str, text: str, limit: int) -> list:
+        kind = next((k for k in KINDS if collection(k) == name), None)
+        if kind is None or not text:
+            return []
+        rows = [(i, p.get(TEXT_FIELD[kind]) or "") for i, p in self.g.nodes.items()
+                if p.get("type") == TYPE_BY_KIND[kind]]
+        if not rows:
+            return []
+        vectors = await self.live.embed([text] + [t for _, t in rows])
+        query = vectors[0]
+        hits = [Hit(i, _cosine_distance(query, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors[1:])]
+        hits.sort(key=lambda h: (h.score, h.id))
+        return hits[:limit]
+
+
+class PastJournal:
+    """The revision log as it stood after ``epoch`` (read-only)."""
+
+    def __init__(self, journal, epoch: int):
+        self.journal = journal
+        self.at = epoch
+
+    def epoch(self) -> int:
+        return self.at
+
+    def meta(self) -> dict:
+        return self.journal.meta()
+
+    def entries(self) -> Iterator[dict]:
+        for entry in self.journal.entries():
+            if int(entry.get("epoch", 0)) > self.at:
+                break
+            yield entry
+
+    def entries_backwards(self) -> Iterator[dict]:
+        for entry in self.journal.entries_backwards():
+            if int(entry.get("epoch", 0)) <= self.at:
+                yield entry
+
+    def last_entry(self) -> Optional[dict]:
+        return next(self.entries_backwards(), None)
+
+
+async def present_graph(store: BeliefStore) -> Graph:
+    """Every stored node and edge, as status reads them (each investigation's subgraph,
+    then the edges between investigations and of nodes outside any)."""
+    graph = Graph()
+    for question in await store.question_keys():
+        raw_nodes, raw_edges = await store.investigation(question)
+        for props in raw_nodes:
+            graph.nodes.setdefault(props["id"], dict(props))
+        for src, dst, rel, props in raw_edges:
+            graph.edges.setdefault((src, dst, rel), dict(props or {}))
+    ids = []
+    for kind in KINDS:
+        ids += await store.ids_of_kind(kind)
+    missing = [i for i in ids if i not in graph.nodes]
+    for i, props in (await store.raw_nodes(missing)).items():
+        graph.nodes[i] = dict(props, id=i)
+    for src, dst, rel, props in (await store.all_edges_of(list(graph.nodes)) if graph.nodes else []):
+        if src in graph.nodes and dst in graph.nodes:
+            graph.edges.setdefault((src, dst, rel), dict(props or {}))
+    return graph
+
+
+async def stores_at(stores: Stores, epoch) -> Stores:
+    """Read-only stores showing the root as it stood after ``epoch`` (validated: an epoch
+    that does not exist is an InputError, nothing read or written)."""
+    current = stores.journal.epoch()
+    epoch = parse_epoch(epoch, current)
+    if epoch == current:
+        return Stores(stores.store, stores.journal, stores.paths)
+    lost = lost_after(stores.journal.entries(), epoch)
+    if lost:
+        raise FalsifyError(f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
+                           f"{', '.join(str(s[0]) if s[0] == s[-1] else f'{s[0]}-{s[-1]}' for s in lost)} after it is lost")
+    graph = rewind(await present_graph(stores.store), stores.journal.entries_backwards(), epoch)
+    return Stores(PastStore(graph, stores.store), PastJournal(stores.journal, epoch), stores.paths)
+
+
+async def status_at(stores: Stores, epoch) -> dict:
+    """``status`` as it would have printed after ``epoch``, plus ``"epoch": N``."""
+    from memory_core.ops import status as status_op
+
+    past = await stores_at(stores, epoch)
+    return dict(await status_op.status(past.store), epoch=past.journal.epoch())
+
+
+async def snapshot_at(stores: Stores, epoch) -> dict:
+    """The viewer's graph after ``epoch`` (its ``epoch`` field is N; ``current`` the root's)."""
+    from memory_core.ops import status as status_op
+
+    past = await stores_at(stores, epoch)
+    return dict(await status_op.snapshot(past), current=stores.journal.epoch())
