@@ -1,16 +1,19 @@
 """FALSIFY: a belief-revision memory on cognee.
 
+    import memory_core
     from memory_core import Falsify
 
     async with Falsify.open("./my-root") as fx:
-        await fx.load("examples/company_x.json")
+        await fx.load(memory_core.demo_investigation())  # the packaged demo investigation
         result = await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
         print(result["invalidated"], result["promoted"])
 
 Inside a host's own cognee set-up: ``Falsify.attach(state_dir)``; the revision as
-cognee Tasks for a host's own ``run_custom_pipeline``: :func:`revision_tasks`;
-FALSIFY's DataPoint classes: ``memory_core.Evidence`` etc. (these two import
-cognee, so they load on first use, once cognee is configured).
+cognee Tasks for a host's own ``run_custom_pipeline``: :func:`revision_tasks` (a FALSIFY
+error fails the host's run; the last Task outputs the RevisionResults);
+FALSIFY's DataPoint classes: ``memory_core.Evidence`` etc. (they import cognee, so
+they load on first use, once cognee is configured). Errors: one hierarchy under
+:class:`FalsifyError` (``memory_core.core.errors``).
 """
 
 from __future__ import annotations
