@@ -144,3 +144,30 @@ async def test_mcp_offline_agent_protocol(tmp_path):
         # the agent (a language model) judges the candidates, then calls again with its decision
         second = await session.call_tool("revise", {"fact": AUDIT, "target": offered["to_decide"][0]})
         assert not second.is_error and second.structured_content["refuted"] == ["E_qa"]
+
+
+async def test_a_new_judge_is_one_class_in_the_chain():
+    """The Judge protocol: a judge added to the chain (here one that reads a marker word, the
+    place a local cross-encoder would take) decides what the judges before it left, and only
+    that; the chain's other judges and the candidates' shape are untouched."""
+    from memory_core.judging.chain import JUDGES, Case, StructuredJudge, judge_cases
+    from memory_core.judging.detect import Candidate, finish_detection
+    from memory_core.judging.prompts import ContradictionJudgement
+
+    class MarkerJudge:
+        name = "marker"
+
+        def enabled(self, use_llm: bool) -> bool:
+            return True
+
+        async def decide(self, cases):
+            return [{c.key: ContradictionJudgement(rationale="marker", relation="contradicts", confidence=0.8)
+                     for c in case.undecided if "forged" in case.fact and "report" in c.claim} for case in cases]
+
+    cands = [Candidate("E1", "Q", "The QA report is dated March.", 0.6), Candidate("E2", "Q", "Lot 7 came from Ulm.", 0.3)]
+    props = {"E2": {"subject": "lot 7", "predicate": "came from", "object": "Ulm"}}
+    case = Case("The QA report was forged; lot 7 came from Ulm.", ("lot 7", "came from", "Ulm"), cands, props)
+    assert await judge_cases([case], use_llm=False, judges=[StructuredJudge(), MarkerJudge()]) is None
+    assert [(c.key, c.relation, c.judge) for c in cands] == [("E1", "contradicts", "marker"), ("E2", "supports", "structured")]
+    assert finish_detection(cands, None).judge == "marker+structured"
+    assert [j.name for j in JUDGES] == ["structured", "llm"]  # the default chain is unchanged
