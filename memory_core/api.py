@@ -329,6 +329,10 @@ class Falsify:
     def revision_log(self) -> list[dict]:
         return explain_op.revision_log(self.journal)
 
+    def timeline(self) -> list[dict]:
+        """The revision log as one row per epoch (kind, fact, judge, what changed)."""
+        return history_op.timeline(self.journal.entries())
+
     def default_question(self) -> Optional[str]:
         return self.stores.default_question()
 

@@ -271,3 +271,30 @@ async def snapshot_at(stores: Stores, epoch) -> dict:
 
     past = await stores_at(stores, epoch)
     return dict(await status_op.snapshot(past), current=stores.journal.epoch())
+
+
+TIMELINE_FIELDS = ("epoch", "kind", "at", "fact", "new_evidence", "judge", "question", "undoes", "undoes_kind")
+
+
+def timeline(entries: Iterable[dict]) -> list[dict]:
+    """The revision log as one row per epoch (the viewer's timeline): what happened (kind,
+    fact, judge), what changed (each state change, what was added, forgotten, restored,
+    removed) and whether a later undo reverted it (``undone_at``)."""
+    rows: list[dict] = []
+    by_epoch: dict = {}
+    for entry in entries:
+        row = {k: entry[k] for k in TIMELINE_FIELDS if entry.get(k) is not None}
+        facts = [f.get("fact") for f in entry.get("facts") or [] if isinstance(f, dict) and f.get("fact")]
+        if facts and "fact" not in row:
+            row["fact"] = facts[0] if len(facts) == 1 else f"{len(facts)} facts: " + " / ".join(facts)
+        row["changes"] = [{"key": c.get("key"), "rule": c.get("rule"),
+                           "from": (c.get("before") or {}).get("state"), "to": (c.get("after") or {}).get("state")}
+                          for c in entry.get("changes", [])]
+        for name in ("added", "forgotten", "restored", "removed"):
+            if entry.get(name):
+                row[name] = list(entry[name])
+        if entry.get("kind") == "undo" and entry.get("undoes") in by_epoch:
+            by_epoch[entry["undoes"]]["undone_at"] = entry.get("epoch")
+        rows.append(row)
+        by_epoch[entry.get("epoch")] = row
+    return rows

@@ -5,9 +5,10 @@ and returns what the route answers; bad input raises :class:`HTTPError` (400),
 and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 (:mod:`memory_core.web.app`) does the rest.
 
-    GET  /api/graph         gate.snapshot()
-    GET  /api/scoreboard    gate.recall(q or the default question or "")
+    GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
+    GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N
     GET  /api/log           gate.revision_log()
+    GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
 """
@@ -27,8 +28,22 @@ async def _call(gate: Gate, method: str, *args, **kwargs):
         raise HTTPError(400, str(exc) or "invalid input") from exc
 
 
+def _epoch(query: dict) -> dict:
+    """``?epoch=N`` as the facade's keyword (validated there: a missing epoch is a 400)."""
+    values = query.get("epoch")
+    if not values:
+        return {}
+    if len(values) > 1:
+        raise HTTPError(400, "give 'epoch' once")
+    return {"epoch": values[0]}
+
+
 async def graph(gate: Gate, query: dict) -> dict:
-    return await _call(gate, "snapshot")
+    return await _call(gate, "snapshot", **_epoch(query))
+
+
+async def timeline(gate: Gate, query: dict) -> list:
+    return await _call(gate, "timeline")
 
 
 async def log(gate: Gate, query: dict) -> list:
@@ -39,7 +54,7 @@ async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
     if not question:  # the default question; failing that "" lets the facade pick its only one
         question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question)
+    return await _call(gate, "recall", question, **_epoch(query))
 
 
 async def revise(gate: Gate, body) -> dict:
@@ -67,5 +82,6 @@ ROUTES = {
     ("GET", "/api/graph"): (graph, False),
     ("GET", "/api/scoreboard"): (scoreboard, False),
     ("GET", "/api/log"): (log, False),
+    ("GET", "/api/timeline"): (timeline, False),
     ("POST", "/api/revise"): (revise, True),
 }

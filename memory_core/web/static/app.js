@@ -7,8 +7,8 @@
 import { ApiError, api, exposed, followChanges, postJson } from "./api.js";
 import { EDGE_COLOURS, FLASH_MS, REPLAY_BEFORE_MS, VANISH_MS, effectsOf, keysOf, summary, toGraph } from "./model.js";
 import { makePainter, nodeRadius, paintLinkLabel, paintPointerArea } from "./paint.js";
-import { Candidates, Denied, Legend, NodeList, RevisionLog, ReviseForm, Scoreboard, SUPERSEDES_NOTE, Tooltip,
-  UNRELATED_NOTE } from "./panels.js";
+import { Candidates, Denied, Legend, NodeList, RevisionLog, ReviseForm, Scoreboard, SUPERSEDES_NOTE, Tooltip, UNRELATED_NOTE } from "./panels.js";
+import { Timeline, stepChange } from "./timeline.js";
 
 const { createElement: h, useState, useEffect, useRef, useMemo, useCallback } = React;
 const MAX_FIT_ZOOM = 3;  // a small graph is not blown up to fill the canvas
@@ -28,6 +28,10 @@ function App() {
   const [size, setSize] = useState({ width: 600, height: 400 });
   const [denied, setDenied] = useState(false);
   const [decide, setDecide] = useState(null);  // offline: the candidates no judge could decide
+  const [timeline, setTimeline] = useState([]);  // one row per epoch of the revision log
+  const [shownEpoch, setShownEpoch] = useState(null);  // null: the graph now (live); N: as it stood after epoch N
+  const shownRef = useRef(null);
+  const stepSeq = useRef(0);  // the latest step asked for (older answers of a fast scrub are dropped)
 
   const cache = useRef({}).current;
   const effectsRef = useRef(effects);
@@ -43,19 +47,26 @@ function App() {
   const paintNode = useMemo(() => makePainter(effectsRef), []);
   const graph = useMemo(() => toGraph(snapshot, cache, view.hidden, view.ghosts), [snapshot, view]);
 
-  Object.assign(exposed, { snapshot, lastRevision: last ? last.result : null, busy, denied });
+  Object.assign(exposed, { snapshot, lastRevision: last ? last.result : null, busy, denied, shownEpoch });
+  const current = timeline.length ? timeline[timeline.length - 1].epoch : (snapshot?.current ?? snapshot?.epoch ?? 0);
 
   const failed = useCallback((err) => {
     if (err instanceof ApiError && err.status === 401) setDenied(true);
   }, []);
-  const refreshBoard = useCallback(() => api("/api/scoreboard").then(
+  const refreshBoard = useCallback(() => api(shownRef.current == null ? "/api/scoreboard" : `/api/scoreboard?epoch=${shownRef.current}`).then(
     (b) => { setBoard(b); setBoardError(null); },
     (err) => { failed(err); setBoardError(`Scoreboard unavailable: ${err.message}`); }), []);
-  const refreshLog = useCallback(() => api("/api/log").then(
-    (entries) => setLog(Array.isArray(entries) ? entries : []), failed), []);
+  const refreshLog = useCallback(() => Promise.all([
+    api("/api/log").then((entries) => setLog(Array.isArray(entries) ? entries : []), failed),
+    api("/api/timeline").then((rows) => setTimeline(Array.isArray(rows) ? rows : []), failed)]), []);
 
   /* Show the graph as it is now, without animation (a load, an undo, a missed change). */
   const refresh = useCallback(async () => {
+    if (shownRef.current != null) {  // showing the past: the timeline follows, the graph stays
+      await refreshLog();
+      setStatus(`The graph changed; still showing epoch ${shownRef.current} (press Now for the live graph).`);
+      return;
+    }
     try {
       const snap = await api("/api/graph");
       generation.current++;
@@ -90,7 +101,7 @@ function App() {
   }, []);
 
   /* Animate one revision from `before` to `after`. */
-  const animate = useCallback((result, before, after) => {
+  const animate = useCallback((result, before, after, fx = effectsOf(result)) => {
     const gen = ++generation.current;
     const forgotten = keysOf(result.forgotten);
     const invalidated = keysOf(result.invalidated);
@@ -99,7 +110,7 @@ function App() {
     const without = (hidden, keys) => Object.fromEntries(Object.entries(hidden).filter(([k]) => !keys.includes(k)));
     setSnapshot(after);
     setView((v) => ({ ghosts, hidden: without(v.hidden, forgotten) }));
-    setEffects(effectsOf(result));
+    setEffects(fx);
     setTimeout(() => {
       if (generation.current !== gen) return;
       setView((v) => ({ ghosts: [], hidden: { ...v.hidden, ...Object.fromEntries(forgotten.map((k) => [k, true])) } }));
@@ -112,6 +123,11 @@ function App() {
     if (result.epoch != null) {
       if (seenEpochs.current.has(result.epoch)) return;
       seenEpochs.current.add(result.epoch);
+    }
+    if (shownRef.current != null) {  // showing the past: the timeline follows, the graph stays
+      await refreshLog();
+      setStatus(`Epoch ${result.epoch ?? "?"} was recorded; still showing epoch ${shownRef.current} (press Now for the live graph).`);
+      return;
     }
     const before = snapshotRef.current;
     const after = await api("/api/graph");
@@ -146,6 +162,8 @@ function App() {
         setStatus(`No judge could decide offline: ${open.length} candidate(s) marked; decide below.`);
       } else {
         setDecide(null);
+        shownRef.current = null;  // a revision from this page is shown live, from the graph now
+        setShownEpoch(null);
         await applyRevision(result);
       }
     } catch (err) {
@@ -172,6 +190,29 @@ function App() {
       setDecide({ ...decide, marked, note: all ? UNRELATED_NOTE : "" });
     }
   }, [decide, revise]);
+
+  /* Step or scrub to an epoch (null: now): the graph as it stood after it, animated from the one shown. */
+  const showEpoch = useCallback(async (epoch) => {
+    const seq = ++stepSeq.current;
+    try {
+      const after = await api(epoch == null ? "/api/graph" : `/api/graph?epoch=${encodeURIComponent(epoch)}`);
+      if (seq !== stepSeq.current) return;
+      const before = snapshotRef.current;
+      const live = epoch == null || after.epoch === after.current;
+      shownRef.current = live ? null : after.epoch;
+      setShownEpoch(shownRef.current);
+      const { result, fx } = stepChange(before, after);
+      animate(result, before || after, after, fx);
+      setStatus(live ? `Now: epoch ${after.epoch}, ${after.nodes.length} nodes.`
+        : `Epoch ${after.epoch} of ${after.current}: ${after.nodes.length} nodes, as they stood then.`);
+      setStatusError(false);
+    } catch (err) {
+      failed(err);
+      setStatus(`Could not show epoch ${epoch}: ${err.message}`);
+      setStatusError(true);
+    }
+    await refreshBoard();
+  }, [animate]);
 
   const replay = useCallback(() => {
     if (!last) return;
@@ -208,7 +249,8 @@ function App() {
     h("header", null,
       h("h1", null, "FALSIFY"),
       h("span", { className: "tagline" }, "belief-revision memory"),
-      snapshot ? h("span", { id: "epoch" }, `epoch ${snapshot.epoch}`) : null),
+      snapshot ? h("span", { id: "epoch", className: shownEpoch == null ? "" : "history" },
+        shownEpoch == null ? `epoch ${snapshot.epoch}` : `epoch ${snapshot.epoch} of ${current} (history)`) : null),
     denied ? h(Denied) : null,
     h("main", null,
       h("div", { id: "graph", ref: wrapRef, onMouseMove: (e) => { mouse.current = { x: e.clientX, y: e.clientY }; } },
@@ -238,6 +280,7 @@ function App() {
         h(ReviseForm, { busy, onRevise: revise, onReplay: replay, canReplay: !!last, status, statusError }),
         h(Candidates, { decide, busy, onDecide }),
         h(Scoreboard, { board, error: boardError }),
+        h(Timeline, { rows: timeline, current, shown: shownEpoch, onShow: showEpoch, busy }),
         h("section", { id: "nodes" }, h("h2", null, "Nodes"),
           h(NodeList, { nodes: graph.nodes, effects, onHover: hoverFromList })),
         h(RevisionLog, { entries: log }))),

@@ -2,6 +2,7 @@
  * Every piece of node text is untrusted: it is rendered only as React text children. */
 
 import { STATE_COLOURS, cause, colourOf, keysOf } from "./model.js";
+import { validity } from "./timeline.js";
 
 const { createElement: h, useState } = React;
 
@@ -17,6 +18,7 @@ export function Tooltip({ hover, place }) {
     h("div", { className: "tip-head" }, h(Swatch, { colour: colourOf(node.state) }), h("strong", null, node.key), " · ", node.type),
     h("p", { className: `tip-text${node.state === "invalidated" ? " struck" : ""}` }, node.text || ""),
     h("p", { className: "tip-facts" }, facts.join(" · ")),
+    validity(node) ? h("p", { className: "tip-valid" }, `valid ${validity(node)}`) : null,
     sources.length ? h("div", { className: "tip-sources" }, "Sources:",
       h("ul", null, sources.map((s, i) => h("li", { key: i }, String(s))))) : null,
     Array.isArray(node.rivals) && node.rivals.length ?
@@ -81,7 +83,7 @@ export function NodeList({ nodes, effects, onHover }) {
     },
     h(Swatch, { colour: colourOf(n.state) }),
     h("span", { className: "k" }, n.key),
-    h("span", { className: "t" }, `${n.type}, ${n.state}`),
+    h("span", { className: "t" }, `${n.type}, ${n.state}${validity(n) ? `, ${validity(n)}` : ""}`),
     h("span", { className: "txt" }, n.text || ""));
   }));
 }
