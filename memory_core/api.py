@@ -141,7 +141,8 @@ class Falsify:
         interrupted change. ``database``: a ``postgresql://`` URL: the PostgreSQL backend on
         that database (same as ``FALSIFY_BACKEND=postgres`` + ``FALSIFY_DATABASE_URL``).
         ``create=False``: a root that does not exist yet is an ``InputError`` ("no data root
-        at ..."), and nothing is created (the CLI's read-only commands open so).
+        at ..."), and nothing is created (the CLI's read-only commands open so); on the
+        PostgreSQL backend the database holds the beliefs, so a new local root may read it.
 
         cognee is configured through the process environment, so ``open`` sets (once per
         process; one process serves one root, a second raises ``RootConflict``):
@@ -171,7 +172,8 @@ class Falsify:
     @classmethod
     async def _open(cls, root, lock: bool, purpose: str, create: bool = True) -> "Falsify":
         start = time.perf_counter()
-        if not create and not settings.root_exists(root):
+        # on PostgreSQL the beliefs live in the database: a new local root reads a shared one
+        if not create and settings.backend() != "postgres" and not settings.root_exists(root):
             raise InputError(f"no data root at {settings.resolve_root(root)} (nothing was created; `load` an "
                              "investigation to start one, or pass the right --root / FALSIFY_HOME)")
         paths = settings.configure(root)

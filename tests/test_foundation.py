@@ -156,7 +156,7 @@ def test_no_command_without_key_prints_how_to_set_it(tmp_path):
 @pytest.mark.slow
 def test_root_records_embedder_and_refuses_another(tmp_path):
     root = tmp_path / "r"
-    assert cli(root, "status").returncode == 0
+    assert cli(root, "load", SEED).returncode == 0  # a write creates the root (status on a missing root is exit 2)
     meta = json.loads((root / "falsify.json").read_text())
     assert meta["embedder"]["provider"] == "fastembed-local"
     proc = cli(root, "status", env=clean_env(EMBEDDING_PROVIDER="openai", EMBEDDING_MODEL="openai/text-embedding-3-small",
