@@ -296,7 +296,10 @@ async def cmd_revise(args) -> int:
             print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
                   flush=True)
         else:
-            report.print_revision(result, again="python main.py" + (f" --root {shlex.quote(args.root)}" if args.root else ""))
+            from memory_core.store.settings import PROJECT_DIR
+
+            prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
+            report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
 
     app = await _open(args, "revise")
     try:
