@@ -256,12 +256,15 @@ class Falsify:
     async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
                      trust: Optional[float] = None, policy: Optional[str] = None,
+                     valid_from: Optional[str] = None, valid_to: Optional[str] = None,
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
         the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
-        ``source`` with that trust and ``policy`` overrides the question's reconciliation policy."""
-        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy)
+        ``source`` with that trust and ``policy`` overrides the question's reconciliation policy;
+        ``valid_from``/``valid_to``: when the fact was true in the world (ISO dates)."""
+        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy,
+                                   valid_from=valid_from, valid_to=valid_to)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     @_speaks
@@ -311,10 +314,13 @@ class Falsify:
         return await status_op.snapshot(self.stores)
 
     @_speaks
-    async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None) -> RecallResult:
+    async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
+                     as_of: Optional[str] = None) -> RecallResult:
         """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
-        the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch)
+        the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
+        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``."""
+        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch,
+                                      as_of=as_of)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:

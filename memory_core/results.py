@@ -130,6 +130,7 @@ class RecallResult(TypedDict, total=False):
     scoreboard: dict[str, str]  # falsify_mark, baseline_mark
     baseline_states: dict[str, str]
     baseline_distances: list[float]
+    as_of: str  # recall(as_of=DATE): FALSIFY answered from the beliefs valid at that date
 
 
 class SearchHit(TypedDict):

@@ -27,6 +27,8 @@ class Node:
     question: Optional[str] = None
     prior: Optional[float] = None
     text: str = ""
+    valid_from: Optional[str] = None  # evidence: when it became true in the world (core.validity)
+    valid_to: Optional[str] = None  # evidence: when it stopped being true (None: still true)
 
     @property
     def alive(self) -> bool:

@@ -49,7 +49,7 @@ OPTIONAL = {
     "question": {},
     "hypothesis": {"prior": "unit"},
     "evidence": {"source_id": "str", "quote": "str", "asserted_at": "date", "stance": "stance",
-                 "subject": "str", "predicate": "str", "object": "str"},
+                 "subject": "str", "predicate": "str", "object": "str", "valid_from": "date", "valid_to": "date"},
     "conclusion": {"confidence": "unit"},
 }
 EDGE_FIELDS = {
@@ -229,6 +229,10 @@ def _node(kind: str, raw: Any, where: str, stored: bool = False) -> NodeSpec:
     triple = [fields.get(n) for n in ("subject", "predicate", "object")]
     if any(triple) and not all(triple):
         raise InputError(f"{where}: give all of subject, predicate and object, or none")
+    if kind == "evidence" and (fields.get("valid_from") or fields.get("valid_to")):
+        from memory_core.core.validity import check_interval  # valid time: valid_to not before valid_from
+
+        check_interval(fields.get("valid_from"), fields.get("valid_to"), where)
     return NodeSpec(kind, key, text, fields)
 
 

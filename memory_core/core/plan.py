@@ -55,7 +55,7 @@ class Plan:
 
     @property
     def superseded(self) -> list[str]:
-        return self.keys_with("superseded_by_fact", "support_lost")
+        return self.keys_with("superseded_by_fact", "support_lost", "validity_ended")
 
     @property
     def invalidated(self) -> list[str]:

@@ -5,7 +5,10 @@ A request is a dict with the ``revise`` fields::
 
     {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?, "source": str?,
      "asserted_at": ISO date?, "trust": 0..1?, "policy": "latest_wins"|"trust_ranked"|"preserve_both"?,
-     "dry_run": bool?}
+     "valid_from": ISO date?, "valid_to": ISO date?, "dry_run": bool?}
+
+``valid_from`` / ``valid_to``: when the fact was true in the world (valid time, see
+:mod:`memory_core.core.validity`).
 
 ``trust`` registers the fact's ``source`` with that trust when the source is not
 known yet (it needs a ``source``); ``policy`` overrides the question's
@@ -25,8 +28,9 @@ from typing import Any, Iterable, Optional
 from memory_core.core.errors import InputError
 from memory_core.core.investigation import check_key, check_text, check_value, loads_json
 from memory_core.core.policy import check_policy, check_trust
+from memory_core.core.validity import check_interval
 
-FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy")
+FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy", "valid_from", "valid_to")
 LINE_FIELDS = set(FACT_FIELDS)
 
 
@@ -54,6 +58,8 @@ class RevisionRequest:
     line: Optional[int] = None  # its line in a --file, for messages
     trust: Optional[float] = None  # the trust of a not yet known --source
     policy: Optional[str] = None  # overrides the question's policy for this revision
+    valid_from: Optional[str] = None  # valid time (core.validity)
+    valid_to: Optional[str] = None
 
     @property
     def new_key(self) -> str:
@@ -66,7 +72,7 @@ class RevisionRequest:
 
 def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any = None, source: Any = None,
                      asserted_at: Any = None, line: Optional[int] = None, trust: Any = None,
-                     policy: Any = None) -> RevisionRequest:
+                     policy: Any = None, valid_from: Any = None, valid_to: Any = None) -> RevisionRequest:
     """Validate one request (``InputError`` names the field)."""
     fact = check_text(fact, "fact", "text")
     parsed = None
@@ -91,7 +97,8 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
             raise InputError("--trust needs --source (the trust is that source's)")
     if policy is not None:
         policy = check_policy(policy, "--policy")
-    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy)
+    valid_from, valid_to = check_interval(valid_from, valid_to)
+    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy, valid_from, valid_to)
 
 
 def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:

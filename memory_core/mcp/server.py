@@ -177,9 +177,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def revise(fact: str, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
                      trust: Optional[float] = None, policy: Optional[str] = None,
+                     valid_from: Optional[str] = None, valid_to: Optional[str] = None,
                      dry_run: bool = False) -> dict[str, Any]:
         return await call("revise", fact, triple=triple, target=target, key=key, source=source,
-                          asserted_at=asserted_at, trust=trust, policy=policy, dry_run=dry_run)
+                          asserted_at=asserted_at, trust=trust, policy=policy, valid_from=valid_from,
+                          valid_to=valid_to, dry_run=dry_run)
 
     @server.tool(description=REVISE_MANY, annotations=WRITING)
     async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
@@ -190,8 +192,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
         return await call("resolve", loser, winner)
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
-    async def recall(question: Optional[str] = None, epoch: Optional[int] = None) -> dict[str, Any]:
-        return await call("recall", question, epoch=epoch)
+    async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
+                     as_of: Optional[str] = None) -> dict[str, Any]:
+        return await call("recall", question, epoch=epoch, as_of=as_of)
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
@@ -223,6 +226,7 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def log() -> str:
         return _dump(await gate.call("revision_log"))
 
+    _keep_json_text(server, "add_beliefs", "fragment")
     _forbid_unknown_arguments(server)
     return server
 
@@ -242,6 +246,24 @@ def package_version() -> str:
             return tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]["version"]
         except (OSError, KeyError, ValueError):
             return "unknown"
+
+
+def _keep_json_text(server: MCPServer, tool_name: str, argument: str) -> None:
+    """The SDK turns an argument given as JSON text into an object with plain ``json.loads``
+    before the tool sees it, which keeps the last of a repeated field. FALSIFY's own JSON
+    reader refuses repeated fields (as the CLI does), so this argument reaches the tool as
+    the caller's text."""
+    tool = server._tool_manager.get_tool(tool_name)
+    meta = tool.fn_metadata
+
+    class KeepText(type(meta)):
+        def pre_parse_json(self, data):
+            parsed = super().pre_parse_json(data)
+            if isinstance(data.get(argument), str):
+                parsed[argument] = data[argument]
+            return parsed
+
+    tool.fn_metadata = KeepText.model_construct(**{name: getattr(meta, name) for name in type(meta).model_fields})
 
 
 def _forbid_unknown_arguments(server: MCPServer) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Optional
 
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
+from memory_core.core import validity
 from memory_core.core.beliefs import ALIVE
 from memory_core.core.tms import downstream
 from memory_core.core.vocabulary import DISPUTED, DISPUTES
@@ -62,10 +63,12 @@ def promoted_keys(journal) -> dict[str, int]:
     return found
 
 
-async def falsify_side(stores, qprops: dict) -> dict:
+async def falsify_side(stores, qprops: dict, as_of: Optional[str] = None) -> dict:
     raw, _ = await stores.store.investigation(qprops["key"])
     props_by_key = {p["key"]: p for p in raw if "key" in p}
     view = await stores.store.view_of_investigation(qprops["key"])
+    if as_of is not None:  # valid time: the beliefs valid at that date, labelled on that slice
+        view = validity.as_of(view, as_of)
     disputes = disputes_of(view)
     alive = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive]
     if not alive:
@@ -125,14 +128,18 @@ async def llm_answer(question: str, context: list[str]) -> str:
     return result.answer
 
 
-async def recall(stores, question: str, epoch=None) -> dict:
+async def recall(stores, question: str, epoch=None, as_of: Optional[str] = None) -> dict:
     """``epoch``: answer from the beliefs as they stood after that epoch (labels as stored
-    then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result."""
+    then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result. ``as_of``: an
+    ISO date; FALSIFY answers from the beliefs valid then (:func:`memory_core.core.validity.as_of`),
+    with ``"as_of": DATE`` in the result (both together: valid at DATE as believed after N)."""
+    if as_of is not None:
+        as_of = validity.check_date(as_of, "as_of")  # a bad date fails before anything is read
     if epoch is not None:
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
-        return dict(await recall(past, question), epoch=past.journal.epoch())
+        return dict(await recall(past, question, as_of=as_of), epoch=past.journal.epoch())
     if question is None or (isinstance(question, str) and not question.strip()):
         question = ""  # no question: the root's only (or default) investigation
     else:  # bounded and free of control characters, as a claim is
@@ -143,7 +150,7 @@ async def recall(stores, question: str, epoch=None) -> dict:
         return {"question": question, "falsify": empty, "baseline": dict(empty), "verdict": "nothing to compare",
                 "scoreboard": {"falsify_mark": "", "baseline_mark": ""}}
     question = question or qprops.get("question", "")
-    mine = await falsify_side(stores, qprops)
+    mine = await falsify_side(stores, qprops, as_of)
     theirs = await baseline_side(stores, question)
     mode = "extractive"
     if llm_key_configured():
@@ -172,8 +179,9 @@ async def recall(stores, question: str, epoch=None) -> dict:
         verdict = "both answers rest on alive beliefs"
     strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}
     falsify = dict(strip(mine), disputed=mine.get("disputed", []), disputes=mine.get("disputes", []))
+    timed = {"as_of": as_of} if as_of is not None else {}
     return {"question": question, "investigation": qprops["key"], "falsify": falsify, "baseline": strip(theirs),
-            "verdict": verdict, "mode": mode,
+            "verdict": verdict, "mode": mode, **timed,
             "scoreboard": {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""},
             "baseline_states": theirs.get("states", {}), "baseline_distances": theirs.get("distances", [])}
 

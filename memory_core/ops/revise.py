@@ -112,6 +112,9 @@ def result_of(job) -> dict:
                           + (f"; not judged (far from the fact): {', '.join(far)}" if far else ""))
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
+    if (plan.meta or {}).get("validity"):
+        # how valid time read each judged contradiction (core.validity: disjoint, ends_stored, ...)
+        result["validity"] = dict(plan.meta["validity"])
     kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
     unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
     if kept or unjudged:

@@ -22,7 +22,7 @@ def node_row(props: dict) -> dict:
     if node.kind == "question" and stored_predicates(props.get("predicates")):
         row["predicates"] = stored_predicates(props.get("predicates"))  # undeclared predicates are single-valued
     if node.kind == "evidence":
-        for name in ("source_id", "quote", "asserted_at", "subject", "predicate", "object"):
+        for name in ("source_id", "quote", "asserted_at", "subject", "predicate", "object", "valid_from", "valid_to"):
             if props.get(name) is not None:
                 row[name] = props[name]
     return row

@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
     s.add_argument("--source", help="source id of the new fact")
     s.add_argument("--asserted-at", help="ISO date of the new fact")
+    s.add_argument("--valid-from", help="ISO date from which the fact is true in the world (valid time)")
+    s.add_argument("--valid-to", help="ISO date from which the fact is no longer true (default: still true)")
     s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
     s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
                    "(default: the question's policy)")
@@ -91,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
     s.add_argument("question", nargs="?", help="default: the demo question")
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
+    s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("undo", help="revert the last revision (or load) completely; again reverts the one before")
@@ -280,8 +283,10 @@ async def cmd_revise(args) -> int:
     if not args.file and args.fact is None:
         raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
     if args.file:
-        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy")):
-            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy on each line")
+        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy",
+                                           "valid_from", "valid_to")):
+            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy/valid_from/valid_to "
+                             "on each line")
         try:
             data = open(args.file, "rb").read()
         except OSError as error:
@@ -289,7 +294,8 @@ async def cmd_revise(args) -> int:
         requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
     else:
         request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
-                                   trust=_trust_arg(args.trust), policy=args.policy)
+                                   trust=_trust_arg(args.trust), policy=args.policy,
+                                   valid_from=args.valid_from, valid_to=args.valid_to)
 
     def show(result):
         if args.json:
@@ -318,7 +324,8 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch), "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
+                  "print_recall")
     return EXIT_OK
 
 

@@ -109,7 +109,7 @@ def _print_why(node: dict, indent: str) -> None:
 
 
 def print_recall(r: dict) -> None:
-    print(f"question: {r['question']}")
+    print(f"question: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else ""))
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")

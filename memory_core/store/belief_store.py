@@ -57,6 +57,8 @@ def to_node(props: dict) -> Optional[Node]:
         question=props.get("question_key") if kind != "question" else props["key"],
         prior=props.get("prior"),
         text=props.get(TEXT_FIELD[kind], ""),
+        valid_from=props.get("valid_from"),
+        valid_to=props.get("valid_to"),
     )
 
 

@@ -62,6 +62,8 @@ class Evidence(BeliefNode):
     subject: Optional[str] = None
     predicate: Optional[str] = None
     object: Optional[str] = None
+    valid_from: Optional[str] = None  # valid time: when it became true (core.validity)
+    valid_to: Optional[str] = None  # when it stopped being true (None: still true)
     trust: Optional[float] = None  # its source's trust when recorded by revise --trust (unlisted source)
     # Ladybug's native ``name`` column: the normalised "subject|predicate", indexed
     # lookups for the structured judge (see store.nodes_by_sp); "" without a triple.

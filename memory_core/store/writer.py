@@ -70,6 +70,8 @@ def patch(update: dict) -> dict:
               "feedback_weight": float(after["weight"])}
     if after.get("confidence") != update["before"].get("confidence"):
         values["confidence"] = after["confidence"]
+    if "valid_to" in after and after.get("valid_to") != update["before"].get("valid_to"):
+        values["valid_to"] = after["valid_to"]  # valid time ended (undo: restored)
     return values
 
 

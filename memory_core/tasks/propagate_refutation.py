@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 
-from memory_core.core import revision
+from memory_core.core import revision, validity
+from memory_core.core.cascade import decay
 from memory_core.core.beliefs import Node
 from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
@@ -41,12 +42,30 @@ async def begin_fact(job: FactJob) -> None:
     for key, _, _ in job.verdicts:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
             raise InputError(f"--target {key!r}: no evidence with that key in this data root")
-    new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5)
+    r = job.request
+    new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
+                    valid_from=r.valid_from, valid_to=r.valid_to)
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction (issue 14)
-    job.plan = revision.begin(view, job.verdicts, batch.epoch, job.fact, new_node, decisions)
+    # valid time first: a contradiction between facts true at different times is no revision
+    timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to),
+                                   {k: (view.nodes[k].valid_from, view.nodes[k].valid_to)
+                                    for k, _, _ in job.verdicts if k in view.nodes})
+    kept = timed["kept"]
+    decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
+    job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
     await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
+    if timed["ends"] or timed["new_valid_to"]:
+        job.plan.meta["validity"] = {k: c for k, c in timed["cases"].items()}
+        if timed["new_valid_to"] and view.nodes[job.new_key].alive:
+            later = sorted(k for k, c in timed["cases"].items() if c == validity.NEW_PRECEDES)
+            validity.precede(view, job.plan, job.new_key, timed["new_valid_to"], later)
+        if timed["ends"] and view.nodes[job.new_key].alive:
+            ended = validity.end_validity(view, job.plan, timed["ends"], job.new_key)
+            decay(view, job.plan, ended)
+    elif timed["cases"]:
+        job.plan.meta["validity"] = dict(timed["cases"])
     batch.restored.update(job.plan.restored)
 
 

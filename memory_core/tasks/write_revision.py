@@ -38,7 +38,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         node = view.nodes[key]
         r = job.request
         props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple,
-                               trust=job.registered_trust)
+                               trust=job.registered_trust, valid_from=node.valid_from, valid_to=node.valid_to)
         own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
         # an edge to a forgotten node that stays forgotten (kept dead by a re-judgement) is not
         # stored: the node is not either
@@ -52,11 +52,14 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         if key in new_keys or key not in batch.original:
             continue
         before, after = batch.original[key], _after(batch, key)
-        update_list.append({"id": node_id(after.kind, key), "key": key,
-                            "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
-                                       "confidence": before.confidence},
-                            "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
-                                      "confidence": after.confidence}})
+        update = {"id": node_id(after.kind, key), "key": key,
+                  "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
+                             "confidence": before.confidence},
+                  "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
+                            "confidence": after.confidence}}
+        if before.valid_to != after.valid_to:  # valid time ended: logged, undone exactly
+            update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
+        update_list.append(update)
     # issue 14: reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
     restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)
