@@ -44,6 +44,11 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
         wrong_target = await session.call_tool("revise", {"fact": "x", "target": "NO_SUCH_EVIDENCE"})
         assert wrong_target.is_error and "target 'NO_SUCH_EVIDENCE'" in wrong_target.content[0].text
         assert "--target" not in wrong_target.content[0].text
+        # a fragment given as JSON text with a repeated field is refused, as the CLI refuses it
+        repeated = await session.call_tool("add_beliefs", {"fragment": '{"question": {"key": "Q"}, "evidence": '
+                                                           '[{"key": "E60", "claim": "first", "claim": "second"}]}'})
+        assert repeated.is_error, repeated.content[0].text
+        assert "claim" in repeated.content[0].text
         after = await call(session, "status")
         assert after == before  # nothing was written
     errlog.seek(0)
