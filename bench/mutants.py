@@ -12,7 +12,7 @@ copy, not the working tree, is what gets imported). A mutant is *killed* when
 the tests fail, *survives* when they pass. Tests run with a fixed hypothesis
 seed, so a report can be reproduced.
 
-The six mutants issue 12 names, and the same single-pass fixpoint in the
+The six mutants of the known rule failures, and the same single-pass fixpoint in the
 three-valued labelling revisions now use (``GATE``), must be killed by the tests
 ``make test`` runs; the command exits 1 if one of them survives or no longer
 applies (the rule's code changed: update the mutant). The others are reported.
@@ -55,7 +55,7 @@ GATE = ("unfounded_single_pass", "neighbourhood_ignores_supersedes", "tiebreak_w
         "labels_gamma_single_pass", "labels_alternation_one_round")
 
 MUTANTS = [
-    # the six of issue 12
+    # the six known rule failures
     Mutant("unfounded_single_pass", "cascade.py", "changed = True", "changed = False",
            after="out.discard(key)", why="the well-founded fixpoint stops after one pass"),
     Mutant("neighbourhood_ignores_supersedes", "forget.py", "(DEPENDS_ON, SUPERSEDES)", "(DEPENDS_ON,)",

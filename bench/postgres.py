@@ -1,4 +1,4 @@
-"""MQuAKE-hard per_case on both backends in one run (issue 16): embedded (Ladybug + LanceDB)
+"""MQuAKE-hard per_case on both backends in one run: embedded (Ladybug + LanceDB)
 and PostgreSQL + pgvector through cognee's own adapters.
 
     python -m bench.postgres [--limit N] [--json]

@@ -71,7 +71,7 @@ class Engine:
 
 def accepts_shared_antecedents() -> bool:
     """Does the loader accept two ``depends_on`` edges between the same nodes in
-    different groups (issue 12, item 4)? Asked of the product's own parser."""
+    different groups? Asked of the product's own parser."""
     from memory_core.core.errors import InputError
     from memory_core.core.investigation import parse
 

@@ -116,7 +116,7 @@ class RecallSide(TypedDict, total=False):
     answer: str
     nodes: list[str]
     sources: list[str]
-    disputed: list[str]  # FALSIFY's side (issue 14): disputed nodes of the question (never used to answer)
+    disputed: list[str]  # FALSIFY's side: disputed nodes of the question (never used to answer)
     disputes: list[dict]  # {"keys": [a, b], "rests_on_it": [...]}, one per unresolved dispute
 
 

@@ -1,4 +1,4 @@
-"""The journal of a test root, read the same way on both backends (issue 16).
+"""The journal of a test root, read the same way on both backends.
 
 On the embedded backend a root's revision log is ``ROOT/revisions.jsonl`` and a pending
 intent is ``ROOT/journal/pending.json``; on PostgreSQL (``FALSIFY_TEST_BACKEND=postgres``,

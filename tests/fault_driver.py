@@ -233,9 +233,9 @@ class Driver:
             return ["revise", self.fact, "--target", self.target, "--json"]
         if op == "undo":
             return ["undo", "--json"]
-        if op == "resolve":  # issue 14: end the dispute "disputed" holds, for the new fact
+        if op == "resolve":  # end the dispute "disputed" holds, for the new fact
             return ["resolve", self.target, "--winner", self.fact_key, "--json"]
-        if op == "reinstate":  # issue 14: refute the fact that refuted the target: it and K come back
+        if op == "reinstate":  # refute the fact that refuted the target: it and K come back
             return ["revise", "The forensic audit was retracted by its author.", "--target", self.fact_key, "--json"]
         raise ValueError(op)
 
@@ -283,7 +283,7 @@ class Driver:
             states[after] = json.loads(Path(f"{base}.out1").read_text())
             if after != "undone":
                 self.save(after)
-        # issue 14: a dispute (loaded + the fact under preserve_both), resolved; and a reinstatement
+        # a dispute (loaded + the fact under preserve_both), resolved; and a reinstatement
         self.reset("loaded")
         pid, base = self.fork_cli([["revise", self.fact, "--target", self.target, "--policy", "preserve_both",
                                     "--json"], ["status", "--json"]])

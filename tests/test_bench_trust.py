@@ -1,4 +1,4 @@
-"""MQuAKE-hard under trust_ranked (issue 14): the stored facts' sources are trusted
+"""MQuAKE-hard under trust_ranked: the stored facts' sources are trusted
 0.9, every edit comes from a source trusted 0.2. Through the real product
 (``python -m bench.mquake --scenario per_case --limit 20 --trust-ranked``): every
 edit must be recorded and lose (its own key refuted, an ``E supersedes F`` edge),

@@ -2,7 +2,7 @@
 computed without the cascade, and the forget rules verified against a revision log.
 
 The logs here have the shape FALSIFY writes (every entry embeds its intent); the
-first one is the log issue 12's bug wrote (the second revision forgot ``a`` although
+first one is the log a partial-view bug wrote (the second revision forgot ``a`` although
 ``F1``, alive, supersedes it)."""
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def test_an_undone_revision_is_replayed_back():
 
 
 def test_a_node_an_undo_removed_is_not_a_wrong_forget():
-    # a losing fact recorded refuted, superseded by the evidence it attacked (issue 14's
+    # a losing fact recorded refuted, superseded by the evidence it attacked (the policies'
     # policies); undoing that revision removes the fact: the edge from alive E goes with it
     load = {"epoch": 1, "kind": "load", "changes": [], "intent": {"epoch": 1, "add_nodes": [node("evidence", "E")]}}
     lost = {"epoch": 2, "kind": "revise", "new_evidence": "F", "changes": [{"key": "F"}], "intent": {

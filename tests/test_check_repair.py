@@ -6,7 +6,7 @@ set through cognee's graph engine, plus a genuine interrupted revision (the real
 ``revise``, SIGKILLed by the fault hook after writing its new node, leaving its
 journal intent) and a torn last line in ``revisions.jsonl``.
 
-Both backends (issue 16): with ``FALSIFY_TEST_BACKEND=postgres`` the same corruptions are
+Both backends: with ``FALSIFY_TEST_BACKEND=postgres`` the same corruptions are
 made with SQL on the root's own database (the pgvector row, the orphan row, the JSONB
 state), the interrupted revision leaves its intent in ``falsify_intent``, and the journal
 is read through tests/backend_helpers.py. The torn log line is embedded-only: a

@@ -1,4 +1,4 @@
-"""Issue 4: the two-session demo across real process restarts, recall, scoreboard."""
+"""The two-session demo across real process restarts, recall, scoreboard."""
 
 from __future__ import annotations
 

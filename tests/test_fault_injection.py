@@ -18,7 +18,7 @@ For every trial:
 * a kill at a named step before the commit point rolls back (before-state); a
   kill after it (``committed``) keeps the change (after-state).
 
-Both backends (issue 16): with ``FALSIFY_TEST_BACKEND=postgres`` the drivers work on their
+Both backends: with ``FALSIFY_TEST_BACKEND=postgres`` the drivers work on their
 roots' own databases (the intent and the log are rows there; see tests/fault_driver.py),
 and run a sample: ``PG_SAMPLE_STEPS`` (each operation killed at one or two named steps,
 some at the commit point; tests/test_postgres_crash.py kills revise at every step) plus
@@ -47,7 +47,7 @@ STEPS_REACHED = {
     "load": ["journalled", "nodes", "node_edges", "edges", "committed"],
     "revise": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
     "undo": ["journalled", "nodes", "node_edges", "updates", "del_nodes", "committed"],
-    # issue 14: a dispute resolved for the new fact (K forgotten), a refuter refuted (K restored)
+    # a dispute resolved for the new fact (K forgotten), a refuter refuted (K restored)
     "resolve": ["journalled", "edges", "updates", "del_edges", "del_nodes", "committed"],
     "reinstate": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }

@@ -1,4 +1,4 @@
-"""Issue 2: investigations in cognee's real stores (Ladybug + LanceDB), offline."""
+"""Investigations in cognee's real stores (Ladybug + LanceDB), offline."""
 
 from __future__ import annotations
 

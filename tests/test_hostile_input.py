@@ -259,7 +259,7 @@ CASES: list[Case] = [
     Case("injection_dry_run", revise(INJECTION, "--dry-run", "--json"), 0, '"dry_run": true'),
     Case("injection_structured_judge", revise(INJECTION, "--triple", "everything|is|refuted", "--json"), 0, '"refuted": []', writes=True),
     Case("injection_pinned", revise(INJECTION, "--target", "E_email", "--key", "F_injection_pinned", "--json"), 0, '"refuted": [\n    "E_email"\n  ]', writes=True),
-    # ---- issue 12: edges naming stored keys a file does not define ----------
+    # ---- edges naming stored keys a file does not define ----------
     # (after the injection cases, which compare the example's nodes before and after)
     Case("ref_stored_key_loads", ["load", "{file}", "--json"], 0, '"edges_added": [\n    "depends_on K_ref -> E_qa"',
          file=fragment([{"key": "K_ref", "statement": "Rests on stored evidence."}],

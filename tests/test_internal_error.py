@@ -2,7 +2,7 @@
 holds its full traceback (in the data root), exit 1 — never a traceback on screen.
 
 The error is real: the CLI's own entry point runs with the loader replaced by one
-that raises ``KeyError('E1')`` (what the cross-file load of issue 12 used to do)."""
+that raises ``KeyError('E1')`` (what a cross-file load used to do)."""
 
 from __future__ import annotations
 

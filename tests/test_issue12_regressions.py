@@ -1,4 +1,4 @@
-"""Issue 12's regressions, through the real CLI entry point on the real stores.
+"""Regressions of the partial-view forget bugs, through the real CLI entry point on the real stores.
 
 * A partial view must not decide what is forgotten: evidence a, b; conclusion c
   depends on a (group j1) or on b (group j2); revise --target a --key F1, then

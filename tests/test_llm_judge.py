@@ -175,7 +175,7 @@ def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):
     assert r["code"] == 5, r["stderr"][-2000:]
     err = r["stderr"]
     assert "facts.jsonl line 2: the LLM judge gave no usable verdict" in err and "HTTP 500" in err, err
-    assert "the lines before it were applied (epoch 5)" in err, err  # a batch: one epoch (issue 15)
+    assert "the lines before it were applied (epoch 5)" in err, err  # a batch: one epoch
     assert marks.get("file"), "line 2 never reached the judge"
     first = json.loads(r["stdout"].splitlines()[0])
     assert first["refuted"] == ["E_email"] and first["epoch"] == 5
@@ -185,7 +185,7 @@ def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):
     assert r["after"]["pending"] is None
 
 
-# ---- one LLM call per fact, the verdict cache, the spending cap (issue 15) ----
+# ---- one LLM call per fact, the verdict cache, the spending cap ----
 
 BUDGET_FACTS = [  # gate 1 finds stored evidence for each; the two are > 0.55 apart (no in-batch pair to judge)
     "The QA report about the brake-valve defect was written long after March 2021.",

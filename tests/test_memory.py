@@ -1,4 +1,4 @@
-"""Flat memory and bounded disk in a long-lived process (issue 15): the housekeeping
+"""Flat memory and bounded disk in a long-lived process: the housekeeping
 after each commit (``memory_core.store.memory``) reopens Ladybug's database and
 prunes old LanceDB versions without changing any data.
 

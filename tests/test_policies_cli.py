@@ -1,5 +1,5 @@
 """Reconciliation policies, disputes, resolve and reinstatement through the real
-CLI on the real stores (issue 14), one batch process (tests/cli_batch.py) per
+CLI on the real stores, one batch process (tests/cli_batch.py) per
 scenario group.
 
 The example investigation is loaded with sources (the QA lab trusted 0.9) and the

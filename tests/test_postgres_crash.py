@@ -1,4 +1,4 @@
-"""A crash-trial sample on PostgreSQL (issue 16): the real ``revise`` SIGKILLed by the fault
+"""A crash-trial sample on PostgreSQL: the real ``revise`` SIGKILLed by the fault
 hook (``FALSIFY_FAULT_AT``) at each step of its write, then the next process opens the
 database, which recovers the intent left in ``falsify_intent``. Nothing is half-written:
 ``check`` is clean, no intent is left, and the graph (``status``) and the vectors are

@@ -1,4 +1,4 @@
-"""Several processes, one PostgreSQL database (issue 16): two writers and two readers run
+"""Several processes, one PostgreSQL database: two writers and two readers run
 as separate processes, each with its OWN data root (as on separate machines; only the
 database is shared). Every revision lands exactly once, every reader sees complete epochs
 only, and ``check`` is clean at the end. Runs in the postgres session of ``make test``.

@@ -86,7 +86,7 @@ def test_refuter_refuted_reinstates():
 
 
 def test_first_alternative_stays_refuted_when_the_second_falls():
-    """Issue 12's sequence: c holds by a (j1) or b (j2); refute a (F1), then b (F2):
+    """The property test's first sequence: c holds by a (j1) or b (j2); refute a (F1), then b (F2):
     a stays, refuted, anchored by F1; c is invalidated and forgotten."""
     m = small({"a": "evidence", "b": "evidence", "c": "conclusion"},
               [("depends_on", "c", "a", "j1"), ("depends_on", "c", "b", "j2")])

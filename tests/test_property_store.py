@@ -1,4 +1,4 @@
-"""The whole-graph property test through the real product (issue 12, item 2).
+"""The whole-graph property test through the real product.
 
 Random belief graphs (hypotheses with priors and unequal support, chains of
 conclusions, alternative justifications, cycles, non-critical dependencies,
@@ -31,7 +31,7 @@ GHOST_RESTORED_ALIVE = ("known bug (found by this test, 2026-12-01): when a refu
                         "conclusion that also rests on ANOTHER forgotten node is restored as alive (the other "
                         "ghost is not in the view, and a node outside the view counts as alive); the pure "
                         "rules on the whole graph keep it forgotten")
-KNOWN: dict = {}  # seed -> why it fails today (strict: a fix makes it pass, then remove it); 1002 fixed (issue 14)
+KNOWN: dict = {}  # seed -> why it fails today (strict: a fix makes it pass, then remove it); 1002 fixed
 
 
 def seeds():
@@ -70,7 +70,7 @@ def alternative_pair(prefix: str) -> dict:
 
 
 async def test_refuting_both_alternatives_keeps_the_first_anchor(app):
-    """Issue 12's first finding: c holds by a or by b; refute a (F1), then b (F2).
+    """The property test's first finding: c holds by a or by b; refute a (F1), then b (F2).
     a stays, refuted, anchored by the alive F1; c is invalidated and forgotten."""
     prefix = "pwalt_"
     inv = alternative_pair(prefix)

@@ -1,4 +1,4 @@
-"""Issue 3 on real stores: two-gate detection, cascade, promotion, forget, explain."""
+"""On real stores: two-gate detection, cascade, promotion, forget, explain."""
 
 from __future__ import annotations
 

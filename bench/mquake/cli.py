@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time each operation a revision is made of, alone, on the loaded graph")
     p.add_argument("--keep-revisions", action="store_true", help="include every revision's record in the JSON")
     p.add_argument("--trust-ranked", action="store_true",
-                   help="issue 14: stored facts' sources trusted 0.9, policy trust_ranked, every edit from a source "
+                   help="stored facts' sources trusted 0.9, policy trust_ranked, every edit from a source "
                         "trusted 0.2: each edit must be recorded and lose (refuted), and nothing else change")
     p.add_argument("--profile", help="write a cProfile of the revision loop (cumulative, top 45) to this file")
     p.add_argument("--render", metavar="FILE", help="print the summary of a saved --out/--json result and exit")
@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    if args.backend == "postgres":  # issue 16: both backends in one run
+    if args.backend == "postgres":  # both backends in one run
         from bench import postgres
 
         return postgres.main((["--limit", str(args.limit)] if args.limit else []) + (["--json"] if args.json else [])

@@ -77,8 +77,7 @@ class Dataset:
         return 1 + len(self.evidence) + len(self.conclusions)
 
     def investigation(self, replica: int = 0, trusted: Optional[float] = None) -> dict:
-        """The investigation file of one replica (the product's own format). ``trusted``
-        (issue 14): list the stored facts' sources with that trust, policy trust_ranked."""
+        """The investigation file of one replica (the product's own format). ``trusted``: list the stored facts' sources with that trust, policy trust_ranked."""
         sfx = suffix(replica)
         if trusted is not None:
             inv = self.investigation(replica)

@@ -62,7 +62,7 @@ class Runner:
     def __init__(self, app, data: Dataset, replicas: int, edit_trust: Optional[float] = None):
         from memory_core.store.models import node_id
 
-        # issue 14, trust_ranked: the stored facts' sources are trusted 0.9, every edit comes from a
+        # trust_ranked: the stored facts' sources are trusted 0.9, every edit comes from a
         # source trusted ``edit_trust`` (less): each edit is recorded, refuted, and nothing else changes
         self.edit_trust = edit_trust
         self.app = app

@@ -82,7 +82,7 @@ class Investigation:
     question: NodeSpec
     nodes: list[NodeSpec]  # question first
     edges: list[EdgeSpec]
-    sources: list[dict] = field(default_factory=list)  # [{"id", "trust", "name"?}] (issue 14)
+    sources: list[dict] = field(default_factory=list)  # [{"id", "trust", "name"?}]
     policy: Optional[str] = None  # latest_wins | trust_ranked | preserve_both (None: latest_wins)
     predicates: dict = field(default_factory=dict)  # normalised predicate -> "one" | "many" (core.cardinality)
 

@@ -158,7 +158,7 @@ async def _inspect(stores: Stores) -> dict:
         if bad:
             unfounded_by_q[question] = (whole, bad)
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
-        # issue 14: the three-valued labelling (supersedes/disputes attack; disputed = undefined)
+        # the three-valued labelling (supersedes/disputes attack; disputed = undefined)
         wrong = [(k, state, label) for k, state, label in three_valued_violations(view) if k not in bad and k not in ghosts]
         if wrong:
             mislabelled.append(question)

@@ -1,4 +1,4 @@
-"""``check``'s own oracles (issue 12): well-foundedness computed independently of the
+"""``check``'s own oracles: well-foundedness computed independently of the
 cascade, and the forget rules verified against the revision log.
 
 * :func:`well_founded`: the alive nodes with a well-founded justification, by

@@ -84,7 +84,7 @@ def forgotten(journal) -> dict[str, int]:
             continue
         for key in entry.get("forgotten", []):
             gone[normalise_key(key)] = entry["epoch"]
-        for key in entry.get("restored", []):  # reinstated from their tombstones (issue 14)
+        for key in entry.get("restored", []):  # reinstated from their tombstones
             gone.pop(normalise_key(key), None)
     return gone
 
@@ -139,7 +139,7 @@ def node_props(spec, question: str) -> dict:
 
 
 def question_extras(inv: Investigation) -> dict:
-    """The question node's reconciliation settings (issue 14): its policy and sources."""
+    """The question node's reconciliation settings: its policy and sources."""
     extras = {}
     if inv.policy is not None:
         extras["policy"] = inv.policy
@@ -213,7 +213,7 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     for key, node in view.nodes.items():
         original[key] = Node(**vars(node))
     touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
-    touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled (issue 14)
+    touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled
     plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
     new_keys = {s.key for s in new_specs}
     add_nodes = []

@@ -86,7 +86,7 @@ async def falsify_side(stores, qprops: dict, as_of: Optional[str] = None) -> dic
 
 
 def disputes_of(view) -> dict:
-    """The disputes that touch the question (issue 14): ``disputed``, every disputed
+    """The disputes that touch the question: ``disputed``, every disputed
     node's key; ``disputes``, each unresolved pair of rivals with what rests on it."""
     disputed = sorted(k for k, n in view.nodes.items() if n.state == DISPUTED)
     pairs = sorted({tuple(sorted((e.src, e.dst))) for e in view.edges
@@ -165,7 +165,7 @@ async def recall(stores, question: str, epoch=None, as_of: Optional[str] = None)
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     dead_b = [k for k in used_b if theirs["states"].get(k) not in (ALIVE,)]
     stale = bool(dead_b)
-    # a disputed belief is not dead, only not settled (issue 14): say which
+    # a disputed belief is not dead, only not settled: say which
     belief = "a dead belief" if any(theirs["states"].get(k) != DISPUTED for k in dead_b) else "a disputed belief"
     revised = lead_f in promoted
     if stale and revised:

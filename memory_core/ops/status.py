@@ -61,7 +61,7 @@ async def snapshot(stores) -> dict:
         node["sources"] = [node["source_id"]] if node.get("source_id") else []
         node["confidence"] = node.get("confidence")
         node["why"] = why.get(node["key"])
-    rivals: dict[str, set] = {}  # issue 14: who each node is in a dispute with (the viewer names them)
+    rivals: dict[str, set] = {}  # who each node is in a dispute with (the viewer names them)
     for edge in data["edges"]:
         if edge["type"] == "disputes":
             rivals.setdefault(edge["from"], set()).add(edge["to"])

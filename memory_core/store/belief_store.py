@@ -290,7 +290,7 @@ class BeliefStore:
         nodes = await self.raw_nodes(ids)
         # the forget rule decides the dead nodes of this ring (antecedents, superseded and
         # supporting evidence one edge away): each must be seen with ALL its consumers and
-        # superseders, or a consumer/superseder outside the view goes unseen (issue 12: a
+        # superseders, or a consumer/superseder outside the view goes unseen (a
         # refuted node whose superseder was not read was forgotten). One more edge query.
         ring = sorted(i for i in ids - region - extra if i in nodes and state_of(nodes[i]) != ALIVE)
         if ring:
@@ -422,7 +422,7 @@ class BeliefStore:
         done = await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
         from memory_core.store import memory
 
-        await memory.after_commit(self, getattr(self, "home", None))  # flat memory, bounded disk (issue 15)
+        await memory.after_commit(self, getattr(self, "home", None))  # flat memory, bounded disk
         return done
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

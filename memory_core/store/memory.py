@@ -1,4 +1,4 @@
-"""Keeping a long-lived process's memory and a root's disk flat (issue 15).
+"""Keeping a long-lived process's memory and a root's disk flat.
 
 Measured with ``python -m bench.soak`` (one process revising and undoing on the
 MQuAKE-hard graph; see README "Performance"), a long-lived process grew by

@@ -1,4 +1,4 @@
-"""cognee's record of FALSIFY's own pipeline runs, kept bounded (issue 15: a root's disk).
+"""cognee's record of FALSIFY's own pipeline runs, kept bounded (a root's disk).
 
 cognee's pipeline runner writes two rows per run into the ``pipeline_runs`` table of its
 relational database (``DATASET_PROCESSING_STARTED`` and ``..._COMPLETED``, about 1.2 KB

@@ -152,7 +152,7 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
     load_dotenv_file()
     from memory_core.store import memory
 
-    memory.configure_process()  # allocator settings, before cognee's native threads start (issue 15)
+    memory.configure_process()  # allocator settings, before cognee's native threads start
     if backend() == "postgres":  # cognee's postgres graph + pgvector adapters on FALSIFY's database
         os.environ.update(_postgres_values())
     paths.root.mkdir(parents=True, exist_ok=True)
@@ -294,7 +294,7 @@ def paths() -> Paths:
     return _configured
 
 
-# ---- the backend (issue 16) --------------------------------------------------------------
+# ---- the backend --------------------------------------------------------------
 # FALSIFY_BACKEND=postgres puts the graph (cognee's postgres adapter), the vectors (its
 # pgvector adapter), the revision log, the intent and the writer lock in one PostgreSQL
 # database, named by FALSIFY_DATABASE_URL (postgresql://user:password@host:port/db) or by

@@ -1,5 +1,5 @@
 """What the three-valued labelling (:mod:`memory_core.core.tms`) reads beyond the
-affected view, and how its results are written (issue 14).
+affected view, and how its results are written.
 
 * :func:`extend_view`: when a node whose label may change supersedes or disputes
   another, the other side and *its* dependents are read too (their labels can

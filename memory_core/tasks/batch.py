@@ -56,7 +56,7 @@ class FactJob:
     timings: dict = field(default_factory=dict)
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
     pin_distance: Optional[float] = None
-    registered_trust: Optional[float] = None  # --trust of a source this fact registers (issue 14)
+    registered_trust: Optional[float] = None  # --trust of a source this fact registers
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"

@@ -23,7 +23,7 @@ async def _collect(batch: RevisionBatch) -> None:
     seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
                     for c in j.detection.candidates if c.key not in new})
     batch.view = await batch.stores.store.affected_view(seeds) if seeds else BeliefView()
-    # issue 14: what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
+    # what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
     # the policies and trust that decide each contradiction
     wanted = set(seeds)
     await prepare_reconciliation(batch, [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted])

@@ -45,7 +45,7 @@ async def begin_fact(job: FactJob) -> None:
     r = job.request
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
                     valid_from=r.valid_from, valid_to=r.valid_to)
-    decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction (issue 14)
+    decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction
     # valid time first: a contradiction between facts true at different times is no revision
     timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to),
                                    {k: (view.nodes[k].valid_from, view.nodes[k].valid_to)

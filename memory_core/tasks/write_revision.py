@@ -60,7 +60,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         if before.valid_to != after.valid_to:  # valid time ended: logged, undone exactly
             update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
         update_list.append(update)
-    # issue 14: reinstated ghosts come back from their tombstones (a ghost restored and then
+    # reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
     restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)
     absent = set(batch.reconciliation.get("forgotten_ids", ())) - {batch.ghosts[k]["id"] for k in restored}

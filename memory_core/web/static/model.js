@@ -1,7 +1,7 @@
 /* FALSIFY viewer: pure helpers over the API's data (no DOM, no React). */
 
 export const STATE_COLOURS = { alive: "#2e9d4f", refuted: "#d62828", invalidated: "#9e9e9e", superseded: "#d9a441",
-  disputed: "#7b4fd6" };  // disputed (issue 14): the tooltip's "Why" names the rival
+  disputed: "#7b4fd6" };  // disputed: the tooltip's "Why" names the rival
 export const EDGE_COLOURS = { depends_on: "#4a6fa5", supports: "#2e9d4f", refutes: "#d62828", supersedes: "#d9a441", part_of: "#c5c9d0",
   disputes: "#7b4fd6" };
 export const FLASH_MS = 2500;   // how long revision highlights last
