@@ -43,7 +43,7 @@ class RevisionResult(TypedDict, total=False):
     question: Optional[str]
     dry_run: bool
     already_applied: bool
-    # issue 14 (who wins; also the shape of resolve's result, judge "resolve")
+    # who wins; also the shape of resolve's result, judge "resolve"
     decisions: list[dict]  # {"evidence", "fact", "winner", "loser", "policy", "reason"}; winner None: a dispute
     disputed: list[str]  # nodes that became disputed
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)

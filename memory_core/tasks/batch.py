@@ -122,7 +122,7 @@ class RevisionBatch:
     # detection started before cognee's runner reached the first task (tasks.detect_contradictions
     # start_detection); the task takes its result if nobody held the lock in between
     detecting: Optional[asyncio.Task] = None
-    # issue 14 (memory_core.store.tms_io.prepare_reconciliation): forgotten nodes rebuilt from their
+    # memory_core.store.tms_io.prepare_reconciliation: forgotten nodes rebuilt from their
     # tombstones (key -> tombstone), the log's Memory, the policies/trust context, ghosts restored so far
     ghosts: dict = field(default_factory=dict)
     memory: Any = None
