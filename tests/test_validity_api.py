@@ -147,3 +147,24 @@ async def test_recall_as_of_before_inside_and_after_a_supersession(app, prefix):
 
     with pytest.raises(InputError, match="as_of"):
         await app.recall(question, as_of="yesterday")
+
+
+async def test_check_verifies_valid_to_against_the_log_and_repair_restores_it(app, prefix):
+    from memory_core.store.models import node_id
+
+    await app.load(company(prefix, "2010-01-01"))
+    await bob(app, prefix, valid_from="2016-01-01")
+    mine = lambda report: [p for p in report["problems"] if p.startswith(prefix)]
+    assert mine(await app.check()) == []
+    alice = node_id("evidence", f"{prefix}E_alice")
+    await app.store.update_nodes({alice: {"valid_to": "1999-01-01"}})  # behind FALSIFY's back
+    await app.store.checkpoint()
+    found = mine(await app.check())
+    assert found == [f"{prefix}E_alice has valid_to '1999-01-01' but the revision log wrote '2016-01-01'"]
+    repaired = await app.check(repair=True)
+    assert any("valid_to" in r and f"{prefix}E_alice" in r for r in repaired["repaired"])
+    assert states(await app.status(), prefix)["E_alice"]["valid_to"] == "2016-01-01"
+    assert mine(await app.check()) == []
+    # a repair is a barrier (undo never brings back the state check rejected)
+    assert (await app.undo())["undone"] is None
+    assert states(await app.status(), prefix)["E_alice"]["valid_to"] == "2016-01-01"

@@ -27,7 +27,7 @@ import json
 
 from memory_core.core.beliefs import STATES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
-from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection
+from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_relabel, plan_settle
 from memory_core.core.tms import three_valued_violations
 from memory_core.ops.stores import Stores
@@ -166,8 +166,20 @@ async def _inspect(stores: Stores) -> dict:
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
               for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
-    forget_found, restore, forget_ids = forget_problems(replay(journal.entries()), stored, edges)
+    log = replay(journal.entries())
+    forget_found, restore, forget_ids = forget_problems(log, stored, edges)
     problems += forget_found
+    # valid time: every stored valid_to is the one the log wrote (a load, a revision that ended it, an undo)
+    valid_to_fix = {}
+    for i, props in every.items():
+        image = log.nodes.get(i)
+        if image is None or KIND_BY_TYPE.get(props.get("type")) != "evidence":
+            continue
+        logged = (image.get("props") or {}).get("valid_to")
+        if props.get("valid_to") != logged:
+            valid_to_fix[i] = (props, logged)
+            problems.append(f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
+                            f"wrote {logged!r}")
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
     if journal.log_path.exists():
@@ -192,7 +204,7 @@ async def _inspect(stores: Stores) -> dict:
     problems += lost_found
     return {"problems": problems, "orphan_rows": orphan_rows, "missing_vectors": missing_vectors,
             "restore": restore, "every": every, "unfounded_by_q": unfounded_by_q, "mislabelled": mislabelled,
-            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost}
+            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost, "valid_to": valid_to_fix}
 
 
 async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
@@ -248,6 +260,18 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})")
+    if found.get("valid_to"):
+        epoch = journal.epoch() + 1
+        fixes = []
+        for i, (props, logged) in sorted(found["valid_to"].items()):
+            node = to_node(props)
+            same = {"state": node.state, "epoch": node.epoch, "weight": node.weight, "confidence": node.confidence}
+            fixes.append({"id": i, "key": node.key, "before": dict(same, valid_to=props.get("valid_to")),
+                          "after": dict(same, valid_to=logged)})
+        intent = {"epoch": epoch, "updates": fixes}
+        entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"restored the logged valid_to of {', '.join(f['key'] for f in fixes)} (epoch {epoch})")
     if forget_ids:
         epoch = journal.epoch() + 1
         keys = sorted(stored[i]["key"] for i in forget_ids)

@@ -114,6 +114,8 @@ class Replay:
                     image[name] = after[name]
             if "confidence" in after and after.get("confidence") != update.get("before", {}).get("confidence"):
                 image.setdefault("props", {})["confidence"] = after["confidence"]
+            if "valid_to" in after and after.get("valid_to") != update.get("before", {}).get("valid_to"):
+                image.setdefault("props", {})["valid_to"] = after["valid_to"]  # valid time ended (or undone)
         for e in intent.get("del_edges", []):
             self.edges.pop(tuple(e[:3]), None)
         for node in intent.get("del_nodes", []):
