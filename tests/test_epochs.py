@@ -94,6 +94,7 @@ def test_status_at_epoch_zero_is_the_empty_root(run):
 def test_status_at_an_epoch_prints_the_table_too(run):
     r = run["text_at_1"]
     assert r["code"] == 0 and "K " in r["stdout"] and "alive" in r["stdout"]
+    assert r["stdout"].startswith("as it stood after epoch 1")
 
 
 def _without_distances(recall):

@@ -25,6 +25,8 @@ def print_load(r: dict) -> None:
 
 
 def print_status(r: dict) -> None:
+    if r.get("epoch") is not None:  # status --epoch N
+        print(f"as it stood after epoch {r['epoch']} (rebuilt from the revision log)")
     if not r["nodes"]:
         print("no investigations in this data root (load one: python main.py load FILE)")
         return
@@ -109,6 +111,8 @@ def _print_why(node: dict, indent: str) -> None:
 
 
 def print_recall(r: dict) -> None:
+    if r.get("epoch") is not None:  # recall --epoch N
+        print(f"as it stood after epoch {r['epoch']}")
     print(f"question: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else ""))
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
