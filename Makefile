@@ -58,9 +58,15 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-test: setup ui browser
+test: setup ui browser docs
 	$(PYTEST)
 	FALSIFY_TEST_BACKEND=postgres $(PYTEST) $(PG_TESTS)
+
+# the reference site (docs/, mkdocs.yml) into site/; --strict: a broken link or anchor, or a page
+# missing from nav, fails the build
+.PHONY: docs
+docs: setup
+	$(PY) -m mkdocs build --strict --quiet -d site
 
 # the inner loop: the pure and in-process tests (everything not marked slow), embedded backend
 test-fast: setup
