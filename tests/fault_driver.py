@@ -237,6 +237,9 @@ class Driver:
             return ["resolve", self.target, "--winner", self.fact_key, "--json"]
         if op == "reinstate":  # refute the fact that refuted the target: it and K come back
             return ["revise", "The forensic audit was retracted by its author.", "--target", self.fact_key, "--json"]
+        if op == "end_validity":  # a new CEO from 2021: the stored one held until then (valid_to written)
+            return ["revise", "Sam Ortiz is the CEO of Company X.", "--triple", "company x|ceo|Sam Ortiz",
+                    "--valid-from", "2021-06-01", "--json"]
         raise ValueError(op)
 
     @property
@@ -245,8 +248,16 @@ class Driver:
 
         return fact_key(self.fact)
 
-    START = {"load": "empty", "revise": "loaded", "undo": "revised", "resolve": "disputed", "reinstate": "revised"}
-    AFTER = {"load": "loaded", "revise": "revised", "undo": "undone", "resolve": "resolved", "reinstate": "reinstated"}
+    START = {"load": "empty", "revise": "loaded", "undo": "revised", "resolve": "disputed", "reinstate": "revised",
+             "end_validity": "timed"}
+    AFTER = {"load": "loaded", "revise": "revised", "undo": "undone", "resolve": "resolved", "reinstate": "reinstated",
+             "end_validity": "ended"}
+    # evidence true from 2015 and a conclusion resting on it: the supersession in time's start
+    TIMED = {"question": {"key": "Q"},
+             "evidence": [{"key": "E_ceo", "claim": "Dana Reyes is the CEO of Company X.", "subject": "company x",
+                           "predicate": "ceo", "object": "Dana Reyes", "valid_from": "2015-01-01"}],
+             "conclusions": [{"key": "K_ceo", "statement": "Company X's 2018 recall plan was signed off by Dana Reyes."}],
+             "edges": [{"type": "depends_on", "from": "K_ceo", "to": "E_ceo"}]}
 
     def prepare(self) -> dict:
         """Build the pristine roots and the expected before/after states, timing
@@ -297,8 +308,21 @@ class Driver:
             result = self.read(base, self.wait(pid))
             assert result["how"] == "exit 0", (op, result)
             states[self.AFTER[op]] = json.loads(Path(f"{base}.out1").read_text())
+        # valid time: loaded + timed evidence, then a value that ends it (superseded in time)
+        self.reset("loaded")
+        fragment = self.work / "timed.json"
+        fragment.write_text(json.dumps(self.TIMED), encoding="utf-8")
+        pid, base = self.fork_cli([["load", str(fragment), "--json"], ["status", "--json"]])
+        made = self.read(base, self.wait(pid))
+        assert made["how"] == "exit 0", made
+        states["timed"] = json.loads(Path(f"{base}.out1").read_text())
+        self.save("timed")
+        pid, base = self.fork_cli([self.argv_of("end_validity"), ["status", "--json"]])
+        result = self.read(base, self.wait(pid))
+        assert result["how"] == "exit 0", ("end_validity", result)
+        states["ended"] = json.loads(Path(f"{base}.out1").read_text())
         info["states"] = states
-        info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2, "disputed": 2}
+        info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2, "disputed": 2, "timed": 2}
         return info
 
     def trial(self, spec: dict, info: dict, rng: random.Random) -> dict:

@@ -4,7 +4,7 @@ change wholly or not at all.
 
 The trials run in ``tests/fault_driver.py`` (see its docstring: one driver per
 data-root path, a forked child per step, real stores, real SIGKILL). Quick mode
-(``make test``) runs 61 trials (28 named-step, 33 random) split over two driver processes; set
+(``make test``) runs 66 trials (33 named-step, 33 random) split over two driver processes; set
 ``FALSIFY_FAULT_TRIALS=N`` for N random-kill trials on top of the named-step ones
 (``make bench`` runs 300).
 
@@ -50,12 +50,15 @@ STEPS_REACHED = {
     # a dispute resolved for the new fact (K forgotten), a refuter refuted (K restored)
     "resolve": ["journalled", "edges", "updates", "del_edges", "del_nodes", "committed"],
     "reinstate": ["journalled", "nodes", "node_edges", "updates", "committed"],
+    # a supersession in time: the stored CEO's valid_to and state, its conclusion superseded
+    "end_validity": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }
-QUICK_RANDOM = 33  # + 28 named-step trials = 61
+QUICK_RANDOM = 33  # + 33 named-step trials = 66
 # the PostgreSQL sample: every operation, killed before and (for most) after its commit point
 # (revise's every step is tests/test_postgres_crash.py's); 7 named + 4 random = 11 trials
 PG_SAMPLE_STEPS = {"load": ["edges", "committed"], "revise": ["updates"],
-                   "undo": ["del_nodes", "committed"], "resolve": ["del_edges"], "reinstate": ["node_edges"]}
+                   "undo": ["del_nodes", "committed"], "resolve": ["del_edges"], "reinstate": ["node_edges"],
+                   "end_validity": ["updates"]}
 PG_QUICK_RANDOM = 4
 
 
@@ -107,7 +110,7 @@ def test_enough_trials(trials):
     named = sum(len(steps) for steps in (PG_SAMPLE_STEPS if POSTGRES else STEPS_REACHED).values())
     assert count >= named + (1 if POSTGRES else 33), count
     kinds = {(t["spec"]["op"], "step" if t["spec"].get("step") else t["spec"]["kill"]) for r in trials for t in r["trials"]}
-    assert {op for op, _ in kinds} == {"load", "revise", "undo", "resolve", "reinstate"}
+    assert {op for op, _ in kinds} == {"load", "revise", "undo", "resolve", "reinstate", "end_validity"}
 
 
 def test_reference_runs(trials):
@@ -124,6 +127,10 @@ def test_reference_runs(trials):
         assert resolved["E_qa"]["state"] == "refuted" and "K" not in resolved
         reinstated = {n["key"]: n for n in s["reinstated"]["nodes"]}
         assert reinstated["E_qa"]["state"] == reinstated["K"]["state"] == "alive"
+        timed, ended = ({n["key"]: n for n in s[name]["nodes"]} for name in ("timed", "ended"))
+        assert timed["E_ceo"]["state"] == timed["K_ceo"]["state"] == "alive" and "valid_to" not in timed["E_ceo"]
+        assert ended["E_ceo"]["state"] == ended["K_ceo"]["state"] == "superseded"
+        assert ended["E_ceo"]["valid_to"] == "2021-06-01"
 
 
 def _describe(t: dict) -> str:
