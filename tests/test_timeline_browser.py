@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from browser import open_page
-from test_viewer_browser import DEMO_FACT, real_problems, settle, start_viewer, states, stop_viewer, wait_for
+from test_viewer_browser import (DEMO_FACT, real_problems, settle, start_viewer, states, stop_viewer, tooltip_of,
+                                 wait_for)
 
 pytestmark = pytest.mark.slow  # a viewer process and Chromium
 
@@ -96,3 +97,30 @@ def test_a_missing_epoch_is_a_400(viewer):
         for bad in ("99", "-1", "x"):
             status = page.evaluate("async (e) => (await fetch('/api/graph?epoch=' + e)).status", bad)
             assert status == 400, bad
+
+
+TIMED = {"question": {"key": "Q"},
+         "evidence": [{"key": "E_ceo", "claim": "Alice was the chief executive of Company X.",
+                       "valid_from": "2010-01-01", "valid_to": "2016-12-31"}]}
+
+
+def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(tmp_path):
+    import json
+
+    fragment = tmp_path / "timed.json"
+    fragment.write_text(json.dumps(TIMED))
+    proc, url = start_viewer(tmp_path / "root", "--seed", str(fragment))
+    try:
+        with open_page() as (page, _, problems):
+            page.goto(url)
+            page.wait_for_selector('#node-list li[data-key="E_ceo"]', timeout=30000)
+            assert "2010-01-01 – 2016-12-31" in page.inner_text('#node-list li[data-key="E_ceo"]')
+            assert "valid 2010-01-01 – 2016-12-31" in tooltip_of(page, "E_ceo")
+            settle(page)
+            page.fill("#as-of", "2012-06-30")
+            wait_for(page, "() => document.querySelector('#as-of-note')?.textContent.includes('2012-06-30')")
+            page.click("#as-of-clear")
+            wait_for(page, "() => !document.querySelector('#as-of-note')")
+            assert not real_problems(problems), problems
+    finally:
+        stop_viewer(proc)

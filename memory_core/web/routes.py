@@ -6,7 +6,8 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 (:mod:`memory_core.web.app`) does the rest.
 
     GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
-    GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N
+    GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
+                            ?as_of=DATE: from the beliefs valid at DATE
     GET  /api/log           gate.revision_log()
     GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
@@ -28,14 +29,14 @@ async def _call(gate: Gate, method: str, *args, **kwargs):
         raise HTTPError(400, str(exc) or "invalid input") from exc
 
 
-def _epoch(query: dict) -> dict:
-    """``?epoch=N`` as the facade's keyword (validated there: a missing epoch is a 400)."""
-    values = query.get("epoch")
-    if not values:
+def _epoch(query: dict, name: str = "epoch") -> dict:
+    """``?epoch=N`` (or ``?as_of=DATE``) as the facade's keyword (validated there: a 400)."""
+    values = query.get(name)
+    if not values or not values[0].strip():
         return {}
     if len(values) > 1:
-        raise HTTPError(400, "give 'epoch' once")
-    return {"epoch": values[0]}
+        raise HTTPError(400, f"give '{name}' once")
+    return {name: values[0].strip()}
 
 
 async def graph(gate: Gate, query: dict) -> dict:
@@ -54,7 +55,7 @@ async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
     if not question:  # the default question; failing that "" lets the facade pick its only one
         question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question, **_epoch(query))
+    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"))
 
 
 async def revise(gate: Gate, body) -> dict:

@@ -31,6 +31,8 @@ function App() {
   const [timeline, setTimeline] = useState([]);  // one row per epoch of the revision log
   const [shownEpoch, setShownEpoch] = useState(null);  // null: the graph now (live); N: as it stood after epoch N
   const shownRef = useRef(null);
+  const [asOf, setAsOf] = useState("");  // the scoreboard's as-of date (valid time); "" = no date
+  const asOfRef = useRef("");
   const stepSeq = useRef(0);  // the latest step asked for (older answers of a fast scrub are dropped)
 
   const cache = useRef({}).current;
@@ -53,7 +55,13 @@ function App() {
   const failed = useCallback((err) => {
     if (err instanceof ApiError && err.status === 401) setDenied(true);
   }, []);
-  const refreshBoard = useCallback(() => api(shownRef.current == null ? "/api/scoreboard" : `/api/scoreboard?epoch=${shownRef.current}`).then(
+  const boardQuery = () => {
+    const params = new URLSearchParams();
+    if (shownRef.current != null) params.set("epoch", String(shownRef.current));
+    if (asOfRef.current) params.set("as_of", asOfRef.current);
+    return params.toString() ? `/api/scoreboard?${params}` : "/api/scoreboard";
+  };
+  const refreshBoard = useCallback(() => api(boardQuery()).then(
     (b) => { setBoard(b); setBoardError(null); },
     (err) => { failed(err); setBoardError(`Scoreboard unavailable: ${err.message}`); }), []);
   const refreshLog = useCallback(() => Promise.all([
@@ -279,7 +287,8 @@ function App() {
       h("aside", null,
         h(ReviseForm, { busy, onRevise: revise, onReplay: replay, canReplay: !!last, status, statusError }),
         h(Candidates, { decide, busy, onDecide }),
-        h(Scoreboard, { board, error: boardError }),
+        h(Scoreboard, { board, error: boardError, asOf,
+          onAsOf: (value) => { asOfRef.current = value; setAsOf(value); refreshBoard(); } }),
         h(Timeline, { rows: timeline, current, shown: shownEpoch, onShow: showEpoch, busy }),
         h("section", { id: "nodes" }, h("h2", null, "Nodes"),
           h(NodeList, { nodes: graph.nodes, effects, onHover: hoverFromList })),

@@ -26,7 +26,7 @@ export function Tooltip({ hover, place }) {
     node.why ? h("p", { className: "tip-why" }, "Why: ", String(node.why)) : null);
 }
 
-export function Scoreboard({ board, error }) {
+export function Scoreboard({ board, error, asOf = "", onAsOf }) {
   const side = (name, part = {}, mark, cls) => h("div", { className: `side ${cls}` },
     h("h3", null, name, " ", mark ? h("span", { className: "mark" }, mark) : null),
     h("p", { className: "answer" }, part.answer || "—"),
@@ -34,6 +34,11 @@ export function Scoreboard({ board, error }) {
   const marks = board?.scoreboard ?? {};
   return h("section", { id: "scoreboard", "aria-live": "polite" },
     h("h2", { id: "scoreboard-caption" }, "AI revised, not forgot"),
+    onAsOf ? h("div", { className: "row as-of" },
+      h("label", { htmlFor: "as-of" }, "as of"),
+      h("input", { id: "as-of", type: "date", value: asOf, onChange: (e) => onAsOf(e.target.value) }),
+      asOf ? h("button", { id: "as-of-clear", type: "button", onClick: () => onAsOf("") }, "any date") : null) : null,
+    board?.as_of ? h("p", { className: "muted", id: "as-of-note" }, `FALSIFY answers from the beliefs valid on ${board.as_of}`) : null,
     error ? h("p", { className: "error" }, error) : null,
     board ? h("p", { className: "question" }, board.question) : null,
     board ? h("div", { className: "sides" },
