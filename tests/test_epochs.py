@@ -174,3 +174,29 @@ async def test_api_status_and_recall_at_each_epoch(app, prefix):
         await app.recall(epoch=current + 1)
     assert app.journal.epoch() == current and list(app.journal.entries()) == log
     assert await app.status() == seen[undone][0]
+
+
+async def test_api_status_at_an_epoch_before_and_after_a_supersession_in_time(app, prefix):
+    """valid_to written by a supersession in time, then undone: each epoch's status again."""
+    from conftest import investigation
+
+    ev = {"key": "E_alice", "claim": f"Alice is the CEO of Acme {prefix}.", "subject": f"acme {prefix}",
+          "predicate": "ceo", "object": "Alice", "valid_from": "2010-01-01"}
+    await app.load(investigation(prefix, hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
+                                 evidence=[ev], conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
+                                 edges=[{"type": "depends_on", "from": "K", "to": "E_alice"},
+                                        {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9}]))
+    seen = {app.journal.epoch(): await app.status()}
+    result = await app.revise(f"Bob is the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Bob",
+                              key=f"{prefix}F_bob", valid_from="2016-01-01")
+    assert result["validity"] == {f"{prefix}E_alice": "ends_stored"}
+    seen[app.journal.epoch()] = await app.status()
+    await app.undo()
+    seen[app.journal.epoch()] = await app.status()
+    loaded, ended, undone = sorted(seen)
+    alice = lambda s: next(n for n in s["nodes"] if n["key"] == f"{prefix}E_alice")
+    assert alice(seen[ended])["valid_to"] == "2016-01-01" and "valid_to" not in alice(seen[loaded])
+    for epoch, status in seen.items():
+        at = await app.status(epoch=epoch)
+        assert at.pop("epoch") == epoch and at == status
+    assert alice(await app.status(epoch=ended))["state"] == "superseded"
