@@ -200,3 +200,18 @@ async def test_api_status_at_an_epoch_before_and_after_a_supersession_in_time(ap
         at = await app.status(epoch=epoch)
         assert at.pop("epoch") == epoch and at == status
     assert alice(await app.status(epoch=ended))["state"] == "superseded"
+
+
+async def test_mcp_status_and_recall_take_an_epoch(app):
+    """The MCP tools over the session root's facade (in process): status(epoch), recall(epoch)."""
+    from memory_core.mcp.gate import Gate
+    from memory_core.mcp.server import build_server
+
+    server = build_server(Gate(app))
+    epoch = app.journal.epoch()
+    at = await server.call_tool("status", {"epoch": epoch})
+    assert not at.is_error and at.structured_content == dict(await app.status(), epoch=epoch)
+    recalled = await server.call_tool("recall", {"epoch": epoch})
+    assert not recalled.is_error and recalled.structured_content["epoch"] == epoch
+    bad = await server.call_tool("status", {"epoch": epoch + 1})
+    assert bad.is_error and f"epoch {epoch + 1} does not exist" in bad.content[0].text
