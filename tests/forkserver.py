@@ -279,10 +279,11 @@ class ForkPopen:
 
     def __init__(self, args, cwd=None, env=None, stdin=None, stdout=None, stderr=None, text=False,
                  start_new_session=False):
-        args = [str(a) if not isinstance(a, bytes) else os.fsdecode(a) for a in args]
-        if args and args[0] == sys.executable:
-            args = args[1:]
         self.args = args
+        args = [str(a) if not isinstance(a, bytes) else os.fsdecode(a) for a in args]
+        if not args or args[0] != sys.executable:
+            raise ValueError(f"the fork server runs this interpreter ({sys.executable}), not {args[:1]}")
+        args = args[1:]
         self.text = text
         self.returncode = None
         self.stdin = self.stdout = self.stderr = None
