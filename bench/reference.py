@@ -101,6 +101,7 @@ class MNode:
     prior: Optional[float] = None
     forgotten: bool = False
     triple: Optional[tuple] = None  # (subject, predicate, object) of evidence given with one
+    valid_to: Optional[str] = None  # valid time: set when its validity ended (superseded in time)
 
 
 @dataclass(frozen=True)
@@ -163,13 +164,15 @@ class Model:
         rules = {k: self.rules_of(k) for k in keys}
         attacks = {k: self.attackers_of(k) for k in keys}
         stored_dead = {k for k in keys if label(self.nodes[k].state) == F}
+        # superseded in time: it was true, so what it defeated stays defeated (it still attacks)
+        ended = {k for k in keys if self.historical(k)}
 
         def least(outside_ok: set[str]) -> set[str]:
             true: set[str] = set()
             while True:
                 new = set()
                 for k in keys:
-                    if k in true or attacks[k] & outside_ok:
+                    if k in true or k in ended or attacks[k] & (outside_ok | ended):
                         continue
                     if not rules[k]:
                         if attacks[k] or k not in stored_dead:
@@ -199,8 +202,13 @@ class Model:
     def has_alive_supporter(self, hyp: str) -> bool:
         return any(e.kind == "supports" and e.dst == hyp and self.alive(e.src) for e in self.edges)
 
+    def historical(self, key: str) -> bool:
+        """Superseded in time: evidence whose validity ended, or a conclusion resting on one."""
+        n = self.nodes.get(key)
+        return n is not None and n.state == SUPERSEDED and (n.valid_to is not None or n.kind == "conclusion")
+
     def needed(self, key: str) -> bool:
-        """A stored alive (or disputed) node consumes or supersedes ``key``."""
+        """A stored alive (or disputed) node, or one superseded in time, consumes or supersedes ``key``."""
         for e in self.edges:
             if e.kind == "depends_on" and e.dst == key:
                 other = e.src
@@ -210,7 +218,7 @@ class Model:
                 other = e.src
             else:
                 continue
-            if self.alive(other) or self.disputed(other):
+            if self.alive(other) or self.disputed(other) or (self.historical(other) and not self.nodes[other].forgotten):
                 return True
         return False
 
@@ -260,7 +268,9 @@ class Model:
         dead = set(died)
         losers = sorted({e.dst for e in self.edges
                          if e.kind == "supports" and e.src in dead and self.alive(e.dst)
-                         and not self.has_alive_supporter(e.dst)})
+                         and not self.has_alive_supporter(e.dst)
+                         and not any(s.kind == "supports" and s.dst == e.dst and self.disputed(s.src)
+                                     for s in self.edges)})
         for question in sorted({self.nodes[h].question for h in losers}):
             mine = [h for h in losers if self.nodes[h].question == question]
             hyps = sorted(k for k, n in self.stored().items() if n.kind == "hypothesis" and n.question == question)
@@ -417,3 +427,51 @@ def from_investigation(inv: dict) -> Model:
         else:
             m.edges.append(MEdge(kind, e["from"], e["to"], weight=e.get("confidence", 1.0)))
     return m
+
+
+# ---- valid time (the rules of memory_core/core/validity.py's docstring) -----------------
+FOREVER = "9999-12-31"  # an open end; dates here are plain YYYY-MM-DD, which order as strings
+
+
+def valid_time_case(new: tuple, stored: tuple) -> str:
+    """How a judged contradiction reads in valid time: intervals are [from, to), to = None open."""
+    (nf, nt), (sf, st) = new, stored
+    if nf is None or sf is None:
+        return "untimed"
+    if not (nf < (st or FOREVER) and sf < (nt or FOREVER)):
+        return "disjoint"
+    if sf < nf and st is None:
+        return "ends_stored"
+    if nf < sf:
+        return "new_precedes"
+    return "same_period"
+
+
+def end_validity(model: Model, key: str, until: str) -> list[str]:
+    """``key`` (alive evidence) held until ``until``: superseded, weight 0, ``valid_to`` set;
+    every alive node the whole-graph labels then make dead is superseded too (never
+    forgotten); non-critical dependents decay and hypotheses are rescored as for any death."""
+    node = model.nodes[key]
+    if node.state != ALIVE or node.forgotten:
+        return []
+    model.before_death[key] = node.weight
+    node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
+    died = [key]
+    while True:  # what falls is superseded in time too, and keeps its attacks: again until nothing falls
+        falling = [k for k, lab in sorted(model.labels().items()) if lab == F and model.rules_of(k)
+                   and not model.nodes[k].forgotten and model.nodes[k].state in (ALIVE, DISPUTED)]
+        if not falling:
+            break
+        for k in falling:
+            n = model.nodes[k]
+            model.before_death[k] = n.weight
+            n.state, n.weight = SUPERSEDED, 0.0
+            if n.kind == "evidence":
+                n.valid_to = until
+            died.append(k)
+    fell, _ = model.relabel()  # the rest as any relabelling (a premise it defeated, a dispute left)
+    died += [k for k in fell if k not in died]
+    model.decay(died)
+    model.rescore(died)
+    return died
+

@@ -22,6 +22,12 @@ from memory_core.core.vocabulary import DEPENDS_ON, SUPERSEDES, SUPPORTS
 from memory_core.core.plan import Plan
 
 
+def historical_node(node) -> bool:
+    """Superseded in time (see :func:`memory_core.core.tms.historical_node`)."""
+    return node is not None and node.state == "superseded" and (
+        getattr(node, "valid_to", None) is not None or node.kind == "conclusion")
+
+
 def neighbourhood(view: BeliefView, changed) -> set[str]:
     """``changed`` plus every node whose consumers or superseders are among them."""
     keys = set(changed)
@@ -40,9 +46,10 @@ def orphans(view: BeliefView, changed=None) -> list[str]:
         node = view.nodes[key]
         if node.state not in (REFUTED, INVALIDATED):
             continue
-        if any(view.state(c) == "alive" for c in view.consumers(key)):
+        # a node superseded in time was true: what it consumed or defeated is its history, kept
+        if any(view.state(c) == "alive" or historical_node(view.nodes.get(c)) for c in view.consumers(key)):
             continue
-        if any(view.state(s) == "alive" for s in view.superseders(key)):
+        if any(view.state(s) == "alive" or historical_node(view.nodes.get(s)) for s in view.superseders(key)):
             continue
         found.append(key)
     return found

@@ -47,6 +47,13 @@ LABELLED_KINDS = ("evidence", "conclusion")
 RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
 
 
+def historical_node(node) -> bool:
+    """Superseded in time (core.validity): evidence whose validity ended (it has a
+    ``valid_to``), or a conclusion that rested on one (conclusions are otherwise never
+    superseded). It was true: it holds no more, yet what it defeated stays defeated."""
+    return node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
+
+
 def label_of(state: str) -> str:
     if state == ALIVE:
         return L_ALIVE
@@ -104,6 +111,11 @@ def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead:
         {a for _, justs, _ in rules.values() for ants in justs or () for a in ants}
     outside = {k: label_of(view.nodes[k].state) for k in refs - scope if k in view.nodes}
     fixed_true = {k for k, lab in outside.items() if lab == L_ALIVE}
+    # evidence superseded in time (it has a valid_to: core.validity) was true: what it
+    # defeated stays defeated, so it still attacks though it holds no more
+    ended = lambda k: historical_node(view.nodes[k])  # noqa: E731
+    historical = {a for atts, _, _ in rules.values() for a in atts if a in view.nodes and ended(a)}
+    historical |= {k for k in scope if ended(k)}  # and it holds no more, whatever its justifications
     fixed_undefined = {k for k, lab in outside.items() if lab == L_DISPUTED}
     order = sorted(scope)
 
@@ -114,10 +126,10 @@ def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead:
         while changed:
             changed = False
             for key in order:
-                if key in true or key in forced:
+                if key in true or key in forced or key in historical:
                     continue
                 atts, justs, stored = rules[key]
-                if any(a in assumed for a in atts):
+                if any(a in assumed or a in historical for a in atts):
                     continue
                 if justs is None:
                     if atts:

@@ -26,7 +26,6 @@ from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, BeliefView
 from memory_core.core.vocabulary import DISPUTED
-from memory_core.core.cascade import dependent_closure, unfounded
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 
@@ -135,13 +134,36 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
         ended.append(key)
     if not ended:
         return []
-    victims = sorted(unfounded(view, dependent_closure(view, ended)))
-    for key in victims:
-        lost = sorted({a for _, ants in view.justifications(key) for a in ants
-                       if a in victims or view.state(a) != ALIVE})
-        until = ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends) or "its support held only until then"
-        record(view, plan, key, HELD_UNTIL, lost, f"held while its support held ({until})",
-               state=SUPERSEDED, weight=0.0)
+    # what rested on them and holds no more held while its support held: superseded (not
+    # invalidated), and it keeps defeating what it defeated; found by the three-valued labelling,
+    # again until nothing more falls (each one ended keeps its attacks); the rest is relabelled
+    # (a dependent with only a disputed justification left becomes disputed)
+    from memory_core.core.tms import downstream, labels, relabel
+
+    last = min(ends[k] for k in ended)  # the earliest end: from then on nothing of the closure held
+    victims: list[str] = []
+    while True:
+        scope = downstream(view, ended + victims)
+        new = labels(view, scope)
+        falling = sorted(k for k in scope if new[k] == "dead" and view.nodes[k].state in (ALIVE, DISPUTED)
+                         and view.justifications(k))
+        if not falling:
+            break
+        for key in falling:
+            node = view.nodes[key]
+            lost = sorted({a for _, ants in view.justifications(key) for a in ants if new.get(a) == "dead"})
+            until = ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends) or \
+                "its support held only until then"
+            before_to = node.valid_to
+            if node.kind == "evidence":  # derived evidence held while its support did: its validity ends too
+                node.valid_to = last
+            record(view, plan, key, HELD_UNTIL, lost, f"held while its support held ({until})",
+                   state=SUPERSEDED, weight=0.0)
+            if node.kind == "evidence":
+                plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, last
+            victims.append(key)
+    outcome = relabel(view, plan, ended + victims)
+    victims += [k for k in outcome.died if k not in victims]
     plan.died = plan.died + [k for k in ended + victims if k not in plan.died]
     return ended + victims
 
@@ -156,9 +178,12 @@ def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]
 
 
 def historical(view: BeliefView, key: str) -> bool:
-    """A node superseded in time: it was true; never forgotten."""
+    """A node superseded in time: it was true; never forgotten, and what it consumes or
+    supersedes is kept with it (see :func:`memory_core.core.tms.historical_node`)."""
+    from memory_core.core.tms import historical_node
+
     node = view.nodes.get(key)
-    return node is not None and node.state == SUPERSEDED and node.kind in ("evidence", "conclusion")
+    return node is not None and historical_node(node)
 
 
 def counts_at(node, when: str) -> bool:
