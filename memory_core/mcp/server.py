@@ -68,6 +68,8 @@ as new evidence. Arguments:
   target: optional key of the stored evidence the fact contradicts (skips detection; use when sure).
   key: optional key for the new evidence (default: derived from the text).
   source: optional source id of the fact; asserted_at: optional ISO date of the fact.
+  valid_from / valid_to: optional ISO dates when the fact was true in the world (valid time: a new
+  value from a later date ends a stored open-ended one instead of refuting it).
   trust: optional trust 0..1 of `source`, registered if that source is not known yet.
   policy: optional "latest_wins" | "trust_ranked" | "preserve_both": who wins a contradiction in this
   revision (default: the question's policy); preserve_both keeps both sides as "disputed".
@@ -104,7 +106,8 @@ Answer a stored research question from the memory: FALSIFY's answer uses only be
 next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
 
 Call it to get the current, revised answer. `question`: the question text (default: the stored
-question). `epoch`: answer from the beliefs alive after that epoch (as stored then). Returns {"question",
+question). `epoch`: answer from the beliefs alive after that epoch (as stored then). `as_of`: an ISO
+date, answer from the beliefs valid at that date (valid time). Returns {"question",
 "falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
 
 SEARCH = """\
