@@ -16,6 +16,8 @@ import pytest
 
 import forkserver
 
+from bench.mquake.dataset import ev_key
+
 from test_bench_quick import DATA, QUICK_CASES, REPO, TIMEOUT, missing_data
 
 pytestmark = pytest.mark.slow
@@ -48,7 +50,7 @@ def test_every_edit_is_recorded_and_loses(result):
     assert report["revisions"] == report["recorded"] == edits
     revisions = report["detail"]["revisions"]
     assert len(revisions) == edits
-    new_key = {e["id"]: e["new_fact"]["id"].replace("|", "/") for e in data["edits"]}  # bench.mquake.dataset.ev_key
+    new_key = {e["id"]: ev_key(e["new_fact"]["id"]) for e in data["edits"]}  # the benchmark's own key rule
     for rev in revisions:
         assert rev["epoch"] is not None and rev["refuted"] == [new_key[rev["edit"]]], rev
         assert rev["invalidated"] == [] and rev["forgotten"] == [], rev
