@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import investigation, seed_with_prefix
@@ -262,7 +264,13 @@ def test_revise_file_applies_lines_in_order(tmp_path):
 
 async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
     subject = f"S-{prefix}"
-    await app.load(chain(prefix, subject))
+    inv = json.loads(chain(prefix, subject))
+    # gate 1 keeps a bounded top k: claims worded like the fact (about other shipments, so the
+    # structured judge finds them unrelated) fill it, whatever else the shared root holds
+    inv["evidence"] += [{"key": f"{prefix}D{i}", "claim": f"Customs papers list Lyon as the origin of shipment {i}.",
+                         "subject": f"shipment {i} {prefix}", "predicate": "has origin", "object": "Lyon"}
+                        for i in range(10)]
+    await app.load(json.dumps(inv))
     # worded far from the stored claim: gate 1 alone would not pass it
     fact = "Customs papers list Lyon as the origin."
     from memory_core.judging.detect import gate1, gate1_threshold
