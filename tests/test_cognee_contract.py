@@ -136,9 +136,14 @@ async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
     conn = await app.store.vector.get_connection()
     rows = await app.store.vector_ids(name)
     hits = [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)]
+    before = (await (await conn.open_table(name)).stats())["fragment_stats"]["num_fragments"]
     compacted = await app.store.compact_vectors(fragments=1)
     assert name in compacted
-    assert (await (await conn.open_table(name)).stats())["fragment_stats"]["num_fragments"] == 1
+    after = (await (await conn.open_table(name)).stats())["fragment_stats"]["num_fragments"]
+    # LanceDB compacts rows its full-text index covers apart from rows added since (gate 1's
+    # lexical index): one fragment without the index, at most one per side with it
+    indexed = bool(await (await conn.open_table(name)).list_indices())
+    assert after == 1 or (indexed and after == 2 < before), (before, after, indexed)
     assert await app.store.vector_ids(name) == rows
     assert [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)] == hits
 
