@@ -7,6 +7,8 @@ justification that holds it, recursively to premises.
 
 from __future__ import annotations
 
+import asyncio
+
 from memory_core.core import why
 from memory_core.core.investigation import check_key
 from memory_core.ops.stores import Stores
@@ -16,7 +18,8 @@ from memory_core.store.journal import Journal
 
 async def explain(stores: Stores, key: str) -> dict:
     key = check_key(key, "explain")
-    result = why.history(stores.journal.entries(), key)
+    # the whole revision log is read: off the event loop, so other tasks keep running
+    result = await asyncio.to_thread(lambda: why.history(stores.journal.entries(), key))
     props = (await stores.store.find_keys([key])).get(key)
     if props is None:
         result["state"] = "forgotten" if result["known"] else None

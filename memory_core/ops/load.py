@@ -10,6 +10,7 @@ The whole load is one journalled intent: it lands whole or not at all.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -107,7 +108,7 @@ def forgotten_kinds(journal, keys) -> dict[str, str]:
 async def load(stores: Stores, source: Any) -> dict:
     """Load a whole investigation or a fragment into a stored question (see
     :func:`memory_core.core.investigation.parse`). Lands whole or not at all."""
-    data, what = read_source(source)
+    data, what = await asyncio.to_thread(read_source, source)  # a file may be large: off the event loop
     mentioned = peek_keys(data)
     referenced = await stores.store.find_keys(mentioned) if mentioned else {}
     known = {k: KIND_BY_TYPE.get(p.get("type", ""), "evidence") for k, p in referenced.items()}
