@@ -50,7 +50,8 @@ demo: setup ui
 PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo.py tests/test_bench_quick.py \
             tests/test_check_repair.py tests/test_fault_injection.py \
             tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
-            tests/test_postgres_multiprocess.py tests/test_validity_api.py tests/test_validity_cli.py
+            tests/test_postgres_multiprocess.py tests/test_validity_api.py tests/test_validity_cli.py \
+            tests/test_epochs.py tests/test_offline_candidates.py
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
 # the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once
@@ -84,4 +85,4 @@ bench: setup
 	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
 
 clean:
-	rm -rf $(VENV) ui/node_modules memory_core/web/static/vendor .falsify .falsify-demo
+	rm -rf $(VENV) ui/node_modules site .falsify .falsify-demo
