@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, clean_env, investigation
+from conftest import BACKEND, REPO, clean_env, investigation
 
 AUDIT = "Forensic audit: the March QA report was back-dated."
 
@@ -128,8 +128,13 @@ async def test_mcp_offline_agent_protocol(tmp_path):
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     root = tmp_path / "root"
+    env = clean_env()
+    if BACKEND == "postgres":  # the root's own database, as conftest.cli gives every root
+        import pg_server
+
+        env.update(pg_server.root_env(root))
     params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   env=clean_env(), cwd=str(REPO))
+                                   env=env, cwd=str(REPO))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
