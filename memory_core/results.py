@@ -2,7 +2,7 @@
 what the Python API returns and what the MCP tools return as structured content.
 
 They are ``TypedDict``s (plain dicts at run time). ``total=False`` marks keys that
-appear only in some results; the README's "--json shapes" section is the same
+appear only in some results; docs/json-shapes.md is the same
 contract in prose. New keys may be added; existing ones keep their meaning.
 """
 

@@ -1,5 +1,5 @@
 """``check`` finds a state the three-valued labelling disagrees with, and ``check --repair``
-relabels it as a revision would (the three-valued labelling; Guarantee 3 in the README).
+relabels it as a revision would (the three-valued labelling; Guarantee 3 in docs/guarantees.md).
 
 The corruption is real: after a revision refutes E_qa (the new fact supersedes it), E_qa's
 state is set back to ``alive`` through cognee's graph engine (``set_node_truth_state``),

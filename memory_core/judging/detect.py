@@ -27,13 +27,13 @@ from memory_core.store.settings import llm_key_configured
 from memory_core.core.keys import sp_key
 
 # Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
-# fixed distance cutoff: measured (README "Gate 1"), a cutoff drops most paraphrased contradictions.
+# fixed distance cutoff: measured (docs/judging.md, "Gate 1"), a cutoff drops most paraphrased contradictions.
 # FALSIFY_GATE1_THRESHOLD still sets a cosine-distance floor for those who want one.
 DEFAULT_THRESHOLDS: dict[str, Optional[float]] = {}
 FALLBACK_THRESHOLD: Optional[float] = None
 DEFAULT_LIMIT = GATE1_K
 # an undecided candidate this near holds an otherwise decided fact back (Detection.may_record): the
-# distance below which every contradicted claim of MQuAKE-hard lay (README "Gate 1")
+# distance below which every contradicted claim of MQuAKE-hard lay (docs/judging.md, "Gate 1")
 UNDECIDED_BLOCKS_WITHIN = 0.55
 
 

@@ -38,7 +38,7 @@ from memory_core.core.keys import sp_key
 from memory_core.store.belief_store import state_of
 
 RRF_K = 60  # the constant of reciprocal rank fusion (the usual value; rank 1 scores 1/61)
-GATE1_K = 8  # candidates kept from the fused ranking (see README "Gate 1")
+GATE1_K = 8  # candidates kept from the fused ranking (see docs/judging.md, "Gate 1")
 POOL_MIN = 32  # each ranked retriever returns at least this many rows before dead evidence is dropped
 BATCH_GATE1_MIN = 8  # from this many facts, the vector retriever reads the evidence vectors once
 BATCH_GATE1_MAX_ROWS = 200_000  # above this, per-fact searches are cheaper than holding the matrix

@@ -1,6 +1,6 @@
 """Command line: ``python main.py [--root DIR] COMMAND ...``.
 
-Exit codes (also in the README):
+Exit codes (also in docs/guarantees.md):
   0  success (including "nothing to do" and "no judge could decide")
   1  ``check`` found problems, or an unexpected internal error
   2  bad input: invalid file, fact, key, flag or JSON; nothing was written

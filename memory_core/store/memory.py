@@ -1,7 +1,7 @@
 """Keeping a long-lived process's memory and a root's disk flat.
 
 Measured with ``python -m bench.soak`` (one process revising and undoing on the
-MQuAKE-hard graph; see README "Performance"), a long-lived process grew by
+MQuAKE-hard graph; see bench/RESULTS.md), a long-lived process grew by
 about 1 MB of native memory per change:
 
 * **Ladybug** (0.19, pinned by cognee 1.6.5): every ``CHECKPOINT`` keeps native
