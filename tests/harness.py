@@ -132,3 +132,35 @@ def viewer_url(proc: subprocess.Popen, timeout: float):
         if line.startswith("FALSIFY viewer: "):
             return line.split(": ", 1)[1].strip()
     return None
+
+
+# ---- reading tests/cli_batch.py results (one dict per step: name, code, stdout, stderr,
+# and with a snapshot the status before and after the step) ----------------------------
+def ok(r: dict) -> dict:
+    assert r["code"] == 0, (r["name"], r["stdout"][-2000:], r["stderr"][-3000:])
+    return r
+
+
+def js(r: dict):
+    return json.loads(ok(r)["stdout"])
+
+
+def jsl(r: dict) -> list:
+    """``revise --file --json``: one JSON result per line."""
+    return [json.loads(line) for line in ok(r)["stdout"].splitlines() if line.strip()]
+
+
+def states(status: dict) -> dict:
+    return {k: n["state"] for k, n in nodes_by_key(status).items()}
+
+
+def edges(status: dict) -> set:
+    return {(e["from"], e["type"], e["to"]) for e in status["edges"]}
+
+
+def before(r: dict) -> dict:
+    return r["before"]["status"]
+
+
+def after(r: dict) -> dict:
+    return r["after"]["status"]

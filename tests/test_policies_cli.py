@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from harness import DEMO_FACT, EXAMPLE, nodes_by_key, run_batch
+from harness import DEMO_FACT, EXAMPLE, after, before, edges, js, nodes_by_key, ok, run_batch, states
 
 pytestmark = pytest.mark.slow
 
@@ -48,31 +48,6 @@ def cli(name, *argv, snapshot=True):
 
 def search_k(name):
     return {"name": name, "op": "search", "kind": "conclusion", "text": K_TEXT, "limit": 3}
-
-
-def ok(r):
-    assert r["code"] == 0, (r["name"], r["stdout"][-2000:], r["stderr"][-3000:])
-    return r
-
-
-def js(r):
-    return json.loads(ok(r)["stdout"])
-
-
-def states(status):
-    return {k: n["state"] for k, n in nodes_by_key(status).items()}
-
-
-def edges(status):
-    return {(e["from"], e["type"], e["to"]) for e in status["edges"]}
-
-
-def before(r):
-    return r["before"]["status"]
-
-
-def after(r):
-    return r["after"]["status"]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from harness import nodes_by_key, run_batch
+from harness import js, nodes_by_key, ok, run_batch
 
 pytestmark = pytest.mark.slow
 
@@ -117,15 +117,6 @@ def run(tmp_path_factory):
             snapshot=True),
     ]
     return {r["name"]: r for r in run_batch(work / "root", steps, work / "batch", timeout=900)}
-
-
-def ok(r):
-    assert r["code"] == 0, (r["name"], r["stdout"][-2000:], r["stderr"][-3000:])
-    return r
-
-
-def js(r):
-    return json.loads(ok(r)["stdout"])
 
 
 def test_a_later_value_ends_the_stored_one(run):

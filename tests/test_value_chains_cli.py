@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from harness import nodes_by_key, run_batch
+from harness import after, before, edges, js, jsl, nodes_by_key, ok, run_batch, states
 
 pytestmark = pytest.mark.slow
 
@@ -124,36 +124,6 @@ def run(tmp_path_factory):
         cli("check_curie", "check", "--json", snapshot=False),
     ]
     return {r["name"]: r for r in run_batch(work / "root", steps, work / "batch", timeout=900)}
-
-
-def ok(r):
-    assert r["code"] == 0, (r["name"], r["stdout"][-2000:], r["stderr"][-3000:])
-    return r
-
-
-def js(r):
-    return json.loads(ok(r)["stdout"])
-
-
-def jsl(r):
-    """``revise --file --json``: one JSON result per line."""
-    return [json.loads(line) for line in ok(r)["stdout"].splitlines() if line.strip()]
-
-
-def states(status):
-    return {k: n["state"] for k, n in nodes_by_key(status).items()}
-
-
-def edges(status):
-    return {(e["from"], e["type"], e["to"]) for e in status["edges"]}
-
-
-def after(r):
-    return r["after"]["status"]
-
-
-def before(r):
-    return r["before"]["status"]
 
 
 def test_a_value_replaced_twice_keeps_the_oldest_dead(run):
