@@ -107,6 +107,17 @@ def loaded_root(tmp_path_factory) -> Path:
     return root
 
 
+def revised_root(tmp_path_factory, name: str) -> tuple[Path, Path]:
+    """A fresh copy of :func:`loaded_root` revised once with the demo's fact pinned to E_qa
+    (epoch 2), in a new work directory: (work, root)."""
+    work = tmp_path_factory.mktemp(name)
+    root = copy_root(loaded_root(tmp_path_factory), work / "r1")
+    r = run_batch(root, [{"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]}],
+                  work / "b0")[0]
+    assert r["code"] == 0, r["stderr"][-2000:]
+    return work, root
+
+
 def status_of(root, env=None) -> dict:
     proc = run_cli(root, "status", "--json", env=env)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")

@@ -21,7 +21,7 @@ import json
 import pytest
 
 from backend_helpers import POSTGRES
-from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, run_batch
+from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, revised_root, run_batch
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(POSTGRES, reason="the revision log is a file only on the embedded backend")]
@@ -35,11 +35,7 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def revised(tmp_path_factory):
-    work = tmp_path_factory.mktemp("history")
-    root = copy_root(loaded_root(tmp_path_factory), work / "r1")
-    r = run_batch(root, [{"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]}],
-                  work / "b0")[0]
-    assert r["code"] == 0, r["stderr"][-2000:]
+    work, root = revised_root(tmp_path_factory, "history")
     assert json.loads((root / "falsify.json").read_text())["epoch"] == 2
     return work, root
 

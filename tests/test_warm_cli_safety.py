@@ -23,7 +23,7 @@ import pytest
 
 from backend_helpers import POSTGRES, log_entries
 from conftest import REPO, SEED, cli, clean_env
-from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, run_batch
+from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, revised_root, run_batch
 from test_warm_cli import start_serve
 
 
@@ -60,12 +60,7 @@ def test_a_database_option_is_never_forwarded():
 
 @pytest.fixture(scope="module")
 def revised(tmp_path_factory):
-    work = tmp_path_factory.mktemp("warm-safety")
-    root = copy_root(loaded_root(tmp_path_factory), work / "r1")
-    r = run_batch(root, [{"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]}],
-                  work / "b0")[0]
-    assert r["code"] == 0, r["stderr"][-2000:]
-    return work, root
+    return revised_root(tmp_path_factory, "warm-safety")
 
 
 @pytest.mark.slow
