@@ -43,7 +43,9 @@ def test_a_damaged_meta_file_says_what_to_do(tmp_path_factory, garbage):
 def test_a_truncated_graph_file_is_named_as_damage(tmp_path_factory):
     work = tmp_path_factory.mktemp("graph")
     root = copy_root(loaded_root(tmp_path_factory), work / "root")
-    graph = next(p for p in (root / "cognee_system" / "databases").iterdir() if p.is_file() and "ladybug" in p.name)
+    # the database file itself, not its write-ahead log or compaction record beside it
+    graph = root / "cognee_system" / "databases" / "cognee_graph_ladybug"
+    assert graph.is_file(), sorted(p.name for p in graph.parent.iterdir())
     with open(graph, "r+b") as f:
         f.truncate(graph.stat().st_size // 2)
     proc = run_cli(root, "status")
