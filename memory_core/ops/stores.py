@@ -22,5 +22,10 @@ class Stores:
     hook: Optional[Callable[[str], None]] = None  # fault injection / progress: called with a step name
     recovered: Optional[str] = None  # what opening the root recovered, if anything
 
+    @property
+    def settings(self):
+        """The settings the opened stores go by (memory_core.store.config.Settings)."""
+        return self.store.settings
+
     def default_question(self) -> Optional[str]:
         return self.journal.meta().get("default_question")

@@ -116,11 +116,13 @@ def damaged(error: BaseException) -> None:
 
 
 class BeliefStore:
-    def __init__(self, graph, vector, backend=None):
-        from memory_core.store import backends
+    def __init__(self, graph, vector, backend=None, settings=None):
+        from memory_core.store import backends, config
 
         self.graph = graph
         self.vector = vector
+        # the settings this store and everything working on it go by (read once: store/config.py)
+        self.settings = settings or config.current()
         # the raw queries of this database (Ladybug or PostgreSQL): memory_core.store.backends
         self.backend = backend or backends.for_engines(graph, vector)
 
