@@ -36,7 +36,7 @@ class Case:
     candidates: list  # detect.Candidate; a judge sees only those not decided yet
     props: dict[str, dict] = field(default_factory=dict)  # candidate key -> stored props (triple, question_key)
     declared: dict[str, dict] = field(default_factory=dict)  # question key -> its predicate cardinality declarations
-    usage: object = None  # what the LLM judge spent on this fact (store.llm.Usage), when it was asked
+    usage: object = None  # what the LLM judge spent on this fact (judging.llm.Usage), when it was asked
 
     @property
     def undecided(self) -> list:

@@ -198,7 +198,7 @@ async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str
     :class:`JudgeError` with ``error.judged`` (facts fully judged before it) and
     ``error.detections`` (their detections)."""
     from memory_core.judging.chain import Case, LLMStep, StructuredJudge, judge_cases
-    from memory_core.store.llm import Usage
+    from memory_core.judging.llm import Usage
 
     queries = [Query(fact, tuple(triple) if triple else None, None, frozenset(exclude)) for fact, triple, exclude in facts]
     found = [candidates_from(f) for f in await gate1_many(store, queries, limit, threshold)]

@@ -75,7 +75,7 @@ def _cache_enabled() -> bool:
 
 
 class LLMJudge:
-    """The skeptical-analyst judge through cognee's LLM gateway (``store.llm``).
+    """The skeptical-analyst judge through cognee's LLM gateway (``judging.llm``).
 
     ``await judge.judge(fact, [(key, claim), ...])`` decides every candidate in one call
     (cached verdicts are not asked again) and returns ``{key: ContradictionJudgement}``.
@@ -92,7 +92,7 @@ class LLMJudge:
         return verdicts["claim"]
 
     async def judge_pair(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
-        from memory_core.store.llm import structured_output
+        from memory_core.judging.llm import structured_output
 
         return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
                                        usage=usage)
@@ -101,7 +101,7 @@ class LLMJudge:
                     predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
         """``stored``: (key, claim) pairs. One call for those not in the cache (none if all are).
         ``predicates``: cardinality declarations the prompt carries."""
-        from memory_core.store import llm
+        from memory_core.judging import llm
 
         stored = list(dict((k, c) for k, c in stored).items())
         if not stored:
@@ -110,7 +110,7 @@ class LLMJudge:
         model = cache = None
         keys: dict[str, str] = {}
         if self.cache:
-            from memory_core.store.verdict_cache import cache_key, for_root
+            from memory_core.judging.verdict_cache import cache_key, for_root
 
             model, cache = llm.model_name(), for_root()
             # the declarations are part of what was asked: another set of them, another verdict
@@ -154,7 +154,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
     after the failing one are not started; the error raised is the first failing fact's, with
     ``error.judged`` = how many leading facts were fully judged and ``error.results`` = their
     results (so a caller can keep what was fully decided)."""
-    from memory_core.store.llm import Usage
+    from memory_core.judging.llm import Usage
 
     judge = judge or LLMJudge()
     gate = asyncio.Semaphore(concurrency or llm_concurrency())

@@ -28,7 +28,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.identity import collection
 from memory_core.core.investigation import check_text
 from memory_core.store.belief_store import state_of, to_node
-from memory_core.store.llm import structured_output
+from memory_core.judging.llm import structured_output
 from memory_core.store.settings import llm_key_configured
 
 BASELINE_K = 3

@@ -16,7 +16,7 @@ from memory_core.core.requests import RevisionRequest
 from memory_core.judging.detect import DEFAULT_LIMIT
 from memory_core.ops.resolve import plan_fields
 from memory_core.ops.stores import Stores
-from memory_core.store.llm import command_meter
+from memory_core.judging.llm import command_meter
 from memory_core.store.settings import llm_key_configured
 from memory_core.tasks import RevisionBatch, run_revision, threshold
 

@@ -23,7 +23,7 @@ from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
                                         pinned, undecided_note)
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
-from memory_core.store.llm import Usage
+from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
