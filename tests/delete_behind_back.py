@@ -1,4 +1,4 @@
-"""Delete a node behind FALSIFY's back (for tests/test_issue12_regressions.py).
+"""Delete a node behind FALSIFY's back (for tests/test_partial_view_forget.py).
 
     python tests/delete_behind_back.py ROOT KIND KEY
 

@@ -267,7 +267,7 @@ CASES: list[Case] = [
     Case("ref_nowhere_key", ["load", "{file}"], 2, "edges[0]: 'to' names unknown key 'NOWHERE'",
          file=fragment([{"key": "K_nowhere", "statement": "Rests on nothing."}],
                        [{"type": "depends_on", "from": "K_nowhere", "to": "NOWHERE"}])),
-    Case("forget_K", revise(DEMO_FACT, "--target", "E_qa", "--key", "F_issue12", "--json"), 0, '"forgotten": [\n    "K"',
+    Case("forget_K", revise(DEMO_FACT, "--target", "E_qa", "--key", "F_forget", "--json"), 0, '"forgotten": [\n    "K"',
          writes=True),
     Case("ref_forgotten_key_skipped", ["load", "{file}", "--json"], 0,
          "edge depends_on K_late -> K: not added: an endpoint was forgotten (K by the revision of epoch",

@@ -95,7 +95,7 @@ def cli(name, *argv):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """The partial-view sequence through the CLI on a fresh root (one process)."""
-    work = tmp_path_factory.mktemp("issue12")
+    work = tmp_path_factory.mktemp("partial_view")
     path = work / "partial.json"
     path.write_text(json.dumps(PARTIAL), encoding="utf-8")
     root = work / "root"
@@ -143,7 +143,7 @@ def damaged(run, tmp_path_factory):
     """The root after the sequence, with a deleted behind FALSIFY's back (graph node and its
     edges through cognee's graph engine, vector row with lancedb), then check / --repair."""
     _, source = run
-    work = tmp_path_factory.mktemp("issue12_damaged")
+    work = tmp_path_factory.mktemp("partial_view_damaged")
     root = copy_root(source, work / "root")
     proc = forkserver.run([sys.executable, str(REPO / "tests" / "delete_behind_back.py"), str(root), "evidence", "a"],
                           cwd=REPO, env=clean_env(), capture_output=True, timeout=300)
