@@ -3,26 +3,44 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import cli, cli_json, clean_env
+from harness import copy_root
 
 pytestmark = pytest.mark.slow
 
+QUESTION = "Did Company X know about the defect before the recall?"
 
-def test_cross_session_recall_and_stale_baseline(tmp_path):
-    root = tmp_path / "demo"
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory):
+    """The demo's two sessions by hand, each in its own process: session 1, recall, session 2
+    (a new process: the graph comes from disk), recall (a third process), status, session 2
+    again, status. What each printed, and the root as they left it (revised once); the tests
+    below read these outputs, explain K on this root and run the whole demo on a copy of it."""
+    root = tmp_path_factory.mktemp("demo") / "demo"
     one = cli(root, "--session", "1")
     assert one.returncode == 0, one.stderr
-    # before the revision both answers point to the same story (A, March 2021)
     before = cli_json(root, "recall")
+    two = cli(root, "--session", "2")
+    assert two.returncode == 0, two.stderr
+    after = cli_json(root, "recall", QUESTION)
+    status = cli_json(root, "status")
+    again = cli(root, "--session", "2")
+    return SimpleNamespace(root=root, before=before, after=after, status=status, again=again,
+                           status_again=cli_json(root, "status"))
+
+
+def test_cross_session_recall_and_stale_baseline(sessions):
+    # before the revision both answers point to the same story (A, March 2021)
+    before = sessions.before
     assert before["falsify"]["nodes"][0] == "A" and "Mar" in before["falsify"]["answer"]
     assert "March 2021" in before["baseline"]["answer"]
     assert before["scoreboard"] == {"falsify_mark": "", "baseline_mark": ""}
-    two = cli(root, "--session", "2")  # a new process: the graph comes from disk
-    assert two.returncode == 0, two.stderr
-    after = cli_json(root, "recall", "Did Company X know about the defect before the recall?")  # a third process
+    after = sessions.after
     # test_cross_session_recall_skips_dead: B, never K or A-as-truth
     assert after["falsify"]["nodes"][0] == "B" and "K" not in after["falsify"]["nodes"]
     assert "A" not in after["falsify"]["nodes"] and "E_qa" not in after["falsify"]["nodes"]
@@ -33,10 +51,9 @@ def test_cross_session_recall_and_stale_baseline(tmp_path):
     assert after["scoreboard"] == {"falsify_mark": "[revised]", "baseline_mark": "[STALE]"}
     assert set(after) >= {"question", "falsify", "baseline", "verdict"}
     # session 2 again: nothing changes, and it says so
-    status = cli_json(root, "status")
-    again = cli(root, "--session", "2")
+    again = sessions.again
     assert again.returncode == 0 and "already" in again.stdout and "nothing changed" in again.stdout
-    assert cli_json(root, "status") == status
+    assert sessions.status_again == sessions.status
 
 
 def test_session_two_before_one_says_what_to_do(tmp_path):
@@ -45,12 +62,20 @@ def test_session_two_before_one_says_what_to_do(tmp_path):
     assert "--session 1" in proc.stdout
 
 
-def test_full_demo_output_tells_the_story_with_measured_figures(tmp_path):
-    root = tmp_path / "d"
-    proc = cli(root, "--demo", timeout=300)
+def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_path):
+    """``--demo`` on a root the two sessions already ran on: with ``--keep`` it reuses the root
+    (nothing new recorded); without, it starts clean and tells the whole story again, with the
+    figures it measured. (On a fresh root it says nothing about clearing: the installed demo in
+    tests/test_packaging.py runs there.)"""
+    root = copy_root(sessions.root, tmp_path / "d")
+    kept = cli(root, "--demo", "--keep", timeout=300)
+    assert kept.returncode == 0, kept.stderr
+    assert "reused" in kept.stdout and "already recorded" in kept.stdout and "started clean" not in kept.stdout
+    proc = cli(root, "--demo", timeout=300)  # running the demo again starts clean (and says so)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr
-    assert "Session 1" in out and "Session 2" in out and "started clean" not in out  # fresh root: nothing to clear
+    assert "started clean" in out and "Session 1" in out and "Session 2" in out
+    assert "nothing new to load" not in out and "already recorded" not in out  # really clean: built and revised anew
     assert re.search(r"new process \d+", out)
     assert re.search(r"contradiction \(pinned, gates skipped\): E_qa \(cosine distance 0\.\d{3}, shown only; judge=pinned conf=1\.00\)", out)
     assert "judge pinned" in out
@@ -67,20 +92,12 @@ def test_full_demo_output_tells_the_story_with_measured_figures(tmp_path):
     assert re.search(r"Plain-RAG {6}: .*15 March 2021.* \[STALE\]", board)
     assert "AI revised, not forgot." in board
     assert re.search(r"demo finished in \d+\.\d s wall", out)
-    # running the demo again starts clean (and says so)
-    rerun = cli(root, "--demo", timeout=300)
-    assert rerun.returncode == 0 and "started clean" in rerun.stdout
-    kept = cli(root, "--demo", "--keep", timeout=300)
-    assert kept.returncode == 0 and "reused" in kept.stdout and "already recorded" in kept.stdout
 
 
-def test_explain_after_demo(tmp_path):
-    root = tmp_path / "e"
-    assert cli(root, "--session", "1").returncode == 0
-    assert cli(root, "--session", "2").returncode == 0
-    why = cli_json(root, "explain", "K")
+def test_explain_after_demo(sessions):
+    why = cli_json(sessions.root, "explain", "K")
     assert [e["rule"] for e in why["events"]] == ["loaded", "justification_lost", "orphaned"]
-    human = cli(root, "explain", "K").stdout
+    human = cli(sessions.root, "explain", "K").stdout
     assert "invalidated: it rested on E_qa" in human and "forgotten" in human
 
 

@@ -166,6 +166,7 @@ def test_installed_demo_and_viewer_need_no_checkout(installed):
                           capture_output=True, text=True, timeout=400)
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-3000:]
     assert "Session 1" in demo.stdout and "forward cascade: K invalidated" in demo.stdout
+    assert "started clean" not in demo.stdout  # a fresh root: nothing to clear (tests/test_demo.py reruns on a used one)
     assert f"falsify --root {root} serve" in demo.stdout  # the hints name the installed command
 
     server = subprocess.Popen([str(venv / "bin" / "falsify"), "--root", str(root), "serve", "--port", "0"],
