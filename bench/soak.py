@@ -120,7 +120,7 @@ def python_breakdown() -> dict:
     if tracemalloc.is_tracing():
         out["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
     with contextlib.suppress(Exception):
-        from memory_core.store import memory
+        from memory_core.store.backends import housekeeping as memory
 
         out["housekeeping"] = memory.stats()
     return out
@@ -228,7 +228,7 @@ async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_a
 
 
 def housekeeping_settings() -> dict:
-    from memory_core.store import memory
+    from memory_core.store.backends import housekeeping as memory
 
     return memory.settings()
 

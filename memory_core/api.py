@@ -15,9 +15,7 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import os
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
@@ -36,13 +34,13 @@ from memory_core.ops import undo as undo_op
 from memory_core.ops.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
-from memory_core.store import settings, writer
+from memory_core.store import backends, config, settings, writer
+from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root
-from memory_core.store.journal import Journal, open_journal
+from memory_core.store.journal import Journal
 from memory_core.store.faults import fault_hook
-from memory_core.store.lock import WriterLock, writer_lock
-from memory_core.store.postgres import check_database_embedder
+from memory_core.store.lock import WriterLock
 
 
 def _spoken(value: Any) -> Any:
@@ -153,8 +151,8 @@ class Falsify:
         ``GLINER_AUTO_INSTALL=false``, ``GRAPH_DATABASE_SUBPROCESS_ENABLED=false``,
         ``VECTOR_DB_SUBPROCESS_ENABLED=false``, ``LOG_LEVEL=ERROR``, ``TIKTOKEN_CACHE_DIR``;
         the embedding settings of the embedder it selects (``EMBEDDING_*``, ``HF_HUB_OFFLINE``...:
-        :mod:`memory_core.store.embedder`); allocator settings (``MALLOC_*``:
-        :mod:`memory_core.store.memory`); on the PostgreSQL backend cognee's ``GRAPH_DATABASE_*``
+        :mod:`memory_core.store.embedder`); allocator settings (``ARROW_DEFAULT_MEMORY_POOL``:
+        :mod:`memory_core.store.process`); on the PostgreSQL backend cognee's ``GRAPH_DATABASE_*``
         and ``VECTOR_DB_*`` connection settings. It loads ``<project>/.env`` without override.
         A host that configures cognee itself uses :meth:`attach`, which sets nothing."""
         if database:
@@ -172,20 +170,21 @@ class Falsify:
     @classmethod
     async def _open(cls, root, lock: bool, purpose: str, create: bool = True) -> "Falsify":
         start = time.perf_counter()
+        # the settings of this opening: a variable set (or --database given) before it counts
+        settings.load_dotenv_file()
+        backend = backends.choose(config.reload())
         # on PostgreSQL the beliefs live in the database: a new local root reads a shared one
-        if not create and settings.backend() != "postgres" and not settings.root_exists(root):
+        if not create and backend.beliefs_in_root and not settings.root_exists(root):
             raise InputError(f"no data root at {settings.resolve_root(root)} (nothing was created; `load` an "
                              "investigation to start one, or pass the right --root / FALSIFY_HOME)")
-        paths = settings.configure(root)
+        paths = settings.configure(root, backend)
 
         async def prepare(held):
-            mine = check_root(paths.meta)
-            if settings.backend() == "postgres":  # the database is shared: its own record decides
-                check_database_embedder(settings.database_url(), mine)
+            backend.check_embedder(check_root(paths.meta))  # a shared database: its own record decides
             settings.import_cognee()
-            return await _open_stores(paths, paths.root, repair=held is not None, home=paths.home)
+            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home)
 
-        return await cls._locked(start, writer_lock(paths.lock, purpose) if lock else None, prepare)
+        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare)
 
     @classmethod
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
@@ -193,12 +192,15 @@ class Falsify:
         state = Path(state_dir).expanduser().resolve()
         settings.attach()  # refuses a host configuration FALSIFY cannot work on (HostConfigError)
         state.mkdir(parents=True, exist_ok=True)
+        backend = backends.choose(config.reload())
 
         async def prepare(held):
             check_root(state / "falsify.json", settings.attached_fingerprint())
-            return await _open_stores(None, state, repair=held is not None, home=None)
+            return await _open_stores(backend, None, state, repair=held is not None, home=None)
 
-        return await cls._locked(start, WriterLock(state / "writer.lock", purpose) if lock else None, prepare)
+        # the state directory's own flock, whichever backend holds the beliefs
+        timeout = backend.settings.lock_timeout
+        return await cls._locked(start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare)
 
     @classmethod
     async def _locked(cls, start: float, lock, prepare) -> "Falsify":
@@ -206,7 +208,7 @@ class Falsify:
         opening fails."""
         held = None
         if lock is not None:  # waiting for another writer never blocks the event loop
-            held = await (lock.acquire_async() if hasattr(lock, "acquire_async") else asyncio.to_thread(lock.acquire))
+            held = await lock.acquire_async()
         try:
             stores = await prepare(held)
         except BaseException:
@@ -224,8 +226,7 @@ class Falsify:
         if self._lock:
             self._lock.release()
             self._lock = None
-        if hasattr(self.journal, "close"):  # the PostgreSQL journal's connection
-            self.journal.close()
+        self.journal.close()  # the PostgreSQL journal's connection
 
     async def __aenter__(self) -> "Falsify":
         return self
@@ -348,13 +349,13 @@ class Falsify:
         return load_op.forgotten(self.journal)
 
 
-async def _open_stores(paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
-    store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home)
-    journal = open_journal(state)
+async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
+    store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
+    journal = backend.open_journal(state)
     recovered = await writer.recover(store, journal)
     if store.repaired:
         recovered = "; ".join(filter(None, [store.repaired, recovered]))
-    return Stores(store, journal, paths, fault_hook(os.environ.get("FALSIFY_FAULT_AT")), recovered)
+    return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
 
 
 def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool = False) -> list:

@@ -171,7 +171,7 @@ def run_step(root: str, step: dict) -> dict:
         result["keys"] = _locked(root, _vector_keys)
         return result
     if op == "housekeeping":
-        from memory_core.store import memory
+        from memory_core.store.backends import housekeeping as memory
 
         result["stats"] = memory.stats()
         return result

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from memory_core.store.journal import Journal
+from memory_core.store.journal import FileJournal as Journal
 
 
 def write_log(root, entries, torn: str = "") -> Journal:

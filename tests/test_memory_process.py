@@ -20,7 +20,8 @@ from harness import REPO, clean_env, copy_root, loaded_root
 
 CONFIGURE = textwrap.dedent("""
     import json, sys
-    from memory_core.store import memory, settings
+    from memory_core.store import settings
+    from memory_core.store.backends import housekeeping as memory
     settings.configure(sys.argv[1])
     import pyarrow
     print(json.dumps({"process": memory.stats()["process"],
@@ -30,7 +31,7 @@ CONFIGURE = textwrap.dedent("""
 RECONNECT = textwrap.dedent("""
     import asyncio, json, sys
     from memory_core.api import Falsify
-    from memory_core.store import memory
+    from memory_core.store.backends import housekeeping as memory
 
     FACT = "Forensic audit: the March QA report was back-dated."
 

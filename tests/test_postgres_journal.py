@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backen
 @pytest.fixture(scope="module")
 def journal(tmp_path_factory):
     import pg_server
-    from memory_core.store.postgres import PgJournal
+    from memory_core.store.backends.postgres import PgJournal
 
     root = tmp_path_factory.mktemp("pgjournal")
     journal = PgJournal(root, pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"])

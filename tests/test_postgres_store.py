@@ -155,7 +155,7 @@ def test_the_database_records_its_embedder_for_every_machine(app, tmp_path):
     from memory_core.core.errors import EmbedderMismatch
     from memory_core.store import settings
     from memory_core.store.embedder import fingerprint
-    from memory_core.store.postgres import check_database_embedder
+    from memory_core.store.backends.postgres import check_database_embedder
 
     url = settings.database_url()
     mine = fingerprint()

@@ -23,7 +23,6 @@ orphans through journalled intents, and rolls back an unfinished intent.
 
 from __future__ import annotations
 
-import json
 
 from memory_core.core.beliefs import STATES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
@@ -182,21 +181,7 @@ async def _inspect(stores: Stores) -> dict:
                             f"wrote {logged!r}")
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
-    if journal.log_path.exists():
-        data = journal.log_path.read_bytes()
-        invalid = []
-        for n, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue  # blank lines: every reader of the log skips them
-            try:
-                json.loads(line)
-            except ValueError:
-                invalid.append(n)
-        problems += [f"revisions.jsonl line {n} is not valid JSON" for n in invalid[:LINES_NAMED]]
-        if len(invalid) > LINES_NAMED:
-            problems.append(f"revisions.jsonl has {len(invalid) - LINES_NAMED} more lines that are not valid JSON")
-        if data and not data.endswith(b"\n"):
-            problems.append("revisions.jsonl ends with a torn line")
+    problems += journal.log_problems(LINES_NAMED)
     meta_epoch = journal.meta().get("epoch", 0)
     stored_epoch = max((n["epoch"] for n in stored.values() if isinstance(n.get("epoch"), int)), default=0)
     lost_found, lost = history_problems(journal.entries(), meta_epoch if isinstance(meta_epoch, int) else 0,

@@ -1,6 +1,7 @@
 """The belief store: a thin adapter between :mod:`memory_core.core.beliefs` views and
-cognee's engines (graph: Ladybug via ``get_graph_engine``; vectors: LanceDB via
-``get_vector_engine_async``). Every method works in batches.
+cognee's engines (graph via ``get_graph_engine``, vectors via ``get_vector_engine_async``:
+Ladybug + LanceDB, or PostgreSQL + pgvector), with the raw queries of the backend it holds
+(:mod:`memory_core.store.backends`). Every method works in batches.
 
 Traps handled here (measured on cognee 1.6.5):
 * ``add_data_points`` on an existing id rewrites the whole property blob (truth
@@ -12,9 +13,7 @@ Traps handled here (measured on cognee 1.6.5):
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -23,6 +22,10 @@ from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.store import backends, config
+from memory_core.store.backends.base import Backend, node_props  # noqa: F401  (node_props re-exported)
+from memory_core.store.backends.housekeeping import ladybug_home
+from memory_core.store.embedder import reuse_vectors
 
 COMPACT_AT_FRAGMENTS = 16  # see BeliefStore.compact_vectors
 REUSABLE_VECTORS_MAX = 50_000  # texts whose vectors embed() keeps for the next write (see BeliefStore.embed)
@@ -37,9 +40,6 @@ def state_of(props: dict) -> str:
             alignment = [alignment]
     return alignment[0] if alignment else ALIVE
 
-
-from memory_core.store.backends import node_props  # noqa: E402,F401  (re-exported)
-from memory_core.store.embedder import reuse_vectors  # noqa: E402
 
 
 def to_node(props: dict) -> Optional[Node]:
@@ -116,43 +116,43 @@ def damaged(error: BaseException) -> None:
 
 
 class BeliefStore:
-    def __init__(self, graph, vector, backend=None, settings=None):
-        from memory_core.store import backends, config
-
+    def __init__(self, graph, vector, backend: Optional[Backend] = None):
         self.graph = graph
         self.vector = vector
-        # the settings this store and everything working on it go by (read once: store/config.py)
-        self.settings = settings or config.current()
-        # the raw queries of this database (Ladybug or PostgreSQL): memory_core.store.backends
-        self.backend = backend or backends.for_engines(graph, vector)
+        # the database's raw queries, journal, lock and housekeeping (memory_core.store.backends),
+        # chosen from the settings once, by whoever opened the stores
+        self.backend = backend or backends.choose()
+        self.backend.use_engines(graph, vector)
+        self.repaired: Optional[str] = None
+
+    @property
+    def settings(self) -> config.Settings:
+        """The settings this store and everything working on it go by (read once: store/config.py)."""
+        return self.backend.settings
 
     @classmethod
-    async def open(cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None) -> "BeliefStore":
-        """``repair_torn_checkpoint``: only under the root's writer lock (see
-        :func:`discard_torn_graph_checkpoint`). What was repaired is in ``.repaired``.
+    async def open(cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None,
+                   backend: Optional[Backend] = None) -> "BeliefStore":
+        """``backend``: the one the caller chose (default: the one the settings name).
+        ``repair_torn_checkpoint``: only under the root's writer lock (see
+        :meth:`Backend.repair_at_open`). What was repaired is in ``.repaired``.
         ``home``: Ladybug creates ``$HOME/.lbdb/extension`` when its database opens;
         HOME points there for that moment only, then is restored."""
         from cognee.infrastructure.databases.graph import get_graph_engine
         from cognee.infrastructure.databases.vector import get_vector_engine_async
 
-        from memory_core.store import settings
-
-        if settings.backend() == "postgres":
-            from memory_core.store.postgres import prepare_database
-
-            prepare_database(settings.database_url())  # FALSIFY's tables, hnsw.ef_search (before cognee connects)
-        repaired = discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
-        with _home(home):
+        backend = backend or backends.choose()
+        repaired = backend.repair_at_open(repair_torn_checkpoint)
+        with ladybug_home(home):
             try:
                 graph = await get_graph_engine()
             except RuntimeError as error:
                 damaged(error)
                 raise
-        store = cls(graph, await get_vector_engine_async())
-        if hasattr(store.backend, "bind_to_running_loop"):
-            await store.backend.bind_to_running_loop()
+        backend.home = home  # for reopening the graph database (store/backends/housekeeping.py)
+        store = cls(graph, await get_vector_engine_async(), backend)
+        await backend.bind_to_running_loop()
         store.repaired = repaired
-        store.home = home  # for reopening the graph database (memory_core.store.memory)
         return store
 
     # ---- reading -------------------------------------------------------
@@ -191,18 +191,12 @@ class BeliefStore:
         sps = sorted(set(sps))
         if not sps:
             return []
-        if hasattr(self.backend, "nodes_by_type_names"):
-            return await self.backend.nodes_by_type_names("Evidence", sps)
-        found = []
-        for sp in sps:
-            found += await self.backend.nodes_by_type_name("Evidence", sp)
-        return found
+        return await self.backend.nodes_by_type_names("Evidence", sps)
 
     async def all_vectors(self, name: str):
         """(ids, vectors) of a whole vector collection, or None where the backend cannot
         give them (then gate 1 searches fact by fact)."""
-        reader = getattr(self.backend, "all_vectors", None)
-        return await reader(name) if reader is not None else None
+        return await self.backend.all_vectors(name)
 
     async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         """One investigation's whole subgraph in one call (every node has a
@@ -376,7 +370,8 @@ class BeliefStore:
 
     async def checkpoint(self) -> None:
         """Flush Ladybug's WAL: every write of ours ends with one, before its journal
-        commits (see :func:`discard_torn_graph_checkpoint`). A no-op on PostgreSQL."""
+        commits (see :func:`memory_core.store.backends.embedded.discard_torn_graph_checkpoint`).
+        A no-op on PostgreSQL."""
         await self.backend.checkpoint()
 
     async def set_states(self, states: dict[str, tuple[str, int]]) -> None:
@@ -421,10 +416,16 @@ class BeliefStore:
 
         On PostgreSQL the housekeeping is an HNSW index per FALSIFY collection (created
         once; cognee creates none): returns the collections indexed by this call."""
-        done = await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
-        from memory_core.store import memory
+        return await self.backend.vector_housekeeping([collection(kind) for kind in KINDS], fragments)
 
-        await memory.after_commit(self, getattr(self, "home", None))  # flat memory, bounded disk
+    async def after_commit(self) -> list[str]:
+        """Housekeeping after each committed change (:func:`memory_core.store.writer.housekeeping`):
+        the vector tables compacted (:meth:`compact_vectors`), then the backend's own
+        (:meth:`Backend.after_commit`: cognee's run history pruned; on the embedded backend the
+        graph database reopened or its file compacted, old LanceDB versions pruned) for flat
+        memory and bounded disk. Returns what :meth:`compact_vectors` worked on."""
+        done = await self.compact_vectors()
+        await self.backend.after_commit()
         return done
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
@@ -454,31 +455,13 @@ class BeliefStore:
     async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         """Full-text ranking of a collection's rows for each text: ``[(id, score, vector), ...]``
         best first (:mod:`memory_core.store.lexical`)."""
-        from memory_core.store import lexical
-
-        return await lexical.search(self.backend, name, texts, limit)
+        return await self.backend.lexical(name, texts, limit)
 
     async def search_vector(self, name: str, vector: list[float], limit: int) -> list:
         """Nearest rows to an already computed vector (cosine distance in ``score``)."""
         if not await self.vector.has_collection(name):
             return []
         return await self.vector.search(name, query_vector=vector, limit=limit, include_payload=True)
-
-
-@contextlib.contextmanager
-def _home(home: Optional[Path]):
-    if home is None:
-        yield
-        return
-    before = os.environ.get("HOME")
-    os.environ["HOME"] = str(home)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("HOME", None)
-        else:
-            os.environ["HOME"] = before
 
 
 async def warm_up(store: "BeliefStore") -> float:
@@ -496,39 +479,3 @@ async def warm_up(store: "BeliefStore") -> float:
     await get_embedding_engine().embed_text(["warm up"])  # loads the embedding model
     await store.search(collection("evidence"), "warm up", 1)  # opens the vector table
     return (time.perf_counter() - start) * 1000
-
-
-def discard_torn_graph_checkpoint():
-    """Clear the debris of a Ladybug checkpoint that was killed as it began.
-
-    Ladybug (0.19) checkpoints by moving its WAL to ``<db>.wal.checkpoint`` and
-    writing the dirty pages to ``<db>.shadow``, whose header carries the database
-    id; only then are pages copied into ``<db>``. A SIGKILL between creating the
-    shadow file and writing into it leaves an *empty* ``<db>.shadow``, and every
-    later open fails with "Database ID for temporary file ... does not match the
-    current database" -- the root is wedged (found by tests/test_fault_injection.py).
-    An empty shadow means nothing of that checkpoint reached ``<db>``, which is
-    as of the previous checkpoint. Every write of FALSIFY ends with a checkpoint
-    before its journal commits (cognee's adapter checkpoints after each of its
-    write calls; :func:`memory_core.store.writer.apply` after its raw writes), so the
-    interrupted WAL holds only writes of a journal intent that had not committed,
-    which :func:`memory_core.store.writer.recover`
-    then rolls back or finishes. So the two files are dropped and the database
-    opens as of its last checkpoint. A non-empty shadow is left to Ladybug, which
-    replays it. Call only while holding the root's writer lock.
-    """
-    from pathlib import Path
-
-    from cognee.infrastructure.databases.graph.config import get_graph_config
-
-    config = get_graph_config()
-    if str(config.graph_database_provider).lower() not in ("ladybug", "kuzu") or not config.graph_file_path:
-        return None
-    db = Path(config.graph_file_path)
-    shadow, wal = db.with_name(db.name + ".shadow"), db.with_name(db.name + ".wal.checkpoint")
-    if not (shadow.is_file() and shadow.stat().st_size == 0 and wal.is_file()):
-        return None
-    wal.unlink()
-    shadow.unlink()
-    return (f"discarded a graph checkpoint interrupted as it began ({shadow.name} empty); "
-            "the graph reopened as of its previous checkpoint")

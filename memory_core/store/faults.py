@@ -14,6 +14,8 @@ import os
 import signal
 from typing import Callable, Optional
 
+from memory_core.store import config
+
 
 def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
     """A hook killing this process at the n-th time it is called with ``step``."""
@@ -38,5 +40,5 @@ def point(name: str) -> None:
     """A fault point of code that has no stores object (read ``FALSIFY_FAULT_AT`` once)."""
     global _process_hook
     if _process_hook is None:
-        _process_hook = fault_hook(os.environ.get("FALSIFY_FAULT_AT")) or (lambda _name: None)
+        _process_hook = fault_hook(config.current().fault_at) or (lambda _name: None)
     _process_hook(name)

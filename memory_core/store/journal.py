@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -61,13 +63,28 @@ def inverse(intent: dict) -> dict:
     }
 
 
-class Journal:
+def set_aside_path(directory: Path) -> Path:
+    """A new name for an intent FALSIFY did not write, kept for a human to look at."""
+    return directory / f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.json"
+
+
+class Journal(ABC):
+    """What every journal provides: the pending intent (``begin``/``pending``/``commit``/
+    ``clear``), the revision log (``entries``, ``entries_backwards``, ``epoch``) and the
+    data root's meta file (``meta``, always the local ``falsify.json``). What is kept where
+    differs per backend: :class:`FileJournal` (the embedded backend and an attached state
+    directory), :class:`memory_core.store.backends.postgres.PgJournal` (the database)."""
+
     def __init__(self, root: Path):
         self.root = Path(root)
         self.dir = self.root / "journal"
-        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.log_path = self.root / "revisions.jsonl"
         self.meta_path = self.root / "falsify.json"
+        # the data root's own log file: the file journal's log; a journal that keeps its log
+        # elsewhere (the database) never writes it
+        self.log_path = self.root / "revisions.jsonl"
+
+    def close(self) -> None:
+        """Let go of what the journal holds open (a no-op for files)."""
 
     # ---- meta / epoch ----------------------------------------------------
     def meta(self) -> dict:
@@ -75,15 +92,84 @@ class Journal:
             return json.loads(self.meta_path.read_text(encoding="utf-8"))
         return {}
 
+    @abstractmethod
+    def epoch(self) -> int:
+        """The last committed epoch (0 for a fresh root)."""
+
+    def last_entry(self) -> Optional[dict]:
+        return next(self.entries_backwards(), None)
+
+    def last_undoable(self) -> Optional[dict]:
+        """The newest revision or load not undone yet, scanning from the end: an undo
+        is always logged after the change it reverts, so by the time the scan reaches
+        a change, every undo of it has been seen."""
+        undone = set()
+        for entry in self.entries_backwards():
+            if entry.get("kind") == "undo":
+                undone.add(entry.get("undoes"))
+            elif entry.get("intent") and entry.get("epoch") not in undone:
+                return entry
+        return None
+
+    # ---- the revision log ------------------------------------------------
+    @abstractmethod
+    def entries(self) -> Iterator[dict]:
+        """The log's entries, oldest first."""
+
+    @abstractmethod
+    def entries_backwards(self) -> Iterator[dict]:
+        """The log's entries, newest first; the cost follows how far back the caller looks."""
+
+    @abstractmethod
+    def committed(self, epoch: int) -> bool:
+        """Whether ``epoch`` is in the log."""
+
+    @abstractmethod
+    def repair_log(self) -> bool:
+        """Cut what a crash mid-commit left of an entry; True if there was something to cut."""
+
+    @abstractmethod
+    def log_problems(self, limit: int) -> list[str]:
+        """What is wrong with the stored log itself (lines that are not JSON, a torn end),
+        naming at most ``limit`` lines one by one (``check``)."""
+
+    # ---- pending intent --------------------------------------------------
+    @abstractmethod
+    def begin(self, intent: dict) -> None:
+        """Record ``intent`` durably, before the stores are touched."""
+
+    @abstractmethod
+    def pending(self) -> Optional[dict]:
+        """The intent not committed yet (``{"torn": True}`` for one cut short), or None."""
+
+    @abstractmethod
+    def set_aside_pending(self) -> str:
+        """Keep a pending intent FALSIFY did not write out of the way, untouched; returns
+        the name it is kept under."""
+
+    @abstractmethod
+    def commit(self, entry: dict) -> None:
+        """Append the log entry (the commit point) and clear the pending intent."""
+
+    @abstractmethod
+    def clear(self) -> None:
+        """Drop the pending intent."""
+
+
+class FileJournal(Journal):
+    """The journal in the data root's files: ``journal/pending.json`` and ``revisions.jsonl``."""
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    # ---- meta / epoch ----------------------------------------------------
     def epoch(self) -> int:
         """The last committed epoch (0 for a fresh root). The meta file is updated
         right after each commit; a crash between the two leaves it one behind, so
         the log's last line is read too (from the end of the file: O(1), not O(log))."""
         last = self.last_entry()
         return max(int(last.get("epoch", 0)) if last else 0, int(self.meta().get("epoch", 0)))
-
-    def last_entry(self) -> Optional[dict]:
-        return next(self.entries_backwards(), None)
 
     def entries_backwards(self, block: int = 1 << 16) -> Iterator[dict]:
         """The log's entries, newest first, read from the end of the file in blocks:
@@ -115,17 +201,17 @@ class Journal:
 
     # ---- pending intent --------------------------------------------------
     @property
-    def pending_path(self) -> Path:
+    def _pending_file(self) -> Path:
         return self.dir / PENDING
 
     def begin(self, intent: dict) -> None:
-        write_atomic(self.pending_path, json.dumps(intent))
+        write_atomic(self._pending_file, json.dumps(intent))
 
     def pending(self) -> Optional[dict]:
-        if not self.pending_path.exists():
+        if not self._pending_file.exists():
             return None
         try:
-            return json.loads(self.pending_path.read_text(encoding="utf-8"))
+            return json.loads(self._pending_file.read_text(encoding="utf-8"))
         except ValueError:
             # torn write of the intent itself: nothing was touched yet
             return {"torn": True}
@@ -140,9 +226,14 @@ class Journal:
         self._set_meta_epoch(int(entry["epoch"]))
         self.clear()
 
+    def set_aside_pending(self) -> str:
+        aside = set_aside_path(self.dir)
+        self._pending_file.rename(aside)
+        return aside.name
+
     def clear(self) -> None:
-        if self.pending_path.exists():
-            self.pending_path.unlink()
+        if self._pending_file.exists():
+            self._pending_file.unlink()
             _fsync_dir(self.dir)
 
     def repair_log(self) -> bool:
@@ -158,6 +249,25 @@ class Journal:
             f.flush()
             os.fsync(f.fileno())
         return True
+
+    def log_problems(self, limit: int) -> list[str]:
+        if not self.log_path.exists():
+            return []
+        data = self.log_path.read_bytes()
+        invalid = []
+        for n, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue  # blank lines: every reader of the log skips them
+            try:
+                json.loads(line)
+            except ValueError:
+                invalid.append(n)
+        problems = [f"revisions.jsonl line {n} is not valid JSON" for n in invalid[:limit]]
+        if len(invalid) > limit:
+            problems.append(f"revisions.jsonl has {len(invalid) - limit} more lines that are not valid JSON")
+        if data and not data.endswith(b"\n"):
+            problems.append("revisions.jsonl ends with a torn line")
+        return problems
 
     def committed(self, epoch: int) -> bool:
         """Whether ``epoch`` is in the log. Epochs only grow, so the scan from the end
@@ -181,27 +291,3 @@ class Journal:
                     yield json.loads(line)
                 except ValueError:
                     continue  # a torn last line is not committed
-
-    def last_undoable(self) -> Optional[dict]:
-        """The newest revision or load not undone yet, scanning from the end: an undo
-        is always logged after the change it reverts, so by the time the scan reaches
-        a change, every undo of it has been seen."""
-        undone = set()
-        for entry in self.entries_backwards():
-            if entry.get("kind") == "undo":
-                undone.add(entry.get("undoes"))
-            elif entry.get("intent") and entry.get("epoch") not in undone:
-                return entry
-        return None
-
-
-def open_journal(root: Path):
-    """The root's journal: these files, or on the PostgreSQL backend the log and intent
-    tables of the database (:class:`memory_core.store.postgres.PgJournal`)."""
-    from memory_core.store import settings
-
-    if settings.backend() == "postgres":
-        from memory_core.store.postgres import PgJournal
-
-        return PgJournal(root, settings.database_url())
-    return Journal(root)

@@ -35,19 +35,12 @@ def query_words(text: str) -> list[str]:
 Hit = tuple[str, float, Optional[list[float]]]  # (row id, lexical score, the row's vector)
 
 
-async def search(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
-    """For each text, up to ``limit`` rows of collection ``name`` by lexical score (best
-    first). A text with no words, or a collection that does not exist, finds nothing."""
-    if backend.name == "postgres":
-        return await _postgres(backend, name, texts, limit)
-    return await _lancedb(backend, name, texts, limit)
-
-
 _indexed: set[tuple[str, str]] = set()  # (database uri, table) with an FTS index, this process
 
 
-async def _lancedb(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
-    vector = backend.vector
+async def search_lancedb(vector, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+    """For each text, up to ``limit`` rows of LanceDB collection ``name`` by lexical score (best
+    first). A text with no words, or a collection that does not exist, finds nothing."""
     if not await vector.has_collection(name):
         return [[] for _ in texts]
     conn = await vector.get_connection()
@@ -89,10 +82,10 @@ def postgres_fts_index_sql(collection: str) -> str:
             "USING gin (to_tsvector('english', payload->>'text'))")
 
 
-async def _postgres(backend, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+async def search_postgres(vector, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
+    """:func:`search_lancedb` on a pgvector collection (the GIN index of :func:`postgres_fts_index_sql`)."""
     from sqlalchemy import text as sql
 
-    vector = backend.vector
     if not await vector.has_collection(name):
         return [[] for _ in texts]
     out = []

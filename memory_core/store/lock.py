@@ -18,9 +18,10 @@ import fcntl
 import os
 import time
 from pathlib import Path
+from typing import Optional
 
-
-from memory_core.core.errors import FalsifyError, RootBusy  # noqa: E402  (re-exported)
+from memory_core.core.errors import FalsifyError, RootBusy  # noqa: F401  (re-exported)
+from memory_core.store import config
 
 PRIVATE_FILE = 0o600
 
@@ -40,21 +41,20 @@ class RootNotWritable(FalsifyError):
     """The data root (or its lock file) cannot be written: every command needs to."""
 
 
-def default_timeout() -> float:
-    try:
-        return max(0.0, float(os.environ.get("FALSIFY_LOCK_TIMEOUT", "30")))
-    except ValueError:
-        return 30.0
+def default_timeout(timeout: Optional[float] = None) -> float:
+    """``timeout`` if given, else ``FALSIFY_LOCK_TIMEOUT`` of this process's settings."""
+    return config.current().lock_timeout if timeout is None else timeout
 
 
 class WriterLock:
-    def __init__(self, path: Path, purpose: str = "falsify"):
+    def __init__(self, path: Path, purpose: str = "falsify", timeout: Optional[float] = None):
         self.path = Path(path)
         self.purpose = purpose
+        self.timeout = timeout  # seconds to wait; None: FALSIFY_LOCK_TIMEOUT when acquiring
         self._fd: int | None = None
 
     def acquire(self, timeout: float | None = None) -> "WriterLock":
-        timeout = default_timeout() if timeout is None else timeout
+        timeout = default_timeout(self.timeout) if timeout is None else timeout
         fd = self._open()
         deadline = time.monotonic() + timeout
         while not self._try(fd):
@@ -67,7 +67,7 @@ class WriterLock:
         """:meth:`acquire` for the event loop: waits with ``asyncio.sleep`` (other tasks run)."""
         import asyncio
 
-        timeout = default_timeout() if timeout is None else timeout
+        timeout = default_timeout(self.timeout) if timeout is None else timeout
         fd = self._open()
         deadline = time.monotonic() + timeout
         try:
@@ -132,15 +132,3 @@ class WriterLock:
 
     def __exit__(self, *exc):
         self.release()
-
-
-def writer_lock(path: Path, purpose: str = "falsify"):
-    """The root's writer lock: this flock, or on the PostgreSQL backend the database's
-    session-level advisory lock (one writer per database, across machines)."""
-    from memory_core.store import settings
-
-    if settings.backend() == "postgres":
-        from memory_core.store.postgres import PgWriterLock
-
-        return PgWriterLock(settings.database_url(), purpose)
-    return WriterLock(path, purpose)

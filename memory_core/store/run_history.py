@@ -10,24 +10,14 @@ code that touches that table (contract-tested in ``tests/test_cognee_contract.py
 :func:`prune_run_history` deletes the rows of FALSIFY's own runs (the pipeline names in
 :data:`OWN_PIPELINES`) older than the newest ``keep`` runs of each name; runs of any other
 pipeline (a host's own) are never touched. SQLite reuses the freed pages, so the file
-stops growing. ``FALSIFY_RUN_HISTORY_KEEP`` (default 200; 0 = keep everything) is read by
-:func:`keep_runs`; ``store.memory.after_commit`` prunes every 50 commits.
+stops growing. ``FALSIFY_RUN_HISTORY_KEEP`` (default 200; 0 = keep everything) says how many
+(``Settings.run_history_keep``); ``Backend.after_commit`` (``store/backends/base.py``) prunes
+every 50 commits.
 """
 
 from __future__ import annotations
 
-import os
-
 OWN_PIPELINES = ("falsify_revision", "falsify_warm_up")
-DEFAULT_KEEP = 200
-
-
-def keep_runs() -> int:
-    """``FALSIFY_RUN_HISTORY_KEEP``: how many of each own pipeline's newest runs cognee keeps (0 = all)."""
-    try:
-        return max(0, int(os.environ.get("FALSIFY_RUN_HISTORY_KEEP", str(DEFAULT_KEEP))))
-    except ValueError:
-        return DEFAULT_KEEP
 
 
 async def prune_run_history(keep: int, names: tuple[str, ...] = OWN_PIPELINES) -> int:

@@ -26,7 +26,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_core.store import embedder
+from memory_core.store import backends, config, embedder, process
+from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
 from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -97,7 +98,7 @@ _configured: Paths | None = None
 def resolve_root(root: str | os.PathLike | None = None) -> Path:
     if root:
         return Path(root).expanduser().resolve()
-    env = os.environ.get("FALSIFY_HOME")
+    env = config.current().home
     if env:
         return Path(env).expanduser().resolve()
     return (Path.cwd() / ".falsify").resolve()
@@ -110,12 +111,16 @@ def root_exists(root: str | os.PathLike | None = None) -> bool:
 
 
 def load_dotenv_file() -> None:
-    """Load ``<project>/.env`` without overriding the process environment."""
+    """Load ``<project>/.env`` without overriding the process environment (the settings
+    are read again when it sets anything: :func:`memory_core.store.config.reload`)."""
     env_file = PROJECT_DIR / ".env"
     if env_file.is_file():
         from dotenv import load_dotenv
 
+        before = dict(os.environ)
         load_dotenv(env_file, override=False)
+        if dict(os.environ) != before:
+            config.reload()
 
 
 def _values(paths: Paths) -> dict[str, str]:
@@ -130,8 +135,9 @@ def _values(paths: Paths) -> dict[str, str]:
     }
 
 
-def configure(root: str | os.PathLike | None = None) -> Paths:
-    """Point cognee at one data root. Call before the first ``import cognee``."""
+def configure(root: str | os.PathLike | None = None, backend: "backends.Backend | None" = None) -> Paths:
+    """Point cognee at one data root. Call before the first ``import cognee``. ``backend``:
+    the one the caller chose (``Falsify.open``), else the one the settings name."""
     global _configured
     paths = Paths(resolve_root(root))
     if _attached:
@@ -150,11 +156,9 @@ def configure(root: str | os.PathLike | None = None) -> Paths:
             )
         return _configured
     load_dotenv_file()
-    from memory_core.store import memory
-
-    memory.configure_process()  # allocator settings, before cognee's native threads start
-    if backend() == "postgres":  # cognee's postgres graph + pgvector adapters on FALSIFY's database
-        os.environ.update(_postgres_values())
+    backend = backend or backends.choose(config.current())
+    process.configure_process(backend.settings)  # allocator settings, before cognee's native threads start
+    os.environ.update(backend.cognee_environment())  # e.g. cognee's postgres + pgvector adapters on our database
     paths.root.mkdir(parents=True, exist_ok=True)
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)
@@ -294,67 +298,16 @@ def paths() -> Paths:
     return _configured
 
 
-# ---- the backend --------------------------------------------------------------
-# FALSIFY_BACKEND=postgres puts the graph (cognee's postgres adapter), the vectors (its
-# pgvector adapter), the revision log, the intent and the writer lock in one PostgreSQL
-# database, named by FALSIFY_DATABASE_URL (postgresql://user:password@host:port/db) or by
-# cognee's DB_HOST / DB_PORT / DB_USERNAME / DB_PASSWORD / DB_NAME. The data root keeps the
-# local things only (model cache, cognee's relational metadata, logs).
-BACKENDS = ("ladybug", "postgres")
-
-
-def backend() -> str:
-    value = os.environ.get("FALSIFY_BACKEND", "").strip().lower()
-    if value in ("", "ladybug", "embedded"):
-        return "ladybug"
-    if value in ("postgres", "postgresql", "pgvector"):
-        return "postgres"
-    from memory_core.core.errors import InputError
-
-    raise InputError(f"FALSIFY_BACKEND={value!r}: expected 'ladybug' (embedded, the default) or 'postgres'")
+# ---- the backend ---------------------------------------------------------------
+# FALSIFY_BACKEND=postgres puts the graph, the vectors, the revision log, the intent and the
+# writer lock in one PostgreSQL database (memory_core.store.backends.postgres); the choice is
+# made by memory_core.store.backends.choose from the settings (memory_core.store.config).
 
 
 def use_database(url: str) -> None:
-    """``--database URL`` / ``Falsify.open(..., database=URL)``: the postgres backend on that database."""
+    """``--database URL`` / ``Falsify.open(..., database=URL)``: the postgres backend on that
+    database, for this process (its settings) and its children (the environment they inherit;
+    :func:`memory_core.store.config.reload` reads it back, so a reload keeps it)."""
     os.environ["FALSIFY_BACKEND"] = "postgres"
     os.environ["FALSIFY_DATABASE_URL"] = url
-
-
-def database_url() -> str:
-    """The PostgreSQL URL FALSIFY uses (``postgresql://...``; no driver suffix)."""
-    from urllib.parse import quote
-
-    from memory_core.core.errors import InputError
-
-    url = os.environ.get("FALSIFY_DATABASE_URL", "").strip()
-    if url:
-        scheme, sep, rest = url.partition("://")
-        if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
-            raise InputError(f"FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
-        return "postgresql://" + rest
-    need = {k: os.environ.get(k, "").strip() for k in ("DB_HOST", "DB_USERNAME", "DB_PASSWORD", "DB_NAME")}
-    missing = [k for k, v in need.items() if not v]
-    if missing:
-        raise InputError("FALSIFY_BACKEND=postgres needs FALSIFY_DATABASE_URL or DB_HOST, DB_USERNAME, "
-                         f"DB_PASSWORD and DB_NAME (missing: {', '.join(missing)})")
-    port = os.environ.get("DB_PORT", "").strip() or "5432"
-    return (f"postgresql://{quote(need['DB_USERNAME'], safe='')}:{quote(need['DB_PASSWORD'], safe='')}"
-            f"@{need['DB_HOST']}:{port}/{need['DB_NAME']}")
-
-
-def _postgres_values() -> dict[str, str]:
-    """cognee's settings for its postgres graph adapter and pgvector adapter on :func:`database_url`
-    (set explicitly, so cognee does not fall back to, or warn about, its relational settings)."""
-    from urllib.parse import unquote, urlsplit
-
-    parts = urlsplit(database_url())
-    if not parts.password:
-        from memory_core.core.errors import InputError
-
-        raise InputError("the PostgreSQL URL needs a password (cognee's adapters refuse an empty one)")
-    values = {"GRAPH_DATABASE_PROVIDER": "postgres", "VECTOR_DB_PROVIDER": "pgvector"}
-    for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
-        values.update({prefix + "HOST": parts.hostname or "localhost", prefix + "PORT": str(parts.port or 5432),
-                       prefix + "USERNAME": unquote(parts.username or ""), prefix + "PASSWORD": unquote(parts.password),
-                       prefix + "NAME": parts.path.lstrip("/")})
-    return values
+    config.replace(backend="postgres", database_url=url.strip() or None)

@@ -107,14 +107,14 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
                 f"({type(again).__name__}: {again}); the change is still journalled and is rolled back "
                 "when the data root is next opened: stop this process and run check") from error
         raise
-    await compact(store)
+    await housekeeping(store)
 
 
-async def compact(store: BeliefStore) -> None:
-    """Housekeeping after a commit (see :meth:`BeliefStore.compact_vectors`). A
-    failure changes no data, so it does not fail the committed change: it is logged."""
+async def housekeeping(store: BeliefStore) -> None:
+    """Housekeeping after a commit (see :meth:`BeliefStore.after_commit`). A failure
+    changes no data, so it does not fail the committed change: it is logged."""
     try:
-        await store.compact_vectors()
+        await store.after_commit()
     except Exception as error:  # noqa: BLE001
         import logging
 
@@ -138,11 +138,8 @@ async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
         return "discarded a torn journal intent (nothing had been written)"
     if not (isinstance(intent, dict) and isinstance(intent.get("epoch"), int) and not isinstance(intent["epoch"], bool)):
         # not written by begin() (that is atomic): never guess what to undo; keep it for a human
-        import time
-
-        aside = journal.pending_path.with_name(f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.json")
-        journal.pending_path.rename(aside)
-        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside.name} untouched "
+        aside = journal.set_aside_pending()
+        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside} untouched "
                 "(run check to see whether the stores agree)")
     if journal.committed(int(intent["epoch"])):
         journal.clear()

@@ -1,4 +1,6 @@
-"""Keeping a long-lived process's memory and a root's disk flat.
+"""The embedded backend's engine housekeeping (run by
+:meth:`memory_core.store.backends.embedded.EmbeddedBackend.maintain` between two commits,
+under the writer lock), keeping a long-lived process's memory and a root's disk flat.
 
 Measured with ``python -m bench.soak`` (one process revising and undoing on the
 MQuAKE-hard graph; see bench/RESULTS.md), a long-lived process grew by
@@ -7,21 +9,21 @@ about 1 MB of native memory per change:
 * **Ladybug** (0.19, pinned by cognee 1.6.5): every ``CHECKPOINT`` keeps native
   memory for the life of the ``Database`` object (LadybugDB/ladybug#924; cognee's
   adapter checkpoints after each of its writes, ours after each write). It is
-  given back only when the database is closed. :func:`after_commit` closes and
+  given back only when the database is closed. :func:`reopen_graph` closes and
   reopens the graph database every ``FALSIFY_GRAPH_REOPEN_EVERY`` commits
-  (default 100; 0 = never), between two commits, under the writer lock, through
-  the adapter's own transient-drop path (drain in-flight queries, drop the
-  native handles, re-initialise).
+  (default 100; 0 = never) through the adapter's own transient-drop path (drain
+  in-flight queries, drop the native handles, re-initialise).
 * **LanceDB**: every write makes a new table version (manifest, deletion file,
   fragment), and a table handle caches per-version state. FALSIFY never reads
   an old version: undo re-adds what it removed from the journal's tombstones.
-  :func:`after_commit` compacts the tables and prunes versions older than
+  :func:`prune_vector_versions` compacts the tables and prunes versions older than
   ``FALSIFY_VECTOR_PRUNE_AGE_S`` (default 30 s) every ``FALSIFY_VECTOR_PRUNE_EVERY``
   commits (default 50; 0 = never), so the root's size stays bounded.
 
-  The same step drops cognee's LanceDB connection (``FALSIFY_VECTOR_RECONNECT``,
-  default 1): a connection's session caches the metadata of every table version it
-  has read (~11 KB a version, kept up to 1 GiB); the next use opens a fresh one.
+  The same step drops cognee's LanceDB connection (:func:`reconnect_vector`,
+  ``FALSIFY_VECTOR_RECONNECT``, default 1): a connection's session caches the metadata
+  of every table version it has read (~11 KB a version, kept up to 1 GiB); the next use
+  opens a fresh one.
 
 * **Ladybug's file** grows on its own: a node's properties are one JSON string, each
   update writes a new one and the old one's pages stay in the file (no VACUUM in 0.19).
@@ -29,106 +31,48 @@ about 1 MB of native memory per change:
   never) times its size after the last compaction (kept in ``<db>.compacted``),
   :func:`compact_graph` rewrites it (EXPORT + IMPORT into a new file, checked row for row,
   swapped in with one ``os.replace``).
-* **cognee's run history**: each revision is one cognee pipeline run, recorded as two
-  rows in cognee's relational database; every ``RUN_HISTORY_EVERY`` commits the rows of
-  FALSIFY's own runs beyond the newest ``FALSIFY_RUN_HISTORY_KEEP`` (default 200) are
-  deleted (``store.run_history``).
 
-All are housekeeping after a committed change: a failure changes no data, so it
-is logged and never fails the change.
-
-**Allocators** (:func:`configure_process`, run by ``settings.configure`` before cognee
-is imported; process-wide, so ``Falsify.attach`` leaves them to the host):
-
-* ``FALSIFY_MALLOC_ARENA_MAX`` (default 2; 0 = glibc's default of 8 per core):
-  ``mallopt(M_ARENA_MAX)``. LanceDB's tokio worker threads each get a glibc arena of
-  their own and memory freed in one is not reused by another; measured with
-  ``bench.soak --probe``, memory malloc held free grew 134 -> 371 MB over 200
-  revisions with the default, and stayed at ~85 MB with 2 arenas.
-* ``FALSIFY_ARROW_POOL`` (default ``system``; empty = pyarrow's default, mimalloc):
-  sets ``ARROW_DEFAULT_MEMORY_POOL`` unless the caller set it. mimalloc kept the
-  pages of freed Arrow buffers in its own 1 GiB arena (growing ~14 MB per 100
-  revisions with nothing allocated), out of ``malloc_trim``'s reach.
+cognee's run history (both backends) is pruned by
+:meth:`memory_core.store.backends.base.Backend.after_commit`; the allocator settings are
+:mod:`memory_core.store.process`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Optional
 
-log = logging.getLogger("falsify")
-
-_commits = 0
-_stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0,
-          "vector_reconnects": 0, "trimmed_mb": 0.0,
-          "run_rows_pruned": 0, "run_history_ms": 0.0, "graph_compactions": 0, "graph_compacted_mb": 0.0,
-          "graph_compact_ms": 0.0}
-_process: dict = {}
-M_ARENA_MAX = -8  # glibc mallopt parameter (malloc.h)
-
-
-def _every(name: str, default: int) -> int:
-    try:
-        return max(0, int(os.environ.get(name, str(default))))
-    except ValueError:
-        return default
-
-
-def _ratio(name: str, default: float) -> float:
-    try:
-        return max(0.0, float(os.environ.get(name, str(default))))
-    except ValueError:
-        return default
+from memory_core.store import config, faults
+from memory_core.store.backends.base import log, stats  # noqa: F401  (stats re-exported)
 
 
 def settings() -> dict:
-    return {"FALSIFY_GRAPH_REOPEN_EVERY": _every("FALSIFY_GRAPH_REOPEN_EVERY", 100),
-            "FALSIFY_VECTOR_PRUNE_EVERY": _every("FALSIFY_VECTOR_PRUNE_EVERY", 50)}
+    """How often the housekeeping runs in this process (``bench.soak`` records it)."""
+    s = config.current()
+    return {"FALSIFY_GRAPH_REOPEN_EVERY": s.graph_reopen_every, "FALSIFY_VECTOR_PRUNE_EVERY": s.vector_prune_every}
 
 
-def stats() -> dict:
-    return dict(_stats, commits=_commits, process=dict(_process))
-
-
-def configure_process() -> dict:
-    """Process-wide allocator settings, applied once before cognee (and its native
-    libraries' worker threads) start: ``FALSIFY_MALLOC_ARENA_MAX`` caps glibc's malloc
-    arenas (``mallopt(M_ARENA_MAX)``; 0 = glibc's default of 8 per core). LanceDB's and
-    Ladybug's worker threads each get an arena of their own otherwise, and freed memory
-    in one arena is not reused by another thread's."""
-    if _process:
-        return dict(_process)
-    pool = os.environ.get("FALSIFY_ARROW_POOL", "system").strip().lower()
-    if pool:
-        # pyarrow's default pool is mimalloc, which keeps the pages of freed Arrow buffers
-        # (LanceDB's query results, cognee's row batches) in its own 1 GiB arena, out of
-        # malloc_trim's reach; the system pool frees them into glibc, which gives them back
-        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", pool)
-        if "pyarrow" in sys.modules:
-            with contextlib.suppress(Exception):
-                import pyarrow
-
-                pyarrow.set_memory_pool({"system": pyarrow.system_memory_pool,
-                                         "jemalloc": pyarrow.jemalloc_memory_pool,
-                                         "mimalloc": pyarrow.mimalloc_memory_pool}[pool]())
-    _process["arrow_pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
-    arenas = _every("FALSIFY_MALLOC_ARENA_MAX", 2)
-    _process["malloc_arena_max"] = arenas or None
-    if arenas:
-        try:
-            import ctypes
-
-            _process["malloc_arena_max_set"] = bool(ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas))
-        except Exception:  # noqa: BLE001  (not glibc)
-            _process["malloc_arena_max_set"] = False
-    return dict(_process)
+@contextlib.contextmanager
+def ladybug_home(home: Optional[Path]):
+    """``HOME`` pointed at ``home`` while Ladybug's database opens (it creates
+    ``$HOME/.lbdb/extension``), restored after; nothing changes for None."""
+    if home is None:
+        yield
+        return
+    before = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = before
 
 
 async def reopen_graph(graph, home=None) -> bool:
@@ -140,12 +84,10 @@ async def reopen_graph(graph, home=None) -> bool:
         return False
     if getattr(graph, "_subprocess_mode", False):
         return False
-    from memory_core.store.belief_store import _home
-
     async with graph._connection_lock:
         await graph._drain_in_flight_queries()
         graph._drop_native_resources()
-        with _home(home):
+        with ladybug_home(home):
             graph.get_or_init_connection()
     return True
 
@@ -223,9 +165,6 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
 
     import ladybug
 
-    from memory_core.store import faults
-    from memory_core.store.belief_store import _home
-
     path = Path(graph.db_path)
     new = path.with_name(path.name + ".compact")
     export = path.with_name(path.name + ".export")
@@ -235,7 +174,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
     before = path.stat().st_size
     async with graph._connection_lock:
         await graph._drain_in_flight_queries()
-        with _home(home):
+        with ladybug_home(home):
             conn = graph.get_or_init_connection()
             conn.execute("CHECKPOINT;")
             old_rows = _graph_rows(conn)
@@ -294,34 +233,6 @@ def _reopenable(graph) -> bool:
             and not getattr(graph, "_subprocess_mode", False))
 
 
-def trim_native_heap() -> bool:
-    """Give freed native memory back to the OS (glibc ``malloc_trim``): Ladybug and
-    LanceDB free their buffers into malloc's arenas, which otherwise keep them."""
-    try:
-        import ctypes
-
-        before = _rss_mb()
-        if "pyarrow" in sys.modules:  # Arrow's pool first: what it releases, malloc_trim returns
-            with contextlib.suppress(Exception):
-                sys.modules["pyarrow"].default_memory_pool().release_unused()
-        done = bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
-        _stats["trimmed_mb"] += max(0.0, before - _rss_mb())
-        return done
-    except Exception:  # not glibc
-        return False
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def _unwrap(engine):
     """cognee's engine handle -> its cached lease proxy -> the adapter itself (the
     handle and the proxy forward reads, not writes)."""
@@ -371,66 +282,3 @@ async def prune_vector_versions(vector, names, older_than_s: float = 30.0) -> in
                 close()
         done += 1
     return done
-
-
-RUN_HISTORY_EVERY = 50  # commits between two prunes of cognee's pipeline-run rows
-
-
-async def _prune_run_history() -> None:
-    """cognee's rows of FALSIFY's own pipeline runs beyond the newest ``FALSIFY_RUN_HISTORY_KEEP``
-    go (``store.run_history``): on both backends, since cognee's relational database is the
-    root's own SQLite either way."""
-    from memory_core.store.run_history import keep_runs, prune_run_history
-
-    start = time.perf_counter()
-    try:
-        _stats["run_rows_pruned"] += await prune_run_history(keep_runs())
-    except Exception as error:  # noqa: BLE001
-        log.warning("pruning cognee's pipeline-run history failed (no data changed): %s", error)
-    _stats["run_history_ms"] += (time.perf_counter() - start) * 1000
-
-
-async def after_commit(store, home=None) -> None:
-    """Housekeeping after each committed change (called by the writer's compaction step)."""
-    global _commits
-    _commits += 1
-    if _commits % RUN_HISTORY_EVERY == 0:
-        await _prune_run_history()
-    if getattr(getattr(store, "backend", None), "name", "") == "postgres":
-        return  # PostgreSQL: no checkpoint leak, no LanceDB versions
-    cfg = settings()
-    reopen, prune = cfg["FALSIFY_GRAPH_REOPEN_EVERY"], cfg["FALSIFY_VECTOR_PRUNE_EVERY"]
-    if prune and _commits % prune == 0:
-        from memory_core.core.identity import KINDS, collection
-
-        start = time.perf_counter()
-        try:
-            age = float(os.environ.get("FALSIFY_VECTOR_PRUNE_AGE_S", "30"))
-            if await prune_vector_versions(store.vector, [collection(k) for k in KINDS], age):
-                _stats["vector_prunes"] += 1
-            if _every("FALSIFY_VECTOR_RECONNECT", 1) and await reconnect_vector(store.vector):
-                _stats["vector_reconnects"] += 1
-        except Exception as error:  # noqa: BLE001
-            log.warning("pruning old vector versions failed (no data changed): %s", error)
-        _stats["vector_prune_ms"] += (time.perf_counter() - start) * 1000
-    if reopen and _commits % reopen == 0:
-        start = time.perf_counter()
-        compacted = None
-        try:
-            if graph_needs_compacting(store.graph, _ratio("FALSIFY_GRAPH_COMPACT_RATIO", 2.0)):
-                compacted = await compact_graph(store.graph, home)  # a compaction reopens too
-                if compacted:
-                    _stats["graph_compactions"] += 1
-                    _stats["graph_compacted_mb"] += (compacted[0] - compacted[1]) / 2**20
-        except Exception as error:  # noqa: BLE001
-            log.warning("compacting the graph database failed (the old file is kept): %s", error)
-        _stats["graph_compact_ms"] += (time.perf_counter() - start) * 1000 if compacted else 0.0
-        start = time.perf_counter()
-        try:
-            if not compacted and await reopen_graph(store.graph, home):
-                _stats["graph_reopens"] += 1
-        except Exception as error:  # noqa: BLE001
-            log.warning("reopening the graph database failed: %s", error)
-        _stats["graph_reopen_ms"] += (time.perf_counter() - start) * 1000
-    if (reopen and _commits % reopen == 0) or (prune and _commits % prune == 0):
-        trim_native_heap()  # what the engines freed goes back to the OS (measured: ~40% of the growth)

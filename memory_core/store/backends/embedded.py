@@ -1,0 +1,222 @@
+"""The embedded backend (the default): cognee's Ladybug graph and LanceDB vectors in the
+data root, FALSIFY's journal in files beside them (:class:`~memory_core.store.journal.FileJournal`),
+one writer per root by an ``flock`` (:class:`~memory_core.store.lock.WriterLock`).
+
+Raw queries are Cypher on cognee's Ladybug connection, with a CHECKPOINT after each write;
+the vector housekeeping is LanceDB compaction. At open, a Ladybug checkpoint torn as it
+began is cleared (:func:`discard_torn_graph_checkpoint`); after commits the graph database
+is reopened or compacted and old LanceDB versions are pruned
+(:mod:`memory_core.store.backends.housekeeping`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Optional
+
+from memory_core.core.identity import KINDS, collection
+from memory_core.store import lexical
+from memory_core.store.backends import housekeeping
+from memory_core.store.backends.base import Backend, count, log, node_props, trim_native_heap, unique_edges
+from memory_core.store.journal import FileJournal
+from memory_core.store.lock import WriterLock
+
+
+class EmbeddedBackend(Backend):
+    name = "ladybug"
+    beliefs_in_root = True
+
+    # ---- the data root ------------------------------------------------------
+    def writer_lock(self, path: Path, purpose: str = "falsify") -> WriterLock:
+        return WriterLock(path, purpose, timeout=self.settings.lock_timeout)
+
+    def open_journal(self, root: Path) -> FileJournal:
+        return FileJournal(root)
+
+    def repair_at_open(self, repair_torn_checkpoint: bool) -> Optional[str]:
+        return discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
+
+    # ---- raw reads ----------------------------------------------------------
+    async def raw_nodes(self, ids: list[str]) -> dict[str, dict]:
+        # cognee's get_nodes (`WHERE n.id IN $ids`) measured 1.2 -> 5.3 ms for one id on a graph ten
+        # times larger; this primary-key form 0.4 -> 0.9 ms (same columns, same parsing)
+        rows = await self.graph.query(
+            "UNWIND $ids AS x MATCH (n:Node {id: x}) RETURN n.id, n.name, n.type, n.properties", {"ids": ids})
+        return {row[0]: node_props(*row) for row in rows}
+
+    async def nodes_by_type_name(self, type_: str, name: str) -> list[dict]:
+        rows = await self.graph.query(
+            "MATCH (n:Node) WHERE n.type = $t AND n.name = $name "
+            "RETURN n.id, n.name, n.type, n.properties", {"t": type_, "name": name})
+        return [node_props(*row) for row in rows]
+
+    async def nodes_by_type_names(self, type_: str, names: list[str]) -> list[dict]:
+        """One query for all the names."""
+        rows = await self.graph.query(
+            "MATCH (n:Node) WHERE n.type = $t AND n.name IN $names "
+            "RETURN n.id, n.name, n.type, n.properties", {"t": type_, "names": list(names)})
+        return [node_props(*row) for row in rows]
+
+    async def ids_of_type(self, type_: str) -> list[str]:
+        rows = await self.graph.query("MATCH (n:Node) WHERE n.type = $t RETURN n.id", {"t": type_})
+        return [r[0] for r in rows]
+
+    async def edges_touching(self, ids: list[str], types=None) -> list[tuple[str, str, str, dict]]:
+        # `WHERE n.id IN $ids` is planned as a seek on the primary key; the `UNWIND $ids AS x
+        # ... WHERE n.id = x` form was planned as a scan of every edge plus a hash join
+        # (measured: 2.0 -> 11.6 ms on a graph ten times larger, against 1.2 -> 2.7 ms)
+        out_rows = await self.graph.query(
+            "MATCH (n:Node)-[r]->(m:Node) WHERE n.id IN $ids "
+            "RETURN n.id, m.id, r.relationship_name, r.properties", {"ids": ids})
+        in_rows = await self.graph.query(
+            "MATCH (n:Node)-[r]->(m:Node) WHERE m.id IN $ids "
+            "RETURN n.id, m.id, r.relationship_name, r.properties", {"ids": ids})
+        return unique_edges(list(out_rows) + list(in_rows), types)
+
+    async def members_of(self, question_ids: list[str], type_: str) -> list[str]:
+        rows = await self.graph.query(
+            "MATCH (h:Node)-[r]->(q:Node) WHERE q.id IN $q AND h.type = $t "
+            "AND r.relationship_name = 'part_of' RETURN h.id", {"q": question_ids, "t": type_})
+        return [r[0] for r in rows]
+
+    async def vector_ids(self, name: str) -> set[str]:
+        if not await self.vector.has_collection(name):
+            return set()
+        conn = await self.vector.get_connection()
+        table = await conn.open_table(name)
+        rows = await table.query().select(["id"]).to_list()
+        return {str(r["id"]) for r in rows}
+
+    async def all_vectors(self, name: str) -> Optional[tuple[list[str], list]]:
+        """None when the table cannot be read this way (e.g. a remote table)."""
+        if not await self.vector.has_collection(name):
+            return [], []
+        conn = await self.vector.get_connection()
+        table = await conn.open_table(name)
+        if not hasattr(table, "query"):  # a remote LanceDB table, not a capability of ours
+            return None
+        rows = await table.query().select(["id", "vector"]).to_list()
+        return [str(r["id"]) for r in rows], [r["vector"] for r in rows]
+
+    async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
+        return await lexical.search_lancedb(self.vector, name, texts, limit)
+
+    # ---- raw writes -----------------------------------------------------------
+    async def update_nodes(self, patches: dict[str, dict]) -> None:
+        ids = list(patches)
+        rows = await self.graph.query("MATCH (n:Node) WHERE n.id IN $ids RETURN n.id, n.properties", {"ids": ids})
+        items = []
+        for i, raw in rows:
+            blob = json.loads(raw) if raw else {}
+            blob.update(patches[i])
+            items.append({"node_id": i, "properties": json.dumps(blob)})
+        if items:
+            await self.graph.query(
+                "UNWIND $items AS item MATCH (n:Node) WHERE n.id = item.node_id "
+                "SET n.properties = item.properties, n.updated_at = TIMESTAMP($now)",
+                {"items": items, "now": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")})
+
+    async def delete_edges(self, rows: list[tuple[str, str, str]]) -> None:
+        for src, dst, rel in rows:
+            await self.graph.query(
+                "MATCH (n:Node)-[r]->(m:Node) WHERE n.id = $s AND m.id = $d AND r.relationship_name = $r DELETE r",
+                {"s": src, "d": dst, "r": rel})
+
+    async def delete_nodes(self, ids: list[str]) -> None:
+        await self.graph.query("MATCH (n:Node) WHERE n.id IN $ids DETACH DELETE n", {"ids": ids})
+
+    async def checkpoint(self) -> None:
+        """Flush Ladybug's WAL (see :func:`discard_torn_graph_checkpoint`)."""
+        await self.graph.checkpoint()
+
+    # ---- housekeeping ---------------------------------------------------------
+    async def vector_housekeeping(self, names: Iterable[str], fragments: int) -> list[str]:
+        """LanceDB: compact each table with ``fragments`` or more fragments (see
+        :meth:`BeliefStore.compact_vectors`)."""
+        conn = await self.vector.get_connection()
+        done = []
+        for name in names:
+            if not await self.vector.has_collection(name):
+                continue
+            table = await conn.open_table(name)
+            if (await table.stats())["fragment_stats"]["num_fragments"] >= fragments:
+                await table.optimize()
+                done.append(name)
+        return done
+
+    async def maintain(self, commits: int) -> None:
+        """Every ``FALSIFY_VECTOR_PRUNE_EVERY`` commits: prune old LanceDB versions and drop
+        cognee's LanceDB connection; every ``FALSIFY_GRAPH_REOPEN_EVERY``: compact the graph
+        file if it has grown past ``FALSIFY_GRAPH_COMPACT_RATIO``, else reopen the graph
+        database; after either, give freed native memory back to the OS."""
+        s = self.settings
+        reopen, prune = s.graph_reopen_every, s.vector_prune_every
+        if prune and commits % prune == 0:
+            start = time.perf_counter()
+            try:
+                if await housekeeping.prune_vector_versions(self.vector, [collection(k) for k in KINDS],
+                                                            s.vector_prune_age_s):
+                    count("vector_prunes")
+                if s.vector_reconnect and await housekeeping.reconnect_vector(self.vector):
+                    count("vector_reconnects")
+            except Exception as error:  # noqa: BLE001
+                log.warning("pruning old vector versions failed (no data changed): %s", error)
+            count("vector_prune_ms", (time.perf_counter() - start) * 1000)
+        if reopen and commits % reopen == 0:
+            start = time.perf_counter()
+            compacted = None
+            try:
+                if housekeeping.graph_needs_compacting(self.graph, s.graph_compact_ratio):
+                    compacted = await housekeeping.compact_graph(self.graph, self.home)  # a compaction reopens too
+                    if compacted:
+                        count("graph_compactions")
+                        count("graph_compacted_mb", (compacted[0] - compacted[1]) / 2**20)
+            except Exception as error:  # noqa: BLE001
+                log.warning("compacting the graph database failed (the old file is kept): %s", error)
+            count("graph_compact_ms", (time.perf_counter() - start) * 1000 if compacted else 0.0)
+            start = time.perf_counter()
+            try:
+                if not compacted and await housekeeping.reopen_graph(self.graph, self.home):
+                    count("graph_reopens")
+            except Exception as error:  # noqa: BLE001
+                log.warning("reopening the graph database failed: %s", error)
+            count("graph_reopen_ms", (time.perf_counter() - start) * 1000)
+        if (reopen and commits % reopen == 0) or (prune and commits % prune == 0):
+            trim_native_heap()  # what the engines freed goes back to the OS (measured: ~40% of the growth)
+
+
+def discard_torn_graph_checkpoint():
+    """Clear the debris of a Ladybug checkpoint that was killed as it began.
+
+    Ladybug (0.19) checkpoints by moving its WAL to ``<db>.wal.checkpoint`` and
+    writing the dirty pages to ``<db>.shadow``, whose header carries the database
+    id; only then are pages copied into ``<db>``. A SIGKILL between creating the
+    shadow file and writing into it leaves an *empty* ``<db>.shadow``, and every
+    later open fails with "Database ID for temporary file ... does not match the
+    current database" -- the root is wedged (found by tests/test_fault_injection.py).
+    An empty shadow means nothing of that checkpoint reached ``<db>``, which is
+    as of the previous checkpoint. Every write of FALSIFY ends with a checkpoint
+    before its journal commits (cognee's adapter checkpoints after each of its
+    write calls; :func:`memory_core.store.writer.apply` after its raw writes), so the
+    interrupted WAL holds only writes of a journal intent that had not committed,
+    which :func:`memory_core.store.writer.recover`
+    then rolls back or finishes. So the two files are dropped and the database
+    opens as of its last checkpoint. A non-empty shadow is left to Ladybug, which
+    replays it. Call only while holding the root's writer lock.
+    """
+    from cognee.infrastructure.databases.graph.config import get_graph_config
+
+    config = get_graph_config()
+    if str(config.graph_database_provider).lower() not in ("ladybug", "kuzu") or not config.graph_file_path:
+        return None
+    db = Path(config.graph_file_path)
+    shadow, wal = db.with_name(db.name + ".shadow"), db.with_name(db.name + ".wal.checkpoint")
+    if not (shadow.is_file() and shadow.stat().st_size == 0 and wal.is_file()):
+        return None
+    wal.unlink()
+    shadow.unlink()
+    return (f"discarded a graph checkpoint interrupted as it began ({shadow.name} empty); "
+            "the graph reopened as of its previous checkpoint")
