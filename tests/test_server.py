@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
 import shutil
 import threading
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.store import config
 from memory_core.web import server as srv
 
 UI = Path(__file__).resolve().parent.parent / "memory_core" / "web" / "static"  # the page: package data
@@ -387,21 +389,44 @@ def test_a_factory_is_opened_in_the_loop_and_closed_with_the_server(running):
     assert app.closed
 
 
-def test_beyond_loopback_a_token_is_required(monkeypatch):
-    monkeypatch.delenv("FALSIFY_TOKEN", raising=False)
+@pytest.fixture
+def setting():
+    """``setting(NAME, value or None)``: set (or unset) a variable and read the settings again,
+    as a new command would; the variables and the settings are restored afterwards."""
+    saved: dict = {}
+
+    def change(name: str, value) -> None:
+        saved.setdefault(name, os.environ.get(name))
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+        config.reload()
+
+    yield change
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    config.reload()
+
+
+def test_beyond_loopback_a_token_is_required(setting):
+    setting("FALSIFY_TOKEN", None)
     with pytest.raises(srv.TokenRequired, match="token"):
         srv.make_server(StandInApp(), host="0.0.0.0", port=0)
     server = srv.make_server(StandInApp(), host="0.0.0.0", port=0, token="t0ken-0123456789abc")
     assert server.token == "t0ken-0123456789abc"
     server.server_close()
-    monkeypatch.setenv("FALSIFY_TOKEN", "from-env-0123456789")
+    setting("FALSIFY_TOKEN", "from-env-0123456789")
     server = srv.make_server(StandInApp(), host="0.0.0.0", port=0)
     assert server.token == "from-env-0123456789"
     server.server_close()
     server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)  # loopback: FALSIFY_TOKEN still applies
     assert server.token == "from-env-0123456789"
     server.server_close()
-    monkeypatch.delenv("FALSIFY_TOKEN")
+    setting("FALSIFY_TOKEN", None)
     server = srv.make_server(StandInApp(), host="127.0.0.1", port=0)
     assert server.token is None
     server.server_close()

@@ -11,21 +11,24 @@ the stand-in facade of tests/test_server.py).
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from urllib.parse import quote
 
 import pytest
 
 from memory_core.web import server as srv
-from test_server import StandInApp, request, running  # noqa: F401  (the fixture)
+from test_server import StandInApp, request, running, setting  # noqa: F401  (the fixtures)
 
 TOKEN = "hardening-token-0123456789"
 
 
 @pytest.mark.parametrize("bad", ["short-token", "tøken-with-non-ascii-0123", "token;with;semicolons-0123",
                                  "token with spaces 0123456789", "token,comma-0123456789", 'quote"token-0123456789'])
-def test_unusable_tokens_are_refused_at_start(bad, monkeypatch, capsys):
-    monkeypatch.delenv("FALSIFY_TOKEN", raising=False)
+def test_unusable_tokens_are_refused_at_start(bad, setting, capsys):  # noqa: F811
+    setting("FALSIFY_TOKEN", None)
     with pytest.raises(srv.TokenRequired):
         srv.make_server(StandInApp(), host="127.0.0.1", port=0, token=bad)
     assert srv.run_server(None, "127.0.0.1", 0, token=bad) == 2
@@ -33,12 +36,25 @@ def test_unusable_tokens_are_refused_at_start(bad, monkeypatch, capsys):
     assert err[-1].startswith("error: the access token") and "Traceback" not in "\n".join(err)
 
 
-def test_a_token_file(tmp_path, monkeypatch):
-    monkeypatch.delenv("FALSIFY_TOKEN", raising=False)
+def test_a_token_file(tmp_path, setting):  # noqa: F811
+    setting("FALSIFY_TOKEN", None)
     path = tmp_path / "token"
     path.write_text(TOKEN + "\n")
-    monkeypatch.setenv("FALSIFY_TOKEN_FILE", str(path))
+    setting("FALSIFY_TOKEN_FILE", str(path))
     assert srv.resolve_token("0.0.0.0", None) == TOKEN
+
+
+def test_a_bad_setting_is_one_line_and_exit_2(tmp_path):
+    """A FALSIFY_* value that does not parse stops the server (a process of its own, which
+    reads its settings once) before it binds or opens the root, naming the variable."""
+    env = dict(os.environ, FALSIFY_LLM_CONCURRENCY="many")
+    env.pop("FALSIFY_TOKEN", None)
+    proc = subprocess.run([sys.executable, "-m", "memory_core.web.server", "--root", str(tmp_path / "root"),
+                           "--port", "0"], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "error: FALSIFY_LLM_CONCURRENCY='many': expected a whole number, 1 or more"], proc.stderr
+    assert not (tmp_path / "root").exists()
 
 
 def test_presented_tokens_never_fail_and_the_cookie_is_per_port(running):  # noqa: F811

@@ -14,7 +14,6 @@ Offline, candidates no judge could decide are returned ranked: the caller decide
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -23,7 +22,7 @@ from memory_core.store.belief_store import state_of, to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
                                         pinned_verdict, structured_verdict)
-from memory_core.store.settings import llm_key_configured
+from memory_core.store import config
 from memory_core.core.keys import sp_key
 
 # Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
@@ -37,13 +36,11 @@ DEFAULT_LIMIT = GATE1_K
 UNDECIDED_BLOCKS_WITHIN = 0.55
 
 
-def gate1_threshold(embedder: str) -> Optional[float]:
-    """Gate 1's cosine-distance floor: None (no floor) unless ``FALSIFY_GATE1_THRESHOLD`` sets one."""
-    env = os.environ.get("FALSIFY_GATE1_THRESHOLD")
-    if env:
-        value = float(env)
-        if not 0.0 < value <= 2.0:
-            raise ValueError("FALSIFY_GATE1_THRESHOLD must be in (0, 2]")
+def gate1_threshold(embedder: str, settings: Optional[config.Settings] = None) -> Optional[float]:
+    """Gate 1's cosine-distance floor: None (no floor) unless ``FALSIFY_GATE1_THRESHOLD`` sets one
+    (in ``settings``, the stores'; default: the process's)."""
+    value = (settings or config.current()).gate1_threshold
+    if value is not None:
         return value
     return DEFAULT_THRESHOLDS.get(embedder, FALLBACK_THRESHOLD)
 
@@ -205,9 +202,10 @@ async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str
     for (cands, props), (more, more_props) in zip(found, extra or []):
         cands += more
         props.update(more_props)
-    use_llm = llm_key_configured() if use_llm is None else use_llm
+    use_llm = store.settings.llm_key if use_llm is None else use_llm
     declared = await store.declared_predicates(p for _, props in found for p in props.values())
-    cases = [Case(fact, triple, cands, props, declared) for (fact, triple, _), (cands, props) in zip(facts, found)]
+    cases = [Case(fact, triple, cands, props, declared, settings=store.settings)
+             for (fact, triple, _), (cands, props) in zip(facts, found)]
     stop = await judge_cases(cases, use_llm, [StructuredJudge(), LLMStep(concurrency)])
     done = [finish_detection(c.candidates, threshold, c.usage if c.usage is not None else (Usage() if use_llm else None))
             for c in cases]

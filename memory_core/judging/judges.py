@@ -11,7 +11,9 @@
   verdicts are cached in the data root by (stored claim, new fact, model).
   :func:`judge_many` judges many facts' candidates concurrently (up to
   ``FALSIFY_LLM_CONCURRENCY``, default 4). Claims travel as delimited, escaped
-  data, never as instructions.
+  data, never as instructions. Concurrency, the cache, the per-candidate way and the
+  call's timeout come from the settings the judge is given (the stores'), else the
+  process's (:mod:`memory_core.store.config`).
 * :func:`pinned_verdict` — ``--target KEY`` / ``DEMO_MODE`` + ``REFUTED_ID``:
   the named evidence is contradicted and the gates are skipped.
 
@@ -21,7 +23,6 @@ Only ``contradicts``/``supersedes`` at confidence ≥ :data:`ACT_THRESHOLD` act.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Optional
 
 from memory_core.core.cardinality import declarations_text, multi_valued
@@ -30,6 +31,7 @@ from memory_core.core.keys import normalise_term
 from memory_core.core.requests import parse_triple  # noqa: F401  (re-exported)
 from memory_core.judging.prompts import (BATCH_SYSTEM_PROMPT, SYSTEM_PROMPT, BatchJudgement,  # noqa: F401
                                          ContradictionJudgement, batch_input, llm_input)
+from memory_core.store import config
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
@@ -63,15 +65,9 @@ def pinned_verdict(key: str, why: str) -> ContradictionJudgement:
     return ContradictionJudgement(rationale=f"pinned: {why} names {key}; gates skipped", relation="contradicts", confidence=1.0)
 
 
-def llm_concurrency() -> int:
-    try:
-        return max(1, int(os.environ.get("FALSIFY_LLM_CONCURRENCY", "4")))
-    except ValueError:
-        return 4
-
-
-def _cache_enabled() -> bool:
-    return os.environ.get("FALSIFY_VERDICT_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+def llm_concurrency(settings: Optional[config.Settings] = None) -> int:
+    """How many facts' LLM calls run at once (``FALSIFY_LLM_CONCURRENCY``)."""
+    return (settings or config.current()).llm_concurrency
 
 
 class LLMJudge:
@@ -80,12 +76,15 @@ class LLMJudge:
     ``await judge.judge(fact, [(key, claim), ...])`` decides every candidate in one call
     (cached verdicts are not asked again) and returns ``{key: ContradictionJudgement}``.
     ``await judge(stored, fact)`` is the same for one claim. :meth:`judge_pair` is the old
-    way (one call per candidate, uncached), kept for ``bench.judge``'s comparison."""
+    way (one call per candidate, uncached), kept for ``bench.judge``'s comparison.
+    ``settings``: what it goes by (default: the process's); ``cache`` overrides their
+    ``FALSIFY_VERDICT_CACHE``."""
 
     name = "llm"
 
-    def __init__(self, cache: Optional[bool] = None):
-        self.cache = _cache_enabled() if cache is None else cache
+    def __init__(self, cache: Optional[bool] = None, settings: Optional[config.Settings] = None):
+        self.settings = settings or config.current()
+        self.cache = self.settings.verdict_cache if cache is None else cache
 
     async def __call__(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
         verdicts = await self.judge(new, [("claim", stored)], usage)
@@ -95,7 +94,7 @@ class LLMJudge:
         from memory_core.judging.llm import structured_output
 
         return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
-                                       usage=usage)
+                                       usage=usage, timeout=self.settings.judge_timeout)
 
     async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
                     predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
@@ -127,7 +126,7 @@ class LLMJudge:
         if not ask:
             return found
         answer = await llm.structured_output(batch_input(new, ask, predicates), BATCH_SYSTEM_PROMPT, BatchJudgement,
-                                             "the LLM judge", usage=usage)
+                                             "the LLM judge", usage=usage, timeout=self.settings.judge_timeout)
         given: dict[str, ContradictionJudgement] = {}
         folded = {k.strip().casefold(): k for k, _ in ask}
         for v in answer.verdicts:
@@ -149,7 +148,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
                      predicates: Optional[list[Optional[dict]]] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
     """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
     LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
-    (``FALSIFY_LLM_CONCURRENCY``, default 4) at once. Returns, in order, ``(verdicts by key,
+    (default: the judge's ``FALSIFY_LLM_CONCURRENCY``, 4 unless set) at once. Returns, in order, ``(verdicts by key,
     Usage)`` per fact. On a failure (:class:`JudgeError`, incl. ``BudgetExceeded``) facts
     after the failing one are not started; the error raised is the first failing fact's, with
     ``error.judged`` = how many leading facts were fully judged and ``error.results`` = their
@@ -157,7 +156,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
     from memory_core.judging.llm import Usage
 
     judge = judge or LLMJudge()
-    gate = asyncio.Semaphore(concurrency or llm_concurrency())
+    gate = asyncio.Semaphore(concurrency or llm_concurrency(getattr(judge, "settings", None)))
     results: list = [None] * len(items)
     errors: dict[int, BaseException] = {}
 
@@ -190,8 +189,10 @@ class PerCandidateLLMJudge(LLMJudge):
         return {k: await self.judge_pair(claim, new, usage) for k, claim in dict(stored).items()}
 
 
-def llm_judge() -> LLMJudge:
-    """The LLM judge a revision uses (the per-candidate one when ``FALSIFY_LLM_PER_CANDIDATE=1``)."""
-    if os.environ.get("FALSIFY_LLM_PER_CANDIDATE") == "1":
-        return PerCandidateLLMJudge(cache=False)
-    return LLMJudge()
+def llm_judge(settings: Optional[config.Settings] = None) -> LLMJudge:
+    """The LLM judge a revision uses, going by ``settings`` (default: the process's): the
+    per-candidate one when ``FALSIFY_LLM_PER_CANDIDATE=1``."""
+    settings = settings or config.current()
+    if settings.llm_per_candidate:
+        return PerCandidateLLMJudge(cache=False, settings=settings)
+    return LLMJudge(settings=settings)

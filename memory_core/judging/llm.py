@@ -11,6 +11,9 @@ from ``usage.cost`` when the endpoint reports one, else litellm's
 command's calls share a :class:`Meter` (:func:`command_meter`), which enforces
 ``FALSIFY_LLM_BUDGET_USD``: a call that would pass the budget is not made
 (:class:`BudgetExceeded`, exit 5).
+
+The timeout and the budget come from the settings (:mod:`memory_core.store.config`): those
+of the stores a command works on where the caller passes them, else the process's.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import os
 import warnings
 from dataclasses import dataclass
 from typing import Optional
@@ -26,6 +28,7 @@ from typing import Optional
 from pydantic import BaseModel
 
 from memory_core.core.errors import JudgeError
+from memory_core.store import config
 
 
 # A call cut by FALSIFY_JUDGE_TIMEOUT before litellm awaited its inner coroutine makes Python
@@ -35,11 +38,9 @@ warnings.filterwarnings("ignore", message=r"coroutine '.*(acompletion|completion
                         category=RuntimeWarning)
 
 
-def llm_timeout() -> float:
-    try:
-        return float(os.environ.get("FALSIFY_JUDGE_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
+def llm_timeout(settings: Optional[config.Settings] = None) -> float:
+    """Seconds one LLM call may take (``FALSIFY_JUDGE_TIMEOUT``)."""
+    return (settings or config.current()).judge_timeout
 
 
 @dataclass
@@ -84,17 +85,11 @@ def usage_of(result) -> Usage:
     return Usage(1, count("prompt_tokens"), count("completion_tokens"), None if cost is None else float(cost))
 
 
-def budget_usd() -> Optional[float]:
-    value = os.environ.get("FALSIFY_LLM_BUDGET_USD", "").strip()
-    if not value:
-        return None
-    try:
-        budget = float(value)
-    except ValueError:
-        raise JudgeError(f"FALSIFY_LLM_BUDGET_USD={value!r} is not a number of US dollars") from None
-    if budget < 0:
-        raise JudgeError(f"FALSIFY_LLM_BUDGET_USD={value!r} is negative")
-    return budget
+def budget_usd(settings: Optional[config.Settings] = None) -> Optional[float]:
+    """One command's LLM budget in US dollars (``FALSIFY_LLM_BUDGET_USD``; None: no cap). A
+    value that is not a number of dollars, 0 or more, is a SettingsError (exit 2) when the
+    settings are read."""
+    return (settings or config.current()).llm_budget_usd
 
 
 class BudgetExceeded(JudgeError):
@@ -160,14 +155,15 @@ _meter: contextvars.ContextVar[Optional[Meter]] = contextvars.ContextVar("falsif
 
 
 @contextlib.contextmanager
-def command_meter():
+def command_meter(settings: Optional[config.Settings] = None):
     """The meter of one command (a ``revise``, a ``revise --file``): reentrant, so a
-    command made of others shares one budget. Reads ``FALSIFY_LLM_BUDGET_USD``."""
+    command made of others shares one budget: ``FALSIFY_LLM_BUDGET_USD`` of ``settings``
+    (the command's stores'; default: the process's)."""
     current = _meter.get()
     if current is not None:
         yield current
         return
-    meter = Meter(budget_usd())
+    meter = Meter(budget_usd(settings))
     token = _meter.set(meter)
     try:
         yield meter
@@ -198,7 +194,7 @@ def model_name() -> str:
 
         return str(get_llm_config().llm_model or "")
     except Exception:
-        return os.environ.get("LLM_MODEL", "")
+        return config.current().llm_model
 
 
 class _Witness:
@@ -304,8 +300,9 @@ def _describe(error: BaseException) -> str:
 
 
 async def structured_output(text_input: str, system_prompt: str, response_model: type[BaseModel], what: str = "the LLM judge",
-                            noun: str = "verdict", usage: Optional[Usage] = None):
-    """One structured call through cognee's gateway, bounded by FALSIFY_JUDGE_TIMEOUT.
+                            noun: str = "verdict", usage: Optional[Usage] = None, timeout: Optional[float] = None):
+    """One structured call through cognee's gateway, bounded by ``timeout`` seconds (default
+    FALSIFY_JUDGE_TIMEOUT of the process's settings).
     Raises :class:`JudgeError` naming what the endpoint last said, or
     :class:`BudgetExceeded` (before calling) when the command's budget would be passed.
     The call's usage is added to ``usage`` (if given) and to the command's meter."""
@@ -315,12 +312,12 @@ async def structured_output(text_input: str, system_prompt: str, response_model:
         _install_callback()
     except Exception:  # diagnostics only: never a reason to fail the call
         pass
+    timeout = llm_timeout() if timeout is None else timeout
     meter = current_meter()
     estimate = await meter.reserve()
     witness = _Witness(response_model)
     token = _witness.set(witness)
     _inflight.add(witness)
-    timeout = llm_timeout()
     spent: Optional[Usage] = None
     try:
         result = await asyncio.wait_for(

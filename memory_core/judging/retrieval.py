@@ -27,7 +27,6 @@ in :data:`RETRIEVERS`; nothing else changes.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
@@ -135,13 +134,6 @@ class SubjectPredicateLookup:
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
 
 
-def k_from_env() -> int:
-    try:
-        return max(1, int(os.environ.get("FALSIFY_GATE1_K", GATE1_K)))
-    except ValueError:
-        return GATE1_K
-
-
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     """Reciprocal rank fusion of ranked id lists: ``{id: sum 1/(k + rank)}`` (rank from 1)."""
     scores: dict[str, float] = {}
@@ -165,8 +157,9 @@ class Found:
 async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, floor: Optional[float] = None,
                      retrievers: Sequence[Retriever] = RETRIEVERS) -> list[Found]:
     """Every query's candidates: the top ``k`` of the fused ranking of live evidence (within
-    cosine distance ``floor`` when given), then the unranked retrievers' live evidence."""
-    k = k_from_env() if k is None else k
+    cosine distance ``floor`` when given), then the unranked retrievers' live evidence.
+    ``k`` defaults to the store's ``FALSIFY_GATE1_K`` (8 unless set)."""
+    k = store.settings.gate1_k if k is None else k
     pool = max(POOL_MIN, 4 * k)
     results = [(r, await r.retrieve(store, queries, pool)) for r in retrievers]
     want = {h.node_id for _, per in results for hits in per for h in hits if h.props is None}

@@ -29,7 +29,7 @@ from memory_core.core.identity import collection
 from memory_core.core.investigation import check_text
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.judging.llm import structured_output
-from memory_core.store.settings import llm_key_configured
+from memory_core.store import config
 
 BASELINE_K = 3
 DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}
@@ -123,8 +123,9 @@ async def baseline_side(stores, text: str) -> dict:
             "distances": [round(h[0], 4) for h in hits]}
 
 
-async def llm_answer(question: str, context: list[str]) -> str:
-    result = await structured_output(answer_input(question, context), ANSWER_PROMPT, Answer, "the LLM answer", "answer")
+async def llm_answer(question: str, context: list[str], timeout: Optional[float] = None) -> str:
+    result = await structured_output(answer_input(question, context), ANSWER_PROMPT, Answer, "the LLM answer", "answer",
+                                     timeout=timeout)
     return result.answer
 
 
@@ -153,10 +154,13 @@ async def recall(stores, question: str, epoch=None, as_of: Optional[str] = None)
     mine = await falsify_side(stores, qprops, as_of)
     theirs = await baseline_side(stores, question)
     mode = "extractive"
-    if llm_key_configured():
+    # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
+    settings = getattr(stores.store, "settings", None) or config.current()
+    if settings.llm_key:
+        timeout = settings.judge_timeout
         try:
-            mine["answer"] = await llm_answer(question, mine["context"])
-            theirs["answer"] = await llm_answer(question, theirs["context"])
+            mine["answer"] = await llm_answer(question, mine["context"], timeout)
+            theirs["answer"] = await llm_answer(question, theirs["context"], timeout)
             mode = "llm"
         except Exception as error:  # keep the extractive answers, say why
             mode = f"extractive (LLM answer failed: {type(error).__name__})"

@@ -17,7 +17,6 @@ from memory_core.judging.detect import DEFAULT_LIMIT
 from memory_core.ops.resolve import plan_fields
 from memory_core.ops.stores import Stores
 from memory_core.judging.llm import command_meter
-from memory_core.store.settings import llm_key_configured
 from memory_core.tasks import RevisionBatch, run_revision, threshold
 
 RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
@@ -33,9 +32,9 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
 async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target") -> dict:
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
-    batch = preview(RevisionBatch(stores, [request], "fact", False, pin_reason, _use_llm([request]), threshold(),
-                                  DEFAULT_LIMIT), dry_run)
-    with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
+    batch = preview(RevisionBatch(stores, [request], "fact", False, pin_reason, _use_llm(stores, [request]),
+                                  threshold(stores.settings), DEFAULT_LIMIT), dry_run)
+    with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     return empty_root_note(stores, result_of(batch.jobs[0]))
 
@@ -61,8 +60,8 @@ def is_preview(batch) -> bool:
     return batch.dry_run or getattr(batch, "preview", False)
 
 
-def _use_llm(requests: list[RevisionRequest]) -> bool:
-    return llm_key_configured() and any(r.target is None for r in requests)
+def _use_llm(stores: Stores, requests: list[RevisionRequest]) -> bool:
+    return stores.settings.llm_key and any(r.target is None for r in requests)
 
 
 def result_of(job) -> dict:
@@ -166,9 +165,9 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     of the ones before it), written as one journalled intent (one epoch, undone as a
     whole); one result per fact, in order. ``on_result(result)`` is called for each."""
     await preflight(stores, requests, what)
-    batch = preview(RevisionBatch(stores, list(requests), what, False, "--target", _use_llm(requests), threshold(),
-                                  DEFAULT_LIMIT), dry_run)
-    with command_meter():  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
+    batch = preview(RevisionBatch(stores, list(requests), what, False, "--target", _use_llm(stores, requests),
+                                  threshold(stores.settings), DEFAULT_LIMIT), dry_run)
+    with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     stopped = batch.stopped_at
     results = [result_of(job) for job in batch.jobs if stopped is None or job.index < stopped]

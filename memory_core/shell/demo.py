@@ -24,7 +24,8 @@ from pathlib import Path
 from memory_core.api import Falsify
 from memory_core.core.errors import JudgeError
 from memory_core.store.journal import write_atomic
-from memory_core.store.settings import PROJECT_DIR, llm_key_configured
+from memory_core.store import config
+from memory_core.store.settings import PROJECT_DIR
 
 # the demo's investigation is package data (examples/company_x.json in a checkout links to it)
 SEED = Path(__file__).resolve().parent / "demo_data" / "company_x.json"
@@ -42,7 +43,7 @@ PROG = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"
 def demo_root(root) -> Path:
     if root:
         return Path(root).expanduser().resolve()
-    base = os.environ.get("FALSIFY_HOME")
+    base = config.current().home
     return (Path(base) / "demo").resolve() if base else (Path.cwd() / ".falsify-demo").resolve()
 
 
@@ -105,7 +106,7 @@ async def session_one(app) -> int:
 async def session_two(app) -> int:
     if "Q" not in await app.store.find_keys(["Q"]):
         say(f"[FALSIFY] Session 2: no demo investigation in {app.paths.root}.")
-        say(f"  Run session 1 first:  {PROG} --session 1" + (f" --root {app.paths.root}" if os.environ.get("FALSIFY_HOME") is None else ""))
+        say(f"  Run session 1 first:  {PROG} --session 1" + (f" --root {app.paths.root}" if app.store.settings.home is None else ""))
         return EXIT_USAGE
     warm = await app.warm_up()
     say(f'[FALSIFY] Session 2 (new process {os.getpid()}): new fact -> "{FACT}"')
@@ -113,7 +114,7 @@ async def session_two(app) -> int:
     pin = os.environ.get("REFUTED_ID", "E_qa")
     how = ""
     result = None
-    if llm_key_configured() and os.environ.get("DEMO_MODE", "").strip() not in ("1", "true", "yes"):
+    if app.store.settings.llm_key and os.environ.get("DEMO_MODE", "").strip() not in ("1", "true", "yes"):
         try:
             # previewed first (a dry run writes nothing; the verdicts are cached for the real run): a fact
             # the judge finds unrelated would be recorded, and the pin could then no longer apply to it

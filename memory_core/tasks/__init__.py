@@ -31,7 +31,6 @@ from memory_core.core.errors import FacadeClosed
 from memory_core.judging.detect import DEFAULT_LIMIT, gate1_threshold
 from memory_core.store.embedder import fingerprint
 from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F401  (re-exported)
-from memory_core.store.settings import llm_key_configured
 from memory_core.tasks.batch import FactJob, RevisionBatch  # noqa: F401  (re-exported)
 from memory_core.tasks.collect_belief_subgraph import collect_belief_subgraph
 from memory_core.tasks.detect_contradictions import make_detect_task, start_detection, stop_detection
@@ -41,14 +40,17 @@ from memory_core.tasks.propagate_refutation import propagate_refutation
 from memory_core.tasks.write_revision import write_revision
 
 
-def threshold() -> float:
-    return gate1_threshold(fingerprint()["provider"])
+def threshold(settings=None) -> float:
+    """Gate 1's distance floor for the configured embedder, by ``settings`` (the stores';
+    default: the process's)."""
+    return gate1_threshold(fingerprint()["provider"], settings)
 
 
 def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = False, pin_reason: str = "--target",
                    what: str = "facts", results: Optional[Callable[[FactJob], dict]] = None) -> list:
     """The cognee Tasks of a revision bound to an opened FALSIFY (a ``Falsify`` or its
-    ``Stores``). ``use_llm`` defaults to whether ``LLM_API_KEY`` is set. With
+    ``Stores``). ``use_llm`` defaults to whether ``LLM_API_KEY`` is set (in the settings the
+    stores go by). With
     ``dry_run`` only detection runs (nothing is written).
 
     For a host's pipeline data (anything but a prepared :class:`RevisionBatch`) the Tasks
@@ -59,8 +61,9 @@ def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = F
     before anything is read or written."""
     stores = getattr(fx, "stores", fx)
     owner = fx if hasattr(fx, "stores") else None
-    use_llm = llm_key_configured() if use_llm is None else use_llm
-    detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(), limit=DEFAULT_LIMIT,
+    use_llm = stores.settings.llm_key if use_llm is None else use_llm
+    detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(stores.settings),
+                              limit=DEFAULT_LIMIT,
                               pin_reason=pin_reason, what=what)
     tasks = [task(_first(detect, owner, results if dry_run else None), needs_llm=use_llm)]
     if dry_run:

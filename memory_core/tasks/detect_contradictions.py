@@ -184,7 +184,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
             props_by_key.update(extra_props)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
-    cases = [Case(job.fact, job.request.triple, candidates, props, declared) for job, candidates, props in prepared]
+    cases = [Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
+             for job, candidates, props in prepared]
     stop = await judge_cases(cases, batch.use_llm)
     if stop is not None:
         batch.stopped_at, batch.stop_error = jobs[stop[0]].index, stop[1]

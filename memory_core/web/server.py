@@ -40,6 +40,7 @@ from typing import Optional
 import uvicorn
 
 from memory_core.mcp.gate import Gate
+from memory_core.store import config
 from memory_core.web.app import MAX_BODY, STATIC_TYPES, UI_DIR, VENDOR, ViewerApp  # noqa: F401 (re-exported)
 from memory_core.web.bridge import LoopThread
 from memory_core.web.guard import check_token, is_loopback
@@ -252,13 +253,15 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-def resolve_token(host: str, token: Optional[str]) -> Optional[str]:
+def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[str]:
     """The token in force: ``token``, else ``$FALSIFY_TOKEN``, else the first line of the
-    file ``$FALSIFY_TOKEN_FILE``; required beyond loopback, and checked
+    file ``$FALSIFY_TOKEN_FILE`` (both from ``settings``, default: the process's,
+    :mod:`memory_core.store.config`); required beyond loopback, and checked
     (:func:`memory_core.web.guard.check_token`)."""
-    token = (token or os.environ.get("FALSIFY_TOKEN") or "").strip() or None
-    if token is None and os.environ.get("FALSIFY_TOKEN_FILE"):
-        path = Path(os.environ["FALSIFY_TOKEN_FILE"]).expanduser()
+    settings = settings or config.current()
+    token = (token or settings.token or "").strip() or None
+    if token is None and settings.token_file:
+        path = Path(settings.token_file).expanduser()
         try:
             token = (path.read_text(encoding="utf-8").splitlines() or [""])[0].strip() or None
         except (OSError, UnicodeDecodeError) as error:
@@ -323,11 +326,12 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
     from memory_core.store.settings import resolve_root
 
     try:
-        token = resolve_token(host, token)
-    except TokenRequired as error:
+        settings = config.current()
+        token = resolve_token(host, token, settings)
+    except (TokenRequired, config.SettingsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if token and os.environ.get("FALSIFY_TOKEN", "").strip() != token.strip():
+    if token and (settings.token or "").strip() != token.strip():
         print("warning: a --token on the command line is visible to every local user (ps, /proc); set "
               "FALSIFY_TOKEN or FALSIFY_TOKEN_FILE (a file holding it) instead", file=sys.stderr)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
