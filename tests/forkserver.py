@@ -442,5 +442,16 @@ def run(args, cwd=None, env=None, capture_output=False, timeout=None, input=None
     return done
 
 
+def stdio_command(args: list[str]) -> tuple[str, list[str]]:
+    """(command, args) for a client that spawns ``python ARGS...`` itself (the MCP SDK's
+    ``stdio_client``): ``tests/fork_exec.py``, which starts in milliseconds and has this
+    process's fork server fork the real process on its pipes (``python ARGS...`` itself when
+    ``FALSIFY_TEST_FORK=0``)."""
+    args = [str(a) for a in args]
+    if not enabled():
+        return sys.executable, args
+    return sys.executable, ["-S", str(Path(__file__).resolve().parent / "fork_exec.py"), server(), *args]
+
+
 if __name__ == "__main__":
     raise SystemExit(serve(sys.argv[1]))

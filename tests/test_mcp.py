@@ -1,5 +1,6 @@
 """The MCP server through the official SDK's own client (``ClientSession`` over
-stdio): ``python main.py --root DIR mcp`` as a subprocess on a fresh root."""
+stdio): ``python main.py --root DIR mcp`` as a separate process on a fresh root (forked from
+tests/forkserver.py after the third-party imports; see server_params)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ TOOLS = {"add_beliefs", "revise", "revise_many", "resolve", "recall", "search", 
 
 
 def server_params(root: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                 env=clean_env(), cwd=str(REPO))
+    """``python main.py --root ROOT mcp``, forked from the fork server (a real process on the
+    client's pipes, started by the SDK's own stdio_client through tests/fork_exec.py)."""
+    command, args = forkserver.stdio_command([REPO / "main.py", "--root", root, "mcp"])
+    return StdioServerParameters(command=command, args=args, env=clean_env(), cwd=str(REPO))
 
 
 async def call(session: ClientSession, name: str, **arguments) -> dict:
