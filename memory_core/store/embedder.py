@@ -32,6 +32,7 @@ import os
 import shutil
 from pathlib import Path
 
+from memory_core.store import config
 from memory_core.store.environment import hosted_embeddings_configured
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -120,6 +121,7 @@ def apply_environment(paths) -> None:
     # Marks these EMBEDDING_* values as FALSIFY's own, so a child process that
     # inherits them still chooses the offline model (and prepares its files).
     os.environ["FALSIFY_EMBEDDER"] = "local"
+    config.replace(embedder="local")  # this process's settings say so too
     os.environ["EMBEDDING_PROVIDER"] = "fastembed"
     os.environ["EMBEDDING_MODEL"] = MODEL
     os.environ["EMBEDDING_DIMENSIONS"] = str(DIMENSIONS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from memory_core.store import config
+
 
 def llm_key_configured() -> bool:
     return bool(os.environ.get("LLM_API_KEY", "").strip())
@@ -11,7 +13,7 @@ def llm_key_configured() -> bool:
 
 def hosted_embeddings_configured() -> bool:
     """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
-    if os.environ.get("FALSIFY_EMBEDDER", "").strip().lower() == "local":
+    if config.current().embedder == "local":
         return False
     if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
                                                    "EMBEDDING_API_KEY")):
