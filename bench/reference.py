@@ -102,6 +102,7 @@ class MNode:
     forgotten: bool = False
     triple: Optional[tuple] = None  # (subject, predicate, object) of evidence given with one
     valid_to: Optional[str] = None  # valid time: set when its validity ended (superseded in time)
+    valid_from: Optional[str] = None  # valid time: when it started being true (None: untimed)
 
 
 @dataclass(frozen=True)
@@ -414,7 +415,8 @@ def from_investigation(inv: dict) -> Model:
         m.nodes[h["key"]] = MNode(h["key"], "hypothesis", q, prior=h.get("prior"))
     for e in inv.get("evidence", []):
         triple = (e["subject"], e["predicate"], e["object"]) if e.get("subject") else None
-        m.nodes[e["key"]] = MNode(e["key"], "evidence", q, triple=triple)
+        m.nodes[e["key"]] = MNode(e["key"], "evidence", q, triple=triple, valid_from=e.get("valid_from"),
+                                  valid_to=e.get("valid_to"))
     m.many[q] = {term(p) for p, c in (inv.get("predicates") or {}).items() if c == "many"}
     for c in inv.get("conclusions", []):
         m.nodes[c["key"]] = MNode(c["key"], "conclusion", q, confidence=c.get("confidence"))
@@ -475,3 +477,30 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
     model.rescore(died)
     return died
 
+
+
+def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, question: str) -> dict:
+    """A fact given as a triple with its interval ``new`` = (valid_from, valid_to): what rule
+    1b finds is read in valid time first (:func:`valid_time_case` against each one's stored
+    interval). Disjoint: ignored. Untimed or the same period: a revision as any other (those
+    are the targets). Then the new fact, if alive, held only until the earliest stored value
+    it precedes starts (superseded, weight 0; unless it already ends by then); and, if still
+    alive, every open-ended value it follows held until the new one starts
+    (:func:`end_validity`). Returns {"cases": {key: case}, "ended": [...]}."""
+    found = model.triple_targets(triple)
+    cases = {k: valid_time_case(new, (model.nodes[k].valid_from, model.nodes[k].valid_to)) for k in found}
+    targets = [k for k in found if cases[k] in ("untimed", "same_period")]
+    model.revise(targets, new_key, question=question, triple=triple)
+    node = model.nodes[new_key]
+    node.valid_from, node.valid_to = new
+    starts = sorted(model.nodes[k].valid_from for k in found if cases[k] == "new_precedes")
+    until = starts[0] if starts else None
+    if until is not None and new[1] is not None and new[1] <= until:
+        until = None
+    ended: list[str] = []
+    if until is not None and node.state == ALIVE and not node.forgotten:
+        node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
+    if node.state == ALIVE and not node.forgotten:
+        for k in sorted(k for k in found if cases[k] == "ends_stored"):
+            ended += end_validity(model, k, new[0])
+    return {"cases": cases, "ended": ended}
