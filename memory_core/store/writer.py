@@ -118,7 +118,7 @@ async def housekeeping(store: BeliefStore) -> None:
     except Exception as error:  # noqa: BLE001
         import logging
 
-        logging.getLogger("falsify").warning("vector compaction failed (no data changed): %s", error)
+        logging.getLogger("falsify").warning("housekeeping after a commit failed (no data changed): %s", error)
 
 
 async def recover(store: BeliefStore, journal: Journal) -> str | None:
