@@ -28,6 +28,7 @@ Every figure printed is measured in the run that prints it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import json
 import os
@@ -121,9 +122,11 @@ async def run(args, stub, root: Path) -> dict:
                 batch.append((time.perf_counter() - t) * 1000)
         out["fact_call_ms"] = p50(batch)
 
-        async def way(name: str, env: dict, repeat: int = 1) -> dict:
-            saved = {k: os.environ.get(k) for k in env}
-            os.environ.update(env)
+        async def way(name: str, changes: dict, repeat: int = 1) -> dict:
+            # the opened stores' settings (read once, at open, and held by their backend), changed for
+            # this way only
+            saved = app.store.settings
+            app.store.backend.settings = dataclasses.replace(saved, **changes)
             try:
                 lat, judged, calls, per_fact = [], [], 0, []
                 for fact, c in zip(facts, cands):
@@ -145,17 +148,14 @@ async def run(args, stub, root: Path) -> dict:
                         "calls_per_revision": per_fact, "revise_ms_p50": p50(lat),
                         "detect_ms_p50": p50([j for j in judged if j is not None])}
             finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
+                app.store.backend.settings = saved
 
-        out["old"] = await way("old", {"FALSIFY_LLM_PER_CANDIDATE": "1", "FALSIFY_VERDICT_CACHE": "0"})
+        # FALSIFY_LLM_PER_CANDIDATE and FALSIFY_VERDICT_CACHE of each way
+        out["old"] = await way("old", {"llm_per_candidate": True, "verdict_cache": False})
         log("old", out["old"])
-        out["new"] = await way("new", {"FALSIFY_LLM_PER_CANDIDATE": "0", "FALSIFY_VERDICT_CACHE": "0"})
+        out["new"] = await way("new", {"llm_per_candidate": False, "verdict_cache": False})
         log("new", out["new"])
-        cached = await way("cached", {"FALSIFY_LLM_PER_CANDIDATE": "0", "FALSIFY_VERDICT_CACHE": "1"}, repeat=2)
+        cached = await way("cached", {"llm_per_candidate": False, "verdict_cache": True}, repeat=2)
         out["cached"] = {"calls_first_run": sum(cached["calls_per_revision"][0::2]),
                          "calls_second_run": sum(cached["calls_per_revision"][1::2])}
         log("cached", out["cached"])

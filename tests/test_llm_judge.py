@@ -33,6 +33,14 @@ E_QA = json.dumps(next(e["claim"] for e in json.loads(EXAMPLE.read_text())["evid
 CONTRADICTS_QA = {E_QA: {"rationale": "the report was back-dated", "relation": "contradicts", "confidence": 0.9}}
 WEAK_QA = {E_QA: {"rationale": "maybe", "relation": "contradicts", "confidence": 0.5}}
 UNRELATED = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
+# a judging setting that does not parse: exit 2 naming it, before any call (was a silent default,
+# or for the budget a JudgeError at the first call)
+BAD_SETTINGS = [
+    ("FALSIFY_LLM_CONCURRENCY", "many", "expected a whole number, 1 or more"),
+    ("FALSIFY_JUDGE_TIMEOUT", "soon", "expected seconds, more than 0"),
+    ("FALSIFY_LLM_BUDGET_USD", "-1", "expected a number of US dollars, 0 or more"),
+    ("FALSIFY_VERDICT_CACHE", "maybe", "expected 1 or 0"),
+]
 FILE_PINNED = "Valtec's archive has no email to Company X dated 12 January 2021."
 FILE_JUDGED = "The QA report about the brake-valve defect was written long after March 2021."
 
@@ -59,7 +67,11 @@ def llm_run(tmp_path_factory):
         env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
                         FALSIFY_EMBEDDER="local", FALSIFY_JUDGE_TIMEOUT="60", NO_PROXY="127.0.0.1,localhost",
                         no_proxy="127.0.0.1,localhost")
-        steps = []
+        steps = [{"name": "set_bad_setting", "op": "control", "url": control,
+                  "json": {"mode": "verdict", "verdict_by_stored": {}, "verdict": UNRELATED, "tag": "bad_setting"}}]
+        for variable, value, _ in BAD_SETTINGS:
+            steps.append({"name": f"bad_{variable}", "op": "cli", "argv": ["revise", FACT_LANDS, "--json"],
+                          "snapshot": True, "env": {variable: value}})
         for name, settings, timeout, _ in FAILURES:
             steps.append({"name": f"set_{name}", "op": "control", "url": control, "json": dict(settings, tag=name)})
             steps.append({"name": name, "op": "cli", "argv": ["revise", FACT_LANDS, "--json"], "snapshot": True,
@@ -91,6 +103,18 @@ def llm_run(tmp_path_factory):
 def _unchanged(r):
     b, a = r["before"], r["after"]
     return a["status"] == b["status"] and a["log"] == b["log"] and a["pending"] is None
+
+
+@pytest.mark.parametrize("variable,value,accepts", BAD_SETTINGS, ids=[b[0] for b in BAD_SETTINGS])
+def test_a_bad_judging_setting_is_exit_2_naming_it(llm_run, variable, value, accepts):
+    results, marks = llm_run
+    r = results[f"bad_{variable}"]
+    where = f"{variable}={value}: exit {r['code']}\n{r['stderr'][-2000:]}"
+    assert r["code"] == 2, where
+    assert f"{variable}={value!r}: {accepts}" in r["stderr"] and "Traceback" not in r["stderr"], where
+    assert r["stdout"] == "", where
+    assert _unchanged(r), f"{variable}: the root changed although a setting was bad"
+    assert not marks.get("bad_setting"), "the LLM judge was called despite a bad setting"
 
 
 @pytest.mark.parametrize("name,settings,timeout,fragments", FAILURES, ids=[f[0] for f in FAILURES])
