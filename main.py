@@ -7,8 +7,9 @@ from pathlib import Path
 
 def answered_by_a_server():
     """The warm CLI: when a FALSIFY server runs on this command's root, it answers, before
-    anything heavy is imported (memory_core/shell/remote.py is standard library only and
-    loaded on its own). None: no server; run the command here."""
+    anything heavy is imported (memory_core/shell/remote.py, the client, is standard library
+    only and loaded on its own, as is the settings parser it reads). None: no server; run
+    the command here."""
     spec = importlib.util.spec_from_file_location(
         "falsify_remote", Path(__file__).resolve().parent / "memory_core" / "shell" / "remote.py")
     remote = importlib.util.module_from_spec(spec)

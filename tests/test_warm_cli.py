@@ -56,6 +56,9 @@ def test_a_running_server_answers_the_cli(tmp_path):
         # the server holds the root: a CLI that did not ask it would find the root busy
         busy = cli(root, "status", env=clean_env(FALSIFY_NO_SERVER="1", FALSIFY_LOCK_TIMEOUT="0"))
         assert busy.returncode == 3 and "in use by" in busy.stderr
+        # a FALSIFY_* value that does not parse: never forwarded (the server would answer 0), exit 2 naming it
+        bad = cli(root, "status", env=clean_env(FALSIFY_GATE1_K="many"))
+        assert bad.returncode == 2 and "FALSIFY_GATE1_K" in bad.stderr and not bad.stdout, answer(bad)
 
         warm = {
             "status": answer(cli(root, "status", "--json")),

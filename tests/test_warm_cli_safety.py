@@ -58,6 +58,39 @@ def test_a_database_option_is_never_forwarded():
     assert remote._scan(["--root", "r", "resolve", "E1", "--winner", "E2"]) == ("r", "resolve")
 
 
+def test_the_client_reads_the_typed_settings_and_imports_nothing_heavy(tmp_path):
+    """remote.py loaded on its own (as main.py does) reads FALSIFY_HOME and FALSIFY_NO_SERVER
+    with store/config.py's parser, and leaves nothing of memory_core (nor pydantic, cognee)
+    imported; a value config cannot parse is not an error here: forward says "run it here"
+    (where cli.main reports it, exit 2)."""
+    code = (
+        "import importlib.util, json, sys\n"
+        f"spec = importlib.util.spec_from_file_location('falsify_remote', {str(REPO / 'memory_core' / 'shell' / 'remote.py')!r})\n"
+        "remote = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(remote)\n"
+        "try:\n"
+        "    settings = remote._settings()\n"
+        "    seen = [settings.home, settings.no_server]\n"
+        "except ValueError as error:\n"
+        "    seen = [type(error).__name__, str(error)]\n"
+        "answered = remote.forward(['status'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('memory_core', 'pydantic', 'cognee', 'dotenv'))\n"
+        "print(json.dumps({'seen': seen, 'answered': answered, 'heavy': heavy}))\n")
+
+    def client(**env):
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=clean_env(**env),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    home = str(tmp_path / "home")
+    assert client(FALSIFY_HOME=home, FALSIFY_NO_SERVER="yes") == {"seen": [home, True], "answered": None, "heavy": []}
+    assert client(FALSIFY_HOME=" ", FALSIFY_NO_SERVER="0") == {"seen": [None, False], "answered": None, "heavy": []}
+    bad = client(FALSIFY_NO_SERVER="sometimes")
+    assert bad["seen"][0] == "SettingsError" and "FALSIFY_NO_SERVER" in bad["seen"][1], bad
+    assert bad["answered"] is None and bad["heavy"] == [], bad
+
+
 @pytest.fixture(scope="module")
 def revised(tmp_path_factory):
     return revised_root(tmp_path_factory, "warm-safety")

@@ -1,5 +1,12 @@
 """Command line: ``python main.py [--root DIR] COMMAND ...``.
 
+The entry point: parse the command line, let a server running on the root answer it
+(the warm CLI's client, ``memory_core.shell.remote``), else run it in this process. The
+parser, the commands and their exit codes are in ``memory_core.shell.commands`` (shared
+with the server side of the warm CLI, ``memory_core.shell.warm_server``); the names
+callers use (``main``, ``build_parser``, ``COMMANDS``, ``run``, ``internal_error``, the
+``EXIT_*`` codes) are importable from here too.
+
 Exit codes (also in docs/guarantees.md):
   0  success (including "nothing to do" and "no judge could decide")
   1  ``check`` found problems, or an unexpected internal error
@@ -11,114 +18,21 @@ Exit codes (also in docs/guarantees.md):
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import contextvars
-import inspect
-import json
-import shlex
 import os
 import sys
-from pathlib import Path
 
-from memory_core.api import Falsify
-from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
-from memory_core.core.requests import fact_lines, revision_request
-from memory_core.ops import revise as revise_op
-from memory_core.shell import remote, report
+from memory_core.core.errors import VOCABULARY, FalsifyError, error_message
+from memory_core.shell import remote
+from memory_core.shell.commands import (BORROWED, COMMANDS, EXIT_BUSY, EXIT_EMBEDDER, EXIT_INPUT, EXIT_JUDGE,  # noqa: F401
+                                        EXIT_OK, EXIT_PROBLEMS, NEEDS_ROOT, build_parser, crash_log, emit,
+                                        internal_error, program_name, run)
 from memory_core.shell.demo import run_demo, run_session
+from memory_core.shell.warm_server import run_command
+from memory_core.store import config
 from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root, use_database
 from memory_core.web.server import run_server
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
-
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
-
-
-def program_name() -> str:
-    """How the user started FALSIFY: ``falsify`` (the installed script) or ``python main.py``."""
-    return "python main.py" if Path(sys.argv[0] or "").name in ("main.py", "") else "falsify"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=program_name(),
-        description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
-                    "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
-        epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
-               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed.")
-    p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
-    p.add_argument("--database", metavar="URL",
-                   help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
-                        "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)")
-    p.add_argument("--demo", action="store_true", help="run the two-session demo offline (session 1, then session 2 in a new process)")
-    p.add_argument("--session", type=int, choices=(1, 2), help="run one demo session: 1 builds the graph, 2 revises it")
-    p.add_argument("--keep", action="store_true", help="with --demo: reuse the demo root instead of starting clean")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-
-    s = sub.add_parser("load", help="load an investigation file (JSON; '-' reads standard input), or a fragment "
-                                   "into a stored question; re-loading adds only what is new")
-    s.add_argument("file", help="the investigation file, or - for standard input")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("status", help="every node (key, type, state, weight, epoch, confidence, text) and edge")
-    s.add_argument("--epoch", help="the graph as it stood after epoch N (rebuilt from the revision log; nothing is written)")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
-    s.add_argument("fact", nargs="?", help="the new fact, in words")
-    s.add_argument("--triple", help="the fact as 'subject|predicate|object' (enables the offline structured judge)")
-    s.add_argument("--target", help="pin the contradicted evidence by key (skips both gates)")
-    s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
-    s.add_argument("--source", help="source id of the new fact")
-    s.add_argument("--asserted-at", help="ISO date of the new fact")
-    s.add_argument("--valid-from", help="ISO date from which the fact is true in the world (valid time)")
-    s.add_argument("--valid-to", help="ISO date from which the fact is no longer true (default: still true)")
-    s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
-    s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
-                   "(default: the question's policy)")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
-    s.add_argument("--file", help="JSONL file of facts ({\"fact\", \"triple\", \"target\", \"key\", \"source\", \"asserted_at\"} per line), applied in order")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
-    s.add_argument("loser", help="the disputed evidence that loses")
-    s.add_argument("--winner", required=True, help="the disputed evidence that wins")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("explain", help="why a node (forgotten ones included) is in its state")
-    s.add_argument("key")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question")
-    s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
-    s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("undo", help="revert the last revision (or load) completely; again reverts the one before")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("check", help="verify graph/vector agreement, revision rules and the journal")
-    s.add_argument("--repair", action="store_true", help="fix what can be fixed and say what was done")
-    s.add_argument("--json", action="store_true")
-
-    s = sub.add_parser("serve", help="browser viewer of the belief graph (http://127.0.0.1:8765); answers this "
-                                    "root's CLI commands while it runs")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8765)
-    s.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)")
-    s.add_argument("--token", help="access token, required beyond loopback (default: $FALSIFY_TOKEN)")
-
-    sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry)")
-    return p
-
-
-def emit(data, as_json: bool, human) -> None:
-    if as_json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        human(data)
 
 
 def main(argv=None) -> int:
@@ -137,10 +51,20 @@ def _main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "database", None):
         use_database(args.database)
+    try:
+        config.reload()  # this command's settings: the environment it was started with (and --database)
+    except FalsifyError as error:  # a FALSIFY_* value that does not parse: exit 2, naming it
+        print(error_message(error), file=sys.stderr)
+        return error.exit_code
     answered = remote.forward(args)  # a server running on this root answers it (the warm CLI)
     if answered is not None:
         return answered
     load_dotenv_file()
+    try:
+        config.reload()  # .env may have added settings (it never overrides the environment)
+    except FalsifyError as error:
+        print(error_message(error), file=sys.stderr)
+        return error.exit_code
     if args.demo or args.session:
         if args.demo:
             return run_demo(args.root, keep=args.keep)
@@ -162,201 +86,9 @@ def _main(argv=None) -> int:
 
         root = resolve_root(args.root)
         return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
-            gate, root, remote.run_command, stop)), args.root)
+            gate, root, run_command, stop)), args.root)
     return run(COMMANDS[args.command](args), args.root)
 
 
-def run(coro, root=None) -> int:
-    """Run a command; map every FALSIFY error to its exit code (one place), and turn an
-    unexpected one into one line on stderr plus the full traceback in a log file."""
-    try:
-        return asyncio.run(coro)
-    except FalsifyError as error:
-        print(error_message(error), file=sys.stderr)
-        return error.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # noqa: BLE001  (anything else is a bug: one line, and a log file)
-        print(internal_error(error, root), file=sys.stderr)
-        return EXIT_PROBLEMS
-
-
-def internal_error(error: BaseException, root=None) -> str:
-    """The one line printed for an unexpected error (its traceback goes to a log file)."""
-    from memory_core.store.environment import redact
-
-    where = crash_log(error, root)
-    detail = redact(" ".join(str(error).split()))[:300]
-    return f"internal error: {type(error).__name__} {detail} (full traceback in {where})"
-
-
-def crash_log(error: BaseException, root=None) -> str:
-    """Write the traceback of an unexpected error to ``<root>/logs/internal-error-*.log``
-    (else the system temp directory). Returns the file's path."""
-    import tempfile
-    import time
-    import traceback
-
-    import shlex as quoting
-
-    from memory_core.store.environment import redact, redact_argv
-
-    # secrets (a URL's password, --token, API keys) masked; the file is its owner's only
-    text = redact("".join(traceback.format_exception(type(error), error, error.__traceback__)))
-    command = quoting.join(redact_argv(sys.argv[1:]))
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    try:
-        folder = resolve_root(root) / "logs"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except (OSError, ValueError):
-        folder = Path(tempfile.gettempdir())
-    path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
-    try:
-        with open(path, "w", encoding="utf-8", opener=lambda p, flags: os.open(p, flags, 0o600)) as f:
-            f.write(f"python main.py {command}\n\n{text}")
-    except OSError:
-        fd, name = tempfile.mkstemp(prefix="falsify-internal-error-", suffix=".log")  # 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        path = Path(name)
-    return str(path)
-
-
-# the warm CLI: a server running a command lends its opened facade (shell/remote.py)
-BORROWED: contextvars.ContextVar = contextvars.ContextVar("falsify_borrowed_facade", default=None)
-
-
-# commands that only read (or change) what is stored: on a missing root, exit 2 and create nothing
-NEEDS_ROOT = frozenset({"status", "explain", "recall", "check", "undo", "resolve"})
-
-
-async def _open(args, purpose="cli"):
-    if BORROWED.get() is not None:
-        return BORROWED.get()
-    app = await Falsify.open(args.root, purpose=f"python main.py {purpose}", create=purpose not in NEEDS_ROOT)
-    if app.recovered:
-        print(f"[recovery] {app.recovered}", file=sys.stderr)
-    return app
-
-
-async def _simple(args, name: str, call, printer: str) -> dict:
-    """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
-    app = await _open(args, name)
-    try:
-        result = call(app)
-        if inspect.isawaitable(result):
-            result = await result
-    finally:
-        await app.close()
-    emit(result, args.json, getattr(report, printer))
-    return result
-
-
-async def cmd_load(args) -> int:
-    source = args.file
-    if source == "-":
-        source = sys.stdin.buffer.read()
-        if not source.strip():
-            raise InputError("load -: nothing on standard input")
-    await _simple(args, "load", lambda app: app.load(source if args.file == "-" else Path(source)), "print_load")
-    return EXIT_OK
-
-
-async def cmd_status(args) -> int:
-    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
-    return EXIT_OK
-
-
-def _trust_arg(value):
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
-
-
-async def cmd_revise(args) -> int:
-    if args.file and args.fact:
-        raise InputError("give either a FACT or --file, not both")
-    if not args.file and args.fact is None:
-        raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
-    if args.file:
-        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                           "valid_from", "valid_to")):
-            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy/valid_from/valid_to "
-                             "on each line")
-        try:
-            data = open(args.file, "rb").read()
-        except OSError as error:
-            raise InputError(f"cannot read {args.file}: {error.strerror}") from None
-        requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
-    else:
-        request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
-                                   trust=_trust_arg(args.trust), policy=args.policy,
-                                   valid_from=args.valid_from, valid_to=args.valid_to)
-
-    def show(result):
-        if args.json:
-            print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
-                  flush=True)
-        else:
-            from memory_core.store.settings import PROJECT_DIR
-
-            prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
-            report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
-
-    app = await _open(args, "revise")
-    try:
-        if args.file:
-            await revise_op.revise_many(app.stores, requests, what=args.file, dry_run=args.dry_run, on_result=show)
-        else:
-            show(await revise_op.revise(app.stores, request, dry_run=args.dry_run))
-    finally:
-        await app.close()
-    return EXIT_OK
-
-
-async def cmd_explain(args) -> int:
-    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
-    return EXIT_OK
-
-
-async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
-                  "print_recall")
-    return EXIT_OK
-
-
-async def cmd_resolve(args) -> int:
-    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), "print_revision")
-    return EXIT_OK
-
-
-async def cmd_undo(args) -> int:
-    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
-    return EXIT_OK
-
-
-async def cmd_check(args) -> int:
-    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
-    return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
-
-
 def serve(args) -> int:
-    return run_server(args.root, args.host, args.port, token=args.token, mcp=args.mcp, cli=remote.run_command)
-
-
-def _in_cli_words(command):
-    """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
-    async def run_in_cli_words(args) -> int:
-        VOCABULARY.set("cli")
-        return await command(args)
-
-    return run_in_cli_words
-
-
-COMMANDS = {name: _in_cli_words(command) for name, command in {
-    "load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain, "recall": cmd_recall,
-    "undo": cmd_undo, "check": cmd_check, "resolve": cmd_resolve}.items()}
+    return run_server(args.root, args.host, args.port, token=args.token, mcp=args.mcp, cli=run_command)

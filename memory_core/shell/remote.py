@@ -1,17 +1,18 @@
-"""The warm CLI: a command on a root that a running FALSIFY server holds is
+"""The warm CLI's client: a command on a root that a running FALSIFY server holds is
 answered by that server (cognee already imported, the root already open)
 instead of by a fresh process.
 
 A server started by ``python main.py serve`` (or ``mcp``) writes
 ``<root>/server.json``: its loopback address and a secret made at start (mode
-0600, removed when it stops). :func:`forward` (the client side) runs before
+0600, removed when it stops). :func:`forward` (this module) runs before
 anything heavy is imported: ``main.py`` loads this file on its own, standard
-library only, so a forwarded command costs the interpreter's start and one local
+library only (and FALSIFY's settings, ``memory_core/store/config.py``, loaded on
+its own as well), so a forwarded command costs the interpreter's start and one local
 HTTP request. It sends the raw command line, the working directory and
 ``FALSIFY_HOME`` as ``POST /api/cli`` with ``Authorization: Bearer <secret>``;
-the server (:func:`run_command`) parses it with the CLI's own parser, checks it
-names the server's root, and runs the very same command function on its opened
-facade; the client prints the output and exits with the exit code. No file, a
+the server (``memory_core.shell.warm_server.run_command``) parses it with the CLI's own
+parser, checks it names the server's root, and runs the very same command function on its
+opened facade; the client prints the output and exits with the exit code. No file, a
 dead pid, nothing listening, or another root: the CLI works as it always did.
 ``FALSIFY_NO_SERVER=1`` forces the cold path.
 
@@ -22,14 +23,17 @@ connection reset) is reported with exit 1 ("the server may have applied it: run
 status"), never answered again by a cold run. Every request carries an id the server
 remembers for its lifetime: a retry of the same request (one, when the connection
 broke but the server still runs) gets the first answer, not a second run.
+
+This module imports nothing of the CLI or of the server side (they import it: the
+command lists below and :func:`root_of`).
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import http.client
+import importlib.util
 import io
 import json
 import os
@@ -46,7 +50,6 @@ FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check", "
 NOT_FORWARDED = {"serve", "mcp"}
 WRITERS = {"load", "revise", "undo", "check", "resolve"}
 OTHER_ROOT = 99  # the server's answer when the command line names another root
-REMEMBERED = 256  # request ids (and their answers) a server keeps
 
 
 def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
@@ -73,13 +76,43 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     return None
 
 
-def _root(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
+def root_of(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
     """The data root as ``memory_core.store.settings.resolve_root`` finds it, from ``cwd``."""
     if root:
         return (cwd / Path(root).expanduser()).resolve()
     if home:
         return (cwd / Path(home).expanduser()).resolve()
     return (cwd / ".falsify").resolve()
+
+
+def _settings():
+    """FALSIFY's typed settings (``memory_core.store.config``) as this command's environment
+    gives them. In a process that imported memory_core (``cli.main``, which reloads them at
+    its start): those. Loaded on its own (``main.py``): config.py loaded on its own too, with
+    the one module it imports (``memory_core/core/errors.py``, standard library only) in
+    ``sys.modules`` for the load and then taken out again, so nothing heavy is imported and
+    nothing is left for the real package to find. A value that does not parse raises (a
+    ``ValueError``: config's ``SettingsError``)."""
+    if "memory_core" in sys.modules:
+        from memory_core.store import config
+
+        return config.current()
+    package = Path(__file__).resolve().parent.parent
+    files = {"memory_core.core.errors": package / "core" / "errors.py",  # config.py's one import
+             "falsify_remote_config": package / "store" / "config.py"}
+    saved = {name: sys.modules.get(name) for name in files}
+    try:
+        for name, path in files.items():
+            spec = importlib.util.spec_from_file_location(name, path)
+            sys.modules[name] = module = importlib.util.module_from_spec(spec)  # dataclasses looks it up
+            spec.loader.exec_module(module)
+    finally:
+        for name, before in saved.items():
+            if before is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = before
+    return module.read()
 
 
 def discover(root: Path) -> Optional[dict]:
@@ -100,7 +133,11 @@ def forward(argv=None) -> Optional[int]:
     on its root; None means "run it here, as usual". Given the CLI's parsed arguments
     instead (``cli.main``'s hook, for the installed ``falsify`` script), it forwards this
     process's command line when that is the command they were parsed from."""
-    if os.environ.get("FALSIFY_NO_SERVER"):
+    try:
+        settings = _settings()
+    except ValueError:  # a FALSIFY_* value that does not parse: the command, run here, says which
+        return None
+    if settings.no_server:
         return None
     parsed = argv if isinstance(argv, argparse.Namespace) else None
     argv = list(sys.argv[1:] if argv is None or parsed is not None else argv)
@@ -108,7 +145,7 @@ def forward(argv=None) -> Optional[int]:
     if scanned is None or (parsed is not None and getattr(parsed, "command", None) != scanned[1]):
         return None
     cwd = Path.cwd()
-    root = _root(scanned[0], cwd, os.environ.get("FALSIFY_HOME"))
+    root = root_of(scanned[0], cwd, settings.home)
     info = discover(root)
     if info is None:
         return None
@@ -123,7 +160,7 @@ def forward(argv=None) -> Optional[int]:
     if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
         stdin_bytes = sys.stdin.buffer.read()  # the bytes, exactly
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
-    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": os.environ.get("FALSIFY_HOME"),
+    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": settings.home,
                        "stdin": stdin, "request_id": os.urandom(16).hex()}).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
     try:
@@ -181,100 +218,3 @@ def _exchange(conn: http.client.HTTPConnection, body: bytes, headers: dict):
         return resp, resp.read()
     finally:
         conn.close()
-
-
-class Borrowed:
-    """The server's facade lent to one CLI command: closing it is a no-op (the server keeps it)."""
-
-    def __init__(self, app):
-        self._app = app
-
-    def __getattr__(self, name):
-        return getattr(self._app, name)
-
-    async def close(self) -> None:
-        pass
-
-
-_answers: "dict[str, asyncio.Future]" = {}  # request id -> its answer (insertion order: oldest first)
-
-
-async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
-    """The server side of :func:`forward`: parse the command line with the CLI's parser,
-    check it names this server's root, and run the command against the gate's facade,
-    one at a time with every other call, capturing what it prints and its exit code
-    (``stdin``: standard input's bytes, base64, for ``load -``). A request id seen before
-    (a client's retry) gets the answer of its first run, never a second run."""
-    import asyncio  # the server side only: the client stays light
-
-    rid = request.get("request_id") if isinstance(request, dict) else None
-    if not (isinstance(rid, str) and 16 <= len(rid) <= 128):
-        return await _run_command(gate, request, stdin)
-    if rid in _answers:
-        return await asyncio.shield(_answers[rid])
-    future = asyncio.get_running_loop().create_future()
-    _answers[rid] = future
-    while len(_answers) > REMEMBERED:
-        oldest = next(iter(_answers))
-        if not _answers[oldest].done():
-            break
-        del _answers[oldest]
-    try:
-        answer = await _run_command(gate, request, stdin)
-    except BaseException as error:
-        future.set_exception(error)
-        future.exception()  # retrieved: a retry re-raises it, nobody else needs to
-        raise
-    future.set_result(answer)
-    return answer
-
-
-async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
-    from memory_core.core.errors import FalsifyError, error_message
-    from memory_core.shell import cli
-
-    argv, cwd = request.get("argv"), Path(str(request.get("cwd") or "/"))
-    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        return {"stdout": "", "stderr": "error: the command line must be a list of strings\n", "exit": 2}
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            args = cli.build_parser().parse_args(argv)
-        except SystemExit as exit_:  # usage errors: the parser's own message and exit code
-            return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": int(exit_.code or 0)}
-    command = getattr(args, "command", None)
-    app = await gate.ready()
-    here = app.paths.root if getattr(app, "paths", None) is not None else None
-    wanted = _root(args.root, cwd, request.get("falsify_home"))
-    if command not in FORWARDED or command not in cli.COMMANDS or args.demo or args.session or here is None \
-            or getattr(args, "database", None) or Path(here).resolve() != wanted:
-        return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
-    for name in ("file",):  # file arguments are relative to the client's directory
-        value = getattr(args, name, None)
-        if isinstance(value, str) and value != "-":
-            setattr(args, name, str((cwd / Path(value).expanduser()).resolve()))
-    args.root = None
-
-    async def job(app):
-        token = cli.BORROWED.set(Borrowed(app))
-        saved_stdin = sys.stdin
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                if stdin is not None:
-                    sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
-                try:
-                    return await cli.COMMANDS[command](args)
-                except FalsifyError as error:  # exactly as cli.run maps them
-                    print(error_message(error), file=sys.stderr)
-                    return error.exit_code
-                except Exception as error:  # noqa: BLE001
-                    print(cli.internal_error(error, here), file=sys.stderr)
-                    return cli.EXIT_PROBLEMS
-        finally:
-            sys.stdin = saved_stdin
-            cli.BORROWED.reset(token)
-
-    code = await gate.run(job)
-    if command in WRITERS and not getattr(args, "dry_run", False) and (command != "check" or args.repair):
-        gate.announce(f"cli {command}")
-    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}

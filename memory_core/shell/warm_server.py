@@ -1,0 +1,114 @@
+"""The warm CLI's server side: a command forwarded by the client
+(``memory_core.shell.remote.forward``) is run in the long-lived server process, on the
+facade it holds open, with the CLI's own parser and command functions
+(``memory_core.shell.commands``). The web server (``POST /api/cli``) calls
+:func:`run_command`; ``cli.py`` hands it over when it starts ``serve`` or ``mcp``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import io
+import sys
+from pathlib import Path
+from typing import Optional
+
+from memory_core.core.errors import FalsifyError, error_message
+from memory_core.shell.commands import BORROWED, COMMANDS, EXIT_PROBLEMS, build_parser, internal_error
+from memory_core.shell.remote import FORWARDED, OTHER_ROOT, WRITERS, root_of
+
+REMEMBERED = 256  # request ids (and their answers) a server keeps
+
+
+class Borrowed:
+    """The server's facade lent to one CLI command: closing it is a no-op (the server keeps it)."""
+
+    def __init__(self, app):
+        self._app = app
+
+    def __getattr__(self, name):
+        return getattr(self._app, name)
+
+    async def close(self) -> None:
+        pass
+
+
+_answers: dict[str, asyncio.Future] = {}  # request id -> its answer (insertion order: oldest first)
+
+
+async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
+    """The server side of ``remote.forward``: parse the command line with the CLI's parser,
+    check it names this server's root, and run the command against the gate's facade,
+    one at a time with every other call, capturing what it prints and its exit code
+    (``stdin``: standard input's bytes, base64, for ``load -``). A request id seen before
+    (a client's retry) gets the answer of its first run, never a second run."""
+    rid = request.get("request_id") if isinstance(request, dict) else None
+    if not (isinstance(rid, str) and 16 <= len(rid) <= 128):
+        return await _run_command(gate, request, stdin)
+    if rid in _answers:
+        return await asyncio.shield(_answers[rid])
+    future = asyncio.get_running_loop().create_future()
+    _answers[rid] = future
+    while len(_answers) > REMEMBERED:
+        oldest = next(iter(_answers))
+        if not _answers[oldest].done():
+            break
+        del _answers[oldest]
+    try:
+        answer = await _run_command(gate, request, stdin)
+    except BaseException as error:
+        future.set_exception(error)
+        future.exception()  # retrieved: a retry re-raises it, nobody else needs to
+        raise
+    future.set_result(answer)
+    return answer
+
+
+async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
+    argv, cwd = request.get("argv"), Path(str(request.get("cwd") or "/"))
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        return {"stdout": "", "stderr": "error: the command line must be a list of strings\n", "exit": 2}
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exit_:  # usage errors: the parser's own message and exit code
+            return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": int(exit_.code or 0)}
+    command = getattr(args, "command", None)
+    app = await gate.ready()
+    here = app.paths.root if getattr(app, "paths", None) is not None else None
+    wanted = root_of(args.root, cwd, request.get("falsify_home"))
+    if command not in FORWARDED or command not in COMMANDS or args.demo or args.session or here is None \
+            or getattr(args, "database", None) or Path(here).resolve() != wanted:
+        return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
+    for name in ("file",):  # file arguments are relative to the client's directory
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-":
+            setattr(args, name, str((cwd / Path(value).expanduser()).resolve()))
+    args.root = None
+
+    async def job(app):
+        token = BORROWED.set(Borrowed(app))
+        saved_stdin = sys.stdin
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                if stdin is not None:
+                    sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
+                try:
+                    return await COMMANDS[command](args)
+                except FalsifyError as error:  # exactly as commands.run maps them
+                    print(error_message(error), file=sys.stderr)
+                    return error.exit_code
+                except Exception as error:  # noqa: BLE001
+                    print(internal_error(error, here), file=sys.stderr)
+                    return EXIT_PROBLEMS
+        finally:
+            sys.stdin = saved_stdin
+            BORROWED.reset(token)
+
+    code = await gate.run(job)
+    if command in WRITERS and not getattr(args, "dry_run", False) and (command != "check" or args.repair):
+        gate.announce(f"cli {command}")
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
