@@ -21,6 +21,8 @@ Per trial:
 3. child B (optionally killed mid-recovery itself, then started again) opens the
    root -- which recovers the journal -- and runs ``check --json`` and
    ``status --json``.
+A driver given ``"prepared": OTHER_WORK`` in its config copies that driver's pristine
+roots and reference runs (``prepared.json``) instead of building the same again.
 The trial passes when check is clean, no intent is pending, and the root is in
 exactly the before-state or exactly the after-state of an uninterrupted run,
 with the revision log agreeing (one more committed entry iff after-state).
@@ -325,6 +327,24 @@ class Driver:
         info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2, "disputed": 2, "timed": 2}
         return info
 
+    def adopt(self, other: Path, timeout: float = 3600.0) -> dict:
+        """Another driver's pristine roots and reference runs (its ``prepared.json``, written
+        once its ``prepare`` is done), copied here instead of preparing the same again."""
+        deadline = time.monotonic() + timeout
+        while not (other / "prepared.json").exists():
+            if (other / "failed").exists() or time.monotonic() > deadline:
+                raise RuntimeError(f"the driver in {other} did not prepare its roots")
+            time.sleep(0.2)
+        info = json.loads((other / "prepared.json").read_text())
+        for src in sorted((other / "pristine").iterdir()):
+            dst = self.pristine / src.name
+            shutil.copytree(src, dst, symlinks=True)
+            if POSTGRES:
+                import pg_server
+
+                pg_server.copy_database(src, dst)
+        return info
+
     def trial(self, spec: dict, info: dict, rng: random.Random) -> dict:
         op = spec["op"]
         start = self.START[op]
@@ -444,7 +464,16 @@ def main(argv=None) -> int:
     warm_imports()
     driver = Driver(work, config["fact"], config["target"], config["example"])
     rng = random.Random(config.get("seed", 7))
-    info = driver.prepare()
+    if config.get("prepared"):  # another driver prepares the pristine roots and reference runs once
+        info = driver.adopt(Path(config["prepared"]))
+    else:
+        try:
+            info = driver.prepare()
+        except BaseException:
+            (work / "failed").write_text("prepare failed")
+            raise
+        (work / "prepared.tmp").write_text(json.dumps(info))
+        os.replace(work / "prepared.tmp", work / "prepared.json")  # whole, for a driver adopting it
     report = {"timings": info["timings"], "window": info["window"], "states": info["states"], "trials": []}
     out.write_text(json.dumps(report))
     for spec in config["trials"]:

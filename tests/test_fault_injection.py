@@ -75,10 +75,12 @@ def plan(random_trials: int, seed: int) -> list[dict]:
     return trials
 
 
-def run_driver(work: Path, trials: list[dict], seed: int) -> subprocess.Popen:
+def run_driver(work: Path, trials: list[dict], seed: int, prepared: Path | None = None) -> subprocess.Popen:
+    """A driver process for ``trials``; with ``prepared`` (another driver's work directory) it
+    copies that driver's pristine roots and reference runs instead of preparing its own."""
     work.mkdir(parents=True, exist_ok=True)
     config = {"work": str(work), "fact": DEMO_FACT, "target": "E_qa", "example": str(EXAMPLE), "seed": seed,
-              "trials": trials}
+              "trials": trials, "prepared": str(prepared) if prepared else None}
     (work / "config.json").write_text(json.dumps(config))
     # on postgres the driver's root (work/root) has its own database, named after its path
     return forkserver.popen([sys.executable, str(REPO / "tests" / "fault_driver.py"), str(work / "config.json"),
@@ -90,18 +92,28 @@ def run_driver(work: Path, trials: list[dict], seed: int) -> subprocess.Popen:
 def trials(tmp_path_factory):
     n = int(os.environ.get("FALSIFY_FAULT_TRIALS", PG_QUICK_RANDOM if POSTGRES else QUICK_RANDOM))
     all_trials = plan(n, seed=int(os.environ.get("FALSIFY_FAULT_SEED", "20240611")))
-    halves = [all_trials[0::2], all_trials[1::2]]  # two drivers, two roots: both cores busy
+    # two drivers, two roots: both cores busy. Driver 0 prepares the pristine roots and the
+    # uninterrupted reference runs; driver 1 imports meanwhile, then copies them (one prepare,
+    # ~9 forked CLI children, instead of the same twice), leaving the cores to the other work
+    halves = [all_trials[0::2], all_trials[1::2]]
     base = tmp_path_factory.mktemp("faults")
-    procs = [run_driver(base / f"driver{i}", half, seed=i + 1) for i, half in enumerate(halves)]
+    procs = [run_driver(base / "driver0", halves[0], seed=1),
+             run_driver(base / "driver1", halves[1], seed=2, prepared=base / "driver0")]
     reports = []
-    for i, proc in enumerate(procs):
-        _, err = proc.communicate(timeout=3600)
-        result = base / f"driver{i}" / "result.json"
-        report = json.loads(result.read_text()) if result.exists() else {"trials": []}
-        assert proc.returncode == 0 and len(report["trials"]) == len(halves[i]), (
-            f"fault driver {i} failed (exit {proc.returncode}) after {len(report['trials'])} trials:\n"
-            f"{err.decode(errors='replace')[-4000:]}")
-        reports.append(report)
+    try:
+        for i, proc in enumerate(procs):
+            _, err = proc.communicate(timeout=3600)
+            result = base / f"driver{i}" / "result.json"
+            report = json.loads(result.read_text()) if result.exists() else {"trials": []}
+            assert proc.returncode == 0 and len(report["trials"]) == len(halves[i]), (
+                f"fault driver {i} failed (exit {proc.returncode}) after {len(report['trials'])} trials:\n"
+                f"{err.decode(errors='replace')[-4000:]}")
+            reports.append(report)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     return reports
 
 
