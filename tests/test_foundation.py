@@ -137,12 +137,15 @@ def test_ids_states_and_weights_survive_restart(tmp_path):
     states = {n["key"]: (n["state"], n["feedback_weight"], n["epoch"]) for n in second["nodes"]}
     assert states["E_qa"] == ("refuted", 0.0, 2) and states["A"][0] == "superseded" and states["B"][1] > 0.5
     assert "K" not in states
-    # ids are derived from keys: the same in every process
+    # ids are derived from keys: the same in every process -- a cold interpreter (its own hash
+    # seed, so not forked from a shared parent) and this one
     import subprocess, sys
-    code = "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))"
-    ids = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(SEED.parent.parent)).stdout
-           for _ in range(2)}
-    assert len(ids) == 1
+    code = ("import sys; from memory_core.store import settings; settings.configure(sys.argv[1]); "
+            "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))")
+    cold = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ids")], capture_output=True, text=True,
+                          cwd=str(SEED.parent.parent))
+    assert cold.returncode == 0, cold.stderr[-2000:]
+    assert cold.stdout.strip() == str(node_id("evidence", "E_qa"))
     assert len(first["nodes"]) == 7
 
 
@@ -190,11 +193,13 @@ def test_shell_beats_stray_dotenv(tmp_path):
 def test_child_process_inherits_the_offline_embedder(tmp_path, app):
     """A FALSIFY process that starts another (the demo, the benchmark) passes on the
     EMBEDDING_* values it set for cognee; the child must still pick the offline model."""
-    import os, subprocess, sys
+    import os, sys
+    import forkserver
     from conftest import REPO
 
     assert os.environ["EMBEDDING_PROVIDER"] == "fastembed"  # set by this process's configure()
-    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", str(tmp_path / "child"), "load", str(SEED)],
+    # forked after the third-party imports (none reads EMBEDDING_*), with exactly this environment
+    proc = forkserver.run([sys.executable, str(REPO / "main.py"), "--root", str(tmp_path / "child"), "load", str(SEED)],
                           cwd=REPO, env=dict(os.environ), capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((tmp_path / "child" / "falsify.json").read_text())["embedder"]["provider"] == "fastembed-local"
