@@ -224,7 +224,7 @@ def test_mcp_needs_the_token(server):
 def test_beyond_loopback_without_a_token_refuses_to_start(tmp_path):
     root = tmp_path / "root"
     env = {k: v for k, v in clean_env().items() if k != "FALSIFY_TOKEN"}
-    proc = subprocess.run([sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--host", "0.0.0.0",
+    proc = forkserver.run([sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--host", "0.0.0.0",
                            "--port", "0"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "token" in proc.stderr and "0.0.0.0" in proc.stderr
