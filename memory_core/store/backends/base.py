@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Iterable, Optional
 
-from memory_core.store import process
+from memory_core.store import process, run_history
 from memory_core.store.config import Settings
 
 log = logging.getLogger("falsify")
@@ -92,11 +92,9 @@ async def prune_run_history(settings: Settings) -> None:
     """cognee's rows of FALSIFY's own pipeline runs beyond the newest ``FALSIFY_RUN_HISTORY_KEEP``
     go (``store.run_history``): on both backends, since cognee's relational database is the
     root's own SQLite either way."""
-    from memory_core.store.run_history import prune_run_history as prune
-
     start = time.perf_counter()
     try:
-        _stats["run_rows_pruned"] += await prune(settings.run_history_keep)
+        _stats["run_rows_pruned"] += await run_history.prune_run_history(settings.run_history_keep)
     except Exception as error:  # noqa: BLE001
         log.warning("pruning cognee's pipeline-run history failed (no data changed): %s", error)
     _stats["run_history_ms"] += (time.perf_counter() - start) * 1000
