@@ -49,9 +49,9 @@ def _main(argv=None) -> int:
     os.umask(0o077)  # the data root is private: what this process creates is its owner's only
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "database", None):
-        use_database(args.database)
     try:
+        if getattr(args, "database", None):
+            use_database(args.database)
         config.reload()  # this command's settings: the environment it was started with (and --database)
     except FalsifyError as error:  # a FALSIFY_* value that does not parse: exit 2, naming it
         print(error_message(error), file=sys.stderr)
@@ -59,9 +59,8 @@ def _main(argv=None) -> int:
     answered = remote.forward(args)  # a server running on this root answers it (the warm CLI)
     if answered is not None:
         return answered
-    load_dotenv_file()
     try:
-        config.reload()  # .env may have added settings (it never overrides the environment)
+        load_dotenv_file()  # reads the settings again when .env adds any (it never overrides the environment)
     except FalsifyError as error:
         print(error_message(error), file=sys.stderr)
         return error.exit_code

@@ -133,16 +133,16 @@ def forward(argv=None) -> Optional[int]:
     on its root; None means "run it here, as usual". Given the CLI's parsed arguments
     instead (``cli.main``'s hook, for the installed ``falsify`` script), it forwards this
     process's command line when that is the command they were parsed from."""
+    parsed = argv if isinstance(argv, argparse.Namespace) else None
+    argv = list(sys.argv[1:] if argv is None or parsed is not None else argv)
+    scanned = _scan(argv)
+    if scanned is None or (parsed is not None and getattr(parsed, "command", None) != scanned[1]):
+        return None
     try:
         settings = _settings()
     except ValueError:  # a FALSIFY_* value that does not parse: the command, run here, says which
         return None
     if settings.no_server:
-        return None
-    parsed = argv if isinstance(argv, argparse.Namespace) else None
-    argv = list(sys.argv[1:] if argv is None or parsed is not None else argv)
-    scanned = _scan(argv)
-    if scanned is None or (parsed is not None and getattr(parsed, "command", None) != scanned[1]):
         return None
     cwd = Path.cwd()
     root = root_of(scanned[0], cwd, settings.home)
