@@ -19,8 +19,9 @@ from typing import Iterable, Optional
 
 from memory_core.core.identity import KINDS, collection
 from memory_core.store import lexical
-from memory_core.store.backends import housekeeping
 from memory_core.store.backends.base import Backend, count, log, node_props, trim_native_heap, unique_edges
+from memory_core.store.backends.housekeeping import (compact_graph, graph_needs_compacting, prune_vector_versions,
+                                                     reconnect_vector, reopen_graph)
 from memory_core.store.journal import FileJournal
 from memory_core.store.lock import WriterLock
 
@@ -157,10 +158,9 @@ class EmbeddedBackend(Backend):
         if prune and commits % prune == 0:
             start = time.perf_counter()
             try:
-                if await housekeeping.prune_vector_versions(self.vector, [collection(k) for k in KINDS],
-                                                            s.vector_prune_age_s):
+                if await prune_vector_versions(self.vector, [collection(k) for k in KINDS], s.vector_prune_age_s):
                     count("vector_prunes")
-                if s.vector_reconnect and await housekeeping.reconnect_vector(self.vector):
+                if s.vector_reconnect and await reconnect_vector(self.vector):
                     count("vector_reconnects")
             except Exception as error:  # noqa: BLE001
                 log.warning("pruning old vector versions failed (no data changed): %s", error)
@@ -169,8 +169,8 @@ class EmbeddedBackend(Backend):
             start = time.perf_counter()
             compacted = None
             try:
-                if housekeeping.graph_needs_compacting(self.graph, s.graph_compact_ratio):
-                    compacted = await housekeeping.compact_graph(self.graph, self.home)  # a compaction reopens too
+                if graph_needs_compacting(self.graph, s.graph_compact_ratio):
+                    compacted = await compact_graph(self.graph, self.home)  # a compaction reopens too
                     if compacted:
                         count("graph_compactions")
                         count("graph_compacted_mb", (compacted[0] - compacted[1]) / 2**20)
@@ -179,7 +179,7 @@ class EmbeddedBackend(Backend):
             count("graph_compact_ms", (time.perf_counter() - start) * 1000 if compacted else 0.0)
             start = time.perf_counter()
             try:
-                if not compacted and await housekeeping.reopen_graph(self.graph, self.home):
+                if not compacted and await reopen_graph(self.graph, self.home):
                     count("graph_reopens")
             except Exception as error:  # noqa: BLE001
                 log.warning("reopening the graph database failed: %s", error)
