@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import cli, cli_json, clean_env
-from harness import copy_root
+from harness import copy_root, js, run_batch
 
 pytestmark = pytest.mark.slow
 
@@ -17,21 +17,23 @@ QUESTION = "Did Company X know about the defect before the recall?"
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    """The demo's two sessions by hand, each in its own process: session 1, recall, session 2
-    (a new process: the graph comes from disk), recall (a third process), status, session 2
-    again, status. What each printed, and the root as they left it (revised once); the tests
-    below read these outputs, explain K on this root and run the whole demo on a copy of it."""
-    root = tmp_path_factory.mktemp("demo") / "demo"
-    one = cli(root, "--session", "1")
-    assert one.returncode == 0, one.stderr
-    before = cli_json(root, "recall")
+    """The demo's two sessions by hand: session 1 and a recall (one process), session 2 (a new
+    process: the graph comes from disk), a recall (a third process), then session 2 again with
+    the root's state (status, revision log) taken before and after it (a fourth). What each
+    printed, and the root as they left it (revised once); the tests below read these outputs,
+    explain K on this root and run the whole demo on a copy of it."""
+    work = tmp_path_factory.mktemp("demo")
+    root = work / "demo"
+    one, before = run_batch(root, [{"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
+                                   {"name": "recall", "op": "cli", "argv": ["recall", "--json"]}],
+                            work / "b1", env=clean_env())
+    assert one["code"] == 0, one["stderr"]
     two = cli(root, "--session", "2")
     assert two.returncode == 0, two.stderr
     after = cli_json(root, "recall", QUESTION)
-    status = cli_json(root, "status")
-    again = cli(root, "--session", "2")
-    return SimpleNamespace(root=root, before=before, after=after, status=status, again=again,
-                           status_again=cli_json(root, "status"))
+    (again,) = run_batch(root, [{"name": "session 2 again", "op": "cli", "argv": ["--session", "2"], "snapshot": True}],
+                         work / "b2", env=clean_env())
+    return SimpleNamespace(root=root, before=js(before), after=after, again=again)
 
 
 def test_cross_session_recall_and_stale_baseline(sessions):
@@ -50,10 +52,11 @@ def test_cross_session_recall_and_stale_baseline(sessions):
     assert after["baseline_states"]["E_qa"] == "refuted"
     assert after["scoreboard"] == {"falsify_mark": "[revised]", "baseline_mark": "[STALE]"}
     assert set(after) >= {"question", "falsify", "baseline", "verdict"}
-    # session 2 again: nothing changes, and it says so
+    # session 2 again: nothing changes (the graph, the revision log), and it says so
     again = sessions.again
-    assert again.returncode == 0 and "already" in again.stdout and "nothing changed" in again.stdout
-    assert sessions.status_again == sessions.status
+    assert again["code"] == 0 and "already" in again["stdout"] and "nothing changed" in again["stdout"]
+    assert again["before"]["status"]["nodes"] and again["after"]["status"] == again["before"]["status"]
+    assert again["after"]["log"] == again["before"]["log"]
 
 
 def test_session_two_before_one_says_what_to_do(tmp_path):
