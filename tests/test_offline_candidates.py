@@ -176,3 +176,20 @@ async def test_a_new_judge_is_one_class_in_the_chain():
     assert [(c.key, c.relation, c.judge) for c in cands] == [("E1", "contradicts", "marker"), ("E2", "supports", "structured")]
     assert finish_detection(cands, None).judge == "marker+structured"
     assert [j.name for j in JUDGES] == ["structured", "llm"]  # the default chain is unchanged
+
+
+async def test_gate1_k_bounds_what_revise_judges(app, prefix, monkeypatch):
+    """FALSIFY_GATE1_K (the opened stores' settings) is the k of revise's gate 1: with k=1
+    one candidate is offered, with the default more (the shared root holds other evidence)."""
+    import dataclasses
+
+    word = f"zk{prefix.strip('_')}"
+    await app.load(investigation(prefix, evidence=[
+        {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
+        {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."}]))
+    fact = f"Forensic audit: the {word} March QA report was back-dated."
+    wide = await app.revise(fact, dry_run=True)
+    assert len(wide["candidates"]) >= 2
+    monkeypatch.setattr(app.store.backend, "settings", dataclasses.replace(app.store.settings, gate1_k=1))
+    narrow = await app.revise(fact, dry_run=True)
+    assert [c["key"] for c in narrow["candidates"]] == [wide["candidates"][0]["key"]]

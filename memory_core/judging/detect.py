@@ -127,7 +127,7 @@ def earlier_candidates(earlier, index: int, k: int, floor: Optional[float]) -> t
 
 
 async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
-                        limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(),
+                        limit: Optional[int] = None, exclude: set[str] = frozenset(),
                         vector: Optional[list[float]] = None) -> tuple[list[Candidate], dict[str, dict]]:
     """Gate 1 plus the subject+predicate lookup: the candidates and their stored props."""
     query = Query(fact, tuple(triple) if triple else None, vector, frozenset(exclude))
@@ -176,7 +176,7 @@ def finish_detection(candidates: list[Candidate], threshold: float, usage=None) 
 
 
 async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
-                 limit: int = DEFAULT_LIMIT, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None,
+                 limit: Optional[int] = None, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None,
                  extra: list[Candidate] = (), extra_props: Optional[dict[str, dict]] = None) -> Detection:
     """One fact: its candidates, then the judges (structured, then ONE LLM call for all the
     rest). ``extra``: more candidates judged in the same call (e.g. earlier facts of a batch),
@@ -187,7 +187,7 @@ async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], thres
 
 
 async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]],
-                      threshold: Optional[float], limit: int = DEFAULT_LIMIT, use_llm: Optional[bool] = None,
+                      threshold: Optional[float], limit: Optional[int] = None, use_llm: Optional[bool] = None,
                       concurrency: Optional[int] = None, extra: Optional[list[tuple[list, dict]]] = None) -> list[Detection]:
     """Many facts against the stored evidence: ``facts`` = ``[(fact, triple or None, exclude keys)]``.
     Gate 1 for all of them in one call, then the judges (:mod:`.chain`: one LLM call per fact,

@@ -13,7 +13,6 @@ from typing import Optional
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
-from memory_core.judging.detect import DEFAULT_LIMIT
 from memory_core.ops.resolve import plan_fields
 from memory_core.ops.stores import Stores
 from memory_core.judging.llm import command_meter
@@ -33,7 +32,7 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
     batch = preview(RevisionBatch(stores, [request], "fact", False, pin_reason, _use_llm(stores, [request]),
-                                  threshold(stores.settings), DEFAULT_LIMIT), dry_run)
+                                  threshold(stores.settings), stores.settings.gate1_k), dry_run)
     with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     return empty_root_note(stores, result_of(batch.jobs[0]))
@@ -166,7 +165,7 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     whole); one result per fact, in order. ``on_result(result)`` is called for each."""
     await preflight(stores, requests, what)
     batch = preview(RevisionBatch(stores, list(requests), what, False, "--target", _use_llm(stores, requests),
-                                  threshold(stores.settings), DEFAULT_LIMIT), dry_run)
+                                  threshold(stores.settings), stores.settings.gate1_k), dry_run)
     with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     stopped = batch.stopped_at

@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 
 from memory_core.core.errors import FacadeClosed
 
-from memory_core.judging.detect import DEFAULT_LIMIT, gate1_threshold
+from memory_core.judging.detect import gate1_threshold
 from memory_core.store.embedder import fingerprint
 from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F401  (re-exported)
 from memory_core.tasks.batch import FactJob, RevisionBatch  # noqa: F401  (re-exported)
@@ -63,7 +63,7 @@ def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = F
     owner = fx if hasattr(fx, "stores") else None
     use_llm = stores.settings.llm_key if use_llm is None else use_llm
     detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(stores.settings),
-                              limit=DEFAULT_LIMIT,
+                              limit=stores.settings.gate1_k,
                               pin_reason=pin_reason, what=what)
     tasks = [task(_first(detect, owner, results if dry_run else None), needs_llm=use_llm)]
     if dry_run:
