@@ -64,8 +64,12 @@ async def test_ladybug_truth_state_and_neighborhood_contract(app, prefix):
     await app.load(seed_with_prefix(prefix))
     ge = app.store.graph
     e = node_id("evidence", prefix + "E_qa")
+    stored = (await ge.get_node_truth_state([e]))[e]
     assert (await ge.set_node_truth_state({e: {"truth_alignment": ["refuted"], "truth_epoch": 9}}))[e] is True
     assert (await ge.get_node_truth_state([e]))[e] == {"truth_alignment": ["refuted"], "truth_epoch": 9}
+    # put back what FALSIFY stored: the session's root is shared, and a node whose epoch runs ahead
+    # of the revision log is "history lost" to every later check on it
+    assert (await ge.set_node_truth_state({e: stored}))[e] is True
     nodes, edges = await ge.get_neighborhood([node_id("question", prefix + "Q")], depth=1)
     rels = {r for _, _, r, _ in edges}
     assert len(nodes) == 7 and {"depends_on", "supports", "part_of"} <= rels
@@ -107,6 +111,10 @@ async def test_update_nodes_writes_where_cognee_reads(app, prefix):
     # and cognee's own writer still agrees on the layout: its write is what we read back
     assert (await ge.set_node_feedback_weights({k: 0.75}))[k] is True
     assert (await app.store.raw_nodes([k]))[k]["feedback_weight"] == 0.75
+    # put back what FALSIFY stored (the root is shared with later tests and their checks)
+    await app.store.update_nodes({k: {f: before[f] for f in ("truth_alignment", "truth_epoch", "feedback_weight",
+                                                             "confidence")}})
+    await app.store.checkpoint()
 
 
 async def test_edge_lookups_match_cognee(app, prefix):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 
@@ -66,10 +67,16 @@ async def attempt(app, op: str, prefix: str, step: str):
         app.hook = None
 
 
+def kinds(problems) -> set:
+    """Problems up to their numbers: the session's root is shared, and a problem other tests
+    left (e.g. history lost at epoch N) keeps its kind while the epochs move on."""
+    return {re.sub(r"\d+", "N", p) for p in problems}
+
+
 async def assert_whole(app, expected: dict, prefix: str, problems_before: set):
     assert app.journal.pending() is None, "an intent was left journalled"
     assert await state(app, prefix) == expected
-    assert set((await app.check())["problems"]) <= problems_before
+    assert kinds((await app.check())["problems"]) <= kinds(problems_before)
 
 
 @pytest.mark.slow
