@@ -25,7 +25,7 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
 * ``{"op": "housekeeping"}``: this process's housekeeping counters
-  (``memory_core.store.memory.stats()``: graph reopens and compactions, vector prunes, ...).
+  (``memory_core.store.backends.base.stats()``: graph reopens and compactions, vector prunes, ...).
 * ``{"op": "control", "url": ..., "json": {...}}``: POST to a test server (the
   LLM stub's ``/control``), e.g. to change what it answers next.
 """

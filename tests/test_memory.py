@@ -1,5 +1,5 @@
 """Flat memory and bounded disk in a long-lived process: the housekeeping
-after each commit (``memory_core.store.memory``) reopens Ladybug's database and
+after each commit (``memory_core.store.backends.housekeeping``) reopens Ladybug's database and
 prunes old LanceDB versions without changing any data.
 
 One process (``tests/cli_batch.py``) runs revise/undo commands on a copy of the
@@ -85,7 +85,7 @@ def test_old_vector_versions_are_pruned(housekeeping):
 
 
 def test_compacting_the_graph_after_every_commit_changes_nothing(housekeeping):
-    """Ladybug has no VACUUM: ``store.memory.compact_graph`` rewrites its file (EXPORT/IMPORT
+    """Ladybug has no VACUUM: ``backends.housekeeping.compact_graph`` rewrites its file (EXPORT/IMPORT
     into a new file, checked row for row, swapped in). Doing it after every commit leaves the
     same states, weights and vectors as no housekeeping at all, and ``check`` clean."""
     results, _, _ = housekeeping["compact"]

@@ -1,4 +1,4 @@
-"""Process-level housekeeping of a long-lived process (``memory_core.store.memory``):
+"""Process-level housekeeping of a long-lived process (``memory_core.store.process``):
 the allocator settings applied when FALSIFY configures a process, and dropping cognee's
 LanceDB connection between commits without losing anything a reader sees.
 

@@ -1,4 +1,4 @@
-"""The revision log in the database (memory_core/store/postgres.py PgJournal), read from its
+"""The revision log in the database (memory_core/store/backends/postgres.py PgJournal), read from its
 end like the embedded log (tests/test_journal.py): the same entries as a forward read,
 whatever the block size, and the rows fetched follow how far back the caller looks (the
 newest entry is one row, not the whole log). Also: a database that FALSIFY opened before

@@ -139,6 +139,11 @@ class PastStore:
         self.g = graph
         self.live = live
 
+    @property
+    def settings(self):
+        """The live store's settings (the past is read with the settings of now)."""
+        return self.live.settings
+
     async def raw_nodes(self, ids: Iterable[str]) -> dict[str, dict]:
         return {i: copy.deepcopy(self.g.nodes[i]) for i in dict.fromkeys(ids) if i in self.g.nodes}
 

@@ -29,7 +29,6 @@ from memory_core.core.identity import collection
 from memory_core.core.investigation import check_text
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.judging.llm import structured_output
-from memory_core.store import config
 
 BASELINE_K = 3
 DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}
@@ -155,7 +154,7 @@ async def recall(stores, question: str, epoch=None, as_of: Optional[str] = None)
     theirs = await baseline_side(stores, question)
     mode = "extractive"
     # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
-    settings = getattr(stores.store, "settings", None) or config.current()
+    settings = stores.settings
     if settings.llm_key:
         timeout = settings.judge_timeout
         try:
