@@ -1,6 +1,6 @@
 """FALSIFY's one exception hierarchy. Every error a caller can meet is a
 :class:`FalsifyError`; its ``exit_code`` is what the CLI exits with (mapped in
-one place, :func:`memory_core.shell.cli.run`), and what the MCP server and the
+one place, :func:`memory_core.shell.commands.run`), and what the MCP server and the
 web API report.
 
 ==================  ====  ==========================================================

@@ -23,7 +23,6 @@ from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
 from memory_core.store.intents import log_changes, tombstones
-from memory_core.store.settings import llm_key_configured
 from memory_core.store.tms_io import extend_view, restored_entries
 from memory_core.tasks.rejudge import rejudge_returning
 
@@ -61,7 +60,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     # (and against the alive evidence under its subject+predicate)
     wprops = found[winner]
     wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
-    context = SimpleNamespace(view=view, stores=stores, jobs=[], ghosts=ghosts, use_llm=llm_key_configured())
+    context = SimpleNamespace(view=view, stores=stores, jobs=[], ghosts=ghosts, use_llm=stores.settings.llm_key)
     await rejudge_returning(context, plan, [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)])
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}

@@ -1,4 +1,5 @@
-"""What the process environment asks for (read at call time; no side effects)."""
+"""What the process environment asks for (through the settings, or read at call time for cognee's
+own embedding variables; no side effects)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from memory_core.store import config
 
 
 def llm_key_configured() -> bool:
-    return bool(os.environ.get("LLM_API_KEY", "").strip())
+    """``LLM_API_KEY`` is set (as the settings read it)."""
+    return config.current().llm_key
 
 
 def hosted_embeddings_configured() -> bool:

@@ -50,7 +50,7 @@ NOT_STATIC = {"package.json", "package-lock.json", "node_modules"}
 ALLOWED = {path: method for method, path in routes.ROUTES} | {"/api/events": "GET"}
 
 # (gate, {"argv", "cwd", "falsify_home"}, stdin base64) -> {"stdout", "stderr", "exit"}: the warm CLI,
-# supplied by the shell layer (memory_core.shell.remote.run_command)
+# supplied by the shell layer (memory_core.shell.warm_server.run_command)
 CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
 
 
