@@ -4,7 +4,7 @@ change wholly or not at all.
 
 The trials run in ``tests/fault_driver.py`` (see its docstring: one driver per
 data-root path, a forked child per step, real stores, real SIGKILL). Quick mode
-(``make test``) runs every named-step trial and 12 random ones, split over two driver processes; set
+(``make test``) runs every named-step trial and 4 random ones, split over two driver processes; set
 ``FALSIFY_FAULT_TRIALS=N`` for N random-kill trials on top of the named-step ones
 (``make bench`` runs 300).
 
@@ -53,7 +53,7 @@ STEPS_REACHED = {
     # a supersession in time: the stored CEO's valid_to and state, its conclusion superseded
     "end_validity": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }
-QUICK_RANDOM = 12  # random kills on top of the named-step trials (make bench runs 300)
+QUICK_RANDOM = 4  # random kills on top of the named-step trials (make bench runs 300)
 # the PostgreSQL sample: every operation, killed before and (for most) after its commit point
 # (revise's every step is tests/test_postgres_crash.py's); 7 named + 4 random = 11 trials
 PG_SAMPLE_STEPS = {"load": ["edges", "committed"], "revise": ["updates"],
