@@ -55,11 +55,11 @@ STEPS_REACHED = {
 }
 QUICK_RANDOM = 4  # random kills on top of the named-step trials (make bench runs 300)
 # the PostgreSQL sample: every operation, killed before and (for most) after its commit point
-# (revise's every step is tests/test_postgres_crash.py's); 7 named + 4 random = 11 trials
+# (revise's every step is tests/test_postgres_crash.py's); 8 named + 2 random = 10 trials
 PG_SAMPLE_STEPS = {"load": ["edges", "committed"], "revise": ["updates"],
                    "undo": ["del_nodes", "committed"], "resolve": ["del_edges"], "reinstate": ["node_edges"],
                    "end_validity": ["updates"]}
-PG_QUICK_RANDOM = 4
+PG_QUICK_RANDOM = 2
 
 
 def plan(random_trials: int, seed: int) -> list[dict]:

@@ -172,7 +172,9 @@ def test_root_records_embedder_and_refuses_another(tmp_path):
 def test_shell_beats_stray_dotenv(tmp_path):
     """cognee would load a .env found from the working directory with override;
     FALSIFY points COGNEE_ENV_FILE at an empty file, so the shell wins."""
-    import subprocess, sys
+    import sys
+
+    import forkserver
     from conftest import REPO
 
     work = tmp_path / "work"
@@ -181,7 +183,8 @@ def test_shell_beats_stray_dotenv(tmp_path):
     root = tmp_path / "r"
     env = clean_env(FALSIFY_GATE1_THRESHOLD="0.3")
     assert cli(root, "load", SEED).returncode == 0
-    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise", "--dry-run", "--json",
+    # forked after the third-party imports; the child imports cognee (which looks for a .env) in work/
+    proc = forkserver.run([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise", "--dry-run", "--json",
                            "The QA report is dated 15 March 2021."], cwd=work, env=env, capture_output=True, text=True,
                           timeout=240)
     assert proc.returncode == 0, proc.stderr

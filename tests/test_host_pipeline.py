@@ -6,7 +6,6 @@ Attaching changes neither HOME, nor the environment, nor cognee's roots."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -38,7 +37,8 @@ def test_host_pipeline_revises_with_falsify_tasks(tmp_path):
 
 def _host(mode: str, tmp_path) -> dict:
     """tests/host_program.py MODE, from a temporary directory outside the checkout."""
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "host_program.py"), mode, "--root", str(tmp_path)],
+    # forked after the third-party imports: the host program configures cognee and imports it itself
+    proc = forkserver.run([sys.executable, str(REPO / "tests" / "host_program.py"), mode, "--root", str(tmp_path)],
                           cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout)
