@@ -108,3 +108,20 @@ def loaded_model(inv: dict) -> Model:
     m = from_investigation(inv)
     m.load_settle()
     return m
+
+
+def resting_on(rnd, prefix: str, keys: list[str], most: int = 2) -> tuple[list, list, list]:
+    """One to three conclusions resting on one to ``most`` of the evidence ``keys`` (each in a
+    group of its own half the time) and one or two hypotheses each supported by one of them:
+    (conclusions, hypotheses, edges) in the investigation format."""
+    conclusions, hypotheses, edges = [], [], []
+    for j in range(rnd.randint(1, 3)):
+        k = f"{prefix}K{j}"
+        conclusions.append({"key": k, "statement": f"Conclusion {j} of {prefix}.", "confidence": 0.8})
+        for g, ant in enumerate(rnd.sample(keys, rnd.randint(1, min(most, len(keys))))):
+            edges.append({"type": "depends_on", "from": k, "to": ant, "group": f"g{g}" if rnd.random() < 0.5 else None})
+    for h in range(rnd.randint(1, 2)):
+        key = f"{prefix}H{h}"
+        hypotheses.append({"key": key, "statement": f"Hypothesis {h} of {prefix}.", "prior": round(0.3 + 0.2 * h, 2)})
+        edges.append({"type": "supports", "from": rnd.choice(keys), "to": key, "weight": 0.8})
+    return conclusions, hypotheses, [{k: v for k, v in e.items() if v is not None} for e in edges]

@@ -19,7 +19,7 @@ import random
 
 import pytest
 
-from bench.graphs import loaded_model
+from bench.graphs import loaded_model, resting_on
 from bench.reference import revise_in_time
 from bench.wholegraph import differences
 
@@ -42,7 +42,7 @@ def case(seed: int, prefix: str):
     rnd = random.Random(seed)
     q = f"{prefix}Q"
     subjects = [f"team {i} of {prefix.rstrip('_')}" for i in range(rnd.randint(1, 2))]
-    evidence, conclusions, hypotheses, edges = [], [], [], []
+    evidence = []
     for i, subject in enumerate(subjects):
         start, end = interval(rnd)
         ev = {"key": f"{prefix}E{i}", "claim": f"{subject.capitalize()} was led by {rnd.choice(LEADERS)}.",
@@ -52,16 +52,7 @@ def case(seed: int, prefix: str):
             ev["valid_to"] = end
         evidence.append(ev)
     keys = [e["key"] for e in evidence]
-    for j in range(rnd.randint(1, 3)):
-        k = f"{prefix}K{j}"
-        conclusions.append({"key": k, "statement": f"Conclusion {j} of {prefix}.", "confidence": 0.8})
-        for g, ant in enumerate(rnd.sample(keys, rnd.randint(1, len(keys)))):
-            edges.append({"type": "depends_on", "from": k, "to": ant, "group": f"g{g}" if rnd.random() < 0.5 else None})
-    for h in range(rnd.randint(1, 2)):
-        key = f"{prefix}H{h}"
-        hypotheses.append({"key": key, "statement": f"Hypothesis {h} of {prefix}.", "prior": round(0.3 + 0.2 * h, 2)})
-        edges.append({"type": "supports", "from": rnd.choice(keys), "to": key, "weight": 0.8})
-    edges = [{k: v for k, v in e.items() if v is not None} for e in edges]
+    conclusions, hypotheses, edges = resting_on(rnd, prefix, keys)
     inv = {"question": {"key": q, "text": f"Who led the teams of {prefix}?"}, "hypotheses": hypotheses,
            "evidence": evidence, "conclusions": conclusions, "edges": edges}
     steps, clock = [], {e["subject"]: e["valid_from"] for e in evidence}
