@@ -7,13 +7,7 @@ with the server side of the warm CLI, ``memory_core.shell.warm_server``); the na
 callers use (``main``, ``build_parser``, ``COMMANDS``, ``run``, ``internal_error``, the
 ``EXIT_*`` codes) are importable from here too.
 
-Exit codes (also in docs/guarantees.md):
-  0  success (including "nothing to do" and "no judge could decide")
-  1  ``check`` found problems, or an unexpected internal error
-  2  bad input: invalid file, fact, key, flag or JSON; nothing was written
-  3  the data root is busy (another writer held the lock past the timeout)
-  4  the data root was built with another embedder
-  5  the judge failed (LLM timeout, error status, malformed verdict); nothing was written
+Exit codes: ``memory_core.shell.commands`` (also in docs/guarantees.md).
 """
 
 from __future__ import annotations
