@@ -15,12 +15,13 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import FalsifyError, InputError, render, speak
+from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, render, speak
 from memory_core.core.requests import requests_from, revision_request
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
@@ -34,7 +35,7 @@ from memory_core.ops import undo as undo_op
 from memory_core.ops.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
-from memory_core.store import backends, config, settings, writer
+from memory_core.store import backends, config, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root
@@ -63,13 +64,27 @@ _R = TypeVar("_R")
 
 def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     """A facade method whose errors and notes name arguments in the caller's vocabulary
-    (Python keywords by default; the CLI and the MCP server set theirs)."""
+    (Python keywords by default; the CLI and the MCP server set theirs), and that refuses
+    to run on a closed facade (``FacadeClosed``: nothing read, nothing written)."""
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if args and isinstance(args[0], Falsify):
+            args[0]._check_open(fn.__name__)
         try:
             return _spoken(await fn(*args, **kwargs))
         except FalsifyError as error:
             raise speak(error)
+
+    return method
+
+
+def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A synchronous facade method that refuses to run on a closed facade."""
+    @functools.wraps(fn)
+    def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if args and isinstance(args[0], Falsify):
+            args[0]._check_open(fn.__name__)
+        return fn(*args, **kwargs)
 
     return method
 
@@ -98,11 +113,17 @@ class Opening:
 class Falsify:
     """A data root opened for reading and revising (holds its writer lock until closed)."""
 
-    def __init__(self, stores: Stores, lock: Optional[WriterLock]):
+    def __init__(self, stores: Stores, lock: Optional[WriterLock], owns_engines: bool = False):
         self.stores = stores
         self._lock = lock
+        self._owns_engines = owns_engines  # opened standalone: close() releases cognee's engines too
         self.opened_ms = 0.0
-        self.closed = False  # set by close(): the Tasks built from it refuse to run (FacadeClosed)
+        self.closed = False  # set by close(): every method and the Tasks built from it refuse (FacadeClosed)
+
+    def _check_open(self, what: str) -> None:
+        if self.closed:
+            raise FacadeClosed(f"{what}: this Falsify is closed (its writer lock and stores are released); open or "
+                               "attach the root again; nothing was read or written")
 
     # the opened parts, for programs that go one level down (and the tests)
     @property
@@ -181,16 +202,19 @@ class Falsify:
 
         async def prepare(held):
             backend.check_embedder(check_root(paths.meta))  # a shared database: its own record decides
-            settings.import_cognee()
+            await asyncio.to_thread(settings.import_cognee)  # seconds of imports: never on the caller's loop
             return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home)
 
-        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare)
+        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare,
+                                 owns_engines=True)
 
     @classmethod
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
         start = time.perf_counter()
         state = Path(state_dir).expanduser().resolve()
-        settings.attach()  # refuses a host configuration FALSIFY cannot work on (HostConfigError)
+        # imports cognee as the host left it (in a worker thread: never on the caller's loop) and
+        # refuses a host configuration FALSIFY cannot work on (HostConfigError)
+        await asyncio.to_thread(settings.attach)
         state.mkdir(parents=True, exist_ok=True)
         backend = backends.choose(config.reload())
 
@@ -203,7 +227,7 @@ class Falsify:
         return await cls._locked(start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare)
 
     @classmethod
-    async def _locked(cls, start: float, lock, prepare) -> "Falsify":
+    async def _locked(cls, start: float, lock, prepare, owns_engines: bool = False) -> "Falsify":
         """Take ``lock`` (if any), open the stores with ``prepare(held)``; release the lock if
         opening fails."""
         held = None
@@ -215,18 +239,31 @@ class Falsify:
             if held:
                 held.release()
             raise
-        fx = cls(stores, held)
+        fx = cls(stores, held, owns_engines=owns_engines)
+        if owns_engines:
+            engines.hold()
         fx.opened_ms = (time.perf_counter() - start) * 1000
         return fx
 
     async def close(self) -> None:
-        """Release the writer lock (the stores stay usable by cognee in this process); the
-        revision Tasks built from this facade refuse to run from now on."""
+        """Release the data root: from now on every method (and every revision Task built from
+        this facade) raises ``FacadeClosed`` and writes nothing. A root opened with
+        :meth:`open` has its graph database and vector store closed (another process can
+        open the root at once; cognee reopens them if this process opens the root again);
+        the writer lock goes last (when the process has opened the root more than once, the
+        engines are closed with the last of its facades). An attached facade leaves the host's
+        engines to the host. Closing twice is harmless."""
+        if self.closed:
+            return
         self.closed = True
-        if self._lock:
-            self._lock.release()
-            self._lock = None
-        self.journal.close()  # the PostgreSQL journal's connection
+        try:
+            self.journal.close()  # the PostgreSQL journal's connection
+            if self._owns_engines:
+                await engines.release()
+        finally:
+            if self._lock:
+                self._lock.release()
+                self._lock = None
 
     async def __aenter__(self) -> "Falsify":
         return self
@@ -234,6 +271,7 @@ class Falsify:
     async def __aexit__(self, *exc) -> None:
         await self.close()
 
+    @_open_only
     async def warm_up(self) -> float:
         """Load the embedding model, cognee's relational tables and its pipeline runner
         once (the first run of a process costs ~1 s). Returns the milliseconds it took."""
@@ -335,16 +373,20 @@ class Falsify:
         for an alive node also the justification that holds it now."""
         return await explain_op.explain(self.stores, key)
 
+    @_open_only
     def revision_log(self) -> list[dict]:
         return explain_op.revision_log(self.journal)
 
+    @_open_only
     def timeline(self) -> list[dict]:
         """The revision log as one row per epoch (kind, fact, judge, what changed)."""
         return history_op.timeline(self.journal.entries())
 
+    @_open_only
     def default_question(self) -> Optional[str]:
         return self.stores.default_question()
 
+    @_open_only
     def forgotten(self) -> dict[str, int]:
         return load_op.forgotten(self.journal)
 

@@ -114,6 +114,12 @@ def prepare(models_dir: Path, verify: bool = False) -> Path:
     return fast
 
 
+def environment(paths) -> dict[str, str]:
+    """cognee's embedding settings for the offline model of the data root ``paths``."""
+    return {"EMBEDDING_PROVIDER": "fastembed", "EMBEDDING_MODEL": MODEL, "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+            "HF_HUB_OFFLINE": "1", "FASTEMBED_CACHE_PATH": str(paths.models), "HF_HUB_CACHE": str(paths.models)}
+
+
 def apply_environment(paths) -> None:
     """Settings for cognee's embedding engine; called before and after import."""
     if not local_enabled():
@@ -122,12 +128,7 @@ def apply_environment(paths) -> None:
     # inherits them still chooses the offline model (and prepares its files).
     os.environ["FALSIFY_EMBEDDER"] = "local"
     config.replace(embedder="local")  # this process's settings say so too
-    os.environ["EMBEDDING_PROVIDER"] = "fastembed"
-    os.environ["EMBEDDING_MODEL"] = MODEL
-    os.environ["EMBEDDING_DIMENSIONS"] = str(DIMENSIONS)
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["FASTEMBED_CACHE_PATH"] = str(paths.models)
-    os.environ["HF_HUB_CACHE"] = str(paths.models)
+    os.environ.update(environment(paths))
     if not (paths.models / FASTEMBED_DIR / "model.onnx").exists():
         prepare(paths.models)
 
@@ -213,7 +214,7 @@ class _ReusingEngine:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         fresh = {}
         if missing:
-            fresh = dict(zip(missing, await self._inner.embed_text(missing)))
+            fresh = dict(zip(missing, await embed_text(self._inner, missing)))
             if self._learn:
                 self._vectors.update(fresh)
         self.embedded += len(missing)
@@ -231,10 +232,11 @@ def reuse_vectors(vector_adapter, vectors: dict, learn: bool = False):
     checks it) returns ``vectors[text]`` for a text it is asked to embed; ``learn``: a
     text embedded meanwhile is added to ``vectors`` (each distinct text embedded once).
     Yields the stand-in (``reused``, ``embedded``: texts served from ``vectors`` or by
-    the model), or None when there is nothing to reuse."""
+    the model), or None when there is nothing to reuse. A model computed in this process
+    runs in a worker thread (:func:`embed_text`), so a write never blocks the event loop."""
     adapter = _real_adapter(vector_adapter)
     inner = getattr(adapter, "embedding_engine", None)
-    if (not vectors and not learn) or inner is None:
+    if inner is None or ((not vectors and not learn) and not computes_locally(inner)):
         yield None
         return
     stand_in = _ReusingEngine(inner, vectors, learn)
@@ -251,3 +253,36 @@ def _real_adapter(vector):
     if hasattr(type(vector), "_engine"):
         vector = vector._engine()
     return getattr(vector, "__wrapped__", vector)
+
+
+# ---- the local model off the event loop (a cognee internal: FastembedEmbeddingEngine runs its model
+# synchronously inside ``embed_text``; EmbeddingGateway forwards attributes to the engine it wraps)
+def computes_locally(engine) -> bool:
+    """Whether ``engine`` (cognee's embedding engine, or the gateway around it) computes its
+    vectors in this process: cognee's fastembed engine runs the model inside ``embed_text``,
+    blocking the event loop it is awaited on for as long as the model runs."""
+    return callable(getattr(getattr(engine, "embedding_model", None), "embed", None))
+
+
+def _engine_of(engine):
+    """The engine itself, behind cognee's EmbeddingGateway (its ``_engine``)."""
+    return getattr(engine, "_engine", None) or engine
+
+
+async def embed_text(engine, texts: list[str]):
+    """``engine.embed_text(texts)``; an engine that computes in this process runs in a worker
+    thread, on a loop of its own (its coroutine holds no state of the caller's loop), so the
+    caller's event loop keeps running while the model works."""
+    if not computes_locally(engine):
+        return await engine.embed_text(texts)
+    import asyncio
+
+    inner = _engine_of(engine)
+    return await asyncio.to_thread(lambda: asyncio.run(inner.embed_text(list(texts))))
+
+
+def warm_model(engine) -> None:
+    """Run a local model once (its first run allocates and optimises: ~0.1-0.5 s), from a
+    worker thread at open, so the first revision does not pay it. No-op for remote models."""
+    if computes_locally(engine):
+        list(_engine_of(engine).embedding_model.embed(["warm up"]))

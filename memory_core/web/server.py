@@ -370,6 +370,9 @@ def main(argv=None) -> int:
     parser.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp")
     parser.add_argument("--token", help="access token (required beyond loopback; default $FALSIFY_TOKEN)")
     args = parser.parse_args(argv)
+    from memory_core.store.settings import claim_process
+
+    claim_process()  # a process of its own: cognee is configured for this root
     return run_server(args.root, args.host, args.port, seeds=args.seed, token=args.token, mcp=args.mcp)
 
 
