@@ -270,19 +270,121 @@ def _keep_json_text(server: MCPServer, tool_name: str, argument: str) -> None:
 
 
 def _forbid_unknown_arguments(server: MCPServer) -> None:
-    """An argument a tool does not declare is a tool error (``isError``), never silently
-    dropped: a misspelt ``target`` or ``dry_run`` would otherwise revise for real. Each
-    tool's argument model (the SDK's pydantic model of the function's signature) gets
-    ``extra="forbid"``, which also puts ``additionalProperties: false`` in its input schema."""
+    """Every tool's arguments are checked strictly against its published input schema: an
+    argument a tool does not declare is a tool error (``isError``), never silently
+    dropped (a misspelt ``target`` or ``dry_run`` would otherwise revise for real), and a
+    value of another type than the schema's is refused, never converted (``"2"`` is not
+    an integer, ``"true"``, ``"no"`` and ``1`` are not booleans, a JSON text is not an
+    array). Each tool's argument model (the SDK's pydantic model of the function's
+    signature) gets ``extra="forbid"``, which also puts ``additionalProperties: false`` in
+    its input schema, and is validated in pydantic's strict mode; every problem is one
+    ``error: ...`` line naming the argument (:func:`argument_problems`)."""
     from pydantic import ConfigDict
 
     for tool in server._tool_manager.list_tools():
         base = tool.fn_metadata.arg_model
         strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
                                                "__module__": base.__module__})
-        tool.fn_metadata.arg_model = strict
         if isinstance(getattr(tool, "parameters", None), dict):
             tool.parameters = {**tool.parameters, "additionalProperties": False}
+        meta = tool.fn_metadata
+        checked = _strict_metadata(type(meta), tool.name, tool.parameters)
+        tool.fn_metadata = checked.model_construct(**{name: getattr(meta, name) for name in type(meta).model_fields})
+        tool.fn_metadata.arg_model = strict
+
+
+_INVALID = "\x00falsify: invalid arguments"
+
+
+def _strict_metadata(base: type, tool: str, schema: dict) -> type:
+    """The SDK's argument handling for one tool, made strict: no JSON-in-a-string guessing
+    (the SDK parses a string argument as JSON when the parameter is not a string), strict
+    validation, and the problems as one tool error instead of pydantic's report."""
+    from pydantic import ValidationError
+
+    class StrictArguments(base):  # type: ignore[misc,valid-type]
+        def pre_parse_json(self, data):
+            return dict(data)
+
+        def validate_arguments(self, arguments_to_validate):
+            data = self.pre_parse_json(arguments_to_validate)
+            try:
+                return self.arg_model.model_validate(data, strict=True).model_dump_one_level()
+            except ValidationError as error:
+                return {_INVALID: argument_problems(error, tool, schema, data)}
+
+        async def call_fn(self, fn, fn_is_async, arguments, arguments_to_pass_directly=None):
+            if _INVALID in arguments:
+                return CallToolResult(content=[TextContent(type="text", text="\n".join(arguments[_INVALID]))],
+                                      is_error=True)
+            return await super().call_fn(fn, fn_is_async, arguments, arguments_to_pass_directly)
+
+    return StrictArguments
+
+
+_TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "object": "an object", "array": "an array", "null": "null"}
+
+
+def _expected(schema: dict) -> str:
+    """What a JSON schema fragment accepts, in words: "an integer", "a string or null"."""
+    words: list[str] = []
+    for part in schema.get("anyOf") or schema.get("oneOf") or [schema]:
+        kinds = part.get("type")
+        for kind in kinds if isinstance(kinds, list) else [kinds]:
+            word = _TYPE_WORDS.get(kind or "", "")
+            if word and word not in words:
+                words.append(word)
+    return " or ".join(words) or "a value of the published type"
+
+
+def _given(value: Any) -> str:
+    """A value as the caller sent it, in words (never longer than a short quote)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return "the string " + (text if len(text) <= 40 else text[:37] + '..."')
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def argument_problems(error, tool: str, schema: dict, data: dict) -> list[str]:
+    """One ``error: ...`` line per argument a tool call got wrong (pydantic's strict errors,
+    worded from the published schema): missing, not an argument of the tool, or of the
+    wrong type (``top_k: must be an integer, got the string "2"``)."""
+    properties = schema.get("properties", {})
+    lines: list[str] = []
+    seen: set = set()
+    for problem in error.errors():
+        loc = list(problem.get("loc") or ())
+        if not loc:
+            continue
+        name, path, part, value = str(loc[0]), str(loc[0]), properties.get(str(loc[0]), {}), data.get(str(loc[0]))
+        for step in loc[1:]:  # into array items; a union's member tags end the path
+            if not isinstance(step, int) or not isinstance(value, list) or step >= len(value):
+                break
+            path, part, value = f"{path}[{step}]", part.get("items", {}), value[step]
+        if path in seen:
+            continue
+        seen.add(path)
+        kind = problem.get("type", "")
+        if kind == "extra_forbidden":
+            lines.append(f"error: {name}: {tool} has no such argument (its arguments: {', '.join(properties) or 'none'})")
+        elif kind == "missing":
+            lines.append(f"error: {path}: required ({_expected(part)})")
+        elif name in properties:
+            lines.append(f"error: {path}: must be {_expected(part)}, got {_given(value)}")
+        else:
+            lines.append(f"error: {path}: {problem.get('msg', 'invalid')}")
+    return lines or ["error: the arguments do not match the tool's input schema"]
 
 
 async def serve_stdio(root=None, alongside=None) -> int:

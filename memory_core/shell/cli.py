@@ -81,7 +81,7 @@ def _main(argv=None) -> int:
 
         root = resolve_root(args.root)
         return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
-            gate, root, run_command, stop)), args.root)
+            gate, root, run_command, stop, viewer=args.viewer)), args.root)
     return run(COMMANDS[args.command](args), args.root)
 
 

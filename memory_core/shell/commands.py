@@ -110,7 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)")
     s.add_argument("--token", help="access token, required beyond loopback (default: $FALSIFY_TOKEN)")
 
-    sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry)")
+    s = sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry); while it runs "
+                                  "it answers this root's CLI commands")
+    s.add_argument("--viewer", action="store_true",
+                   help="also serve the browser viewer on a free loopback port (printed on stderr), behind an access "
+                        "token: FALSIFY_TOKEN, else one made for the session and kept in <root>/server.json")
     return p
 
 

@@ -58,8 +58,9 @@ class ViewerApp:
     def __init__(self, gate: Gate, *, ui_dir: Path | str = UI_DIR, max_body: int = MAX_BODY,
                  bound_host: str = "127.0.0.1", token: Optional[str] = None, mcp=None,
                  cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None,
-                 node_modules: Path | str = NODE_MODULES):
+                 node_modules: Path | str = NODE_MODULES, viewer: bool = True):
         self.gate = gate
+        self.viewer = viewer  # False: the warm CLI's channel only (the stdio MCP server without --viewer)
         self.ui_dir = Path(ui_dir).resolve()
         self.node_modules = Path(node_modules)  # the fallback for /vendor/ in a checkout
         self.max_body = max_body
@@ -119,6 +120,9 @@ class ViewerApp:
         if path == "/api/cli" and self.cli is not None and self.cli_secret \
                 and same_token(request.bearer(), self.cli_secret):
             return await self._cli(request, send)
+        if not self.viewer:
+            raise HTTPError(404, "no viewer here: this server answers the warm CLI only (start `mcp --viewer` for "
+                                 "a viewer)")
         if not authorized(request, self.token):
             return await self._unauthorized(request, send)
         if path == "/mcp" and self._mcp_handler is not None:

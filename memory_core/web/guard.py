@@ -1,7 +1,7 @@
 """The viewer's HTTP guard: who may ask, and how a request is read and answered.
 
 * Host and Origin: a loopback-bound server refuses foreign ``Host`` headers (DNS
-  rebinding); any server refuses a cross-origin ``Origin`` (CSRF).
+  rebinding); any server refuses a cross-origin ``Origin`` (CSRF), ``Origin: null`` included.
 * Token: bound beyond loopback, every request carries the token, as
   ``Authorization: Bearer ...`` or the HttpOnly, SameSite=Strict cookie a one-time
   ``?token=`` on the page URL sets (named after the server's port, so two servers on
@@ -192,7 +192,8 @@ def check_origin(request: Request, bound_host: str) -> None:
     if host and is_loopback(bound_host) and not is_loopback(hostname):
         raise HTTPError(403, "unexpected Host header")
     origin = request.header("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != host:
+    if origin is not None and (origin.strip() == "null" or urlsplit(origin).netloc != host):
+        # "null" is an opaque origin (a sandboxed frame, a file: page, a redirect chain): never this server's page
         raise HTTPError(403, "cross-origin requests are not allowed")
 
 

@@ -183,14 +183,15 @@ class ViewerServer:
             self.socket.close()
 
 
-def write_discovery(root: Path, url: str, secret: str) -> Path:
+def write_discovery(root: Path, url: str, secret: str, extra: Optional[dict] = None) -> Path:
     """``<root>/server.json``: where the running server listens and the secret the warm
-    CLI shows it (owner-only permissions)."""
+    CLI shows it (owner-only permissions); ``extra``: more fields (the viewer's token when
+    the server made one)."""
     path = Path(root) / DISCOVERY
     tmp = path.with_name(f".{DISCOVERY}.{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
-        json.dump({"url": url, "secret": secret, "pid": os.getpid()}, fh)
+        json.dump({"url": url, "secret": secret, "pid": os.getpid(), **(extra or {})}, fh)
     os.replace(tmp, path)
     return path
 
@@ -205,16 +206,26 @@ def remove_discovery(path: Optional[Path]) -> None:
         pass
 
 
-async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
-    """From inside a loop that already runs (the stdio MCP server's): serve the viewer and the
-    warm CLI for ``gate`` on loopback (a free port) until ``stop`` is set. Its address goes to
-    ``<root>/server.json`` and to stderr (stdout belongs to the MCP client)."""
+async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1",
+                          viewer: bool = False) -> None:
+    """From inside a loop that already runs (the stdio MCP server's): serve the warm CLI for
+    ``gate`` on loopback (a free port; each request carries the per-start secret of
+    ``<root>/server.json``, mode 0600) until ``stop`` is set. ``viewer``: the viewer and its
+    API too, behind an access token (``FALSIFY_TOKEN`` / ``FALSIFY_TOKEN_FILE``, else one
+    made for this session and kept in ``server.json`` as ``viewer_token``); its address,
+    never the token, goes to stderr (stdout belongs to the MCP client). Without it, every
+    other request is a 404: nothing but the CLI's own channel writes over HTTP."""
+    token = made = None
+    if viewer:
+        token = resolve_token(host, None)
+        if token is None:
+            token = made = secrets.token_urlsafe(24)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind((host, 0))
     sock.listen(128)
     url = f"http://{host}:{sock.getsockname()[1]}/"
     secret = secrets.token_urlsafe(32)
-    app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret)
+    app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret, token=token, viewer=viewer)
     server = uvicorn.Server(uvicorn_config(app))
     server.capture_signals = contextlib.nullcontext  # the host process keeps its own signal handling
     discovery = None
@@ -234,8 +245,11 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
         handles_term = False
     try:
         await gate.ready()
-        discovery = write_discovery(root, url, secret)
-        print(f"FALSIFY viewer (and warm CLI) for this MCP session: {url}", file=sys.stderr, flush=True)
+        discovery = write_discovery(root, url, secret, {"viewer_token": made} if made else None)
+        if viewer:
+            where = f'"viewer_token" in {discovery}' if made else "FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE)"
+            print(f"FALSIFY viewer for this MCP session: {url}\n{access_note(url, where)}", file=sys.stderr,
+                  flush=True)
 
         async def stopper():
             await stop.wait()
@@ -251,6 +265,14 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
         sock.close()
         if handles_term:
             loop.remove_signal_handler(signal.SIGTERM)
+
+
+def access_note(url: str, where: str) -> str:
+    """How to get into a viewer that needs its token, without the token itself (it is never
+    printed: terminals, logs and screen shares keep what is printed)."""
+    return (f"FALSIFY viewer access: the page needs its access token once: open {url}?token=TOKEN, TOKEN being "
+            f"the one in {where} (the page then keeps it in an HttpOnly cookie; API clients send "
+            "Authorization: Bearer TOKEN)")
 
 
 def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[str]:
@@ -303,8 +325,9 @@ def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = U
         if ready is not None:
             ready(server.url)
         else:
-            page = server.url + (f"?token={server.token}" if server.token else "")
-            print(f"FALSIFY viewer: {page}", flush=True)
+            print(f"FALSIFY viewer: {server.url}", flush=True)  # never the token
+            if server.token:
+                print(access_note(server.url, "--token, FALSIFY_TOKEN or FALSIFY_TOKEN_FILE"), flush=True)
             if mcp:
                 print(f"FALSIFY MCP (streamable HTTP): {server.url}mcp", flush=True)
         server.serve_forever()
