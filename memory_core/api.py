@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, render, speak
+from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
 from memory_core.core.requests import requests_from, revision_request
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
@@ -45,17 +45,9 @@ from memory_core.store.lock import WriterLock
 
 
 def _spoken(value: Any) -> Any:
-    """A result's notes in the caller's vocabulary (see :func:`memory_core.core.errors.render`)."""
-    if isinstance(value, list):
-        return [_spoken(v) for v in value]
-    if isinstance(value, dict):
-        for name in ("note", "notes"):
-            note = value.get(name)
-            if isinstance(note, str):
-                value[name] = render(note)
-            elif isinstance(note, list):
-                value[name] = [render(n) if isinstance(n, str) else n for n in note]
-    return value
+    """A result's notes and rationales in the caller's vocabulary (see
+    :func:`memory_core.core.errors.spoken`)."""
+    return spoken(value)
 
 
 _P = ParamSpec("_P")
@@ -296,14 +288,24 @@ class Falsify:
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
                      trust: Optional[float] = None, policy: Optional[str] = None,
                      valid_from: Optional[str] = None, valid_to: Optional[str] = None,
+                     record: bool = False, supports: Optional[str] = None, refutes: Optional[str] = None,
+                     weight: Optional[float] = None,
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
         the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
         ``source`` with that trust and ``policy`` overrides the question's reconciliation policy;
-        ``valid_from``/``valid_to``: when the fact was true in the world (ISO dates)."""
+        ``valid_from``/``valid_to``: when the fact was true in the world (ISO dates).
+
+        Offline, a fact in words comes back with ``to_decide`` (dry run or not): the caller
+        judges those candidates and revises again with ``target=KEY`` for the one the fact
+        contradicts, or ``record=True`` if it contradicts none of them (the fact is recorded as
+        new evidence, unjudged); ``supports``/``refutes`` name a hypothesis the recorded fact
+        bears on (an edge with ``weight``, default 0.5). The keywords are the request's fields
+        (:mod:`memory_core.core.fields`)."""
         request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy,
-                                   valid_from=valid_from, valid_to=valid_to)
+                                   valid_from=valid_from, valid_to=valid_to, record=record, supports=supports,
+                                   refutes=refutes, weight=weight)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     @_speaks

@@ -14,7 +14,9 @@ from typing import Any, Optional, TypedDict
 class Candidate(TypedDict):
     key: str
     distance: Optional[float]  # gate 1's cosine distance; None when found by subject+predicate lookup or pinned
-    relation: Optional[str]  # contradicts | supersedes | supports | unrelated; None when no judge could decide
+    # contradicts | supersedes | supports | unrelated; consistent: the caller's record decision (judge "caller");
+    # None when no judge could decide
+    relation: Optional[str]
     confidence: Optional[float]
     rationale: str
     claim: str  # the stored claim
@@ -26,7 +28,7 @@ class Candidate(TypedDict):
 class RevisionResult(TypedDict, total=False):
     fact: str
     new_evidence: Optional[str]  # the new fact's key (None when nothing was recorded)
-    judge: str  # pinned | structured | llm | structured+llm | none
+    judge: str  # pinned | structured | llm | structured+llm | caller (the caller's record decision) | none
     candidates: list[Candidate]
     refuted: list[str]
     superseded: list[str]  # evidence and hypotheses
@@ -39,7 +41,9 @@ class RevisionResult(TypedDict, total=False):
     note: str
     timings: dict[str, float]
     threshold: Optional[float]  # gate 1's cosine-distance floor; None: none (a bounded top-k only)
-    to_decide: list[str]  # offline: candidates no judge could decide, best first; revise again with target=KEY
+    # offline: candidates no judge could decide, best first (a dry run too); revise again with target=KEY for
+    # the one the fact contradicts, or record=True if it contradicts none
+    to_decide: list[str]
     question: Optional[str]
     dry_run: bool
     already_applied: bool
@@ -49,6 +53,7 @@ class RevisionResult(TypedDict, total=False):
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
     restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
     demoted: list[str]  # hypotheses whose promotion was undone
+    edges_added: list[str]  # "supports F -> H" / "refutes F -> H": the caller's supports/refutes, as written
 
 
 class LoadResult(TypedDict):

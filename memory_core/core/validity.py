@@ -58,15 +58,23 @@ def check_date(value, name: str) -> Optional[str]:
     return text
 
 
-def check_interval(valid_from, valid_to, where: str = "") -> Interval:
-    """Validate an interval: each bound an ISO date, ``valid_to`` not before ``valid_from``."""
+def check_interval(valid_from, valid_to, where: str = "",
+                   names: tuple[str, str] = ("valid_from", "valid_to")) -> Interval:
+    """Validate an interval: each bound an ISO date, ``valid_to`` not before ``valid_from``.
+    ``names``: how a message names the two bounds (a file's fields; a revision request's
+    CLI flags, which each shell renders in its own words)."""
     prefix = f"{where}: " if where else ""
+    first, second = names
     try:
-        start, end = check_date(valid_from, "valid_from"), check_date(valid_to, "valid_to")
+        start = check_date(valid_from, first)
     except InputError as error:
-        raise InputError(prefix + str(error)) from None
+        raise InputError(prefix + str(error), field="valid_from") from None
+    try:
+        end = check_date(valid_to, second)
+    except InputError as error:
+        raise InputError(prefix + str(error), field="valid_to") from None
     if start is not None and end is not None and moment(end) < moment(start):
-        raise InputError(f"{prefix}valid_to {end} is before valid_from {start}")
+        raise InputError(f"{prefix}{second} {end} is before {first} {start}", field="valid_to")
     return start, end
 
 

@@ -20,6 +20,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message, speak
+from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.mcp.gate import Gate
 from memory_core.store import settings
 
@@ -55,6 +56,11 @@ weight outside 0..1, ...) is an error naming the offending entry, and nothing is
 Returns {"question", "added": [keys], "edges_added": ["type from -> to"], "invalidated": [new nodes whose
 support was already dead], "notes", "epoch" (null when nothing new was stored)}."""
 
+def _arguments_text() -> str:
+    """The ``revise`` tool's arguments in words, from the request's fields (declared once)."""
+    return "\n".join(f"  {f.name}: {'' if f.name == 'fact' else 'optional; '}{f.help}." for f in FIELDS)
+
+
 REVISE = """\
 Revise the memory with one new fact that may contradict what is stored.
 
@@ -63,30 +69,22 @@ corrects or overturns it. FALSIFY finds the stored evidence the fact contradicts
 a judge), refutes it, invalidates conclusions that critically depend on it (forgetting dead ends),
 and promotes the strongest rival of the hypothesis that evidence supported; the fact itself is stored
 as new evidence. Arguments:
-  fact: the new fact, one sentence in words.
-  triple: optional "subject|predicate|object" form of the fact; enables the offline structured judge.
-  target: optional key of the stored evidence the fact contradicts (skips detection; use when sure).
-  key: optional key for the new evidence (default: derived from the text).
-  source: optional source id of the fact; asserted_at: optional ISO date of the fact.
-  valid_from / valid_to: optional ISO dates when the fact was true in the world (valid time: a new
-  value from a later date ends a stored open-ended one instead of refuting it).
-  trust: optional trust 0..1 of `source`, registered if that source is not known yet.
-  policy: optional "latest_wins" | "trust_ranked" | "preserve_both": who wins a contradiction in this
-  revision (default: the question's policy); preserve_both keeps both sides as "disputed".
-  dry_run: true to see the candidates and verdicts without changing anything.
+""" + _arguments_text() + """
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
 "promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`.
 Offline (no LLM key on the server) a fact in words cannot be judged there: then nothing is recorded and
-the result has "to_decide": the keys of the stored claims it may contradict, best first, each in
-"candidates" with its "claim", gate-1 "distance", "lexical" score and fused "rank". YOU are the judge:
-read each candidate's claim against the fact; if the fact shows one false or replaced, call `revise`
-again with the same fact and `target` set to that key; if it contradicts none, do not call again."""
+the result has "to_decide" (a dry run too): the keys of the stored claims it may contradict, best first,
+each in "candidates" with its "claim", gate-1 "distance", "lexical" score and fused "rank". YOU are the
+judge: read each candidate's claim against the fact; if the fact shows one false or replaced, call
+`revise` again with the same fact and `target` set to that key; if it contradicts none of them, call
+`revise` again with `record` true (optionally `supports` or `refutes` a hypothesis key, with a
+`weight`): the fact is recorded as new evidence."""
 
 REVISE_MANY = """\
 Revise the memory with many new facts at once (a feed, a day's reading), in order.
 
-Each fact is an object with the `revise` fields: {"fact": "...", "triple": "S|P|O", "target": "E1",
-"key": "...", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8, "policy": "latest_wins"}
+Each fact is an object with the `revise` fields (""" + ", ".join(FACT_FIELDS) + """), e.g.
+{"fact": "...", "triple": "S|P|O", "target": "E1", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8}
 (only "fact" is required), or just the fact's text. Every fact is validated first: one bad fact
 rejects the whole list with an error naming it (`facts line 3: ...`), and nothing is written. Then the
 facts go through one pipeline run: each sees the effects of the ones before it, exactly as if revised
@@ -176,15 +174,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
             fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
         return await call("load", fragment)
 
-    @server.tool(description=REVISE, annotations=WRITING)
-    async def revise(fact: str, triple: Optional[str] = None, target: Optional[str] = None,
-                     key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
-                     trust: Optional[float] = None, policy: Optional[str] = None,
-                     valid_from: Optional[str] = None, valid_to: Optional[str] = None,
-                     dry_run: bool = False) -> dict[str, Any]:
-        return await call("revise", fact, triple=triple, target=target, key=key, source=source,
-                          asserted_at=asserted_at, trust=trust, policy=policy, valid_from=valid_from,
-                          valid_to=valid_to, dry_run=dry_run)
+    async def revise(**arguments: Any) -> dict[str, Any]:
+        return await call("revise", arguments.pop("fact"), **arguments)
+
+    revise.__signature__ = revise_signature()  # type: ignore[attr-defined]  # the request's fields
+    server.tool(description=REVISE, annotations=WRITING)(revise)
 
     @server.tool(description=REVISE_MANY, annotations=WRITING)
     async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
@@ -232,6 +226,31 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     _keep_json_text(server, "add_beliefs", "fragment")
     _forbid_unknown_arguments(server)
     return server
+
+
+_TYPES = {"text": str, "key": str, "date": str, "triple": str, "policy": str, "unit": float, "bool": bool}
+
+
+def revise_signature():
+    """The ``revise`` tool's parameters, one per request field (:mod:`memory_core.core.fields`),
+    each with its description: the SDK builds the input schema from this signature."""
+    import inspect
+    from typing import Annotated
+
+    from pydantic import Field as Described
+
+    params = []
+    for field in FIELDS:
+        kind = _TYPES[field.kind]
+        if field.name == "fact":
+            annotation, default = Annotated[str, Described(description=field.help)], inspect.Parameter.empty
+        elif kind is bool:
+            annotation, default = Annotated[bool, Described(description=field.help)], False
+        else:
+            annotation, default = Annotated[Optional[kind], Described(description=field.help)], None
+        params.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=annotation))
+    return inspect.Signature(params, return_annotation=dict[str, Any])
 
 
 def package_version() -> str:

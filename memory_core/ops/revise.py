@@ -87,6 +87,10 @@ def result_of(job) -> dict:
     if d.judge == "pinned":
         result["note"] = f"judge pinned by {batch.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
     plan = job.plan
+    if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record:
+        # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises again
+        # with target=KEY for the one the fact contradicts, or record=True if it contradicts none
+        result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
     if batch.dry_run or (is_preview(batch) and plan is None):
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
         result["new_evidence"] = None
@@ -95,21 +99,26 @@ def result_of(job) -> dict:
         recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
-        if d.undecided and not d.acting and d.judge != "pinned":
-            # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises
-            # again with target=KEY for the one the fact contradicts
-            result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
         return result
     result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
                   weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
                   question=plan.new_node.question, **plan_fields(plan))
-    if not d.acting:
+    if job.request.record and not d.acting:
+        compared = [c.key for c in d.candidates]
+        result["note"] = (f"recorded as {new_key} by the caller's decision (--record): it contradicts none of "
+                          + (", ".join(compared) if compared else "the stored evidence (no candidate was near)"))
+    elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
         far = [c.key for c in d.candidates if c.relation is None]
         result["note"] = (f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
                           + (f"; not judged (far from the fact): {', '.join(far)}" if far else ""))
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
+    bearing = [e for e in plan.new_edges if e.src == new_key and e.kind in ("supports", "refutes")]
+    if bearing:
+        result["edges_added"] = [f"{e.kind} {e.src} -> {e.dst}" for e in bearing]
+        said = "; ".join(f"it {e.kind} {e.dst} (weight {e.weight:g})" for e in bearing)
+        result["note"] = "; ".join(filter(None, [result.get("note"), said]))
     if (plan.meta or {}).get("validity"):
         # how valid time read each judged contradiction (core.validity: disjoint, ends_stored, ...)
         result["validity"] = dict(plan.meta["validity"])

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
+from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
@@ -65,20 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
-    s.add_argument("fact", nargs="?", help="the new fact, in words")
-    s.add_argument("--triple", help="the fact as 'subject|predicate|object' (enables the offline structured judge)")
-    s.add_argument("--target", help="pin the contradicted evidence by key (skips both gates)")
-    s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
-    s.add_argument("--source", help="source id of the new fact")
-    s.add_argument("--asserted-at", help="ISO date of the new fact")
-    s.add_argument("--valid-from", help="ISO date from which the fact is true in the world (valid time)")
-    s.add_argument("--valid-to", help="ISO date from which the fact is no longer true (default: still true)")
-    s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
-    s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
-                   "(default: the question's policy)")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
-    s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields (fact, triple, target, key, "
-                   "source, asserted_at, trust, policy, valid_from, valid_to), revised as one batch")
+    for field in FIELDS:  # the request's fields, declared once (memory_core.core.fields)
+        if not field.flag:
+            s.add_argument(field.name, nargs="?", help=field.help)
+        elif field.kind == "bool":
+            s.add_argument(field.flag, action="store_true", help=field.help)
+        else:
+            s.add_argument(field.flag, metavar=field.metavar, help=field.help)
+    s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields ("
+                   + ", ".join(FACT_FIELDS) + "), revised as one batch")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
@@ -227,13 +223,13 @@ async def cmd_status(args) -> int:
     return EXIT_OK
 
 
-def _trust_arg(value):
+def _number_arg(value, flag: str):
     if value is None:
         return None
     try:
         return float(value)
     except ValueError:
-        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
+        raise InputError(f"{flag}: must be a number from 0 to 1, got {value!r}", field=flag[2:]) from None
 
 
 async def cmd_revise(args) -> int:
@@ -241,11 +237,10 @@ async def cmd_revise(args) -> int:
         raise InputError("give either a FACT or --file, not both")
     if not args.file and args.fact is None:
         raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
+    per_line = [f for f in FACT_FIELDS if f != "fact"]
     if args.file:
-        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                           "valid_from", "valid_to")):
-            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy/valid_from/valid_to "
-                             "on each line")
+        if any(getattr(args, f) for f in per_line):
+            raise InputError(f"with --file, put {'/'.join(per_line)} on each line")
         try:
             data = open(args.file, "rb").read()
         except OSError as error:
@@ -253,8 +248,10 @@ async def cmd_revise(args) -> int:
         requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
     else:
         request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
-                                   trust=_trust_arg(args.trust), policy=args.policy,
-                                   valid_from=args.valid_from, valid_to=args.valid_to)
+                                   trust=_number_arg(args.trust, "--trust"), policy=args.policy,
+                                   valid_from=args.valid_from, valid_to=args.valid_to, record=args.record,
+                                   supports=args.supports, refutes=args.refutes,
+                                   weight=_number_arg(args.weight, "--weight"))
 
     def show(result):
         if args.json:

@@ -63,6 +63,11 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
         print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
         for key in r["to_decide"]:
             print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}")
+        print("  if it contradicts none of them, record it (add --supports H or --refutes H for the hypothesis it "
+              "bears on):")
+        print(f"    {again} revise {shlex.quote(r['fact'])} --record")
+    if r.get("edges_added"):
+        print(f"  edges added: {', '.join(r['edges_added'])}")
     if r.get("dry_run") or r.get("already_applied") or not r.get("epoch"):
         return
     if r.get("new_evidence"):

@@ -20,8 +20,8 @@ from typing import Optional
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.judging.chain import Case, judge_cases
-from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
-                                        pinned, undecided_note)
+from memory_core.judging.detect import (CALLER, Candidate, Detection, candidates_from, decided_by_caller, earlier_candidates,
+                                        finish_detection, pinned, undecided_note)
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
@@ -148,6 +148,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
             job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
         else:
             raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node")
+    await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
     if free or (len(jobs) > 1 and not batch.dry_run):
@@ -161,6 +162,24 @@ async def detect_batch(batch: RevisionBatch) -> None:
         await judge_together(batch, free, exclude, vectors)
     if batch.stopped_at == 0 or (batch.stopped_at is not None and len(jobs) == 1):
         raise batch.stop_error
+
+
+async def _hypotheses(batch: RevisionBatch) -> None:
+    """The hypotheses the caller named (``supports``/``refutes``): each must be a stored
+    hypothesis; its question is where the fact is recorded."""
+    asked = {job.index: job.request.hypothesis for job in batch.jobs if job.request.hypothesis and not job.already}
+    if not asked:
+        return
+    found = await batch.stores.store.find_keys(sorted({h for _, h, _ in asked.values()}))
+    for job in batch.jobs:
+        if job.index not in asked:
+            continue
+        kind, key, _ = asked[job.index]
+        props = found.get(key)
+        if props is None or props.get("type") != "Hypothesis":
+            raise InputError(f"{_where(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
+                             field=kind)
+        job.hypothesis_question = props.get("question_key")
 
 
 async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set, vectors: dict) -> None:
@@ -182,6 +201,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
             extra, extra_props = earlier_candidates(earlier, job.index, batch.limit, batch.threshold)
             candidates += extra
             props_by_key.update(extra_props)
+        if job.request.record:  # the caller decided: none of them is contradicted (no judge asked)
+            decided_by_caller(candidates)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
     cases = [Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
@@ -192,6 +213,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     for (job, candidates, _), case in zip(prepared, cases):
         if batch.stopped_at is None or job.index < batch.stopped_at:
             job.detection = finish_detection(candidates, batch.threshold, case.usage or Usage())
+            if job.request.record:
+                job.detection.judge = CALLER
 
 
 async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
@@ -228,8 +251,8 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
         c.question = c.question or questions.get(c.key)
     undecided = [k for k in d.undecided if k in alive]
     used = sorted({c.judge for c in kept if c.judge})
-    return Detection("+".join(used) or "none", kept, undecided,
-                     undecided_note(kept, undecided, job.batch.threshold))
+    judge = CALLER if job.request.record else "+".join(used) or "none"
+    return Detection(judge, kept, undecided, undecided_note(kept, undecided, job.batch.threshold))
 
 
 def _where(batch: RevisionBatch, job: FactJob) -> str:

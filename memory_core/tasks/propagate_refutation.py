@@ -13,7 +13,8 @@ import time
 
 from memory_core.core import revision, validity
 from memory_core.core.cascade import decay
-from memory_core.core.beliefs import Node
+from memory_core.core.beliefs import Edge, Node
+from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
 from memory_core.tasks.batch import FactJob, RevisionBatch
@@ -43,6 +44,9 @@ async def begin_fact(job: FactJob) -> None:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
             raise InputError(f"--target {key!r}: no evidence with that key in this data root")
     r = job.request
+    if job.question is None:
+        raise InputError("--record: there is no question to record the fact in (nothing is loaded yet): load an "
+                         "investigation first, or name a stored hypothesis with --supports or --refutes", field="record")
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
                     valid_from=r.valid_from, valid_to=r.valid_to)
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction
@@ -53,6 +57,8 @@ async def begin_fact(job: FactJob) -> None:
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
     job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
+    if r.hypothesis is not None:
+        bear_on_hypothesis(job)
     await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
@@ -67,6 +73,25 @@ async def begin_fact(job: FactJob) -> None:
     elif timed["cases"]:
         job.plan.meta["validity"] = dict(timed["cases"])
     batch.restored.update(job.plan.restored)
+
+
+def bear_on_hypothesis(job: FactJob) -> None:
+    """The caller's ``supports``/``refutes`` H: an edge from the new evidence to H, with its
+    weight, written with the fact (H must be a hypothesis of the fact's question)."""
+    kind, key, weight = job.request.hypothesis
+    view = job.batch.view
+    node = view.nodes.get(key)
+    if node is None or node.kind != "hypothesis":
+        raise InputError(f"--{kind} {key!r}: no hypothesis with that key in this data root", field=kind)
+    if node.question != job.question:
+        against = job.narrowed.acting[0].key if job.narrowed and job.narrowed.acting else None
+        raise InputError(f"--{kind} {key!r}: that hypothesis belongs to question {node.question!r}, the fact to "
+                         f"{job.question!r}" + (f" (it contradicts {against})" if against else "")
+                         + "; one fact joins one question", field=kind)
+    edge = Edge(SUPPORTS if kind == "supports" else REFUTES, job.new_key, key, weight=weight)
+    if edge not in view.out_edges(edge.src, edge.kind):
+        view.add_edge(edge)
+        job.plan.new_edges.append(edge)
 
 
 async def propagate_refutation(batches, ctx=None):

@@ -89,7 +89,7 @@ class ViewerApp:
         try:
             await self._dispatch(request, send)
         except HTTPError as exc:
-            await self._error(request, send, exc.status, exc.message, exc.headers)
+            await self._error(request, send, exc.status, exc.message, exc.headers, exc.field)
         except (BrokenPipeError, ConnectionResetError):
             pass
         except Exception as exc:  # never leak a traceback to the page
@@ -170,8 +170,9 @@ class ViewerApp:
         body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
         await self._send(request, send, status, body, JSON_TYPE, extra)
 
-    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None) -> None:
-        await self._json(request, send, status, {"error": message}, extra)
+    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None,
+                     field: Optional[str] = None) -> None:
+        await self._json(request, send, status, {"error": message, **({"field": field} if field else {})}, extra)
 
     # ---- static files ------------------------------------------------------------
     async def _static(self, request: Request, send, path: str) -> None:

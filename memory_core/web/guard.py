@@ -43,11 +43,12 @@ DRAIN_LIMIT = 1 << 20
 
 
 class HTTPError(Exception):
-    def __init__(self, status: int, message: str, headers: Optional[dict] = None):
+    def __init__(self, status: int, message: str, headers: Optional[dict] = None, field: Optional[str] = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = dict(headers or {})
+        self.field = field  # the request field a 400 is about (the JSON body's name for it)
 
 
 def is_loopback(host: str) -> bool:
@@ -220,9 +221,10 @@ UNAUTHORIZED_PAGE = """<!doctype html>
 </head>
 <body><main class="denied">
 <h1>FALSIFY: access token required</h1>
-<p id="denied">This FALSIFY server listens beyond this machine, so it needs its access token.
-Open the address the server printed when it started, which ends in <code>?token=...</code>,
-or ask whoever started it (<code>python main.py serve --token ...</code> or <code>FALSIFY_TOKEN</code>)
-for the token.</p>
+<p id="denied">This FALSIFY server needs its access token. Open this address once with
+<code>?token=TOKEN</code> added, TOKEN being the token the server was started with (its
+<code>--token</code>, <code>FALSIFY_TOKEN</code> or <code>FALSIFY_TOKEN_FILE</code>; for
+<code>mcp --viewer</code> without one, <code>"viewer_token"</code> in the root's <code>server.json</code>),
+or ask whoever started it for the token.</p>
 </main></body></html>
 """

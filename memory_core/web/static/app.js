@@ -199,6 +199,18 @@ function App() {
     }
   }, [decide, revise]);
 
+  /* "none of these": the fact is recorded as new evidence, unjudged, maybe bearing on a hypothesis. */
+  const onRecord = useCallback(({ kind, hypothesis, weight }) => {
+    if (!decide) return;
+    const body = { fact: decide.fact, record: true };
+    if (decide.triple) body.triple = decide.triple;
+    if (kind && hypothesis) {
+      body[kind] = hypothesis;
+      if (weight !== "" && !Number.isNaN(Number(weight))) body.weight = Number(weight);
+    }
+    revise(body);
+  }, [decide, revise]);
+
   /* Step or scrub to an epoch (null: now): the graph as it stood after it, animated from the one shown. */
   const showEpoch = useCallback(async (epoch) => {
     const seq = ++stepSeq.current;
@@ -286,7 +298,8 @@ function App() {
         h(Legend)),
       h("aside", null,
         h(ReviseForm, { busy, onRevise: revise, onReplay: replay, canReplay: !!last, status, statusError }),
-        h(Candidates, { decide, busy, onDecide }),
+        h(Candidates, { decide, busy, onDecide, onRecord,
+          hypotheses: (snapshot?.nodes || []).filter((n) => n.type === "hypothesis").map((n) => n.key) }),
         h(Scoreboard, { board, error: boardError, asOf,
           onAsOf: (value) => { asOfRef.current = value; setAsOf(value); refreshBoard(); } }),
         h(Timeline, { rows: timeline, current, shown: shownEpoch, onShow: showEpoch, busy }),
