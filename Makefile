@@ -15,10 +15,13 @@ MODEL_STAMP := $(VENV)/.stamp-model
 
 setup: $(STAMP) $(MODEL_STAMP)
 
-$(STAMP): requirements.txt requirements.lock pyproject.toml
+# the editable install in setuptools' "compat" mode: a plain path entry (.pth) a type checker can
+# follow (the default mode's import hook is invisible to mypy: docs/python-api.md, "Type checking")
+$(STAMP): requirements.txt requirements.lock pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt -c requirements.lock
-	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e . \
+		--config-settings editable_mode=compat
 	@touch $(STAMP)
 
 $(MODEL_STAMP): $(STAMP)

@@ -18,6 +18,8 @@ they load on first use, once cognee is configured). Errors: one hierarchy under
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memory_core.api import Falsify, Opening, revision_tasks
 from memory_core.core.errors import (EmbedderMismatch, FacadeClosed, FalsifyError, HostConfigError, InputError,
                                      JudgeError, RootBusy, RootConflict)
@@ -25,6 +27,9 @@ from memory_core.core.vocabulary import EdgeKind, NodeKind, State
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
                                  StatusResult, UndoResult)
 from memory_core.store.settings import use_offline_embedder
+
+if TYPE_CHECKING:  # the DataPoint classes, for a type checker (at run time they load on first use, below)
+    from memory_core.store.models import Conclusion, Evidence, Hypothesis, InvestigationQuestion
 
 
 def demo_investigation() -> str:

@@ -19,7 +19,7 @@ import asyncio
 import functools
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
+from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, ParamSpec, TypeVar
 
 from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
 from memory_core.core.requests import requests_from, revision_request
@@ -90,14 +90,14 @@ class Opening:
         self._factory = factory
         self._fx: Optional[Falsify] = None
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, "Falsify"]:
         return _speaks(self._factory)().__await__()
 
     async def __aenter__(self) -> "Falsify":
         self._fx = await _speaks(self._factory)()
         return self._fx
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._fx is not None:
             await self._fx.close()
 

@@ -118,6 +118,9 @@ def render(text: str, vocabulary: str | None = None) -> str:
         return text
 
     arguments, switches, pattern = _words()
+    if "`" in text:  # a command quoted in backticks is the CLI's own words: kept as it is
+        parts = text.split("`")
+        return "`".join(part if i % 2 else render(part, vocabulary) for i, part in enumerate(parts))
 
     def word(match: re.Match) -> str:
         name = arguments[match.group(0).rstrip()]

@@ -178,7 +178,7 @@ def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional
     plan = Plan(epoch=epoch)
     dead_as = dead_as or {}
     verdicts = {k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys}
-    notes = {k: ("repair", f"check --repair: its stored state ({view.nodes[k].state}) disagreed with the "
+    notes = {k: ("repair", f"repaired by check: its stored state ({view.nodes[k].state}) disagreed with the "
                            "three-valued labelling") for k in keys if k in view.nodes}
     outcome = relabel(view, plan, keys, verdicts=verdicts, memory=memory or Memory(), notes=notes)
     plan.died = list(outcome.died)

@@ -161,7 +161,7 @@ def check_root(meta_path: Path, mine: dict | None = None) -> dict:
             raise FalsifyError(
                 f"{meta_path} is damaged (not a JSON object: {' '.join(str(meta).split())[:80]}), so FALSIFY cannot "
                 f"tell which embedder built this root. Move it aside (mv {meta_path} {damaged}) and run "
-                "`check --repair`: the file is made again (the epoch from the revision log, the embedder from "
+                "the command `falsify check --repair`: the file is made again (the epoch from the revision log, the embedder from "
                 "the current settings, which must be the ones the root was built with)")
     recorded = meta.get("embedder")
     if recorded is None:
