@@ -244,7 +244,15 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
     except (ValueError, RuntimeError, NotImplementedError):  # not the main thread's loop: the host decides
         handles_term = False
     try:
-        await gate.ready()
+        while not stop.is_set():  # the root opened (a busy one is tried again, as the MCP tools do)
+            try:
+                await gate.ready()
+                break
+            except Exception:  # noqa: BLE001  (the MCP tools report why the root did not open)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+        if stop.is_set():
+            return
         discovery = write_discovery(root, url, secret, {"viewer_token": made} if made else None)
         if viewer:
             where = f'"viewer_token" in {discovery}' if made else "FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE)"
