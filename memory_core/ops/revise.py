@@ -152,17 +152,18 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
             props = stored.get(request.target)
             if normalise_key(request.target) not in earlier and (props is None or props.get("type") != "Evidence"):
                 raise InputError(f"{what} line {line}: --target {request.target!r}: no evidence with that key in this "
-                                 "data root or on an earlier line; nothing was revised")
+                                 "data root or on an earlier line; nothing was revised", field="target")
         norm = normalise_key(key)
         if norm in earlier:
             if facts[earlier[norm]] != facts[line]:
                 raise InputError(f"{what} line {line}: key {key!r} is also the key of line {earlier[norm]} (another fact); "
-                                 "nothing was revised")
+                                 "nothing was revised", field="key")
             continue  # the same fact again: recorded once, then "already recorded"
         props = stored.get(key)
         if props is not None and not (props.get("type") == "Evidence" and
                                       " ".join(props.get("claim", "").split()) == facts[line]):
-            raise InputError(f"{what} line {line}: key {key!r} is already used by another node; nothing was revised")
+            raise InputError(f"{what} line {line}: key {key!r} is already used by another node; nothing was revised",
+                             field="key")
         earlier[norm] = line
 
 

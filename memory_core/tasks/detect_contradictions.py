@@ -147,7 +147,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
         if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(job.fact.split()):
             job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
         else:
-            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node")
+            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key")
     await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
@@ -230,7 +230,7 @@ async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude
         try:
             detection = await pinned(store, request.fact, request.target, batch.pin_reason)
         except LookupError as error:
-            raise InputError(f"{_where(batch, job)}{error}") from None
+            raise InputError(f"{_where(batch, job)}{error}", field="target") from None
         detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
         return detection
     raise AssertionError("detect_fact is for pinned facts; free facts go through judge_together")

@@ -42,7 +42,7 @@ async def begin_fact(job: FactJob) -> None:
         return
     for key, _, _ in job.verdicts:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
-            raise InputError(f"--target {key!r}: no evidence with that key in this data root")
+            raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
     r = job.request
     if job.question is None:
         raise InputError("--record: there is no question to record the fact in (nothing is loaded yet): load an "
