@@ -212,3 +212,23 @@ def test_serve_prints_the_viewer_address_never_the_token(tmp_path):
             proc.kill()
             rest, _ = proc.communicate()
     assert not any(token in line for line in printed + [rest or ""])
+
+
+def test_the_cli_offers_and_takes_the_offline_decisions(tmp_path_factory, tmp_path):
+    from harness import copy_root, loaded_root, run_batch
+
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path / "root")
+    fact = "The supplier email about the valve turned out to be genuine."
+    dry, shown, done, both = run_batch(root, [
+        {"name": "dry", "op": "cli", "argv": ["revise", fact, "--dry-run", "--json"]},
+        {"name": "shown", "op": "cli", "argv": ["revise", fact]},
+        {"name": "done", "op": "cli", "argv": ["revise", fact, "--record", "--supports", "B", "--weight", "0.6", "--json"]},
+        {"name": "both", "op": "cli", "argv": ["revise", "Another fact.", "--record", "--target", "E_qa"]},
+    ], tmp_path / "batch")
+    assert dry["code"] == 0 and json.loads(dry["stdout"])["to_decide"]  # a dry run lists what there is to decide
+    assert shown["code"] == 0 and "--target" in shown["stdout"] and f"revise '{fact}' --record" in shown["stdout"]
+    assert done["code"] == 0, done["stderr"]
+    result = json.loads(done["stdout"])
+    assert result["judge"] == "caller" and result["epoch"] == 2
+    assert result["edges_added"] == [f"supports {result['new_evidence']} -> B"] and "--record" in result["note"]
+    assert both["code"] == 2 and "--record" in both["stderr"] and "--target" in both["stderr"]
