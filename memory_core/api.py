@@ -228,8 +228,12 @@ class Falsify:
         try:
             stores = await prepare(held)
         except BaseException:
-            if held:
-                held.release()
+            try:
+                if owns_engines:  # the engines may be open already: the root is let go whole
+                    await engines.release(held=False)
+            finally:
+                if held:
+                    held.release()
             raise
         fx = cls(stores, held, owns_engines=owns_engines)
         if owns_engines:

@@ -54,7 +54,7 @@ async def test_every_tool_over_stdio(tmp_path):
         params = {name: set(tool.input_schema.get("properties", {})) for name, tool in listed.items()}
         assert params == {"add_beliefs": {"fragment"},
                           "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                     "valid_from", "valid_to", "dry_run"},
+                                     "valid_from", "valid_to", "record", "supports", "refutes", "weight", "dry_run"},
                           "revise_many": {"facts", "dry_run"}, "resolve": {"loser", "winner"},
                           "recall": {"question", "epoch", "as_of"}, "search": {"query", "top_k", "include_dead"},
                           "status": {"epoch"},

@@ -182,8 +182,10 @@ def test_file_lines_carry_validity(run):
     assert js(run["check_all"])["clean"] is True
 
 
-@pytest.mark.parametrize("name, words", [("bad_date", "valid_from"), ("bad_order", "before"),
-                                         ("bad_file", "valid_from"), ("bad_load", "before"),
+# the CLI names a revision's field by its flag (--valid-from), a file line's too; an investigation
+# file's field by its own name (bad_load)
+@pytest.mark.parametrize("name, words", [("bad_date", "--valid-from"), ("bad_order", "before"),
+                                         ("bad_file", "--valid-from"), ("bad_load", "before"),
                                          ("bad_flag_with_file", "valid_from")])
 def test_bad_dates_are_exit_2_and_write_nothing(run, name, words):
     r = run[name]

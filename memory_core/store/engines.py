@@ -23,6 +23,7 @@ soon as its writer lock is free.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Optional
 
 # what a revision, a load and a read import lazily the first time they run (each import is
@@ -108,13 +109,15 @@ def hold() -> None:
     _held += 1
 
 
-async def release() -> None:
-    """One facade less; after the last one, close this process's graph and vector adapters
-    (cognee builds fresh ones if they are used again) and wait until they are closed: the
-    graph file's lock and the vector store's connection are let go."""
+async def release(held: bool = True) -> None:
+    """One facade less (``held``: one that :func:`hold` counted; False: an opening that failed
+    after the engines started); after the last one, close this process's graph and vector
+    adapters (cognee builds fresh ones if they are used again) and wait until they are
+    closed: the graph file's lock and the vector store's connection are let go."""
     global _held
-    _held = max(0, _held - 1)
-    if _held:
+    if held:
+        _held = max(0, _held - 1)
+    if _held or "cognee" not in sys.modules:  # still in use, or never started
         return
     graph, vector = _configs()
     graph_module, vector_module = _graph_module(), _vector_module()

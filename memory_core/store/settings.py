@@ -171,7 +171,7 @@ def host_settings(paths: Paths, backend: "backends.Backend") -> list[str]:
     inherited = _layout_root(have)
     found = []
     for key, value in have.items():
-        if value == wanted[key] or (inherited is not None and key in _values(inherited)):
+        if value == wanted[key] or (inherited is not None and key in _values(Paths(inherited))):
             continue
         found.append(f"{key}={value}")
     if "cognee" in sys.modules:  # imported (and so configured) before FALSIFY configured it
