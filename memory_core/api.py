@@ -167,7 +167,11 @@ class Falsify:
         :mod:`memory_core.store.embedder`); allocator settings (``ARROW_DEFAULT_MEMORY_POOL``:
         :mod:`memory_core.store.process`); on the PostgreSQL backend cognee's ``GRAPH_DATABASE_*``
         and ``VECTOR_DB_*`` connection settings. It loads ``<project>/.env`` without override.
-        A host that configures cognee itself uses :meth:`attach`, which sets nothing."""
+        A host that configures cognee itself uses :meth:`attach`, which sets nothing: in a program
+        that already set cognee's storage or embedding settings to other values, or imported
+        cognee first, ``open`` raises ``HostConfigError`` naming them and changes nothing
+        (:func:`memory_core.store.settings.host_settings`). cognee's engines, its import and the
+        local model's loading run in a worker thread: the caller's event loop keeps running."""
         if database:
             settings.use_database(database)
         return Opening(lambda: cls._open(root, lock, purpose, create))

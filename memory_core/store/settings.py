@@ -163,8 +163,9 @@ def host_settings(paths: Paths, backend: "backends.Backend") -> list[str]:
     ``NAME=value`` (the host's: set before FALSIFY configured anything): environment
     variables holding other values than the root's, and an already imported cognee whose
     databases are elsewhere. Values that lay out another FALSIFY data root (inherited from
-    a FALSIFY process) are not a host's."""
-    wanted = {**backend.cognee_environment(), **_values(paths)}
+    a FALSIFY process) are not a host's; nor are cognee's database settings of the PostgreSQL
+    backend, which FALSIFY_BACKEND=postgres asks FALSIFY to set (its database's)."""
+    wanted = dict(_values(paths))
     if embedder.local_enabled():
         wanted.update(embedder.environment(paths))
     have = {k: os.environ[k] for k in wanted if os.environ.get(k) not in (None, "")}
