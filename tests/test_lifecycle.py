@@ -19,7 +19,7 @@ import re
 import pytest
 from mcp import Client
 
-from conftest import seed_with_prefix
+from conftest import investigation, seed_with_prefix
 from memory_core import FacadeClosed, Falsify, InputError
 from memory_core.core.errors import render
 from memory_core.mcp.gate import Gate
@@ -157,14 +157,30 @@ async def test_no_cli_flag_reaches_a_python_or_mcp_caller(app, prefix):
         assert render("decide yourself: --target KEY, or --record", "cli") == "decide yourself: --target KEY, or --record"
 
 
+def own_investigation(prefix: str) -> tuple[str, str]:
+    """An investigation whose claims carry a word no other test's do (the session's root is
+    shared: the same claims under other prefixes would tie with these), and a fact in words
+    near them."""
+    word = f"zq{prefix.strip('_')}"
+    inv = investigation(prefix, hypotheses=[{"key": "A", "statement": f"The {word} plant passed"},
+                                            {"key": "B", "statement": f"The {word} plant failed"}],
+                        evidence=[{"key": "E_report", "claim": f"The {word} inspector's report says the valves passed."},
+                                  {"key": "E_email", "claim": f"A {word} supplier email says the valves were swapped."}],
+                        edges=[{"type": "supports", "from": "E_report", "to": "A"},
+                               {"type": "supports", "from": "E_email", "to": "B"}])
+    return inv, f"The {word} supplier email about the valves turned out to be genuine."
+
+
 async def test_the_offline_protocol_on_the_api(app, prefix):
-    await app.load(seed_with_prefix(prefix))
+    inv, WORDS = own_investigation(prefix)
+    await app.load(inv)
     epoch = app.journal.epoch()
     dry = await app.revise(WORDS, dry_run=True)
     assert dry["dry_run"] is True and dry["new_evidence"] is None and dry["epoch"] is None
     assert dry["to_decide"] and dry["to_decide"] == [c["key"] for c in dry["candidates"] if c["relation"] is None]
+    assert dry["to_decide"][:2] == [f"{prefix}E_email", f"{prefix}E_report"]  # its own claims, nearest first
     real = await app.revise(WORDS)
-    assert real["to_decide"] == dry["to_decide"] and real["epoch"] is None and app.journal.epoch() == epoch
+    assert real["to_decide"][:2] == dry["to_decide"][:2] and real["epoch"] is None and app.journal.epoch() == epoch
     # none of these: recorded, unjudged, supporting hypothesis B with weight 0.7
     recorded = await app.revise(WORDS, record=True, supports=f"{prefix}B", weight=0.7, key=f"{prefix}F_genuine")
     assert recorded["new_evidence"] == f"{prefix}F_genuine" and recorded["epoch"] == epoch + 1
@@ -237,23 +253,25 @@ async def test_the_offline_protocol_through_the_viewers_api(app, prefix):
     await app.undo()
 
 
-def test_origin_null_is_refused(running):
-    from test_server import post_json, request
+def test_origin_null_is_refused():
+    """An opaque origin (a sandboxed frame, a file: page) is never this server's page: 403 on the
+    API and on /mcp; the page's own origin passes."""
+    import threading
 
-    server = running()
-    host, port = server.server_address[:2]
-    for path in ("/api/graph", "/mcp"):
-        assert request(server, "GET", path, headers={"Origin": "null"})[0] == 403
-    assert post_json(server, {"fact": "x"}, headers={"Origin": "null"})[0] == 403
-    assert post_json(server, {"fact": "x"}, headers={"Origin": f"http://{host}:{port}"})[0] == 200
+    from test_server import StandInApp, post_json, request
 
+    from memory_core.web import server as srv
 
-@pytest.fixture
-def running():
-    from test_server import running as make
-
-    gen = make.__wrapped__() if hasattr(make, "__wrapped__") else make()
-    start = next(gen)
-    yield start
-    with pytest.raises(StopIteration):
-        next(gen)
+    server = srv.make_server(StandInApp(), port=0, mcp=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        for path in ("/api/graph", "/mcp"):
+            assert request(server, "GET", path, headers={"Origin": "null"})[0] == 403
+        assert post_json(server, {"fact": "x"}, headers={"Origin": "null"})[0] == 403
+        assert post_json(server, {"fact": "x"}, headers={"Origin": f"http://{host}:{port}"})[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
