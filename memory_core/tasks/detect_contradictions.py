@@ -170,7 +170,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
     on fact *k* stops the batch there."""
     store = batch.stores.store
-    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
+    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude),
+                     timeline=j.request.valid_from is not None) for j in jobs]
     found = await gate1_many(store, queries, batch.limit, batch.threshold)
     # the batch's earlier facts count as stored for the ones after them (not in a dry run)
     earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
