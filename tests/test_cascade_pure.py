@@ -71,7 +71,21 @@ def test_cycle_goes_down_together_and_terminates():
     assert sorted(plan.invalidated) == ["K1", "K2"]
     assert len([c for c in plan.changes if c.key == "K2"]) == 1
     k2 = next(c for c in plan.changes if c.key == "K2")
-    assert k2.detail == "only circular support remained"
+    assert k2.detail == "only circular support remained (K2 -> K1 -> K2)"
+    k1 = next(c for c in plan.changes if c.key == "K1")  # its external support died: not a cycle's doing
+    assert k1.detail.startswith("no justification holds: each of its 2 justifications lost a member")
+
+
+def test_a_plain_chain_is_no_cycle():
+    """E0 <- K1 <- K2 <- K3: every conclusion down the chain lost its antecedent; none is
+    told "only circular support remained" (there is no cycle)."""
+    v = view_of({"E0": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
+                [dep("K1", "E0"), dep("K2", "K1"), dep("K3", "K2")])
+    plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, fact())
+    details = {c.key: c.detail for c in plan.changes if c.rule == "justification_lost"}
+    assert details == {"K1": "no justification holds: its antecedent E0 is dead",
+                       "K2": "no justification holds: its antecedent K1 is dead",
+                       "K3": "no justification holds: its antecedent K2 is dead"}
 
 
 def test_cycle_with_independent_support_survives():
