@@ -106,7 +106,10 @@ def print_explain(r: dict) -> None:
     if not r["known"]:
         print(f"{r['key']}: no record in the revision log (never loaded or changed in this data root)")
         return
-    state = f" (now {r['state']})" if r.get("state") else ""
+    now = r.get("state")
+    if now == "removed":
+        now = f"removed by undo of epoch {r['removed_by_undo']}" if r.get("removed_by_undo") else "removed by an undo"
+    state = f" (now {now})" if now else ""
     print(f"why {r['key']}{state}:")
     for e in r["events"]:
         undone = " [undone]" if e.get("undone") else ""
@@ -115,6 +118,18 @@ def print_explain(r: dict) -> None:
     if r.get("why_alive"):
         print("alive because:")
         _print_why(r["why_alive"], "  ")
+    support = r.get("support")
+    if support:
+        def names(items):
+            return ", ".join(f"{i['key']} ({i['state']}, weight {i['weight']:g})" for i in items) or "none"
+        print(f"support score {support['score']:g} (alive supporters' weights minus alive refuters'; "
+              f"hypothesis weight {support['weight']:g}):")
+        print(f"  remaining supporters: {names(support['remaining'])}")
+        if support.get("disputed"):
+            print(f"  disputed supporters (count for nothing until decided): {names(support['disputed'])}")
+        print(f"  lost supporters: {names(support['lost'])}")
+        if support.get("refuters"):
+            print(f"  refuted by: {names(support['refuters'])}")
 
 
 def _print_why(node: dict, indent: str) -> None:
