@@ -20,6 +20,7 @@ from typing import Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
                                         pinned, undecided_note)
@@ -139,8 +140,8 @@ async def stop_detection(batch: RevisionBatch) -> None:
 def reserve_keys(batch: RevisionBatch) -> None:
     """A forgotten node's key stays reserved: a reinstatement may bring that node back, and
     ``explain`` tells its story under it. A key given for a new fact that names one is refused
-    (InputError, exit 2, nothing written); a key derived from the fact's text (none given)
-    moves on to the first free ``KEY_2``, ``KEY_3``, ... (the same text keeps finding it)."""
+    (InputError, exit 2, nothing written); a key derived from the fact's text (none given, or
+    the viewer's readable one) moves on to the first free ``KEY_2``, ``KEY_3``, ... (the same text keeps finding it)."""
     gone = forgotten_index(batch.stores.journal).gone
     if not gone:
         return
@@ -148,7 +149,7 @@ def reserve_keys(batch: RevisionBatch) -> None:
         norm = normalise_key(job.new_key)
         if norm not in gone:
             continue
-        if job.request.key is not None:
+        if job.request.key is not None and job.request.key != readable_key(job.request.fact):
             tomb = gone[norm]
             raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
                              f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
