@@ -488,12 +488,13 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
 
 
 def shorten(model: Model, key: str, until: str) -> list[str]:
-    """``key`` (evidence superseded in time) held only until ``until`` when its ``valid_to`` is
-    later: moved back, with the derived evidence superseded in time that rests on it (a
-    critical ``depends_on``, transitively) and had the same ``valid_to``. States unchanged."""
+    """``key`` (evidence superseded in time, or disputed) held only until ``until`` when its
+    ``valid_to`` is later (or it has none): set or moved back, with the derived evidence
+    superseded in time that rests on it (a critical ``depends_on``, transitively) and had the
+    same ``valid_to``. States unchanged."""
     node = model.nodes[key]
     old = node.valid_to
-    if old is None or old <= until:
+    if old is not None and old <= until:
         return []
     moved, todo = [], [key]
     while todo:
@@ -501,7 +502,7 @@ def shorten(model: Model, key: str, until: str) -> list[str]:
         n = model.nodes[k]
         if k in moved or n.forgotten:
             continue
-        if k != key and not (n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to == old):
+        if k != key and not (n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to is not None and n.valid_to == old):
             continue
         n.valid_to = until
         moved.append(k)
@@ -542,6 +543,8 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
             node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
         for k in sorted(k for k in found if cases[k] == "ends_stored"):
             if model.nodes[k].state == SUPERSEDED and model.nodes[k].valid_to is not None:
+                shortened += shorten(model, k, new[0])
+            elif model.nodes[k].state == DISPUTED:  # it ends, still disputed
                 shortened += shorten(model, k, new[0])
             else:
                 ended += end_validity(model, k, new[0])

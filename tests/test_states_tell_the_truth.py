@@ -221,3 +221,18 @@ async def test_explain_tells_the_truth(app, prefix):
     assert all("state" in e and "cause" in e for e in f1["events"])
     with pytest.raises(InputError, match="no node with key"):
         await app.explain(f"{prefix}NOPE")
+
+
+async def test_a_later_value_ends_disputed_values_which_stay_disputed(app, prefix):
+    await app.load(limits(prefix))
+    dispute = await value(app, prefix, "42 t", "2010-01-01", policy="preserve_both")
+    assert set(dispute["disputed"]) >= {f"{prefix}E40", f"{prefix}E42"}, dispute
+    later = await value(app, prefix, "30 t", "2020-01-01")
+    assert later["validity"] == {f"{prefix}E40": "ends_stored", f"{prefix}E42": "ends_stored"}
+    now = nodes(await app.status(), prefix)
+    assert {k: (now[k]["state"], now[k].get("valid_to")) for k in ("E40", "E42", "E30")} == {
+        "E40": ("disputed", "2020-01-01"), "E42": ("disputed", "2020-01-01"), "E30": ("alive", None)}
+    assert mine(await app.check(), prefix) == []
+    await app.undo()
+    now = nodes(await app.status(), prefix)
+    assert now["E40"].get("valid_to") is None and now["E42"].get("valid_to") is None

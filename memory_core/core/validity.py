@@ -165,7 +165,8 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
     ended: list[str] = []
     for key in sorted(ends):
         node = view.nodes[key]
-        if historical(view, key) and node.kind == "evidence":
+        if node.kind == "evidence" and (historical(view, key) or node.state == DISPUTED):
+            # superseded in time already: its end moves back; disputed: it ends, still disputed
             shorten(view, plan, key, ends[key], cause)
             continue
         if node.state != ALIVE:
@@ -213,13 +214,14 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
 
 
 def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> None:
-    """Evidence already superseded in time whose interval reaches past ``until`` held only
-    until then (a value that starts earlier than its recorded successor arrived late): its
-    ``valid_to`` moves back (logged, undoable); derived evidence that ended with it (same
-    ``valid_to``, resting on it) moves back with it. The states stay ``superseded``."""
+    """Evidence already superseded in time (or disputed) whose interval reaches past ``until``
+    held only until then (a value that starts earlier than its recorded successor arrived
+    late): its ``valid_to`` is set or moves back (logged, undoable); derived evidence that
+    ended with it (same ``valid_to``, resting on it) moves back with it. States are unchanged
+    (a disputed value stays disputed: whether it held is still open)."""
     node = view.nodes[key]
     old = node.valid_to
-    if old is None or moment(old) <= moment(until):
+    if old is not None and moment(old) <= moment(until):
         return
     todo = [key]
     seen = set()
@@ -233,7 +235,8 @@ def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> N
             continue
         before_to = item.valid_to
         item.valid_to = until
-        why = (f"held until {until} ({cause} holds from then; it was recorded until {old})" if current == key
+        was = f"it was recorded until {old}" if old else "it was open-ended"
+        why = (f"held until {until} ({cause} holds from then; {was})" if current == key
                else f"held while its support held ({key} held until {until})")
         record(view, plan, current, SHORTENED, [cause] if current == key else [key], why)
         plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, until
