@@ -84,8 +84,10 @@ def history(entries: Iterable[dict], key: str) -> dict:
                     fate = None
         if kind == "undo":
             target = by_epoch.get(entry.get("undoes"), {})
+            told = False
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
+                    told = True
                     events.append(dict(base, rule="undo", state=change["after"]["state"], cause=[],
                                        undoes=entry.get("undoes"),
                                        text=f"undo of epoch {entry.get('undoes')}: back to {change['after']['state']}"))
@@ -104,6 +106,7 @@ def history(entries: Iterable[dict], key: str) -> dict:
             back = mine(entry.get("restored")) or mine(target.get("forgotten"))
             if back and not gone:
                 fate = None
+            if back and not gone and not told:
                 events.append(dict(base, rule="undo", state="restored", cause=[], undoes=entry.get("undoes"),
                                    text=f"restored by undo of epoch {entry.get('undoes')} (it had forgotten it)"))
         else:

@@ -282,11 +282,13 @@ TIMELINE_FIELDS = ("epoch", "kind", "at", "fact", "new_evidence", "judge", "ques
 
 
 def change_row(change: dict) -> dict:
-    """One logged change as a timeline row's change: key, rule, state ``from``/``to``, and each
-    of weight, confidence and valid_to that it changed as ``[before, after]`` (a promotion
-    changes a weight, an ended validity a valid_to, with no change of state)."""
+    """One logged change as a timeline row's change: key, rule, state ``from``/``to``, and, for
+    a change that keeps the state (a promotion, a decay, a validity ending earlier), each of
+    weight, confidence and valid_to that it changed as ``[before, after]``."""
     before, after = change.get("before") or {}, change.get("after") or {}
     row = {"key": change.get("key"), "rule": change.get("rule"), "from": before.get("state"), "to": after.get("state")}
+    if row["from"] != row["to"]:
+        return row
     for name in ("weight", "confidence", "valid_to"):
         if name in after and after.get(name) != before.get(name):
             row[name] = [before.get(name), after.get(name)]
