@@ -285,3 +285,13 @@ def test_orphans_respect_supersedes_anchor():
     assert orphans(v) == []
     v.nodes["F"].state = REFUTED
     assert orphans(v) == ["E1", "F"]
+
+
+def test_a_node_loaded_onto_a_disputed_antecedent_enters_disputed():
+    """The load takes the state the three-valued labelling gives: resting on a disputed
+    node is disputed (undefined), not invalidated; resting on a dead one is invalidated."""
+    v = view_of({"E": "evidence", "G": "evidence", "D": "evidence", "K": "conclusion", "K2": "conclusion"},
+                [Edge("disputes", "G", "E"), dep("K", "E"), dep("K2", "D")], E="disputed", G="disputed", D=REFUTED)
+    plan = plan_settle(v, ["K", "K2"], 3)
+    assert v.nodes["K"].state == "disputed" and v.nodes["K2"].state == INVALIDATED
+    assert plan.invalidated == ["K2"] and plan.disputed == ["K"]

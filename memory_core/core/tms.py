@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 from memory_core.core.vocabulary import (
@@ -292,40 +293,6 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         if key in ghosts:
             plan.restored.append(key)
     return outcome
-
-
-def cycle_through(view: BeliefView, key: str, within: set[str]) -> Optional[list[str]]:
-    """A path ``key -> a -> ... -> key`` along critical ``depends_on`` edges (node to
-    antecedent) through nodes of ``within`` only, or None when ``key`` is on no such cycle."""
-    stack = [(a, [key, a]) for a in sorted({a for _, g in view.justifications(key) for a in g}) if a in within]
-    seen: set[str] = set()
-    while stack:
-        node, path = stack.pop()
-        if node == key:
-            return path
-        if node in seen:
-            continue
-        seen.add(node)
-        for _, group in view.justifications(node):
-            for a in group:
-                if a == key or (a in within and a not in seen):
-                    stack.append((a, path + [a]))
-    return None
-
-
-def lost_text(view: BeliefView, key: str, dead) -> str:
-    """Which antecedents each justification of ``key`` lost (``dead(a)``), in words."""
-    justs = view.justifications(key)
-    parts = []
-    for name, group in justs:
-        gone = sorted(a for a in group if dead(a))
-        if not gone:
-            continue
-        ants = f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} dead"
-        parts.append(ants if len(justs) == 1 else f"justification {name or '(default)'}: {ants}")
-    if len(justs) == 1:
-        return f"its antecedent{'s' if ' are ' in parts[0] else ''} {parts[0]}" if parts else "its support is dead"
-    return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
 
 
 def _death(plan: Plan, key: str) -> str:
