@@ -180,20 +180,26 @@ def epochs_root(tmp_path_factory):
     return root, at
 
 
-def shows_exactly(page, epoch: int, want: dict) -> None:
+def shows_exactly(page, epoch: int, want: dict, vanished: bool = False) -> None:
     """The page shows epoch ``epoch`` (``None``: now) and draws and lists exactly ``want``
-    (key -> state): the keys painted in the last frame, the keys handed to the graph, and the
-    node list, once every leaving node has vanished."""
+    (key -> state): the keys painted in the last frame, the keys handed to the graph and the
+    node list, leaving nodes (struck through until their animation ends) aside; with
+    ``vanished``, once they are gone too."""
     target = "null" if epoch is None else str(epoch)
     wait_for(page, f"() => window.__falsify.shownEpoch === {target} && window.__falsify.pending === 0"
-                   " && window.__falsify.ghosts === 0")
+                   + (" && window.__falsify.ghosts === 0" if vanished else ""))
     keys = sorted(want)
-    wait_for(page, "(keys) => JSON.stringify(window.__falsify.painted) === JSON.stringify(keys)", keys)
-    assert sorted(page.evaluate("() => window.__falsify.drawn")) == keys
-    assert states(page) == want, (epoch, states(page), want)
+    wait_for(page, """(keys) => JSON.stringify(window.__falsify.painted.filter((k) => !k.endsWith(' (forgotten)')))
+                                === JSON.stringify(keys)""", keys)
+    assert sorted(k for k in page.evaluate("() => window.__falsify.drawn") if not k.endswith(" (forgotten)")) == keys
+    listed = page.eval_on_selector_all("#node-list li:not([data-forgotten])",
+                                       "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))")
+    assert listed == want, (epoch, listed, want)
+    if vanished:
+        assert states(page) == want and page.evaluate("() => window.__falsify.painted") == keys
 
 
-def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and_now(epochs_root):
+def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and_now_and_rows_say_what_changed(epochs_root):
     root, at = epochs_root
     last = max(at)
     proc, url = start_viewer(root)
@@ -220,39 +226,42 @@ def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and
                 page.click("#epoch-now")
                 shows_exactly(page, None, at[last])
             page.click("#epoch-back")  # once back, then Now: the whole graph of now again
-            shows_exactly(page, last - 1, at[last - 1])
+            shows_exactly(page, last - 1, at[last - 1], vanished=True)
             page.click("#epoch-now")
-            shows_exactly(page, None, at[last])
+            shows_exactly(page, None, at[last], vanished=True)
+            for n in (2, 0):  # nodes that left are gone once their animation ends
+                page.click(f'#epochs li[data-epoch="{n}"]')
+                shows_exactly(page, n, at[n], vanished=True)
+            page.click("#epoch-now")
+            shows_exactly(page, None, at[last], vanished=True)
             assert problems == [], problems
+            rows_list_what_each_epoch_added_changed_and_forgot(page, problems)
     finally:
         stop_viewer(proc)
 
 
-def test_timeline_rows_list_what_each_epoch_added_changed_and_forgot(epochs_root):
-    root, _ = epochs_root
-    proc, url = start_viewer(root)
-    try:
-        with open_page() as (page, _, problems):
-            page.goto(url)
-            wait_for(page, "() => document.querySelectorAll('#epochs li').length === 10")
-            row = lambda n: page.inner_text(f'#epochs li[data-epoch="{n}"] .cause')  # noqa: E731
-            assert "added F_audit" in row(2) and "E_qa alive→refuted" in row(2) and "forgot K" in row(2)
-            assert "promoted" in row(2) and "weight" in row(2), row(2)  # the rival it promoted
-            assert "added L45" in row(5) and "L45" in row(5)
-            assert "L40 valid to 2018-03-01→2014-01-01" in row(6), row(6)
-            assert "removed L35" in row(7), row(7)
-            assert "added K_late" in row(8) and "K_late" in row(8)
-            assert problems == [], problems
-            # K is forgotten: the viewer may not give its key to a new fact (a 400 naming it, nothing written)
-            status, body = page.evaluate("""async () => {
-              const res = await fetch('/api/revise', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                                                      body: JSON.stringify({fact: 'Another thing.', key: 'K', target: 'E_email'})});
-              return [res.status, await res.json()]; }""")
-            assert status == 400 and "'K' is reserved" in body["error"], body
-            assert page.get_attribute("#timeline", "data-current") == "9"
-            assert [p for p in problems if "status of 400" not in p] == [], problems  # only that refusal
-    finally:
-        stop_viewer(proc)
+def rows_list_what_each_epoch_added_changed_and_forgot(page, problems) -> None:
+    """Each timeline row lists what its epoch added, changed (a state, or a weight or a valid_to
+    without one) and forgot; and the viewer refuses a forgotten node's key (400)."""
+    wait_for(page, "() => document.querySelectorAll('#epochs li').length === 10")
+    row = lambda n: page.inner_text(f'#epochs li[data-epoch="{n}"] .cause')  # noqa: E731
+    assert "added F_audit" in row(2) and "E_qa alive→refuted" in row(2) and "forgot K" in row(2)
+    assert "promoted" in row(2) and "weight" in row(2), row(2)  # the rival it promoted
+    assert "added L45" in row(5) and "L45" in row(5)
+    assert "L40 valid to 2018-03-01→2014-01-01" in row(6), row(6)
+    assert "removed L35" in row(7), row(7)
+    assert "added K_late" in row(8) and "K_late" in row(8)
+    assert problems == [], problems
+    # K is forgotten: the viewer may not give its key to a new fact (a 400 naming it, nothing written)
+    status, body = page.evaluate("""async () => {
+      const res = await fetch('/api/revise', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                              body: JSON.stringify({fact: 'Another thing.', key: 'K', target: 'E_email'})});
+      return [res.status, await res.json()]; }""")
+    assert status == 400 and "'K' is reserved" in body["error"], body
+    assert page.get_attribute("#timeline", "data-current") == "9"
+    assert [p for p in problems if "status of 400" not in p] == [], problems  # only that refusal
+
+
 
 
 def test_a_fact_decided_in_the_viewer_gets_a_readable_key(viewer):
