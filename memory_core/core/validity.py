@@ -129,7 +129,7 @@ def untimed_note(new_key: str, new: Interval, stored: dict[str, Interval], cases
         else:
             parts.append(f"{new_key} is valid from {new[0]} but {key} has no valid_from")
     return ("; ".join(parts) + ": time cannot order them, so the contradiction was decided by the policy as an "
-            "untimed one (the loser is refuted: never true, not held until a date); give both a valid_from to "
+            "untimed one (a loser is refuted: never true, not held until a date); give both a valid_from to "
             "place them in time")
 
 
