@@ -55,7 +55,8 @@ FIELDS: tuple[Field, ...] = (
     Field("refutes", "--refutes", "key", "the key of a hypothesis the recorded fact refutes (a refutes edge from "
           "the new evidence)"),
     Field("weight", "--weight", "unit", "the weight (0..1) of the supports or refutes edge (default 0.5)"),
-    Field("dry_run", "--dry-run", "bool", "judge and preview; change nothing", per_fact=False),
+    Field("dry_run", "--dry-run", "bool", "preview: run the whole revision (both gates, cascade, promotion, "
+          "forgetting) and give the plan it would apply, marked as a preview; write nothing", per_fact=False),
 )
 
 BY_NAME = {f.name: f for f in FIELDS}

@@ -13,7 +13,9 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
     POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
                             target, key, source, asserted_at, trust, policy, valid_from, valid_to,
                             record, supports, refutes, weight, dry_run)} -> gate.revise(...); a bad
-                            field is a 400 {"error", "field"} naming it as the body does
+                            field is a 400 {"error", "field"} naming it as the body does; without a
+                            key the fact gets a readable one derived from its text
+                            (``core.requests.readable_key``)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from memory_core.core.errors import VOCABULARY, speak
 from memory_core.core.fields import FIELDS
+from memory_core.core.requests import readable_key
 from memory_core.mcp.gate import Gate
 from memory_core.web.guard import HTTPError
 
@@ -88,6 +91,7 @@ async def revise(gate: Gate, body) -> dict:
         if kind not in ("bool", "unit") and not isinstance(value, str):
             raise HTTPError(400, f"'{name}' must be a string", field=name)
         kwargs[name] = value.strip() if isinstance(value, str) else value
+    kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
     return await _call(gate, "revise", fact.strip(), **kwargs)
 
 
