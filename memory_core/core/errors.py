@@ -13,7 +13,8 @@ EmbedderMismatch    4     the data root was built with another embedder
 JudgeError          5     the LLM judge failed (timeout, error status, malformed verdict,
                           spending cap reached)
 HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is one FALSIFY
-                          cannot work on (the message names the setting to change)
+                          cannot work on (the message names the setting to change);
+                          ``Falsify.open`` in a program that configured cognee itself
 FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: nothing written
 RootConflict        1     this process already serves another data root (cognee holds one
                           configuration per process)
