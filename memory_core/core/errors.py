@@ -122,6 +122,9 @@ def render(text: str, vocabulary: str | None = None) -> str:
     if "`" in text:  # a command quoted in backticks is the CLI's own words: kept as it is
         parts = text.split("`")
         return "`".join(part if i % 2 else render(part, vocabulary) for i, part in enumerate(parts))
+    for phrase, words in _PHRASES.items():  # a command named in a note: the caller's own way to run it
+        if phrase in text:
+            return render(text.replace(phrase, words.get(vocabulary, words["mcp"])), vocabulary)
 
     def word(match: re.Match) -> str:
         name = arguments[match.group(0).rstrip()]
@@ -140,6 +143,10 @@ def speak(error: BaseException, vocabulary: str | None = None) -> BaseException:
         error.args = (render(error.args[0], vocabulary),) + error.args[1:]
     return error
 
+
+# commands a message may name, in each caller's words (a Python caller repairs with check(repair=True);
+# the MCP tools repair nothing: the CLI does)
+_PHRASES = {"check --repair": {"python": "check(repair=True)", "mcp": "the CLI's `check --repair`"}}
 
 _WORDED = ("note", "notes", "rationale", "to_decide_note")
 

@@ -26,7 +26,7 @@ async def undo(stores: Stores) -> dict:
     if entry.get("kind") == "repair":
         # a repair's before-image is a state check rejects: reverting it (or reaching past
         # it to an older change, whose inverse assumes the unrepaired state) would bring it back
-        return {"undone": None, "note": f"nothing to undo: the last change is a repair (by check, epoch "
+        return {"undone": None, "note": f"nothing to undo: the last change is check --repair's (epoch "
                                         f"{entry['epoch']}); a repair is not undone, since that would bring "
                                         "back the state check rejected"}
     intent = inverse(entry["intent"])
