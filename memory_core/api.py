@@ -316,12 +316,17 @@ class Falsify:
 
     @_speaks
     async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> RecallResult:
-        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs of every kind, every inquiry; "nothing stored
+        matches" below the relevance floor) next to a plain-RAG answer. ``epoch``: from
         the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
-        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch,
-                                      as_of=as_of)
+        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``;
+        ``inquiry``: a question's key, only its beliefs answer; ``path``:
+        ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
+        if not question and inquiry is None and path is None:
+            question = self.default_question() or ""
+        return await recall_op.recall(self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:

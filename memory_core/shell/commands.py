@@ -91,7 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("question", nargs="?", help="default: the demo question, else the only inquiry's own question")
+    s.add_argument("--inquiry", metavar="KEY", help="answer only from the beliefs of this question (its key)")
+    s.add_argument("--path", metavar="S|P|P...", help="follow alive triples from subject S, one predicate per hop "
+                   "(instead of a question)")
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
@@ -279,8 +282,8 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
-                  "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
+                                                         inquiry=args.inquiry, path=args.path), "print_recall")
     return EXIT_OK
 
 
