@@ -365,7 +365,8 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
-        return dict(await recall(past, question, as_of=as_of, inquiry=inquiry, path=path), epoch=past.journal.epoch())
+        return dict(await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
+                    epoch=past.journal.epoch())
     pinned, keys = await _pinned(stores, inquiry)
     if path is not None:
         return await recall_path(stores, path, as_of, pinned)
