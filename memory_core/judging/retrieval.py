@@ -27,6 +27,7 @@ in :data:`RETRIEVERS`; nothing else changes.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
@@ -237,6 +238,9 @@ class BeliefSearch:
     vector: list[str] = field(default_factory=list)
     lexical: list[str] = field(default_factory=list)
     hits: dict[str, BeliefHit] = field(default_factory=dict)
+    # every vector row as the vector store returned it: (distance, row id, kind, its text), nearest
+    # first, rows whose node is gone included (what a search without truth state sees)
+    rows: list[tuple[float, str, str, str]] = field(default_factory=list)
 
 
 async def search_beliefs(store, text: str, kinds: Sequence[str] = BELIEF_KINDS, n: int = POOL_MIN) -> BeliefSearch:
@@ -248,12 +252,16 @@ async def search_beliefs(store, text: str, kinds: Sequence[str] = BELIEF_KINDS, 
     if not text or not text.strip():
         return out
     (qvec,) = await store.embed([text])
+    # the collections' searches at once (each engine call waits on the database's own threads)
+    found_vector = await asyncio.gather(*(store.search_vector(collection(kind), qvec, n) for kind in kinds))
+    found_lexical = await asyncio.gather(*(store.lexical(collection(kind), [text], n) for kind in kinds))
     rows: list[tuple[float, str]] = []
-    for kind in kinds:
-        rows += [(float(h.score), str(h.id)) for h in await store.search_vector(collection(kind), qvec, n)]
+    for kind, hits in zip(kinds, found_vector):
+        rows += [(float(h.score), str(h.id)) for h in hits]
+        out.rows += [(float(h.score), str(h.id), kind, (h.payload or {}).get("text", "")) for h in hits]
+    out.rows.sort(key=lambda r: (r[0], r[1]))
     lexical_rows: list[tuple[float, str, Optional[list]]] = []
-    for kind in kinds:
-        (found,) = await store.lexical(collection(kind), [text], n)
+    for (found,) in found_lexical:
         lexical_rows += [(float(score), str(i), vector) for i, score, vector in found]
     props = await store.raw_nodes([i for _, i in rows] + [i for _, i, _ in lexical_rows])
     distance: dict[str, float] = {}

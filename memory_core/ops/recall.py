@@ -131,39 +131,48 @@ class Slice:
         return to_node(props)
 
 
-def promoted_keys(journal) -> dict[str, int]:
-    """Hypotheses promoted by a revision that has not been undone → epoch."""
-    undone = {e.get("undoes") for e in journal.entries() if e.get("kind") == "undo"}
-    found = {}
-    for entry in journal.entries():
-        if entry.get("kind") == "undo" or entry["epoch"] in undone:
-            continue
-        for change in entry.get("changes", []):
-            if change["rule"] == "promoted":
-                found[change["key"]] = entry["epoch"]
-            elif change["rule"] == "support_lost":
-                found.pop(change["key"], None)
-    return found
-
-
 WINNING_RULES = ("contradicted", "superseded_by_fact", "validity_ended")
+_MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
 
 
-def winning_keys(journal) -> dict[str, int]:
-    """New facts a revision recorded over a stored belief (it refuted, superseded or ended
-    one), not undone → epoch."""
-    undone = {e.get("undoes") for e in journal.entries() if e.get("kind") == "undo"}
-    found = {}
-    for entry in journal.entries():
-        if entry.get("kind") != "revise" or entry["epoch"] in undone:
+def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
+    """One pass over the revision log (none again until it changes): the hypotheses promoted
+    by a revision that has not been undone, and the new facts a revision recorded over a
+    stored belief (it refuted, superseded or ended one), each -> its epoch."""
+    log = getattr(journal, "log_path", None) or getattr(getattr(journal, "journal", None), "log_path", None)
+    try:
+        size = log.stat().st_size if log is not None else None
+    except OSError:
+        size = None
+    ident = (type(journal).__name__, str(log) if log is not None else id(journal), journal.epoch(), size)
+    if ident in _MARKS_CACHE:
+        return _MARKS_CACHE[ident]
+    entries = list(journal.entries())
+    undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
+    promoted: dict[str, int] = {}
+    winners: dict[str, int] = {}
+    for entry in entries:
+        if entry.get("kind") == "undo" or entry["epoch"] in undone:
             continue
         new = {entry.get("new_evidence")} | {f.get("new_evidence") for f in entry.get("facts") or []}
         for change in entry.get("changes", []):
-            if change["rule"] in WINNING_RULES:
+            if change["rule"] == "promoted":
+                promoted[change["key"]] = entry["epoch"]
+            elif change["rule"] == "support_lost":
+                promoted.pop(change["key"], None)
+            elif change["rule"] in WINNING_RULES and entry.get("kind") == "revise":
                 for cause in change.get("cause", []):
                     if cause in new:
-                        found[cause] = entry["epoch"]
-    return found
+                        winners[cause] = entry["epoch"]
+    if len(_MARKS_CACHE) > 64:
+        _MARKS_CACHE.clear()
+    _MARKS_CACHE[ident] = (promoted, winners)
+    return promoted, winners
+
+
+def promoted_keys(journal) -> dict[str, int]:
+    """Hypotheses promoted by a revision that has not been undone → epoch."""
+    return dict(revision_marks(journal)[0])
 
 
 def disputes_of(view) -> dict:
@@ -283,11 +292,20 @@ def match_row(hit: BeliefHit) -> dict:
             "rank": hit.rank}
 
 
-async def baseline_side(stores, text: str) -> dict:
-    hits = []
-    for kind in ("evidence", "conclusion"):
-        for hit in await stores.store.search(collection(kind), text, BASELINE_K):
-            hits.append((float(hit.score), str(hit.id), kind, (hit.payload or {}).get("text", "")))
+BASELINE_KINDS = ("evidence", "conclusion")
+
+
+async def baseline_side(stores, text: str, searched=None) -> dict:
+    """Plain RAG: the ``BASELINE_K`` nearest rows of the collections of facts and findings by
+    cosine distance, whatever their truth state (``searched``: the same vector search already
+    made for FALSIFY's side, :func:`memory_core.judging.retrieval.search_beliefs`)."""
+    if searched is not None:
+        hits = [r for r in searched.rows if r[2] in BASELINE_KINDS]
+    else:
+        hits = []
+        for kind in BASELINE_KINDS:
+            for hit in await stores.store.search(collection(kind), text, BASELINE_K):
+                hits.append((float(hit.score), str(hit.id), kind, (hit.payload or {}).get("text", "")))
     hits.sort()
     hits = hits[:BASELINE_K]
     found = await stores.store.raw_nodes(h[1] for h in hits)
@@ -386,6 +404,7 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
     hits: list[BeliefHit] = []
+    searched = None
     if question:
         searched = await search_beliefs(stores.store, question, n=RECALL_POOL)
         hits = list(searched.hits.values())
@@ -435,7 +454,7 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         else:
             answer = NOTHING
         mine = {"answer": answer, "nodes": [], "sources": [], "context": [], "kind": None, "untimed": []}
-    theirs = await baseline_side(stores, question) if question else \
+    theirs = await baseline_side(stores, question, searched) if question else \
         {"answer": "no question to search", "nodes": [], "sources": [], "context": [], "states": {}, "props": {}}
     mode = "extractive"
     # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
@@ -492,8 +511,7 @@ def marks(journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Opt
     the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
     does not hold there; FALSIFY is ``[revised]`` when its answer leads with a hypothesis a
     revision promoted, or a fact a revision recorded over a stored belief."""
-    promoted = promoted_keys(journal)
-    winners = winning_keys(journal)
+    promoted, winners = revision_marks(journal)
     lead_f = mine["nodes"][0] if mine["nodes"] else None
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     dead_b = [k for k in used_b if states.get(k) != ALIVE]
@@ -607,13 +625,14 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     sources = lambda walked: list(dict.fromkeys(s for hop in walked["hops"] for v in hop["values"]  # noqa: E731
                                                 for s in v["sources"]))
     falsify = {"answer": _path_answer(path["subject"], mine), "nodes": mine["nodes"], "sources": sources(mine),
-               "disputed": [], "disputes": [], "kind": "path", "unsupported": []}
+               "values": mine["values"], "disputed": [], "disputes": [], "kind": "path", "unsupported": []}
     if as_of is not None:
         falsify["untimed"] = [v["key"] for hop in mine["hops"] for v in hop["values"] if v.get("untimed")]
-    theirs = {"answer": _path_answer(path["subject"], plain), "nodes": plain["nodes"], "sources": sources(plain)}
+    theirs = {"answer": _path_answer(path["subject"], plain), "nodes": plain["nodes"], "sources": sources(plain),
+              "values": plain["values"]}
     stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
     dead = f"a belief that does not hold on {as_of}" if as_of else "a dead belief"
-    promoted, winners = promoted_keys(stores.journal), winning_keys(stores.journal)
+    promoted, winners = revision_marks(stores.journal)
     revised = [k for k in mine["nodes"] if k in winners or k in promoted]
     if stale:
         verdict = (f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale))
