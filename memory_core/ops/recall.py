@@ -139,12 +139,17 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
     """One pass over the revision log (none again until it changes): the hypotheses promoted
     by a revision that has not been undone, and the new facts a revision recorded over a
     stored belief (it refuted, superseded or ended one), each -> its epoch."""
+    # the log file's size and time stand for its content (journal.epoch() would parse its last
+    # entry, which for a large batch costs as much as the pass itself)
     log = getattr(journal, "log_path", None) or getattr(getattr(journal, "journal", None), "log_path", None)
     try:
-        size = log.stat().st_size if log is not None else None
+        seen = log.stat() if log is not None else None
     except OSError:
-        size = None
-    ident = (type(journal).__name__, str(log) if log is not None else id(journal), journal.epoch(), size)
+        seen = None
+    if seen is not None:
+        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, getattr(journal, "at", None))
+    else:
+        ident = (type(journal).__name__, id(journal), journal.epoch())
     if ident in _MARKS_CACHE:
         return _MARKS_CACHE[ident]
     entries = list(journal.entries())
@@ -233,8 +238,6 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     """The inquiry's best-supported hypothesis with alive support (support, then feedback
     weight, then prior), with its alive supporting evidence; None when none has any."""
     view = await slice_.view(inquiry)
-    raw = await stores.store.raw_nodes(node_id(n.kind, k) for k, n in view.nodes.items() if n.kind == "evidence")
-    props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
     supported = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive
                  and view.alive_supporters(k) and view.support(k) > 0]
     if not supported:
@@ -242,6 +245,8 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     best = min(supported, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
     evidence = sorted(view.alive_supporters(best),
                       key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e))
+    raw = await stores.store.raw_nodes(node_id(view.nodes[e].kind, e) for e in evidence)
+    props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
     sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key.get(e, {}).get("source_id")]
     lead = props_by_key.get(evidence[0])
     answer = view.nodes[best].text
