@@ -255,15 +255,19 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
 
 
 async def floor_study(app, items: list[dict], snli: list[str], demo_sample: int, snli_sample: int) -> dict:
-    demo = []
-    for item in items[:demo_sample]:
-        result = await app.recall(item["question"], inquiry=DEMO_KEY)
-        demo.append((result["relevance"]["best_distance"], result["relevance"]["matched"]))
-    text = []
-    for sentence in snli[:snli_sample]:
-        result = await app.recall(sentence)
-        text.append((result["relevance"]["best_distance"], result["relevance"]["matched"]))
-    return {"unrelated_graph": _spread(demo), "unrelated_text": _spread(text)}
+    out = {}
+    for name, asked in (("unrelated_graph", [(i["question"], DEMO_KEY) for i in items[:demo_sample]]),
+                        ("unrelated_text", [(s, None) for s in snli[:snli_sample]])):
+        seen, examples = [], []
+        for question, inquiry in asked:
+            result = await app.recall(question, inquiry=inquiry)
+            relevance = result["relevance"]
+            seen.append((relevance["best_distance"], relevance["matched"]))
+            if relevance["matched"] and len(examples) < 10:
+                first = result["falsify"]["matches"][0]
+                examples.append({"asked": question, "matched": first["text"], "distance": first["distance"]})
+        out[name] = dict(_spread(seen), examples=examples)
+    return out
 
 
 def _spread(pairs: list[tuple]) -> dict:
@@ -415,6 +419,8 @@ def human(r: dict) -> str:
             d = r["floor_study"][name]
             lines.append(f"  unrelated, {label}: n {d['n']}, nearest min {d['min']}, p1 {d['p1']}, p5 {d['p5']}, "
                          f"p50 {d['p50']}; matched {d['matched']}")
+            for e in d.get("examples", []):
+                lines.append(f"    matched at {e['distance']}: {e['asked']!r} -> {e['matched']!r}")
     lines.append(f"  floor in use: {r['floor']}")
     return "\n".join(lines)
 

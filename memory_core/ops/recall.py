@@ -273,8 +273,8 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
                                  if props_by_key.get(k, {}).get("source_id")))
     answer = text_of(lead.props) + _source(lead.props)
     if chain:
-        answer += " Rests on: " + "; ".join(f"{k}: {(text_of(props_by_key.get(k, {})) or view.nodes[k].text).rstrip('.')}"
-                                           for k in chain if k in view.nodes) + "."
+        said = lambda k: (text_of(props_by_key.get(k, {})) or view.nodes[k].text).rstrip(".")  # noqa: E731
+        answer += " Rests on: " + "; ".join(f"{k}: {said(k)}" for k in chain if k in view.nodes) + "."
     untimed = []
     if slice_.as_of is not None:
         untimed = [k for k in nodes if k in view.nodes and validity.untimed(view.nodes[k])]
@@ -291,9 +291,14 @@ def unsupported_of(view: BeliefView) -> list[dict]:
             if n.kind == "hypothesis" and n.alive and not (view.alive_supporters(k) and view.support(k) > 0)]
 
 
+def _nearness(hit: BeliefHit) -> tuple:
+    return (hit.distance if hit.distance is not None else 2.0, hit.rank)
+
+
 def match_row(hit: BeliefHit) -> dict:
     return {"key": hit.props.get("key"), "type": hit.kind, "text": text_of(hit.props),
-            "investigation": inquiry_of(hit.props), "distance": None if hit.distance is None else round(hit.distance, 4),
+            "investigation": inquiry_of(hit.props),
+            "distance": None if hit.distance is None else round(hit.distance, 4),
             "rank": hit.rank}
 
 
@@ -424,12 +429,13 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         distances = [h.distance for h in ranked if h.distance is not None]
         relevance["best_distance"] = round(min(distances), 4) if distances else None
         if ranked:
-            relevance["nearest"] = min(ranked, key=lambda h: (h.distance if h.distance is not None else 2.0, h.rank)).props["key"]
+            relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
         if matches and own is None:
-            nearest = min(matches, key=lambda h: (h.distance if h.distance is not None else 2.0, h.rank))
+            nearest = min(matches, key=_nearness)
             facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
-            if nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor or not facts:
+            own_question = nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor
+            if own_question or not facts:
                 own = chosen = inquiry_of(nearest.props)  # its own question, or what its hypotheses are about
             else:
                 chosen = inquiry_of(facts[0].props)
@@ -538,7 +544,8 @@ def marks(journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Opt
         verdict = "FALSIFY uses no belief; plain RAG's answer rests on alive beliefs" if used_b else \
             "nothing to compare"
     elif stale and revised:
-        verdict = f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: it still cites {belief}"
+        verdict = (f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: "
+                   f"it still cites {belief}")
     elif stale:
         verdict = f"plain RAG answers from {belief}: {cited}"
     elif revised:
@@ -615,7 +622,8 @@ def _path_answer(subject: str, walked: dict) -> str:
     steps = [subject] + [" / ".join(dict.fromkeys(v["object"] for v in hop["values"])) for hop in walked["hops"]]
     arrows = steps[0] + "".join(f" -{hop['predicate']}-> {steps[i + 1]}" for i, hop in enumerate(walked["hops"]))
     last = walked["hops"][-1]["values"]
-    return f"{', '.join(walked['values'])} ({arrows}; last hop: " + "; ".join(v["claim"] or v["key"] for v in last) + ")"
+    said = "; ".join(v["claim"] or v["key"] for v in last)
+    return f"{', '.join(walked['values'])} ({arrows}; last hop: {said})"
 
 
 async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional[str]) -> dict:
@@ -647,7 +655,8 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
                                                  "hops": mine["hops"], "values": mine["values"],
                                                  "complete": mine["complete"]},
               "falsify": falsify, "baseline": theirs, "verdict": verdict, "mode": "extractive",
-              "scoreboard": {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""},
+              "scoreboard": {"falsify_mark": "[revised]" if revised else "",
+                             "baseline_mark": "[STALE]" if stale else ""},
               "baseline_states": states_b, "baseline_distances": []}
     if pinned is not None:
         result["inquiry"] = pinned
