@@ -310,6 +310,7 @@ async def run(args) -> dict:
               "loaded_nodes": data.node_count}
     started = time.perf_counter()
     app = await Falsify.open(Path(args.root), purpose="bench.recall_qa")
+    result["open_ms"] = round((time.perf_counter() - started) * 1000, 1)
     try:
         result["warm_up_ms"] = round(await app.warm_up(), 1)
         t = time.perf_counter()
@@ -332,6 +333,7 @@ async def run(args) -> dict:
                 log(f"applied {len(facts)} edits in {result['edits']['seconds']} s")
             t = time.perf_counter()
             single = await ask_single_hops(app, items, phase, catalogue)
+            log(f"{phase}: status and questions from {t - started:.1f} s")
             log(f"{phase}: {len(single)} single-hop questions in {time.perf_counter() - t:.1f} s")
             t = time.perf_counter()
             multi = await ask_paths(app, cases, phase, catalogue)
