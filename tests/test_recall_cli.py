@@ -1,6 +1,7 @@
 """Recall through the real CLI on a root of its own: the demo's story after the audit, then a
 second inquiry beside it (one batch process, tests/cli_batch.py).
 
+* a question about one of the demo's facts is answered from it, never from the refuted one;
 * an off-topic question uses no node, says nothing stored matches and lists the stored
   questions, exit 0 (with one inquiry, then with two);
 * the demo's question still answers from B [revised] while plain RAG cites E_qa [STALE];
@@ -50,6 +51,8 @@ def run(tmp_path_factory):
         cli("audit", "revise", DEMO_FACT, "--target", "E_qa", "--json"),
         cli("off_topic", "recall", OFF_TOPIC, "--json"),
         cli("off_topic_text", "recall", OFF_TOPIC),
+        cli("warned", "recall", "When did the supplier warn Company X?", "--json"),
+        cli("documented", "recall", "What did the QA report document?", "--json"),
         cli("load_bridge", "load", str(bridge), "--json"),
         cli("demo", "recall", DEMO_QUESTION, "--json"),
         cli("limit", "recall", LIMIT_QUESTION, "--json"),
@@ -80,6 +83,14 @@ def test_an_off_topic_question_uses_no_node_and_lists_the_stored_questions(run):
         assert result["scoreboard"]["falsify_mark"] == "" and "nothing stored matches" in result["verdict"]
     text = ok(run["off_topic_text"])["stdout"]
     assert "nothing stored matches" in text and "stored questions: Q: Did Company X know" in text
+
+
+def test_a_question_about_a_fact_of_the_demo(run):
+    warned = js(run["warned"])  # the claim lies far in meaning (a long sentence) but holds every word asked
+    assert warned["falsify"]["nodes"] == ["E_email"] and "12 January 2021" in warned["falsify"]["answer"]
+    documented = js(run["documented"])  # the QA report's claim is refuted: the audit that refuted it answers
+    assert "E_qa" not in documented["falsify"]["nodes"] and "back-dated" in documented["falsify"]["answer"]
+    assert all(m["key"] != "E_qa" for m in documented["falsify"]["matches"])
 
 
 def test_the_demo_question_keeps_its_scoreboard_beside_a_second_inquiry(run):

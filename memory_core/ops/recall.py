@@ -81,13 +81,43 @@ def content_words(text: str) -> set[str]:
     return {w for w in query_words(text) if w not in STOPWORDS}
 
 
+def _same_word(word: str, found: set[str]) -> bool:
+    """``word`` or a form of it is in ``found``: the same word, or (4 letters or more) one
+    sharing all but its last two letters with it ("warn" / "warned", "document" / "documented",
+    "citizenship" / "citizen" does not: 7 of 11)."""
+    if word in found:
+        return True
+    if len(word) < 4:
+        return False
+    for other in found:
+        if len(other) < 4:
+            continue
+        shared = 0
+        for a, b in zip(word, other):
+            if a != b:
+                break
+            shared += 1
+        if shared >= max(4, min(len(word), len(other)) - 2):
+            return True
+    return False
+
+
+def coverage(words: set[str], text: str) -> float:
+    """The share of the question's content words (or a form of them) a text holds."""
+    if not words:
+        return 0.0
+    found = set(query_words(text))
+    return sum(1 for w in words if _same_word(w, found)) / len(words)
+
+
 def relevant(hit: BeliefHit, floor: float, words: set[str]) -> bool:
     """A belief is relevant to a question when it lies within the floor (cosine distance),
-    or when its text holds every content word of the question (a name the embedding does not
-    place near, e.g. "Who is Valtec?")."""
+    or when its text holds every content word of the question, or a form of it (a name or a
+    long claim the embedding does not place near: "Who is Valtec?", "When did the supplier warn
+    Company X?")."""
     if hit.distance is not None and hit.distance <= floor:
         return True
-    return bool(words) and words <= set(query_words(text_of(hit.props)))
+    return coverage(words, text_of(hit.props)) == 1.0
 
 
 def text_of(props: dict) -> str:
@@ -431,6 +461,8 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         if ranked:
             relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
+        # the belief that answers holds most of the question's words; among those, the fused ranking
+        matches.sort(key=lambda h: (-round(coverage(words, text_of(h.props)), 6), h.rank))
         if matches and own is None:
             nearest = min(matches, key=_nearness)
             facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
