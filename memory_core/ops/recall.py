@@ -83,8 +83,8 @@ def content_words(text: str) -> set[str]:
 
 def _same_word(word: str, found: set[str]) -> bool:
     """``word`` or a form of it is in ``found``: the same word, or (4 letters or more) one
-    sharing all but its last two letters with it ("warn" / "warned", "document" / "documented",
-    "citizenship" / "citizen" does not: 7 of 11)."""
+    sharing its first letters with it, all but at most three of the longer one's ("warn" /
+    "warned", "document" / "documented"; not "chair" / "chairperson", "citizen" / "citizenship")."""
     if word in found:
         return True
     if len(word) < 4:
@@ -97,7 +97,7 @@ def _same_word(word: str, found: set[str]) -> bool:
             if a != b:
                 break
             shared += 1
-        if shared >= max(4, min(len(word), len(other)) - 2):
+        if shared >= max(4, max(len(word), len(other)) - 3):
             return True
     return False
 
