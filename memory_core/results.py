@@ -49,6 +49,11 @@ class RevisionResult(TypedDict, total=False):
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
     restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
     demoted: list[str]  # hypotheses whose promotion was undone
+    # valid time: how it read each judged contradiction (untimed, one_side_untimed, disjoint,
+    # ends_stored, new_precedes, same_period), and the intervals this revision gives
+    validity: dict[str, str]
+    intervals: dict[str, dict]  # key -> {"valid_from", "valid_to"} (+ "was": the valid_to before)
+    preview: dict  # a dry run: {"new_evidence", "epoch"} the real run would record
 
 
 class LoadResult(TypedDict):
@@ -96,20 +101,25 @@ class StatusResult(TypedDict):
 class ExplainEvent(TypedDict, total=False):
     epoch: int
     at: Optional[str]
-    rule: str
-    cause: list[str]
-    state: str
+    rule: str  # a change's rule, or loaded | recorded | orphaned | undo | removed
+    cause: list[str]  # every event carries it (empty when no node triggered it)
+    state: str  # the state it left the node in (forgotten, removed, restored included)
     text: str
     fact: Optional[str]
     undone: bool
+    undoes: int  # undo and removed events: the epoch undone
 
 
 class ExplainResult(TypedDict, total=False):
     key: str
     known: bool
     events: list[ExplainEvent]
-    state: Optional[str]  # current state ("forgotten" for a forgotten node; None if never stored)
+    state: Optional[str]  # current state ("forgotten" for a forgotten node, "removed" when an undo removed it)
+    removed_by_undo: int  # state "removed": the epoch whose undo removed it
     why_alive: Optional[dict]  # alive nodes: the justification holding it, recursively to premises
+    # hypotheses: {"score", "weight", "remaining", "disputed", "lost", "refuters"} (each a list
+    # of {"key", "state", "weight"}; lost supporters include forgotten ones)
+    support: dict
 
 
 class RecallMatch(TypedDict):
@@ -187,6 +197,7 @@ class CheckResult(TypedDict, total=False):
     repaired: list[str]
     clean_after_repair: bool
     problems_after_repair: list[str]
+    cannot_restore: list[str]  # what --repair cannot do: a lost log, or two overlapping values it names
 
 
 __all__ = ["Candidate", "RevisionResult", "LoadResult", "StatusNode", "StatusEdge", "StatusResult", "ExplainEvent",

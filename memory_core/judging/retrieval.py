@@ -56,6 +56,9 @@ class Query:
     triple: Optional[tuple[str, str, str]] = None
     vector: Optional[list[float]] = None
     exclude: frozenset = frozenset()  # keys never to return (e.g. the batch's own new facts)
+    # a timed fact: the subject+predicate lookup also returns the values already superseded in
+    # time (with a valid_from): the fact takes its place in that whole timeline (core.validity)
+    timeline: bool = False
 
 
 @dataclass
@@ -136,6 +139,11 @@ class SubjectPredicateLookup:
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
 
 
+def past(props: dict) -> bool:
+    """Stored evidence superseded in time with a known start (a past value of a timeline)."""
+    return state_of(props) == "superseded" and bool(props.get("valid_to")) and bool(props.get("valid_from"))
+
+
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     """Reciprocal rank fusion of ranked id lists: ``{id: sum 1/(k + rank)}`` (rank from 1)."""
     scores: dict[str, float] = {}
@@ -177,7 +185,9 @@ async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, f
             ranking = []
             for hit in per[qi]:
                 props = hit.props if hit.props is not None else read.get(hit.node_id)
-                if props is None or state_of(props) not in LIVE or props.get("key") in query.exclude:
+                if props is None or props.get("key") in query.exclude:
+                    continue
+                if state_of(props) not in LIVE and not (query.timeline and not retriever.ranked and past(props)):
                     continue
                 live[hit.node_id] = props
                 if not retriever.ranked:

@@ -336,10 +336,25 @@ async def snapshot_at(stores: Stores, epoch) -> dict:
 TIMELINE_FIELDS = ("epoch", "kind", "at", "fact", "new_evidence", "judge", "question", "undoes", "undoes_kind")
 
 
+def change_row(change: dict) -> dict:
+    """One logged change as a timeline row's change: key, rule, state ``from``/``to``, and, for
+    a change that keeps the state (a promotion, a decay, a validity ending earlier), each of
+    weight, confidence and valid_to that it changed as ``[before, after]``."""
+    before, after = change.get("before") or {}, change.get("after") or {}
+    row = {"key": change.get("key"), "rule": change.get("rule"), "from": before.get("state"), "to": after.get("state")}
+    if row["from"] != row["to"]:
+        return row
+    for name in ("weight", "confidence", "valid_to"):
+        if name in after and after.get(name) != before.get(name):
+            row[name] = [before.get(name), after.get(name)]
+    return row
+
+
 def timeline(entries: Iterable[dict]) -> list[dict]:
     """The revision log as one row per epoch (the viewer's timeline): what happened (kind,
-    fact, judge), what changed (each state change, what was added, forgotten, restored,
-    removed) and whether a later undo reverted it (``undone_at``)."""
+    fact, judge), what it added (loaded nodes, the evidence a revision recorded), what it
+    changed (each change of state, weight, confidence or valid_to, with its rule), what it
+    forgot, restored or removed, and whether a later undo reverted it (``undone_at``)."""
     rows: list[dict] = []
     by_epoch: dict = {}
     for entry in entries:
@@ -347,12 +362,15 @@ def timeline(entries: Iterable[dict]) -> list[dict]:
         facts = [f.get("fact") for f in entry.get("facts") or [] if isinstance(f, dict) and f.get("fact")]
         if facts and "fact" not in row:
             row["fact"] = facts[0] if len(facts) == 1 else f"{len(facts)} facts: " + " / ".join(facts)
-        row["changes"] = [{"key": c.get("key"), "rule": c.get("rule"),
-                           "from": (c.get("before") or {}).get("state"), "to": (c.get("after") or {}).get("state")}
-                          for c in entry.get("changes", [])]
+        row["changes"] = [change_row(c) for c in entry.get("changes", [])]
         for name in ("added", "forgotten", "restored", "removed"):
             if entry.get(name):
                 row[name] = list(entry[name])
+        if entry.get("kind") == "revise":  # the evidence a revision recorded is what it added
+            recorded = [f.get("new_evidence") for f in entry.get("facts") or [] if isinstance(f, dict)]
+            recorded = [k for k in recorded or [entry.get("new_evidence")] if k]
+            if recorded:
+                row["added"] = list(dict.fromkeys(list(row.get("added", [])) + recorded))
         if entry.get("kind") == "undo" and entry.get("undoes") in by_epoch:
             by_epoch[entry["undoes"]]["undone_at"] = entry.get("epoch")
         rows.append(row)

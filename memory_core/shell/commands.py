@@ -76,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
     s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
                    "(default: the question's policy)")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
+    s.add_argument("--dry-run", action="store_true",
+                   help="preview: run the whole revision (both gates, cascade, promotion, forgetting) and print "
+                        "the plan it would apply, marked as a preview; write nothing")
     s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields (fact, triple, target, key, "
                    "source, asserted_at, trust, policy, valid_from, valid_to), revised as one batch")
     s.add_argument("--json", action="store_true")

@@ -10,16 +10,19 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
                             ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
     GET  /api/log           gate.revision_log()
     GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
-    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
+    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?} -> gate.revise(...);
+                            without a key the fact gets a readable one derived from its text
+                            (``core.requests.readable_key``)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
 """
 
 from __future__ import annotations
 
+from memory_core.core.requests import readable_key
 from memory_core.mcp.gate import Gate
 from memory_core.web.guard import HTTPError
 
-REVISE_FIELDS = {"fact", "triple", "target"}
+REVISE_FIELDS = {"fact", "triple", "target", "key"}
 
 
 async def _call(gate: Gate, method: str, *args, **kwargs):
@@ -69,13 +72,14 @@ async def revise(gate: Gate, body) -> dict:
     if not isinstance(fact, str) or not fact.strip():
         raise HTTPError(400, "'fact' must be a non-empty string")
     kwargs = {}
-    for field in ("triple", "target"):
+    for field in ("triple", "target", "key"):
         value = body.get(field)
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
         if not isinstance(value, str):
             raise HTTPError(400, f"'{field}' must be a string")
         kwargs[field] = value.strip()
+    kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
     return await _call(gate, "revise", fact.strip(), **kwargs)
 
 
