@@ -83,8 +83,8 @@ def content_words(text: str) -> set[str]:
 
 def _same_word(word: str, found: set[str]) -> bool:
     """``word`` or a form of it is in ``found``: the same word, or (4 letters or more) one
-    sharing its first letters with it, all but at most three of the longer one's ("warn" /
-    "warned", "document" / "documented"; not "chair" / "chairperson", "citizen" / "citizenship")."""
+    sharing its first letters with it, all but at most four of the longer one's ("warn" /
+    "warned", "document" / "documented", "citizen" / "citizenship"; not "chair" / "chairperson")."""
     if word in found:
         return True
     if len(word) < 4:
@@ -97,7 +97,7 @@ def _same_word(word: str, found: set[str]) -> bool:
             if a != b:
                 break
             shared += 1
-        if shared >= max(4, max(len(word), len(other)) - 3):
+        if shared >= max(4, max(len(word), len(other)) - 4):
             return True
     return False
 
