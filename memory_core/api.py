@@ -67,11 +67,22 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            return _spoken(await fn(*args, **kwargs))
+            with writer.collecting() as warnings:
+                result = await fn(*args, **kwargs)
+            return _spoken(_warned(result, warnings.new()))
         except FalsifyError as error:
             raise speak(error)
 
     return method
+
+
+def _warned(result: Any, warnings: list[str]) -> Any:
+    """A committed change whose after-commit work failed succeeds, saying so: ``"warnings"``."""
+    if warnings:
+        target = result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        if isinstance(target, dict):
+            target["warnings"] = list(target.get("warnings") or []) + warnings
+    return result
 
 
 class Opening:

@@ -58,7 +58,16 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     if not repair or not found["problems"]:
         return result
     repaired, cannot = [], []
+    # an unfinished change (a torn log line, a pending intent) is rolled back first, and the
+    # root inspected again: what the rollback removed is never re-indexed or restored, and no
+    # history is recorded lost for an epoch that never committed
+    done = await writer.recover(stores.store, stores.journal)
+    if done:
+        repaired.append(done)
+        found = await _inspect(stores)
     for _ in range(REPAIR_PASSES):
+        if not found["problems"]:
+            break
         done = await _repair(stores, found, cannot)
         repaired += done
         found = await _inspect(stores)

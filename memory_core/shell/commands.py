@@ -29,6 +29,7 @@ from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
+from memory_core.store import writer
 from memory_core.store.settings import resolve_root
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
@@ -303,7 +304,12 @@ def _in_cli_words(command):
     """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
     async def run_in_cli_words(args) -> int:
         VOCABULARY.set("cli")
-        return await command(args)
+        with writer.collecting() as warnings:
+            try:
+                return await command(args)
+            finally:
+                for warning in warnings.new():  # committed; what followed the commit point failed
+                    print(f"warning: {warning}", file=sys.stderr)
 
     return run_in_cli_words
 

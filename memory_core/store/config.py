@@ -166,6 +166,7 @@ def current() -> Settings:
     global _current
     if _current is None:
         _current = read()
+        _register_secrets()
     return _current
 
 
@@ -173,7 +174,27 @@ def reload() -> Settings:
     """Read the environment again (at the start of a command or an ``open``)."""
     global _current
     _current = read()
+    _register_secrets()
     return _current
+
+
+# secrets never written to a log or printed in an error line: the values of these variables
+# (with a URL's password and the provider-key shapes: one redaction, memory_core.core.redaction)
+SECRET_VARIABLES = ("FALSIFY_TOKEN", "LLM_API_KEY", "EMBEDDING_API_KEY", "FALSIFY_DATABASE_URL", "DB_PASSWORD",
+                    "VECTOR_DB_KEY", "GRAPH_DATABASE_PASSWORD", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                    "GEMINI_API_KEY", "AZURE_API_KEY", "HUGGINGFACE_API_KEY", "PGPASSWORD")
+
+
+def register_secrets(env: Optional[Mapping[str, str]] = None) -> None:
+    """Hand the secret values of ``env`` (default: the process environment) to the one redaction."""
+    from memory_core.core.redaction import register
+
+    env = os.environ if env is None else env
+    register(env.get(name, "") for name in SECRET_VARIABLES)
+
+
+def _register_secrets() -> None:
+    register_secrets()
 
 
 def replace(**changes) -> Settings:
