@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Awaitable, Callable, Iterator, Optional, TypeVar
 from uuid import UUID
 
-from memory_core.store.journal import Journal, inverse
+from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
 
@@ -225,9 +225,15 @@ async def recover(store: BeliefStore, journal: Journal) -> str | None:
 
 async def _recover(store: BeliefStore, journal: Journal) -> str | None:
     done = []
-    if journal.repair_log():
-        done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
     intent = journal.pending()
+    if journal.repair_log():
+        if intent is None:
+            # no unfinished intent: the line had committed (the intent is cleared only after the
+            # append), so the damage came later and its history is lost (check names it)
+            done.append("cut a damaged last line from revisions.jsonl: no change was unfinished, so it had "
+                        "committed and its history is lost (run check)")
+        else:
+            done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
     if intent is not None:
         done.append(await _settle(store, journal, intent))
     return "; ".join(done) or None
@@ -237,10 +243,11 @@ async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
     if isinstance(intent, dict) and intent.get("torn"):
         journal.clear()
         return "discarded a torn journal intent (nothing had been written)"
-    if not (isinstance(intent, dict) and isinstance(intent.get("epoch"), int) and not isinstance(intent["epoch"], bool)):
+    wrong = intent_problem(intent)
+    if wrong:
         # not written by begin() (that is atomic): never guess what to undo; keep it for a human
         aside = journal.set_aside_pending()
-        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside} untouched "
+        return (f"journal/pending.json is not an intent FALSIFY wrote ({wrong}); moved it to {aside} untouched "
                 "(run check to see whether the stores agree)")
     if journal.committed(int(intent["epoch"])):
         journal.clear()
