@@ -142,9 +142,14 @@ def _private(path, flags):
     return os.open(path, flags, 0o600)
 
 
+def _private_no_link(path, flags):
+    """:func:`_private`, never through a symbolic link (a planted ``.tmp`` link is refused)."""
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)
+
+
 def write_atomic(path: Path, data: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", opener=_private) as f:
+    with open(tmp, "w", encoding="utf-8", opener=_private_no_link) as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
