@@ -49,6 +49,8 @@ def intent_problem(intent) -> Optional[str]:
     acts only on an intent whose every part has the shape FALSIFY writes."""
     if not isinstance(intent, dict):
         return f"it is {type(intent).__name__}, not an object"
+    if isinstance(intent.get("not_written_by_falsify"), str):  # FileJournal.pending: valid JSON, read strictly
+        return intent["not_written_by_falsify"]
     if not valid_epoch(intent.get("epoch")) or intent["epoch"] < 1:
         return f"its epoch is {described(intent.get('epoch'))}, not a whole number 1..{MAX_EPOCH}"
     for name in BATCHES:
