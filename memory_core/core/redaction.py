@@ -28,7 +28,10 @@ _SECRETS: set[str] = set()
 _SHORTEST = 4  # a registered value shorter than this is not a secret worth masking (and would mask too much)
 _PIECE = 8  # an echoed piece of a registered secret this long or longer is masked too
 
-_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^:/?#@\s'\"]*):[^\s/?#'\"]*@(?=[^@\s/?#'\"]*(?:[/?#'\"\s]|$))")
+# the password runs to the last "@" that a host follows (a password may hold "@", ":" and even "/"),
+# never into the next URL of the line
+_URL_PASSWORD = re.compile(
+    r"(?i)\b([a-z][a-z0-9+.\-]*://[^:/?#@\s'\"]*):(?:(?!://)[^\s'\"])*@(?=[^@\s/?#'\"]*(?:[/?#'\"\s]|$))")
 _FLAG = re.compile(r"(--(?:token|secret|password|api-key)(?:=|\s+))(?:'[^']*'|\"[^\"]*\"|\S+)")
 _AUTHORIZATION = re.compile(
     r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest|apikey|key)\s+)?)"
