@@ -55,3 +55,72 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
     stderr = errlog.read()
     assert "Task was destroyed" not in stderr, stderr[-3000:]
     assert "Traceback" not in stderr, stderr[-3000:]
+
+
+class RawStdio:
+    """``python main.py --root R mcp`` on pipes, spoken to line by line: messages the official
+    client would never send (a repeated field) are written as raw text."""
+
+    def __init__(self, root):
+        import subprocess
+        import sys
+
+        import forkserver
+        from harness import clean_env
+
+        self.proc = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "mcp"], cwd=REPO,
+                                     env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=open(root.parent / "raw.stderr", "w"))
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, ident) -> dict:
+        import json
+
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            if message.get("id") == ident:
+                return message
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(60)
+
+
+def test_a_repeated_field_over_stdio_is_refused_and_nothing_is_written(tmp_path):
+    """``revise`` with ``"dry_run": true, "dry_run": false`` (the SDK's reader keeps the last) is a
+    JSON-RPC error naming the field, over stdio, and the memory is unchanged; a repeated field
+    inside an ``add_beliefs`` fragment object is refused the same way."""
+    import json
+
+    root = tmp_path / "root"
+    root.mkdir(mode=0o700)
+    raw = RawStdio(root)
+    try:
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        assert "result" in raw.answer(1)
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                             "params": {"name": "add_beliefs", "arguments": {"fragment": SEED}}}))
+        assert raw.answer(2)["result"].get("isError") is not True
+        status = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+        raw.send(json.dumps(status))
+        before = raw.answer(3)["result"]["structuredContent"]
+        raw.send('{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "revise", "arguments": '
+                 '{"fact": "Forensic audit: the March QA report was back-dated.", "target": "E_qa", '
+                 '"dry_run": true, "dry_run": false}}}')
+        refused = raw.answer(4)
+        assert refused["error"]["code"] == -32600 and "'dry_run' appears twice" in refused["error"]["message"], refused
+        raw.send('{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add_beliefs", "arguments": '
+                 '{"fragment": {"question": {"key": "Q"}, "evidence": [{"key": "E61", "claim": "first", '
+                 '"claim": "second"}]}}}}')
+        assert "'claim' appears twice" in raw.answer(5)["error"]["message"]
+        raw.send(json.dumps(dict(status, id=6)))
+        assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
+    finally:
+        raw.close()
