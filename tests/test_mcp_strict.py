@@ -124,3 +124,62 @@ def test_a_repeated_field_over_stdio_is_refused_and_nothing_is_written(tmp_path)
         assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
     finally:
         raw.close()
+
+
+def test_a_revision_cancelled_mid_write_over_mcp_is_whole_or_absent(tmp_path):
+    """The attack of the report, over the real stdio server: ``revise``, then
+    ``notifications/cancelled`` as soon as ``journal/pending.json`` appears (the write has begun).
+    The next call is answered only once the cancelled one has rolled back (or committed, if the
+    cancellation came after its commit point): no intent is left, ``check`` is clean, and the
+    graph holds the revision wholly or not at all. Three facts, each cancelled mid-write."""
+    import json
+    import time
+
+    root = tmp_path / "root"
+    root.mkdir(mode=0o700)
+    raw = RawStdio(root)
+    facts = [("Forensic audit: the March QA report was back-dated.", "E_qa"),
+             ("The supplier email was forged by a contractor.", "E_email"),
+             ("A second audit found the QA report back-dated too.", "E_qa")]
+    outcomes = []
+    try:
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        raw.answer(1)
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                             "params": {"name": "add_beliefs", "arguments": {"fragment": SEED}}}))
+        raw.answer(2)
+        ident = 10
+        for fact, target in facts:
+            raw.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                                 "params": {"name": "status", "arguments": {}}}))
+            before = raw.answer(ident)["result"]["structuredContent"]
+            revise_id = ident + 1
+            raw.send(json.dumps({"jsonrpc": "2.0", "id": revise_id, "method": "tools/call", "params": {
+                "name": "revise", "arguments": {"fact": fact, "target": target}}}))
+            pending = root / "journal" / "pending.json"
+            deadline = time.monotonic() + 120
+            while not pending.exists() and time.monotonic() < deadline:
+                time.sleep(0.0005)
+            raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": revise_id, "reason": "test"}}))
+            raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 2, "method": "tools/call",
+                                 "params": {"name": "check", "arguments": {}}}))
+            checked = raw.answer(ident + 2)["result"]["structuredContent"]
+            assert not pending.exists(), "an intent was left journalled"
+            assert checked["clean"] is True, checked
+            raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 3, "method": "tools/call",
+                                 "params": {"name": "status", "arguments": {}}}))
+            after = raw.answer(ident + 3)["result"]["structuredContent"]
+            states = {n["key"]: n["state"] for n in after["nodes"]}
+            if after == before:
+                outcomes.append("rolled back")
+            else:  # the whole revision: the target refuted, the fact stored
+                assert states[target] == "refuted" and len(after["nodes"]) >= len(before["nodes"]), after
+                outcomes.append("committed")
+            ident += 10
+    finally:
+        raw.close()
+    print("cancelled mid-write over MCP:", outcomes)
+    assert len(outcomes) == len(facts), outcomes
