@@ -127,3 +127,24 @@ async def test_repair_rolls_back_first_and_never_re_adds_what_it_rolled_back(app
     assert app.journal.pending() is None
     await assert_whole(app, before, prefix, problems_before)
     assert f"{prefix}F_audit" not in (await state(app, prefix))["status"]["nodes"]
+
+
+async def test_a_stored_epoch_no_log_could_hold_is_damage_repaired_in_one_run(app, prefix):
+    """A node whose stored epoch is 10**30 (written behind FALSIFY's back) is named as damage, not
+    as lost history (constant memory: no epoch is enumerated), and one repair gives it an epoch
+    the log holds."""
+    from memory_core.core.identity import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    ident = node_id("evidence", f"{prefix}E_qa")
+    await app.store.update_nodes({ident: {"truth_epoch": 10**30}})
+    await app.store.checkpoint()
+    mine = lambda problems: [p for p in problems if p.startswith(f"{prefix}E_qa ")]  # noqa: E731
+    found = await app.check()
+    assert mine(found["problems"]) == [f"{prefix}E_qa carries epoch a 31-digit number, beyond any epoch FALSIFY "
+                                       "writes (0..9007199254740991): the stored node is damaged"], found
+    assert not any("history lost" in p and "10000000000" in p for p in found["problems"])
+    repaired = await app.check(repair=True)
+    assert any(r.startswith(f"gave {prefix}E_qa epoch") for r in repaired["repaired"]), repaired
+    assert not mine((await app.check())["problems"])
+    assert (await state(app, prefix))["status"]["nodes"][f"{prefix}E_qa"]["epoch"] <= app.journal.epoch()
