@@ -67,7 +67,22 @@ async def cancelled_task(app, op: str, prefix: str, step: str) -> None:
         app.hook = None
 
 
-@pytest.mark.parametrize("how", [cancelled_in_scope, cancelled_task], ids=["anyio-scope", "task-cancel"])
+async def test_a_task_cancelled_at_every_step_of_a_revision_rolls_back(app, prefix):
+    """asyncio's ``Task.cancel`` at every write step of revise (the anyio scope, below, at every
+    step of load, revise and undo)."""
+    await app.load(seed_with_prefix(prefix))
+    problems_before = set((await app.check())["problems"])
+    loaded = await state(app, prefix)
+    for step in STEPS["revise"][:-1]:
+        await cancelled_task(app, "revise", prefix, step)
+        await assert_whole(app, loaded, prefix, problems_before)
+    await cancelled_task(app, "revise", prefix, "committed")  # past the commit point: the revision holds
+    revised = await state(app, prefix)
+    assert revised["status"]["nodes"][f"{prefix}E_qa"]["state"] == "refuted"
+    await assert_whole(app, revised, prefix, problems_before)
+
+
+@pytest.mark.parametrize("how", [cancelled_in_scope], ids=["anyio-scope"])
 async def test_a_cancellation_at_every_write_step_rolls_back_before_returning(app, prefix, how):
     problems_before = set((await app.check())["problems"])
     empty = await state(app, prefix)
