@@ -248,3 +248,41 @@ def test_a_repeated_json_field_is_refused(running):  # noqa: F811
     assert status == 400 and b"'fact' appears twice" in data
     status, _, data = post_json(server, b'{"fact": NaN}')
     assert status == 400
+
+
+def _open_stream(host, port):
+    sock = socket.create_connection((host, port), timeout=10)
+    sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")  # the stream's head (and its hello)
+    return sock
+
+
+def test_busy_connections_are_never_shed_and_streams_are_capped_per_client(running, monkeypatch):  # noqa: F811
+    """Connections being answered (event streams) are never closed to make room: beyond the cap a
+    new connection gets 503 at once; and a client opens at most MAX_STREAMS_PER_CLIENT streams."""
+    from memory_core.web import app as web_app
+
+    monkeypatch.setattr(srv, "MAX_PER_CLIENT", 2)
+    server = running()
+    host, port = server.server_address[:2]
+    streams = [_open_stream(host, port) for _ in range(2)]
+    try:
+        status, _, body = request(server, "GET", "/api/graph")
+        assert status == 503 and body == b"too many connections; try again later\n"
+        for sock in streams:  # still served
+            sock.settimeout(0.2)
+            try:
+                assert sock.recv(10) != b""
+            except socket.timeout:
+                pass
+    finally:
+        for sock in streams:
+            sock.close()
+    monkeypatch.setattr(srv, "MAX_PER_CLIENT", 32)
+    monkeypatch.setattr(web_app, "MAX_STREAMS_PER_CLIENT", 1)
+    first = _open_stream(host, port)
+    try:
+        status, _, body = request(server, "GET", "/api/events")
+        assert status == 503 and b"too many open event streams" in body
+    finally:
+        first.close()

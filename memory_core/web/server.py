@@ -59,8 +59,9 @@ MAX_CONNECTIONS = 64
 MAX_PER_CLIENT = 32
 READ_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
-REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
-           b"connection: close\r\ncontent-length: 37\r\n\r\ntoo many connections; try again later\n")
+_BUSY = b"too many connections; try again later\n"
+REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+           b"content-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY)
 
 
 class TokenRequired(Exception):
@@ -81,6 +82,7 @@ def _protocol():
             super().connection_made(transport)
             self._deadline = None
             self._reading_since = None
+            self._idle_since = self.loop.time()
             self._arm()  # the first request must arrive in time too
             self._make_room()
 
@@ -92,7 +94,7 @@ def _protocol():
 
         def _since(self) -> float:
             """How long it has been idle or sending: the oldest goes first when room is needed."""
-            return self._reading_since if self._reading_since is not None else getattr(self, "_idle_since", 0.0)
+            return self._reading_since if self._reading_since is not None else self._idle_since
 
         # ---- the read deadline ---------------------------------------------------------
         def _arm(self) -> None:
