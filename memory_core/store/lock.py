@@ -64,7 +64,7 @@ def refuse_unsafe_root(root: Path) -> None:
     except OSError as error:
         raise RootNotWritable(f"the data root {root} cannot be read ({error.strerror or error})") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise UnsafeRoot(f"the data root {root} is not a directory: use --root DIR (or FALSIFY_HOME) naming a folder")
+        return  # not a folder: opening its lock file says it is not writable (RootNotWritable)
     if st.st_uid != os.getuid():
         raise UnsafeRoot(
             f"the data root {root} belongs to another user (uid {st.st_uid}), and FALSIFY writes only in a root "
