@@ -52,7 +52,8 @@ async def cancelled_in_scope(app, op: str, prefix: str, step: str) -> None:
             await call(app, op, prefix)
         finally:
             app.hook = None
-    assert scope.cancelled_caught, f"{op} at {step}: the cancellation never reached the call"
+    # past the commit point the call may end before it awaits again: then nothing is left to cancel
+    assert scope.cancelled_caught or step == "committed", f"{op} at {step}: the cancellation never reached the call"
 
 
 async def cancelled_task(app, op: str, prefix: str, step: str) -> None:
@@ -113,6 +114,10 @@ async def test_repair_rolls_back_first_and_never_re_adds_what_it_rolled_back(app
     the node the intent had added, nor records lost history for its epoch."""
     from memory_core.store import writer
 
+    # the session's root is shared: settle what other tests left first, so every line this
+    # repair prints is about this test's intent
+    settled = await app.check(repair=True)
+    assert settled["clean"] or settled["clean_after_repair"], settled
     await app.load(seed_with_prefix(prefix))
     before = await state(app, prefix)
     problems_before = set((await app.check())["problems"])

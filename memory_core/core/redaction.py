@@ -12,8 +12,9 @@ log, an API answer):
 * strings shaped like provider keys (``sk-...``, ``sk_live_...``, ``AKIA...``, ``ghp_...``,
   ``xoxb-...``, ``AIza...``, ``hf_...``, JSON web tokens);
 * every secret value registered with :func:`register` (the settings register the values of
-  ``LLM_API_KEY``, ``FALSIFY_TOKEN``, ... when they are read), and any run of 8 or more of
-  its characters an endpoint echoes on its own (a key's prefix or suffix).
+  ``LLM_API_KEY``, ``FALSIFY_TOKEN``, a database URL's password, ... when they are read; 8
+  characters or more), and any run of 8 or more of its characters an endpoint echoes on its
+  own (a key's prefix or suffix).
 
 Pure: no I/O; the registered values are what the store layer hands in.
 """
@@ -25,7 +26,7 @@ from typing import Iterable
 
 MASK = "***"
 _SECRETS: set[str] = set()
-_SHORTEST = 4  # a registered value shorter than this is not a secret worth masking (and would mask too much)
+_SHORTEST = 8  # a registered value shorter than this is not masked on its own (it would mask too much)
 _PIECE = 8  # an echoed piece of a registered secret this long or longer is masked too
 
 # the password runs to the last "@" that a host follows (a password may hold "@", ":" and even "/"),
@@ -50,18 +51,19 @@ _TOKEN = re.compile(r"[A-Za-z0-9._~+/=\-]{%d,}" % _PIECE)
 
 
 def register(values: Iterable[str]) -> None:
-    """Remember secret values (a key, a token, a URL's password) to mask wherever they appear."""
+    """Remember secret values (a key, a token, a URL's password) to mask wherever they appear.
+    Of a URL only its password is a secret (its host and database name are not, and the URL
+    pattern masks the password in any URL printed); a value shorter than 8 characters is too
+    common a string to mask on its own (a password "falsify" would hide the word everywhere)."""
     for value in values:
         if not isinstance(value, str):
             continue
         value = value.strip()
+        if "://" in value:  # a URL: its password only
+            userinfo = value.split("://", 1)[1].rsplit("@", 1)[0] if "@" in value else ""
+            value = userinfo.partition(":")[2]
         if len(value) >= _SHORTEST:
             _SECRETS.add(value)
-        if "://" in value and "@" in value:  # a URL: its password on its own too
-            userinfo = value.split("://", 1)[1].rsplit("@", 1)[0]
-            password = userinfo.partition(":")[2]
-            if len(password) >= _SHORTEST:
-                _SECRETS.add(password)
 
 
 def redact(text: str) -> str:
