@@ -331,12 +331,17 @@ class Falsify:
 
     @_speaks
     async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> RecallResult:
-        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs of every kind, every inquiry; "nothing stored
+        matches" below the relevance floor) next to a plain-RAG answer. ``epoch``: from
         the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
-        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch,
-                                      as_of=as_of)
+        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``;
+        ``inquiry``: a question's key, only its beliefs answer; ``path``:
+        ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
+        if not question and inquiry is None and path is None:
+            question = self.default_question() or ""
+        return await recall_op.recall(self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
@@ -398,4 +403,41 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
     return tasks.revision_tasks(fx, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of)
 
 
-__all__ = ["Falsify", "Opening", "InputError", "revision_tasks"]
+RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
+
+
+def recall_tasks(fx: Falsify) -> list:
+    """The cognee Task of a recall bound to ``fx``, ``recall_beliefs``, for a host's own
+    ``cognee.run_custom_pipeline(tasks=recall_tasks(fx), data=[...])``: each data item (a
+    question, or a dict of ``recall``'s arguments: question, inquiry, path, as_of, epoch) is
+    answered by the same code as ``Falsify.recall``; the Task outputs the item's
+    ``RecallResult``s in order (a Task the host appends receives them). A bad item fails the
+    host's run with its ``InputError``; Tasks of a closed ``fx`` raise ``FacadeClosed``."""
+    from memory_core.core.errors import FacadeClosed
+    from memory_core.store.pipeline import task
+
+    if getattr(fx, "closed", False):
+        raise FacadeClosed("recall_tasks: this Falsify is closed; open or attach it again")
+
+    async def recall_beliefs(items, ctx=None):
+        if getattr(fx, "closed", False):
+            raise FacadeClosed("this recall Task belongs to a closed Falsify; open or attach it again and build "
+                               "the Task from the new one")
+        results = []
+        for item in items:
+            if isinstance(item, str):
+                results.append(await fx.recall(item))
+            elif isinstance(item, dict) and set(item) <= set(RECALL_FIELDS):
+                results.append(await fx.recall(item.get("question"), **{k: v for k, v in item.items()
+                                                                         if k != "question"}))
+            else:
+                allowed = ", ".join(RECALL_FIELDS)
+                raise InputError(f"recall_beliefs: a data item is a question or a dict of {allowed}, got "
+                                 f"{type(item).__name__}" + (f" with {', '.join(sorted(set(item) - set(RECALL_FIELDS)))}"
+                                                             if isinstance(item, dict) else ""))
+        return results
+
+    return [task(recall_beliefs)]
+
+
+__all__ = ["Falsify", "Opening", "InputError", "revision_tasks", "recall_tasks"]

@@ -299,8 +299,8 @@ CASES: list[Case] = [
                        [{"type": "depends_on", "from": "K_nowhere", "to": "NOWHERE"}])),
     Case("forget_K", revise(DEMO_FACT, "--target", "E_qa", "--key", "F_forget", "--json"), 0, '"forgotten": [\n    "K"',
          writes=True),
-    Case("ref_forgotten_key_skipped", ["load", "{file}", "--json"], 0,
-         "edge depends_on K_late -> K: not added: an endpoint was forgotten (K by the revision of epoch",
+    Case("ref_forgotten_key_rests_invalidated", ["load", "{file}", "--json"], 0,
+         "edge depends_on K_late -> K: K was forgotten by the revision of epoch",
          file=fragment([{"key": "K_late", "statement": "Rests on a forgotten conclusion."}],
                        [{"type": "depends_on", "from": "K_late", "to": "K"}]), writes=True),
 ]

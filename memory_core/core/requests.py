@@ -47,6 +47,25 @@ def fact_key(fact: str) -> str:
     return f"F_{digest}"
 
 
+STOP_WORDS = frozenset("a an the of to in on at by for and or but is was were be been are it its this that with "
+                       "from as".split())
+
+
+def readable_key(fact: str, words: int = 4) -> str:
+    """A readable key for a fact, derived from its text (the same fact, the same key):
+    ``F_`` + its first significant words (ASCII letters and digits, accents dropped) + four
+    hex digits of its text's hash, e.g. ``F_forensic_audit_march_qa_3f2a``; the
+    :func:`fact_key` form when the text has no such word."""
+    import re
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", fact).encode("ascii", "ignore").decode("ascii").casefold()
+    picked = [w for w in re.findall(r"[a-z0-9]+", plain) if w not in STOP_WORDS][:words]
+    if not picked:
+        return fact_key(fact)
+    return f"F_{'_'.join(w[:16] for w in picked)}_{fact_key(fact)[2:6]}"
+
+
 @dataclass(frozen=True)
 class RevisionRequest:
     fact: str

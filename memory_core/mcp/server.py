@@ -102,13 +102,18 @@ die and dead ends are forgotten; the winner's come back). Both keys must be disp
 dispute, else an error and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
 
 RECALL = """\
-Answer a stored research question from the memory: FALSIFY's answer uses only beliefs still alive,
-next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
+Answer a question from the memory: FALSIFY's answer uses only beliefs still alive (evidence,
+conclusions, hypotheses of every stored inquiry, found by meaning and by words), next to a plain-RAG
+answer over everything ever stored (which may rest on refuted evidence).
 
 Call it to get the current, revised answer. `question`: the question text (default: the stored
-question). `epoch`: answer from the beliefs alive after that epoch (as stored then). `as_of`: an ISO
-date, answer from the beliefs valid at that date (valid time). Returns {"question",
-"falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
+question). When nothing stored is near enough, the answer says "nothing stored matches" and lists the
+stored questions. `inquiry`: a question's key, answer only from its beliefs. `path`:
+"SUBJECT|PREDICATE|PREDICATE..." instead of a question: follow alive triples hop by hop (each hop's
+object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
+then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). Returns
+{"question", "falsify": {"answer", "nodes", "sources", "unsupported", "matches", ...}, "baseline": {...},
+"verdict", "relevance", "path"?, ...}."""
 
 SEARCH = """\
 Find the stored evidence and conclusions nearest in meaning to `query`.
@@ -201,8 +206,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", question, epoch=epoch, as_of=as_of)
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> dict[str, Any]:
+        return await call("recall", question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:

@@ -11,6 +11,9 @@
   says exists is missing, none was forgotten while a node alive now supersedes
   or consumes it, and no stored dead orphan was left by a revision that should
   have forgotten it.
+* Valid time: every stored ``valid_to`` is the one the log wrote, and no two values of a
+  single-valued predicate (same normalised subject and predicate, another object) that
+  both held -- alive, disputed or superseded in time -- have overlapping validity.
 * Journal: no unfinished intent; every log line parses. Opening the root has
   already recovered an interrupted change (pending intent, torn last log line,
   torn graph checkpoint); the result names it under ``recovered_at_open``.
@@ -18,13 +21,19 @@
 ``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
 and weight preserved), restores missing or wrongly forgotten nodes from the log
 (both stores, state, edges), invalidates unfounded alive nodes and forgets missed
-orphans through journalled intents, and rolls back an unfinished intent.
+orphans through journalled intents, and rolls back an unfinished intent. It never
+guesses which of two overlapping values has the wrong dates: it names the pair under
+``cannot_restore`` (revise the wrong one with its dates, or undo what placed it).
 """
 
 from __future__ import annotations
 
 
+from memory_core.core import validity
 from memory_core.core.beliefs import STATES
+from memory_core.core.cardinality import multi_valued, stored_predicates
+from memory_core.core.keys import sp_key
+from memory_core.core.vocabulary import DISPUTES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_relabel, plan_settle
@@ -223,6 +232,9 @@ async def _inspect(stores: Stores) -> dict:
             valid_to_fix[i] = (props, logged)
             problems.append(f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
                             f"wrote {logged!r}")
+    # valid time: two values of a single-valued predicate that both held over one period
+    overlapping = validity_overlaps(every, whole)
+    problems += [validity.overlap_text(p) + " (overlapping validity)" for p in overlapping]
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
     log_found = journal.log_problems(LINES_NAMED)
@@ -231,7 +243,27 @@ async def _inspect(stores: Stores) -> dict:
     return {"problems": problems, "orphan_rows": orphan_rows, "missing_vectors": missing_vectors,
             "restore": restore, "every": every, "unfounded_by_q": unfounded_by_q, "mislabelled": mislabelled,
             "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost, "valid_to": valid_to_fix,
-            "meta": bool(meta_found), "log_lines": bool(log_found), "absurd": absurd}
+            "meta": bool(meta_found), "log_lines": bool(log_found), "absurd": absurd, "overlaps": overlapping}
+
+
+def validity_overlaps(every: dict[str, dict], whole) -> list:
+    """Pairs of evidence values of a single-valued predicate (by their questions' declarations)
+    that both held over an overlapping period (:func:`memory_core.core.validity.overlaps`)."""
+    declared = {p.get("key"): stored_predicates(p.get("predicates")) for p in every.values()
+                if KIND_BY_TYPE.get(p.get("type")) == "question"}
+    values = []
+    for props in every.values():
+        node = to_node(props)
+        if node is None or node.kind != "evidence" or not (props.get("subject") and props.get("predicate")
+                                                          and props.get("object")):
+            continue
+        held = node.state in ("alive", "disputed") or (node.state == "superseded" and node.valid_to is not None)
+        if not held or multi_valued(declared.get(node.question), props["predicate"]):
+            continue
+        values.append((node.key, sp_key(props["subject"], props["predicate"]), props["object"],
+                       (node.valid_from, node.valid_to)))
+    disputes = [(e.src, e.dst) for e in whole.edges if e.kind == DISPUTES]
+    return validity.overlaps(values, disputes)
 
 
 async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
@@ -328,6 +360,13 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
+    for pair in found.get("overlaps", []):
+        # which value's dates are wrong is a judgment, not a rule: named, never guessed
+        message = (f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
+                   f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
+                   f"change that placed it")
+        if message not in cannot:
+            cannot.append(message)
     if journal.repair_log():
         repaired.append("cut a torn last line from revisions.jsonl")
     if found["lost"]:

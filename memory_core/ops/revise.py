@@ -115,6 +115,11 @@ def result_of(job) -> dict:
     if (plan.meta or {}).get("validity"):
         # how valid time read each judged contradiction (core.validity: disjoint, ends_stored, ...)
         result["validity"] = dict(plan.meta["validity"])
+        if plan.meta.get("validity_note"):  # one side timed, the other not: which rule applied, and why
+            result["note"] = "; ".join(filter(None, [result.get("note"), plan.meta["validity_note"]]))
+    spans = intervals(job, plan)
+    if spans:
+        result["intervals"] = spans
     kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
     unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
     if kept or unjudged:
@@ -125,9 +130,27 @@ def result_of(job) -> dict:
     if is_preview(batch):
         result["note"] = (result["note"] + "; " if result.get("note") else "") + \
             f"dry run: nothing changed (this is what the revision would apply as epoch {plan.epoch})"
+        result["preview"] = {"new_evidence": new_key, "epoch": plan.epoch}  # what the real run would record
         result["new_evidence"] = None
         result["epoch"] = None
     return result
+
+
+def intervals(job, plan) -> dict:
+    """The valid time this revision gives: the new fact's interval (when it has one) and
+    every node whose ``valid_to`` it changes (``was``: its ``valid_to`` before)."""
+    view = job.batch.view
+    spans = {}
+    node = view.nodes.get(job.new_key) if view is not None else None
+    if node is not None and (node.valid_from or node.valid_to):
+        spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": node.valid_to}
+    for change in plan.changes:
+        if "valid_to" not in change.after or change.key == job.new_key or view is None or change.key not in view.nodes:
+            continue
+        now = view.nodes[change.key]
+        was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
+        spans[change.key] = {"valid_from": now.valid_from, "valid_to": now.valid_to, "was": was}
+    return spans
 
 
 async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) -> None:

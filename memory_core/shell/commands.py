@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
     s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
                    "(default: the question's policy)")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
+    s.add_argument("--dry-run", action="store_true",
+                   help="preview: run the whole revision (both gates, cascade, promotion, forgetting) and print "
+                        "the plan it would apply, marked as a preview; write nothing")
     s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields (fact, triple, target, key, "
                    "source, asserted_at, trust, policy, valid_from, valid_to), revised as one batch")
     s.add_argument("--json", action="store_true")
@@ -92,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("question", nargs="?", help="default: the demo question, else the only inquiry's own question")
+    s.add_argument("--inquiry", metavar="KEY", help="answer only from the beliefs of this question (its key)")
+    s.add_argument("--path", metavar="S|P|P...", help="follow alive triples from subject S, one predicate per hop "
+                   "(instead of a question)")
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
@@ -345,8 +350,8 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
-                  "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
+                                                         inquiry=args.inquiry, path=args.path), "print_recall")
     return EXIT_OK
 
 

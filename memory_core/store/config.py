@@ -48,6 +48,7 @@ class Settings:
     # judging
     gate1_k: int = 8                            # FALSIFY_GATE1_K >= 1
     gate1_threshold: Optional[float] = None     # FALSIFY_GATE1_THRESHOLD in (0, 2]
+    recall_floor: Optional[float] = None        # FALSIFY_RECALL_FLOOR in (0, 2] (None: the measured default)
     llm_concurrency: int = 4                    # FALSIFY_LLM_CONCURRENCY >= 1
     llm_per_candidate: bool = False             # FALSIFY_LLM_PER_CANDIDATE
     llm_budget_usd: Optional[float] = None      # FALSIFY_LLM_BUDGET_USD >= 0
@@ -152,6 +153,8 @@ def read(env: Optional[Mapping[str, str]] = None) -> Settings:
         gate1_k=_number(env, "FALSIFY_GATE1_K", int, 8, lambda v: 1 <= v <= MAX_GATE1_K, f"{whole}, 1 to {MAX_GATE1_K}"),
         gate1_threshold=_number(env, "FALSIFY_GATE1_THRESHOLD", float, None, lambda v: 0.0 < v <= 2.0,
                                 "a cosine distance in (0, 2]"),
+        recall_floor=_number(env, "FALSIFY_RECALL_FLOOR", float, None, lambda v: 0.0 < v <= 2.0,
+                             "a cosine distance in (0, 2]"),
         llm_concurrency=_number(env, "FALSIFY_LLM_CONCURRENCY", int, 4, lambda v: 1 <= v <= MAX_CONCURRENCY,
                                 f"{whole}, 1 to {MAX_CONCURRENCY}"),
         llm_per_candidate=_flag(env, "FALSIFY_LLM_PER_CANDIDATE", False),

@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from typing import Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
                                         pinned, undecided_note)
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
+from memory_core.store.tms_io import forgotten_index
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
 
@@ -134,9 +137,35 @@ async def stop_detection(batch: RevisionBatch) -> None:
         await asyncio.gather(task, return_exceptions=True)
 
 
+def reserve_keys(batch: RevisionBatch) -> None:
+    """A forgotten node's key stays reserved: a reinstatement may bring that node back, and
+    ``explain`` tells its story under it. A key given for a new fact that names one is refused
+    (InputError, exit 2, nothing written); a key derived from the fact's text (none given, or
+    the viewer's readable one) moves on to the first free ``KEY_2``, ``KEY_3``, ... (the same text keeps finding it)."""
+    gone = forgotten_index(batch.stores.journal).gone
+    if not gone:
+        return
+    for job in batch.jobs:
+        norm = normalise_key(job.new_key)
+        if norm not in gone:
+            continue
+        if job.request.key is not None and job.request.key != readable_key(job.request.fact):
+            tomb = gone[norm]
+            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
+                             f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
+                             "why); a forgotten key is never given to another node; choose another key; "
+                             "nothing was revised")
+        n = 2
+        while normalise_key(f"{job.new_key}_{n}") in gone:
+            n += 1
+        job.request = replace(job.request, key=f"{job.new_key}_{n}")
+    batch._new_keys = None
+
+
 async def detect_batch(batch: RevisionBatch) -> None:
     store = batch.stores.store
     jobs = batch.jobs
+    reserve_keys(batch)
     new_keys = {normalise_key(j.new_key) for j in jobs}
     exclude = {j.new_key for j in jobs}
     stored = await store.find_keys(sorted(exclude))
@@ -170,7 +199,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
     on fact *k* stops the batch there."""
     store = batch.stores.store
-    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
+    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude),
+                     timeline=j.request.valid_from is not None) for j in jobs]
     found = await gate1_many(store, queries, batch.limit, batch.threshold)
     # the batch's earlier facts count as stored for the ones after them (not in a dry run)
     earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)

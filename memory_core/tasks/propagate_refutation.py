@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 
 from memory_core.core import revision, validity
-from memory_core.core.cascade import decay
 from memory_core.core.beliefs import Node
 from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
@@ -34,6 +33,10 @@ async def begin_fact(job: FactJob) -> None:
     new_keys = batch.new_keys()
     alive |= {c.key for c in candidates if c.key not in view.nodes
               and c.key not in batch.forgotten_nodes and c.key not in new_keys}
+    if job.request.valid_from is not None and job.request.triple is not None:
+        # a timed value takes its place in its subject+predicate's whole timeline: the values
+        # already superseded in time count too (core.validity)
+        alive |= {c.key for c in candidates if c.key in view.nodes and validity.past_value(view.nodes[c.key])}
     questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
     job.narrowed = narrow(job, alive, questions)
     await judge_batch_facts_by_cardinality(job)
@@ -47,25 +50,22 @@ async def begin_fact(job: FactJob) -> None:
                     valid_from=r.valid_from, valid_to=r.valid_to)
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction
     # valid time first: a contradiction between facts true at different times is no revision
-    timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to),
-                                   {k: (view.nodes[k].valid_from, view.nodes[k].valid_to)
-                                    for k, _, _ in job.verdicts if k in view.nodes})
+    stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k, _, _ in job.verdicts if k in view.nodes}
+    timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to), stored)
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
     job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
+    # a value already superseded in time that the fact contradicts for the same period
+    validity.reopen(view, job.plan, kept, decisions, job.new_key)
     await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
-    if timed["ends"] or timed["new_valid_to"]:
-        job.plan.meta["validity"] = {k: c for k, c in timed["cases"].items()}
-        if timed["new_valid_to"] and view.nodes[job.new_key].alive:
-            later = sorted(k for k, c in timed["cases"].items() if c == validity.NEW_PRECEDES)
-            validity.precede(view, job.plan, job.new_key, timed["new_valid_to"], later)
-        if timed["ends"] and view.nodes[job.new_key].alive:
-            ended = validity.end_validity(view, job.plan, timed["ends"], job.new_key)
-            decay(view, job.plan, ended)
-    elif timed["cases"]:
+    if timed["cases"]:
         job.plan.meta["validity"] = dict(timed["cases"])
+        note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
+        if note:
+            job.plan.meta["validity_note"] = note
+    validity.place(view, job.plan, timed, job.new_key)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
 
 

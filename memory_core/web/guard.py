@@ -23,10 +23,12 @@ from http.cookies import SimpleCookie
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
+from memory_core.web.vendor import style_hashes
+
 JSON_TYPE = "application/json; charset=utf-8"
 HTML_TYPE = "text/html; charset=utf-8"
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+CSP = (  # style-src: our stylesheet, and the graph library's injected <style> elements by hash
+    "default-src 'self'; script-src 'self'; " + " ".join(["style-src 'self'", *style_hashes()]) + "; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
 )

@@ -7,19 +7,22 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 
     GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
     GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
-                            ?as_of=DATE: from the beliefs valid at DATE
+                            ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
     GET  /api/log           gate.revision_log()
     GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
-    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
+    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?} -> gate.revise(...);
+                            without a key the fact gets a readable one derived from its text
+                            (``core.requests.readable_key``)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
 """
 
 from __future__ import annotations
 
+from memory_core.core.requests import readable_key
 from memory_core.mcp.gate import Gate
 from memory_core.web.guard import HTTPError
 
-REVISE_FIELDS = {"fact", "triple", "target"}
+REVISE_FIELDS = {"fact", "triple", "target", "key"}
 
 
 async def _call(gate: Gate, method: str, *args, **kwargs):
@@ -53,9 +56,10 @@ async def log(gate: Gate, query: dict) -> list:
 
 async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
-    if not question:  # the default question; failing that "" lets the facade pick its only one
+    pinned = _epoch(query, "inquiry")
+    if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
         question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"))
+    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"), **pinned)
 
 
 async def revise(gate: Gate, body) -> dict:
@@ -68,13 +72,14 @@ async def revise(gate: Gate, body) -> dict:
     if not isinstance(fact, str) or not fact.strip():
         raise HTTPError(400, "'fact' must be a non-empty string")
     kwargs = {}
-    for field in ("triple", "target"):
+    for field in ("triple", "target", "key"):
         value = body.get(field)
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
         if not isinstance(value, str):
             raise HTTPError(400, f"'{field}' must be a string")
         kwargs[field] = value.strip()
+    kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
     return await _call(gate, "revise", fact.strip(), **kwargs)
 
 

@@ -51,12 +51,14 @@ export function ReviseForm({ busy, onRevise, onReplay, canReplay, status, status
   const [fact, setFact] = useState("");
   const [triple, setTriple] = useState("");
   const [target, setTarget] = useState("");
+  const [key, setKey] = useState("");
   const submit = (ev) => {
     ev.preventDefault();
     if (!fact.trim() || busy) return;
     const body = { fact };
     if (triple.trim()) body.triple = triple.trim();
     if (target.trim()) body.target = target.trim();
+    if (key.trim()) body.key = key.trim();  // none: the server derives a readable key from the fact
     onRevise(body);
   };
   return h("form", { id: "revise-form", onSubmit: submit },
@@ -68,6 +70,9 @@ export function ReviseForm({ busy, onRevise, onReplay, canReplay, status, status
         onChange: (e) => setTriple(e.target.value) }),
       h("input", { id: "target", value: target, placeholder: "target key (optional)", "aria-label": "target",
         onChange: (e) => setTarget(e.target.value) })),
+    h("div", { className: "row" },
+      h("input", { id: "new-key", value: key, placeholder: "key for the new fact (optional; default: from its words)",
+        "aria-label": "key for the new fact", onChange: (e) => setKey(e.target.value) })),
     h("div", { className: "row" },
       h("button", { id: "revise", type: "submit", disabled: busy || !fact.trim() }, busy ? "Revising…" : "Revise"),
       h("button", { id: "replay", type: "button", disabled: busy || !canReplay, onClick: onReplay }, "Replay last revision")),
