@@ -51,7 +51,7 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
             tests/test_check_repair.py tests/test_fault_injection.py \
             tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
             tests/test_postgres_multiprocess.py tests/test_validity_api.py tests/test_validity_cli.py \
-            tests/test_epochs.py tests/test_offline_candidates.py
+            tests/test_epochs.py tests/test_offline_candidates.py tests/test_cancellation.py
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
 # the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once

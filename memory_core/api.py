@@ -37,7 +37,7 @@ from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallR
 from memory_core.store import backends, config, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
-from memory_core.store.embedder import check_root
+from memory_core.store.embedder import check_root, fingerprint, rebuild_meta, rebuild_record
 from memory_core.store.journal import Journal
 from memory_core.store.faults import fault_hook
 from memory_core.store.lock import WriterLock
@@ -67,11 +67,22 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            return _spoken(await fn(*args, **kwargs))
+            with writer.collecting() as warnings:
+                result = await fn(*args, **kwargs)
+            return _spoken(_warned(result, warnings.new()))
         except FalsifyError as error:
             raise speak(error)
 
     return method
+
+
+def _warned(result: Any, warnings: list[str]) -> Any:
+    """A committed change whose after-commit work failed succeeds, saying so: ``"warnings"``."""
+    if warnings:
+        target = result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        if isinstance(target, dict):
+            target["warnings"] = list(target.get("warnings") or []) + warnings
+    return result
 
 
 class Opening:
@@ -180,9 +191,12 @@ class Falsify:
         paths = settings.configure(root, backend)
 
         async def prepare(held):
-            backend.check_embedder(check_root(paths.meta))  # a shared database: its own record decides
+            mine = fingerprint()
+            backend.check_embedder(mine)  # a shared database: its own record decides
+            rebuilt = rebuild_record(paths.meta, mine, write=held is not None)
             settings.import_cognee()
-            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home)
+            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home,
+                                      embedder=mine, rebuilt=rebuilt)
 
         return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare)
 
@@ -195,8 +209,9 @@ class Falsify:
         backend = backends.choose(config.reload())
 
         async def prepare(held):
-            check_root(state / "falsify.json", settings.attached_fingerprint())
-            return await _open_stores(backend, None, state, repair=held is not None, home=None)
+            mine = settings.attached_fingerprint()
+            check_root(state / "falsify.json", mine, write=held is not None)
+            return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 
         # the state directory's own flock, whichever backend holds the beliefs
         timeout = backend.settings.lock_timeout
@@ -354,12 +369,19 @@ class Falsify:
         return load_op.forgotten(self.journal)
 
 
-async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
+async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path],
+                       embedder: Optional[dict] = None, rebuilt: Optional[str] = None) -> Stores:
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
     journal = backend.open_journal(state)
+    try:
+        # a lost embedder record: rebuilt from the stores, or refused before anything is written
+        if embedder is not None and rebuilt is None:
+            rebuilt = await rebuild_meta(store, journal, embedder, write=repair)
+    except BaseException:
+        journal.close()
+        raise
     recovered = await writer.recover(store, journal)
-    if store.repaired:
-        recovered = "; ".join(filter(None, [store.repaired, recovered]))
+    recovered = "; ".join(filter(None, [store.repaired, rebuilt, recovered])) or None
     return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
 
 

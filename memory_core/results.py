@@ -8,7 +8,7 @@ contract in prose. New keys may be added; existing ones keep their meaning.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 
 class Candidate(TypedDict):
@@ -49,6 +49,7 @@ class RevisionResult(TypedDict, total=False):
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
     restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
     demoted: list[str]  # hypotheses whose promotion was undone
+    warnings: list[str]  # committed, but what followed the commit point failed (do not revise again)
     # valid time: how it read each judged contradiction (untimed, one_side_untimed, disjoint,
     # ends_stored, new_precedes, same_period), and the intervals this revision gives
     validity: dict[str, str]
@@ -63,6 +64,7 @@ class LoadResult(TypedDict):
     invalidated: list[str]  # new nodes whose justifications were already dead
     notes: list[str]
     epoch: Optional[int]  # None when nothing new was stored
+    warnings: NotRequired[list[str]]  # committed, but what followed the commit point failed
 
 
 class StatusNode(TypedDict, total=False):
@@ -188,6 +190,7 @@ class UndoResult(TypedDict, total=False):
     removed: list[str]
     reverted: list[str]
     note: str
+    warnings: list[str]  # committed, but what followed the commit point failed (do not undo again)
 
 
 class CheckResult(TypedDict, total=False):
@@ -198,6 +201,7 @@ class CheckResult(TypedDict, total=False):
     clean_after_repair: bool
     problems_after_repair: list[str]
     cannot_restore: list[str]  # what --repair cannot do: a lost log, or two overlapping values it names
+    warnings: list[str]  # a repair committed, but what followed its commit point failed
 
 
 __all__ = ["Candidate", "RevisionResult", "LoadResult", "StatusNode", "StatusEdge", "StatusResult", "ExplainEvent",

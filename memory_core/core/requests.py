@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
 from memory_core.core.errors import InputError
-from memory_core.core.investigation import check_key, check_text, check_value, loads_json
+from memory_core.core.investigation import check_key, check_name, check_text, check_value, loads_json
 from memory_core.core.policy import check_policy, check_trust
 from memory_core.core.validity import check_interval
 
@@ -99,7 +99,9 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
         if not isinstance(triple, str):
             raise InputError("--triple must be a string 'subject|predicate|object'")
         try:
-            parsed = tuple(check_text(p, "--triple", "part") for p in parse_triple(triple))
+            subject, predicate, obj = parse_triple(triple)
+            parsed = (check_text(subject, "--triple", "part"), check_name(predicate, "--triple", "part"),
+                      check_text(obj, "--triple", "part"))
         except ValueError as error:
             raise InputError(str(error)) from None
     if target is not None:

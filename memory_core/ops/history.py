@@ -37,14 +37,19 @@ def parse_epoch(value, current: int) -> int:
     """``value`` as an epoch of this root (0 = before the first change, up to ``current``);
     anything else is an InputError (exit 2) naming the range."""
     epoch = None
+    text = value.strip() if isinstance(value, str) else None
     if isinstance(value, int) and not isinstance(value, bool):
         epoch = value
-    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
-        epoch = int(value.strip())
+    elif text and text.isdigit() and text.isascii():
+        epoch = int(text) if len(text) <= 20 else current + 1  # a longer number is past every epoch
     if epoch is None:
-        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {value!r}")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}")
     if not 0 <= epoch <= current:
-        raise InputError(f"epoch {epoch} does not exist in this data root (its epochs run from 0 to {current})")
+        # never str() a huge int: past 4,300 digits Python refuses (and the line would be that long)
+        big = epoch.bit_length() > 64 if isinstance(value, int) else len(text or "") > 20
+        shown = "(a number with more than 20 digits)" if big else str(epoch)
+        raise InputError(f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})")
     return epoch
 
 
