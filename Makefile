@@ -2,7 +2,7 @@
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
 # make test-fast - the pure and in-process tests only (no test marked slow), for the inner loop
-# make bench - the same set-up, then the MQuAKE-hard and deep-graph revision benchmarks, the
+# make bench - the same set-up, then the MQuAKE-hard revision and recall-QA and deep-graph benchmarks, the
 #              mutation gate over the pure rules and 300+ crash trials
 PYTHON ?= python3.11
 VENV   := .venv
@@ -54,7 +54,7 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
             tests/test_check_repair.py tests/test_fault_injection.py \
             tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
             tests/test_postgres_multiprocess.py tests/test_validity_api.py tests/test_validity_cli.py \
-            tests/test_epochs.py tests/test_offline_candidates.py
+            tests/test_epochs.py tests/test_offline_candidates.py tests/test_cancellation.py
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
 # the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once
@@ -80,6 +80,7 @@ bench: setup
 	$(PY) -m bench.revision_speed
 	$(PY) -m bench.mquake --full --out bench/results/full.json
 	$(PY) -m bench.mquake --scenario all_edits --batch
+	$(PY) -m bench.recall_qa --out bench/results/recall_qa.json
 	$(PY) -m bench.judge
 	$(PY) -m bench.mcp
 	$(PY) -m bench.soak --revisions 3000

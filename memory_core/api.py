@@ -38,7 +38,7 @@ from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallR
 from memory_core.store import backends, config, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
-from memory_core.store.embedder import check_root
+from memory_core.store.embedder import check_root, fingerprint, rebuild_meta, rebuild_record
 from memory_core.store.journal import Journal
 from memory_core.store.faults import fault_hook
 from memory_core.store.lock import WriterLock
@@ -63,7 +63,9 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
         if args and isinstance(args[0], Falsify):
             args[0]._check_open(fn.__name__)
         try:
-            return _spoken(await fn(*args, **kwargs))
+            with writer.collecting() as warnings:
+                result = await fn(*args, **kwargs)
+            return _spoken(_warned(result, warnings.new()))
         except FalsifyError as error:
             raise speak(error)
 
@@ -79,6 +81,15 @@ def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         return fn(*args, **kwargs)
 
     return method
+
+
+def _warned(result: Any, warnings: list[str]) -> Any:
+    """A committed change whose after-commit work failed succeeds, saying so: ``"warnings"``."""
+    if warnings:
+        target = result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        if isinstance(target, dict):
+            target["warnings"] = list(target.get("warnings") or []) + warnings
+    return result
 
 
 class Opening:
@@ -197,9 +208,13 @@ class Falsify:
         paths = settings.configure(root, backend)
 
         async def prepare(held):
-            backend.check_embedder(check_root(paths.meta))  # a shared database: its own record decides
+            mine = fingerprint()
+            backend.check_embedder(mine)  # a shared database: its own record decides
+            # (a lost record is rebuilt from LanceDB's files: an import and a read, off the loop too)
+            rebuilt = await asyncio.to_thread(rebuild_record, paths.meta, mine, held is not None)
             await asyncio.to_thread(settings.import_cognee)  # seconds of imports: never on the caller's loop
-            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home)
+            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home,
+                                      embedder=mine, rebuilt=rebuilt)
 
         return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare,
                                  owns_engines=True)
@@ -215,8 +230,9 @@ class Falsify:
         backend = backends.choose(config.reload())
 
         async def prepare(held):
-            check_root(state / "falsify.json", settings.attached_fingerprint())
-            return await _open_stores(backend, None, state, repair=held is not None, home=None)
+            mine = settings.attached_fingerprint()
+            check_root(state / "falsify.json", mine, write=held is not None)
+            return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 
         # the state directory's own flock, whichever backend holds the beliefs
         timeout = backend.settings.lock_timeout
@@ -364,12 +380,17 @@ class Falsify:
 
     @_speaks
     async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> RecallResult:
-        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs of every kind, every inquiry; "nothing stored
+        matches" below the relevance floor) next to a plain-RAG answer. ``epoch``: from
         the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
-        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch,
-                                      as_of=as_of)
+        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``;
+        ``inquiry``: a question's key, only its beliefs answer; ``path``:
+        ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
+        if not question and inquiry is None and path is None:
+            question = self.default_question() or ""
+        return await recall_op.recall(self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
@@ -401,12 +422,19 @@ class Falsify:
         return load_op.forgotten(self.journal)
 
 
-async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
+async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path],
+                       embedder: Optional[dict] = None, rebuilt: Optional[str] = None) -> Stores:
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
     journal = backend.open_journal(state)
+    try:
+        # a lost embedder record: rebuilt from the stores, or refused before anything is written
+        if embedder is not None and rebuilt is None:
+            rebuilt = await rebuild_meta(store, journal, embedder, write=repair)
+    except BaseException:
+        journal.close()
+        raise
     recovered = await writer.recover(store, journal)
-    if store.repaired:
-        recovered = "; ".join(filter(None, [store.repaired, recovered]))
+    recovered = "; ".join(filter(None, [store.repaired, rebuilt, recovered])) or None
     return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
 
 
@@ -428,4 +456,41 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
     return tasks.revision_tasks(fx, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of)
 
 
-__all__ = ["Falsify", "Opening", "InputError", "revision_tasks"]
+RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
+
+
+def recall_tasks(fx: Falsify) -> list:
+    """The cognee Task of a recall bound to ``fx``, ``recall_beliefs``, for a host's own
+    ``cognee.run_custom_pipeline(tasks=recall_tasks(fx), data=[...])``: each data item (a
+    question, or a dict of ``recall``'s arguments: question, inquiry, path, as_of, epoch) is
+    answered by the same code as ``Falsify.recall``; the Task outputs the item's
+    ``RecallResult``s in order (a Task the host appends receives them). A bad item fails the
+    host's run with its ``InputError``; Tasks of a closed ``fx`` raise ``FacadeClosed``."""
+    from memory_core.core.errors import FacadeClosed
+    from memory_core.store.pipeline import task
+
+    if getattr(fx, "closed", False):
+        raise FacadeClosed("recall_tasks: this Falsify is closed; open or attach it again")
+
+    async def recall_beliefs(items, ctx=None):
+        if getattr(fx, "closed", False):
+            raise FacadeClosed("this recall Task belongs to a closed Falsify; open or attach it again and build "
+                               "the Task from the new one")
+        results = []
+        for item in items:
+            if isinstance(item, str):
+                results.append(await fx.recall(item))
+            elif isinstance(item, dict) and set(item) <= set(RECALL_FIELDS):
+                results.append(await fx.recall(item.get("question"), **{k: v for k, v in item.items()
+                                                                         if k != "question"}))
+            else:
+                allowed = ", ".join(RECALL_FIELDS)
+                raise InputError(f"recall_beliefs: a data item is a question or a dict of {allowed}, got "
+                                 f"{type(item).__name__}" + (f" with {', '.join(sorted(set(item) - set(RECALL_FIELDS)))}"
+                                                             if isinstance(item, dict) else ""))
+        return results
+
+    return [task(recall_beliefs)]
+
+
+__all__ = ["Falsify", "Opening", "InputError", "revision_tasks", "recall_tasks"]

@@ -56,7 +56,7 @@ async def test_every_tool_over_stdio(tmp_path):
                           "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
                                      "valid_from", "valid_to", "record", "supports", "refutes", "weight", "dry_run"},
                           "revise_many": {"facts", "dry_run"}, "resolve": {"loser", "winner"},
-                          "recall": {"question", "epoch", "as_of"}, "search": {"query", "top_k", "include_dead"},
+                          "recall": {"question", "epoch", "as_of", "inquiry", "path"}, "search": {"query", "top_k", "include_dead"},
                           "status": {"epoch"},
                           "explain": {"key"}, "undo": set(), "check": set()}
         assert listed["revise"].input_schema["required"] == ["fact"]

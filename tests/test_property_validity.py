@@ -20,7 +20,7 @@ from belief_graphs import investigations, pick_target, revision_picks
 from memory_core.core import validity
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.cascade import decay
-from memory_core.core.forget import orphans
+from memory_core.core.forget import forget, orphans
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
 from memory_core.core.tms import three_valued_violations
@@ -83,6 +83,11 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     rescore(view, plan, plan.died)
     died = model_end_validity(model, key, "2016-01-01")
     assert sorted(ended) == sorted(died)
+    # a revision forgets what its changes left orphaned (a hypothesis that lost its last
+    # supporter leaves that supporter's dead evidence with no consumer), as revise does
+    gone = forget(view, plan)
+    assert sorted(gone) == sorted(model.forget())
+    engine.ghosts |= set(gone)
     stored = {k: n for k, n in view.nodes.items() if k not in engine.ghosts}
     assert picture(stored) == picture(model.stored())
     assert view.nodes[key].valid_to == "2016-01-01"

@@ -48,8 +48,8 @@ class StandInApp:
         await self._enter("snapshot")
         return {"nodes": [{"key": "Q", "type": "question", "state": "alive", "text": "Q?"}], "edges": [], "epoch": 1}
 
-    async def recall(self, question):
-        await self._enter("recall", question)
+    async def recall(self, question, **kwargs):
+        await self._enter("recall", question, *sorted(kwargs.items()))
         return {"question": question, "falsify": {}, "baseline": {}, "verdict": "", "scoreboard": {}}
 
     def revision_log(self):
@@ -278,6 +278,17 @@ def test_scoreboard_without_any_question_lets_the_facade_choose(running):
     status, _, data = request(server, "GET", "/api/scoreboard?q=%20")
     assert status == 200 and app.calls[-1] == ("recall", ("",))
     assert assert_json_error(*post_json(server, {"fact": "reject me"}), 400) == "that fact is not usable"
+
+
+def test_scoreboard_pins_an_inquiry(running):
+    app = StandInApp()
+    server = running(app)
+    status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=Q_bridge")
+    assert status == 200 and app.calls[-1] == ("recall", ("", ("inquiry", "Q_bridge")))  # its own question
+    status, _, _ = request(server, "GET", "/api/scoreboard?q=How%20heavy%3F&inquiry=Q_bridge&as_of=2020-01-01")
+    assert status == 200 and app.calls[-1] == ("recall", ("How heavy?", ("as_of", "2020-01-01"), ("inquiry", "Q_bridge")))
+    status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=a&inquiry=b")
+    assert status == 400
 
 
 def test_revise_passes_fields_through(server):

@@ -171,6 +171,8 @@ def spoken(value, vocabulary: str | None = None):
 
 def error_message(error: BaseException) -> str:
     """The one line the CLI prints for ``error`` on stderr; the warm CLI and the MCP
-    tools report the same text."""
+    tools report the same text. Secrets an endpoint echoed are masked (:mod:`memory_core.core.redaction`)."""
+    from memory_core.core.redaction import redact
+
     suffix = "; the revision was aborted and nothing was written" if isinstance(error, JudgeError) else ""
-    return f"error: {error}{suffix}"
+    return redact(f"error: {error}{suffix}")

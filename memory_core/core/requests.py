@@ -34,7 +34,7 @@ from typing import Any, Iterable, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.fields import FACT_FIELDS as _FACT_FIELDS
-from memory_core.core.investigation import check_key, check_text, check_value, loads_json
+from memory_core.core.investigation import check_key, check_name, check_text, check_value, loads_json
 from memory_core.core.policy import check_policy, check_trust
 from memory_core.core.validity import check_interval
 
@@ -133,7 +133,10 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
         if not isinstance(triple, str):
             raise InputError("--triple must be a string 'subject|predicate|object'", field="triple")
         try:
-            parsed = tuple(_about("triple", check_text, p, "--triple", "part") for p in parse_triple(triple))
+            subject, predicate, obj = parse_triple(triple)
+            parsed = (_about("triple", check_text, subject, "--triple", "part"),
+                      _about("triple", check_name, predicate, "--triple", "part"),
+                      _about("triple", check_text, obj, "--triple", "part"))
         except ValueError as error:
             raise InputError(str(error), field="triple") from None
     if target is not None:

@@ -337,13 +337,23 @@ def counts_at(node, when: str) -> bool:
     return False
 
 
+def untimed(node) -> bool:
+    """Evidence stored without any valid time (neither ``valid_from`` nor ``valid_to``). At
+    an as-of date it is taken as holding (nothing says when it was not true): recall shows it
+    as such."""
+    return node.kind == "evidence" and node.valid_from is None and node.valid_to is None
+
+
 def as_of(view: BeliefView, when: str) -> BeliefView:
     """The beliefs valid at ``when``: a copy of ``view`` labelled on that slice by the
-    three-valued labelling (:func:`memory_core.core.tms.labels`). Evidence and conclusions
-    that cannot count then (:func:`counts_at`; a premise superseded by a judged newer value,
-    a refuted node) are taken as dead, the rest relabelled from their justifications; a
-    hypothesis holds when one of its supporters holds (or, with no supporter, when it is
-    alive now)."""
+    three-valued labelling (:func:`memory_core.core.tms.labels`). Premises that cannot count
+    then (:func:`counts_at`: outside their interval, a refuted node, a premise superseded by
+    a judged newer value) are taken as dead. Derived evidence and conclusions (those with
+    justifications) are relabelled from their justifications whatever their present state
+    (a node superseded because its support ended in time holds again at a date its support
+    held), unless refuted or outside their own interval. A hypothesis holds when one of its
+    supporters holds (or, with no supporter, when it is alive now). Evidence without any
+    interval holds at every date (:func:`untimed`)."""
     from memory_core.core.tms import L_ALIVE, L_DISPUTED, labels
 
     when = check_date(when, "as_of")
@@ -355,6 +365,8 @@ def as_of(view: BeliefView, when: str) -> BeliefView:
         if view.justifications(key):  # relabelled from its justifications, unless refuted or out of its interval
             if node.state == REFUTED or not holds_at((node.valid_from, node.valid_to), when):
                 forced.add(key)
+            else:  # its present state (ended with its support, invalidated, disputed) is recomputed on the slice
+                node.state = ALIVE
         elif counts_at(node, when):
             node.state = DISPUTED if node.state == DISPUTED else ALIVE
         else:

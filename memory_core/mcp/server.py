@@ -100,13 +100,18 @@ die and dead ends are forgotten; the winner's come back). Both keys must be disp
 dispute, else an error and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
 
 RECALL = """\
-Answer a stored research question from the memory: FALSIFY's answer uses only beliefs still alive,
-next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
+Answer a question from the memory: FALSIFY's answer uses only beliefs still alive (evidence,
+conclusions, hypotheses of every stored inquiry, found by meaning and by words), next to a plain-RAG
+answer over everything ever stored (which may rest on refuted evidence).
 
 Call it to get the current, revised answer. `question`: the question text (default: the stored
-question). `epoch`: answer from the beliefs alive after that epoch (as stored then). `as_of`: an ISO
-date, answer from the beliefs valid at that date (valid time). Returns {"question",
-"falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
+question). When nothing stored is near enough, the answer says "nothing stored matches" and lists the
+stored questions. `inquiry`: a question's key, answer only from its beliefs. `path`:
+"SUBJECT|PREDICATE|PREDICATE..." instead of a question: follow alive triples hop by hop (each hop's
+object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
+then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). Returns
+{"question", "falsify": {"answer", "nodes", "sources", "unsupported", "matches", ...}, "baseline": {...},
+"verdict", "relevance", "path"?, ...}."""
 
 SEARCH = """\
 Find the stored evidence and conclusions nearest in meaning to `query`.
@@ -165,6 +170,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
             value = await gate.call(method, *args, **kwargs)
         except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
             return tool_error(speak(error, "mcp") if isinstance(error, FalsifyError) else error)
+        except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to stderr)
+            import logging
+
+            logging.getLogger("falsify").exception("tool %s failed", method)
+            return tool_error(RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}"))
         structured = value if isinstance(value, dict) else {"result": value}
         return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
 
@@ -190,8 +200,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", question, epoch=epoch, as_of=as_of)
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> dict[str, Any]:
+        return await call("recall", question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
@@ -426,7 +437,7 @@ async def serve_stdio(root=None, alongside=None) -> int:
     stop = asyncio.Event()
     side = asyncio.ensure_future(alongside(gate, stop)) if alongside is not None else None
     try:
-        await build_server(gate).run_stdio_async()
+        await run_stdio_strict(build_server(gate))
     finally:
         stop.set()
         if side is not None:
@@ -437,6 +448,95 @@ async def serve_stdio(root=None, alongside=None) -> int:
                     print(f"[viewer] {type(error).__name__}: {error}", file=sys.stderr)
         await gate.close()
     return 0
+
+
+# ---- FALSIFY's JSON reader in front of the transports ------------------------------------------
+# The SDK parses each JSON-RPC message with a reader that keeps the last of a repeated field, so
+# {"dry_run": true, "dry_run": false} would revise for real. Every message is read first by
+# FALSIFY's one JSON reader (memory_core.core.investigation.loads_json: no repeated fields, no
+# NaN/Infinity); one it refuses never reaches the SDK, and a request among them is answered with a
+# JSON-RPC error naming the field. Over stdio here; over HTTP in memory_core.web.app.
+
+
+def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
+    """(the message's id, why) when FALSIFY's reader refuses a message the SDK's lenient reader
+    would take; None when it is fine, or when both refuse it (the SDK answers those itself)."""
+    from memory_core.core.errors import InputError
+    from memory_core.core.investigation import loads_json
+
+    try:
+        loads_json(raw, "message")
+        return None
+    except InputError as error:
+        why = str(error)
+    try:
+        lenient = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    ident = lenient.get("id") if isinstance(lenient, dict) else None
+    return (ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None), why
+
+
+def refusal_message(ident, why: str) -> dict:
+    """A JSON-RPC error (invalid request) for a refused message: nothing was done."""
+    return {"jsonrpc": "2.0", "id": ident,
+            "error": {"code": -32600, "message": f"{why}; nothing was done (each field may appear once)"}}
+
+
+class _StrictLines:
+    """Standard input's lines for the SDK's stdio transport, each read by FALSIFY's reader first;
+    a refused request gets its error through ``answer`` (the transport's write stream, set once it
+    exists), a refused notification or response is dropped."""
+
+    def __init__(self, lines):
+        self._lines = lines
+        self.answer = None
+        self._ready = asyncio.Event()
+
+    def attach(self, write_stream) -> None:
+        self.answer = write_stream
+        self._ready.set()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self._lines.__anext__()
+            refused = refusal(line) if line.strip() else None
+            if refused is None:
+                return line
+            ident, why = refused
+            print(f"[mcp] refused a message: {why}", file=sys.stderr)
+            if ident is not None:
+                from mcp.shared.message import SessionMessage
+                from mcp_types import jsonrpc_message_adapter
+
+                await self._ready.wait()
+                await self.answer.send(SessionMessage(jsonrpc_message_adapter.validate_python(
+                    refusal_message(ident, why))))
+
+
+async def run_stdio_strict(server: MCPServer) -> None:
+    """``server.run_stdio_async()`` with FALSIFY's JSON reader in front of the SDK's. Standard
+    input is read here (as the SDK reads it: UTF-8 lines); the SDK still claims standard output."""
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    lines = _StrictLines(anyio.wrap_file(text).__aiter__())
+    try:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            lines.attach(write_stream)
+            low = server._lowlevel_server
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+    finally:
+        try:
+            text.detach()  # the process's standard input stays open for whoever comes next
+        except ValueError:  # a reader thread still holds it: the process is ending anyway
+            pass
 
 
 def _import_cognee(root) -> None:

@@ -38,12 +38,14 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
     return empty_root_note(stores, result_of(batch.jobs[0]))
 
 
+NOTHING_LOADED = "nothing loaded yet: load an investigation (or add beliefs) before revising; nothing recorded"
+
+
 def empty_root_note(stores: Stores, result: dict) -> dict:
     """On a root where nothing was ever loaded, say so (not "no alive evidence within ...")."""
     if not result.get("candidates") and result.get("epoch") is None and not result.get("dry_run") \
             and stores.journal.epoch() == 0:
-        result["note"] = ("nothing loaded yet: load an investigation (or add beliefs) before revising; "
-                          "nothing recorded")
+        result["note"] = NOTHING_LOADED
     return result
 
 

@@ -30,6 +30,7 @@ from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
+from memory_core.store import writer
 from memory_core.store.settings import resolve_root
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
@@ -87,7 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("question", nargs="?", help="default: the demo question, else the only inquiry's own question")
+    s.add_argument("--inquiry", metavar="KEY", help="answer only from the beliefs of this question (its key)")
+    s.add_argument("--path", metavar="S|P|P...", help="follow alive triples from subject S, one predicate per hop "
+                   "(instead of a question)")
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
@@ -214,8 +218,41 @@ async def cmd_load(args) -> int:
         source = sys.stdin.buffer.read()
         if not source.strip():
             raise InputError("load -: nothing on standard input")
-    await _simple(args, "load", lambda app: app.load(source if args.file == "-" else Path(source)), "print_load")
+    else:
+        source = _readable(Path(source))
+    _validate_first(args, source)
+    await _simple(args, "load", lambda app: app.load(source), "print_load")
     return EXIT_OK
+
+
+def _readable(path: Path):
+    """A regular file stays a path (the facade reads it and names it in its messages); anything
+    else (a FIFO, a device, process substitution) is read here, once."""
+    try:
+        if path.is_file():
+            return path
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _validate_first(args, source) -> None:
+    """A file that cannot load anywhere (not JSON, a repeated field, a bad entry) is refused
+    before the root is opened, so a rejected load creates nothing. On a root that does not
+    exist yet (embedded: nothing is stored that the file could name) the whole file is
+    validated; elsewhere the store-dependent checks run after opening, writing nothing."""
+    from memory_core.core.investigation import loads_json, parse
+    from memory_core.store import config
+    from memory_core.store.settings import root_exists
+
+    if BORROWED.get() is not None:
+        return
+    data = source.read_bytes() if isinstance(source, Path) else source
+    what = str(source) if isinstance(source, Path) else "investigation"
+    if config.current().backend == "ladybug" and not root_exists(args.root):
+        parse(data, known={}, what=what)
+    else:
+        loads_json(data, what)
 
 
 async def cmd_status(args) -> int:
@@ -263,6 +300,11 @@ async def cmd_revise(args) -> int:
             prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
             report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
 
+    batch = requests if args.file else [request]
+    if _nothing_stored(args):
+        for result in _nothing_to_revise(batch, args.dry_run):
+            show(result)
+        return EXIT_OK
     app = await _open(args, "revise")
     try:
         if args.file:
@@ -274,14 +316,41 @@ async def cmd_revise(args) -> int:
     return EXIT_OK
 
 
+def _nothing_stored(args) -> bool:
+    """A root that does not exist yet, on the embedded backend (on PostgreSQL a new local root
+    reads a shared database): nothing to revise, and nothing is created to say so."""
+    from memory_core.store import config
+    from memory_core.store.settings import root_exists
+
+    return BORROWED.get() is None and config.current().backend == "ladybug" and not root_exists(args.root)
+
+
+def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
+    """What revising on a root with nothing loaded answers (a pinned target is unknown there:
+    InputError), without creating the root."""
+    for request in requests:
+        if request.target is not None:
+            where = f"line {request.line}: " if request.line is not None else ""
+            raise InputError(f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
+                             "this data root, and nothing was created)")
+    results = []
+    for request in requests:
+        result = dict(revise_op.empty_result(request.fact, None), dry_run=dry_run,
+                      llm={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        if not dry_run:
+            result["note"] = revise_op.NOTHING_LOADED
+        results.append(result)
+    return results
+
+
 async def cmd_explain(args) -> int:
     await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
     return EXIT_OK
 
 
 async def cmd_recall(args) -> int:
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
-                  "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
+                                                         inquiry=args.inquiry, path=args.path), "print_recall")
     return EXIT_OK
 
 
@@ -304,7 +373,12 @@ def _in_cli_words(command):
     """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
     async def run_in_cli_words(args) -> int:
         VOCABULARY.set("cli")
-        return await command(args)
+        with writer.collecting() as warnings:
+            try:
+                return await command(args)
+            finally:
+                for warning in warnings.new():  # committed; what followed the commit point failed
+                    print(f"warning: {warning}", file=sys.stderr)
 
     return run_in_cli_words
 

@@ -156,16 +156,29 @@ def _print_why(node: dict, indent: str) -> None:
 def print_recall(r: dict) -> None:
     if r.get("epoch") is not None:  # recall --epoch N
         print(f"as it stood after epoch {r['epoch']}")
-    print(f"question: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else ""))
+    label = "path" if r.get("path") else "question"
+    scope = f" (inquiry {r['inquiry']})" if r.get("inquiry") else ""
+    print(f"{label}: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else "") + scope)
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")
     print(f"  FALSIFY recall : {f['answer']} {mark_f}".rstrip())
     print(f"    nodes: {', '.join(f['nodes']) or '-'}; sources: {'; '.join(f['sources']) or '-'}")
+    for hop in (r.get("path") or {}).get("hops", []):
+        values = ", ".join(f"{v['object']} ({v['key']})" for v in hop["values"]) or "none alive"
+        dead = "; not used: " + ", ".join(f"{v['key']} ({v['state']})" for v in hop["not_used"]) if hop.get("not_used") else ""
+        print(f"    {' / '.join(hop['subjects'])} -{hop['predicate']}-> {values}{dead}")
+    for u in f.get("unsupported", []):
+        print(f"    unsupported: {u['key']} ({u['text']}): no alive evidence supports it")
+    if f.get("untimed"):
+        print(f"    no valid time recorded (taken as holding on {r.get('as_of')}): {', '.join(f['untimed'])}")
     for d in f.get("disputes", []):
         rests = f"; resting on it: {', '.join(d['rests_on_it'])}" if d.get("rests_on_it") else ""
         print(f"    disputed: {d['keys'][0]} vs {d['keys'][1]} (both kept, neither used{rests}; "
               f"resolve LOSER --winner WINNER ends it)")
+    if r.get("stored_questions") is not None:
+        stored = "; ".join(f"{q['key']}: {q['question']}" for q in r["stored_questions"]) or "none"
+        print(f"    stored questions: {stored}")
     print(f"  Plain-RAG      : {b['answer']} {mark_b}".rstrip())
     print(f"    nodes: {', '.join(b['nodes']) or '-'}; sources: {'; '.join(b['sources']) or '-'}")
     print(f"  verdict: {r['verdict']}")

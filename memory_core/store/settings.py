@@ -29,6 +29,8 @@ from pathlib import Path
 from memory_core.store import backends, config, embedder, process
 from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
 from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
+from memory_core.store.environment import redact_logs
+from memory_core.store.lock import refuse_unsafe_root
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -210,6 +212,8 @@ def configure(root: str | os.PathLike | None = None, backend: "backends.Backend 
             )
         return _configured
     load_dotenv_file()
+    redact_logs()  # no log record of this process carries a secret
+    refuse_unsafe_root(paths.root)  # nothing is made in a root another user could change
     backend = backend or backends.choose(config.current())
     if not _own_process:
         taken = host_settings(paths, backend)

@@ -133,19 +133,7 @@ class Request:
     async def read_json(self, max_body: int):
         """The JSON body, or an HTTPError (411/400/413, closing the connection where
         the rest of the body cannot be trusted)."""
-        if self.header("transfer-encoding"):
-            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
-        try:
-            length = int(self.header("content-length") or "")
-        except ValueError:
-            raise HTTPError(411, "Content-Length required", {"Connection": "close"}) from None
-        if length < 0:
-            raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
-        if length > max_body:
-            await self._drain(min(length, DRAIN_LIMIT))
-            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
-                            {"Connection": "close"})
-        raw = await self._body(length)
+        raw = await self.read_body(max_body)
         ctype = (self.header("content-type") or "").split(";")[0].strip().lower()
         if ctype != "application/json":
             raise HTTPError(400, "Content-Type must be application/json")
@@ -157,7 +145,25 @@ class Request:
         except InputError as exc:
             raise HTTPError(400, f"malformed JSON: {exc}") from None
 
-    async def _body(self, limit: int) -> bytes:
+    async def read_body(self, max_body: int, chunked: bool = False) -> bytes:
+        """The raw body (Content-Length required unless ``chunked``; at most ``max_body``), or an HTTPError."""
+        if self.header("transfer-encoding"):
+            if chunked:
+                return await self._body(max_body, f"request body too large (the limit is {max_body} bytes)")
+            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
+        try:
+            length = int(self.header("content-length") or "")
+        except ValueError:
+            raise HTTPError(411, "Content-Length required", {"Connection": "close"}) from None
+        if length < 0:
+            raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
+        if length > max_body:
+            await self._drain(min(length, DRAIN_LIMIT))
+            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
+                            {"Connection": "close"})
+        return await self._body(length)
+
+    async def _body(self, limit: int, too_long: str = "the body is longer than its Content-Length") -> bytes:
         chunks, size = [], 0
         while True:
             message = await self.receive()
@@ -167,7 +173,7 @@ class Request:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise HTTPError(400, "the body is longer than its Content-Length", {"Connection": "close"})
+                raise HTTPError(400, too_long, {"Connection": "close"})
             chunks.append(chunk)
             if not message.get("more_body"):
                 break

@@ -7,7 +7,7 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 
     GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
     GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
-                            ?as_of=DATE: from the beliefs valid at DATE
+                            ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
     GET  /api/log           gate.revision_log()
     GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
@@ -64,9 +64,10 @@ async def log(gate: Gate, query: dict) -> list:
 
 async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
-    if not question:  # the default question; failing that "" lets the facade pick its only one
+    pinned = _epoch(query, "inquiry")
+    if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
         question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"))
+    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"), **pinned)
 
 
 async def revise(gate: Gate, body) -> dict:

@@ -47,12 +47,21 @@ from memory_core.web.guard import check_token, is_loopback
 
 CALL_TIMEOUT = 600.0
 DISCOVERY = "server.json"
-# uvicorn's own limits: connections (and requests in flight) beyond this get 503 at once;
-# a connection still sending its request after READ_TIMEOUT_S is closed; an idle
-# keep-alive connection after KEEP_ALIVE_S
+# Connection handling (uvicorn's h11 protocol, guarded: GuardedH11Protocol):
+# * each request's headers and body must arrive within READ_TIMEOUT_S of its first byte (and a new
+#   connection's first request within READ_TIMEOUT_S of its opening), else the connection is closed:
+#   a client dripping a request byte by byte holds a connection for that long at most;
+# * an idle keep-alive connection is closed after KEEP_ALIVE_S;
+# * at most MAX_PER_CLIENT connections per client address and MAX_CONNECTIONS in all: a new
+#   connection beyond either first closes the oldest one that is idle or still sending its request
+#   (never one whose request is being answered), and only when there is none is it refused (503)
 MAX_CONNECTIONS = 64
+MAX_PER_CLIENT = 32
 READ_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
+_BUSY = b"too many connections; try again later\n"
+REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+           b"content-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY)
 
 
 class TokenRequired(Exception):
@@ -64,35 +73,97 @@ class CannotListen(Exception):
 
 
 def _protocol():
-    """uvicorn's h11 protocol with a read timeout: a connection that has not sent its whole
-    request (headers and body) READ_TIMEOUT_S after it opened is closed, so half-sent
-    requests cannot hold connections (and file descriptors) forever."""
+    """uvicorn's h11 protocol with a read deadline per request, a cap per client address and
+    load shedding of idle or slow connections (see the constants above)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class TimedH11Protocol(H11Protocol):
+    class GuardedH11Protocol(H11Protocol):
         def connection_made(self, transport):
             super().connection_made(transport)
-            self._read_deadline = self.loop.call_later(READ_TIMEOUT_S, self._read_timed_out)
+            self._deadline = None
+            self._reading_since = None
+            self._idle_since = self.loop.time()
+            self._arm()  # the first request must arrive in time too
+            self._make_room()
 
-        def _read_timed_out(self):
-            cycle = getattr(self, "cycle", None)
-            reading = cycle is None or (not cycle.response_started and getattr(cycle, "more_body", False))
-            if reading and not self.transport.is_closing():
+        # ---- state -------------------------------------------------------------------
+        def busy(self) -> bool:
+            """Answering a request it has received whole (or streaming an answer): never shed."""
+            cycle = self.cycle
+            return cycle is not None and not cycle.response_complete and (not cycle.more_body or cycle.response_started)
+
+        def _since(self) -> float:
+            """How long it has been idle or sending: the oldest goes first when room is needed."""
+            return self._reading_since if self._reading_since is not None else self._idle_since
+
+        # ---- the read deadline ---------------------------------------------------------
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._reading_since = self.loop.time()
+                self._deadline = self.loop.call_later(READ_TIMEOUT_S, self._read_timed_out)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self._reading_since = None
+
+        def _read_timed_out(self) -> None:
+            self._deadline = None
+            if not self.busy() and not self.transport.is_closing():
                 self.transport.close()
 
+        def data_received(self, data):
+            if not self.busy():
+                self._arm()  # a request begins (or goes on): its deadline runs from its first byte
+            super().data_received(data)
+            if self.busy():
+                self._disarm()
+
+        def on_response_complete(self):
+            self._idle_since = self.loop.time()
+            super().on_response_complete()
+
         def connection_lost(self, exc):
-            deadline = getattr(self, "_read_deadline", None)
-            if deadline is not None:
-                deadline.cancel()
+            self._disarm()
             super().connection_lost(exc)
 
-    return TimedH11Protocol
+        # ---- room for a new connection --------------------------------------------------
+        def _make_room(self) -> None:
+            host = self.client[0] if self.client else None
+            others = [c for c in self.connections if c is not self and isinstance(c, GuardedH11Protocol)]
+            same = [c for c in others if host is not None and c.client and c.client[0] == host]
+            if len(same) >= MAX_PER_CLIENT and not self._shed(same):
+                return self._refuse()
+            others = [c for c in others if c in self.connections]
+            if len(others) >= MAX_CONNECTIONS and not self._shed(others):
+                return self._refuse()
+
+        def _shed(self, candidates) -> bool:
+            """Close the connection that has been idle or sending its request the longest."""
+            idle = [c for c in candidates if not c.busy() and not c.transport.is_closing()]
+            if not idle:
+                return False
+            oldest = min(idle, key=lambda c: c._since())
+            oldest.connections.discard(oldest)  # counted out now: its connection_lost comes later
+            oldest.transport.close()
+            return True
+
+        def _refuse(self) -> None:
+            self.connections.discard(self)
+            self._disarm()
+            self.transport.write(REFUSED)
+            self.transport.close()
+
+    return GuardedH11Protocol
 
 
 def uvicorn_config(app) -> "uvicorn.Config":
+    # uvicorn's own 503 (limit_concurrency) counts the new connection too: one above our cap, so
+    # the shedding above decides who stays
     return uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                           server_header=False, date_header=False, http=_protocol(),
-                          limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S)
+                          limit_concurrency=MAX_CONNECTIONS + 1, timeout_keep_alive=KEEP_ALIVE_S)
 
 
 class ViewerServer:
