@@ -43,7 +43,8 @@ Opener = Callable[[], Union[Falsify, Awaitable[Falsify]]]
 
 
 def _through(declared: Callable[Concatenate[Falsify, _P], Awaitable[_R]],
-             own: Callable[[Falsify], Callable[_P, Awaitable[_R]]]) -> Callable[Concatenate["Session", _P], Awaitable[_R]]:
+             own: Callable[[Falsify], Callable[_P, Awaitable[_R]]],
+             ) -> Callable[Concatenate["Session", _P], Awaitable[_R]]:
     """A :class:`Session` method: ``own(facade)`` (the facade's own method, so a facade of
     a subclass keeps its behaviour) called with the caller's arguments, typed as
     ``declared`` (the :class:`Falsify` method); a successful call that ``declared``'s
@@ -104,7 +105,8 @@ class Session:
 
     def _held(self) -> Falsify:
         if self._app is None:
-            raise SessionEnded("this FALSIFY session is not open: use it inside `async with gate.session() as fx`")
+            raise SessionEnded("this FALSIFY session is not open: use it inside "
+                               "`async with gate.session() as fx`")
         return self._app
 
     @property

@@ -138,8 +138,9 @@ def test_the_session_offers_every_facade_method_with_its_signature():
     lifecycle = {"open", "attach", "close", "warm_up"}
     methods = {name for name, value in vars(Falsify).items()
                if inspect.isfunction(value) and not name.startswith("_") and name not in lifecycle}
-    assert methods == {"load", "load_file", "revise", "revise_many", "resolve", "undo", "check", "status", "snapshot",
-                       "recall", "search", "explain", "revision_log", "timeline", "default_question", "forgotten"}
+    assert methods == {"load", "load_file", "revise", "revise_many", "resolve", "undo", "check", "status",
+                       "snapshot", "recall", "search", "explain", "revision_log", "timeline",
+                       "default_question", "forgotten"}
     for name in methods:
         mine, theirs = vars(Session)[name], vars(Falsify)[name]
         assert inspect.signature(mine) == inspect.signature(theirs), name
@@ -173,8 +174,8 @@ async def test_a_warm_command_is_announced_when_its_method_writes(root, app, pre
     events(heard)
 
     async def command(*argv: str) -> dict:
-        answer = await warm_server.run_command(gate, {"argv": ["--root", str(root), *argv, "--json"], "cwd": "/"},
-                                               None)
+        request = {"argv": ["--root", str(root), *argv, "--json"], "cwd": "/"}
+        answer = await warm_server.run_command(gate, request, None)
         assert answer["exit"] == 0, answer
         return answer
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from typing import AsyncIterator
 
-from memory_core.core.errors import VOCABULARY, speak
+from memory_core.core.errors import VOCABULARY, InputError, speak
 from memory_core.core.fields import FIELDS
 from memory_core.core.requests import readable_key
 from memory_core.session import Gate, Session
@@ -43,7 +43,8 @@ async def _session(gate: Gate) -> AsyncIterator[Session]:
             yield fx
     except ValueError as exc:  # InputError is a ValueError
         speak(exc, "viewer")
-        raise HTTPError(400, str(exc) or "invalid input", field=getattr(exc, "field", None)) from exc
+        field = exc.field if isinstance(exc, InputError) else None
+        raise HTTPError(400, str(exc) or "invalid input", field=field) from exc
 
 
 def _epoch(query: dict, name: str = "epoch") -> dict:
