@@ -162,10 +162,10 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     server = MCPServer(name, title="FALSIFY belief-revision memory", instructions=INSTRUCTIONS,
                        version=package_version(), log_level="WARNING")
 
-    async def call(method: str, run: Callable[[Session], Awaitable[Any]]) -> CallToolResult:
-        """``run(fx)`` in a session of the gate (``method``: the facade method it calls, for the
-        log): its result as structured content (a list as ``{"result": [...]}``) and as JSON
-        text; a FALSIFY error or bad value as a tool error with the CLI's message."""
+    async def call(tool: str, run: Callable[[Session], Awaitable[Any]]) -> CallToolResult:
+        """``run(fx)`` in a session of the gate (``tool``: the tool's name, for the log): its
+        result as structured content (a list as ``{"result": [...]}``) and as JSON text; a
+        FALSIFY error or bad value as a tool error with the CLI's message."""
         VOCABULARY.set("mcp")  # errors and notes name the tools' arguments (this tool call's context only)
         try:
             async with gate.session() as fx:
@@ -175,7 +175,7 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
         except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to stderr)
             import logging
 
-            logging.getLogger("falsify").exception("tool %s failed", method)
+            logging.getLogger("falsify").exception("tool %s failed", tool)
             return tool_error(RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}"))
         structured = value if isinstance(value, dict) else {"result": value}
         return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
@@ -184,7 +184,7 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
         if isinstance(fragment, str):
             fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
-        return await call("load", lambda fx: fx.load(fragment))
+        return await call("add_beliefs", lambda fx: fx.load(fragment))
 
     async def revise(**arguments: Any) -> dict[str, Any]:
         fact = arguments.pop("fact")
