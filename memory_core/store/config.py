@@ -1,12 +1,18 @@
 """FALSIFY's own settings, read from the environment once into one typed object.
 
-Every ``FALSIFY_*`` variable (and the two of cognee's FALSIFY decides by: ``LLM_API_KEY``,
-``LLM_MODEL``) is parsed here and nowhere else. :func:`current` returns the object read
-the first time it is asked for; :func:`reload` reads the environment again (``Falsify.open``
-and the CLI do, once per command, so a variable set before opening a root counts);
-:func:`replace` changes fields in-process (``--database URL``) without touching the
-environment. A value that does not parse is a :class:`SettingsError` (exit 2) naming the
+Every ``FALSIFY_*`` variable (and the cognee variables FALSIFY decides by: ``LLM_API_KEY``,
+``LLM_MODEL`` and the PostgreSQL ``DB_*``) is parsed here and nowhere else, from one table:
+each field of :class:`Settings` names its variable, its default (written there only) and
+its parser. A value that does not parse is a :class:`SettingsError` (exit 2) naming the
 variable and what it accepts, never a silent fallback to the default.
+
+Only the shells and the API's opening (``Falsify.open``/``attach``, the CLI's entry, the
+MCP and web servers' start, the benchmarks' entry points) ask for this process's settings:
+:func:`current` returns the object read the first time it is asked for; :func:`reload`
+reads the environment again (once per opening, so a variable set before opening a root
+counts); :func:`replace` changes fields in-process (``--database URL``) without touching
+the environment. Everything below receives the opened stores' ``Settings`` as an argument
+(tests/test_layers.py holds the line).
 
 The meaning of each setting is documented in docs/configuration.md.
 """
@@ -24,7 +30,6 @@ from memory_core.core.errors import InputError
 
 T = TypeVar("T")
 
-BACKENDS = ("ladybug", "postgres")
 _BACKEND_NAMES = {"": "ladybug", "ladybug": "ladybug", "embedded": "ladybug",
                   "postgres": "postgres", "postgresql": "postgres", "pgvector": "postgres"}
 _TRUE = ("1", "true", "yes", "on")
@@ -35,51 +40,9 @@ class SettingsError(InputError):
     """A ``FALSIFY_*`` variable holds a value FALSIFY cannot use (the message names it)."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    # where the data lives
-    home: Optional[str] = None                  # FALSIFY_HOME (else ./.falsify)
-    backend: str = "ladybug"                    # FALSIFY_BACKEND: ladybug | postgres
-    database_url: Optional[str] = None          # FALSIFY_DATABASE_URL (secret)
-    embedder: Optional[str] = None              # FALSIFY_EMBEDDER ("local" forces the bundled model)
-    # writing
-    lock_timeout: float = 30.0                  # FALSIFY_LOCK_TIMEOUT, seconds >= 0
-    fault_at: Optional[str] = None              # FALSIFY_FAULT_AT=step[:n] (crash tests only)
-    # judging
-    gate1_k: int = 8                            # FALSIFY_GATE1_K >= 1
-    gate1_threshold: Optional[float] = None     # FALSIFY_GATE1_THRESHOLD in (0, 2]
-    recall_floor: Optional[float] = None        # FALSIFY_RECALL_FLOOR in (0, 2] (None: the measured default)
-    llm_concurrency: int = 4                    # FALSIFY_LLM_CONCURRENCY >= 1
-    llm_per_candidate: bool = False             # FALSIFY_LLM_PER_CANDIDATE
-    llm_budget_usd: Optional[float] = None      # FALSIFY_LLM_BUDGET_USD >= 0
-    judge_timeout: float = 60.0                 # FALSIFY_JUDGE_TIMEOUT, seconds > 0
-    verdict_cache: bool = True                  # FALSIFY_VERDICT_CACHE
-    llm_key: bool = False                       # LLM_API_KEY is set (the value is never kept here)
-    llm_model: str = ""                         # LLM_MODEL
-    # housekeeping after commits
-    graph_reopen_every: int = 100               # FALSIFY_GRAPH_REOPEN_EVERY, commits (0 = never)
-    graph_compact_ratio: float = 2.0            # FALSIFY_GRAPH_COMPACT_RATIO (0 = never)
-    vector_prune_every: int = 50                # FALSIFY_VECTOR_PRUNE_EVERY, commits (0 = never)
-    vector_prune_age_s: float = 30.0            # FALSIFY_VECTOR_PRUNE_AGE_S
-    vector_reconnect: bool = True               # FALSIFY_VECTOR_RECONNECT
-    run_history_keep: int = 200                 # FALSIFY_RUN_HISTORY_KEEP (0 = keep all)
-    malloc_arena_max: int = 2                   # FALSIFY_MALLOC_ARENA_MAX (0 = glibc's default)
-    arrow_pool: str = "system"                  # FALSIFY_ARROW_POOL (empty = pyarrow's default)
-    # shells
-    token: Optional[str] = dataclasses.field(default=None, repr=False)  # FALSIFY_TOKEN (secret)
-    token_file: Optional[str] = None            # FALSIFY_TOKEN_FILE
-    no_server: bool = False                     # FALSIFY_NO_SERVER: the CLI never forwards to a server
-
-    def __repr__(self) -> str:  # never prints a secret
-        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
-        if shown.get("database_url"):
-            shown["database_url"] = "<set>"
-        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
-
-
-def _text(env: Mapping[str, str], name: str) -> Optional[str]:
+def _text(env: Mapping[str, str], name: str, default: Optional[str] = None) -> Optional[str]:
     value = env.get(name, "").strip()
-    return value or None
+    return value or default
 
 
 def _shown(raw: str) -> str:
@@ -87,24 +50,27 @@ def _shown(raw: str) -> str:
     return repr(raw) if len(raw) <= 40 else repr(raw[:37] + "...")
 
 
-def _number(env: Mapping[str, str], name: str, kind: Callable[[str], T], default: T,
-            accepts: Callable[[T], bool], says: str) -> T:
-    """A number within its bounds: finite (no inf, nan), not longer than 30 characters (a
-    whole number of 5,000 digits is no setting), and accepted by ``accepts``."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        if len(raw) > 30:
-            raise ValueError(raw)
-        value = kind(raw)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(raw)
-    except (ValueError, OverflowError):
-        raise SettingsError(f"{name}={_shown(raw)}: expected {says}") from None
-    if not accepts(value):
-        raise SettingsError(f"{name}={_shown(raw)}: expected {says}")
-    return value
+def _number(kind: Callable[[str], T], accepts: Callable[[T], bool], says: str) -> Callable[..., T]:
+    """A parser of a number within its bounds: finite (no inf, nan), not longer than 30
+    characters (a whole number of 5,000 digits is no setting), and accepted by ``accepts``."""
+
+    def parse(env: Mapping[str, str], name: str, default: T) -> T:
+        raw = env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            if len(raw) > 30:
+                raise ValueError(raw)
+            value = kind(raw)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(raw)
+        except (ValueError, OverflowError):
+            raise SettingsError(f"{name}={_shown(raw)}: expected {says}") from None
+        if not accepts(value):
+            raise SettingsError(f"{name}={_shown(raw)}: expected {says}")
+        return value
+
+    return parse
 
 
 # upper bounds: beyond them a value is a mistake (an overflow in a store, a wait of centuries)
@@ -113,12 +79,13 @@ MAX_GATE1_K = 10_000
 MAX_CONCURRENCY = 256
 MAX_COMMITS = 1_000_000_000
 FAULT_AT = re.compile(r"[a-z][a-z_]{0,39}(?::[1-9][0-9]{0,5})?")
+WHOLE = "a whole number"
 
 
-def _fault_at(env: Mapping[str, str]) -> Optional[str]:
-    raw = _text(env, "FALSIFY_FAULT_AT")
+def _fault_at(env: Mapping[str, str], name: str, default: Optional[str]) -> Optional[str]:
+    raw = _text(env, name, default)
     if raw is not None and not FAULT_AT.fullmatch(raw):
-        raise SettingsError(f"FALSIFY_FAULT_AT={_shown(raw)}: expected step or step:n (a write step's name, "
+        raise SettingsError(f"{name}={_shown(raw)}: expected step or step:n (a write step's name, "
                             "n a whole number 1 to 999999)")
     return raw
 
@@ -134,64 +101,113 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name}={_shown(raw)}: expected 1 or 0 (true/false, yes/no, on/off)")
 
 
-def read(env: Optional[Mapping[str, str]] = None) -> Settings:
-    """Parse the settings from ``env`` (default: the process environment)."""
-    env = os.environ if env is None else env
-    raw_backend = env.get("FALSIFY_BACKEND", "").strip().lower()
-    if raw_backend not in _BACKEND_NAMES:
-        raise SettingsError(f"FALSIFY_BACKEND={_shown(raw_backend)}: expected 'ladybug' (embedded, the default) "
-                            "or 'postgres'")
-    whole = "a whole number"
-    return Settings(
-        home=_text(env, "FALSIFY_HOME"),
-        backend=_BACKEND_NAMES[raw_backend],
-        database_url=_text(env, "FALSIFY_DATABASE_URL"),
-        embedder=(_text(env, "FALSIFY_EMBEDDER") or "").lower() or None,
-        lock_timeout=_number(env, "FALSIFY_LOCK_TIMEOUT", float, 30.0, lambda v: 0 <= v <= DAY_S,
-                             f"seconds, 0 to {DAY_S:g}"),
-        fault_at=_fault_at(env),
-        gate1_k=_number(env, "FALSIFY_GATE1_K", int, 8, lambda v: 1 <= v <= MAX_GATE1_K, f"{whole}, 1 to {MAX_GATE1_K}"),
-        gate1_threshold=_number(env, "FALSIFY_GATE1_THRESHOLD", float, None, lambda v: 0.0 < v <= 2.0,
-                                "a cosine distance in (0, 2]"),
-        recall_floor=_number(env, "FALSIFY_RECALL_FLOOR", float, None, lambda v: 0.0 < v <= 2.0,
-                             "a cosine distance in (0, 2]"),
-        llm_concurrency=_number(env, "FALSIFY_LLM_CONCURRENCY", int, 4, lambda v: 1 <= v <= MAX_CONCURRENCY,
-                                f"{whole}, 1 to {MAX_CONCURRENCY}"),
-        llm_per_candidate=_flag(env, "FALSIFY_LLM_PER_CANDIDATE", False),
-        llm_budget_usd=_number(env, "FALSIFY_LLM_BUDGET_USD", float, None, lambda v: 0 <= v <= 1e9,
-                               "a number of US dollars, 0 to 1e9"),
-        judge_timeout=_number(env, "FALSIFY_JUDGE_TIMEOUT", float, 60.0, lambda v: 0 < v <= DAY_S,
-                              f"seconds, more than 0 and at most {DAY_S:g}"),
-        verdict_cache=_flag(env, "FALSIFY_VERDICT_CACHE", True),
-        llm_key=bool(env.get("LLM_API_KEY", "").strip()),
-        llm_model=env.get("LLM_MODEL", "").strip(),
-        graph_reopen_every=_number(env, "FALSIFY_GRAPH_REOPEN_EVERY", int, 100, lambda v: 0 <= v <= MAX_COMMITS,
-                                   f"{whole} of commits, 0 to {MAX_COMMITS}"),
-        graph_compact_ratio=_number(env, "FALSIFY_GRAPH_COMPACT_RATIO", float, 2.0, lambda v: 0 <= v <= 1e6,
-                                    "a ratio, 0 (never compact) to 1e6"),
-        vector_prune_every=_number(env, "FALSIFY_VECTOR_PRUNE_EVERY", int, 50, lambda v: 0 <= v <= MAX_COMMITS,
-                                   f"{whole} of commits, 0 to {MAX_COMMITS}"),
-        vector_prune_age_s=_number(env, "FALSIFY_VECTOR_PRUNE_AGE_S", float, 30.0, lambda v: 0 <= v <= 365 * DAY_S,
-                                   f"seconds, 0 to {365 * DAY_S:g}"),
-        vector_reconnect=_flag(env, "FALSIFY_VECTOR_RECONNECT", True),
-        run_history_keep=_number(env, "FALSIFY_RUN_HISTORY_KEEP", int, 200, lambda v: 0 <= v <= MAX_COMMITS,
-                                 f"{whole}, 0 to {MAX_COMMITS}"),
-        malloc_arena_max=_number(env, "FALSIFY_MALLOC_ARENA_MAX", int, 2, lambda v: 0 <= v <= 1024,
-                                 f"{whole}, 0 to 1024"),
-        arrow_pool=_arrow_pool(env),
-        token=_text(env, "FALSIFY_TOKEN"),
-        token_file=_text(env, "FALSIFY_TOKEN_FILE"),
-        no_server=_flag(env, "FALSIFY_NO_SERVER", False),
-    )
+def _backend(env: Mapping[str, str], name: str, default: str) -> str:
+    raw = env.get(name, "").strip().lower()
+    if raw not in _BACKEND_NAMES:
+        raise SettingsError(f"{name}={_shown(raw)}: expected 'ladybug' (embedded, the default) or 'postgres'")
+    return _BACKEND_NAMES[raw] if raw else default
 
 
-def _arrow_pool(env: Mapping[str, str]) -> str:
-    if "FALSIFY_ARROW_POOL" not in env:
-        return "system"
-    pool = env["FALSIFY_ARROW_POOL"].strip().lower()
+def _lower(env: Mapping[str, str], name: str, default: Optional[str]) -> Optional[str]:
+    return (_text(env, name) or "").lower() or default
+
+
+def _present(env: Mapping[str, str], name: str, default: bool) -> bool:
+    return bool(env.get(name, "").strip()) or default
+
+
+def _stripped(env: Mapping[str, str], name: str, default: str) -> str:
+    return env.get(name, "").strip() or default
+
+
+def _arrow_pool(env: Mapping[str, str], name: str, default: str) -> str:
+    if name not in env:
+        return default
+    pool = env[name].strip().lower()
     if pool not in ("", "system", "jemalloc", "mimalloc"):
-        raise SettingsError(f"FALSIFY_ARROW_POOL={_shown(pool)}: expected system, jemalloc, mimalloc or empty")
+        raise SettingsError(f"{name}={_shown(pool)}: expected system, jemalloc, mimalloc or empty")
     return pool
+
+
+def setting(variable: str, default, parse: Callable = _text, *, secret: bool = False):
+    """One setting: the variable it is read from, its default (written here only) and its
+    parser ``parse(env, variable, default)``. A secret is never shown in a repr."""
+    return dataclasses.field(default=default, repr=not secret, metadata={"variable": variable, "parse": parse})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The one table of FALSIFY's settings: each field's variable, default and parser."""
+
+    # where the data lives
+    home: Optional[str] = setting("FALSIFY_HOME", None)  # else ./.falsify
+    backend: str = setting("FALSIFY_BACKEND", "ladybug", _backend)  # ladybug | postgres
+    database_url: Optional[str] = setting("FALSIFY_DATABASE_URL", None)  # secret: shown as <set>
+    # cognee's PostgreSQL variables (the database when FALSIFY_DATABASE_URL is not set)
+    db_host: Optional[str] = setting("DB_HOST", None)
+    db_port: str = setting("DB_PORT", "5432")
+    db_username: Optional[str] = setting("DB_USERNAME", None)
+    db_password: Optional[str] = setting("DB_PASSWORD", None, secret=True)
+    db_name: Optional[str] = setting("DB_NAME", None)
+    embedder: Optional[str] = setting("FALSIFY_EMBEDDER", None, _lower)  # "local" forces the bundled model
+    # writing
+    lock_timeout: float = setting("FALSIFY_LOCK_TIMEOUT", 30.0,
+                                  _number(float, lambda v: 0 <= v <= DAY_S, f"seconds, 0 to {DAY_S:g}"))
+    fault_at: Optional[str] = setting("FALSIFY_FAULT_AT", None, _fault_at)  # step[:n] (crash tests only)
+    # judging
+    gate1_k: int = setting("FALSIFY_GATE1_K", 8,
+                           _number(int, lambda v: 1 <= v <= MAX_GATE1_K, f"{WHOLE}, 1 to {MAX_GATE1_K}"))
+    gate1_threshold: Optional[float] = setting("FALSIFY_GATE1_THRESHOLD", None,
+                                               _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
+    recall_floor: Optional[float] = setting("FALSIFY_RECALL_FLOOR", None,  # None: the measured default
+                                            _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
+    llm_concurrency: int = setting("FALSIFY_LLM_CONCURRENCY", 4, _number(int, lambda v: 1 <= v <= MAX_CONCURRENCY,
+                                                                         f"{WHOLE}, 1 to {MAX_CONCURRENCY}"))
+    llm_per_candidate: bool = setting("FALSIFY_LLM_PER_CANDIDATE", False, _flag)
+    llm_budget_usd: Optional[float] = setting("FALSIFY_LLM_BUDGET_USD", None, _number(
+        float, lambda v: 0 <= v <= 1e9, "a number of US dollars, 0 to 1e9"))
+    judge_timeout: float = setting("FALSIFY_JUDGE_TIMEOUT", 60.0, _number(
+        float, lambda v: 0 < v <= DAY_S, f"seconds, more than 0 and at most {DAY_S:g}"))
+    verdict_cache: bool = setting("FALSIFY_VERDICT_CACHE", True, _flag)
+    llm_key: bool = setting("LLM_API_KEY", False, _present)  # set or not (the value is never kept here)
+    llm_model: str = setting("LLM_MODEL", "", _stripped)
+    # housekeeping after commits
+    graph_reopen_every: int = setting("FALSIFY_GRAPH_REOPEN_EVERY", 100, _number(  # commits (0 = never)
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
+    graph_compact_ratio: float = setting("FALSIFY_GRAPH_COMPACT_RATIO", 2.0, _number(  # 0 = never
+        float, lambda v: 0 <= v <= 1e6, "a ratio, 0 (never compact) to 1e6"))
+    vector_prune_every: int = setting("FALSIFY_VECTOR_PRUNE_EVERY", 50, _number(  # commits (0 = never)
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
+    vector_prune_age_s: float = setting("FALSIFY_VECTOR_PRUNE_AGE_S", 30.0, _number(
+        float, lambda v: 0 <= v <= 365 * DAY_S, f"seconds, 0 to {365 * DAY_S:g}"))
+    vector_reconnect: bool = setting("FALSIFY_VECTOR_RECONNECT", True, _flag)
+    run_history_keep: int = setting("FALSIFY_RUN_HISTORY_KEEP", 200, _number(  # 0 = keep all
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE}, 0 to {MAX_COMMITS}"))
+    malloc_arena_max: int = setting("FALSIFY_MALLOC_ARENA_MAX", 2, _number(  # 0 = glibc's default
+        int, lambda v: 0 <= v <= 1024, f"{WHOLE}, 0 to 1024"))
+    arrow_pool: str = setting("FALSIFY_ARROW_POOL", "system", _arrow_pool)  # empty = pyarrow's default
+    # shells
+    token: Optional[str] = setting("FALSIFY_TOKEN", None, secret=True)
+    token_file: Optional[str] = setting("FALSIFY_TOKEN_FILE", None)
+    no_server: bool = setting("FALSIFY_NO_SERVER", False, _flag)  # the CLI never forwards to a server
+
+    def __repr__(self) -> str:  # never prints a secret
+        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+        if shown.get("database_url"):
+            shown["database_url"] = "<set>"
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+
+def variables() -> dict[str, str]:
+    """Each setting's variable, by field name (the table above, in its order)."""
+    return {f.name: f.metadata["variable"] for f in dataclasses.fields(Settings)}
+
+
+def read(env: Optional[Mapping[str, str]] = None) -> Settings:
+    """Parse the settings from ``env`` (default: the process environment), field by field."""
+    env = os.environ if env is None else env
+    return Settings(**{f.name: f.metadata["parse"](env, f.metadata["variable"], f.default)
+                       for f in dataclasses.fields(Settings)})
 
 
 _current: Optional[Settings] = None
