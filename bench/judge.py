@@ -93,14 +93,14 @@ async def run(args, stub, root: Path) -> dict:
     out["load_seconds"] = round(time.perf_counter() - start, 1)
     async with await Falsify.open(root, purpose="bench.judge") as app:
         await app.warm_up()
-        threshold = gate1_threshold(fingerprint()["provider"])
+        threshold = gate1_threshold(fingerprint()["provider"], app.store.settings)
         cands = []
         for fact in facts:
             found, props = await candidates_of(app.store, fact, None, threshold)
             cands.append([(c.key, c.claim) for c in structured_pass(None, found, props)])
         out["candidates_per_fact"] = round(sum(map(len, cands)) / max(len(facts), 1), 2)
         out["facts_with_candidates"] = sum(1 for c in cands if c)
-        judge = LLMJudge(cache=False)
+        judge = LLMJudge(app.store.settings, cache=False)
 
         # one bare call (one candidate), the unit of comparison
         stub.latency = 0.0

@@ -39,7 +39,7 @@ from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallR
 from memory_core.store import backends, config, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
-from memory_core.store.embedder import check_root, fingerprint, rebuild_meta, rebuild_record
+from memory_core.store.embedder import check_root, decide, fingerprint, rebuild_meta, rebuild_record
 from memory_core.store.journal import Journal
 from memory_core.store.faults import fault_hook
 from memory_core.store.lock import WriterLock
@@ -238,9 +238,10 @@ class Falsify:
         settings.load_dotenv_file()
         backend = backends.choose(config.reload())
         # on PostgreSQL the beliefs live in the database: a new local root reads a shared one
-        if not create and backend.beliefs_in_root and not settings.root_exists(root):
-            raise InputError(f"no data root at {settings.resolve_root(root)} (nothing was created; `load` an "
-                             "investigation to start one, or pass the right --root / FALSIFY_HOME)")
+        if not create and backend.beliefs_in_root and not settings.root_exists(root, backend.settings):
+            raise InputError(f"no data root at {settings.resolve_root(root, backend.settings)} (nothing was "
+                             "created; `load` an investigation to start one, or pass the right --root / "
+                             "FALSIFY_HOME)")
         paths = settings.configure(root, backend)
 
         async def prepare(held):
@@ -264,6 +265,7 @@ class Falsify:
         await asyncio.to_thread(settings.attach)
         state.mkdir(parents=True, exist_ok=True)
         backend = backends.choose(config.reload())
+        decide(backend.settings)  # the process's embedder, as an opening decides it
 
         async def prepare(held):
             mine = settings.attached_fingerprint()

@@ -34,6 +34,7 @@ for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
     os.environ.pop(_key)
 _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
+from memory_core.store import backends, config  # noqa: E402
 from memory_core.store import settings as _settings  # noqa: E402
 
 # The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
@@ -49,7 +50,7 @@ if BACKEND == "postgres" and not XDIST_CONTROLLER:
 
     os.environ.update(pg_server.session_env(_ROOT))
 if not XDIST_CONTROLLER:
-    _settings.configure(_ROOT)
+    _settings.configure(_ROOT, backends.choose(config.current()))
 SEED = REPO / "examples" / "company_x.json"
 
 

@@ -457,9 +457,10 @@ def main(argv=None) -> int:
     out = Path(argv[1])
     work = Path(config["work"])
     work.mkdir(parents=True, exist_ok=True)
-    from memory_core.store import settings
+    from memory_core.store import backends, config, settings
 
-    settings.configure(work / "root")  # this process and its children serve this one path
+    # this process and its children serve this one path
+    settings.configure(work / "root", backends.choose(config.current()))
     settings.import_cognee()
     warm_imports()
     driver = Driver(work, config["fact"], config["target"], config["example"])

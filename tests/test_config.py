@@ -53,3 +53,96 @@ def test_replace_changes_this_process_only(monkeypatch):
         assert config.current() is after and after.backend == "postgres" and before.backend == "ladybug"
     finally:
         config.reload()
+
+
+def test_every_setting_is_one_row_of_the_table():
+    """Each field names its variable and parser once; its default is the field's own (read() of
+    nothing gives the class's defaults, field by field)."""
+    import dataclasses
+
+    fields = dataclasses.fields(config.Settings)
+    variables = [f.metadata.get("variable") for f in fields]
+    assert all(variables) and len(set(variables)) == len(variables), variables
+    assert all(callable(f.metadata.get("parse")) for f in fields)
+    nothing = config.read({})
+    assert {f.name: getattr(nothing, f.name) for f in fields} == {f.name: f.default for f in fields}
+    assert config.variables()["lock_timeout"] == "FALSIFY_LOCK_TIMEOUT"
+
+
+def test_the_postgres_variables_are_read_with_the_rest_and_the_password_is_kept_out_of_the_repr():
+    from memory_core.store.backends.postgres import database_url
+
+    env = {"DB_HOST": " db.example ", "DB_PORT": "6543", "DB_USERNAME": "u@x", "DB_PASSWORD": "p/w-SECRET",
+           "DB_NAME": "beliefs"}
+    s = config.read(env)
+    assert (s.db_host, s.db_port, s.db_username, s.db_password, s.db_name) == \
+        ("db.example", "6543", "u@x", "p/w-SECRET", "beliefs")
+    assert "SECRET" not in repr(s)
+    assert database_url(s) == "postgresql://u%40x:p%2Fw-SECRET@db.example:6543/beliefs"
+    assert database_url(config.read(dict(env, DB_PORT=""))).endswith("@db.example:5432/beliefs")
+    url = "postgresql://a:b@h:1/d"
+    assert database_url(config.read(dict(env, FALSIFY_DATABASE_URL=url))) == url  # the URL wins
+    from memory_core.core.errors import InputError
+
+    with pytest.raises(InputError) as caught:  # naming what is missing
+        database_url(config.read({"DB_HOST": "h"}))
+    assert "missing: DB_USERNAME, DB_PASSWORD, DB_NAME" in str(caught.value)
+
+
+def test_the_postgres_backend_reads_no_variable_itself():
+    """postgres.py builds its URL from the settings it is given: the environment is not read there."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "memory_core" / "store" / "backends" / "postgres.py").read_text()
+    assert "os.environ" not in text and "getenv" not in text
+
+
+# the shells and the API's opening: the only modules that ask for this process's settings
+ALLOWED_TO_FETCH = ("memory_core/store/config.py", "memory_core/api.py", "memory_core/shell/", "memory_core/web/",
+                    "memory_core/mcp/")
+
+
+def fetches(source: str) -> list[int]:
+    """The lines of ``source`` that ask for this process's settings: ``config.current()``,
+    ``config.reload()`` (or the two imported by name)."""
+    import ast
+
+    tree = ast.parse(source)
+    by_name = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               and (node.module or "").endswith("store.config") for alias in node.names
+               if alias.name in ("current", "reload")}
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in ("current", "reload") and isinstance(f.value, ast.Name) \
+                and f.value.id in ("config", "_config"):
+            lines.append(node.lineno)
+        elif isinstance(f, ast.Name) and f.id in by_name:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_settings_are_passed_below_the_shells_never_fetched():
+    """core, store, judging, tasks and ops (and the session) receive the stores' settings as an
+    argument: only the shells and the API's opening call config.current() / config.reload()."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    found = {}
+    for path in sorted((root / "memory_core").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if name.startswith(ALLOWED_TO_FETCH):
+            continue
+        lines = fetches(path.read_text(encoding="utf-8"))
+        if lines:
+            found[name] = lines
+    assert found == {}, f"these modules fetch the process's settings instead of receiving them: {found}"
+    assert fetches((root / "memory_core" / "api.py").read_text(encoding="utf-8"))  # the opening does
+
+
+def test_the_fetch_check_can_fail():
+    assert fetches("from memory_core.store import config\ndef f(s=None):\n    return s or config.current()\n") == [3]
+    assert fetches("from memory_core.store.config import reload as again\nagain()\n") == [2]
+    assert fetches("def f(settings):\n    return settings.lock_timeout\n") == []

@@ -92,7 +92,7 @@ def test_the_relational_config_says_where_cognees_databases_are(root):
     from cognee.infrastructure.databases.relational.config import get_relational_config
 
     from memory_core.store.settings import Paths, host_settings
-    from memory_core.store import backends
+    from memory_core.store import backends, config
 
     assert get_relational_config().db_path.startswith(str(Paths(root).system))
-    assert host_settings(Paths(root), backends.choose()) == []  # this process's own root: nothing of a host's
+    assert host_settings(Paths(root), backends.choose(config.current())) == []  # this process's own root: nothing of a host's

@@ -204,7 +204,7 @@ async def test_gate1_finds_near_paraphrase(app, prefix):
 
     subject = f"T-{prefix}"
     await app.load(chain(prefix, subject))
-    found = await gate1(app.store, f"The part {subject} was manufactured in Ulm.", gate1_threshold("fastembed-local"), 5, set())
+    found = await gate1(app.store, f"The part {subject} was manufactured in Ulm.", gate1_threshold("fastembed-local", app.store.settings), 5, set())
     assert prefix + "E1" in [c.key for c in found]
 
 
@@ -275,7 +275,7 @@ async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
     fact = "Customs papers list Lyon as the origin."
     from memory_core.judging.detect import gate1, gate1_threshold
 
-    near = await gate1(app.store, fact, gate1_threshold("fastembed-local"), 8, set())
+    near = await gate1(app.store, fact, gate1_threshold("fastembed-local", app.store.settings), 8, set())
     assert prefix + "E1" not in [c.key for c in near]
     result = await app.revise(fact, triple=f"part {subject}|was made in|Lyon")
     cand = next(c for c in result["candidates"] if c["key"] == prefix + "E1")
@@ -331,7 +331,7 @@ async def test_early_detection_is_redone_when_another_revision_came_between(app,
     await app.load(chain(prefix, subject))
     late = requests_from([{"fact": f"The part {subject} was made in Graz.", "triple": f"part {subject}|was made in|Graz",
                            "key": prefix + "N_graz"}])
-    batch = RevisionBatch(app.stores, late, "facts", False, "--target", False, threshold(), DEFAULT_LIMIT)
+    batch = RevisionBatch(app.stores, late, "facts", False, "--target", False, threshold(app.stores.settings), DEFAULT_LIMIT)
     await start_detection(batch)
     await asyncio.wait([batch.detecting])  # detected while only E1 said where the part was made
     between = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon",

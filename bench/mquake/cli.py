@@ -58,7 +58,7 @@ async def run_bench(args) -> dict:
         from memory_core.store.embedder import fingerprint
 
         result["embedder"] = fingerprint()
-        threshold = gate1_threshold(fingerprint()["provider"])
+        threshold = gate1_threshold(fingerprint()["provider"], app.store.settings)
         result["gate1_threshold"] = threshold
         if args.judge == "text" or args.detect:
             edit_ids = []

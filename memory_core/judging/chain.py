@@ -25,7 +25,6 @@ from typing import Optional, Protocol, Sequence
 from memory_core.core.errors import JudgeError
 from memory_core.judging.judges import judge_many, llm_concurrency, llm_judge, structured_verdict
 from memory_core.judging.prompts import ContradictionJudgement
-from memory_core.store import config
 
 
 @dataclass
@@ -38,7 +37,7 @@ class Case:
     props: dict[str, dict] = field(default_factory=dict)  # candidate key -> stored props (triple, question_key)
     declared: dict[str, dict] = field(default_factory=dict)  # question key -> its predicate cardinality declarations
     usage: object = None  # what the LLM judge spent on this fact (judging.llm.Usage), when it was asked
-    settings: object = None  # the settings it is judged by (store.config.Settings: the stores'; None: the process's)
+    settings: object = None  # the settings it is judged by (store.config.Settings, the stores': the LLM step's)
 
     @property
     def undecided(self) -> list:
@@ -99,7 +98,7 @@ class LLMStep:
 
     async def decide(self, cases: Sequence[Case]) -> list[Verdicts]:
         asks = [(c, c.undecided) for c in cases]
-        settings = next((c.settings for c in cases if c.settings is not None), None) or config.current()
+        settings = next(c.settings for c in cases if c.settings is not None)
         try:
             judged = await judge_many([(case.fact, [(x.key, x.claim) for x in left]) for case, left in asks],
                                       self.concurrency or llm_concurrency(settings), judge=llm_judge(settings),

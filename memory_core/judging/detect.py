@@ -36,10 +36,10 @@ DEFAULT_LIMIT = GATE1_K
 UNDECIDED_BLOCKS_WITHIN = 0.55
 
 
-def gate1_threshold(embedder: str, settings: Optional[config.Settings] = None) -> Optional[float]:
+def gate1_threshold(embedder: str, settings: config.Settings) -> Optional[float]:
     """Gate 1's cosine-distance floor: None (no floor) unless ``FALSIFY_GATE1_THRESHOLD`` sets one
-    (in ``settings``, the stores'; default: the process's)."""
-    value = (settings or config.current()).gate1_threshold
+    (in ``settings``, the stores')."""
+    value = settings.gate1_threshold
     if value is not None:
         return value
     return DEFAULT_THRESHOLDS.get(embedder, FALLBACK_THRESHOLD)

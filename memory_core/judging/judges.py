@@ -65,9 +65,9 @@ def pinned_verdict(key: str, why: str) -> ContradictionJudgement:
     return ContradictionJudgement(rationale=f"pinned: {why} names {key}; gates skipped", relation="contradicts", confidence=1.0)
 
 
-def llm_concurrency(settings: Optional[config.Settings] = None) -> int:
+def llm_concurrency(settings: config.Settings) -> int:
     """How many facts' LLM calls run at once (``FALSIFY_LLM_CONCURRENCY``)."""
-    return (settings or config.current()).llm_concurrency
+    return settings.llm_concurrency
 
 
 class LLMJudge:
@@ -77,13 +77,13 @@ class LLMJudge:
     (cached verdicts are not asked again) and returns ``{key: ContradictionJudgement}``.
     ``await judge(stored, fact)`` is the same for one claim. :meth:`judge_pair` is the old
     way (one call per candidate, uncached), kept for ``bench.judge``'s comparison.
-    ``settings``: what it goes by (default: the process's); ``cache`` overrides their
+    ``settings``: what it goes by (the stores'); ``cache`` overrides their
     ``FALSIFY_VERDICT_CACHE``."""
 
     name = "llm"
 
-    def __init__(self, cache: Optional[bool] = None, settings: Optional[config.Settings] = None):
-        self.settings = settings or config.current()
+    def __init__(self, settings: config.Settings, cache: Optional[bool] = None):
+        self.settings = settings
         self.cache = self.settings.verdict_cache if cache is None else cache
 
     async def __call__(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
@@ -94,7 +94,8 @@ class LLMJudge:
         from memory_core.judging.llm import structured_output
 
         return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
-                                       usage=usage, timeout=self.settings.judge_timeout)
+                                       usage=usage, timeout=self.settings.judge_timeout,
+                                       settings=self.settings)
 
     async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
                     predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
@@ -111,7 +112,7 @@ class LLMJudge:
         if self.cache:
             from memory_core.judging.verdict_cache import cache_key, for_root
 
-            model, cache = llm.model_name(), for_root()
+            model, cache = llm.model_name(self.settings), for_root()
             # the declarations are part of what was asked: another set of them, another verdict
             asked = new + ("\n" + declarations_text(predicates) if predicates else "")
             keys = {k: cache_key(claim, asked, model) for k, claim in stored}
@@ -126,7 +127,8 @@ class LLMJudge:
         if not ask:
             return found
         answer = await llm.structured_output(batch_input(new, ask, predicates), BATCH_SYSTEM_PROMPT, BatchJudgement,
-                                             "the LLM judge", usage=usage, timeout=self.settings.judge_timeout)
+                                             "the LLM judge", usage=usage, timeout=self.settings.judge_timeout,
+                                             settings=self.settings)
         given: dict[str, ContradictionJudgement] = {}
         folded = {k.strip().casefold(): k for k, _ in ask}
         for v in answer.verdicts:
@@ -155,8 +157,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
     results (so a caller can keep what was fully decided)."""
     from memory_core.judging.llm import Usage
 
-    judge = judge or LLMJudge()
-    gate = asyncio.Semaphore(concurrency or llm_concurrency(getattr(judge, "settings", None)))
+    gate = asyncio.Semaphore(concurrency or llm_concurrency(judge.settings))
     results: list = [None] * len(items)
     errors: dict[int, BaseException] = {}
 
@@ -189,10 +190,9 @@ class PerCandidateLLMJudge(LLMJudge):
         return {k: await self.judge_pair(claim, new, usage) for k, claim in dict(stored).items()}
 
 
-def llm_judge(settings: Optional[config.Settings] = None) -> LLMJudge:
-    """The LLM judge a revision uses, going by ``settings`` (default: the process's): the
+def llm_judge(settings: config.Settings) -> LLMJudge:
+    """The LLM judge a revision uses, going by ``settings`` (the stores'): the
     per-candidate one when ``FALSIFY_LLM_PER_CANDIDATE=1``."""
-    settings = settings or config.current()
     if settings.llm_per_candidate:
-        return PerCandidateLLMJudge(cache=False, settings=settings)
-    return LLMJudge(settings=settings)
+        return PerCandidateLLMJudge(settings, cache=False)
+    return LLMJudge(settings)

@@ -38,9 +38,9 @@ warnings.filterwarnings("ignore", message=r"coroutine '.*(acompletion|completion
                         category=RuntimeWarning)
 
 
-def llm_timeout(settings: Optional[config.Settings] = None) -> float:
+def llm_timeout(settings: config.Settings) -> float:
     """Seconds one LLM call may take (``FALSIFY_JUDGE_TIMEOUT``)."""
-    return (settings or config.current()).judge_timeout
+    return settings.judge_timeout
 
 
 @dataclass
@@ -85,11 +85,11 @@ def usage_of(result) -> Usage:
     return Usage(1, count("prompt_tokens"), count("completion_tokens"), None if cost is None else float(cost))
 
 
-def budget_usd(settings: Optional[config.Settings] = None) -> Optional[float]:
+def budget_usd(settings: config.Settings) -> Optional[float]:
     """One command's LLM budget in US dollars (``FALSIFY_LLM_BUDGET_USD``; None: no cap). A
     value that is not a number of dollars, 0 or more, is a SettingsError (exit 2) when the
     settings are read."""
-    return (settings or config.current()).llm_budget_usd
+    return settings.llm_budget_usd
 
 
 class BudgetExceeded(JudgeError):
@@ -155,10 +155,10 @@ _meter: contextvars.ContextVar[Optional[Meter]] = contextvars.ContextVar("falsif
 
 
 @contextlib.contextmanager
-def command_meter(settings: Optional[config.Settings] = None):
+def command_meter(settings: config.Settings):
     """The meter of one command (a ``revise``, a ``revise --file``): reentrant, so a
     command made of others shares one budget: ``FALSIFY_LLM_BUDGET_USD`` of ``settings``
-    (the command's stores'; default: the process's)."""
+    (the command's stores')."""
     current = _meter.get()
     if current is not None:
         yield current
@@ -174,27 +174,29 @@ def command_meter(settings: Optional[config.Settings] = None):
 _process: Optional[Meter] = None
 
 
-def current_meter() -> Meter:
-    """The active command's meter; outside any :func:`command_meter`, the process's own
-    (a CLI process runs one command, so its budget is the command's; a long-lived
-    process should wrap each command in :func:`command_meter`)."""
+def current_meter(settings: config.Settings) -> Meter:
+    """The active command's meter; outside any :func:`command_meter`, the process's own, with
+    the budget of ``settings`` (the first caller's: a CLI process runs one command, so its
+    budget is the command's; a long-lived process should wrap each command in
+    :func:`command_meter`)."""
     global _process
     meter = _meter.get()
     if meter is None:
         if _process is None:
-            _process = Meter(budget_usd())
+            _process = Meter(budget_usd(settings))
         meter = _process
     return meter
 
 
-def model_name() -> str:
-    """The configured LLM model (part of the verdict cache's key)."""
+def model_name(settings: config.Settings) -> str:
+    """The configured LLM model (part of the verdict cache's key); cognee's, else ``LLM_MODEL``
+    of ``settings``."""
     try:
         from cognee.infrastructure.llm import get_llm_config
 
         return str(get_llm_config().llm_model or "")
     except Exception:
-        return config.current().llm_model
+        return settings.llm_model
 
 
 class _Witness:
@@ -300,9 +302,10 @@ def _describe(error: BaseException) -> str:
 
 
 async def structured_output(text_input: str, system_prompt: str, response_model: type[BaseModel], what: str = "the LLM judge",
-                            noun: str = "verdict", usage: Optional[Usage] = None, timeout: Optional[float] = None):
+                            noun: str = "verdict", usage: Optional[Usage] = None,
+                            timeout: Optional[float] = None, *, settings: config.Settings):
     """One structured call through cognee's gateway, bounded by ``timeout`` seconds (default
-    FALSIFY_JUDGE_TIMEOUT of the process's settings).
+    FALSIFY_JUDGE_TIMEOUT of ``settings``, the stores' the call is made for).
     Raises :class:`JudgeError` naming what the endpoint last said, or
     :class:`BudgetExceeded` (before calling) when the command's budget would be passed.
     The call's usage is added to ``usage`` (if given) and to the command's meter."""
@@ -312,8 +315,8 @@ async def structured_output(text_input: str, system_prompt: str, response_model:
         _install_callback()
     except Exception:  # diagnostics only: never a reason to fail the call
         pass
-    timeout = llm_timeout() if timeout is None else timeout
-    meter = current_meter()
+    timeout = llm_timeout(settings) if timeout is None else timeout
+    meter = current_meter(settings)
     estimate = await meter.reserve()
     witness = _Witness(response_model)
     token = _witness.set(witness)

@@ -546,5 +546,9 @@ async def run_stdio_strict(server: MCPServer) -> None:
 
 
 def _import_cognee(root) -> None:
-    settings.configure(root)
+    from memory_core.store import backends, config
+
+    # this server's settings (read again when the project's .env adds any)
+    chosen = config.reload() if settings.load_dotenv_file() else config.current()
+    settings.configure(root, backends.choose(chosen))
     settings.import_cognee()

@@ -368,9 +368,9 @@ async def baseline_side(stores, text: str, searched=None) -> dict:
             "distances": [round(h[0], 4) for h in hits], "props": props}
 
 
-async def llm_answer(question: str, context: list[str], timeout: Optional[float] = None) -> str:
+async def llm_answer(question: str, context: list[str], settings) -> str:
     result = await structured_output(answer_input(question, context), ANSWER_PROMPT, Answer, "the LLM answer", "answer",
-                                     timeout=timeout)
+                                     timeout=settings.judge_timeout, settings=settings)
     return result.answer
 
 
@@ -503,13 +503,12 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
     # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
     settings = stores.settings
     if settings.llm_key and question:
-        timeout = settings.judge_timeout
         try:
             if mine["nodes"]:
                 context = mine["context"] + [text for _, text in mine.get("more", [])]
-                mine["answer"] = await llm_answer(question, context, timeout)
+                mine["answer"] = await llm_answer(question, context, settings)
                 mine["nodes"] = mine["nodes"] + [k for k, _ in mine.get("more", []) if k not in mine["nodes"]]
-            theirs["answer"] = await llm_answer(question, theirs["context"], timeout)
+            theirs["answer"] = await llm_answer(question, theirs["context"], settings)
             mode = "llm"
         except Exception as error:  # keep the extractive answers, say why
             mode = f"extractive (LLM answer failed: {type(error).__name__})"

@@ -56,7 +56,8 @@ def _main(argv=None) -> int:
     if answered is not None:
         return answered
     try:
-        load_dotenv_file()  # reads the settings again when .env adds any (it never overrides the environment)
+        if load_dotenv_file():  # .env added settings (it never overrides the environment): read them again
+            config.reload()
     except FalsifyError as error:
         print(error_message(error), file=sys.stderr)
         return error.exit_code
@@ -65,7 +66,7 @@ def _main(argv=None) -> int:
             return run_demo(args.root, keep=args.keep)
         return run(run_session(args.session, args.root), args.root)
     if args.command is None:
-        if not llm_key_configured():
+        if not llm_key_configured(config.current()):
             print("FALSIFY runs offline by default, no key needed:\n"
                   "  python main.py --demo          the two-session demo (offline, deterministic judge pin)\n"
                   "  python main.py --help          every command\n"
@@ -79,7 +80,7 @@ def _main(argv=None) -> int:
         from memory_core.mcp.server import serve_stdio  # the MCP SDK costs ~1.4 s: only for this command
         from memory_core.web.server import serve_alongside
 
-        root = resolve_root(args.root)
+        root = resolve_root(args.root, config.current())
         return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
             gate, root, run_command, stop, viewer=args.viewer)), args.root)
     return run(COMMANDS[args.command](args), args.root)

@@ -166,7 +166,9 @@ def crash_log(error: BaseException, root=None) -> str:
     command = quoting.join(redact_argv(sys.argv[1:]))
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     try:
-        folder = resolve_root(root) / "logs"
+        from memory_core.store import config
+
+        folder = resolve_root(root, config.current()) / "logs"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except (OSError, ValueError):
         folder = Path(tempfile.gettempdir())
@@ -249,7 +251,8 @@ def _validate_first(args, source) -> None:
         return
     data = source.read_bytes() if isinstance(source, Path) else source
     what = str(source) if isinstance(source, Path) else "investigation"
-    if config.current().backend == "ladybug" and not root_exists(args.root):
+    settings = config.current()
+    if settings.backend == "ladybug" and not root_exists(args.root, settings):
         parse(data, known={}, what=what)
     else:
         loads_json(data, what)
@@ -322,7 +325,8 @@ def _nothing_stored(args) -> bool:
     from memory_core.store import config
     from memory_core.store.settings import root_exists
 
-    return BORROWED.get() is None and config.current().backend == "ladybug" and not root_exists(args.root)
+    settings = config.current()
+    return BORROWED.get() is None and settings.backend == "ladybug" and not root_exists(args.root, settings)
 
 
 def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:

@@ -22,7 +22,7 @@ from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
-from memory_core.store import backends, config
+from memory_core.store import config
 from memory_core.store.backends.base import Backend, node_props  # noqa: F401  (node_props re-exported)
 from memory_core.store.backends.housekeeping import ladybug_home
 from memory_core.store.embedder import reuse_vectors
@@ -116,12 +116,12 @@ def damaged(error: BaseException) -> None:
 
 
 class BeliefStore:
-    def __init__(self, graph, vector, backend: Optional[Backend] = None):
+    def __init__(self, graph, vector, backend: Backend):
         self.graph = graph
         self.vector = vector
         # the database's raw queries, journal, lock and housekeeping (memory_core.store.backends),
         # chosen from the settings once, by whoever opened the stores
-        self.backend = backend or backends.choose()
+        self.backend = backend
         self.backend.use_engines(graph, vector)
         self.repaired: Optional[str] = None
 
@@ -132,8 +132,8 @@ class BeliefStore:
 
     @classmethod
     async def open(cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None,
-                   backend: Optional[Backend] = None) -> "BeliefStore":
-        """``backend``: the one the caller chose (default: the one the settings name).
+                   *, backend: Backend) -> "BeliefStore":
+        """``backend``: the one the caller chose from its settings (``backends.choose``).
         ``repair_torn_checkpoint``: only under the root's writer lock (see
         :meth:`Backend.repair_at_open`). What was repaired is in ``.repaired``.
         ``home``: Ladybug creates ``$HOME/.lbdb/extension`` when its database opens;
@@ -147,7 +147,6 @@ class BeliefStore:
 
         from memory_core.store import engines
 
-        backend = backend or backends.choose()
         repaired = backend.repair_at_open(repair_torn_checkpoint)
         try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
             await asyncio.to_thread(engines.start, home)

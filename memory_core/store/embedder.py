@@ -70,12 +70,21 @@ def tokenizer_json() -> Path:
 _decided: bool | None = None
 
 
-def local_enabled() -> bool:
-    """Whether this process uses the offline model: decided once, before FALSIFY
-    sets cognee's EMBEDDING_* variables itself."""
+def decide(settings: config.Settings) -> bool:
+    """Whether this process uses the offline model, decided once by the settings of its
+    first opening (``settings.configure``, ``Falsify.attach``), before FALSIFY sets cognee's
+    EMBEDDING_* variables itself."""
     global _decided
     if _decided is None:
-        _decided = not hosted_embeddings_configured()
+        _decided = not hosted_embeddings_configured(settings)
+    return _decided
+
+
+def local_enabled() -> bool:
+    """Whether this process uses the offline model (:func:`decide` made the choice)."""
+    if _decided is None:
+        raise RuntimeError("the embedder is chosen when a data root is opened (memory_core.store.settings."
+                           "configure or Falsify.attach): none was opened in this process")
     return _decided
 
 

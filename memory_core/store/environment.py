@@ -8,19 +8,19 @@ import os
 from memory_core.store import config
 
 
-def llm_key_configured() -> bool:
+def llm_key_configured(settings: config.Settings) -> bool:
     """``LLM_API_KEY`` is set (as the settings read it)."""
-    return config.current().llm_key
+    return settings.llm_key
 
 
-def hosted_embeddings_configured() -> bool:
+def hosted_embeddings_configured(settings: config.Settings) -> bool:
     """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
-    if config.current().embedder == "local":
+    if settings.embedder == "local":
         return False
     if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
                                                    "EMBEDDING_API_KEY")):
         return True
-    return llm_key_configured()
+    return llm_key_configured(settings)
 
 
 SECRET_VARIABLES = config.SECRET_VARIABLES  # their values are masked wherever they appear

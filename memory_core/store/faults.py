@@ -5,7 +5,7 @@ the n-th time. The journalled write's steps (journalled, nodes, node_edges, edge
 del_edges, del_nodes, committed) go through the hook the opened stores carry
 (:func:`fault_hook`, made by ``api``); housekeeping that runs without the stores object
 (the graph file's compaction: compact_exported, compact_imported, compact_swapped) calls
-:func:`point`, one hook per process.
+:func:`point` with the settings' value, one hook per process.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 import os
 import signal
 from typing import Callable, Optional
-
-from memory_core.store import config
 
 
 def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
@@ -33,12 +31,12 @@ def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
     return hook
 
 
-_process_hook: Optional[Callable[[str], None]] = None
+_process_hooks: dict[str, Callable[[str], None]] = {}
 
 
-def point(name: str) -> None:
-    """A fault point of code that has no stores object (read ``FALSIFY_FAULT_AT`` once)."""
-    global _process_hook
-    if _process_hook is None:
-        _process_hook = fault_hook(config.current().fault_at) or (lambda _name: None)
-    _process_hook(name)
+def point(name: str, spec: Optional[str]) -> None:
+    """A fault point of code that has no stores object; ``spec``: the stores' settings'
+    ``FALSIFY_FAULT_AT`` (its count runs over the whole process)."""
+    if spec:
+        hook = _process_hooks.get(spec) or _process_hooks.setdefault(spec, fault_hook(spec))
+        hook(name)

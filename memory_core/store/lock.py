@@ -92,15 +92,16 @@ def _link_refused(lock: Path) -> str:
 
 
 def default_timeout(timeout: Optional[float] = None) -> float:
-    """``timeout`` if given, else ``FALSIFY_LOCK_TIMEOUT`` of this process's settings."""
-    return config.current().lock_timeout if timeout is None else timeout
+    """``timeout`` if given, else ``FALSIFY_LOCK_TIMEOUT``'s default (the opened stores' locks are
+    given their settings' value)."""
+    return config.Settings.lock_timeout if timeout is None else timeout
 
 
 class WriterLock:
     def __init__(self, path: Path, purpose: str = "falsify", timeout: Optional[float] = None):
         self.path = Path(path)
         self.purpose = purpose
-        self.timeout = timeout  # seconds to wait; None: FALSIFY_LOCK_TIMEOUT when acquiring
+        self.timeout = timeout  # seconds to wait; None: FALSIFY_LOCK_TIMEOUT's default when acquiring
         self._fd: int | None = None
 
     def acquire(self, timeout: float | None = None) -> "WriterLock":

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Optional
 
 from memory_core.store import config
 
@@ -32,7 +31,7 @@ def stats() -> dict:
     return dict(_process)
 
 
-def configure_process(settings: Optional[config.Settings] = None) -> dict:
+def configure_process(settings: config.Settings) -> dict:
     """Process-wide allocator settings, applied once before cognee (and its native
     libraries' worker threads) start: ``FALSIFY_MALLOC_ARENA_MAX`` caps glibc's malloc
     arenas (``mallopt(M_ARENA_MAX)``; 0 = glibc's default of 8 per core). LanceDB's and
@@ -40,7 +39,6 @@ def configure_process(settings: Optional[config.Settings] = None) -> dict:
     in one arena is not reused by another thread's."""
     if _process:
         return dict(_process)
-    settings = settings or config.current()
     pool = settings.arrow_pool
     if pool:
         # pyarrow's default pool is mimalloc, which keeps the pages of freed Arrow buffers

@@ -97,32 +97,34 @@ class Paths:
 _configured: Paths | None = None
 
 
-def resolve_root(root: str | os.PathLike | None = None) -> Path:
+def resolve_root(root: str | os.PathLike | None, settings: config.Settings) -> Path:
+    """``root`` if given, else ``settings.home`` (``FALSIFY_HOME``), else ``./.falsify``."""
     if root:
         return Path(root).expanduser().resolve()
-    env = config.current().home
+    env = settings.home
     if env:
         return Path(env).expanduser().resolve()
     return (Path.cwd() / ".falsify").resolve()
 
 
-def root_exists(root: str | os.PathLike | None = None) -> bool:
+def root_exists(root: str | os.PathLike | None, settings: config.Settings) -> bool:
     """Whether ``root`` holds a data root (its meta file or cognee's databases)."""
-    paths = Paths(resolve_root(root))
+    paths = Paths(resolve_root(root, settings))
     return paths.meta.is_file() or paths.system.is_dir()
 
 
-def load_dotenv_file() -> None:
-    """Load ``<project>/.env`` without overriding the process environment (the settings
-    are read again when it sets anything: :func:`memory_core.store.config.reload`)."""
+def load_dotenv_file() -> bool:
+    """Load ``<project>/.env`` without overriding the process environment; True when it set
+    anything (the opening that called it then reads the settings again:
+    :func:`memory_core.store.config.reload`)."""
     env_file = PROJECT_DIR / ".env"
     if env_file.is_file():
         from dotenv import load_dotenv
 
         before = dict(os.environ)
         load_dotenv(env_file, override=False)
-        if dict(os.environ) != before:
-            config.reload()
+        return dict(os.environ) != before
+    return False
 
 
 def _values(paths: Paths) -> dict[str, str]:
@@ -189,13 +191,14 @@ def host_settings(paths: Paths, backend: "backends.Backend") -> list[str]:
     return found
 
 
-def configure(root: str | os.PathLike | None = None, backend: "backends.Backend | None" = None) -> Paths:
+def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Paths:
     """Point cognee at one data root. Call before the first ``import cognee``. ``backend``:
-    the one the caller chose (``Falsify.open``), else the one the settings name. In a
+    the one the caller chose from its settings (``Falsify.open``: ``backends.choose``); the
+    data root's place and the embedder are decided by ``backend.settings`` too. In a
     process that is not FALSIFY's own (:func:`claim_process`), a host's cognee settings
     (:func:`host_settings`) are never overwritten: ``HostConfigError``, nothing changed."""
     global _configured
-    paths = Paths(resolve_root(root))
+    paths = Paths(resolve_root(root, backend.settings))
     if _attached:
         from memory_core.core.errors import RootConflict
 
@@ -214,7 +217,7 @@ def configure(root: str | os.PathLike | None = None, backend: "backends.Backend 
     load_dotenv_file()
     redact_logs()  # no log record of this process carries a secret
     refuse_unsafe_root(paths.root)  # nothing is made in a root another user could change
-    backend = backend or backends.choose(config.current())
+    embedder.decide(backend.settings)  # the offline model unless hosted embeddings are configured
     if not _own_process:
         taken = host_settings(paths, backend)
         if taken:

@@ -41,9 +41,8 @@ from memory_core.tasks.propagate_refutation import propagate_refutation
 from memory_core.tasks.write_revision import write_revision
 
 
-def threshold(settings=None) -> float:
-    """Gate 1's distance floor for the configured embedder, by ``settings`` (the stores';
-    default: the process's)."""
+def threshold(settings) -> float:
+    """Gate 1's distance floor for the configured embedder, by ``settings`` (the stores')."""
     return gate1_threshold(fingerprint()["provider"], settings)
 
 

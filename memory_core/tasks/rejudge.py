@@ -121,9 +121,9 @@ async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optio
         if ask_llm and use_llm:
             fkey, ftext, _ = facts[0]
             try:
-                answers = await LLMJudge().judge(ftext, [(k, (props.get(k) or {}).get("claim") or view.nodes[k].text)
-                                                         for k in ask_llm],
-                                                 predicates=None)
+                answers = await LLMJudge(batch.stores.settings).judge(
+                    ftext, [(k, (props.get(k) or {}).get("claim") or view.nodes[k].text) for k in ask_llm],
+                    predicates=None)
             except JudgeError:
                 answers = {}
             for key in ask_llm:

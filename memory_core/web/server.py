@@ -453,7 +453,8 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
         return app
 
     try:
-        serve(open_app, host=host, port=port, ready=ready, token=token, mcp=mcp, cli=cli, root=resolve_root(root))
+        serve(open_app, host=host, port=port, ready=ready, token=token, mcp=mcp, cli=cli,
+              root=resolve_root(root, settings))
     except CannotListen as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

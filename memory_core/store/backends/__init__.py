@@ -11,8 +11,6 @@ object it returned.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from memory_core.store import config
 from memory_core.store.backends.base import Backend
 from memory_core.store.backends.embedded import EmbeddedBackend
@@ -23,7 +21,6 @@ __all__ = ["Backend", "EmbeddedBackend", "PostgresBackend", "choose"]
 _BY_NAME = {EmbeddedBackend.name: EmbeddedBackend, PostgresBackend.name: PostgresBackend}
 
 
-def choose(settings: Optional[config.Settings] = None) -> Backend:
-    """The backend ``settings.backend`` names (default: this process's settings)."""
-    settings = settings or config.current()
+def choose(settings: config.Settings) -> Backend:
+    """The backend ``settings.backend`` names."""
     return _BY_NAME[settings.backend](settings)

@@ -184,7 +184,8 @@ class EmbeddedBackend(Backend):
             compacted = None
             try:
                 if graph_needs_compacting(self.graph, s.graph_compact_ratio):
-                    compacted = await compact_graph(self.graph, self.home)  # a compaction reopens too
+                    # a compaction reopens too
+                    compacted = await compact_graph(self.graph, self.home, s.fault_at)
                     if compacted:
                         count("graph_compactions")
                         count("graph_compacted_mb", (compacted[0] - compacted[1]) / 2**20)

@@ -47,13 +47,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Optional
 
-from memory_core.store import config, faults
+from memory_core.store import faults
+from memory_core.store.config import Settings
 from memory_core.store.backends.base import log, stats  # noqa: F401  (stats re-exported)
 
 
-def settings() -> dict:
-    """How often the housekeeping runs in this process (``bench.soak`` records it)."""
-    s = config.current()
+def settings(s: Settings) -> dict:
+    """How often the housekeeping runs under the settings ``s`` (``bench.soak`` records it)."""
     return {"FALSIFY_GRAPH_REOPEN_EVERY": s.graph_reopen_every, "FALSIFY_VECTOR_PRUNE_EVERY": s.vector_prune_every}
 
 
@@ -144,7 +144,7 @@ def graph_needs_compacting(graph, ratio: float) -> bool:
     return size > ratio * max(last, COMPACT_FLOOR // 4)
 
 
-async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
+async def compact_graph(graph, home=None, fault_at: Optional[str] = None) -> Optional[tuple[int, int]]:
     """Rewrite cognee's Ladybug database into a fresh file and swap it in.
 
     Ladybug (0.19) has no VACUUM: a node's properties are one JSON string, and every update
@@ -184,7 +184,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
             swapped = False
             try:
                 conn.execute(f"EXPORT DATABASE '{export}'")
-                faults.point("compact_exported")
+                faults.point("compact_exported", fault_at)
                 graph._drop_native_resources()
                 db = ladybug.Database(str(new), buffer_pool_size=graph.kuzu_buffer_pool_size,
                                       max_db_size=graph.kuzu_max_db_size)
@@ -196,7 +196,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
                     fresh.close()
                 finally:
                     db.close()
-                faults.point("compact_imported")
+                faults.point("compact_imported", fault_at)
                 if new_rows != old_rows:
                     raise RuntimeError(f"the rebuilt graph differs ({new_rows[:2]} vs {old_rows[:2]} nodes, edges)")
                 for debris in (path.with_name(path.name + ".wal"), new.with_name(new.name + ".wal")):
@@ -204,7 +204,7 @@ async def compact_graph(graph, home=None) -> Optional[tuple[int, int]]:
                         raise RuntimeError(f"{debris.name} is not empty after closing")
                 os.replace(new, path)
                 _fsync_dir(path.parent)
-                faults.point("compact_swapped")
+                faults.point("compact_swapped", fault_at)
                 swapped = True
             finally:
                 new.unlink(missing_ok=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from memory_core.core.errors import EmbedderMismatch, InputError, RootBusy
-from memory_core.store import config, lexical
+from memory_core.store import lexical
 from memory_core.store.backends.base import Backend, node_props, unique_edges
 from memory_core.store.config import Settings
 from memory_core.store.journal import Journal, set_aside_path
@@ -313,25 +313,26 @@ class PostgresBackend(Backend):
             return {str(r[0]) for r in (await conn.execute(text(f'SELECT id FROM "{name}"'))).all()}
 
 
-def database_url(settings: Optional[Settings] = None) -> str:
+def database_url(settings: Settings) -> str:
     """The PostgreSQL URL FALSIFY uses (``postgresql://...``; no driver suffix): ``FALSIFY_DATABASE_URL``,
-    else cognee's ``DB_HOST`` / ``DB_PORT`` / ``DB_USERNAME`` / ``DB_PASSWORD`` / ``DB_NAME``."""
+    else cognee's ``DB_HOST`` / ``DB_PORT`` / ``DB_USERNAME`` / ``DB_PASSWORD`` / ``DB_NAME`` (all read
+    into ``settings``)."""
     from urllib.parse import quote
 
-    url = (settings or config.current()).database_url or ""
+    url = settings.database_url or ""
     if url:
         scheme, sep, rest = url.partition("://")
         if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
             raise InputError(f"FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
         return "postgresql://" + rest
-    need = {k: os.environ.get(k, "").strip() for k in ("DB_HOST", "DB_USERNAME", "DB_PASSWORD", "DB_NAME")}
+    need = {"DB_HOST": settings.db_host, "DB_USERNAME": settings.db_username,
+            "DB_PASSWORD": settings.db_password, "DB_NAME": settings.db_name}
     missing = [k for k, v in need.items() if not v]
     if missing:
         raise InputError("FALSIFY_BACKEND=postgres needs FALSIFY_DATABASE_URL or DB_HOST, DB_USERNAME, "
                          f"DB_PASSWORD and DB_NAME (missing: {', '.join(missing)})")
-    port = os.environ.get("DB_PORT", "").strip() or "5432"
     return (f"postgresql://{quote(need['DB_USERNAME'], safe='')}:{quote(need['DB_PASSWORD'], safe='')}"
-            f"@{need['DB_HOST']}:{port}/{need['DB_NAME']}")
+            f"@{need['DB_HOST']}:{settings.db_port}/{need['DB_NAME']}")
 
 
 def cognee_values(url: str) -> dict[str, str]:
