@@ -146,3 +146,12 @@ def test_the_fetch_check_can_fail():
     assert fetches("from memory_core.store import config\ndef f(s=None):\n    return s or config.current()\n") == [3]
     assert fetches("from memory_core.store.config import reload as again\nagain()\n") == [2]
     assert fetches("def f(settings):\n    return settings.lock_timeout\n") == []
+
+
+def test_every_variable_of_the_table_is_in_the_documented_table():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text(encoding="utf-8")
+    rows = [line.split(" | ")[0] for line in page.splitlines() if line.startswith("| `")]
+    missing = [v for v in config.variables().values() if not any(f"`{v}`" in row for row in rows)]
+    assert missing == [], f"settings missing from the table in docs/configuration.md: {missing}"
