@@ -102,24 +102,33 @@ ALLOWED_TO_FETCH = ("memory_core/store/config.py", "memory_core/api.py", "memory
                     "memory_core/mcp/")
 
 
+CONFIG_MODULE = "memory_core.store.config"  # the module holding the process's settings
+
+
 def fetches(source: str) -> list[int]:
-    """The lines of ``source`` that ask for this process's settings: ``config.current()``,
-    ``config.reload()`` (or the two imported by name)."""
+    """The lines of ``source`` that ask for this process's settings: ``current()`` or
+    ``reload()`` of the settings module, however it was imported and named."""
     import ast
 
+    parent, _, leaf = CONFIG_MODULE.rpartition(".")
     tree = ast.parse(source)
-    by_name = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               and (node.module or "").endswith("store.config") for alias in node.names
-               if alias.name in ("current", "reload")}
+    modules, functions = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == parent:
+            modules |= {a.asname or a.name for a in node.names if a.name == leaf}
+        elif isinstance(node, ast.ImportFrom) and node.module == CONFIG_MODULE:
+            functions |= {a.asname or a.name for a in node.names if a.name in ("current", "reload")}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names if a.name == CONFIG_MODULE and a.asname}
     lines = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("current", "reload") and isinstance(f.value, ast.Name) \
-                and f.value.id in ("config", "_config"):
+                and f.value.id in modules:
             lines.append(node.lineno)
-        elif isinstance(f, ast.Name) and f.id in by_name:
+        elif isinstance(f, ast.Name) and f.id in functions:
             lines.append(node.lineno)
     return lines
 
