@@ -32,7 +32,7 @@ from memory_core.ops import resolve as resolve_op
 from memory_core.ops import revise as revise_op
 from memory_core.ops import status as status_op
 from memory_core.ops import undo as undo_op
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
 from memory_core.store import backends, config, engines, settings, writer

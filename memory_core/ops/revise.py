@@ -14,7 +14,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
 from memory_core.ops.resolve import plan_fields
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
 from memory_core.tasks import RevisionBatch, run_revision, threshold
 

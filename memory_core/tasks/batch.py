@@ -24,6 +24,7 @@ from memory_core.core.beliefs import BeliefView
 from memory_core.core.plan import Plan
 from memory_core.core.requests import RevisionRequest, requests_from
 from memory_core.judging.detect import Detection
+from memory_core.store.tms_io import Reconciliation
 
 _locks: dict[int, asyncio.Lock] = {}
 
@@ -130,11 +131,13 @@ class RevisionBatch:
     # detection started before cognee's runner reached the first task (tasks.detect_contradictions
     # start_detection); the task takes its result if nobody held the lock in between
     detecting: Optional[asyncio.Task] = None
-    # memory_core.store.tms_io.prepare_reconciliation: forgotten nodes rebuilt from their
-    # tombstones (key -> tombstone), the log's Memory, the policies/trust context, ghosts restored so far
+    # memory_core.store.tms_io.reconciliation_inputs: forgotten nodes rebuilt from their
+    # tombstones (key -> tombstone), the log's Memory, what decides the contradictions, the
+    # sources registered with --trust (this batch's own added as they come), ghosts restored so far
     ghosts: dict = field(default_factory=dict)
     memory: Any = None
-    reconciliation: dict = field(default_factory=dict)
+    reconciliation: Reconciliation = field(default_factory=Reconciliation)
+    registered: dict = field(default_factory=dict)
     restored: set = field(default_factory=set)
     # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
     # errors fail the host's pipeline run, its last task returns the RevisionResults

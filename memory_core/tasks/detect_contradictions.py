@@ -27,7 +27,7 @@ from memory_core.judging.detect import (CALLER, Candidate, Detection, candidates
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
-from memory_core.store.tms_io import forgotten_index
+from memory_core.store.forgotten import forgotten_index
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
 

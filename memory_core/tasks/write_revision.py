@@ -63,7 +63,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     # reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
     restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)
-    absent = set(batch.reconciliation.get("forgotten_ids", ())) - {batch.ghosts[k]["id"] for k in restored}
+    absent = set(batch.reconciliation.ghosts.forgotten_ids) - {batch.ghosts[k]["id"] for k in restored}
     absent |= {node_id(n.kind, k) for k, n in gone.items()}
     add_nodes += restored_entries(batch.ghosts, restored, view, absent)
     forgotten_stored = [k for k in gone if k not in new_keys and k not in batch.ghosts]
