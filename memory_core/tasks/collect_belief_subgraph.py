@@ -18,7 +18,7 @@ from memory_core.tasks.timing import timed
 
 @timed("collect_belief_subgraph")
 async def _collect(batch: RevisionBatch) -> None:
-    if batch.dry_run:
+    if batch.options.dry_run:
         return
     new = {j.new_key for j in batch.jobs}
     seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection

@@ -36,7 +36,7 @@ async def begin_fact(job: FactJob) -> None:
     # only the candidates' states matter here: alive or disputed (still contestable) at this point
     alive = {c.key for c in candidates if c.key in view.nodes
              and (view.nodes[c.key].alive or view.nodes[c.key].state == "disputed")}
-    new_keys = batch.new_keys()
+    new_keys = batch.new_keys
     alive |= {c.key for c in candidates if c.key not in view.nodes
               and c.key not in batch.forgotten_nodes and c.key not in new_keys}
     if job.request.valid_from is not None and job.request.triple is not None:
@@ -76,7 +76,7 @@ async def begin_fact(job: FactJob) -> None:
     recorded = {j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
                 for j in batch.jobs if j.plan is not None}
     await rejudge_returning(batch.stores.store, view, job.plan, [(job.new_key, job.fact, job.request.triple)],
-                            use_llm=batch.use_llm, recorded=recorded, ghosts=batch.ghosts)
+                            use_llm=batch.options.use_llm, recorded=recorded, ghosts=batch.ghosts)
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
     if timed["cases"]:
@@ -110,12 +110,11 @@ def bear_on_hypothesis(job: FactJob) -> None:
 async def propagate_refutation(batches, ctx=None):
     for batch in batches:
         for job in batch.jobs:
-            stopped = batch.stopped_at is not None and job.index >= batch.stopped_at
-            if batch.error is None and not stopped:
+            if job.applies:
                 start = time.perf_counter()
                 try:
                     await begin_fact(job)
-                except BaseException as error:  # surfaced by the caller after the run
-                    batch.error = error
+                except BaseException as error:  # raised by the caller after the run
+                    batch.fail(error)
                 job.timings["propagate_refutation"] = round((time.perf_counter() - start) * 1000, 2)
             yield job
