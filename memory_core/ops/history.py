@@ -263,6 +263,7 @@ class PastJournal:
     def __init__(self, journal, epoch: int):
         self.journal = journal
         self.at = epoch
+        self.log_path = journal.log_path  # the log file it reads (its size and time stand for its content)
 
     def epoch(self) -> int:
         return self.at

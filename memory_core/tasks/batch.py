@@ -64,7 +64,7 @@ class Stop:
         return self.at is None
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, slots=True)
 class FactJob:
     batch: "RevisionBatch"
     index: int
@@ -130,7 +130,7 @@ class FactJob:
         return self.batch.stores.default_question() if self.request.record else None
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, slots=True)
 class RevisionBatch:
     """One revision: what was asked (:class:`RevisionOptions`), one :class:`FactJob` per
     fact, and what the revision found and decided so far (the fields below ``jobs``)."""
