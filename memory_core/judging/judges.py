@@ -145,8 +145,8 @@ class LLMJudge:
         return found
 
 
-async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency: Optional[int] = None,
-                     judge: Optional[LLMJudge] = None,
+async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency: Optional[int] = None, *,
+                     judge: LLMJudge,
                      predicates: Optional[list[Optional[dict]]] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
     """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
     LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
