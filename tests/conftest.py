@@ -34,6 +34,13 @@ for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
     os.environ.pop(_key)
 _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
+# No test goes through the user's warm launcher (memory_core/shell/launcher.py) by accident: every
+# FALSIFY process a test starts runs cold (or forked from tests/forkserver.py), and a private runtime
+# directory catches any launcher started anyway (pytest_sessionfinish fails the run if one was). The
+# launcher's own tests (tests/test_launcher.py) turn it on, each with a runtime directory of its own.
+os.environ["FALSIFY_LAUNCHER"] = "0"
+os.environ["FALSIFY_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="fl-run-")
+atexit.register(shutil.rmtree, os.environ["FALSIFY_RUNTIME_DIR"], True)
 from memory_core.store import settings as _settings  # noqa: E402
 
 # The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
@@ -133,6 +140,13 @@ def pytest_runtest_logreport(report):
     _FILE_SECONDS[path] += report.duration  # setup + call + teardown, on whichever worker ran it
     if report.when == "call" or (report.when == "setup" and report.skipped):
         _FILE_TESTS[path] += 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    leaked = sorted(p.name for p in Path(os.environ["FALSIFY_RUNTIME_DIR"]).glob("*.sock"))
+    if leaked:
+        print(f"\na test started the warm launcher by accident: {leaked} in {os.environ['FALSIFY_RUNTIME_DIR']}")
+        session.exitstatus = 1
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -44,6 +44,21 @@ STACK = ("litellm", "openai", "dlt", "sqlalchemy", "sqlalchemy.orm", "sqlalchemy
          "pyarrow", "pyarrow.dataset", "onnxruntime", "tokenizers", "alembic", "aiosqlite",
          "lance_namespace", "lance_namespace_urllib3_client", "pydantic", "pydantic_settings", "fastapi",
          "httpx", "networkx", "numpy", "tiktoken", "instructor", "structlog", "psycopg2", "asyncpg")
+
+
+def _launcher_preload() -> tuple:
+    """What the product's warm launcher imports before it forks (memory_core/shell/launcher.py,
+    standard library only, loaded on its own): the fork server imports it too, so its children
+    pay what a launcher's pay, and a launcher forked from here starts at once."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("falsify_launcher_preload", REPO / "memory_core" / "shell" / "launcher.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PRELOAD
+
+
+STACK = tuple(dict.fromkeys((*STACK, *_launcher_preload())))
 # set before the imports, as memory_core.store.settings.configure() would (never a network fetch)
 QUIET = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "TELEMETRY_DISABLED": "1",
          "ARROW_DEFAULT_MEMORY_POOL": "system"}

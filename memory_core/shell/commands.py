@@ -39,14 +39,37 @@ def program_name() -> str:
     return "python main.py" if Path(sys.argv[0] or "").name in ("main.py", "") else "falsify"
 
 
+# how this process came to run the command: {"by": "launcher", "launcher_pid": N, "started": bool}
+# for a child of the launcher, {"by": None, "reason": why not} for a cold one (memory_core.shell.cli.main)
+RAN: dict = {}
+
+
+def run_note() -> str:
+    """One line saying whether this command ran warm, and how (``status`` and ``--help`` print it)."""
+    if BORROWED.get() is not None:
+        return f"ran warm: answered by the FALSIFY server holding this root (pid {os.getpid()})"
+    if RAN.get("by") == "launcher":
+        if RAN.get("started"):
+            return (f"ran in the FALSIFY launcher this command started (pid {RAN.get('launcher_pid')}); "
+                    "the next commands start warm")
+        return f"ran warm: forked by the FALSIFY launcher (pid {RAN.get('launcher_pid')})"
+    reason = RAN.get("reason")
+    return f"ran cold ({reason})" if reason else "ran cold"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=program_name(),
         description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
                     "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
         epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
-               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed.")
+               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed. "
+               "Start-up: commands run in a child of a per-user warm launcher, started by the first command "
+               "(FALSIFY_LAUNCHER=0, FALSIFY_NO_SERVER=1 or --cold: run in this process); this one " + run_note() + ".")
     p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
+    p.add_argument("--cold", action="store_true",
+                   help="run the command in this process: no warm launcher, no server's warm CLI "
+                        "(as FALSIFY_NO_SERVER=1)")
     p.add_argument("--database", metavar="URL",
                    help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
                         "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)")
@@ -220,6 +243,8 @@ async def cmd_load(args) -> int:
 
 async def cmd_status(args) -> int:
     await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
+    if not args.json:
+        print(f"\n({run_note()})")
     return EXIT_OK
 
 

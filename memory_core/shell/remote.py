@@ -59,8 +59,9 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--demo", "--session", "--database") or arg.startswith(("--session=", "--database=")):
-            return None  # help, the demo, another database: always answered here
+        if arg in ("-h", "--help", "--demo", "--session", "--database", "--cold") \
+                or arg.startswith(("--session=", "--database=")):
+            return None  # help, the demo, another database, --cold: always answered here
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
             continue
