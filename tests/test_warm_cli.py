@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -42,7 +43,10 @@ def start_serve(root):
 
 
 def answer(proc: subprocess.CompletedProcess) -> tuple:
-    return proc.returncode, proc.stdout, proc.stderr
+    """Exit code, output and errors; of ``status``'s closing line ("(ran warm: answered by the
+    FALSIFY server ...)" / "(ran cold ...)"), only whether it ran warm."""
+    out = re.sub(r"\n\(ran (warm|cold)[^\n]*\)\n$", lambda m: f"\n<{m.group(1)}>\n", proc.stdout)
+    return proc.returncode, out, proc.stderr
 
 
 def test_a_running_server_answers_the_cli(tmp_path):
@@ -60,6 +64,16 @@ def test_a_running_server_answers_the_cli(tmp_path):
         bad = cli(root, "status", env=clean_env(FALSIFY_GATE1_K="many"))
         assert bad.returncode == 2 and "FALSIFY_GATE1_K" in bad.stderr and not bad.stdout, answer(bad)
 
+        # the command's settings are the server's, or it does not run there: other judging settings
+        # are refused (naming them, nothing run); another backend is another store (run cold, here)
+        other = cli(root, "revise", "Some fact.", "--dry-run", env=clean_env(FALSIFY_GATE1_K="1"))
+        assert other.returncode == 3 and "FALSIFY_GATE1_K" in other.stderr and not other.stdout, answer(other)
+        elsewhere = cli(root, "revise", "Some fact.", "--target", "E_qa",
+                        env=clean_env(FALSIFY_BACKEND="postgres", FALSIFY_LOCK_TIMEOUT="0",
+                                      FALSIFY_DATABASE_URL="postgresql://nobody@127.0.0.1:9/none"))
+        assert elsewhere.returncode != 0 and "FALSIFY server" not in elsewhere.stderr, answer(elsewhere)
+        states = {n["key"]: n["state"] for n in json.loads(cli(root, "status", "--json").stdout)["nodes"]}
+        assert states["E_qa"] == "alive"  # the embedded root was not written
         warm = {
             "status": answer(cli(root, "status", "--json")),
             "human": answer(cli(root, "status")),
@@ -93,6 +107,8 @@ def test_a_running_server_answers_the_cli(tmp_path):
         "usage": answer(cli(root, "status", "--bogus")),
     }
     assert warm["usage"][0] == 2 and "unrecognized arguments: --bogus" in warm["usage"][2]
+    assert warm["human"][1].endswith("<warm>\n") and cold["human"][1].endswith("<cold>\n")
+    warm["human"] = (warm["human"][0], warm["human"][1].replace("<warm>", "<cold>"), warm["human"][2])
     assert warm == cold
 
 

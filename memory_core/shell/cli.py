@@ -21,6 +21,7 @@ from memory_core.shell.commands import (BORROWED, COMMANDS, EXIT_BUSY, EXIT_EMBE
                                         EXIT_OK, EXIT_PROBLEMS, NEEDS_ROOT, build_parser, crash_log, emit,
                                         internal_error, program_name, run)
 from memory_core.shell.demo import run_demo, run_session
+from memory_core.shell import warm_server
 from memory_core.shell.warm_server import run_command
 from memory_core.store import config
 from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root, use_database
@@ -75,6 +76,9 @@ def _main(argv=None) -> int:
                   "LLM_ENDPOINT) in the environment or in .env (see .env.template).")
             return EXIT_OK
         return run_demo(args.root, keep=args.keep)
+    if args.command in ("serve", "mcp"):  # the settings a forwarded command must share with this server
+        warm_server.SETTINGS_ENV.clear()
+        warm_server.SETTINGS_ENV.update(os.environ)
     if args.command == "serve":
         return serve(args)
     if args.command == "mcp":

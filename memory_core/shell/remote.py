@@ -49,7 +49,17 @@ DISCOVERY = "server.json"
 FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check", "resolve"}
 NOT_FORWARDED = {"serve", "mcp"}
 WRITERS = {"load", "revise", "undo", "check", "resolve"}
-OTHER_ROOT = 99  # the server's answer when the command line names another root
+OTHER_ROOT = 99  # the server's answer when the command line names another root (or another store)
+# The settings a forwarded command must share with the server that runs it, as its cold run would
+# read them: FALSIFY's (memory_core/store/config.py), the LLM's and the embedder's. Those not
+# compared do not change what a command does, or are the server process's own.
+SETTING_PREFIXES = ("FALSIFY_", "LLM_", "EMBEDDING_")
+NOT_COMPARED = frozenset({
+    "FALSIFY_HOME", "FALSIFY_LOCK_TIMEOUT", "FALSIFY_NO_SERVER", "FALSIFY_LAUNCHER", "FALSIFY_LAUNCHER_IDLE_S",
+    "FALSIFY_RUNTIME_DIR", "FALSIFY_TOKEN", "FALSIFY_TOKEN_FILE", "FALSIFY_MALLOC_ARENA_MAX", "FALSIFY_ARROW_POOL",
+    "FALSIFY_GRAPH_REOPEN_EVERY", "FALSIFY_GRAPH_COMPACT_RATIO", "FALSIFY_VECTOR_PRUNE_EVERY",
+    "FALSIFY_VECTOR_PRUNE_AGE_S", "FALSIFY_VECTOR_RECONNECT", "FALSIFY_RUN_HISTORY_KEEP", "FALSIFY_FAULT_AT"})
+STORE = ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")  # differing: another store than the server's
 
 
 def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
@@ -116,6 +126,19 @@ def _settings():
     return module.read()
 
 
+def settings_digests(env, salt: str) -> dict:
+    """{name: salted digest of its value} of the settings in ``env`` a forwarded command must
+    share with its server (values, keys included, are never sent). FALSIFY_BACKEND by meaning
+    (unset, ``embedded`` and ``ladybug`` are one backend)."""
+    import hashlib
+
+    values = {k: v.strip() for k, v in env.items() if k.startswith(SETTING_PREFIXES) and k not in NOT_COMPARED}
+    backend = values.pop("FALSIFY_BACKEND", "").lower()
+    if backend not in ("", "ladybug", "embedded"):
+        values["FALSIFY_BACKEND"] = "postgres" if backend in ("postgresql", "pgvector") else backend
+    return {k: hashlib.sha256(f"{salt}\0{k}\0{v}".encode()).hexdigest()[:32] for k, v in values.items() if v}
+
+
 def discover(root: Path) -> Optional[dict]:
     """The running server's address and secret, or None (no server, or not alive)."""
     try:
@@ -161,8 +184,10 @@ def forward(argv=None) -> Optional[int]:
     if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
         stdin_bytes = sys.stdin.buffer.read()  # the bytes, exactly
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
+    salt = os.urandom(16).hex()
     body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": settings.home,
-                       "stdin": stdin, "request_id": os.urandom(16).hex()}).encode("utf-8")
+                       "stdin": stdin, "request_id": os.urandom(16).hex(),
+                       "settings": {"salt": salt, "digests": settings_digests(os.environ, salt)}}).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
     try:
         resp, data = _exchange(conn, body, headers)
