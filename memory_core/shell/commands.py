@@ -26,6 +26,7 @@ from pathlib import Path
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
+from memory_core.core import validity
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
@@ -231,17 +232,35 @@ async def _simple(args, name: str, call, printer: str) -> dict:
     return result
 
 
+def _readable(path: str) -> None:
+    """A file argument that cannot be read fails before the root is opened (and cognee imported)."""
+    try:
+        open(path, "rb").close()
+    except OSError as error:
+        raise InputError(f"cannot read {Path(path)}: {error.strerror}") from None
+
+
+def _whole_epoch(value) -> None:
+    """An ``--epoch`` that is not a whole number fails before the root is opened (the range is
+    checked against the root's epochs once it is)."""
+    if value is not None and not (value.strip().isdigit() and value.strip().isascii()):
+        raise InputError(f"the epoch must be a whole number from 0 to the current epoch, got {value!r}")
+
+
 async def cmd_load(args) -> int:
     source = args.file
     if source == "-":
         source = sys.stdin.buffer.read()
         if not source.strip():
             raise InputError("load -: nothing on standard input")
+    else:
+        _readable(source)
     await _simple(args, "load", lambda app: app.load(source if args.file == "-" else Path(source)), "print_load")
     return EXIT_OK
 
 
 async def cmd_status(args) -> int:
+    _whole_epoch(args.epoch)
     await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
     if not args.json:
         print(f"\n({run_note()})")
@@ -304,6 +323,8 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
+    _whole_epoch(args.epoch)
+    validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
     await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
                   "print_recall")
     return EXIT_OK
