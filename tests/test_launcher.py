@@ -306,3 +306,23 @@ def test_the_launcher_exits_when_idle(runtime):
         assert not idle.socket.exists()
     finally:
         idle.stop()
+
+
+async def test_an_mcp_server_spawned_by_an_agent_runs_in_the_launcher(launcher, root):
+    """An agent's ``python main.py mcp`` (a real process, started by the official SDK's stdio
+    client) is a light caller: the MCP server is the launcher's child, on the agent's pipes;
+    its tools answer, and closing the session ends it (and the caller, with its exit code)."""
+    from mcp.client import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+                                   env=launched_env(launcher.base), cwd=str(REPO))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("status", {})
+        assert not result.is_error, result.content[0].text
+        assert {n["key"] for n in result.structured_content["nodes"]} >= {"Q", "E_qa", "K"}
+        assert len(launcher.children()) == 1  # the MCP server
+        result = await session.call_tool("explain", {"key": "E_qa"})
+        assert not result.is_error and result.structured_content["key"] == "E_qa"
+    wait_for(lambda: not launcher.children(), what="the MCP server's end")
