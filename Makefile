@@ -79,6 +79,7 @@ bench: setup
 	$(PY) -m bench.mquake --scenario all_edits --batch
 	$(PY) -m bench.judge
 	$(PY) -m bench.mcp
+	$(PY) -m bench.startup
 	$(PY) -m bench.soak --revisions 3000
 	$(PY) -m bench.deep --out bench/results/deep.json
 	$(PY) -m bench.mutants --out bench/results/mutants.json
