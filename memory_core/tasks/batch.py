@@ -131,6 +131,9 @@ class RevisionBatch:
     # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
     # errors fail the host's pipeline run, its last task returns the RevisionResults
     host: bool = False
+    # question key -> its predicate declarations (or None), read once per batch: a revision never
+    # changes a question's declarations
+    declarations: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.jobs:
@@ -144,6 +147,14 @@ class RevisionBatch:
         if getattr(self, "_new_keys", None) is None:
             self._new_keys = {j.new_key for j in self.jobs}
         return self._new_keys
+
+    async def declared(self, question: str) -> Optional[dict]:
+        """The predicate declarations of ``question`` (None: it declares none), read from the
+        store once per batch."""
+        if question not in self.declarations:
+            found = await self.stores.store.declared_predicates([{"question_key": question}])
+            self.declarations[question] = found.get(question)
+        return self.declarations[question]
 
     def snapshot_original(self) -> None:
         self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()}
