@@ -63,7 +63,14 @@ PRELOAD = ("litellm", "openai", "dlt", "sqlalchemy", "sqlalchemy.orm", "sqlalche
            "numpy", "tiktoken", "instructor", "structlog", "psycopg2", "asyncpg", "dateparser", "redis", "pypdf",
            "rdflib", "fastapi_users", "fastapi_users_db_sqlalchemy", "cryptography", "PIL", "jwt", "argon2",
            "pwdlib", "filelock", "diskcache", "regex", "tzlocal", "wrapt", "filetype", "ladybug", "uvicorn",
-           "starlette", "mcp", "mcp.server.mcpserver", "dotenv", "tenacity", "jinja2", "aiohttp")
+           "starlette", "mcp", "mcp.server.mcpserver", "dotenv", "tenacity", "jinja2", "aiohttp",
+           "dateparser.data.date_translation_data.*", "dateparser.languages", "playwright.async_api", "pyee",
+           "loguru", "tqdm", "tqdm.auto", "overrides", "deprecated", "deprecation", "aiolimiter", "mmh3",
+           "py_rust_stemmers", "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.sqlite.aiosqlite",
+           "sqlalchemy.dialects.postgresql", "numpy.typing", "multiprocessing.sharedctypes",
+           "symtable", "webbrowser", "http.server", "xml.sax.saxutils", "dateparser.search", "dateparser.utils.time_spans",
+           "sqlalchemy.ext.mutable", "tqdm.contrib.concurrent")
+# "package.*": the package and every module in it (pure data modules cognee's import loads one by one)
 # never imported by the launcher: they read settings into constants (or start threads) at import
 NEVER = ("cognee", "memory_core", "lancedb", "huggingface_hub", "fastembed", "transformers")
 # environment variables that always key the launcher, read or not by a Python import:
@@ -465,7 +472,28 @@ def _recording_environ():
 ABC_MODULES = ("_collections_abc", "collections.abc", "os")  # Mapping.items, os.environ.copy, ...
 # the modules of the preload that scan the whole environment at import, and the variables they
 # look for; a scan by any other module keys the launcher on the whole environment
-SCANS = {"fsspec.config": ("FSSPEC_",), "networkx.utils.backends": ("NETWORKX_",)}
+SCANS = {"fsspec.config": ("FSSPEC_",), "networkx.utils.backends": ("NETWORKX_",), "tqdm.utils": ("TQDM_",)}
+
+
+def _expand(names) -> list:
+    """:data:`PRELOAD` with each ``package.*`` replaced by the package's modules."""
+    import importlib.util
+    import pkgutil
+
+    out = []
+    for name in names:
+        if not name.endswith(".*"):
+            out.append(name)
+            continue
+        package = name[:-2]
+        try:
+            spec = importlib.util.find_spec(package)
+        except ImportError:
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            out.append(package)
+            out.extend(f"{package}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations))
+    return out
 
 
 def _preload() -> dict:
@@ -476,7 +504,7 @@ def _preload() -> dict:
 
     restore, names, scanners = _recording_environ()
     try:
-        for name in PRELOAD:
+        for name in _expand(PRELOAD):
             try:
                 importlib.import_module(name)
             except Exception as error:  # noqa: BLE001  (an optional dependency missing: fine)
