@@ -125,6 +125,14 @@ def hold_lock(root: Path):
     return fd
 
 
+def waits_for_the_lock(pid: int, root: Path) -> bool:
+    """Whether process ``pid`` has the root's lock file open (it then tries to take it)."""
+    try:
+        return any(os.readlink(fd).endswith(str(root / "writer.lock")) for fd in Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+
+
 def release(fd: int) -> None:
     fcntl.flock(fd, fcntl.LOCK_UN)
     os.close(fd)
@@ -179,8 +187,7 @@ def test_ctrl_c_reaches_the_launched_command(launcher, root):
                                    "Some fact.", "--target", "E_qa"], cwd=REPO, env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         child = wait_for(launcher.children, what="the launched child")[0]
-        # the child is waiting for the lock once its stores are configured: give it a moment to get there
-        time.sleep(1.0)
+        wait_for(lambda: waits_for_the_lock(child, root), what="the child waiting for the writer lock")
         caller.send_signal(signal.SIGINT)
         out, err = caller.communicate(timeout=120)
     finally:
