@@ -73,6 +73,27 @@ class Launcher:
         self.log.close()
 
 
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return False
+
+
+def spare_of(launcher: "Launcher") -> int:
+    """The launcher's one child once the command before has gone: the spare it prepared."""
+    def one():
+        found = [p for p in launcher.children() if not zombie(p)]
+        return found[0] if len(found) == 1 else None
+
+    def stable():
+        first = one()
+        time.sleep(0.3)
+        return first if first is not None and one() == first else None
+
+    return wait_for(stable, what="the spare")
+
+
 def children_of(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -174,7 +195,7 @@ def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exi
         cold = main_py("--root", root, *args, env=clean_env())
         assert warm.returncode == cold.returncode == 2, (args, warm.stderr, cold.stderr)
         assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr), args
-    assert not launcher.children()  # every child was reaped
+    assert not [pid for pid in launcher.children() if zombie(pid)]  # every command's child was reaped
 
 
 def test_ctrl_c_reaches_the_launched_command(launcher, root):
@@ -250,8 +271,7 @@ def test_nothing_runs_twice_when_the_launcher_dies_mid_command(launcher, root):
         assert f"ran warm: forked by the FALSIFY launcher (pid {new_pid})" in again.stdout
     finally:
         os.kill(new_pid, signal.SIGTERM)
-    wait_for(lambda: not Path(f"/proc/{new_pid}").exists() or "Z" in Path(f"/proc/{new_pid}/stat").read_text().split()[2],
-             what="the new launcher's exit")
+    wait_for(lambda: not Path(f"/proc/{new_pid}").exists() or zombie(new_pid), what="the new launcher's exit")
 
 
 def test_the_socket_is_private_and_a_shared_directory_is_not_used(launcher, root, tmp_path):
@@ -329,7 +349,50 @@ async def test_an_mcp_server_spawned_by_an_agent_runs_in_the_launcher(launcher, 
         result = await session.call_tool("status", {})
         assert not result.is_error, result.content[0].text
         assert {n["key"] for n in result.structured_content["nodes"]} >= {"Q", "E_qa", "K"}
-        assert len(launcher.children()) == 1  # the MCP server
+        [server] = launcher.children()  # the MCP server
         result = await session.call_tool("explain", {"key": "E_qa"})
         assert not result.is_error and result.structured_content["key"] == "E_qa"
-    wait_for(lambda: not launcher.children(), what="the MCP server's end")
+    wait_for(lambda: server not in launcher.children() or zombie(server), what="the MCP server's end")
+
+
+def test_a_spare_runs_the_next_command_of_the_same_kind(launcher, root):
+    """After a command on a root, the launcher prepares a spare (the next command's process, its
+    settings read, the root configured, cognee imported); the next command with exactly the same
+    environment and directory runs there, with the same result a fresh child gives; a command with
+    one variable changed gets a fresh child."""
+    env = launched_env(launcher.base)
+    fresh = main_py("--root", root, "recall", "--json", env=env)
+    assert fresh.returncode == 0, fresh.stderr
+    spare = spare_of(launcher)
+    warm = main_py("--root", root, "recall", "--json", env=env)
+    assert warm.returncode == 0, warm.stderr
+    assert json.loads(warm.stdout) == json.loads(fresh.stdout)
+    wait_for(lambda: spare not in launcher.children() or zombie(spare), what="the spare's end")  # it ran the recall
+    spare_of(launcher)  # and the launcher prepared the next one
+    noted = main_py("--root", root, "status", env=env)
+    assert "cognee already imported for this root" in noted.stdout  # the spare the recall left
+    spare_of(launcher)
+    other = main_py("--root", root, "status", env=dict(env, FALSIFY_GATE1_K="3"))
+    assert other.returncode == 0 and "(ran warm: forked by the FALSIFY launcher" in other.stdout
+    assert "cognee already imported" not in other.stdout
+
+
+def test_a_command_whose_caller_is_killed_dies_with_it(launcher, root):
+    """As a cold process killed mid-command: the caller SIGKILLed, its child (waiting for the lock
+    here) is killed too, and nothing is written."""
+    fd = hold_lock(root)
+    try:
+        caller = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise",
+                                   "Some fact.", "--target", "E_qa"], cwd=REPO,
+                                  env=launched_env(launcher.base, FALSIFY_LOCK_TIMEOUT="120"),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        child = wait_for(launcher.children, what="the launched child")[0]
+        wait_for(lambda: waits_for_the_lock(child, root), what="the child waiting for the writer lock")
+        caller.kill()
+        caller.wait(30)
+        wait_for(lambda: child not in launcher.children() or zombie(child), what="the child's end")
+    finally:
+        release(fd)
+    after = json.loads(main_py("--root", root, "status", "--json", env=clean_env()).stdout)
+    assert nodes_by_key(after)["E_qa"]["state"] == "alive"
+    assert [entry.get("kind") for entry in log_entries(root)] == ["load"]

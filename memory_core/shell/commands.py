@@ -53,7 +53,8 @@ def run_note() -> str:
         if RAN.get("started"):
             return (f"ran in the FALSIFY launcher this command started (pid {RAN.get('launcher_pid')}); "
                     "the next commands start warm")
-        return f"ran warm: forked by the FALSIFY launcher (pid {RAN.get('launcher_pid')})"
+        spare = ", cognee already imported for this root" if RAN.get("spare") else ""
+        return f"ran warm: forked by the FALSIFY launcher (pid {RAN.get('launcher_pid')}){spare}"
     reason = RAN.get("reason")
     return f"ran cold ({reason})" if reason else "ran cold"
 

@@ -239,6 +239,19 @@ def launch(argv: list[str]) -> Outcome:
     launcher first if none runs for this code and environment), with this process's standard
     streams, environment, working directory and umask; wait for it, passing on signals, and
     return its exit code. ``Outcome.code`` None: run it here (``Outcome.reason`` says why)."""
+    sent: list = []
+    try:
+        return _launch(argv, sent)
+    except Exception as error:  # noqa: BLE001  (a bug here must not stop the command, nor run it twice)
+        if sent:
+            print(f"error: the FALSIFY launcher's client failed after handing the command over "
+                  f"({type(error).__name__}: {error}); it may have run: run status (nothing was run a second time)",
+                  file=sys.stderr)
+            return Outcome(1, "launcher")
+        return Outcome(None, f"the launcher's client failed ({type(error).__name__}: {error})")
+
+
+def _launch(argv: list[str], sent: list) -> Outcome:
     try:
         settings = _settings()
     except ValueError:  # a FALSIFY_* value that does not parse: the command, run here, says which
@@ -268,9 +281,10 @@ def launch(argv: list[str]) -> Outcome:
             sock = _connect(path)
             if sock is None:
                 return Outcome(None, "the launcher could not be reached")
-        result = _run(sock, argv, code, started)
+        result = _run(sock, argv, code, started, sent)
         if result is not None:
             return result
+        sent.clear()  # no child took it: nothing ran
         # the launcher closed the connection before the command started (it was stopping):
         # nothing ran; once more, with a launcher started afresh if need be
         keys = _read_keys(paths["keys"])
@@ -341,7 +355,7 @@ def _streams() -> list[int]:
     return fds
 
 
-def _run(sock: socket.socket, argv: list[str], code: str, started: bool) -> Optional[Outcome]:
+def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: list) -> Optional[Outcome]:
     """Send the command over ``sock`` and wait for its end. None: the launcher closed the
     connection before the command started (nothing ran)."""
     import signal
@@ -370,9 +384,11 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool) -> Opti
     previous = {s: signal.signal(s, relay) for s in relayed}
     try:
         try:
+            sent.append(True)
             socket.send_fds(sock, [struct.pack("!I", len(body))], _streams())
             sock.sendall(body)
         except OSError:
+            sent.clear()
             return None  # nothing was taken
         buf = b""
         while True:
@@ -582,6 +598,7 @@ def serve(base: Path, code: str) -> int:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, _terminated)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     gc.collect()
     gc.freeze()  # the children share these pages rather than copy them when their collector runs
     print(f"launcher: pid {os.getpid()} ready after {time.monotonic() - started:.1f} s on {path}", file=sys.stderr,
@@ -590,13 +607,21 @@ def serve(base: Path, code: str) -> int:
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
     os.close(devnull)
-    children: dict[int, socket.socket] = {}
+    run = _Running(listener, (wake_r, wake_w), code, state)
     last = time.monotonic()
     checked = last
     try:
         while True:
-            readable, _, _ = select.select([listener, wake_r, *children.values()], [], [], 1.0)
+            waiting = [listener, wake_r, *(s for p, s in run.children.items() if p not in run.orphans)]
+            if run.spare is not None and not run.spare.ready:
+                waiting.append(run.spare.sock)
+            if _stopping:
+                return 0  # SIGTERM: the finally clause takes the socket away
+            readable, _, _ = select.select(waiting, [], [], 1.0)
+            if _stopping:
+                return 0
             now = time.monotonic()
+            run.reap()  # first: a command that just ended leaves its spare for the next one
             for sock in readable:
                 if sock is wake_r:
                     try:
@@ -610,21 +635,30 @@ def serve(base: Path, code: str) -> int:
                     except OSError:
                         continue
                     last = now
-                    pid = _take(conn, code, state, [listener, *children.values()], (wake_r, wake_w))
-                    if pid is not None:
-                        children[pid] = conn
+                    run.take(conn)
+                elif run.spare is not None and sock is run.spare.sock:
+                    run.spare.heard()
                 else:  # a caller's connection became readable while its command runs: it went away
-                    _reap(children)
-                    pid = next((p for p, s in children.items() if s is sock), None)
+                    pid = next((p for p, s in run.children.items() if s is sock), None)
                     if pid is not None and _gone(sock):
-                        try:
-                            os.killpg(pid, signal.SIGKILL)  # as a cold process dies with its caller
-                        except OSError:
-                            pass
-            _reap(children)
-            if children:
+                        # a child that reported its exit is ending anyway; one still running after a
+                        # moment dies, as a cold process dies with its caller
+                        run.orphans[pid] = now + ORPHAN_GRACE_S
+            run.reap()
+            for pid, deadline in list(run.orphans.items()):
+                if pid not in run.children:
+                    del run.orphans[pid]
+                elif now >= deadline:
+                    del run.orphans[pid]
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+            if run.children:
                 last = now
                 continue
+            if run.spare is not None and now - run.spare.since > SPARE_IDLE_S:
+                run.retire()
             if now - last > idle_s:
                 return 0
             if now - checked > 30:
@@ -637,6 +671,7 @@ def serve(base: Path, code: str) -> int:
                 if fingerprint() != code:
                     return 0  # the code changed: the next command starts a launcher for the new code
     finally:
+        run.retire()
         try:
             if os.stat(path).st_ino == inode:
                 path.unlink()
@@ -645,8 +680,13 @@ def serve(base: Path, code: str) -> int:
         listener.close()
 
 
+_stopping: list = []
+
+
 def _terminated(signum, frame):
-    raise SystemExit(0)  # the finally clauses take the socket away
+    # a flag, not an exception: the handler may run inside an at-fork callback (logging's), which
+    # would swallow one; the loop sees the flag at once (the signal wakes its select)
+    _stopping.append(signum)
 
 
 def _gone(sock: socket.socket) -> bool:
@@ -658,64 +698,218 @@ def _gone(sock: socket.socket) -> bool:
         return True
 
 
-def _reap(children: dict) -> None:
-    """Collect exited children; for one killed by a signal, tell its caller."""
-    while children:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        sock = children.pop(pid, None)
-        if sock is None:
+# ---- spares ----------------------------------------------------------------------------
+# After a command on a data root exits 0, the launcher forks a *spare* for the next command of
+# the same kind: a child that becomes a process with that command's environment, directory,
+# umask and interpreter path, and does what the CLI does before any command on that root --
+# reads its settings and the project's .env, configures the root and imports cognee -- then
+# waits. A command whose caller has exactly that environment (every variable), directory, umask
+# and path, on the same root (the same directory, not one recreated meanwhile), is handed to the
+# spare with its streams, and runs as it would in a fresh child, minus the cognee import;
+# anything else gets a fresh child. One spare at a time; it goes after SPARE_IDLE_S unused.
+
+ORPHAN_GRACE_S = 2.0
+SPARE_COMMANDS = frozenset({"load", "status", "revise", "explain", "recall", "undo", "check", "resolve", "mcp"})
+SPARE_IDLE_S = 600.0
+
+
+def _root_command(argv: list[str]) -> tuple[Optional[str], Optional[str], bool]:
+    """(the CLI command, the --root value, whether anything rules out a spare) of ``argv``."""
+    root, i = None, 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help", "--cold", "--demo", "--keep", "--database", "--session", "--") \
+                or arg.startswith(("--database=", "--session=")):
+            return None, None, True
+        if arg == "--root" and i + 1 < len(argv):
+            root, i = argv[i + 1], i + 2
             continue
-        if os.WIFSIGNALED(status):
-            try:
-                sock.sendall(json.dumps({"exit": -os.WTERMSIG(status)}).encode() + b"\n")
-            except OSError:
-                pass
-        sock.close()
+        if arg.startswith("--root="):
+            root, i = arg.split("=", 1)[1], i + 1
+            continue
+        if arg.startswith("-"):
+            return None, None, True  # an option this scan does not know
+        rest = argv[i + 1:]
+        return arg, root, "-h" in rest or "--help" in rest
+    return None, None, True
 
 
-def _recv_request(conn: socket.socket):
-    header, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
-    body = b""
+def spare_key(request: dict) -> Optional[str]:
+    """What a spare prepared for ``request``'s command must share with the next one (None: no
+    spare for it): the resolved data root (an existing one, and its inode), every environment
+    variable, the directory, the umask, the interpreter path, and the settings files as they
+    are (the project's .env, cognee's env file)."""
+    command, root, excluded = _root_command(list(request.get("argv") or []))
+    if excluded or command not in SPARE_COMMANDS:
+        return None
+    env = request.get("env") or {}
+    cwd = Path(str(request.get("cwd") or "/"))
+    home = (env.get("FALSIFY_HOME") or "").strip() or None
+    where = (cwd / Path(root or home or ".falsify").expanduser()).resolve()
     try:
-        while len(header) < 4:
-            chunk = conn.recv(4 - len(header))
-            if not chunk:
-                raise ValueError("short header")
-            header += chunk
-        (size,) = struct.unpack("!I", header)
-        while len(body) < size:
-            chunk = conn.recv(min(size - len(body), 1 << 20))
-            if not chunk:
-                raise ValueError("short request")
-            body += chunk
-        request = json.loads(body)
-        if len(fds) != 3 or not isinstance(request, dict):
-            raise ValueError("not a request")
-    except BaseException:
+        inode = os.stat(where).st_ino
+    except OSError:
+        return None
+    if not ((where / "falsify.json").is_file() or (where / "cognee_system").is_dir()):
+        return None  # not a data root (yet): a command on it must be free to refuse or create it
+    # the files the CLI and cognee read settings from before a command: the project's .env, cognee's
+    # env file (FALSIFY's empty one in the root, or the caller's own)
+    files = [PACKAGE.parent / ".env", where / "cognee.env"]
+    if env.get("COGNEE_ENV_FILE"):
+        files.append(cwd / Path(env["COGNEE_ENV_FILE"]).expanduser())
+    stamps = []
+    for file in files:
+        try:
+            st = os.stat(file)
+            stamps.append([str(file), st.st_ino, st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append([str(file), None])
+    return json.dumps([str(where), inode, sorted(env.items()), str(cwd), request.get("umask"), request.get("path"),
+                       stamps])
+
+
+class _Spare:
+    def __init__(self, pid: int, sock: socket.socket, key: str, request: dict):
+        self.pid, self.sock, self.key, self.request = pid, sock, key, request
+        self.ready = False
+        self.since = time.monotonic()
+
+    def heard(self) -> None:
+        """The spare wrote to the launcher: ready (b"R"), or it ended (nothing)."""
+        try:
+            data = self.sock.recv(16)
+        except OSError:
+            data = b""
+        if data.startswith(b"R"):
+            self.ready = True
+            self.since = time.monotonic()
+        else:
+            self.ready = False
+
+
+class _Running:
+    """The launcher's children (pid -> the caller's connection), their spare keys, the spare."""
+
+    def __init__(self, listener: socket.socket, wake: tuple, code: str, state: dict):
+        self.listener, self.wake, self.code, self.state = listener, wake, code, state
+        self.children: dict[int, socket.socket] = {}
+        self.keys: dict[int, str] = {}
+        self.orphans: dict[int, float] = {}  # pid -> when to kill it: its caller went away
+        self.spare: Optional[_Spare] = None
+
+    def others(self) -> list:
+        """What a child must close: the launcher's sockets, the other callers', the spare's."""
+        return [self.listener, *self.children.values(), *([self.spare.sock] if self.spare else [])]
+
+    def take(self, conn: socket.socket) -> None:
+        """Read one request from ``conn`` and run it: in the spare when it matches, else in a
+        fresh child. A request the launcher cannot run is answered {"cold": why}."""
+        request, fds = _accept(conn, self.code, self.state)
+        if request is None:
+            return
+        key = spare_key(request)
+        spare = self.spare
+        # a spare still importing takes it too: it reads the request once ready (were it to fail
+        # first, the caller would see its connection close with no pid, and hand the command over again)
+        if key is not None and spare is not None and spare.key == key:
+            self.spare = None
+            body = json.dumps(request).encode()
+            try:
+                socket.send_fds(spare.sock, [struct.pack("!I", len(body))], [conn.fileno(), *fds])
+                spare.sock.sendall(body)
+                sent = True
+            except OSError:
+                sent = False
+            spare.sock.close()
+            if sent:
+                for fd in fds:
+                    os.close(fd)
+                self.children[spare.pid] = conn
+                self.keys[spare.pid] = key
+                return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(conn, request, fds, self.others(), self.wake, self.state)  # never returns
         for fd in fds:
             os.close(fd)
-        raise
-    return request, fds
+        self.children[pid] = conn
+        if key is not None:
+            self.keys[pid] = key
+
+    def reap(self) -> None:
+        """Collect exited children; for one killed by a signal, tell its caller. A command that
+        exited 0 on a data root gets a spare prepared for the next one like it."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if self.spare is not None and pid == self.spare.pid:
+                self.spare.sock.close()
+                self.spare = None
+                continue
+            sock = self.children.pop(pid, None)
+            key = self.keys.pop(pid, None)
+            if sock is None:
+                continue
+            if os.WIFSIGNALED(status):
+                try:
+                    sock.sendall(json.dumps({"exit": -os.WTERMSIG(status)}).encode() + b"\n")
+                except OSError:
+                    pass
+            sock.close()
+            if key is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not self.children:
+                self.prepare(key)
+
+    def prepare(self, key: str) -> None:
+        if self.spare is not None and self.spare.key == key:
+            return
+        self.retire()
+        request = self._request_of(key)
+        if request is None:
+            return
+        mine, theirs = socket.socketpair()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            mine.close()
+            _spare(theirs, request, self.others(), self.wake, self.state)  # never returns
+        theirs.close()
+        self.spare = _Spare(pid, mine, key, request)
+
+    @staticmethod
+    def _request_of(key: str) -> Optional[dict]:
+        try:
+            root, _inode, env, cwd, umask, path, _files = json.loads(key)
+        except (ValueError, TypeError):
+            return None
+        return {"root": root, "env": dict(env), "cwd": cwd, "umask": umask, "path": path}
+
+    def retire(self) -> None:
+        """Let the spare go (it exits when its socket closes)."""
+        if self.spare is not None:
+            self.spare.sock.close()
+            self.spare = None
 
 
-def _take(conn: socket.socket, code: str, state: dict, others: list, wake: tuple) -> Optional[int]:
-    """Read one request from ``conn`` and fork its child. Returns the child's pid, or None
-    when no child was started (the caller is told why, or simply dropped)."""
+def _accept(conn: socket.socket, code: str, state: dict) -> tuple[Optional[dict], list]:
+    """One request from ``conn``, checked: (request, its three descriptors), or (None, [])
+    when it is not run here (the caller is told why, or simply dropped)."""
     conn.settimeout(10)
     try:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         if struct.unpack("3i", creds)[1] != os.getuid():
             conn.close()
-            return None
+            return None, []
         request, fds = _recv_request(conn)
     except (OSError, ValueError):
         conn.close()
-        return None
+        return None, []
     conn.settimeout(None)
     why = ""
     if request.get("protocol") != PROTOCOL or request.get("fingerprint") != code:
@@ -732,58 +926,158 @@ def _take(conn: socket.socket, code: str, state: dict, others: list, wake: tuple
         except OSError:
             pass
         conn.close()
-        return None
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        _child(conn, request, fds, others, wake, state)  # never returns
-    for fd in fds:
+        return None, []
+    return request, fds
+
+
+def _recv_request(conn: socket.socket, count: int = 3):
+    header, fds, _flags, _addr = socket.recv_fds(conn, 4, count)
+    body = b""
+    try:
+        if not header:
+            raise ValueError("no request")
+        while len(header) < 4:
+            chunk = conn.recv(4 - len(header))
+            if not chunk:
+                raise ValueError("short header")
+            header += chunk
+        (size,) = struct.unpack("!I", header)
+        while len(body) < size:
+            chunk = conn.recv(min(size - len(body), 1 << 20))
+            if not chunk:
+                raise ValueError("short request")
+            body += chunk
+        request = json.loads(body)
+        if len(fds) != count or not isinstance(request, dict):
+            raise ValueError("not a request")
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return request, fds
+
+
+def _detach(others: list, wake: tuple) -> None:
+    """In a forked child: drop the launcher's sockets and signal plumbing, take a process group
+    of its own (the caller's signals go to it and to what it starts), and the signal
+    dispositions a new interpreter has."""
+    import signal
+
+    signal.set_wakeup_fd(-1)
+    for fd in wake:
         os.close(fd)
-    return pid
+    for sock in others:
+        sock.close()
+    os.setpgid(0, 0)
+    for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
 
 
 def _child(conn: socket.socket, request: dict, fds: list[int], others: list, wake: tuple, state: dict) -> None:
     """In the forked child: become the caller's command, run it, report its exit code, exit."""
-    import signal
-
     code = 1
     try:
-        signal.set_wakeup_fd(-1)
-        for fd in wake:
-            os.close(fd)
-        for sock in others:
-            sock.close()
-        os.setpgid(0, 0)  # its own process group: the caller's signals go to it and what it starts
-        for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
+        _detach(others, wake)
         conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
-        _become(request, fds, state)
+        _adopt(request, state)
+        _take_streams(fds, bool(request.get("unbuffered")))
         code = _run_cli(request)
     except BaseException:  # noqa: BLE001
-        try:
-            import traceback
+        _print_exc()
+    finally:
+        _end(conn, code)
 
-            traceback.print_exc()
+
+def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state: dict) -> None:
+    """In a forked spare: become a process of ``prepared``'s environment, directory and root,
+    do what the CLI does before a command on it, say so, wait for a command (the caller's
+    connection and streams, and the request, over ``sock``), run it as :func:`_child` would."""
+    code, conn = 1, None
+    try:
+        _detach(others, wake)
+        _adopt(prepared, state)
+        _warm(prepared["root"])
+        try:
+            sock.sendall(b"R")
+        except OSError:
+            pass  # the launcher already handed a command over and closed its end: it is in the buffer
+        try:
+            request, fds = _recv_request(sock, 4)
+        except (OSError, ValueError):
+            os._exit(0)  # retired (or the launcher went away) before a command came
+        conn = socket.socket(fileno=fds[0])
+        conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+        # the environment, directory, umask and path are the caller's already (the key says so), and
+        # the environment holds what configuring the root added to it, as a cold process's would
+        sys.argv = [request.get("argv0") or sys.argv[0], *(request.get("argv") or [])]
+        _take_streams(fds[1:], bool(request.get("unbuffered")))
+        code = _run_cli(request, spare=True)
+    except BaseException:  # noqa: BLE001
+        _print_exc()
+    finally:
+        _end(conn, code)
+
+
+def _warm(root: str) -> None:
+    """What the CLI does before a command on ``root`` opens it (memory_core/shell/cli.py, then
+    Falsify.open): the private umask, this environment's settings and the project's .env, the
+    root configured for cognee, cognee imported."""
+    os.umask(0o077)
+    from memory_core.store import config, settings
+
+    config.reload()
+    settings.load_dotenv_file()
+    settings.configure(root)
+    settings.import_cognee()
+    import memory_core.shell.cli  # noqa: F401
+
+
+def _print_exc() -> None:
+    try:
+        import traceback
+
+        traceback.print_exc()
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _end(conn: Optional[socket.socket], code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
         except BaseException:  # noqa: BLE001
             pass
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:  # noqa: BLE001
-                pass
+    if conn is not None:
         try:
             conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
         except BaseException:  # noqa: BLE001
             pass
-        os._exit(code)
+    os._exit(code)
 
 
-def _become(request: dict, fds: list[int], state: dict) -> None:
-    """Take over the caller's streams, directory, umask, environment, argv and sys.path."""
+def _adopt(request: dict, state: dict) -> None:
+    """Take over the caller's directory, umask, environment, argv and sys.path."""
+    os.chdir(request["cwd"])
+    os.umask(int(request["umask"]))
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.environ.update(state["set"])
+    for name in state["unset"]:
+        os.environ.pop(name, None)
+    sys.dont_write_bytecode = sys.flags.dont_write_bytecode
+    sys.argv = [request.get("argv0") or sys.argv[0], *(request.get("argv") or [])]
+    sys.path[:] = request["path"]
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None  # found again from this environment
+    if "numpy" in sys.modules and not getattr(sys.modules["numpy"], "_falsify_seeded", False):
+        sys.modules["numpy"].random.seed()  # fresh entropy, as a new process has (random reseeds itself at fork)
+        sys.modules["numpy"]._falsify_seeded = True
+
+
+def _take_streams(fds: list[int], unbuffered: bool = False) -> None:
+    """The caller's standard streams on 0, 1, 2, as the interpreter makes them at start-up."""
     import io
     import logging
 
@@ -793,18 +1087,8 @@ def _become(request: dict, fds: list[int], state: dict) -> None:
     for fd in fds:
         if fd > 2:
             os.close(fd)
-    os.chdir(request["cwd"])
-    os.umask(int(request["umask"]))
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.environ.update(state["set"])
-    for name in state["unset"]:
-        os.environ.pop(name, None)
-    sys.dont_write_bytecode = sys.flags.dont_write_bytecode
-    # the standard streams as the interpreter makes them at start-up, on the caller's descriptors
     old = {"stdout": sys.stdout, "stderr": sys.stderr}
     encoding, errors = sys.stdout.encoding, sys.stdout.errors
-    unbuffered = bool(request.get("unbuffered"))
     sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding=sys.stdin.encoding,
                                  errors=sys.stdin.errors)
     sys.stdout = io.TextIOWrapper(io.open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
@@ -821,15 +1105,9 @@ def _become(request: dict, fds: list[int], state: dict) -> None:
                     h.stream = sys.stderr
                 elif h.stream is old["stdout"]:
                     h.stream = sys.stdout
-    sys.argv = [request["argv0"], *request["argv"]]
-    sys.path[:] = request["path"]
-    if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None  # found again from this environment
-    if "numpy" in sys.modules:  # fresh entropy, as a new process has (random reseeds itself at fork)
-        sys.modules["numpy"].random.seed()
 
 
-def _run_cli(request: dict) -> int:
+def _run_cli(request: dict, spare: bool = False) -> int:
     """The CLI's entry point, as ``main.py`` runs it; its exit code as the interpreter would
     make it (SystemExit, an uncaught exception, Ctrl-C)."""
     import signal
@@ -838,7 +1116,7 @@ def _run_cli(request: dict) -> int:
     try:
         from memory_core.shell.cli import main
 
-        code = main(request["argv"], ran={"by": "launcher", "launcher_pid": os.getppid(),
+        code = main(request["argv"], ran={"by": "launcher", "launcher_pid": os.getppid(), "spare": spare,
                                           "started": bool(request.get("started"))})
         code = 0 if code is None else code
     except SystemExit as exc:
@@ -884,5 +1162,12 @@ if __name__ == "__main__":
     if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
         sys.path.pop(0)  # run as a script: its folder is not a place to import from
     if len(sys.argv) == 4 and sys.argv[1] == "--serve":
-        raise SystemExit(serve(Path(sys.argv[2]), sys.argv[3]))
+        try:
+            status = serve(Path(sys.argv[2]), sys.argv[3])
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else 1
+        sys.stderr.flush()
+        # nothing of the preload's own exit handlers (litellm's flush its logging worker, which
+        # can wait): the launcher ran no command itself, and its socket is already gone
+        os._exit(status)
     raise SystemExit("usage: launcher.py --serve RUNTIME_DIR FINGERPRINT")
