@@ -1023,15 +1023,22 @@ def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state
 def _warm(root: str) -> None:
     """What the CLI does before a command on ``root`` opens it (memory_core/shell/cli.py, then
     Falsify.open): the private umask, this environment's settings and the project's .env, the
-    root configured for cognee, cognee imported."""
+    root configured for cognee, cognee imported; and with the offline embedder, what a command
+    that embeds (load, revise, recall) does first: LanceDB and fastembed imported, the model
+    loaded (cognee's embedding engine, built as the command would build it)."""
     os.umask(0o077)
-    from memory_core.store import config, settings
+    from memory_core.store import config, embedder, settings
 
     config.reload()
     settings.load_dotenv_file()
     settings.configure(root)
     settings.import_cognee()
     import memory_core.shell.cli  # noqa: F401
+
+    if embedder.local_enabled():
+        import lancedb  # noqa: F401
+
+        embedder.embedding_engine()
 
 
 def _print_exc() -> None:
