@@ -7,7 +7,9 @@ a long-lived server holds, by part.
 2. ``launcher``: the same commands with the warm launcher on (``FALSIFY_LAUNCHER=1``, a runtime
    directory of the benchmark's own): the first command (it starts the launcher and pays the
    cold start), then ``status``, ``explain E_qa``, ``recall`` and ``revise`` (the demo's fact
-   pinned to E_qa; each followed by an ``undo``, not timed), ``--runs`` times each: p50, p95.
+   pinned to E_qa; each followed by an ``undo``, not timed), ``--runs`` times each: p50, p95;
+   ``--pause`` seconds between two commands (default 2, as a person types them, which leaves the
+   launcher's spare for the next command the time to get ready; 0: back to back, as a script).
 3. ``mcp``: an agent's ``python main.py --root R mcp`` started by the official SDK's stdio
    client: seconds to ``initialize`` and to the first tool call's answer (``status``), cold
    (``FALSIFY_LAUNCHER=0``) and warm (through the launcher), ``--mcp-runs`` times each.
@@ -73,7 +75,7 @@ def cold(root: Path, runs: int) -> dict:
     return {"status": seconds([run(root, "--cold", "status", env=env)[0] for _ in range(runs)])}
 
 
-def launcher(root: Path, runtime: Path, runs: int) -> tuple[dict, int]:
+def launcher(root: Path, runtime: Path, runs: int, pause: float = 0.0) -> tuple[dict, int]:
     env = base_env(FALSIFY_LAUNCHER="1", FALSIFY_RUNTIME_DIR=str(runtime))
     took, first = run(root, "status", env=env)
     found = re.search(r"FALSIFY launcher this command started \(pid (\d+)\)", first.stdout)
@@ -83,10 +85,13 @@ def launcher(root: Path, runtime: Path, runs: int) -> tuple[dict, int]:
     times: dict = {"status": [], "explain": [], "recall": [], "revise": []}
     for _ in range(runs):
         for name, args in (("status", ["status"]), ("explain", ["explain", "E_qa"]), ("recall", ["recall"])):
+            time.sleep(pause)
             took, proc = run(root, *args, env=env)
             times[name].append(took)
+        time.sleep(pause)
         took, proc = run(root, "revise", FACT, "--target", "E_qa", env=env)
         times["revise"].append(took)
+        time.sleep(pause)
         run(root, "undo", env=env)
     warm = run(root, "status", env=env)[1]
     if "ran warm: forked by the FALSIFY launcher" not in warm.stdout:
@@ -114,11 +119,14 @@ async def mcp_first_call(root: Path, env: dict) -> dict:
     return out
 
 
-def mcp(root: Path, runtime: Path, runs: int) -> dict:
+def mcp(root: Path, runtime: Path, runs: int, pause: float = 0.0) -> dict:
     report = {}
     for name, env in (("cold", base_env(FALSIFY_LAUNCHER="0")),
                       ("warm", base_env(FALSIFY_LAUNCHER="1", FALSIFY_RUNTIME_DIR=str(runtime)))):
-        calls = [asyncio.run(mcp_first_call(root, env)) for _ in range(runs)]
+        calls = []
+        for _ in range(runs):
+            time.sleep(pause)
+            calls.append(asyncio.run(mcp_first_call(root, env)))
         report[name] = {k: seconds([c[k] for c in calls]) for k in ("initialize_s", "first_tool_call_s")}
     return report
 
@@ -241,6 +249,9 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="warm runs of each command (default 20)")
     parser.add_argument("--cold-runs", type=int, default=3, help="cold status runs (default 3)")
     parser.add_argument("--mcp-runs", type=int, default=3, help="MCP sessions, cold and warm (default 3)")
+    parser.add_argument("--pause", type=float, default=2.0,
+                        help="seconds between two warm commands (default 2, as a person types them; 0: back to back, "
+                             "as a script runs them, the next command often arriving before the launcher's spare is ready)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--parts", nargs=2, metavar=("ROOT", "REVISIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -258,8 +269,9 @@ def main(argv=None) -> int:
         root = work / "demo"
         run(root, "--cold", "load", SEED, env=base_env(FALSIFY_LAUNCHER="0"))
         report["cold"] = cold(root, args.cold_runs)
-        report["launcher"], launcher_pid = launcher(root, runtime, args.runs)
-        report["mcp"] = mcp(root, runtime, args.mcp_runs)
+        report["launcher"], launcher_pid = launcher(root, runtime, args.runs, args.pause)
+        report["launcher"]["pause_s"] = args.pause
+        report["mcp"] = mcp(root, runtime, args.mcp_runs, args.pause)
         copy = work / "parts"
         shutil.copytree(root, copy)
         report["resident"] = {"by_part": resident(copy, args.runs)}
@@ -284,7 +296,7 @@ def main(argv=None) -> int:
           f"{m['load_average_at_start']} -> {m['load_average_at_end']}, {report['seconds']} s")
     c, w = report["cold"], report["launcher"]
     print(f"cold status (--cold): p50 {c['status']['p50']} s over {c['status']['n']}")
-    print(f"launcher: first command {w['first_command_s']} s (starts the launcher)")
+    print(f"launcher: first command {w['first_command_s']} s (starts the launcher); {w['pause_s']} s between commands")
     for name in ("status", "explain", "recall", "revise"):
         print(f"  warm {name:8s} p50 {w[name]['p50']} s, p95 {w[name]['p95']} s over {w[name]['n']}")
     for name in ("cold", "warm"):

@@ -994,11 +994,13 @@ def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state
     """In a forked spare: become a process of ``prepared``'s environment, directory and root,
     do what the CLI does before a command on it, say so, wait for a command (the caller's
     connection and streams, and the request, over ``sock``), run it as :func:`_child` would."""
+    import select
+
     code, conn = 1, None
     try:
         _detach(others, wake)
         _adopt(prepared, state)
-        _warm(prepared["root"])
+        _warm(prepared["root"], lambda: bool(select.select([sock], [], [], 0)[0]))
         try:
             sock.sendall(b"R")
         except OSError:
@@ -1020,12 +1022,13 @@ def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state
         _end(conn, code)
 
 
-def _warm(root: str) -> None:
+def _warm(root: str, waiting) -> None:
     """What the CLI does before a command on ``root`` opens it (memory_core/shell/cli.py, then
     Falsify.open): the private umask, this environment's settings and the project's .env, the
-    root configured for cognee, cognee imported; and with the offline embedder, what a command
-    that embeds (load, revise, recall) does first: LanceDB and fastembed imported, the model
-    loaded (cognee's embedding engine, built as the command would build it)."""
+    root configured for cognee, cognee imported. Then, unless a command is ``waiting()``
+    already, with the offline embedder, what a command that embeds (load, revise, recall) does
+    first: LanceDB imported, the model loaded (cognee's embedding engine, built as the command
+    would build it); a command that came meanwhile does it itself if it needs it."""
     os.umask(0o077)
     from memory_core.store import config, embedder, settings
 
@@ -1035,7 +1038,7 @@ def _warm(root: str) -> None:
     settings.import_cognee()
     import memory_core.shell.cli  # noqa: F401
 
-    if embedder.local_enabled():
+    if embedder.local_enabled() and not waiting():
         import lancedb  # noqa: F401
 
         embedder.embedding_engine()
