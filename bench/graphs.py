@@ -125,3 +125,58 @@ def resting_on(rnd, prefix: str, keys: list[str], most: int = 2) -> tuple[list, 
         hypotheses.append({"key": key, "statement": f"Hypothesis {h} of {prefix}.", "prior": round(0.3 + 0.2 * h, 2)})
         edges.append({"type": "supports", "from": rnd.choice(keys), "to": key, "weight": 0.8})
     return conclusions, hypotheses, [{k: v for k, v in e.items() if v is not None} for e in edges]
+
+
+LEADERS = ("Alice", "Bob", "Carol", "Dave", "Erin")
+DATES = ("2000-01-01", "2005-01-01", "2010-01-01", "2015-01-01", "2020-01-01")
+ORDERS = ("forward", "backward", "shuffled")
+
+
+def timed_interval(rnd) -> tuple:
+    start = rnd.choice(DATES)
+    later = [d for d in DATES if d > start]
+    end = rnd.choice(later) if later and rnd.random() < 0.3 else None
+    return start, end
+
+
+def timed_case(seed: int, prefix: str, order: Optional[str] = None) -> tuple[dict, list]:
+    """A generated investigation whose one or two subjects have a timed value of the
+    single-valued predicate ``led by`` (conclusions and hypotheses resting on them), and a
+    history of 3 to 6 later values (another leader from one of a few dates, sometimes with an
+    end) arriving in ``order`` (drawn when None): ``forward`` (by start date), ``backward``
+    (each one starts before the ones already known: every value arrives late) or
+    ``shuffled``; ``"undo"`` steps are sprinkled in. Returns (investigation, steps) where a
+    step is ``(subject, leader, valid_from, valid_to)`` or ``"undo"``."""
+    import random
+
+    rnd = random.Random(seed)
+    q = f"{prefix}Q"
+    subjects = [f"team {i} of {prefix.rstrip('_')}" for i in range(rnd.randint(1, 2))]
+    evidence = []
+    for i, subject in enumerate(subjects):
+        start, end = timed_interval(rnd)
+        leader = rnd.choice(LEADERS)
+        ev = {"key": f"{prefix}E{i}", "claim": f"{subject.capitalize()} was led by {leader}.",
+              "subject": subject, "predicate": "led by", "object": leader, "valid_from": start}
+        if end:
+            ev["valid_to"] = end
+        evidence.append(ev)
+    keys = [e["key"] for e in evidence]
+    conclusions, hypotheses, edges = resting_on(rnd, prefix, keys)
+    inv = {"question": {"key": q, "text": f"Who led the teams of {prefix}?"}, "hypotheses": hypotheses,
+           "evidence": evidence, "conclusions": conclusions, "edges": edges}
+    order = order or rnd.choice(ORDERS)
+    values = []
+    for _ in range(rnd.randint(3, 6)):
+        start, end = timed_interval(rnd)
+        values.append((rnd.choice(subjects), rnd.choice(LEADERS), start, end))
+    if order == "forward":
+        values.sort(key=lambda v: v[2])
+    elif order == "backward":
+        values.sort(key=lambda v: v[2], reverse=True)
+    steps: list = []
+    for value in values:
+        steps.append(value)
+        if rnd.random() < 0.2:
+            steps.append("undo")
+    return inv, steps

@@ -349,10 +349,14 @@ class Model:
         return (triple is not None and self.same_value_slot(key, triple) and self.single_valued(key)
                 and term(self.nodes[key].triple[2]) != term(triple[2]))
 
-    def triple_targets(self, triple: tuple) -> list[str]:
-        """Rule 1b: what a fact given as a triple contradicts."""
+    def triple_targets(self, triple: tuple, timeline: bool = False) -> list[str]:
+        """Rule 1b: what a fact given as a triple contradicts. ``timeline`` (a timed fact):
+        the values superseded in time that have a ``valid_from`` too."""
+        def counts(n: MNode) -> bool:
+            return n.state in (ALIVE, DISPUTED) or (timeline and n.state == SUPERSEDED and n.valid_to is not None
+                                                     and n.valid_from is not None)
         return sorted(k for k, n in self.stored().items()
-                      if n.kind == "evidence" and n.state in (ALIVE, DISPUTED) and self.contradicted_by_triple(k, triple))
+                      if n.kind == "evidence" and counts(n) and self.contradicted_by_triple(k, triple))
 
     def rejudge(self, new_key: str, triple: Optional[tuple]) -> list[str]:
         """Rule 1c. Returns the evidence kept dead (``new_key`` supersedes each)."""
@@ -436,13 +440,18 @@ FOREVER = "9999-12-31"  # an open end; dates here are plain YYYY-MM-DD, which or
 
 
 def valid_time_case(new: tuple, stored: tuple) -> str:
-    """How a judged contradiction reads in valid time: intervals are [from, to), to = None open."""
+    """How a judged contradiction reads in valid time: intervals are [from, to), to = None open.
+    A stored value that started earlier and still held when the new one starts ends there
+    (whatever its own end); one that starts later ends the new one; the same start is a real
+    contradiction; a start on one side only is decided as untimed."""
     (nf, nt), (sf, st) = new, stored
-    if nf is None or sf is None:
+    if nf is None and sf is None:
         return "untimed"
+    if nf is None or sf is None:
+        return "one_side_untimed"
     if not (nf < (st or FOREVER) and sf < (nt or FOREVER)):
         return "disjoint"
-    if sf < nf and st is None:
+    if sf < nf:
         return "ends_stored"
     if nf < sf:
         return "new_precedes"
@@ -478,18 +487,48 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
     return died
 
 
+def shorten(model: Model, key: str, until: str) -> list[str]:
+    """``key`` (evidence superseded in time, or disputed) held only until ``until`` when its
+    ``valid_to`` is later (or it has none): set or moved back, with the derived evidence
+    superseded in time that rests on it (a critical ``depends_on``, transitively) and had the
+    same ``valid_to``. States unchanged."""
+    node = model.nodes[key]
+    old = node.valid_to
+    if old is not None and old <= until:
+        return []
+    moved, todo = [], [key]
+    while todo:
+        k = todo.pop(0)
+        n = model.nodes[k]
+        if k in moved or n.forgotten:
+            continue
+        if k != key and not (n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to is not None and n.valid_to == old):
+            continue
+        n.valid_to = until
+        moved.append(k)
+        todo += sorted(e.src for e in model.stored_edges() if e.kind == "depends_on" and e.critical and e.dst == k)
+    return moved
+
 
 def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, question: str) -> dict:
-    """A fact given as a triple with its interval ``new`` = (valid_from, valid_to): what rule
-    1b finds is read in valid time first (:func:`valid_time_case` against each one's stored
-    interval). Disjoint: ignored. Untimed or the same period: a revision as any other (those
-    are the targets). Then the new fact, if alive, held only until the earliest stored value
-    it precedes starts (superseded, weight 0; unless it already ends by then); and, if still
-    alive, every open-ended value it follows held until the new one starts
-    (:func:`end_validity`). Returns {"cases": {key: case}, "ended": [...]}."""
-    found = model.triple_targets(triple)
+    """A fact given as a triple with its interval ``new`` = (valid_from, valid_to) takes its place
+    in the whole timeline of its subject and predicate: what rule 1b finds -- the alive and
+    disputed values and, for a timed fact, those superseded in time with a ``valid_from`` -- is
+    read in valid time first (:func:`valid_time_case` against each one's stored interval).
+    Disjoint: ignored. Untimed, one side untimed, or the same period: a revision as any other
+    (those are the targets; a target superseded in time is refuted first: the fact wins, so it
+    was never true). Then, if the new fact is alive: it held only until the earliest stored
+    value it precedes starts (superseded, weight 0; unless it already ends by then); and every
+    value that started before it and still held then ends where it starts: an alive one by
+    :func:`end_validity`, one superseded in time by :func:`shorten`. Returns {"cases": {key:
+    case}, "ended": [...], "shortened": [...]}."""
+    found = model.triple_targets(triple, timeline=new[0] is not None)
     cases = {k: valid_time_case(new, (model.nodes[k].valid_from, model.nodes[k].valid_to)) for k in found}
-    targets = [k for k in found if cases[k] in ("untimed", "same_period")]
+    targets = [k for k in found if cases[k] in ("untimed", "one_side_untimed", "same_period")]
+    for k in targets:
+        n = model.nodes[k]
+        if model.historical(k) and n.kind == "evidence":
+            n.state, n.weight = REFUTED, 0.0
     model.revise(targets, new_key, question=question, triple=triple)
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new
@@ -498,9 +537,15 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
     if until is not None and new[1] is not None and new[1] <= until:
         until = None
     ended: list[str] = []
-    if until is not None and node.state == ALIVE and not node.forgotten:
-        node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
+    shortened: list[str] = []
     if node.state == ALIVE and not node.forgotten:
+        if until is not None:
+            node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
         for k in sorted(k for k in found if cases[k] == "ends_stored"):
-            ended += end_validity(model, k, new[0])
-    return {"cases": cases, "ended": ended}
+            if model.nodes[k].state == SUPERSEDED and model.nodes[k].valid_to is not None:
+                shortened += shorten(model, k, new[0])
+            elif model.nodes[k].state == DISPUTED:  # it ends, still disputed
+                shortened += shorten(model, k, new[0])
+            else:
+                ended += end_validity(model, k, new[0])
+    return {"cases": cases, "ended": ended, "shortened": shortened}

@@ -10,7 +10,8 @@
 
 Inside a host's own cognee set-up: ``Falsify.attach(state_dir)``; the revision as
 cognee Tasks for a host's own ``run_custom_pipeline``: :func:`revision_tasks` (a FALSIFY
-error fails the host's run; the last Task outputs the RevisionResults);
+error fails the host's run; the last Task outputs the RevisionResults), and recall as one Task:
+:func:`recall_tasks` (each data item a question, the Task outputs the RecallResults);
 FALSIFY's DataPoint classes: ``memory_core.Evidence`` etc. (they import cognee, so
 they load on first use, once cognee is configured). Errors: one hierarchy under
 :class:`FalsifyError` (``memory_core.core.errors``).
@@ -18,13 +19,18 @@ they load on first use, once cognee is configured). Errors: one hierarchy under
 
 from __future__ import annotations
 
-from memory_core.api import Falsify, Opening, revision_tasks
+from typing import TYPE_CHECKING
+
+from memory_core.api import Falsify, Opening, recall_tasks, revision_tasks
 from memory_core.core.errors import (EmbedderMismatch, FacadeClosed, FalsifyError, HostConfigError, InputError,
                                      JudgeError, RootBusy, RootConflict)
 from memory_core.core.vocabulary import EdgeKind, NodeKind, State
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
                                  StatusResult, UndoResult)
 from memory_core.store.settings import use_offline_embedder
+
+if TYPE_CHECKING:  # the DataPoint classes, for a type checker (at run time they load on first use, below)
+    from memory_core.store.models import Conclusion, Evidence, Hypothesis, InvestigationQuestion
 
 
 def demo_investigation() -> str:
@@ -60,6 +66,6 @@ __all__ = [
     "State", "NodeKind", "EdgeKind",
     "RevisionResult", "LoadResult", "StatusResult", "ExplainResult", "RecallResult", "SearchHit", "UndoResult",
     "CheckResult",
-    "InvestigationQuestion", "Hypothesis", "Evidence", "Conclusion", "revision_tasks",
+    "InvestigationQuestion", "Hypothesis", "Evidence", "Conclusion", "revision_tasks", "recall_tasks",
     "use_offline_embedder", "demo_investigation",
 ]

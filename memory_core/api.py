@@ -15,12 +15,13 @@ keeps FALSIFY's files in a state directory. Each operation lives in
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Optional, ParamSpec, TypeVar
+from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import FalsifyError, InputError, render, speak
+from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
 from memory_core.core.requests import requests_from, revision_request
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
@@ -34,27 +35,19 @@ from memory_core.ops import undo as undo_op
 from memory_core.ops.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
-from memory_core.store import backends, config, settings, writer
+from memory_core.store import backends, config, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
-from memory_core.store.embedder import check_root
+from memory_core.store.embedder import check_root, fingerprint, rebuild_meta, rebuild_record
 from memory_core.store.journal import Journal
 from memory_core.store.faults import fault_hook
 from memory_core.store.lock import WriterLock
 
 
 def _spoken(value: Any) -> Any:
-    """A result's notes in the caller's vocabulary (see :func:`memory_core.core.errors.render`)."""
-    if isinstance(value, list):
-        return [_spoken(v) for v in value]
-    if isinstance(value, dict):
-        for name in ("note", "notes"):
-            note = value.get(name)
-            if isinstance(note, str):
-                value[name] = render(note)
-            elif isinstance(note, list):
-                value[name] = [render(n) if isinstance(n, str) else n for n in note]
-    return value
+    """A result's notes and rationales in the caller's vocabulary (see
+    :func:`memory_core.core.errors.spoken`)."""
+    return spoken(value)
 
 
 _P = ParamSpec("_P")
@@ -63,15 +56,40 @@ _R = TypeVar("_R")
 
 def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     """A facade method whose errors and notes name arguments in the caller's vocabulary
-    (Python keywords by default; the CLI and the MCP server set theirs)."""
+    (Python keywords by default; the CLI and the MCP server set theirs), and that refuses
+    to run on a closed facade (``FacadeClosed``: nothing read, nothing written)."""
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if args and isinstance(args[0], Falsify):
+            args[0]._check_open(fn.__name__)
         try:
-            return _spoken(await fn(*args, **kwargs))
+            with writer.collecting() as warnings:
+                result = await fn(*args, **kwargs)
+            return _spoken(_warned(result, warnings.new()))
         except FalsifyError as error:
             raise speak(error)
 
     return method
+
+
+def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A synchronous facade method that refuses to run on a closed facade."""
+    @functools.wraps(fn)
+    def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if args and isinstance(args[0], Falsify):
+            args[0]._check_open(fn.__name__)
+        return fn(*args, **kwargs)
+
+    return method
+
+
+def _warned(result: Any, warnings: list[str]) -> Any:
+    """A committed change whose after-commit work failed succeeds, saying so: ``"warnings"``."""
+    if warnings:
+        target = result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        if isinstance(target, dict):
+            target["warnings"] = list(target.get("warnings") or []) + warnings
+    return result
 
 
 class Opening:
@@ -83,14 +101,14 @@ class Opening:
         self._factory = factory
         self._fx: Optional[Falsify] = None
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, "Falsify"]:
         return _speaks(self._factory)().__await__()
 
     async def __aenter__(self) -> "Falsify":
         self._fx = await _speaks(self._factory)()
         return self._fx
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._fx is not None:
             await self._fx.close()
 
@@ -98,11 +116,17 @@ class Opening:
 class Falsify:
     """A data root opened for reading and revising (holds its writer lock until closed)."""
 
-    def __init__(self, stores: Stores, lock: Optional[WriterLock]):
+    def __init__(self, stores: Stores, lock: Optional[WriterLock], owns_engines: bool = False):
         self.stores = stores
         self._lock = lock
+        self._owns_engines = owns_engines  # opened standalone: close() releases cognee's engines too
         self.opened_ms = 0.0
-        self.closed = False  # set by close(): the Tasks built from it refuse to run (FacadeClosed)
+        self.closed = False  # set by close(): every method and the Tasks built from it refuse (FacadeClosed)
+
+    def _check_open(self, what: str) -> None:
+        if self.closed:
+            raise FacadeClosed(f"{what}: this Falsify is closed (its writer lock and stores are released); open or "
+                               "attach the root again; nothing was read or written")
 
     # the opened parts, for programs that go one level down (and the tests)
     @property
@@ -154,7 +178,11 @@ class Falsify:
         :mod:`memory_core.store.embedder`); allocator settings (``ARROW_DEFAULT_MEMORY_POOL``:
         :mod:`memory_core.store.process`); on the PostgreSQL backend cognee's ``GRAPH_DATABASE_*``
         and ``VECTOR_DB_*`` connection settings. It loads ``<project>/.env`` without override.
-        A host that configures cognee itself uses :meth:`attach`, which sets nothing."""
+        A host that configures cognee itself uses :meth:`attach`, which sets nothing: in a program
+        that already set cognee's storage or embedding settings to other values, or imported
+        cognee first, ``open`` raises ``HostConfigError`` naming them and changes nothing
+        (:func:`memory_core.store.settings.host_settings`). cognee's engines, its import and the
+        local model's loading run in a worker thread: the caller's event loop keeps running."""
         if database:
             settings.use_database(database)
         return Opening(lambda: cls._open(root, lock, purpose, create))
@@ -180,30 +208,38 @@ class Falsify:
         paths = settings.configure(root, backend)
 
         async def prepare(held):
-            backend.check_embedder(check_root(paths.meta))  # a shared database: its own record decides
-            settings.import_cognee()
-            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home)
+            mine = fingerprint()
+            backend.check_embedder(mine)  # a shared database: its own record decides
+            # (a lost record is rebuilt from LanceDB's files: an import and a read, off the loop too)
+            rebuilt = await asyncio.to_thread(rebuild_record, paths.meta, mine, held is not None)
+            await asyncio.to_thread(settings.import_cognee)  # seconds of imports: never on the caller's loop
+            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home,
+                                      embedder=mine, rebuilt=rebuilt)
 
-        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare)
+        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare,
+                                 owns_engines=True)
 
     @classmethod
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
         start = time.perf_counter()
         state = Path(state_dir).expanduser().resolve()
-        settings.attach()  # refuses a host configuration FALSIFY cannot work on (HostConfigError)
+        # imports cognee as the host left it (in a worker thread: never on the caller's loop) and
+        # refuses a host configuration FALSIFY cannot work on (HostConfigError)
+        await asyncio.to_thread(settings.attach)
         state.mkdir(parents=True, exist_ok=True)
         backend = backends.choose(config.reload())
 
         async def prepare(held):
-            check_root(state / "falsify.json", settings.attached_fingerprint())
-            return await _open_stores(backend, None, state, repair=held is not None, home=None)
+            mine = settings.attached_fingerprint()
+            check_root(state / "falsify.json", mine, write=held is not None)
+            return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 
         # the state directory's own flock, whichever backend holds the beliefs
         timeout = backend.settings.lock_timeout
         return await cls._locked(start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare)
 
     @classmethod
-    async def _locked(cls, start: float, lock, prepare) -> "Falsify":
+    async def _locked(cls, start: float, lock, prepare, owns_engines: bool = False) -> "Falsify":
         """Take ``lock`` (if any), open the stores with ``prepare(held)``; release the lock if
         opening fails."""
         held = None
@@ -212,21 +248,38 @@ class Falsify:
         try:
             stores = await prepare(held)
         except BaseException:
-            if held:
-                held.release()
+            try:
+                if owns_engines:  # the engines may be open already: the root is let go whole
+                    await engines.release(held=False)
+            finally:
+                if held:
+                    held.release()
             raise
-        fx = cls(stores, held)
+        fx = cls(stores, held, owns_engines=owns_engines)
+        if owns_engines:
+            engines.hold()
         fx.opened_ms = (time.perf_counter() - start) * 1000
         return fx
 
     async def close(self) -> None:
-        """Release the writer lock (the stores stay usable by cognee in this process); the
-        revision Tasks built from this facade refuse to run from now on."""
+        """Release the data root: from now on every method (and every revision Task built from
+        this facade) raises ``FacadeClosed`` and writes nothing. A root opened with
+        :meth:`open` has its graph database and vector store closed (another process can
+        open the root at once; cognee reopens them if this process opens the root again);
+        the writer lock goes last (when the process has opened the root more than once, the
+        engines are closed with the last of its facades). An attached facade leaves the host's
+        engines to the host. Closing twice is harmless."""
+        if self.closed:
+            return
         self.closed = True
-        if self._lock:
-            self._lock.release()
-            self._lock = None
-        self.journal.close()  # the PostgreSQL journal's connection
+        try:
+            self.journal.close()  # the PostgreSQL journal's connection
+            if self._owns_engines:
+                await engines.release()
+        finally:
+            if self._lock:
+                self._lock.release()
+                self._lock = None
 
     async def __aenter__(self) -> "Falsify":
         return self
@@ -234,6 +287,7 @@ class Falsify:
     async def __aexit__(self, *exc) -> None:
         await self.close()
 
+    @_open_only
     async def warm_up(self) -> float:
         """Load the embedding model, cognee's relational tables and its pipeline runner
         once (the first run of a process costs ~1 s). Returns the milliseconds it took."""
@@ -258,14 +312,24 @@ class Falsify:
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
                      trust: Optional[float] = None, policy: Optional[str] = None,
                      valid_from: Optional[str] = None, valid_to: Optional[str] = None,
+                     record: bool = False, supports: Optional[str] = None, refutes: Optional[str] = None,
+                     weight: Optional[float] = None,
                      dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
         the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
         ``source`` with that trust and ``policy`` overrides the question's reconciliation policy;
-        ``valid_from``/``valid_to``: when the fact was true in the world (ISO dates)."""
+        ``valid_from``/``valid_to``: when the fact was true in the world (ISO dates).
+
+        Offline, a fact in words comes back with ``to_decide`` (dry run or not): the caller
+        judges those candidates and revises again with ``target=KEY`` for the one the fact
+        contradicts, or ``record=True`` if it contradicts none of them (the fact is recorded as
+        new evidence, unjudged); ``supports``/``refutes`` name a hypothesis the recorded fact
+        bears on (an edge with ``weight``, default 0.5). The keywords are the request's fields
+        (:mod:`memory_core.core.fields`)."""
         request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy,
-                                   valid_from=valid_from, valid_to=valid_to)
+                                   valid_from=valid_from, valid_to=valid_to, record=record, supports=supports,
+                                   refutes=refutes, weight=weight)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     @_speaks
@@ -316,12 +380,17 @@ class Falsify:
 
     @_speaks
     async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> RecallResult:
-        """FALSIFY's answer (alive beliefs only) next to a plain-RAG answer. ``epoch``: from
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> RecallResult:
+        """FALSIFY's answer (alive beliefs of every kind, every inquiry; "nothing stored
+        matches" below the relevance floor) next to a plain-RAG answer. ``epoch``: from
         the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
-        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``."""
-        return await recall_op.recall(self.stores, question or self.default_question() or "", epoch=epoch,
-                                      as_of=as_of)
+        ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``;
+        ``inquiry``: a question's key, only its beliefs answer; ``path``:
+        ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
+        if not question and inquiry is None and path is None:
+            question = self.default_question() or ""
+        return await recall_op.recall(self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
@@ -335,26 +404,37 @@ class Falsify:
         for an alive node also the justification that holds it now."""
         return await explain_op.explain(self.stores, key)
 
+    @_open_only
     def revision_log(self) -> list[dict]:
         return explain_op.revision_log(self.journal)
 
+    @_open_only
     def timeline(self) -> list[dict]:
         """The revision log as one row per epoch (kind, fact, judge, what changed)."""
         return history_op.timeline(self.journal.entries())
 
+    @_open_only
     def default_question(self) -> Optional[str]:
         return self.stores.default_question()
 
+    @_open_only
     def forgotten(self) -> dict[str, int]:
         return load_op.forgotten(self.journal)
 
 
-async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path]) -> Stores:
+async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path],
+                       embedder: Optional[dict] = None, rebuilt: Optional[str] = None) -> Stores:
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
     journal = backend.open_journal(state)
+    try:
+        # a lost embedder record: rebuilt from the stores, or refused before anything is written
+        if embedder is not None and rebuilt is None:
+            rebuilt = await rebuild_meta(store, journal, embedder, write=repair)
+    except BaseException:
+        journal.close()
+        raise
     recovered = await writer.recover(store, journal)
-    if store.repaired:
-        recovered = "; ".join(filter(None, [store.repaired, recovered]))
+    recovered = "; ".join(filter(None, [store.repaired, rebuilt, recovered])) or None
     return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
 
 
@@ -376,4 +456,41 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
     return tasks.revision_tasks(fx, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of)
 
 
-__all__ = ["Falsify", "Opening", "InputError", "revision_tasks"]
+RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
+
+
+def recall_tasks(fx: Falsify) -> list:
+    """The cognee Task of a recall bound to ``fx``, ``recall_beliefs``, for a host's own
+    ``cognee.run_custom_pipeline(tasks=recall_tasks(fx), data=[...])``: each data item (a
+    question, or a dict of ``recall``'s arguments: question, inquiry, path, as_of, epoch) is
+    answered by the same code as ``Falsify.recall``; the Task outputs the item's
+    ``RecallResult``s in order (a Task the host appends receives them). A bad item fails the
+    host's run with its ``InputError``; Tasks of a closed ``fx`` raise ``FacadeClosed``."""
+    from memory_core.core.errors import FacadeClosed
+    from memory_core.store.pipeline import task
+
+    if getattr(fx, "closed", False):
+        raise FacadeClosed("recall_tasks: this Falsify is closed; open or attach it again")
+
+    async def recall_beliefs(items, ctx=None):
+        if getattr(fx, "closed", False):
+            raise FacadeClosed("this recall Task belongs to a closed Falsify; open or attach it again and build "
+                               "the Task from the new one")
+        results = []
+        for item in items:
+            if isinstance(item, str):
+                results.append(await fx.recall(item))
+            elif isinstance(item, dict) and set(item) <= set(RECALL_FIELDS):
+                results.append(await fx.recall(item.get("question"), **{k: v for k, v in item.items()
+                                                                         if k != "question"}))
+            else:
+                allowed = ", ".join(RECALL_FIELDS)
+                raise InputError(f"recall_beliefs: a data item is a question or a dict of {allowed}, got "
+                                 f"{type(item).__name__}" + (f" with {', '.join(sorted(set(item) - set(RECALL_FIELDS)))}"
+                                                             if isinstance(item, dict) else ""))
+        return results
+
+    return [task(recall_beliefs)]
+
+
+__all__ = ["Falsify", "Opening", "InputError", "revision_tasks", "recall_tasks"]

@@ -8,13 +8,15 @@ contract in prose. New keys may be added; existing ones keep their meaning.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 
 class Candidate(TypedDict):
     key: str
     distance: Optional[float]  # gate 1's cosine distance; None when found by subject+predicate lookup or pinned
-    relation: Optional[str]  # contradicts | supersedes | supports | unrelated; None when no judge could decide
+    # contradicts | supersedes | supports | unrelated; consistent: the caller's record decision (judge "caller");
+    # None when no judge could decide
+    relation: Optional[str]
     confidence: Optional[float]
     rationale: str
     claim: str  # the stored claim
@@ -26,7 +28,7 @@ class Candidate(TypedDict):
 class RevisionResult(TypedDict, total=False):
     fact: str
     new_evidence: Optional[str]  # the new fact's key (None when nothing was recorded)
-    judge: str  # pinned | structured | llm | structured+llm | none
+    judge: str  # pinned | structured | llm | structured+llm | caller (the caller's record decision) | none
     candidates: list[Candidate]
     refuted: list[str]
     superseded: list[str]  # evidence and hypotheses
@@ -39,7 +41,9 @@ class RevisionResult(TypedDict, total=False):
     note: str
     timings: dict[str, float]
     threshold: Optional[float]  # gate 1's cosine-distance floor; None: none (a bounded top-k only)
-    to_decide: list[str]  # offline: candidates no judge could decide, best first; revise again with target=KEY
+    # offline: candidates no judge could decide, best first (a dry run too); revise again with target=KEY for
+    # the one the fact contradicts, or record=True if it contradicts none
+    to_decide: list[str]
     question: Optional[str]
     dry_run: bool
     already_applied: bool
@@ -49,6 +53,13 @@ class RevisionResult(TypedDict, total=False):
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
     restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
     demoted: list[str]  # hypotheses whose promotion was undone
+    edges_added: list[str]  # "supports F -> H" / "refutes F -> H": the caller's supports/refutes, as written
+    warnings: list[str]  # committed, but what followed the commit point failed (do not revise again)
+    # valid time: how it read each judged contradiction (untimed, one_side_untimed, disjoint,
+    # ends_stored, new_precedes, same_period), and the intervals this revision gives
+    validity: dict[str, str]
+    intervals: dict[str, dict]  # key -> {"valid_from", "valid_to"} (+ "was": the valid_to before)
+    preview: dict  # a dry run: {"new_evidence", "epoch"} the real run would record
 
 
 class LoadResult(TypedDict):
@@ -58,6 +69,7 @@ class LoadResult(TypedDict):
     invalidated: list[str]  # new nodes whose justifications were already dead
     notes: list[str]
     epoch: Optional[int]  # None when nothing new was stored
+    warnings: NotRequired[list[str]]  # committed, but what followed the commit point failed
 
 
 class StatusNode(TypedDict, total=False):
@@ -96,41 +108,73 @@ class StatusResult(TypedDict):
 class ExplainEvent(TypedDict, total=False):
     epoch: int
     at: Optional[str]
-    rule: str
-    cause: list[str]
-    state: str
+    rule: str  # a change's rule, or loaded | recorded | orphaned | undo | removed
+    cause: list[str]  # every event carries it (empty when no node triggered it)
+    state: str  # the state it left the node in (forgotten, removed, restored included)
     text: str
     fact: Optional[str]
     undone: bool
+    undoes: int  # undo and removed events: the epoch undone
 
 
 class ExplainResult(TypedDict, total=False):
     key: str
     known: bool
     events: list[ExplainEvent]
-    state: Optional[str]  # current state ("forgotten" for a forgotten node; None if never stored)
+    state: Optional[str]  # current state ("forgotten" for a forgotten node, "removed" when an undo removed it)
+    removed_by_undo: int  # state "removed": the epoch whose undo removed it
     why_alive: Optional[dict]  # alive nodes: the justification holding it, recursively to premises
+    # hypotheses: {"score", "weight", "remaining", "disputed", "lost", "refuters"} (each a list
+    # of {"key", "state", "weight"}; lost supporters include forgotten ones)
+    support: dict
+
+
+class RecallMatch(TypedDict):
+    key: str
+    type: str  # question | hypothesis | evidence | conclusion
+    text: str
+    investigation: Optional[str]
+    distance: Optional[float]  # cosine distance to the question
+    rank: int  # place in the fused (vector + lexical) ranking of the alive beliefs, from 1
 
 
 class RecallSide(TypedDict, total=False):
     answer: str
-    nodes: list[str]
+    nodes: list[str]  # what the answer rests on: the leading belief first
     sources: list[str]
     disputed: list[str]  # FALSIFY's side: disputed nodes of the question (never used to answer)
     disputes: list[dict]  # {"keys": [a, b], "rests_on_it": [...]}, one per unresolved dispute
+    kind: Optional[str]  # FALSIFY's side: what leads: hypothesis | evidence | conclusion | path | None
+    rests_on: Optional[dict]  # a hypothesis: {"key", "supported_by"}; a fact: explain's why_alive tree
+    unsupported: list[dict]  # {"key", "text"}: alive hypotheses without alive support (never the answer)
+    matches: list[RecallMatch]  # the alive beliefs within the relevance floor, best first
+    untimed: list[str]  # with as_of: the keys used that have no valid time (taken as holding then)
+    values: list[str]  # with a path: the last hop's objects
+
+
+class RecallRelevance(TypedDict, total=False):
+    floor: float  # the cosine distance within which a belief is relevant (FALSIFY_RECALL_FLOOR)
+    best_distance: Optional[float]  # the nearest alive belief's distance
+    matched: bool  # False: nothing stored matches, no node used
+    nearest: str  # the nearest alive belief's key
 
 
 class RecallResult(TypedDict, total=False):
-    question: str
-    investigation: str
+    question: str  # the question asked (with a path: the path)
+    investigation: str  # the inquiry whose beliefs answered
+    inquiry: str  # recall(inquiry=KEY): the pinned inquiry
     falsify: RecallSide
     baseline: RecallSide
     verdict: str
     mode: str
     scoreboard: dict[str, str]  # falsify_mark, baseline_mark
-    baseline_states: dict[str, str]
+    baseline_states: dict[str, str]  # each cited node's state on the slice answered from
     baseline_distances: list[float]
+    relevance: RecallRelevance
+    stored_questions: list[dict]  # {"key", "question"}: when nothing matched
+    path: dict  # recall(path=...): {"subject", "predicates", "hops", "values", "complete"}
     as_of: str  # recall(as_of=DATE): FALSIFY answered from the beliefs valid at that date
+    epoch: int  # recall(epoch=N): from the beliefs as stored after epoch N
 
 
 class SearchHit(TypedDict):
@@ -151,6 +195,7 @@ class UndoResult(TypedDict, total=False):
     removed: list[str]
     reverted: list[str]
     note: str
+    warnings: list[str]  # committed, but what followed the commit point failed (do not undo again)
 
 
 class CheckResult(TypedDict, total=False):
@@ -160,7 +205,9 @@ class CheckResult(TypedDict, total=False):
     repaired: list[str]
     clean_after_repair: bool
     problems_after_repair: list[str]
+    cannot_restore: list[str]  # what --repair cannot do: a lost log, or two overlapping values it names
+    warnings: list[str]  # a repair committed, but what followed its commit point failed
 
 
 __all__ = ["Candidate", "RevisionResult", "LoadResult", "StatusNode", "StatusEdge", "StatusResult", "ExplainEvent",
-           "ExplainResult", "RecallSide", "RecallResult", "SearchHit", "UndoResult", "CheckResult"]
+           "ExplainResult", "RecallMatch", "RecallRelevance", "RecallSide", "RecallResult", "SearchHit", "UndoResult", "CheckResult"]

@@ -73,8 +73,10 @@ async def pipeline(root: Path) -> dict:
     memory_core.use_offline_embedder(root / "models")
     out: dict = {}
     received: list = []
+    calls: list = []
 
     async def keep(results, ctx=None):
+        calls.append(len(results))
         received.extend(results)
         return results
 
@@ -107,9 +109,35 @@ async def pipeline(root: Path) -> dict:
             data=[[{"fact": "The inspector's report was signed before the inspection took place.", "target": "E1",
                     "key": "F_audit"}]], dataset="host", pipeline_name="host_revision")
         out["results"] = [{k: r.get(k) for k in ("new_evidence", "refuted", "invalidated", "epoch")} for r in received]
+        # 3. a batch of three facts: each fact's result reaches the host's Task, and only results do
+        received.clear()
+        calls.clear()
+        await cognee.run_custom_pipeline(
+            tasks=memory_core.revision_tasks(fx) + [Task(keep, needs_llm=False)],
+            data=[[{"fact": "The whistleblower's valve test was repeated by the regulator.", "key": "G1",
+                    "target": "E2"},
+                   {"fact": "The regulator's repeat test was itself flawed.", "key": "G2", "target": "G1"},
+                   {"fact": "A third lab confirmed the valves failed.", "key": "G3", "record": True,
+                    "supports": "B", "weight": 0.6}]], dataset="host", pipeline_name="host_revision")
+        out["batch"] = {"calls": list(calls), "keys": [r.get("new_evidence") for r in received],
+                        "epochs": sorted({r.get("epoch") for r in received}), "g3_edges": received[-1].get("edges_added")
+                        if received else None, "notes": [r.get("note", "") for r in received]}
+        # 4. a good item and a bad one in one run: the error says what the run applied (error.applied)
+        before = fx.journal.epoch()
+        try:
+            await cognee.run_custom_pipeline(
+                tasks=memory_core.revision_tasks(fx),
+                data=[[{"fact": "The plant's logbook was rewritten after the inspection.", "key": "H1",
+                        "target": "G3"}], [{"fact": "x is y", "target": "NOPE"}]],
+                dataset="host", pipeline_name="host_revision")
+            out["mixed"] = {"raised": False}
+        except Exception as error:
+            out["mixed"] = {"raised": True, **failure(error),
+                            "applied": [(r.get("new_evidence"), r.get("epoch")) for r in getattr(error, "applied", [])]}
+        out["mixed"]["epochs"] = [before, fx.journal.epoch()]
         tasks = memory_core.revision_tasks(fx)
         epoch = fx.journal.epoch()
-    # 3. Tasks of a closed facade refuse; nothing is written
+    # 5. Tasks of a closed facade refuse; nothing is written
     try:
         await cognee.run_custom_pipeline(tasks=tasks, data=[["The whistleblower retracted the statement."]],
                                          dataset="host", pipeline_name="host_revision")
@@ -118,7 +146,7 @@ async def pipeline(root: Path) -> dict:
         out["closed"] = {"raised": True, **failure(error)}
     async with Falsify.attach(state, lock=False) as reader:
         out["closed"]["epoch_unchanged"] = reader.journal.epoch() == epoch
-    # 4. waiting for the writer lock lets the event loop run; RootBusy names this process
+    # 6. waiting for the writer lock lets the event loop run; RootBusy names this process
     os.environ["FALSIFY_LOCK_TIMEOUT"] = "1"
     ticks = 0
 

@@ -11,7 +11,10 @@ answers is set per test through ``stub.mode`` (or over HTTP with
                 ``BatchJudgement``, one verdict per stored key, each picked the same way;
                 recall's answer requests get ``{"answer": "stub LLM answer from: <first context line>"}``
 * ``slow``      sleeps ``stub.delay`` seconds before answering (judge timeout)
-* ``status``    an OpenAI-style error body with HTTP ``stub.status`` (500, 401, ...)
+* ``status``    an OpenAI-style error body with HTTP ``stub.status`` (500, 401, ...); with
+                ``stub.error_message`` set, its message is that text with ``{authorization}``
+                replaced by the request's ``Authorization`` header (a hostile or careless
+                endpoint echoing the key)
 * ``malformed`` 200, but ``content`` is not a valid verdict
 * ``garbage``   200 with a body that is not JSON at all
 
@@ -44,6 +47,7 @@ class StubLLM:
         self.tag = ""  # recorded with each request (set over /control to group them by test step)
         self.latency = 0.0  # every answer waits this long (seconds)
         self.cost = None  # USD reported in usage.cost per call (None: not reported)
+        self.error_message = None  # mode "status": the error's message ({authorization}: the header echoed)
         self._lock = threading.Lock()
         stub = self
 
@@ -95,7 +99,10 @@ class StubLLM:
                     mode = "verdict"
                 if mode == "status":
                     code = int(stub.status)
-                    err = {"error": {"message": f"stub says HTTP {code}", "type": "server_error" if code >= 500 else "invalid_request_error",
+                    message = f"stub says HTTP {code}"
+                    if stub.error_message:
+                        message = str(stub.error_message).replace("{authorization}", self.headers.get("Authorization", ""))
+                    err = {"error": {"message": message, "type": "server_error" if code >= 500 else "invalid_request_error",
                                      "code": str(code)}}
                     # x-should-retry: false -- the OpenAI client then reports the error at once instead of
                     # retrying it twice itself first (cognee's own retry still applies)

@@ -36,7 +36,7 @@ def keys(status: dict) -> dict:
 
 def test_curated_exports(seen):
     for name in ("Falsify", "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError",
-                 "RevisionResult", "Evidence", "revision_tasks"):
+                 "RevisionResult", "Evidence", "revision_tasks", "recall_tasks"):
         assert name in seen["all"]
 
 

@@ -71,7 +71,21 @@ def test_cycle_goes_down_together_and_terminates():
     assert sorted(plan.invalidated) == ["K1", "K2"]
     assert len([c for c in plan.changes if c.key == "K2"]) == 1
     k2 = next(c for c in plan.changes if c.key == "K2")
-    assert k2.detail == "only circular support remained"
+    assert k2.detail == "only circular support remained (K2 -> K1 -> K2)"
+    k1 = next(c for c in plan.changes if c.key == "K1")  # its external support died: not a cycle's doing
+    assert k1.detail.startswith("no justification holds: each of its 2 justifications lost a member")
+
+
+def test_a_plain_chain_is_no_cycle():
+    """E0 <- K1 <- K2 <- K3: every conclusion down the chain lost its antecedent; none is
+    told "only circular support remained" (there is no cycle)."""
+    v = view_of({"E0": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
+                [dep("K1", "E0"), dep("K2", "K1"), dep("K3", "K2")])
+    plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, fact())
+    details = {c.key: c.detail for c in plan.changes if c.rule == "justification_lost"}
+    assert details == {"K1": "no justification holds: its antecedent E0 is dead",
+                       "K2": "no justification holds: its antecedent K1 is dead",
+                       "K3": "no justification holds: its antecedent K2 is dead"}
 
 
 def test_cycle_with_independent_support_survives():
@@ -271,3 +285,13 @@ def test_orphans_respect_supersedes_anchor():
     assert orphans(v) == []
     v.nodes["F"].state = REFUTED
     assert orphans(v) == ["E1", "F"]
+
+
+def test_a_node_loaded_onto_a_disputed_antecedent_enters_disputed():
+    """The load takes the state the three-valued labelling gives: resting on a disputed
+    node is disputed (undefined), not invalidated; resting on a dead one is invalidated."""
+    v = view_of({"E": "evidence", "G": "evidence", "D": "evidence", "K": "conclusion", "K2": "conclusion"},
+                [Edge("disputes", "G", "E"), dep("K", "E"), dep("K2", "D")], E="disputed", G="disputed", D=REFUTED)
+    plan = plan_settle(v, ["K", "K2"], 3)
+    assert v.nodes["K"].state == "disputed" and v.nodes["K2"].state == INVALIDATED
+    assert plan.invalidated == ["K2"] and plan.disputed == ["K"]

@@ -184,9 +184,13 @@ def test_a_consumer_that_came_back_later_does_not_make_a_dead_forgotten_node_a_v
 
 # ---- lost history: the log against falsify.json and the stored epochs --------------------
 def test_history_whole_gapped_short_and_acknowledged():
-    from memory_core.ops.check import history_problems
+    from memory_core.ops.check import history_problems as check_history
 
     log = lambda *epochs: [{"epoch": e, "kind": "revise"} for e in epochs]
+
+    def history_problems(entries, meta, stored):  # (problems, lost) of (problems, lost, gaps)
+        return check_history(entries, meta, stored)[:2]
+
     assert history_problems(log(1, 2, 3), 3, 3) == ([], [])
     assert history_problems(log(1, 2, 3), 2, 1) == ([], [])  # falsify.json one behind: a crash before its update
     assert history_problems([], 0, 0) == ([], [])
@@ -205,6 +209,29 @@ def test_history_whole_gapped_short_and_acknowledged():
     assert history_problems(fake, 3, 2)[1] == [[2, 2]]
     odd = [{"epoch": "x"}, {"kind": "revise"}, "not a dict", {"epoch": True}] + log(1)
     assert history_problems(odd, 1, 1) == ([], [])
+    # the gaps, acknowledged or not (a node the log says exists may have been forgotten in one)
+    assert check_history(repaired, 3, 2)[2] == [[2, 2]]
+
+
+def test_absurd_epochs_cost_constant_memory():
+    """An epoch of 10**30 in falsify.json, or a gap that large in the log, is worked on as a
+    range: never one item per epoch (the check would need ~20 GB)."""
+    import tracemalloc
+
+    from memory_core.ops.check import history_problems
+
+    tracemalloc.start()
+    try:
+        problems, lost, gaps = history_problems([{"epoch": 1}, {"epoch": 2**52}], 2**53 - 1, 3)
+        repaired = [{"epoch": 1}, {"epoch": 2**53 - 1, "kind": "repair", "lost_epochs": [[2, 2**53 - 2]]}]
+        assert history_problems(repaired, 0, 0)[:2] == ([], [])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert lost == [[2, 2**52 - 1], [2**52 + 1, 2**53 - 1]] and gaps == lost
+    assert peak < 1 << 20, peak
+    # beyond what any log could hold: not lost history (damage, named by check from the meta file)
+    assert history_problems([{"epoch": 1}], 10**30, 1)[:2] == ([], [])
 
 
 def test_an_unwritable_root_is_one_error(tmp_path):

@@ -62,6 +62,25 @@ def test_host_pipeline_errors_closed_tasks_lock_wait_and_second_root(tmp_path):
     assert "NOPE" in bad["message"] and bad["epoch_unchanged"] is True
     assert bad["recorded"] == ["DATASET_PROCESSING_ERRORED"]
     assert [(r["new_evidence"], r["refuted"], r["invalidated"]) for r in out["results"]] == [("F_audit", ["E1"], ["K"])]
+    # every fact of a batch reaches the host's Task, once its batch is written, and nothing else does
+    batch = out["batch"]
+    assert batch["calls"] == [1, 1, 1] and batch["keys"] == ["G1", "G2", "G3"], batch
+    assert len(batch["epochs"]) == 1  # one batch, one epoch
+    assert batch["g3_edges"] == ["supports G3 -> B"] and "record" in batch["notes"][2]
+    assert not any("--" in note for note in batch["notes"])  # the host reads Python keywords, never CLI flags
+    # a failing item says which items of the run were applied (and carries their results); cognee runs the
+    # two items concurrently, so the good one is applied or cancelled: the error says which, truly
+    mixed = out["mixed"]
+    assert mixed["raised"] is True and mixed["class"] == "InputError" and "NOPE" in mixed["message"], mixed
+    before, after = mixed["epochs"]
+    if after == before + 1:
+        assert [tuple(a) for a in mixed["applied"]] == [("H1", after)]
+        assert "this pipeline run applied 1 fact(s) before it (H1" in mixed["message"]
+    else:
+        assert after == before and mixed["applied"] == []
+        assert "nothing of this pipeline run was applied" in mixed["message"]
+    assert "this item and any item still waiting were not applied" in mixed["message"]
+    assert "--target" not in mixed["message"]
     closed = out["closed"]
     assert closed["raised"] is True and closed["class"] == "FacadeClosed" and closed["epoch_unchanged"] is True
     busy = out["busy"]

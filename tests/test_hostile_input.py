@@ -234,8 +234,21 @@ CASES: list[Case] = [
          "--trust"),
     # ---- keys: letters, digits, _ - . after NFKC; one script; no invisible characters
     Case("key_zero_width", ["load", "{file}"], 2, "(it has U+200B ZERO WIDTH SPACE)", file=with_evidence(key="E\u200bqa2")),
-    Case("key_bidi_override", ["load", "{file}"], 2, "(it has U+202E RIGHT-TO-LEFT OVERRIDE)",
+    Case("key_bidi_override", ["load", "{file}"], 2, "'key' contains a control character (U+202E",
          file=with_evidence(key="E_\u202eaq")),
+    Case("key_dot", ["load", "{file}"], 2, "key '.' needs a letter or a digit", file=with_evidence(key=".")),
+    Case("key_dot_dot", ["load", "{file}"], 2, "key '..' needs a letter or a digit", file=with_evidence(key="..")),
+    Case("text_bidi_override", ["load", "{file}"], 2, "contains a control character (U+202E",
+         file=with_evidence(claim="Invoice for txt.\u202eexe is paid.")),
+    Case("text_line_separator", ["load", "{file}"], 2, "contains a control character (U+2028",
+         file=with_evidence(claim="First line\u2028second line.")),
+    Case("fact_paragraph_separator", revise("a fact\u2029hidden"), 2, "contains a control character (U+2029"),
+    Case("triple_zero_width_predicate", revise("a fact", "--triple", "a|spe\u200baks|c"), 2,
+         "--triple: 'part' contains an invisible character (U+200B ZERO WIDTH SPACE"),
+    Case("predicate_zero_width", ["load", "{file}"], 2, "'predicate' contains an invisible character (U+200D",
+         file=with_evidence(subject="s", predicate="ceo\u200d", object="o")),
+    Case("predicates_zero_width_name", ["load", "{file}"], 2, "'predicate name' contains an invisible character",
+         file=inv(predicates={"speaks": "many", "spe\u200baks": "one"})),
     Case("key_confusable_cyrillic", ["load", "{file}"], 2, "mixes letters of CYRILLIC, LATIN",
          file=with_evidence(key="E_q\u0430")),
     Case("key_flag_space", revise("a fact", "--key", "my key"), 2, "--key: key 'my key' may hold only letters"),
@@ -243,6 +256,23 @@ CASES: list[Case] = [
     # ---- the recall question: bounded and control-free like a claim
     Case("recall_question_1mb", ["recall", "q" * MB], 2, f"question: 'text' is {MB} characters long (limit 8000)"),
     Case("recall_question_nul", ["recall", "what\x00happened"], 2, "question: 'text' contains a control character (U+0000"),
+    # ---- numbers and settings: bounded, one line, nothing written --------------
+    Case("status_epoch_5000_digits", ["status", "--epoch", "9" * 5000], 2,
+         "epoch (a number with more than 20 digits) does not exist"),
+    Case("recall_epoch_5000_digits", ["recall", "--epoch", "1" * 5000], 2, "does not exist in this data root"),
+    Case("gate1_k_1e23", ["status"], 2, "FALSIFY_GATE1_K='100000000000000000000000': expected a whole number, 1 to",
+         env={"FALSIFY_GATE1_K": "1" + "0" * 23}),
+    Case("gate1_k_5000_digits", ["status"], 2, "FALSIFY_GATE1_K='1111111111111111111111111111111111111...'",
+         env={"FALSIFY_GATE1_K": "1" * 5000}),
+    Case("fault_at_not_a_count", ["status"], 2, "FALSIFY_FAULT_AT='nodes:abc': expected step or step:n",
+         env={"FALSIFY_FAULT_AT": "nodes:abc"}),
+    Case("lock_timeout_inf", ["status"], 2, "FALSIFY_LOCK_TIMEOUT='inf': expected seconds, 0 to",
+         env={"FALSIFY_LOCK_TIMEOUT": "inf"}),
+    Case("judge_timeout_inf", ["status"], 2, "FALSIFY_JUDGE_TIMEOUT='inf': expected seconds",
+         env={"FALSIFY_JUDGE_TIMEOUT": "inf"}),
+    Case("judge_timeout_overflow", ["status"], 2, "FALSIFY_JUDGE_TIMEOUT='1e400'",
+         env={"FALSIFY_JUDGE_TIMEOUT": "1e400"}),
+    Case("budget_nan", ["status"], 2, "FALSIFY_LLM_BUDGET_USD='nan'", env={"FALSIFY_LLM_BUDGET_USD": "nan"}),
     # ---- the root itself ----------------------------------------------------
     Case("root_busy", ["status"], 3, "is in use by pid", hold_lock="hostile test holder", env={"FALSIFY_LOCK_TIMEOUT": "0.3"}),
     Case("root_busy_names_holder", revise(DEMO_FACT, "--target", "E_qa"), 3, "(hostile test holder); waited 0.3s",
@@ -269,8 +299,8 @@ CASES: list[Case] = [
                        [{"type": "depends_on", "from": "K_nowhere", "to": "NOWHERE"}])),
     Case("forget_K", revise(DEMO_FACT, "--target", "E_qa", "--key", "F_forget", "--json"), 0, '"forgotten": [\n    "K"',
          writes=True),
-    Case("ref_forgotten_key_skipped", ["load", "{file}", "--json"], 0,
-         "edge depends_on K_late -> K: not added: an endpoint was forgotten (K by the revision of epoch",
+    Case("ref_forgotten_key_rests_invalidated", ["load", "{file}", "--json"], 0,
+         "edge depends_on K_late -> K: K was forgotten by the revision of epoch",
          file=fragment([{"key": "K_late", "statement": "Rests on a forgotten conclusion."}],
                        [{"type": "depends_on", "from": "K_late", "to": "K"}]), writes=True),
 ]
@@ -315,6 +345,8 @@ def test_case(case, corpus_results):
     else:
         assert r["stderr"].startswith(("error: ", "usage: ")), where
         assert case.fragment in r["stderr"], where
+        if r["stderr"].startswith("error: "):  # one line
+            assert len([line for line in r["stderr"].splitlines() if line.strip()]) == 1, where
     before, after = r["before"], r["after"]
     assert before["status"] is not None and after["status"] is not None, where
     assert after["pending"] is None, f"{case.name}: a journal intent was left behind"

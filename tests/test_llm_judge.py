@@ -36,9 +36,9 @@ UNRELATED = {"rationale": "different claims", "relation": "unrelated", "confiden
 # a judging setting that does not parse: exit 2 naming it, before any call (was a silent default,
 # or for the budget a JudgeError at the first call)
 BAD_SETTINGS = [
-    ("FALSIFY_LLM_CONCURRENCY", "many", "expected a whole number, 1 or more"),
+    ("FALSIFY_LLM_CONCURRENCY", "many", "expected a whole number, 1 to 256"),
     ("FALSIFY_JUDGE_TIMEOUT", "soon", "expected seconds, more than 0"),
-    ("FALSIFY_LLM_BUDGET_USD", "-1", "expected a number of US dollars, 0 or more"),
+    ("FALSIFY_LLM_BUDGET_USD", "-1", "expected a number of US dollars, 0 to 1e9"),
     ("FALSIFY_VERDICT_CACHE", "maybe", "expected 1 or 0"),
 ]
 FILE_PINNED = "Valtec's archive has no email to Company X dated 12 January 2021."

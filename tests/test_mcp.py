@@ -54,9 +54,9 @@ async def test_every_tool_over_stdio(tmp_path):
         params = {name: set(tool.input_schema.get("properties", {})) for name, tool in listed.items()}
         assert params == {"add_beliefs": {"fragment"},
                           "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                     "valid_from", "valid_to", "dry_run"},
+                                     "valid_from", "valid_to", "record", "supports", "refutes", "weight", "dry_run"},
                           "revise_many": {"facts", "dry_run"}, "resolve": {"loser", "winner"},
-                          "recall": {"question", "epoch", "as_of"}, "search": {"query", "top_k", "include_dead"},
+                          "recall": {"question", "epoch", "as_of", "inquiry", "path"}, "search": {"query", "top_k", "include_dead"},
                           "status": {"epoch"},
                           "explain": {"key"}, "undo": set(), "check": set()}
         assert listed["revise"].input_schema["required"] == ["fact"]
@@ -105,6 +105,17 @@ async def test_every_tool_over_stdio(tmp_path):
         dead = {h["key"] for h in (await call(session, "search", query="QA report brake valve", top_k=5,
                                                include_dead=True))["result"]}
         assert "E_qa" not in alive and "E_qa" in dead
+        # K is forgotten now: its key is reserved (a tool error naming it, nothing written); explain of a
+        # key nothing ever had is a tool error too
+        snapshot = await call(session, "status")
+        taken = await session.call_tool("revise", {"fact": "Another conclusion.", "key": "K", "target": "E_email"})
+        assert taken.is_error and "'K' is reserved" in taken.content[0].text
+        retaken = await session.call_tool("add_beliefs", {"fragment": {
+            "question": {"key": "Q"}, "conclusions": [{"key": "K", "statement": "Something else."}]}})
+        assert retaken.is_error and "reserved" in retaken.content[0].text
+        unknown = await session.call_tool("explain", {"key": "NOPE_KEY"})
+        assert unknown.is_error and "NOPE_KEY" in unknown.content[0].text
+        assert await call(session, "status") == snapshot
 
         # resources: the graph (status JSON) and the revision log
         resources = {str(r.uri) for r in (await session.list_resources()).resources}

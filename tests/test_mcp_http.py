@@ -182,6 +182,40 @@ async def test_tools_over_streamable_http_and_live_events(server):
         stream.close()
 
 
+def _post(url, path, body: bytes, headers: dict):
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("POST", path, body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def test_a_repeated_field_over_http_is_refused_and_nothing_is_written(server):
+    """The JSON-RPC message is read by FALSIFY's reader before the SDK's: ``revise`` with
+    ``"dry_run": true, "dry_run": false`` is a JSON-RPC error naming the field (HTTP 400), and the
+    graph is unchanged."""
+    url, _ = server
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    headers = dict(auth, **{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode()
+    status, got, _ = _post(url, "/mcp", init, headers)
+    assert status == 200, status
+    session = dict(headers, **{"mcp-session-id": got.get("mcp-session-id", ""), "mcp-protocol-version": "2025-06-18"})
+    _post(url, "/mcp", b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', session)
+    before = get(url, "/api/graph", auth)[2]
+    body = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "revise", "arguments": '
+            b'{"fact": "The supplier email was forged.", "target": "E_email", "dry_run": true, "dry_run": false}}}')
+    status, _, answer = _post(url, "/mcp", body, session)
+    error = json.loads(answer)
+    assert status == 400 and error["id"] == 2 and error["error"]["code"] == -32600, answer
+    assert "'dry_run' appears twice" in error["error"]["message"]
+    assert get(url, "/api/graph", auth)[2] == before  # nothing was written
+
+
 def test_every_route_needs_the_token(server):
     url, _ = server
     for path in ["/", "/graph.html", "/app.js", "/api/graph", "/api/log", "/api/events", "/mcp"]:

@@ -55,3 +55,135 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
     stderr = errlog.read()
     assert "Task was destroyed" not in stderr, stderr[-3000:]
     assert "Traceback" not in stderr, stderr[-3000:]
+
+
+class RawStdio:
+    """``python main.py --root R mcp`` on pipes, spoken to line by line: messages the official
+    client would never send (a repeated field) are written as raw text."""
+
+    def __init__(self, root):
+        import subprocess
+        import sys
+
+        import forkserver
+        from harness import clean_env
+
+        self.proc = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "mcp"], cwd=REPO,
+                                     env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=open(root.parent / "raw.stderr", "w"))
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, ident) -> dict:
+        import json
+
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            if message.get("id") == ident:
+                return message
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(60)
+
+
+def _initialize(raw) -> None:
+    import json
+
+    raw.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+    assert "result" in raw.answer(1)
+    raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    raw.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                         "params": {"name": "add_beliefs", "arguments": {"fragment": SEED}}}))
+    assert raw.answer(2)["result"].get("isError") is not True
+
+
+def _repeated_fields_are_refused(raw) -> None:
+    """``revise`` with ``"dry_run": true, "dry_run": false`` (the SDK's reader keeps the last) is a
+    JSON-RPC error naming the field, and the memory is unchanged; a repeated field inside an
+    ``add_beliefs`` fragment object is refused the same way."""
+    import json
+
+    status = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+    raw.send(json.dumps(status))
+    before = raw.answer(3)["result"]["structuredContent"]
+    raw.send('{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "revise", "arguments": '
+             '{"fact": "Forensic audit: the March QA report was back-dated.", "target": "E_qa", '
+             '"dry_run": true, "dry_run": false}}}')
+    refused = raw.answer(4)
+    assert refused["error"]["code"] == -32600 and "'dry_run' appears twice" in refused["error"]["message"], refused
+    raw.send('{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add_beliefs", "arguments": '
+             '{"fragment": {"question": {"key": "Q"}, "evidence": [{"key": "E61", "claim": "first", '
+             '"claim": "second"}]}}}}')
+    assert "'claim' appears twice" in raw.answer(5)["error"]["message"]
+    raw.send(json.dumps(dict(status, id=6)))
+    assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
+
+
+CANCELLED_FACTS = [("Forensic audit: the March QA report was back-dated.", "E_qa"),
+                   ("The supplier email was forged by a contractor.", "E_email"),
+                   ("A second audit found the QA report back-dated too.", "E_qa")]
+
+
+def _cancelled_mid_write(raw, root) -> list[str]:
+    """``revise``, then ``notifications/cancelled`` as soon as ``journal/pending.json`` appears (the
+    write has begun). The next call is answered only once the cancelled one has rolled back (or
+    committed, if the cancellation came after its commit point): no intent is left, ``check`` is
+    clean, and the graph holds the revision wholly or not at all."""
+    import json
+    import time
+
+    outcomes = []
+    ident = 10
+    for fact, target in CANCELLED_FACTS:
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                             "params": {"name": "status", "arguments": {}}}))
+        before = raw.answer(ident)["result"]["structuredContent"]
+        revise_id = ident + 1
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": revise_id, "method": "tools/call", "params": {
+            "name": "revise", "arguments": {"fact": fact, "target": target}}}))
+        pending = root / "journal" / "pending.json"
+        deadline = time.monotonic() + 120
+        while not pending.exists() and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": revise_id, "reason": "test"}}))
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 2, "method": "tools/call",
+                             "params": {"name": "check", "arguments": {}}}))
+        checked = raw.answer(ident + 2)["result"]["structuredContent"]
+        assert not pending.exists(), "an intent was left journalled"
+        assert checked["clean"] is True, checked
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 3, "method": "tools/call",
+                             "params": {"name": "status", "arguments": {}}}))
+        after = raw.answer(ident + 3)["result"]["structuredContent"]
+        if after == before:
+            outcomes.append("rolled back")
+        else:  # the whole revision: the target refuted, the fact stored
+            states = {n["key"]: n["state"] for n in after["nodes"]}
+            assert states[target] == "refuted" and len(after["nodes"]) >= len(before["nodes"]), after
+            outcomes.append("committed")
+        ident += 10
+    return outcomes
+
+
+def test_raw_messages_over_stdio_repeated_fields_and_a_cancelled_write(tmp_path):
+    """The real stdio server, spoken to line by line (what the official client never sends): a
+    repeated field is a JSON-RPC error and writes nothing; a ``revise`` cancelled as soon as its
+    intent appears (the attack of the report, three facts) is whole or absent before the next call
+    is answered."""
+    root = tmp_path / "root"
+    root.mkdir(mode=0o700)
+    raw = RawStdio(root)
+    try:
+        _initialize(raw)
+        _repeated_fields_are_refused(raw)
+        outcomes = _cancelled_mid_write(raw, root)
+    finally:
+        raw.close()
+    print("cancelled mid-write over MCP:", outcomes)
+    assert len(outcomes) == len(CANCELLED_FACTS), outcomes

@@ -252,11 +252,13 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
     r = await app.revise("The first file's evidence two was wrong.", target=prefix + "xf_e2", key=prefix + "n2")
     assert r["refuted"] == [prefix + "xf_e2"] and r["invalidated"] == [prefix + "xf3_k"]
 
-    # an edge naming a forgotten key: skipped with a note, the rest loads
+    # a node resting on a forgotten key: it enters invalidated (the labelling's state), the edge is kept
+    # in the revision log (its target is in neither store), the rest loads
     loaded = await app.load(prefixed(FORGOTTEN_REF, prefix))
     assert loaded["added"] == [prefix + "xf_k2"] and loaded["edges_added"] == []
-    assert any(n.startswith(f"edge depends_on {prefix}xf_k2 -> {prefix}xf_k: not added: an endpoint was forgotten")
-               for n in loaded["notes"]), loaded["notes"]
+    assert loaded["invalidated"] == [prefix + "xf_k2"]
+    assert any(n.startswith(f"edge depends_on {prefix}xf_k2 -> {prefix}xf_k: {prefix}xf_k was forgotten by the "
+                            "revision of epoch") and "is invalidated" in n for n in loaded["notes"]), loaded["notes"]
     # an edge naming a key that exists nowhere: refused, naming the edge, nothing written
     from memory_core.core.errors import InputError
 

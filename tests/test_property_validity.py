@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from bench.reference import ALIVE, end_validity as model_end_validity, from_investigation, valid_time_case
+from bench.reference import ALIVE, end_validity as model_end_validity, from_investigation, revise_in_time, valid_time_case
 from bench.wholegraph import Engine
 from belief_graphs import investigations, pick_target, revision_picks
 from memory_core.core import validity
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.cascade import decay
-from memory_core.core.forget import orphans
+from memory_core.core.forget import forget, orphans
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
 from memory_core.core.tms import three_valued_violations
@@ -83,6 +83,11 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     rescore(view, plan, plan.died)
     died = model_end_validity(model, key, "2016-01-01")
     assert sorted(ended) == sorted(died)
+    # a revision forgets what its changes left orphaned (a hypothesis that lost its last
+    # supporter leaves that supporter's dead evidence with no consumer), as revise does
+    gone = forget(view, plan)
+    assert sorted(gone) == sorted(model.forget())
+    engine.ghosts |= set(gone)
     stored = {k: n for k, n in view.nodes.items() if k not in engine.ghosts}
     assert picture(stored) == picture(model.stored())
     assert view.nodes[key].valid_to == "2016-01-01"
@@ -113,3 +118,128 @@ def test_as_of_counts_a_fact_only_inside_its_interval_and_never_a_refuted_one(sp
     sliced = validity.as_of(BeliefView(nodes={"E": fact}, edges=[]), when)
     holds = (state == "alive" or ended) and validity.holds_at(span, when)
     assert (sliced.nodes["E"].state == "alive") == holds
+
+
+# ---- a fact's whole timeline: histories whose values arrive out of order ------------------
+
+def engine_of(model) -> Engine:
+    """The pure rules' state for ``model``, valid time included."""
+    engine = Engine(model)
+    for key, node in model.nodes.items():
+        engine.nodes[key].valid_from, engine.nodes[key].valid_to = node.valid_from, node.valid_to
+    return engine
+
+
+def rejudge_structured(view, plan, model_after, triple) -> None:
+    """Re-judged reinstatement as the structured judge does it for a fact given as a triple
+    (``tasks.rejudge``): evidence the relabelling would bring back stays dead when the new
+    triple contradicts it, or when another value of its single-valued slot holds then."""
+    from memory_core.core import reinstatement
+
+    seeds, forced = reinstatement.seeds_of(plan)
+    judged: set = set()
+    while True:
+        back, new_labels = reinstatement.returning(view, seeds, forced, skip=judged)
+        if not back:
+            return
+        judged.update(back)
+        hit = []
+        for key in back:
+            mine = model_after.nodes[key].triple
+            if mine is None:
+                continue
+            if model_after.contradicted_by_triple(key, triple) or (model_after.single_valued(key) and any(
+                    other != key and reinstatement.alive_after(view, new_labels, other)
+                    and model_after.nodes.get(other) is not None and model_after.nodes[other].triple is not None
+                    and model_after.same_value_slot(other, mine)
+                    and model_after.nodes[other].triple[2].casefold() != mine[2].casefold()
+                    for other in view.nodes)):
+                hit.append(key)
+        if not hit:
+            return
+        for key in hit:
+            reinstatement.keep_dead(view, plan, reinstatement.Rejudged(key, plan.new_node.key, "contradicts", 0.9,
+                                                                       "structured"))
+
+
+def engine_in_time(engine: Engine, model_before, new_key: str, triple: tuple, new: tuple, question: str,
+                   epoch: int) -> dict:
+    """One timed fact through the pure rules exactly as a revision applies them
+    (``tasks.propagate_refutation``): the structured judge's verdicts on the fact's whole
+    timeline, read in valid time, the policy's default (the fact wins), then its place in time."""
+    from memory_core.core import revision
+    from memory_core.core.beliefs import Node
+
+    keys = model_before.triple_targets(triple, timeline=True)
+    view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
+    stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k in keys}
+    timed = validity.sort_verdicts([(k, "contradicts", 0.9) for k in keys], new, stored)
+    fact = Node(new_key, "evidence", question=question, weight=0.5, valid_from=new[0], valid_to=new[1])
+    plan = revision.begin(view, timed["kept"], epoch, f"fact {new_key}", fact, {})
+    validity.reopen(view, plan, timed["kept"], {}, new_key)
+    model_after = model_before.copy()  # the triples the structured judge reads (the new fact's too)
+    from bench.reference import MNode
+    model_after.nodes[new_key] = MNode(new_key, "evidence", question, triple=triple)
+    rejudge_structured(view, plan, model_after, triple)
+    revision.propagate_refutation(view, plan, engine.memory, set(engine.ghosts))
+    validity.place(view, plan, timed, new_key)
+    revision.promote_competing_hypothesis(view, plan, engine.memory)
+    revision.forget_orphans(view, plan, set(engine.ghosts))
+    engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
+    engine.ghosts = (engine.ghosts | set(plan.forgotten)) - set(plan.restored)
+    engine.memory.absorb(plan)
+    return timed["cases"]
+
+
+def timelines(nodes, keys) -> dict:
+    return {k: (nodes[k].valid_from, nodes[k].valid_to) for k in keys}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["forward", "backward", "shuffled"]))
+def test_out_of_order_histories_match_the_reference(seed, order):
+    """Histories of a single-valued predicate whose values arrive forward in time, backward
+    (each one late) or shuffled: after every value the pure rules leave exactly the
+    reference's states, weights, stored nodes and intervals, read each verdict in the same
+    case, and no two values that held overlap in time (``validity.overlaps``)."""
+    from bench.graphs import loaded_model, timed_case
+
+    inv, steps = timed_case(seed, "", order)
+    model = loaded_model(inv)
+    engine = engine_of(model)
+    question = inv["question"]["key"]
+    for n, step in enumerate((s for s in steps if s != "undo"), start=1):
+        subject, leader, start, end = step
+        key, triple = f"F{n}", (subject, "led by", leader)
+        before = model.copy()
+        want = revise_in_time(model, key, triple, (start, end), question)
+        got = engine_in_time(engine, before, key, triple, (start, end), question, n)
+        assert got == want["cases"], (step, steps)
+        stored = engine.stored()
+        assert picture(stored) == picture(model.stored()), (n, steps, inv)
+        evidence = [k for k, node in model.stored().items() if node.kind == "evidence"]
+        assert timelines(stored, evidence) == timelines(model.stored(), evidence), (n, steps)
+        held = [(k, f"{model.nodes[k].triple[0]}|led by", model.nodes[k].triple[2],
+                 (stored[k].valid_from, stored[k].valid_to)) for k in evidence
+                if model.nodes[k].triple and (stored[k].state in ("alive", "disputed") or
+                                              (stored[k].state == "superseded" and stored[k].valid_to))]
+        assert validity.overlaps(held) == [], (n, steps, held)
+
+
+def test_the_issue_history_ends_the_late_value_where_the_next_known_one_starts():
+    """40 t from 2010, then 30 t from 2018 (40 t held until 2018), then 45 t from 2005: 45 t
+    held until 2010, where the earliest later known value (40 t, superseded in time) starts."""
+    inv = {"question": {"key": "Q", "text": "limit?"},
+           "evidence": [{"key": "E40", "claim": "40 t", "subject": "bridge", "predicate": "limit", "object": "40 t",
+                         "valid_from": "2010-01-01"}]}
+    from bench.graphs import loaded_model
+
+    model = loaded_model(inv)
+    engine = engine_of(model)
+    for n, (key, obj, start) in enumerate([("E30", "30 t", "2018-03-01"), ("E45", "45 t", "2005-01-01")], 1):
+        before = model.copy()
+        revise_in_time(model, key, ("bridge", "limit", obj), (start, None), "Q")
+        engine_in_time(engine, before, key, ("bridge", "limit", obj), (start, None), "Q", n)
+    got = timelines(engine.nodes, ["E45", "E40", "E30"])
+    assert got == {"E45": ("2005-01-01", "2010-01-01"), "E40": ("2010-01-01", "2018-03-01"), "E30": ("2018-03-01", None)}
+    assert got == timelines(model.nodes, ["E45", "E40", "E30"])

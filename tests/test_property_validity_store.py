@@ -2,9 +2,10 @@
 
 Random investigations hold one or two subjects whose single-valued predicate (``led by``)
 has a timed value (``valid_from``, sometimes ``valid_to``); conclusions rest on the values
-(alternatives too) and hypotheses are supported by them. Sequences of timed updates
+(alternatives too) and hypotheses are supported by them. Histories of timed updates
 (another leader from a date drawn from a few, so every case of valid time comes up:
-disjoint, ends the stored value, precedes it, the same period) go through
+disjoint, ends the stored value, precedes it, the same period), arriving forward in time,
+backward (every value late) or shuffled (:func:`bench.graphs.timed_case`), go through
 ``Falsify.revise(triple=..., valid_from=..., valid_to=...)``, with ``undo`` between some.
 After the load, every revision and every undo, ``status()`` must equal
 :func:`bench.reference.revise_in_time` applied to the whole graph: states, weights,
@@ -15,58 +16,23 @@ must name the same cases. ``FALSIFY_PROPERTY_SEQUENCES`` (default 4) sets how ma
 from __future__ import annotations
 
 import os
-import random
 
 import pytest
 
-from bench.graphs import loaded_model, resting_on
+from bench.graphs import ORDERS, loaded_model, timed_case
 from bench.reference import revise_in_time
 from bench.wholegraph import differences
 
 SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "4"))
 SEED_BASE = int(os.environ.get("FALSIFY_PROPERTY_SEED", "5000"))
-LEADERS = ("Alice", "Bob", "Carol", "Dave", "Erin")
-DATES = ("2000-01-01", "2005-01-01", "2010-01-01", "2015-01-01", "2020-01-01")
 
 pytestmark = pytest.mark.slow
 
 
-def interval(rnd: random.Random) -> tuple:
-    start = rnd.choice(DATES)
-    later = [d for d in DATES if d > start]
-    end = rnd.choice(later) if later and rnd.random() < 0.3 else None
-    return start, end
-
-
 def case(seed: int, prefix: str):
-    rnd = random.Random(seed)
-    q = f"{prefix}Q"
-    subjects = [f"team {i} of {prefix.rstrip('_')}" for i in range(rnd.randint(1, 2))]
-    evidence = []
-    for i, subject in enumerate(subjects):
-        start, end = interval(rnd)
-        ev = {"key": f"{prefix}E{i}", "claim": f"{subject.capitalize()} was led by {rnd.choice(LEADERS)}.",
-              "subject": subject, "predicate": "led by", "valid_from": start}
-        ev["object"] = ev["claim"].rsplit(" ", 1)[1].rstrip(".")
-        if end:
-            ev["valid_to"] = end
-        evidence.append(ev)
-    keys = [e["key"] for e in evidence]
-    conclusions, hypotheses, edges = resting_on(rnd, prefix, keys)
-    inv = {"question": {"key": q, "text": f"Who led the teams of {prefix}?"}, "hypotheses": hypotheses,
-           "evidence": evidence, "conclusions": conclusions, "edges": edges}
-    steps, clock = [], {e["subject"]: e["valid_from"] for e in evidence}
-    for _ in range(rnd.randint(3, 6)):
-        subject = rnd.choice(subjects)
-        start, end = interval(rnd)
-        later = [d for d in DATES if d > clock[subject]]
-        if later and rnd.random() < 0.6:  # mostly forward in time: a new leader takes over
-            start, end = rnd.choice(later), None
-            clock[subject] = start
-        steps.append((subject, rnd.choice(LEADERS), start, end))
-        if rnd.random() < 0.2:
-            steps.append("undo")
-    return inv, steps
+    """The sequence of ``seed``: its arrival order cycles through forward, backward (every
+    value arrives late) and shuffled, so a few sequences already meet each."""
+    return timed_case(seed, prefix, ORDERS[seed % len(ORDERS)])
 
 
 def intervals(status: dict, prefix: str) -> dict:
@@ -122,13 +88,17 @@ async def test_timed_updates_match_the_reference(app, seed):
 @pytest.mark.skipif(SEQUENCES < 4, reason="fewer sequences than the cases of valid time")
 def test_the_sequences_reach_every_case_of_valid_time():
     """The sequences the test above runs are not all one case: on them the reference meets
-    every reading of a timed contradiction (checked on the model alone, no stores)."""
-    seen = set()
+    every reading of a timed contradiction, a late value that ends a value already superseded
+    in time earlier than recorded, and the three arrival orders (checked on the model alone,
+    no stores)."""
+    seen, shortened = set(), 0
     for seed in range(SEED_BASE, SEED_BASE + SEQUENCES):
         inv, steps = case(seed, f"vt{seed}_")
         model = loaded_model(inv)
         for n, step in enumerate(s for s in steps if s != "undo"):
             subject, leader, start, end = step
-            seen |= set(revise_in_time(model, f"F{n}", (subject, "led by", leader), (start, end),
-                                       inv["question"]["key"])["cases"].values())
+            got = revise_in_time(model, f"F{n}", (subject, "led by", leader), (start, end), inv["question"]["key"])
+            seen |= set(got["cases"].values())
+            shortened += len(got["shortened"])
     assert {"disjoint", "ends_stored", "new_precedes", "same_period"} <= seen, seen
+    assert shortened, "no sequence moved back the end of a value already superseded in time"

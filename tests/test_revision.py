@@ -296,7 +296,9 @@ async def test_decided_contradiction_lands_despite_undecidable_neighbours(app, p
     result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon")
     assert prefix + "E3" in [c["key"] for c in result["candidates"]]
     assert result["refuted"] == [prefix + "E1"] and result["invalidated"] == [prefix + "K1"]
-    assert f"no judge could decide on {prefix}E3" in result["note"]
+    # the note says what happened: applied, with E3 left as it is (no "decide yourself" on an applied revision)
+    assert f"not judged: {prefix}E3 (no judge could decide; left as they are)" in result["note"]
+    assert "decide yourself" not in result["note"]
 
 
 async def test_early_detection_is_taken_when_nothing_came_between(app, prefix):

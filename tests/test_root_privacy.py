@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from backend_helpers import POSTGRES
-from harness import clean_env, run_batch, run_cli
+from harness import REPO, clean_env, run_batch, run_cli
 
 SECRET = "PASSWORD-s3cr3t-9f8e"
 
@@ -91,3 +91,59 @@ def test_a_database_password_is_written_nowhere(tmp_path):
     for path in root.rglob("*"):
         if path.is_file() and not path.is_symlink():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+def _attacked_root(tmp_path, owner: int, mode: int, link: bool):
+    """A root folder (``owner``, ``mode``) whose ``writer.lock`` may be a link to a victim file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the victim's data\n")
+    os.chmod(victim, 0o644)
+    root = tmp_path / "root"
+    root.mkdir()
+    if link:
+        (root / "writer.lock").symlink_to(victim)
+        os.lchown(root / "writer.lock", owner, -1)
+    os.chown(root, owner, -1)
+    os.chmod(root, mode)
+    return root, victim
+
+
+CASES = [  # (owner is another user, mode, lock is a link, what the one error line says)
+    (True, 0o777, True, "belongs to another user"),
+    (False, 0o777, True, "can be written by its group and other users (mode 0777)"),
+    (False, 0o770, False, "can be written by its group (mode 0770): they could plant links"),
+    (False, 0o700, True, "is a symbolic link, and FALSIFY never follows one for its lock file"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("other,mode,link,says", CASES, ids=["other-user", "world-writable", "group-writable", "link"])
+def test_an_unsafe_root_is_refused_and_nothing_is_written(tmp_path, other, mode, link, says):
+    if other and os.getuid() != 0:
+        pytest.skip("making a folder another user's needs root")
+    owner = 65534 if other else os.getuid()  # nobody
+    root, victim = _attacked_root(tmp_path, owner, mode, link)
+    before = sorted(p.name for p in root.iterdir())
+    proc = run_cli(root, "load", str(REPO / "examples" / "company_x.json"))
+    err = proc.stderr.decode(errors="replace")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and says in lines[0] and str(root) in lines[0], err[-2000:]
+    assert ("chmod 700" in lines[0] or "chown" in lines[0] or "rm " in lines[0]), lines[0]
+    assert victim.read_text() == "the victim's data\n" and stat.S_IMODE(victim.stat().st_mode) == 0o644
+    assert sorted(p.name for p in root.iterdir()) == before  # nothing was made in it
+    assert stat.S_IMODE(os.lstat(root).st_mode) == mode and os.lstat(root).st_uid == owner
+
+
+def test_the_lock_file_is_opened_without_following_a_link(tmp_path):
+    """The lock itself, asked directly (a root that passed the checks, then had a link planted)."""
+    from memory_core.store.lock import UnsafeRoot, WriterLock
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    root = tmp_path / "root"
+    root.mkdir(mode=0o700)
+    (root / "writer.lock").symlink_to(victim)
+    with pytest.raises(UnsafeRoot, match="is a symbolic link"):
+        WriterLock(root / "writer.lock", "test", timeout=0).acquire()
+    assert victim.read_text() == "keep me"
+    assert UnsafeRoot.exit_code == 2

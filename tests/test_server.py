@@ -48,8 +48,8 @@ class StandInApp:
         await self._enter("snapshot")
         return {"nodes": [{"key": "Q", "type": "question", "state": "alive", "text": "Q?"}], "edges": [], "epoch": 1}
 
-    async def recall(self, question):
-        await self._enter("recall", question)
+    async def recall(self, question, **kwargs):
+        await self._enter("recall", question, *sorted(kwargs.items()))
         return {"question": question, "falsify": {}, "baseline": {}, "verdict": "", "scoreboard": {}}
 
     def revision_log(self):
@@ -59,13 +59,13 @@ class StandInApp:
     def default_question(self):
         return "Default question?"
 
-    async def revise(self, fact, triple=None, target=None):
+    async def revise(self, fact, triple=None, target=None, key=None):
         await self._enter("revise", fact, triple, target)
         if fact == "reject me":
             raise ValueError("that fact is not usable")
         if fact == "explode":
             raise RuntimeError("secret internals")
-        return {"fact": fact, "triple": triple, "target": target, "refuted": [], "epoch": 2}
+        return {"fact": fact, "triple": triple, "target": target, "key": key, "refuted": [], "epoch": 2}
 
     def close(self):
         self.closed = True
@@ -280,12 +280,29 @@ def test_scoreboard_without_any_question_lets_the_facade_choose(running):
     assert assert_json_error(*post_json(server, {"fact": "reject me"}), 400) == "that fact is not usable"
 
 
+def test_scoreboard_pins_an_inquiry(running):
+    app = StandInApp()
+    server = running(app)
+    status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=Q_bridge")
+    assert status == 200 and app.calls[-1] == ("recall", ("", ("inquiry", "Q_bridge")))  # its own question
+    status, _, _ = request(server, "GET", "/api/scoreboard?q=How%20heavy%3F&inquiry=Q_bridge&as_of=2020-01-01")
+    assert status == 200 and app.calls[-1] == ("recall", ("How heavy?", ("as_of", "2020-01-01"), ("inquiry", "Q_bridge")))
+    status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=a&inquiry=b")
+    assert status == 400
+
+
 def test_revise_passes_fields_through(server):
+    from memory_core.core.requests import readable_key
+
     status, headers, data = post_json(server, {"fact": "  A new fact.  ", "triple": "s|p|o", "target": "E_qa"})
     assert status == 200 and headers["content-type"] == "application/json; charset=utf-8"
-    assert json.loads(data) == {"fact": "A new fact.", "triple": "s|p|o", "target": "E_qa", "refuted": [], "epoch": 2}
-    status, _, data = post_json(server, {"fact": "Only a fact", "triple": None, "target": ""})
+    # no key given: the viewer's readable key, derived from the fact's words
+    assert json.loads(data) == {"fact": "A new fact.", "triple": "s|p|o", "target": "E_qa",
+                                "key": readable_key("A new fact."), "refuted": [], "epoch": 2}
+    assert readable_key("A new fact.").startswith("F_new_fact_")
+    status, _, data = post_json(server, {"fact": "Only a fact", "triple": None, "target": "", "key": "F_mine"})
     assert status == 200 and json.loads(data)["triple"] is None and json.loads(data)["target"] is None
+    assert json.loads(data)["key"] == "F_mine"
 
 
 @pytest.mark.parametrize("body", [

@@ -58,6 +58,20 @@ def test_py_typed_is_package_data():
 
 
 def test_mypy_checks_a_client_against_the_public_api(tmp_path):
+    """Against a checkout: MYPYPATH names it (docs/python-api.md, "Type checking")."""
     proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", cwd=tmp_path, mypypath=REPO)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # 1: type errors found (2 would be a crash)
+    check_report(proc)
+
+
+def test_mypy_sees_the_package_this_environment_installed(tmp_path):
+    """Against the installed package, as a host program's own mypy run finds it: no MYPYPATH,
+    from a directory outside the checkout, with this interpreter's site-packages (the
+    editable install of ``make setup`` is a path entry mypy follows; tests/test_packaging.py
+    checks a wheel the same way)."""
+    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=sys.executable, cwd=tmp_path)
+    assert "Cannot find implementation or library stub" not in proc.stdout, (
+        "mypy cannot see memory_core in this environment: an editable install in setuptools' default mode "
+        "(an import hook); reinstall with `make setup` (editable_mode=compat)\n" + proc.stdout)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc)

@@ -94,6 +94,19 @@ def test_a_running_server_answers_the_cli(tmp_path):
                                 "load", os.path.relpath(SEED, tmp_path), "--json"], cwd=tmp_path, env=clean_env(),
                                capture_output=True, text=True, timeout=600)
         assert other.returncode == 0 and json.loads(other.stdout)["epoch"] is None, other.stderr  # nothing new
+        # any input the cold path takes: 12 MB on standard input (base64 on the wire) loads as it would cold
+        padded = json.dumps(FRAGMENT) + " " * (12 * 1024 * 1024)
+        big = cli(root, "load", "-", "--json", input=padded)
+        assert big.returncode == 0 and "E_warm" in json.loads(big.stdout)["added"], big.stderr[-2000:]
+        assert cli(root, "undo").returncode == 0
+        # a FIFO (or a device) is refused before forwarding: the server never blocks on it
+        fifo = tmp_path / "facts.fifo"
+        os.mkfifo(fifo)
+        for argv in (["load", str(fifo)], ["revise", "--file", str(fifo)], ["load", "/dev/zero"]):
+            refused = cli(root, *argv, timeout=60)
+            lines = refused.stderr.strip().splitlines()
+            assert refused.returncode == 2 and len(lines) == 1 and "not a regular file" in lines[0], answer(refused)
+        assert cli(root, "status", "--json", timeout=60).returncode == 0  # and everyone else is still answered
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(60)

@@ -143,3 +143,18 @@ def test_load_from_stdin_on_a_root_served_by_another_roots_server_runs_cold(revi
         server.wait(60)
     assert [e["kind"] for e in log_entries(other)] == ["load"]
     assert [e["kind"] for e in log_entries(served)] == ["load", "revise"]  # the server ran nothing
+
+
+def test_the_warm_cli_carries_what_the_cold_path_takes():
+    """``load -`` reads up to the cold path's file limit and one byte more (so a larger input is
+    refused by the server as the cold path refuses it), and the server takes that in base64."""
+    import base64
+    import json
+
+    from memory_core.core.investigation import MAX_FILE
+    from memory_core.shell.remote import LOAD_LIMIT
+    from memory_core.web.app import CLI_MAX_BODY
+
+    assert LOAD_LIMIT == MAX_FILE  # remote.py is loaded on its own (standard library only): a copy
+    body = json.dumps({"argv": ["load", "-"], "cwd": "/" * 4096, "stdin": base64.b64encode(b"x" * 3).decode()})
+    assert len(base64.b64encode(b"x" * (LOAD_LIMIT + 1))) + len(body) < CLI_MAX_BODY

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Optional
 
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_term
+from memory_core.core.keys import normalise_term, visible_name
 
 ONE, MANY = "one", "many"
 CARDINALITIES = (ONE, MANY)
@@ -36,7 +36,7 @@ def check_predicates(raw: Any, where: str = "'predicates'") -> dict[str, str]:
         if len(name) > MAX_NAME or any(c in name for c in "|\n\t") or any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in name):
             raise InputError(f"{where}: predicate name {name!r} is too long or contains '|', a tab, a newline "
                              "or a control character")
-        norm = normalise_term(name)
+        norm = normalise_term(visible_name(name, where, "predicate name"))
         if not norm:
             raise InputError(f"{where}: predicate name {name!r} is empty once normalised")
         if not isinstance(value, str) or value not in CARDINALITIES:

@@ -25,6 +25,8 @@ once per revision and always terminates):
 
 from __future__ import annotations
 
+from typing import Optional
+
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON
 from memory_core.core.plan import Plan, record
@@ -89,11 +91,50 @@ def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
     victims = sorted(unfounded(view, candidates))
     victim_set = set(victims)
     for key in victims:
-        lost = sorted({a for _, ants in view.justifications(key) for a in ants if a in victim_set or view.state(a) != ALIVE})
-        circular = all(a in victim_set for a in lost)
-        detail = "only circular support remained" if circular else "no justification holds"
+        def dead(a: str) -> bool:
+            return a in victim_set or view.state(a) != ALIVE
+
+        lost = sorted({a for _, ants in view.justifications(key) for a in ants if dead(a)})
+        cycle = cycle_through(view, key, victim_set) if lost and all(a in victim_set for a in lost) else None
+        detail = (f"only circular support remained ({' -> '.join(cycle)})" if cycle
+                  else "no justification holds: " + lost_text(view, key, dead))
         record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
     return victims
+
+
+def cycle_through(view: BeliefView, key: str, within: set[str]) -> Optional[list[str]]:
+    """A path ``key -> a -> ... -> key`` along critical ``depends_on`` edges (node to
+    antecedent) through nodes of ``within`` only, or None when ``key`` is on no such cycle."""
+    stack = [(a, [key, a]) for a in sorted({a for _, g in view.justifications(key) for a in g}) if a in within]
+    seen: set[str] = set()
+    while stack:
+        node, path = stack.pop()
+        if node == key:
+            return path
+        if node in seen:
+            continue
+        seen.add(node)
+        for _, group in view.justifications(node):
+            for a in group:
+                if a == key or (a in within and a not in seen):
+                    stack.append((a, path + [a]))
+    return None
+
+
+def lost_text(view: BeliefView, key: str, dead) -> str:
+    """Which antecedents each justification of ``key`` lost (``dead(a)``), in words."""
+    justs = view.justifications(key)
+    parts = []
+    for name, group in justs:
+        gone = sorted(a for a in group if dead(a))
+        if not gone:
+            continue
+        ants = f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} dead"
+        parts.append(ants if len(justs) == 1 else f"justification {name or '(default)'}: {ants}")
+    if len(justs) == 1:
+        return f"its antecedent{'s' if ' are ' in parts[0] else ''} {parts[0]}" if parts else "its support is dead"
+    return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
+
 
 
 def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:

@@ -13,7 +13,8 @@ EmbedderMismatch    4     the data root was built with another embedder
 JudgeError          5     the LLM judge failed (timeout, error status, malformed verdict,
                           spending cap reached)
 HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is one FALSIFY
-                          cannot work on (the message names the setting to change)
+                          cannot work on (the message names the setting to change);
+                          ``Falsify.open`` in a program that configured cognee itself
 FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: nothing written
 RootConflict        1     this process already serves another data root (cognee holds one
                           configuration per process)
@@ -22,6 +23,7 @@ RootConflict        1     this process already serves another data root (cognee 
 
 from __future__ import annotations
 
+import functools
 import re
 from contextvars import ContextVar
 
@@ -33,9 +35,15 @@ class FalsifyError(Exception):
 
 
 class InputError(FalsifyError, ValueError):
-    """Bad input: a clear message naming the offending entry; nothing was written."""
+    """Bad input: a clear message naming the offending entry; nothing was written.
+    ``field``: the request field it is about (``"target"``, ``"trust"``, ...), when it is
+    about one (:mod:`memory_core.core.fields`); each shell names it its own way."""
 
     exit_code = 2
+
+    def __init__(self, *args, field: str | None = None):
+        super().__init__(*args)
+        self.field = field
 
 
 class RootBusy(FalsifyError):
@@ -72,38 +80,61 @@ class RootConflict(FalsifyError, RuntimeError):
 
 
 __all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError",
-           "FacadeClosed", "RootConflict", "error_message", "render", "speak", "VOCABULARY"]
+           "FacadeClosed", "RootConflict", "error_message", "render", "speak", "spoken", "VOCABULARY",
+           "VOCABULARIES"]
 
 
 # ---- each shell speaks its caller's vocabulary ----------------------------------------------
-# Messages and notes are produced once, naming an argument by its CLI flag (``--target``); each
-# shell renders them: the CLI as they are, the Python API with the keyword (``target='E1'``, or
-# ``target``), the MCP server with the tool argument (``target``). The CLI sets VOCABULARY to
-# "cli" for its commands; the facade (memory_core.api) renders what it raises and returns.
+# Messages, notes and rationales are produced once, naming an argument by its CLI flag
+# (``--target``); each shell renders them: the CLI as they are ("cli"), the Python API with the
+# keyword ("python": ``target='E1'``, or ``target``), the MCP server with the tool argument
+# ("mcp": ``target 'E1'``), the viewer's JSON API with the body's field ("viewer", the same
+# words). The CLI sets VOCABULARY to "cli" for its commands, the MCP tools to "mcp", the
+# viewer's routes to "viewer"; the facade (memory_core.api) and the cognee Tasks render what they
+# raise and return.
 VOCABULARY: ContextVar[str] = ContextVar("falsify_vocabulary", default="python")
+VOCABULARIES = ("cli", "python", "mcp", "viewer")
 
-# CLI flag -> the argument's name in the Python API and in the MCP tools
-ARGUMENTS = {"--target": "target", "--triple": "triple", "--trust": "trust", "--source": "source",
-             "--key": "key", "--policy": "policy", "--asserted-at": "asserted_at", "--winner": "winner",
-             "--dry-run": "dry_run", "--root": "root"}
-_FLAG = re.compile(r"--(?:" + "|".join(re.escape(f[2:]) for f in sorted(ARGUMENTS, key=len, reverse=True))
-                   + r")(?![\w-])( (?=['\"]|[A-Z]{2,}\b))?")
+@functools.lru_cache(maxsize=1)
+def _words() -> tuple[dict, set, re.Pattern]:
+    """CLI flag -> the argument's name in the Python API, the MCP tools and the viewer's API (the
+    request's fields, declared once in memory_core.core.fields, and the other commands'
+    arguments); the switches among them; the pattern finding them in a text. Read on first use:
+    this module stays standard library only at import (the warm CLI's client loads it alone)."""
+    from memory_core.core.fields import FIELDS, OTHER_ARGUMENTS
+
+    arguments = {**{f.flag: f.name for f in FIELDS if f.flag}, **OTHER_ARGUMENTS}
+    switches = {f.name for f in FIELDS if f.kind == "bool"} | {"repair"}
+    pattern = re.compile(r"--(?:" + "|".join(re.escape(f[2:]) for f in sorted(arguments, key=len, reverse=True))
+                         + r")(?![\w-])( (?=['\"]|[A-Z]{2,}\b))?")
+    return arguments, switches, pattern
 
 
 def render(text: str, vocabulary: str | None = None) -> str:
     """``text`` with its CLI flags in ``vocabulary``'s words: "cli" (unchanged), "python"
-    (``--target 'E1'`` -> ``target='E1'``), "mcp" (``--target 'E1'`` -> ``target 'E1'``)."""
+    (``--target 'E1'`` -> ``target='E1'``), "mcp" and "viewer" (``--target 'E1'`` ->
+    ``target 'E1'``)."""
     vocabulary = vocabulary or VOCABULARY.get()
     if vocabulary == "cli" or "--" not in text:
         return text
 
+    arguments, switches, pattern = _words()
+    if "`" in text:  # a command quoted in backticks is the CLI's own words: kept as it is
+        parts = text.split("`")
+        return "`".join(part if i % 2 else render(part, vocabulary) for i, part in enumerate(parts))
+    for phrase, words in _PHRASES.items():  # a command named in a note: the caller's own way to run it
+        if phrase in text:
+            return render(text.replace(phrase, words.get(vocabulary, words["mcp"])), vocabulary)
+
     def word(match: re.Match) -> str:
-        name = ARGUMENTS[match.group(0).rstrip()]
+        name = arguments[match.group(0).rstrip()]
         if match.group(1):  # a value follows
             return name + ("=" if vocabulary == "python" else " ")
+        if name in switches:  # a CLI switch is a true/false argument elsewhere
+            return name + ("=True" if vocabulary == "python" else ": true")
         return name
 
-    return _FLAG.sub(word, text)
+    return pattern.sub(word, text)
 
 
 def speak(error: BaseException, vocabulary: str | None = None) -> BaseException:
@@ -113,8 +144,35 @@ def speak(error: BaseException, vocabulary: str | None = None) -> BaseException:
     return error
 
 
+# commands a message may name, in each caller's words (a Python caller repairs with check(repair=True);
+# the MCP tools repair nothing: the CLI does)
+_PHRASES = {"check --repair": {"python": "check(repair=True)", "mcp": "the CLI's `check --repair`"}}
+
+_WORDED = ("note", "notes", "rationale", "to_decide_note")
+
+
+def spoken(value, vocabulary: str | None = None):
+    """A result (a dict, or a list of them, nested in ``result``/``candidates``/... as
+    results are) with its notes and the candidates' rationales rendered in place for
+    ``vocabulary`` (default: the caller's, :data:`VOCABULARY`). Returns ``value``."""
+    if isinstance(value, list):
+        for item in value:
+            spoken(item, vocabulary)
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            if name in _WORDED and isinstance(item, str):
+                value[name] = render(item, vocabulary)
+            elif name in _WORDED and isinstance(item, list):
+                value[name] = [render(n, vocabulary) if isinstance(n, str) else n for n in item]
+            elif isinstance(item, (list, dict)):
+                spoken(item, vocabulary)
+    return value
+
+
 def error_message(error: BaseException) -> str:
     """The one line the CLI prints for ``error`` on stderr; the warm CLI and the MCP
-    tools report the same text."""
+    tools report the same text. Secrets an endpoint echoed are masked (:mod:`memory_core.core.redaction`)."""
+    from memory_core.core.redaction import redact
+
     suffix = "; the revision was aborted and nothing was written" if isinstance(error, JudgeError) else ""
-    return f"error: {error}{suffix}"
+    return redact(f"error: {error}{suffix}")

@@ -33,14 +33,17 @@ from typing import Any, Optional
 
 from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_key
+from memory_core.core.keys import normalise_key, visible_name
 from memory_core.core.cardinality import check_predicates
 from memory_core.core.policy import check_policy, check_trust, finite
 
 MAX_TEXT = 8000
 MAX_KEY = 200
 MAX_FILE = 50 * 1024 * 1024
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab, newline) and C1 controls, DEL
+# C0 (but tab, newline) and C1 controls, DEL; the line and paragraph separators (a line break
+# most readers do not show as one); the bidirectional controls (they reorder what a reader sees:
+# U+202E makes "txt.exe" read "exe.txt")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")  # lone surrogates: from "\ud800" JSON escapes or undecodable argv bytes
 
 SECTIONS = {"question": "question", "hypotheses": "hypothesis", "evidence": "evidence", "conclusions": "conclusion"}
@@ -49,7 +52,7 @@ OPTIONAL = {
     "question": {},
     "hypothesis": {"prior": "unit"},
     "evidence": {"source_id": "str", "quote": "str", "asserted_at": "date", "stance": "stance",
-                 "subject": "str", "predicate": "str", "object": "str", "valid_from": "date", "valid_to": "date"},
+                 "subject": "str", "predicate": "name", "object": "str", "valid_from": "date", "valid_to": "date"},
     "conclusion": {"confidence": "unit"},
 }
 EDGE_FIELDS = {
@@ -167,6 +170,9 @@ def check_key(value: Any, where: str) -> str:
     if bad is not None:
         label = "a space" if bad == " " else f"U+{ord(bad):04X} {unicodedata.name(bad, 'unnamed character')}"
         raise InputError(f"{where}: key {key!r} may hold only letters, digits, '_', '-' and '.' (it has {label})")
+    if not any(c.isalnum() for c in key):
+        raise InputError(f"{where}: key {key!r} needs a letter or a digit ('.', '..' and other punctuation alone "
+                         "are not keys)")
     scripts = sorted({_script(c) for c in key if c.isalpha()})
     if len(scripts) > 1:
         raise InputError(f"{where}: key {key!r} mixes letters of {', '.join(scripts)}: look-alike letters "
@@ -176,9 +182,17 @@ def check_key(value: Any, where: str) -> str:
     return key
 
 
+def check_name(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
+    """A name that identifies something when compared (a predicate): text, normalised like a
+    key (NFKC), and without invisible format characters (:func:`memory_core.core.keys.visible_name`)."""
+    return visible_name(check_text(value, where, name, limit), where, name)
+
+
 def check_value(kind: str, value: Any, where: str, name: str):
     if kind == "str":
         return check_text(value, where, name)
+    if kind == "name":
+        return check_name(value, where, name)
     if kind == "bool":
         if not isinstance(value, bool):
             raise InputError(f"{where}: {name!r} must be true or false")

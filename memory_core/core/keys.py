@@ -9,6 +9,22 @@ def normalise_key(key: str) -> str:
     return key.lower().replace(" ", "_").replace("'", "")
 
 
+def visible_name(text: str, where: str, name: str) -> str:
+    """``text`` normalised as a key is (NFKC), refused (InputError) if it holds an invisible
+    format character (zero-width space or joiner, bidi control, soft hyphen): a name compared
+    with others ("spe\u200baks" against "speaks") must look like what it is."""
+    import unicodedata
+
+    from memory_core.core.errors import InputError
+
+    text = unicodedata.normalize("NFKC", text)
+    bad = next((c for c in text if unicodedata.category(c) == "Cf"), None)
+    if bad is not None:
+        raise InputError(f"{where}: {name!r} contains an invisible character (U+{ord(bad):04X} "
+                         f"{unicodedata.name(bad, 'format character')} at position {text.index(bad)})")
+    return text
+
+
 def normalise_term(text: str) -> str:
     return " ".join(str(text).casefold().strip().strip(".,;:!?\"'").split())
 

@@ -103,7 +103,7 @@ def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
 
 def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
     against = f" whether {fact_key} contradicts it" if fact_key else ""
-    return (f"reinstated without being re-judged: no judge could decide{against} (give the fact as --triple "
+    return (f"reinstated without being re-judged: no judge could decide{against} (give the fact as a triple "
             "'S|P|O' for evidence stored with subject/predicate/object, or set LLM_API_KEY for the LLM judge)")
 
 

@@ -5,7 +5,14 @@ A request is a dict with the ``revise`` fields::
 
     {"fact": str, "triple": "S|P|O"?, "target": key?, "key": key?, "source": str?,
      "asserted_at": ISO date?, "trust": 0..1?, "policy": "latest_wins"|"trust_ranked"|"preserve_both"?,
-     "valid_from": ISO date?, "valid_to": ISO date?, "dry_run": bool?}
+     "valid_from": ISO date?, "valid_to": ISO date?, "record": bool?, "supports": key?, "refutes": key?,
+     "weight": 0..1?}
+
+(the fields are declared once, in :mod:`memory_core.core.fields`). ``record``, ``supports``,
+``refutes`` and ``weight`` are the caller's decision where no judge could decide: ``record``
+says the fact contradicts none of the candidates (it is recorded as new evidence, unjudged),
+``supports``/``refutes`` name a hypothesis the recorded fact bears on, with the edge's
+``weight`` (default 0.5).
 
 ``valid_from`` / ``valid_to``: when the fact was true in the world (valid time, see
 :mod:`memory_core.core.validity`).
@@ -26,11 +33,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
 from memory_core.core.errors import InputError
-from memory_core.core.investigation import check_key, check_text, check_value, loads_json
+from memory_core.core.fields import FACT_FIELDS as _FACT_FIELDS
+from memory_core.core.investigation import check_key, check_name, check_text, check_value, loads_json
 from memory_core.core.policy import check_policy, check_trust
 from memory_core.core.validity import check_interval
 
-FACT_FIELDS = ("fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy", "valid_from", "valid_to")
+FACT_FIELDS = _FACT_FIELDS  # the fields of one fact (memory_core.core.fields: declared once)
 LINE_FIELDS = set(FACT_FIELDS)
 
 
@@ -47,6 +55,28 @@ def fact_key(fact: str) -> str:
     return f"F_{digest}"
 
 
+STOP_WORDS = frozenset("a an the of to in on at by for and or but is was were be been are it its this that with "
+                       "from as".split())
+
+
+def readable_key(fact: str, words: int = 4) -> str:
+    """A readable key for a fact, derived from its text (the same fact, the same key):
+    ``F_`` + its first significant words (ASCII letters and digits, accents dropped) + four
+    hex digits of its text's hash, e.g. ``F_forensic_audit_march_qa_3f2a``; the
+    :func:`fact_key` form when the text has no such word."""
+    import re
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", fact).encode("ascii", "ignore").decode("ascii").casefold()
+    picked = [w for w in re.findall(r"[a-z0-9]+", plain) if w not in STOP_WORDS][:words]
+    if not picked:
+        return fact_key(fact)
+    return f"F_{'_'.join(w[:16] for w in picked)}_{fact_key(fact)[2:6]}"
+
+
+DEFAULT_WEIGHT = 0.5  # a supports/refutes edge's weight when the caller gives none (as in investigation files)
+
+
 @dataclass(frozen=True)
 class RevisionRequest:
     fact: str
@@ -60,6 +90,10 @@ class RevisionRequest:
     policy: Optional[str] = None  # overrides the question's policy for this revision
     valid_from: Optional[str] = None  # valid time (core.validity)
     valid_to: Optional[str] = None
+    record: bool = False  # the caller decided: the fact contradicts none of the candidates
+    supports: Optional[str] = None  # a hypothesis the recorded fact supports ...
+    refutes: Optional[str] = None  # ... or refutes
+    weight: Optional[float] = None  # that edge's weight (DEFAULT_WEIGHT when None)
 
     @property
     def new_key(self) -> str:
@@ -69,36 +103,76 @@ class RevisionRequest:
     def where(self) -> str:
         return f"line {self.line}" if self.line is not None else "fact"
 
+    @property
+    def hypothesis(self) -> Optional[tuple[str, str, float]]:
+        """The edge the caller asked for: (``supports``|``refutes``, hypothesis key, weight)."""
+        if self.supports is not None:
+            return "supports", self.supports, DEFAULT_WEIGHT if self.weight is None else self.weight
+        if self.refutes is not None:
+            return "refutes", self.refutes, DEFAULT_WEIGHT if self.weight is None else self.weight
+        return None
+
+
+def _about(name: str, check, *args):
+    """``check(*args)``, its InputError marked as being about the field ``name``."""
+    try:
+        return check(*args)
+    except InputError as error:
+        error.field = name
+        raise
+
 
 def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any = None, source: Any = None,
                      asserted_at: Any = None, line: Optional[int] = None, trust: Any = None,
-                     policy: Any = None, valid_from: Any = None, valid_to: Any = None) -> RevisionRequest:
-    """Validate one request (``InputError`` names the field)."""
-    fact = check_text(fact, "fact", "text")
+                     policy: Any = None, valid_from: Any = None, valid_to: Any = None, record: Any = False,
+                     supports: Any = None, refutes: Any = None, weight: Any = None) -> RevisionRequest:
+    """Validate one request (``InputError`` names the field, and carries it as ``.field``)."""
+    fact = _about("fact", check_text, fact, "fact", "text")
     parsed = None
     if triple is not None:
         if not isinstance(triple, str):
-            raise InputError("--triple must be a string 'subject|predicate|object'")
+            raise InputError("--triple must be a string 'subject|predicate|object'", field="triple")
         try:
-            parsed = tuple(check_text(p, "--triple", "part") for p in parse_triple(triple))
+            subject, predicate, obj = parse_triple(triple)
+            parsed = (_about("triple", check_text, subject, "--triple", "part"),
+                      _about("triple", check_name, predicate, "--triple", "part"),
+                      _about("triple", check_text, obj, "--triple", "part"))
         except ValueError as error:
-            raise InputError(str(error)) from None
+            raise InputError(str(error), field="triple") from None
     if target is not None:
-        target = check_key(target, "--target")
+        target = _about("target", check_key, target, "--target")
     if key is not None:
-        key = check_key(key, "--key")
+        key = _about("key", check_key, key, "--key")
     if source is not None:
-        source = check_text(source, "--source", "source")
+        source = _about("source", check_text, source, "--source", "source")
     if asserted_at is not None:
-        asserted_at = check_value("date", asserted_at, "--asserted-at", "date")
+        asserted_at = _about("asserted_at", check_value, "date", asserted_at, "--asserted-at", "date")
     if trust is not None:
-        trust = check_trust(trust, "--trust")
+        trust = _about("trust", check_trust, trust, "--trust")
         if source is None:
-            raise InputError("--trust needs --source (the trust is that source's)")
+            raise InputError("--trust needs --source (the trust is that source's)", field="trust")
     if policy is not None:
-        policy = check_policy(policy, "--policy")
-    valid_from, valid_to = check_interval(valid_from, valid_to)
-    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy, valid_from, valid_to)
+        policy = _about("policy", check_policy, policy, "--policy")
+    valid_from, valid_to = check_interval(valid_from, valid_to, names=("--valid-from", "--valid-to"))
+    if record is None:
+        record = False
+    if not isinstance(record, bool):
+        raise InputError(f"record must be true or false, got {record!r}", field="record")
+    if supports is not None:
+        supports = _about("supports", check_key, supports, "--supports")
+    if refutes is not None:
+        refutes = _about("refutes", check_key, refutes, "--refutes")
+    if supports is not None and refutes is not None:
+        raise InputError("give --supports or --refutes, not both (one hypothesis edge per fact)", field="refutes")
+    if weight is not None:
+        weight = _about("weight", check_trust, weight, "--weight")
+        if supports is None and refutes is None:
+            raise InputError("--weight needs --supports or --refutes (it is that edge's weight)", field="weight")
+    if record and target is not None:
+        raise InputError("--record (the fact contradicts none of the candidates) and --target (it contradicts this "
+                         "one) are two different decisions: give one", field="record")
+    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy, valid_from, valid_to,
+                           record, supports, refutes, weight)
 
 
 def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:
@@ -107,13 +181,14 @@ def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> Revis
         raise InputError(f"{where}: each fact must be a JSON object")
     unknown = sorted(set(obj) - LINE_FIELDS)
     if unknown:
-        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (a fact takes {', '.join(FACT_FIELDS)})",
+                         field=unknown[0])
     if "fact" not in obj:
         raise InputError(f"{where}: missing 'fact'")
     try:
-        return revision_request(**{k: obj.get(k) for k in FACT_FIELDS}, line=line)
+        return revision_request(**{k: obj[k] for k in FACT_FIELDS if k in obj}, line=line)
     except InputError as error:
-        raise InputError(f"{where}: {error}") from None
+        raise InputError(f"{where}: {error}", field=error.field) from None
 
 
 def requests_from(facts: Iterable[Any], what: str = "facts") -> list[RevisionRequest]:

@@ -178,7 +178,7 @@ def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional
     plan = Plan(epoch=epoch)
     dead_as = dead_as or {}
     verdicts = {k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys}
-    notes = {k: ("repair", f"check --repair: its stored state ({view.nodes[k].state}) disagreed with the "
+    notes = {k: ("repair", f"repaired by check: its stored state ({view.nodes[k].state}) disagreed with the "
                            "three-valued labelling") for k in keys if k in view.nodes}
     outcome = relabel(view, plan, keys, verdicts=verdicts, memory=memory or Memory(), notes=notes)
     plan.died = list(outcome.died)
@@ -189,19 +189,29 @@ def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional
 
 
 def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
-    """Loading: ``touched`` = new nodes and nodes that gained a depends_on edge.
-    Those (and alive nodes resting on them) whose justifications are already dead
-    enter ``invalidated``; the consequences follow as in a revision."""
+    """Loading (and ``check --repair`` of unfounded nodes): ``touched`` = new nodes and nodes
+    that gained an edge. They and what rests on them or they attack take the state the
+    three-valued labelling gives them: a node resting on a dead antecedent (a forgotten one
+    included, as a dead ghost) enters ``invalidated``, one resting on a disputed one enters
+    ``disputed``; the consequences follow as in a revision. With no dispute in the view the
+    labels are two-valued, and the unfounded-set computation (:func:`settle`) gives them at
+    a fraction of the cost of the alternating fixpoint (a large load); otherwise
+    :func:`relabel` does."""
     plan = Plan(epoch=epoch)
-    candidates = {k for k in touched if view.nodes[k].alive and view.justifications(k)}
-    candidates |= dependent_closure(view, list(touched))
-    plan.died = settle(view, plan, candidates)
-    # a loaded supersedes/disputes edge attacks its target: relabel what it reaches (three-valued)
-    attacked = sorted({e.dst for k in touched if k in view.nodes for e in view.out_edges(k) if e.kind in (SUPERSEDES, DISPUTES)}
-                      | {k for k in touched if k in view.nodes and (view.in_edges(k, SUPERSEDES) or view.in_edges(k, DISPUTES))})
-    if attacked:
-        outcome = relabel(view, plan, attacked)
-        plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
+    seeds = sorted(k for k in dict.fromkeys(touched) if k in view.nodes)
+    if any(n.state == DISPUTED for n in view.nodes.values()) or any(e.kind == DISPUTES for e in view.edges):
+        outcome = relabel(view, plan, seeds)
+        plan.died = list(outcome.died)
+    else:
+        candidates = {k for k in seeds if view.nodes[k].alive and view.justifications(k)}
+        candidates |= dependent_closure(view, seeds)
+        plan.died = settle(view, plan, candidates)
+        # a loaded supersedes edge attacks its target: relabel what it reaches (three-valued)
+        attacked = sorted({e.dst for k in seeds for e in view.out_edges(k) if e.kind == SUPERSEDES}
+                          | {k for k in seeds if view.in_edges(k, SUPERSEDES)})
+        if attacked:
+            outcome = relabel(view, plan, attacked)
+            plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
     if plan.died:
         decay(view, plan, plan.died)
         rescore(view, plan, plan.died)

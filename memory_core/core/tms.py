@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 from memory_core.core.vocabulary import (
@@ -244,8 +245,12 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
     for key in victims:
         ants = {a for _, group in view.justifications(key) for a in group}
         lost = sorted(a for a in ants if a in victim_set or label_of(view.state(a)) == L_DEAD)
-        circular = bool(lost) and all(a in victim_set for a in lost)
-        detail = "only circular support remained" if circular else "no justification holds"
+        cycle = cycle_through(view, key, victim_set) if lost and all(a in victim_set for a in lost) else None
+        if cycle:  # a real cycle: what is left of its support runs back to itself
+            detail = f"only circular support remained ({' -> '.join(cycle)})"
+        else:
+            detail = "no justification holds: " + lost_text(view, key, lambda a: a in victim_set or
+                                                             label_of(view.state(a)) == L_DEAD)
         if not lost:  # its justifications hold, but an attacker holds
             lost = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
             detail = f"superseded by {', '.join(lost)}"

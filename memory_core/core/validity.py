@@ -1,21 +1,33 @@
 """Valid time: when a fact was true in the world (pure).
 
 Evidence may carry ``valid_from`` / ``valid_to`` (ISO dates; the interval is
-half-open, ``[valid_from, valid_to)``; no ``valid_to``: still true). When a judge
-says a new fact F contradicts stored evidence E and both have a ``valid_from``,
-time may explain the contradiction instead of a revision (the semantics of
-temporal edge invalidation: a value that was true stops being true):
+half-open, ``[valid_from, valid_to)``; no ``valid_to``: still true; an empty or
+inverted interval is refused). A timed fact takes its place in the whole timeline
+of its subject and predicate (the semantics of temporal edge invalidation: a value
+that was true stops being true where the next one starts). When a judge says a new
+fact F contradicts stored evidence E (alive, disputed, or already superseded in
+time: every value of that timeline) and both have a ``valid_from``:
 
-* ``disjoint``: the intervals do not overlap: no contradiction, both stay alive;
-* ``ends_stored``: F starts after E started and E is open-ended: E held until
-  F's ``valid_from`` (its ``valid_to`` is written), E becomes ``superseded`` (it
-  was true) and so does what rests on it: historical, never forgotten;
-* ``new_precedes``: F starts before E: F is recorded with ``valid_to`` = E's
-  ``valid_from``, as ``superseded``; E is untouched;
-* ``same_period``: both claim the same period: a real contradiction, decided by
-  the reconciliation policy as any other.
+* ``disjoint``: the intervals do not overlap: no contradiction, both stay as they are;
+* ``ends_stored``: E started before F and still held when F starts: E held until
+  F's ``valid_from`` (its ``valid_to`` is written, or moved back when it had one),
+  E becomes ``superseded`` (it was true) and so does what rests on it:
+  historical, never forgotten;
+* ``new_precedes``: F starts before E: F holds until the earliest such E starts
+  (``valid_to`` = that ``valid_from``) and is recorded ``superseded``; E is untouched;
+* ``same_period``: both start together: a real contradiction, decided by the
+  reconciliation policy as any other (an E superseded in time that loses is then
+  ``refuted``: it was never true).
 
-Without a ``valid_from`` on either side the verdict stands (``untimed``).
+With no ``valid_from`` on either side the verdict stands (``untimed``). With a
+``valid_from`` on one side only (``one_side_untimed``) time cannot order the two:
+the verdict stands too, decided by the policy as an untimed contradiction, and the
+result says so (:func:`untimed_note`).
+
+For a single-valued predicate two values that both held (alive, disputed or
+superseded in time) over overlapping intervals are inconsistent:
+:func:`overlaps` finds such pairs (``check`` reports them; no repair guesses which
+value's dates are wrong).
 """
 
 from __future__ import annotations
@@ -31,7 +43,9 @@ from memory_core.core.plan import Plan, record
 
 UNTIMED, DISJOINT, ENDS_STORED, NEW_PRECEDES, SAME_PERIOD = (
     "untimed", "disjoint", "ends_stored", "new_precedes", "same_period")
+ONE_UNTIMED = "one_side_untimed"  # one side has a valid_from, the other not: decided as untimed
 HELD_UNTIL = "validity_ended"  # the rule of a change that ends a fact's validity (and its dependents')
+SHORTENED = "validity_shortened"  # the rule of a change that moves an ended fact's valid_to back
 
 Interval = tuple[Optional[str], Optional[str]]
 
@@ -58,15 +72,27 @@ def check_date(value, name: str) -> Optional[str]:
     return text
 
 
-def check_interval(valid_from, valid_to, where: str = "") -> Interval:
-    """Validate an interval: each bound an ISO date, ``valid_to`` not before ``valid_from``."""
+def check_interval(valid_from, valid_to, where: str = "",
+                   names: tuple[str, str] = ("valid_from", "valid_to")) -> Interval:
+    """Validate an interval: each bound an ISO date, ``valid_to`` after ``valid_from`` (the
+    interval is half-open: ``valid_to == valid_from`` would hold at no date). ``names``: how a
+    message names the two bounds (a file's fields; a revision request's CLI flags, which each
+    shell renders in its own words)."""
     prefix = f"{where}: " if where else ""
+    first, second = names
     try:
-        start, end = check_date(valid_from, "valid_from"), check_date(valid_to, "valid_to")
+        start = check_date(valid_from, first)
     except InputError as error:
-        raise InputError(prefix + str(error)) from None
+        raise InputError(prefix + str(error), field="valid_from") from None
+    try:
+        end = check_date(valid_to, second)
+    except InputError as error:
+        raise InputError(prefix + str(error), field="valid_to") from None
     if start is not None and end is not None and moment(end) < moment(start):
-        raise InputError(f"{prefix}valid_to {end} is before valid_from {start}")
+        raise InputError(f"{prefix}{second} {end} is before {first} {start}", field="valid_to")
+    if start is not None and end is not None and moment(end) == moment(start):
+        raise InputError(f"{prefix}{second} {end} equals {first} {start}: the interval [valid_from, valid_to) "
+                         f"would be empty (give a later {second}, or none for a fact still true)", field="valid_to")
     return start, end
 
 
@@ -78,33 +104,56 @@ def holds_at(interval: Interval, when: str) -> bool:
 
 
 def classify(new: Interval, stored: Interval) -> str:
-    """How a judged contradiction between a new fact and stored evidence reads in valid time."""
+    """How a judged contradiction between a new fact and stored evidence reads in valid time
+    (see the module docstring). ``stored`` may be closed (a value already superseded in time,
+    or loaded with a ``valid_to``): a value that started earlier and still held when the new
+    one starts ends there, whatever its own end."""
     nf, nt = new
     sf, st = stored
-    if nf is None or sf is None:
+    if nf is None and sf is None:
         return UNTIMED
+    if nf is None or sf is None:
+        return ONE_UNTIMED
     nf_, sf_ = moment(nf), moment(sf)
     if (nt is not None and moment(nt) <= sf_) or (st is not None and moment(st) <= nf_):
         return DISJOINT
-    if nf_ > sf_ and st is None:
+    if sf_ < nf_:
         return ENDS_STORED
     if nf_ < sf_:
         return NEW_PRECEDES
     return SAME_PERIOD
 
 
+def untimed_note(new_key: str, new: Interval, stored: dict[str, Interval], cases: dict[str, str]) -> str:
+    """What the one-side-untimed rule did, in one sentence (empty when it did not apply)."""
+    keys = sorted(k for k, c in cases.items() if c == ONE_UNTIMED)
+    if not keys:
+        return ""
+    parts = []
+    for key in keys:
+        start = stored.get(key, (None, None))[0]
+        if new[0] is None:
+            parts.append(f"{key} is valid from {start} but {new_key} has no valid_from")
+        else:
+            parts.append(f"{new_key} is valid from {new[0]} but {key} has no valid_from")
+    return ("; ".join(parts) + ": time cannot order them, so the contradiction was decided by the policy as an "
+            "untimed one (a loser is refuted: never true, not held until a date); give both a valid_from to "
+            "place them in time")
+
+
 def sort_verdicts(verdicts: Iterable[tuple[str, str, float]], new: Interval,
                   stored: dict[str, Interval]) -> dict:
     """Split a fact's verdicts by :func:`classify`. Returns ``{"kept": [verdicts that stay
     contradictions], "ends": {key: date its validity ends}, "new_valid_to": date or None,
-    "cases": {key: case}}``."""
+    "cases": {key: case}}``: the new fact ends where the earliest later value starts, and
+    every value that started before it and still held then ends where it starts."""
     kept, ends, cases = [], {}, {}
     new_to = None
     for verdict in verdicts:
         key = verdict[0]
         case = classify(new, stored.get(key, (None, None)))
         cases[key] = case
-        if case in (UNTIMED, SAME_PERIOD):
+        if case in (UNTIMED, ONE_UNTIMED, SAME_PERIOD):
             kept.append(verdict)
         elif case == ENDS_STORED:
             ends[key] = new[0]
@@ -124,6 +173,10 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
     ended: list[str] = []
     for key in sorted(ends):
         node = view.nodes[key]
+        if node.kind == "evidence" and (historical(view, key) or node.state == DISPUTED):
+            # superseded in time already: its end moves back; disputed: it ends, still disputed
+            shorten(view, plan, key, ends[key], cause)
+            continue
         if node.state != ALIVE:
             continue
         node.valid_to = ends[key]
@@ -168,6 +221,56 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
     return ended + victims
 
 
+def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> None:
+    """Evidence already superseded in time (or disputed) whose interval reaches past ``until``
+    held only until then (a value that starts earlier than its recorded successor arrived
+    late): its ``valid_to`` is set or moves back (logged, undoable); derived evidence that
+    ended with it (same ``valid_to``, resting on it) moves back with it. States are unchanged
+    (a disputed value stays disputed: whether it held is still open)."""
+    node = view.nodes[key]
+    old = node.valid_to
+    if old is not None and moment(old) <= moment(until):
+        return
+    todo = [key]
+    seen = set()
+    while todo:
+        current = todo.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        item = view.nodes[current]
+        if current != key and not (item.kind == "evidence" and historical(view, current) and item.valid_to == old):
+            continue
+        before_to = item.valid_to
+        item.valid_to = until
+        was = f"it was recorded until {old}" if old else "it was open-ended"
+        why = (f"held until {until} ({cause} holds from then; {was})" if current == key
+               else f"held while its support held ({key} held until {until})")
+        record(view, plan, current, SHORTENED, [cause] if current == key else [key], why)
+        plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, until
+        todo += view.dependents(current, critical_only=True)
+
+
+def place(view: BeliefView, plan: Plan, timed: dict, new_key: str) -> list[str]:
+    """After the policy decided the real contradictions (``timed``: :func:`sort_verdicts`'s
+    result): when the new fact holds, it takes its place in its timeline -- it ends where
+    the earliest later value starts (:func:`precede`), and every value that started before
+    it and still held then ends where it starts (:func:`end_validity`, decay as for any
+    death). Returns what stopped holding."""
+    from memory_core.core.cascade import decay
+
+    if not view.nodes[new_key].alive:
+        return []
+    if timed["new_valid_to"]:
+        later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
+        precede(view, plan, new_key, timed["new_valid_to"], later)
+    ended: list[str] = []
+    if timed["ends"]:
+        ended = end_validity(view, plan, timed["ends"], new_key)
+        decay(view, plan, ended)
+    return ended
+
+
 def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]) -> None:
     """The new fact held only until a stored value started: recorded as ``superseded``."""
     node = view.nodes[key]
@@ -175,6 +278,41 @@ def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]
     record(view, plan, key, HELD_UNTIL, cause, f"held until {until} ({', '.join(cause)} holds from then)",
            state=SUPERSEDED, weight=0.0)
     plan.changes[-1].after["valid_to"] = until
+
+
+def past_value(node) -> bool:
+    """Evidence superseded in time with a known start: a value of its subject+predicate's
+    timeline that held once (a timed fact is compared with it)."""
+    return node.kind == "evidence" and node.state == SUPERSEDED and node.valid_to is not None \
+        and node.valid_from is not None
+
+
+def reopen(view: BeliefView, plan: Plan, kept: Iterable[tuple[str, str, float]], decisions: dict,
+           new_key: str) -> list[str]:
+    """Values already superseded in time that the new fact contradicts as a real contradiction
+    (the same period, or one side untimed): when the fact wins, such a value was never true:
+    ``refuted`` (rule ``contradicted``); in a dispute it is ``disputed`` again. (An alive value
+    is settled by the relabelling; one superseded in time is dead already and would stay
+    "true until" its ``valid_to`` beside the winner.) Returns the keys changed."""
+    from memory_core.core.policy import EVIDENCE
+
+    changed = []
+    for key, relation, _ in sorted(kept):
+        node = view.nodes.get(key)
+        if node is None or not historical(view, key) or node.kind != "evidence":
+            continue
+        decision = decisions.get(key)
+        when = f"from {node.valid_from}" if node.valid_from else "without a start date"
+        if decision is None or (not decision.dispute and decision.winner != EVIDENCE):
+            record(view, plan, key, "contradicted", [new_key],
+                   f"judge: {relation}; {new_key} claims the same period ({when}), and it was superseded in "
+                   f"time only (held until {node.valid_to}): refuted, never true", state=REFUTED, weight=0.0)
+            changed.append(key)
+        elif decision.dispute:
+            record(view, plan, key, "disputed", [new_key], f"in dispute with {new_key} over the same period ({when})",
+                   state=DISPUTED, weight=0.5)
+            changed.append(key)
+    return changed
 
 
 def historical(view: BeliefView, key: str) -> bool:
@@ -199,13 +337,23 @@ def counts_at(node, when: str) -> bool:
     return False
 
 
+def untimed(node) -> bool:
+    """Evidence stored without any valid time (neither ``valid_from`` nor ``valid_to``). At
+    an as-of date it is taken as holding (nothing says when it was not true): recall shows it
+    as such."""
+    return node.kind == "evidence" and node.valid_from is None and node.valid_to is None
+
+
 def as_of(view: BeliefView, when: str) -> BeliefView:
     """The beliefs valid at ``when``: a copy of ``view`` labelled on that slice by the
-    three-valued labelling (:func:`memory_core.core.tms.labels`). Evidence and conclusions
-    that cannot count then (:func:`counts_at`; a premise superseded by a judged newer value,
-    a refuted node) are taken as dead, the rest relabelled from their justifications; a
-    hypothesis holds when one of its supporters holds (or, with no supporter, when it is
-    alive now)."""
+    three-valued labelling (:func:`memory_core.core.tms.labels`). Premises that cannot count
+    then (:func:`counts_at`: outside their interval, a refuted node, a premise superseded by
+    a judged newer value) are taken as dead. Derived evidence and conclusions (those with
+    justifications) are relabelled from their justifications whatever their present state
+    (a node superseded because its support ended in time holds again at a date its support
+    held), unless refuted or outside their own interval. A hypothesis holds when one of its
+    supporters holds (or, with no supporter, when it is alive now). Evidence without any
+    interval holds at every date (:func:`untimed`)."""
     from memory_core.core.tms import L_ALIVE, L_DISPUTED, labels
 
     when = check_date(when, "as_of")
@@ -217,6 +365,8 @@ def as_of(view: BeliefView, when: str) -> BeliefView:
         if view.justifications(key):  # relabelled from its justifications, unless refuted or out of its interval
             if node.state == REFUTED or not holds_at((node.valid_from, node.valid_to), when):
                 forced.add(key)
+            else:  # its present state (ended with its support, invalidated, disputed) is recomputed on the slice
+                node.state = ALIVE
         elif counts_at(node, when):
             node.state = DISPUTED if node.state == DISPUTED else ALIVE
         else:
@@ -237,3 +387,43 @@ def as_of(view: BeliefView, when: str) -> BeliefView:
         holds = any(sliced.state(s) == ALIVE for s in supporters) if supporters else view.nodes[key].alive
         node.state = ALIVE if holds else SUPERSEDED
     return sliced
+
+
+def overlaps(values: Iterable[tuple[str, str, str, Interval]],
+             apart: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, str, Interval]]:
+    """Pairs of values of one single-valued slot whose validity overlaps: ``values`` are
+    ``(key, slot, object, (valid_from, valid_to))`` of evidence that held (alive, disputed or
+    superseded in time) with a ``valid_from`` (an untimed value is placed nowhere in time);
+    values with the same (normalised) object agree. ``apart``: pairs known to be in an
+    open dispute (recorded, not an inconsistency). Returns ``(a, b, slot, shared interval)``
+    sorted, ``a < b``; the shared interval is ``[later start, earlier end)``."""
+    from memory_core.core.keys import normalise_term
+
+    skip = {tuple(sorted(p)) for p in apart}
+    by_slot: dict[str, list] = {}
+    for key, slot, obj, (start, end) in values:
+        if start is None or not slot:
+            continue
+        by_slot.setdefault(slot, []).append((key, normalise_term(obj), moment(start), None if end is None else moment(end),
+                                             start, end))
+    found = []
+    for slot, items in sorted(by_slot.items()):
+        items.sort(key=lambda i: (i[2], i[0]))
+        for i, a in enumerate(items):
+            for b in items[i + 1:]:
+                if b[2] >= (a[3] or datetime.max):
+                    break  # b (and every later one: sorted by start) starts after a ended
+                if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip:
+                    continue
+                start = b[4]  # b starts no earlier than a
+                ends = [e for e in (a, b) if e[3] is not None]
+                end = min(ends, key=lambda e: e[3])[5] if ends else None
+                first, second = sorted((a[0], b[0]))
+                found.append((first, second, slot, (start, end)))
+    return sorted(found)
+
+
+def overlap_text(pair: tuple[str, str, str, Interval]) -> str:
+    a, b, slot, (start, end) = pair
+    until = f"until {end}" if end else "with no end"
+    return f"{a} and {b} are two values of single-valued {slot!r} that both held from {start} {until}"

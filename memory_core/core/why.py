@@ -26,6 +26,8 @@ RULE_TEXT = {
     "promoted": "promoted over {cause}",
     "rebalanced": "weight lowered so the promoted rival {cause} stays on top",
     "orphaned": "forgotten: dead, and nothing alive consumes or supersedes it",
+    "validity_ended": "superseded in time: {detail}",
+    "validity_shortened": "its validity ends earlier: {detail}",
     "outranked": "refuted: recorded, but {cause} won the contradiction",
     "disputed": "disputed: neither side won ({cause})",
     "reinstated": "reinstated: alive again (cause: {cause})",
@@ -36,34 +38,77 @@ RULE_TEXT = {
 
 
 def sentence(rule: str, cause: list[str], detail: str = "") -> str:
-    text = RULE_TEXT.get(rule, rule).format(cause=", ".join(cause) or "-")
+    template = RULE_TEXT.get(rule, rule)
+    if "{detail}" in template:
+        return template.format(cause=", ".join(cause) or "-", detail=detail or "-")
+    text = template.format(cause=", ".join(cause) or "-")
     return f"{text} ({detail})" if detail else text
 
 
 def history(entries: Iterable[dict], key: str) -> dict:
+    """Every logged event of ``key`` (each with its epoch, rule, state, cause and text) and
+    its fate when it is no longer stored: ``"forgotten"`` (a revision forgot it) or
+    ``"removed"`` (an undo removed what added it: ``removed_by_undo`` is the undone epoch)."""
     wanted = normalise_key(key)
     events, canonical, undone = [], None, set()
     entries = list(entries)
+    by_epoch = {e.get("epoch"): e for e in entries}
     for entry in entries:
         if entry.get("kind") == "undo":
             undone.add(entry.get("undoes"))
+    fate, removed_by = None, None
+
+    def mine(keys) -> Optional[str]:
+        return next((k for k in keys or [] if normalise_key(k) == wanted), None)
+
     for entry in entries:
         epoch, kind = entry["epoch"], entry.get("kind")
         base = {"epoch": epoch, "at": entry.get("at"), "fact": entry.get("fact"), "undone": epoch in undone}
-        if kind == "load" and any(normalise_key(k) == wanted for k in entry.get("added", [])):
-            canonical = canonical or next(k for k in entry["added"] if normalise_key(k) == wanted)
-            events.append(dict(base, rule="loaded", text=f"loaded from investigation {entry.get('question')}"))
+        if kind == "load" and mine(entry.get("added")):
+            canonical = canonical or mine(entry.get("added"))
+            entered = _entered(entry, wanted)
+            events.append(dict(base, rule="loaded", state=entered, cause=[],
+                               text=f"loaded from investigation {entry.get('question')} ({entered})"))
+            fate = None
         if kind == "revise":
             recorded = entry.get("facts") or ([entry] if entry.get("new_evidence") else [])
             for item in recorded:
                 if item.get("new_evidence") and normalise_key(item["new_evidence"]) == wanted:
                     canonical = canonical or item["new_evidence"]
                     batch = f" (one of {len(recorded)} facts revised together)" if len(recorded) > 1 else ""
-                    events.append(dict(base, fact=item.get("fact"), rule="recorded", text="recorded as new evidence" + batch))
+                    entered = _entered(entry, wanted)
+                    acted = [c.get("key") for c in item.get("candidates") or []
+                             if c.get("relation") in ("contradicts", "supersedes")]
+                    events.append(dict(base, fact=item.get("fact"), rule="recorded", state=entered, cause=acted,
+                                       text=f"recorded as new evidence ({entered}){batch}"))
+                    fate = None
         if kind == "undo":
+            target = by_epoch.get(entry.get("undoes"), {})
+            told = False
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
-                    events.append(dict(base, rule="undo", text=f"undo of epoch {entry.get('undoes')}: back to {change['after']['state']}"))
+                    told = True
+                    events.append(dict(base, rule="undo", state=change["after"]["state"], cause=[],
+                                       undoes=entry.get("undoes"),
+                                       text=f"undo of epoch {entry.get('undoes')}: back to {change['after']['state']}"))
+            gone = mine(entry.get("removed"))
+            if gone:
+                if mine(target.get("restored")):  # that change had brought it back from its tombstone
+                    fate = "forgotten"
+                    events.append(dict(base, rule="undo", state="forgotten", cause=[], undoes=entry.get("undoes"),
+                                       text=f"forgotten again: undo of epoch {entry.get('undoes')} reverted its "
+                                            "reinstatement"))
+                else:
+                    fate, removed_by = "removed", entry.get("undoes")
+                    events.append(dict(base, rule="removed", state="removed", cause=[], undoes=entry.get("undoes"),
+                                       text=f"removed by undo of epoch {entry.get('undoes')} (the change that "
+                                            "added it)"))
+            back = mine(entry.get("restored")) or mine(target.get("forgotten"))
+            if back and not gone:
+                fate = None
+            if back and not gone and not told:
+                events.append(dict(base, rule="undo", state="restored", cause=[], undoes=entry.get("undoes"),
+                                   text=f"restored by undo of epoch {entry.get('undoes')} (it had forgotten it)"))
         else:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
@@ -71,10 +116,24 @@ def history(entries: Iterable[dict], key: str) -> dict:
                     events.append(dict(base, fact=change.get("fact", base["fact"]), rule=change["rule"],
                                        cause=change["cause"], state=change["after"]["state"],
                                        text=sentence(change["rule"], change["cause"], change.get("detail", ""))))
-            for gone in entry.get("forgotten", []):
-                if normalise_key(gone) == wanted:
-                    events.append(dict(base, rule="orphaned", state="forgotten", text=sentence("orphaned", [])))
-    return {"key": canonical or key, "known": bool(events), "events": events}
+            if mine(entry.get("restored")):
+                fate = None
+            if mine(entry.get("forgotten")):
+                fate = "forgotten"
+                by = [entry["new_evidence"]] if entry.get("new_evidence") else []
+                events.append(dict(base, rule="orphaned", state="forgotten", cause=by, text=sentence("orphaned", [])))
+    result = {"key": canonical or key, "known": bool(events), "events": events, "fate": fate}
+    if fate == "removed":
+        result["removed_by_undo"] = removed_by
+    return result
+
+
+def _entered(entry: dict, wanted: str) -> str:
+    """The state a node entered with in a load or revision (its add_nodes image)."""
+    for node in (entry.get("intent") or {}).get("add_nodes", []):
+        if normalise_key(node.get("key", "")) == wanted:
+            return node.get("state", ALIVE)
+    return ALIVE
 
 
 def why_index(entries: Iterable[dict]) -> dict[str, str]:
@@ -112,6 +171,39 @@ def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Option
                     "antecedents": [why_alive(view, a, seen) for a in antecedents]}
     return {"key": key, "state": node.state, "premise": False, "justification": None, "antecedents": [],
             "note": "alive, but no justification holds (check reports it)"}
+
+
+def support_of(view: BeliefView, key: str, node_ident: str = "", forgotten: Iterable[dict] = ()) -> dict:
+    """A hypothesis's support as the promotion rule reads it: ``score`` = Σ weight of alive
+    supporters − Σ weight of alive refuters; ``remaining``: the alive supporters; ``disputed``:
+    supporters in an open dispute (they count for nothing until it is decided); ``lost``:
+    supporters that are dead now (with their state), forgotten ones included (from their
+    tombstones: ``forgotten``, with ``node_ident`` the hypothesis's node id); ``refuters``:
+    the alive nodes refuting it. Each entry is ``{"key", "state", "weight"}``."""
+    remaining, disputed, lost, refuters = [], [], [], []
+    for edge in view.in_edges(key):
+        if edge.kind not in ("supports", "refutes"):
+            continue
+        state = view.state(edge.src)
+        item = {"key": edge.src, "state": state, "weight": edge.weight}
+        if edge.kind == "refutes":
+            if state == ALIVE:
+                refuters.append(item)
+        elif state == ALIVE:
+            remaining.append(item)
+        elif state == "disputed":
+            disputed.append(item)
+        else:
+            lost.append(item)
+    for tomb in forgotten:
+        for src, dst, rel, props in tomb.get("edges", []):
+            if rel == "supports" and dst == node_ident and src == tomb.get("id"):
+                lost.append({"key": tomb.get("key"), "state": "forgotten",
+                             "weight": float((props or {}).get("weight", 1.0))})
+    node = view.nodes.get(key)
+    return {"score": round(view.support(key), 6), "weight": None if node is None else node.weight,
+            "remaining": sorted(remaining, key=lambda i: i["key"]), "disputed": sorted(disputed, key=lambda i: i["key"]),
+            "lost": sorted(lost, key=lambda i: i["key"]), "refuters": sorted(refuters, key=lambda i: i["key"])}
 
 
 def revision_log(entries: Iterable[dict]) -> list[dict]:

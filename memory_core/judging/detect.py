@@ -9,7 +9,7 @@ Gate 2 (judge): the structured judge where both sides carry triples, else the
 LLM judge when a key is configured -- all of a fact's remaining candidates in
 ONE LLM call (:meth:`LLMJudge.judge`). A pin (``--target``) skips both gates.
 Offline, candidates no judge could decide are returned ranked: the caller decides
-(``--target KEY``). ``Detection.llm`` holds what the fact's judging cost.
+(``--target KEY`` for the one the fact contradicts, ``--record`` for none of them). ``Detection.llm`` holds what the fact's judging cost.
 """
 
 from __future__ import annotations
@@ -134,14 +134,28 @@ async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]]
     return candidates_from((await gate1_many(store, [query], limit, threshold))[0])
 
 
+CALLER = "caller"  # the judge of a fact the caller decided (--record): no candidate contradicted
+CONSISTENT = "consistent"  # the relation the caller's --record decision gives every candidate
+
+
+def decided_by_caller(candidates: list[Candidate]) -> None:
+    """The caller's decision "none of these" (``--record``): every candidate still undecided is
+    taken as not contradicted by the fact; no judge is asked about them."""
+    for cand in candidates:
+        if cand.relation is None:
+            cand.relation, cand.confidence, cand.judge = CONSISTENT, 1.0, CALLER
+            cand.rationale = "the caller decided the fact does not contradict it (--record)"
+
+
 def undecided_note(candidates: list[Candidate], undecided: list[str], threshold: Optional[float]) -> str:
     if undecided:
-        note = (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
+        if any(c.acts for c in candidates):
+            return (f"not judged: {', '.join(undecided)} (no judge could decide; left as they are)")
+        return (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
                 "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or decide yourself: "
-                "--target KEY for the evidence it contradicts")
-        if not any(c.acts for c in candidates):
-            note += "; with no contradiction decided, nothing is recorded"
-        return note
+                "--target KEY for the evidence it contradicts, or --record if it contradicts none of them (with "
+                "--supports or --refutes H for the hypothesis it bears on); with no contradiction decided, nothing "
+                "is recorded")
     if not candidates:
         within = f" within gate-1 distance {threshold:g}" if threshold is not None else ""
         return f"no alive evidence{within} to compare the fact with"
@@ -229,4 +243,4 @@ async def pinned(store, fact: str, target: str, why: str) -> Detection:
 
 
 __all__ = ["Detection", "Candidate", "detect", "detect_many", "judge_many", "pinned", "gate1", "gate1_threshold",
-           "undecided_note", "JudgeError"]
+           "undecided_note", "decided_by_caller", "JudgeError", "CALLER", "CONSISTENT"]

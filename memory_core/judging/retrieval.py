@@ -27,13 +27,15 @@ in :data:`RETRIEVERS`; nothing else changes.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
-from memory_core.core.identity import collection
+from memory_core.core.identity import KIND_BY_TYPE, collection
 from memory_core.core.keys import sp_key
+from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.store.belief_store import state_of
 
 RRF_K = 60  # the constant of reciprocal rank fusion (the usual value; rank 1 scores 1/61)
@@ -54,6 +56,9 @@ class Query:
     triple: Optional[tuple[str, str, str]] = None
     vector: Optional[list[float]] = None
     exclude: frozenset = frozenset()  # keys never to return (e.g. the batch's own new facts)
+    # a timed fact: the subject+predicate lookup also returns the values already superseded in
+    # time (with a valid_from): the fact takes its place in that whole timeline (core.validity)
+    timeline: bool = False
 
 
 @dataclass
@@ -134,6 +139,11 @@ class SubjectPredicateLookup:
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
 
 
+def past(props: dict) -> bool:
+    """Stored evidence superseded in time with a known start (a past value of a timeline)."""
+    return state_of(props) == "superseded" and bool(props.get("valid_to")) and bool(props.get("valid_from"))
+
+
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     """Reciprocal rank fusion of ranked id lists: ``{id: sum 1/(k + rank)}`` (rank from 1)."""
     scores: dict[str, float] = {}
@@ -175,7 +185,9 @@ async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, f
             ranking = []
             for hit in per[qi]:
                 props = hit.props if hit.props is not None else read.get(hit.node_id)
-                if props is None or state_of(props) not in LIVE or props.get("key") in query.exclude:
+                if props is None or props.get("key") in query.exclude:
+                    continue
+                if state_of(props) not in LIVE and not (query.timeline and not retriever.ranked and past(props)):
                     continue
                 live[hit.node_id] = props
                 if not retriever.ranked:
@@ -206,6 +218,117 @@ async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, f
         out.props = {i: live[i] for i in out.ids}
         found.append(out)
     return found
+
+
+# ---- recall: the same hybrid ranking over alive beliefs of every kind -------------------
+
+BELIEF_KINDS = ("question", "hypothesis", "evidence", "conclusion")  # what recall searches
+
+
+@dataclass
+class BeliefHit:
+    """One stored belief near a question: its cosine distance (every hit has one: lexical
+    hits bring their row's vector), its lexical score (None: not a lexical hit), and once
+    fused, its reciprocal-rank-fusion score and place (from 1)."""
+
+    node_id: str
+    kind: str  # question | hypothesis | evidence | conclusion
+    props: dict
+    distance: Optional[float] = None
+    lexical: Optional[float] = None
+    score: float = 0.0
+    rank: int = 0
+
+
+@dataclass
+class BeliefSearch:
+    """The two rankings of one question over several collections (node ids, best first,
+    every kind merged: vector by cosine distance, lexical by score) and each hit."""
+
+    vector: list[str] = field(default_factory=list)
+    lexical: list[str] = field(default_factory=list)
+    hits: dict[str, BeliefHit] = field(default_factory=dict)
+    # every vector row as the vector store returned it: (distance, row id, kind, its text), nearest
+    # first, rows whose node is gone included (what a search without truth state sees)
+    rows: list[tuple[float, str, str, str]] = field(default_factory=list)
+
+
+async def search_beliefs(store, text: str, kinds: Sequence[str] = BELIEF_KINDS, n: int = POOL_MIN) -> BeliefSearch:
+    """Gate 1's two ranked retrievers run for a question over the collections of ``kinds``:
+    up to ``n`` rows of each by cosine distance and up to ``n`` by lexical score, every row
+    read with its node's stored properties (rows whose node is gone are dropped). Nothing is
+    filtered by truth state here: :func:`fuse_beliefs` keeps what the caller counts as alive."""
+    out = BeliefSearch()
+    if not text or not text.strip():
+        return out
+    (qvec,) = await store.embed([text])
+    # the collections' searches at once (each engine call waits on the database's own threads)
+    found_vector = await asyncio.gather(*(store.search_vector(collection(kind), qvec, n) for kind in kinds))
+    found_lexical = await asyncio.gather(*(store.lexical(collection(kind), [text], n) for kind in kinds))
+    rows: list[tuple[float, str]] = []
+    for kind, hits in zip(kinds, found_vector):
+        rows += [(float(h.score), str(h.id)) for h in hits]
+        out.rows += [(float(h.score), str(h.id), kind, (h.payload or {}).get("text", "")) for h in hits]
+    out.rows.sort(key=lambda r: (r[0], r[1]))
+    lexical_rows: list[tuple[float, str, Optional[list]]] = []
+    for (found,) in found_lexical:
+        lexical_rows += [(float(score), str(i), vector) for i, score, vector in found]
+    props = await store.raw_nodes([i for _, i in rows] + [i for _, i, _ in lexical_rows])
+    distance: dict[str, float] = {}
+    for d, i in rows:
+        distance[i] = min(d, distance.get(i, d))
+    unit_q = _unit(qvec)[0]
+    missing = []
+    for _, i, vector in lexical_rows:
+        if i not in distance:
+            if vector is not None:
+                distance[i] = float(1.0 - _unit(vector)[0] @ unit_q)
+            else:
+                missing.append(i)
+    texts = {i: props[i].get(_text_field(props[i])) or "" for i in missing if i in props}
+    if texts:  # a lexical hit without its vector: embed its text (the same model)
+        for i, vector in zip(texts, await store.embed(list(texts.values()))):
+            distance[i] = float(1.0 - _unit(vector)[0] @ unit_q)
+
+    def hit(i: str) -> Optional[BeliefHit]:
+        if i not in props:
+            return None  # a vector row without its node (check reports it)
+        if i not in out.hits:
+            kind = KIND_BY_TYPE.get(props[i].get("type", ""))
+            if kind is None:
+                return None
+            out.hits[i] = BeliefHit(i, str(kind.value), props[i], distance.get(i))
+        return out.hits[i]
+
+    for d, i in sorted(rows):
+        if hit(i) is not None and i not in out.vector:
+            out.vector.append(i)
+    for score, i, _ in sorted(lexical_rows, key=lambda r: (-r[0], r[1])):
+        found_hit = hit(i)
+        if found_hit is not None and i not in out.lexical:
+            found_hit.lexical = score
+            out.lexical.append(i)
+    return out
+
+
+def _text_field(props: dict) -> str:
+    kind = KIND_BY_TYPE.get(props.get("type", ""))
+    return TEXT_FIELD[kind] if kind is not None else "text"
+
+
+def fuse_beliefs(search: BeliefSearch, keep=lambda hit: True) -> list[BeliefHit]:
+    """The hits ``keep`` accepts, ranked by reciprocal rank fusion of the two rankings (each
+    ranked among the kept hits only, as gate 1 ranks live evidence), ties by cosine distance."""
+    kept = {i for i, h in search.hits.items() if keep(h)}
+    scores = rrf([[i for i in search.vector if i in kept], [i for i in search.lexical if i in kept]])
+    ordered = sorted(scores, key=lambda i: (-scores[i], search.hits[i].distance if search.hits[i].distance is not None
+                                                    else 2.0, i))
+    result = []
+    for rank, i in enumerate(ordered, 1):
+        found = search.hits[i]
+        found.score, found.rank = scores[i], rank
+        result.append(found)
+    return result
 
 
 class EarlierFacts:
@@ -239,5 +362,5 @@ class EarlierFacts:
         return [(i, float(row[i]) if i in near else None) for i in sorted(near | same) if not self.facts[i][3]]
 
 
-__all__ = ["Retriever", "EarlierFacts", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
+__all__ = ["Retriever", "EarlierFacts", "BELIEF_KINDS", "BeliefHit", "BeliefSearch", "search_beliefs", "fuse_beliefs", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
            "RETRIEVERS", "rrf", "gate1_many", "GATE1_K", "RRF_K", "LIVE", "BATCH_GATE1_MIN"]

@@ -9,7 +9,8 @@ live updates).
 
 ``app`` is the facade itself, or a zero-argument callable returning it (or an
 awaitable of it), e.g. ``Gate(lambda: Falsify.open(root))``; a gate that opened
-its facade also closes it.
+its facade also closes it. An opening that failed (the root busy, a bad setting) is
+tried again by the next call, never remembered.
 """
 
 from __future__ import annotations
@@ -57,9 +58,14 @@ class Gate:
         return result
 
     async def ready(self):
-        """The opened facade (opening it first if needed); an opening error is raised here."""
+        """The opened facade (opening it first if needed); an opening error is raised here,
+        and the next call opens again (a root busy a moment ago may be free now)."""
         if self.closed:
             raise RuntimeError("this FALSIFY session is closed")
+        failed = self._opening is not None and self._opening.done() and (
+            self._opening.cancelled() or self._opening.exception() is not None)
+        if failed:
+            self._opening = None
         self.start()
         return await asyncio.shield(self._opening)
 

@@ -20,6 +20,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message, speak
+from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.mcp.gate import Gate
 from memory_core.store import settings
 
@@ -55,6 +56,11 @@ weight outside 0..1, ...) is an error naming the offending entry, and nothing is
 Returns {"question", "added": [keys], "edges_added": ["type from -> to"], "invalidated": [new nodes whose
 support was already dead], "notes", "epoch" (null when nothing new was stored)}."""
 
+def _arguments_text() -> str:
+    """The ``revise`` tool's arguments in words, from the request's fields (declared once)."""
+    return "\n".join(f"  {f.name}: {'' if f.name == 'fact' else 'optional; '}{f.help}." for f in FIELDS)
+
+
 REVISE = """\
 Revise the memory with one new fact that may contradict what is stored.
 
@@ -63,30 +69,22 @@ corrects or overturns it. FALSIFY finds the stored evidence the fact contradicts
 a judge), refutes it, invalidates conclusions that critically depend on it (forgetting dead ends),
 and promotes the strongest rival of the hypothesis that evidence supported; the fact itself is stored
 as new evidence. Arguments:
-  fact: the new fact, one sentence in words.
-  triple: optional "subject|predicate|object" form of the fact; enables the offline structured judge.
-  target: optional key of the stored evidence the fact contradicts (skips detection; use when sure).
-  key: optional key for the new evidence (default: derived from the text).
-  source: optional source id of the fact; asserted_at: optional ISO date of the fact.
-  valid_from / valid_to: optional ISO dates when the fact was true in the world (valid time: a new
-  value from a later date ends a stored open-ended one instead of refuting it).
-  trust: optional trust 0..1 of `source`, registered if that source is not known yet.
-  policy: optional "latest_wins" | "trust_ranked" | "preserve_both": who wins a contradiction in this
-  revision (default: the question's policy); preserve_both keeps both sides as "disputed".
-  dry_run: true to see the candidates and verdicts without changing anything.
+""" + _arguments_text() + """
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
 "promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`.
 Offline (no LLM key on the server) a fact in words cannot be judged there: then nothing is recorded and
-the result has "to_decide": the keys of the stored claims it may contradict, best first, each in
-"candidates" with its "claim", gate-1 "distance", "lexical" score and fused "rank". YOU are the judge:
-read each candidate's claim against the fact; if the fact shows one false or replaced, call `revise`
-again with the same fact and `target` set to that key; if it contradicts none, do not call again."""
+the result has "to_decide" (a dry run too): the keys of the stored claims it may contradict, best first,
+each in "candidates" with its "claim", gate-1 "distance", "lexical" score and fused "rank". YOU are the
+judge: read each candidate's claim against the fact; if the fact shows one false or replaced, call
+`revise` again with the same fact and `target` set to that key; if it contradicts none of them, call
+`revise` again with `record` true (optionally `supports` or `refutes` a hypothesis key, with a
+`weight`): the fact is recorded as new evidence."""
 
 REVISE_MANY = """\
 Revise the memory with many new facts at once (a feed, a day's reading), in order.
 
-Each fact is an object with the `revise` fields: {"fact": "...", "triple": "S|P|O", "target": "E1",
-"key": "...", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8, "policy": "latest_wins"}
+Each fact is an object with the `revise` fields (""" + ", ".join(FACT_FIELDS) + """), e.g.
+{"fact": "...", "triple": "S|P|O", "target": "E1", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8}
 (only "fact" is required), or just the fact's text. Every fact is validated first: one bad fact
 rejects the whole list with an error naming it (`facts line 3: ...`), and nothing is written. Then the
 facts go through one pipeline run: each sees the effects of the ones before it, exactly as if revised
@@ -102,13 +100,18 @@ die and dead ends are forgotten; the winner's come back). Both keys must be disp
 dispute, else an error and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
 
 RECALL = """\
-Answer a stored research question from the memory: FALSIFY's answer uses only beliefs still alive,
-next to a plain-RAG answer over everything ever stored (which may rest on refuted evidence).
+Answer a question from the memory: FALSIFY's answer uses only beliefs still alive (evidence,
+conclusions, hypotheses of every stored inquiry, found by meaning and by words), next to a plain-RAG
+answer over everything ever stored (which may rest on refuted evidence).
 
 Call it to get the current, revised answer. `question`: the question text (default: the stored
-question). `epoch`: answer from the beliefs alive after that epoch (as stored then). `as_of`: an ISO
-date, answer from the beliefs valid at that date (valid time). Returns {"question",
-"falsify": {"answer", "nodes", "sources"}, "baseline": {...}, "verdict", ...}."""
+question). When nothing stored is near enough, the answer says "nothing stored matches" and lists the
+stored questions. `inquiry`: a question's key, answer only from its beliefs. `path`:
+"SUBJECT|PREDICATE|PREDICATE..." instead of a question: follow alive triples hop by hop (each hop's
+object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
+then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). Returns
+{"question", "falsify": {"answer", "nodes", "sources", "unsupported", "matches", ...}, "baseline": {...},
+"verdict", "relevance", "path"?, ...}."""
 
 SEARCH = """\
 Find the stored evidence and conclusions nearest in meaning to `query`.
@@ -167,6 +170,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
             value = await gate.call(method, *args, **kwargs)
         except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
             return tool_error(speak(error, "mcp") if isinstance(error, FalsifyError) else error)
+        except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to stderr)
+            import logging
+
+            logging.getLogger("falsify").exception("tool %s failed", method)
+            return tool_error(RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}"))
         structured = value if isinstance(value, dict) else {"result": value}
         return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
 
@@ -176,15 +184,11 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
             fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
         return await call("load", fragment)
 
-    @server.tool(description=REVISE, annotations=WRITING)
-    async def revise(fact: str, triple: Optional[str] = None, target: Optional[str] = None,
-                     key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
-                     trust: Optional[float] = None, policy: Optional[str] = None,
-                     valid_from: Optional[str] = None, valid_to: Optional[str] = None,
-                     dry_run: bool = False) -> dict[str, Any]:
-        return await call("revise", fact, triple=triple, target=target, key=key, source=source,
-                          asserted_at=asserted_at, trust=trust, policy=policy, valid_from=valid_from,
-                          valid_to=valid_to, dry_run=dry_run)
+    async def revise(**arguments: Any) -> dict[str, Any]:
+        return await call("revise", arguments.pop("fact"), **arguments)
+
+    revise.__signature__ = revise_signature()  # type: ignore[attr-defined]  # the request's fields
+    server.tool(description=REVISE, annotations=WRITING)(revise)
 
     @server.tool(description=REVISE_MANY, annotations=WRITING)
     async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
@@ -196,8 +200,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", question, epoch=epoch, as_of=as_of)
+                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                     path: Optional[str] = None) -> dict[str, Any]:
+        return await call("recall", question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
@@ -232,6 +237,31 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     _keep_json_text(server, "add_beliefs", "fragment")
     _forbid_unknown_arguments(server)
     return server
+
+
+_TYPES = {"text": str, "key": str, "date": str, "triple": str, "policy": str, "unit": float, "bool": bool}
+
+
+def revise_signature():
+    """The ``revise`` tool's parameters, one per request field (:mod:`memory_core.core.fields`),
+    each with its description: the SDK builds the input schema from this signature."""
+    import inspect
+    from typing import Annotated
+
+    from pydantic import Field as Described
+
+    params = []
+    for field in FIELDS:
+        kind = _TYPES[field.kind]
+        if field.name == "fact":
+            annotation, default = Annotated[str, Described(description=field.help)], inspect.Parameter.empty
+        elif kind is bool:
+            annotation, default = Annotated[bool, Described(description=field.help)], False
+        else:
+            annotation, default = Annotated[Optional[kind], Described(description=field.help)], None
+        params.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=annotation))
+    return inspect.Signature(params, return_annotation=dict[str, Any])
 
 
 def package_version() -> str:
@@ -270,19 +300,121 @@ def _keep_json_text(server: MCPServer, tool_name: str, argument: str) -> None:
 
 
 def _forbid_unknown_arguments(server: MCPServer) -> None:
-    """An argument a tool does not declare is a tool error (``isError``), never silently
-    dropped: a misspelt ``target`` or ``dry_run`` would otherwise revise for real. Each
-    tool's argument model (the SDK's pydantic model of the function's signature) gets
-    ``extra="forbid"``, which also puts ``additionalProperties: false`` in its input schema."""
+    """Every tool's arguments are checked strictly against its published input schema: an
+    argument a tool does not declare is a tool error (``isError``), never silently
+    dropped (a misspelt ``target`` or ``dry_run`` would otherwise revise for real), and a
+    value of another type than the schema's is refused, never converted (``"2"`` is not
+    an integer, ``"true"``, ``"no"`` and ``1`` are not booleans, a JSON text is not an
+    array). Each tool's argument model (the SDK's pydantic model of the function's
+    signature) gets ``extra="forbid"``, which also puts ``additionalProperties: false`` in
+    its input schema, and is validated in pydantic's strict mode; every problem is one
+    ``error: ...`` line naming the argument (:func:`argument_problems`)."""
     from pydantic import ConfigDict
 
     for tool in server._tool_manager.list_tools():
         base = tool.fn_metadata.arg_model
         strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
                                                "__module__": base.__module__})
-        tool.fn_metadata.arg_model = strict
         if isinstance(getattr(tool, "parameters", None), dict):
             tool.parameters = {**tool.parameters, "additionalProperties": False}
+        meta = tool.fn_metadata
+        checked = _strict_metadata(type(meta), tool.name, tool.parameters)
+        tool.fn_metadata = checked.model_construct(**{name: getattr(meta, name) for name in type(meta).model_fields})
+        tool.fn_metadata.arg_model = strict
+
+
+_INVALID = "\x00falsify: invalid arguments"
+
+
+def _strict_metadata(base: type, tool: str, schema: dict) -> type:
+    """The SDK's argument handling for one tool, made strict: no JSON-in-a-string guessing
+    (the SDK parses a string argument as JSON when the parameter is not a string), strict
+    validation, and the problems as one tool error instead of pydantic's report."""
+    from pydantic import ValidationError
+
+    class StrictArguments(base):  # type: ignore[misc,valid-type]
+        def pre_parse_json(self, data):
+            return dict(data)
+
+        def validate_arguments(self, arguments_to_validate):
+            data = self.pre_parse_json(arguments_to_validate)
+            try:
+                return self.arg_model.model_validate(data, strict=True).model_dump_one_level()
+            except ValidationError as error:
+                return {_INVALID: argument_problems(error, tool, schema, data)}
+
+        async def call_fn(self, fn, fn_is_async, arguments, arguments_to_pass_directly=None):
+            if _INVALID in arguments:
+                return CallToolResult(content=[TextContent(type="text", text="\n".join(arguments[_INVALID]))],
+                                      is_error=True)
+            return await super().call_fn(fn, fn_is_async, arguments, arguments_to_pass_directly)
+
+    return StrictArguments
+
+
+_TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "object": "an object", "array": "an array", "null": "null"}
+
+
+def _expected(schema: dict) -> str:
+    """What a JSON schema fragment accepts, in words: "an integer", "a string or null"."""
+    words: list[str] = []
+    for part in schema.get("anyOf") or schema.get("oneOf") or [schema]:
+        kinds = part.get("type")
+        for kind in kinds if isinstance(kinds, list) else [kinds]:
+            word = _TYPE_WORDS.get(kind or "", "")
+            if word and word not in words:
+                words.append(word)
+    return " or ".join(words) or "a value of the published type"
+
+
+def _given(value: Any) -> str:
+    """A value as the caller sent it, in words (never longer than a short quote)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return "the string " + (text if len(text) <= 40 else text[:37] + '..."')
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def argument_problems(error, tool: str, schema: dict, data: dict) -> list[str]:
+    """One ``error: ...`` line per argument a tool call got wrong (pydantic's strict errors,
+    worded from the published schema): missing, not an argument of the tool, or of the
+    wrong type (``top_k: must be an integer, got the string "2"``)."""
+    properties = schema.get("properties", {})
+    lines: list[str] = []
+    seen: set = set()
+    for problem in error.errors():
+        loc = list(problem.get("loc") or ())
+        if not loc:
+            continue
+        name, path, part, value = str(loc[0]), str(loc[0]), properties.get(str(loc[0]), {}), data.get(str(loc[0]))
+        for step in loc[1:]:  # into array items; a union's member tags end the path
+            if not isinstance(step, int) or not isinstance(value, list) or step >= len(value):
+                break
+            path, part, value = f"{path}[{step}]", part.get("items", {}), value[step]
+        if path in seen:
+            continue
+        seen.add(path)
+        kind = problem.get("type", "")
+        if kind == "extra_forbidden":
+            lines.append(f"error: {name}: {tool} has no such argument (its arguments: {', '.join(properties) or 'none'})")
+        elif kind == "missing":
+            lines.append(f"error: {path}: required ({_expected(part)})")
+        elif name in properties:
+            lines.append(f"error: {path}: must be {_expected(part)}, got {_given(value)}")
+        else:
+            lines.append(f"error: {path}: {problem.get('msg', 'invalid')}")
+    return lines or ["error: the arguments do not match the tool's input schema"]
 
 
 async def serve_stdio(root=None, alongside=None) -> int:
@@ -305,7 +437,7 @@ async def serve_stdio(root=None, alongside=None) -> int:
     stop = asyncio.Event()
     side = asyncio.ensure_future(alongside(gate, stop)) if alongside is not None else None
     try:
-        await build_server(gate).run_stdio_async()
+        await run_stdio_strict(build_server(gate))
     finally:
         stop.set()
         if side is not None:
@@ -316,6 +448,95 @@ async def serve_stdio(root=None, alongside=None) -> int:
                     print(f"[viewer] {type(error).__name__}: {error}", file=sys.stderr)
         await gate.close()
     return 0
+
+
+# ---- FALSIFY's JSON reader in front of the transports ------------------------------------------
+# The SDK parses each JSON-RPC message with a reader that keeps the last of a repeated field, so
+# {"dry_run": true, "dry_run": false} would revise for real. Every message is read first by
+# FALSIFY's one JSON reader (memory_core.core.investigation.loads_json: no repeated fields, no
+# NaN/Infinity); one it refuses never reaches the SDK, and a request among them is answered with a
+# JSON-RPC error naming the field. Over stdio here; over HTTP in memory_core.web.app.
+
+
+def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
+    """(the message's id, why) when FALSIFY's reader refuses a message the SDK's lenient reader
+    would take; None when it is fine, or when both refuse it (the SDK answers those itself)."""
+    from memory_core.core.errors import InputError
+    from memory_core.core.investigation import loads_json
+
+    try:
+        loads_json(raw, "message")
+        return None
+    except InputError as error:
+        why = str(error)
+    try:
+        lenient = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    ident = lenient.get("id") if isinstance(lenient, dict) else None
+    return (ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None), why
+
+
+def refusal_message(ident, why: str) -> dict:
+    """A JSON-RPC error (invalid request) for a refused message: nothing was done."""
+    return {"jsonrpc": "2.0", "id": ident,
+            "error": {"code": -32600, "message": f"{why}; nothing was done (each field may appear once)"}}
+
+
+class _StrictLines:
+    """Standard input's lines for the SDK's stdio transport, each read by FALSIFY's reader first;
+    a refused request gets its error through ``answer`` (the transport's write stream, set once it
+    exists), a refused notification or response is dropped."""
+
+    def __init__(self, lines):
+        self._lines = lines
+        self.answer = None
+        self._ready = asyncio.Event()
+
+    def attach(self, write_stream) -> None:
+        self.answer = write_stream
+        self._ready.set()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self._lines.__anext__()
+            refused = refusal(line) if line.strip() else None
+            if refused is None:
+                return line
+            ident, why = refused
+            print(f"[mcp] refused a message: {why}", file=sys.stderr)
+            if ident is not None:
+                from mcp.shared.message import SessionMessage
+                from mcp_types import jsonrpc_message_adapter
+
+                await self._ready.wait()
+                await self.answer.send(SessionMessage(jsonrpc_message_adapter.validate_python(
+                    refusal_message(ident, why))))
+
+
+async def run_stdio_strict(server: MCPServer) -> None:
+    """``server.run_stdio_async()`` with FALSIFY's JSON reader in front of the SDK's. Standard
+    input is read here (as the SDK reads it: UTF-8 lines); the SDK still claims standard output."""
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    lines = _StrictLines(anyio.wrap_file(text).__aiter__())
+    try:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            lines.attach(write_stream)
+            low = server._lowlevel_server
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+    finally:
+        try:
+            text.detach()  # the process's standard input stays open for whoever comes next
+        except ValueError:  # a reader thread still holds it: the process is ending anyway
+            pass
 
 
 def _import_cognee(root) -> None:

@@ -11,6 +11,9 @@
   says exists is missing, none was forgotten while a node alive now supersedes
   or consumes it, and no stored dead orphan was left by a revision that should
   have forgotten it.
+* Valid time: every stored ``valid_to`` is the one the log wrote, and no two values of a
+  single-valued predicate (same normalised subject and predicate, another object) that
+  both held -- alive, disputed or superseded in time -- have overlapping validity.
 * Journal: no unfinished intent; every log line parses. Opening the root has
   already recovered an interrupted change (pending intent, torn last log line,
   torn graph checkpoint); the result names it under ``recovered_at_open``.
@@ -18,13 +21,19 @@
 ``--repair`` deletes orphan vector rows, re-indexes nodes missing theirs (state
 and weight preserved), restores missing or wrongly forgotten nodes from the log
 (both stores, state, edges), invalidates unfounded alive nodes and forgets missed
-orphans through journalled intents, and rolls back an unfinished intent.
+orphans through journalled intents, and rolls back an unfinished intent. It never
+guesses which of two overlapping values has the wrong dates: it names the pair under
+``cannot_restore`` (revise the wrong one with its dates, or undo what placed it).
 """
 
 from __future__ import annotations
 
 
+from memory_core.core import validity
 from memory_core.core.beliefs import STATES
+from memory_core.core.cardinality import multi_valued, stored_predicates
+from memory_core.core.keys import sp_key
+from memory_core.core.vocabulary import DISPUTES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_relabel, plan_settle
@@ -33,6 +42,7 @@ from memory_core.ops.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
 from memory_core.store.intents import log_changes, tombstones, updates
+from memory_core.store.journal import MAX_EPOCH, described, valid_epoch
 from memory_core.store.tms_io import add_antecedent_ghosts, forgotten_index
 
 
@@ -58,7 +68,16 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     if not repair or not found["problems"]:
         return result
     repaired, cannot = [], []
+    # an unfinished change (a torn log line, a pending intent) is rolled back first, and the
+    # root inspected again: what the rollback removed is never re-indexed or restored, and no
+    # history is recorded lost for an epoch that never committed
+    done = await writer.recover(stores.store, stores.journal)
+    if done:
+        repaired.append(done)
+        found = await _inspect(stores)
     for _ in range(REPAIR_PASSES):
+        if not found["problems"]:
+            break
         done = await _repair(stores, found, cannot)
         repaired += done
         found = await _inspect(stores)
@@ -71,38 +90,64 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     return result
 
 
-def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[str], list[list[int]]]:
+def _subtract(span: tuple[int, int], covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``span`` (inclusive) outside the sorted, merged ``covered`` spans."""
+    first, end = span
+    left = []
+    for a, b in covered:
+        if b < first or a > end:
+            continue
+        if a > first:
+            left.append((first, a - 1))
+        first = max(first, b + 1)
+        if first > end:
+            return left
+    if first <= end:
+        left.append((first, end))
+    return left
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[str], list[list[int]], list[list[int]]]:
     """Missing or shortened history: every committed change is one log line, epochs
     1, 2, 3, ... (each write takes the last epoch + 1), and ``falsify.json`` and the
     stores never run ahead of the log. A gap, a log that starts late, or a root whose
     ``falsify.json`` or stored nodes name a later epoch than the log's last is lost
     history, unless a repair has recorded that gap (``lost_epochs``). Returns the
-    problems and the lost epoch ranges ``[first, last]``."""
-    acknowledged: set[int] = set()
-    epochs: list[int] = []
-    for entry in entries:
+    problems, the lost epoch ranges ``[first, last]`` not recorded yet, and every gap
+    (recorded or not: a node missing from the graph may have been forgotten in one).
+    Works on ranges, never on each epoch: constant memory for any epoch (an epoch above
+    :data:`~memory_core.store.journal.MAX_EPOCH` is damage, named by :func:`epoch_problems`,
+    and not counted here)."""
+    acknowledged: list[tuple[int, int]] = []
+    gaps: list[tuple[int, int]] = []
+    last = 0
+    for entry in entries:  # the journal's readers yield only entries; a list given here may hold others
         epoch = entry.get("epoch") if isinstance(entry, dict) else None
-        if not isinstance(epoch, int) or isinstance(epoch, bool):
+        if not valid_epoch(epoch):
             continue
-        epochs.append(epoch)
         spans = (entry.get("lost_epochs") or []) if entry.get("kind") == "repair" else []
         for span in spans if isinstance(spans, list) else []:
-            if isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span):
-                acknowledged.update(range(span[0], span[1] + 1))
-    spans: list[list[int]] = []
-    last = 0
-    for epoch in epochs:
+            if isinstance(span, list) and len(span) == 2 and all(valid_epoch(x) for x in span) and span[0] <= span[1]:
+                acknowledged.append((span[0], span[1]))
         if epoch > last + 1:
-            spans.append([last + 1, epoch - 1])
+            gaps.append((last + 1, epoch - 1))
         last = max(last, epoch)
-    ahead = max(meta_epoch, stored_epoch)
+    ahead = max(e for e in (meta_epoch, stored_epoch) if valid_epoch(e)) if any(
+        valid_epoch(e) for e in (meta_epoch, stored_epoch)) else 0
     if ahead > last:
-        spans.append([last + 1, ahead])
-    lost = []
-    for first, end in spans:
-        missing = [e for e in range(first, end + 1) if e not in acknowledged]
-        if missing:
-            lost.append([missing[0], missing[-1]])
+        gaps.append((last + 1, ahead))
+    covered = _merged(acknowledged)
+    lost = [list(piece) for gap in gaps for piece in _subtract(gap, covered)]
     problems = []
     for first, end in lost:
         which = f"epoch {first}" if first == end else f"epochs {first}-{end}"
@@ -116,7 +161,7 @@ def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[
         else:
             problems.append(f"history lost: the revision log has no entry for {which} "
                             "(undo and explain cannot reach those changes)")
-    return problems, lost
+    return problems, lost, [list(g) for g in gaps]
 
 
 async def _inspect(stores: Stores) -> dict:
@@ -165,8 +210,16 @@ async def _inspect(stores: Stores) -> dict:
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
               for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
+    # epochs no log could hold (damage, not lost history), and the history itself
+    absurd = {i: n for i, n in stored.items() if not valid_epoch(n["epoch"])}
+    problems += [f"{n['key']} carries epoch {described(n['epoch'])}, beyond any epoch FALSIFY writes "
+                 f"(0..{MAX_EPOCH}): the stored node is damaged" for n in absurd.values()]
+    meta_found = journal.meta_problems()
+    problems += meta_found
+    stored_epoch = max((n["epoch"] for i, n in stored.items() if i not in absurd), default=0)
+    lost_found, lost, gaps = history_problems(journal.entries(), journal.meta_epoch(), stored_epoch)
     log = replay(journal.entries())
-    forget_found, restore, forget_ids = forget_problems(log, stored, edges)
+    forget_found, restore, forget_ids = forget_problems(log, stored, edges, gaps)
     problems += forget_found
     # valid time: every stored valid_to is the one the log wrote (a load, a revision that ended it, an undo)
     valid_to_fix = {}
@@ -179,17 +232,38 @@ async def _inspect(stores: Stores) -> dict:
             valid_to_fix[i] = (props, logged)
             problems.append(f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
                             f"wrote {logged!r}")
+    # valid time: two values of a single-valued predicate that both held over one period
+    overlapping = validity_overlaps(every, whole)
+    problems += [validity.overlap_text(p) + " (overlapping validity)" for p in overlapping]
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
-    problems += journal.log_problems(LINES_NAMED)
-    meta_epoch = journal.meta().get("epoch", 0)
-    stored_epoch = max((n["epoch"] for n in stored.values() if isinstance(n.get("epoch"), int)), default=0)
-    lost_found, lost = history_problems(journal.entries(), meta_epoch if isinstance(meta_epoch, int) else 0,
-                                        stored_epoch)
+    log_found = journal.log_problems(LINES_NAMED)
+    problems += log_found
     problems += lost_found
     return {"problems": problems, "orphan_rows": orphan_rows, "missing_vectors": missing_vectors,
             "restore": restore, "every": every, "unfounded_by_q": unfounded_by_q, "mislabelled": mislabelled,
-            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost, "valid_to": valid_to_fix}
+            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost, "valid_to": valid_to_fix,
+            "meta": bool(meta_found), "log_lines": bool(log_found), "absurd": absurd, "overlaps": overlapping}
+
+
+def validity_overlaps(every: dict[str, dict], whole) -> list:
+    """Pairs of evidence values of a single-valued predicate (by their questions' declarations)
+    that both held over an overlapping period (:func:`memory_core.core.validity.overlaps`)."""
+    declared = {p.get("key"): stored_predicates(p.get("predicates")) for p in every.values()
+                if KIND_BY_TYPE.get(p.get("type")) == "question"}
+    values = []
+    for props in every.values():
+        node = to_node(props)
+        if node is None or node.kind != "evidence" or not (props.get("subject") and props.get("predicate")
+                                                          and props.get("object")):
+            continue
+        held = node.state in ("alive", "disputed") or (node.state == "superseded" and node.valid_to is not None)
+        if not held or multi_valued(declared.get(node.question), props["predicate"]):
+            continue
+        values.append((node.key, sp_key(props["subject"], props["predicate"]), props["object"],
+                       (node.valid_from, node.valid_to)))
+    disputes = [(e.src, e.dst) for e in whole.edges if e.kind == DISPUTES]
+    return validity.overlaps(values, disputes)
 
 
 async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
@@ -203,6 +277,28 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
     done = await writer.recover(store, journal)
     if done:
         repaired.append(done)
+    if found.get("log_lines"):
+        # lines that are not log entries (garbage, a repeated line): out of the log, kept beside it;
+        # the next pass sees the log as it now is (an entry really lost is then lost history)
+        moved = journal.set_aside_log_lines()
+        repaired += moved
+        if moved:
+            return repaired
+    if found.get("meta"):
+        last = journal.last_entry()
+        repaired += journal.repair_meta(last["epoch"] if last else 0)
+    if found.get("absurd"):
+        epoch = journal.epoch() + 1
+        fixes = []
+        for i, props in sorted((i, found["every"][i]) for i in found["absurd"]):
+            node = to_node(props)
+            same = {"state": node.state, "weight": node.weight, "confidence": node.confidence}
+            fixes.append({"id": i, "key": node.key, "before": dict(same, epoch=0), "after": dict(same, epoch=epoch)})
+        intent = {"epoch": epoch, "updates": fixes}
+        entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
+        await writer.run(store, journal, intent, entry)
+        repaired.append(f"gave {', '.join(f['key'] for f in fixes)} epoch {epoch} in place of an epoch no log could "
+                        f"hold (epoch {epoch})")
     for kind, ids in orphan_rows.items():
         await store.delete_vectors(collection(kind), ids)
         repaired.append(f"deleted {len(ids)} orphan vector row(s) from {collection(kind)}")
@@ -264,6 +360,13 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
+    for pair in found.get("overlaps", []):
+        # which value's dates are wrong is a judgment, not a rule: named, never guessed
+        message = (f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
+                   f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
+                   f"change that placed it")
+        if message not in cannot:
+            cannot.append(message)
     if journal.repair_log():
         repaired.append("cut a torn last line from revisions.jsonl")
     if found["lost"]:

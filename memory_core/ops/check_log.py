@@ -146,17 +146,22 @@ def _needers_in(edges: Iterable, ident: str) -> list[str]:
     return found
 
 
-def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple]) -> tuple[list[str], dict, list[str]]:
+def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
+                    gaps: Iterable = ()) -> tuple[list[str], dict, list[str]]:
     """``stored``: id -> {"key", "state", "epoch"} of every stored node; ``edges``: every
-    stored belief edge as (src_id, dst_id, rel, props). Returns (problems, {id: node entry
-    to restore}, [ids of orphans to forget])."""
+    stored belief edge as (src_id, dst_id, rel, props); ``gaps``: the epoch ranges ``[first,
+    last]`` the log has no entry for (lost history). Returns (problems, {id: node entry
+    to restore}, [ids of orphans to forget]). A node missing from the graph whose last
+    logged write is older than a lost epoch is neither restored nor named: the lost change
+    may have forgotten it (the lost history is named, and recorded by a repair)."""
     problems: list[str] = []
     restore: dict[str, dict] = {}
     needs = lambda i: i in stored and stored[i]["state"] not in DEAD  # alive (or disputed)
     key = lambda i: stored[i]["key"] if i in stored else (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
+    latest_gap = max((int(g[1]) for g in gaps), default=0)
     # 1. the log says it exists, the graph lacks it
     for ident, image in sorted(log.nodes.items(), key=lambda kv: kv[1].get("key", "")):
-        if ident in stored:
+        if ident in stored or latest_gap > int(image.get("written_at") or 0):
             continue
         current = [(s, d, r) for (s, d, r) in log.edges if ident in (s, d)]
         alive = sorted(key(i) for i in _needers_in(current, ident) if needs(i))

@@ -37,14 +37,19 @@ def parse_epoch(value, current: int) -> int:
     """``value`` as an epoch of this root (0 = before the first change, up to ``current``);
     anything else is an InputError (exit 2) naming the range."""
     epoch = None
+    text = value.strip() if isinstance(value, str) else None
     if isinstance(value, int) and not isinstance(value, bool):
         epoch = value
-    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
-        epoch = int(value.strip())
+    elif text and text.isdigit() and text.isascii():
+        epoch = int(text) if len(text) <= 20 else current + 1  # a longer number is past every epoch
     if epoch is None:
-        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {value!r}")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}")
     if not 0 <= epoch <= current:
-        raise InputError(f"epoch {epoch} does not exist in this data root (its epochs run from 0 to {current})")
+        # never str() a huge int: past 4,300 digits Python refuses (and the line would be that long)
+        big = epoch.bit_length() > 64 if isinstance(value, int) else len(text or "") > 20
+        shown = "(a number with more than 20 digits)" if big else str(epoch)
+        raise InputError(f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})")
     return epoch
 
 
@@ -182,19 +187,74 @@ class PastStore:
         wanted = set(ids)
         return [(s, d, r, dict(p)) for (s, d, r), p in self.g.edges.items() if s in wanted or d in wanted]
 
-    async def search(self, name: str, text: str, limit: int) -> list:
+    def _rows(self, name: str) -> list[tuple[str, str]]:
+        """(id, text) of every node then of the kind whose vector collection is ``name``."""
         kind = next((k for k in KINDS if collection(k) == name), None)
-        if kind is None or not text:
+        if kind is None:
             return []
-        rows = [(i, p.get(TEXT_FIELD[kind]) or "") for i, p in self.g.nodes.items()
+        return [(i, p.get(TEXT_FIELD[kind]) or "") for i, p in self.g.nodes.items()
                 if p.get("type") == TYPE_BY_KIND[kind]]
+
+    async def search(self, name: str, text: str, limit: int) -> list:
+        if not text:
+            return []
+        (query,) = await self.live.embed([text])
+        return await self.search_vector(name, query, limit)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self.live.embed(texts)
+
+    async def search_vector(self, name: str, vector: list[float], limit: int) -> list:
+        rows = self._rows(name)
         if not rows:
             return []
-        vectors = await self.live.embed([text] + [t for _, t in rows])
-        query = vectors[0]
-        hits = [Hit(i, _cosine_distance(query, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors[1:])]
+        vectors = await self.live.embed([t for _, t in rows])
+        hits = [Hit(i, _cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
         hits.sort(key=lambda h: (h.score, h.id))
         return hits[:limit]
+
+    async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
+        """Okapi BM25 (k1 1.2, b 0.75) of each text's words over the texts of the nodes then,
+        in memory (the past has no full-text index); rows carry no vector."""
+        import re
+
+        from memory_core.store.lexical import query_words
+
+        rows = [(i, re.findall(r"[^\W_]+", t.lower())) for i, t in self._rows(name)]
+        if not rows:
+            return [[] for _ in texts]
+        average = sum(len(words) for _, words in rows) / len(rows) or 1.0
+        frequency: dict[str, int] = {}
+        for _, words in rows:
+            for word in set(words):
+                frequency[word] = frequency.get(word, 0) + 1
+        out = []
+        for text in texts:
+            wanted = query_words(text)
+            scored = []
+            for i, words in rows:
+                score = 0.0
+                for word in wanted:
+                    tf = words.count(word)
+                    if tf:
+                        idf = math.log(1 + (len(rows) - frequency[word] + 0.5) / (frequency[word] + 0.5))
+                        score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / average))
+                if score > 0:
+                    scored.append((i, score, None))
+            scored.sort(key=lambda r: (-r[1], r[0]))
+            out.append(scored[:limit])
+        return out
+
+    async def nodes_by_sps(self, sps: Iterable[str]) -> list[dict]:
+        """Evidence then stored under any of these normalised subject|predicate keys."""
+        from memory_core.core.keys import sp_key
+
+        wanted = set(sps)
+        return [dict(copy.deepcopy(p), id=i) for i, p in self.g.nodes.items() if p.get("type") == TYPE_BY_KIND["evidence"]
+                and (p.get("name") or sp_key(p.get("subject"), p.get("predicate"))) in wanted]
+
+    async def declared_predicates(self, props: Iterable[dict]) -> dict[str, dict[str, str]]:
+        return await BeliefStore.declared_predicates(self, props)
 
 
 class PastJournal:
@@ -281,10 +341,25 @@ async def snapshot_at(stores: Stores, epoch) -> dict:
 TIMELINE_FIELDS = ("epoch", "kind", "at", "fact", "new_evidence", "judge", "question", "undoes", "undoes_kind")
 
 
+def change_row(change: dict) -> dict:
+    """One logged change as a timeline row's change: key, rule, state ``from``/``to``, and, for
+    a change that keeps the state (a promotion, a decay, a validity ending earlier), each of
+    weight, confidence and valid_to that it changed as ``[before, after]``."""
+    before, after = change.get("before") or {}, change.get("after") or {}
+    row = {"key": change.get("key"), "rule": change.get("rule"), "from": before.get("state"), "to": after.get("state")}
+    if row["from"] != row["to"]:
+        return row
+    for name in ("weight", "confidence", "valid_to"):
+        if name in after and after.get(name) != before.get(name):
+            row[name] = [before.get(name), after.get(name)]
+    return row
+
+
 def timeline(entries: Iterable[dict]) -> list[dict]:
     """The revision log as one row per epoch (the viewer's timeline): what happened (kind,
-    fact, judge), what changed (each state change, what was added, forgotten, restored,
-    removed) and whether a later undo reverted it (``undone_at``)."""
+    fact, judge), what it added (loaded nodes, the evidence a revision recorded), what it
+    changed (each change of state, weight, confidence or valid_to, with its rule), what it
+    forgot, restored or removed, and whether a later undo reverted it (``undone_at``)."""
     rows: list[dict] = []
     by_epoch: dict = {}
     for entry in entries:
@@ -292,12 +367,15 @@ def timeline(entries: Iterable[dict]) -> list[dict]:
         facts = [f.get("fact") for f in entry.get("facts") or [] if isinstance(f, dict) and f.get("fact")]
         if facts and "fact" not in row:
             row["fact"] = facts[0] if len(facts) == 1 else f"{len(facts)} facts: " + " / ".join(facts)
-        row["changes"] = [{"key": c.get("key"), "rule": c.get("rule"),
-                           "from": (c.get("before") or {}).get("state"), "to": (c.get("after") or {}).get("state")}
-                          for c in entry.get("changes", [])]
+        row["changes"] = [change_row(c) for c in entry.get("changes", [])]
         for name in ("added", "forgotten", "restored", "removed"):
             if entry.get(name):
                 row[name] = list(entry[name])
+        if entry.get("kind") == "revise":  # the evidence a revision recorded is what it added
+            recorded = [f.get("new_evidence") for f in entry.get("facts") or [] if isinstance(f, dict)]
+            recorded = [k for k in recorded or [entry.get("new_evidence")] if k]
+            if recorded:
+                row["added"] = list(dict.fromkeys(list(row.get("added", [])) + recorded))
         if entry.get("kind") == "undo" and entry.get("undoes") in by_epoch:
             by_epoch[entry["undoes"]]["undone_at"] = entry.get("epoch")
         rows.append(row)

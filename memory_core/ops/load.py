@@ -30,7 +30,8 @@ from memory_core.core.keys import normalise_key
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.core.revision import plan_settle
 from memory_core.core.keys import sp_key
-from memory_core.store.belief_store import BeliefStore, edge_row, to_edge, to_node
+from memory_core.store.belief_store import BeliefStore, edge_props, edge_row, to_edge, to_node
+from memory_core.store.tms_io import forgotten_index, ghost_node
 
 def read_source(source: Any) -> tuple[bytes | str, str]:
     """An investigation given as a path, JSON text/bytes or a dict → (data, name for messages)."""
@@ -117,7 +118,8 @@ async def load(stores: Stores, source: Any) -> dict:
     inv = parse(data, known={**gone, **known}, what=what)
     existing = await stores.store.find_keys([n.key for n in inv.nodes])
     epoch = stores.journal.epoch() + 1
-    intent, entry = await plan_load(stores.store, inv, existing, forgotten(stores.journal), epoch, referenced)
+    tombs = forgotten_index(stores.journal).gone  # what a node resting on a forgotten one rests on
+    intent, entry = await plan_load(stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs)
     result = {"question": inv.question.key, "added": entry["added"], "edges_added": entry["edges_added"],
               "invalidated": [c["key"] for c in entry["changes"] if c["rule"] == "justification_lost"],
               "notes": entry["notes"], "epoch": None}
@@ -152,9 +154,20 @@ def question_extras(inv: Investigation) -> dict:
 
 
 async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
-                    epoch: int, referenced: dict[str, dict] | None = None) -> tuple[dict, dict]:
+                    epoch: int, referenced: dict[str, dict] | None = None,
+                    tombs: dict[str, dict] | None = None) -> tuple[dict, dict]:
     """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
-    its edges (and a fragment's question) name without defining them."""
+    its edges (and a fragment's question) name without defining them; ``tombs``: the
+    tombstones of the forgotten nodes (normalised key -> tombstone).
+
+    A node resting (critical ``depends_on``) on a forgotten node enters with the state the
+    three-valued labelling gives it, the forgotten node taken as the dead ghost it is
+    (``invalidated``, or alive through another justification); the edge cannot be stored (its
+    target is gone from both stores), so the log keeps it (``rests_on_forgotten``) beside the
+    tombstone: explain and check see it, and a reinstatement that brings the forgotten node
+    back brings the edge and its consumer back too. A node defined under a forgotten key is
+    refused (exit 2) unless it is that node again (same kind and text: skipped, a note says so)."""
+    tombs = tombs or {}
     existing = {**(referenced or {}), **existing}
     qkey = inv.question.key
     notes: list[str] = []
@@ -173,13 +186,17 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
             notes.append(f"{spec.key}: sources/policy/predicates differ from the stored question's; the stored ones are kept")
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
+    for spec in inv.nodes:
+        if spec.key in skipped:
+            reserved(spec, tombs.get(normalise_key(spec.key)), forgotten[normalise_key(spec.key)])
     # edges may also name forgotten nodes the file does not define (references)
     defined = {n.key for n in inv.nodes} | set(existing)
     for spec in inv.edges:
         for end in (spec.src, spec.dst):
             if end not in defined and normalise_key(end) in forgotten:
                 skipped.add(end)
-    for key in sorted(skipped):
+    defined_here = {n.key for n in inv.nodes}
+    for key in sorted(k for k in skipped if k in defined_here):
         notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
     new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
     kinds = dict(inv.kinds())
@@ -188,7 +205,14 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     touching_ids = [node_id(kinds[k], k) for k in existing]
     stored_edges = {(s, d, r): p for s, d, r, p in await store.all_edges_of(touching_ids)} if touching_ids else {}
     new_edges = []
+    ghost_edges = []  # (spec, row) of critical depends_on edges onto a forgotten node
     for spec in inv.edges:
+        critical = spec.type == "depends_on" and spec.props.get("critical", True)
+        if critical and spec.dst in skipped and spec.src not in skipped and tombs.get(normalise_key(spec.dst)):
+            tomb = tombs[normalise_key(spec.dst)]
+            kinds.setdefault(spec.dst, tomb.get("kind", "evidence"))
+            ghost_edges.append((spec, tomb))
+            continue
         if spec.src in skipped or spec.dst in skipped:
             ends = ", ".join(f"{k} by the revision of epoch {forgotten[normalise_key(k)]}"
                              for k in (spec.src, spec.dst) if k in skipped)
@@ -211,9 +235,21 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     for spec, _ in new_edges:
         if spec.src in view.nodes and spec.dst in view.nodes:
             view.add_edge(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)))
+    # a forgotten antecedent takes part as the dead ghost it is (with its edges from the log)
+    ghosts = set()
+    for spec, tomb in ghost_edges:
+        node = ghost_node(tomb)
+        if node is None:
+            continue
+        if node.key not in view.nodes:
+            view.add_node(node)
+            ghosts.add(node.key)
+        if spec.src in view.nodes:
+            view.add_edge(Edge(spec.type, spec.src, node.key, **_edge_args(spec)))
     for key, node in view.nodes.items():
         original[key] = Node(**vars(node))
     touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
+    touched += [s.src for s, _ in ghost_edges]
     touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled
     plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
     new_keys = {s.key for s in new_specs}
@@ -226,12 +262,38 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
             props.update(question_extras(inv))
         add_nodes.append(node_entry(spec.kind, spec.key, props, node.state, epoch, node.weight, own))
     intent = {"epoch": epoch, "add_nodes": add_nodes, "add_edges": [list(row) for _, row in new_edges],
-              "updates": updates(view, original, plan, skip=new_keys)}
+              "updates": updates(view, original, plan, skip=new_keys | ghosts)}
+    rests = []
+    for spec, tomb in ghost_edges:
+        if spec.src not in view.nodes:
+            continue
+        state = view.nodes[spec.src].state
+        rests.append([node_id(kinds[spec.src], spec.src), tomb["id"], "depends_on", edge_props(Edge(
+            spec.type, spec.src, spec.dst, **_edge_args(spec)))])
+        notes.append(f"edge depends_on {spec.src} -> {spec.dst}: {spec.dst} was forgotten by the revision of epoch "
+                     f"{forgotten[normalise_key(spec.dst)]} (dead): {spec.src} rests on it and is {state}; the edge "
+                     "is kept in the revision log (not in the stores), so it comes back if that node is reinstated")
     entry = {"epoch": epoch, "kind": "load", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "question": qkey, "added": [s.key for s in new_specs],
              "edges_added": [f"{s.type} {s.src} -> {s.dst}" for s, _ in new_edges],
              "changes": log_changes(plan), "notes": notes, "intent": intent}
+    if rests:
+        entry["rests_on_forgotten"] = rests
     return intent, entry
+
+
+def reserved(spec, tomb: dict | None, epoch: int) -> None:
+    """A file's node under a forgotten key: that node again is skipped (a re-load); another
+    node would take the key of one a reinstatement may bring back: refused."""
+    if tomb is None or spec.reference:
+        return
+    props = tomb.get("props") or {}
+    same = tomb.get("kind") == spec.kind and " ".join(str(props.get(TEXT_FIELD[spec.kind], "")).split()) == \
+        " ".join(spec.text.split())
+    if not same:
+        raise InputError(f"key {spec.key!r} is reserved: it names a {tomb.get('kind')} forgotten by the revision of "
+                         f"epoch {epoch} (kept in the revision log; explain {spec.key} says why); a forgotten key is "
+                         "never given to another node; choose another key")
 
 
 def _edge_args(spec) -> dict:

@@ -1,87 +1,213 @@
 """Recall, twice over the same stores: FALSIFY (truth state read) vs plain RAG.
 
-* **FALSIFY** finds the investigation whose question is nearest to the query,
-  reads its subgraph, keeps only ``alive`` nodes, and answers from the
-  best-supported alive hypothesis (support, then feedback weight, then prior)
-  with its alive supporting evidence and their sources.
+* **FALSIFY** searches the question over the alive beliefs of every kind
+  (questions, hypotheses, evidence claims, conclusions) of every inquiry, with
+  gate 1's hybrid retrieval (vector + lexical, reciprocal rank fusion:
+  :func:`memory_core.judging.retrieval.search_beliefs`); dead beliefs never enter.
+  Nothing within the relevance floor (:func:`relevant`): "nothing stored matches",
+  no node used, the stored questions listed. When the nearest alive belief is an
+  inquiry's question or one of its hypotheses (the question asked is the inquiry's
+  own), the best-supported hypothesis with alive support leads with its supporting
+  evidence; otherwise (or when no hypothesis has alive support) the most relevant
+  alive evidence or conclusion answers, with the justification chain it rests on
+  and its sources. A hypothesis without alive support is listed as unsupported,
+  never given as the answer.
 * **Plain RAG** is what a cognee user gets out of the box: vector search of
   the same collections of facts and findings (``Evidence_claim``,
   ``Conclusion_statement``) with no truth state, answering from the nearest hits.
+* **Paths** (:func:`recall_path`): ``SUBJECT|PREDICATE|PREDICATE...`` follows alive
+  triples hop by hop; plain RAG's side follows every stored triple (it cannot tell
+  a dead one).
+
+``as_of``: truth state is the valid-time slice (:func:`memory_core.core.validity.as_of`,
+the three-valued labelling on the facts valid at that date); ``epoch``: the beliefs as
+stored after that epoch (:mod:`memory_core.ops.history`); both compose. The scoreboard's
+marks are computed on the same slice.
 
 Offline both answers are extractive (the chosen statement and its source); with
-``LLM_API_KEY`` each is written by the LLM from its own context only.
-The scoreboard marks are computed from the nodes each answer used and their
-truth state: the baseline is ``[STALE]`` when its answer rests on a dead node;
-FALSIFY is ``[revised]`` when its answer is a hypothesis a revision promoted.
+``LLM_API_KEY`` each is written by the LLM from its own context only (FALSIFY's:
+alive beliefs only). docs/recall.md is the same contract in prose.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
 from memory_core.core import validity
-from memory_core.core.beliefs import ALIVE
-from memory_core.core.tms import downstream
-from memory_core.core.vocabulary import DISPUTED, DISPUTES
+from memory_core.core.beliefs import ALIVE, BeliefView, Node
 from memory_core.core.errors import InputError
-from memory_core.core.identity import collection
+from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
-from memory_core.store.belief_store import state_of, to_node
+from memory_core.core.keys import normalise_key, normalise_term, sp_key
+from memory_core.core.tms import downstream
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD
+from memory_core.core.why import why_alive
 from memory_core.judging.llm import structured_output
+from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
+from memory_core.judging.retrieval import BeliefHit, fuse_beliefs, search_beliefs
+from memory_core.store.belief_store import state_of, to_node
+from memory_core.store.lexical import query_words
 
 BASELINE_K = 3
 DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}
+RECALL_POOL = 32  # rows of each collection each retriever returns before the truth state filters them
+MATCHES_SHOWN = 5  # the alive beliefs nearest the question, listed with every answer
+LLM_EXTRA = 2  # further relevant alive facts an LLM answer may draw on
+MAX_CHAIN = 200  # nodes read up a justification chain
+MAX_HOPS = 16
+MAX_FAN_OUT = 100  # values followed at one hop of a path
+# the offline embedder's floor (all-MiniLM-L6-v2): measured by `python -m bench.recall_qa --floor-study`
+# (docs/recall.md, "The relevance floor"); FALSIFY_RECALL_FLOOR sets another
+DEFAULT_FLOOR = 0.5
+# the question asked is an inquiry's own when its question (or a hypothesis) is the nearest alive
+# belief and this near: within this share of the floor (a paraphrase, not a question about its facts)
+OWN_SHARE = 0.6
+NOTHING = "nothing stored matches the question"
+# words a question is made of that say nothing about what it asks (the content-word rule of relevant())
+STOPWORDS = frozenset("""a about after all also an and any are as at be been before being between both but by can
+could did do does doing during each for from had has have having he her here hers him his how i if in into is it
+its itself know known me more most my no nor not of on once only or other our out over own same she should so some
+such than that the their them then there these they this those through to too under until up very was we were what
+when where which while who whom whose why will with would you your""".split())
 
 
-async def find_question(stores, text: str) -> Optional[dict]:
-    hits = await stores.store.search(collection("question"), text, 3) if text else []
-    found = await stores.store.raw_nodes(str(h.id) for h in hits)
-    for hit in hits:
-        props = found.get(str(hit.id))
-        if props and state_of(props) == ALIVE:
-            return props
-    keys = await stores.store.question_keys()
-    if len(keys) == 1:
-        return (await stores.store.find_keys(keys))[keys[0]]
-    return None
+def recall_floor(settings) -> float:
+    """The cosine distance within which a stored belief counts as relevant to a question."""
+    value = getattr(settings, "recall_floor", None)
+    return DEFAULT_FLOOR if value is None else value
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in query_words(text) if w not in STOPWORDS}
+
+
+def _same_word(word: str, found: set[str]) -> bool:
+    """``word`` or a form of it is in ``found``: the same word, or (4 letters or more) one
+    sharing its first letters with it, all but at most four of the longer one's ("warn" /
+    "warned", "document" / "documented", "citizen" / "citizenship"; not "chair" / "chairperson")."""
+    if word in found:
+        return True
+    if len(word) < 4:
+        return False
+    for other in found:
+        if len(other) < 4:
+            continue
+        shared = 0
+        for a, b in zip(word, other):
+            if a != b:
+                break
+            shared += 1
+        if shared >= max(4, max(len(word), len(other)) - 4):
+            return True
+    return False
+
+
+def coverage(words: set[str], text: str) -> float:
+    """The share of the question's content words (or a form of them) a text holds."""
+    if not words:
+        return 0.0
+    found = set(query_words(text))
+    return sum(1 for w in words if _same_word(w, found)) / len(words)
+
+
+def relevant(hit: BeliefHit, floor: float, words: set[str]) -> bool:
+    """A belief is relevant to a question when it lies within the floor (cosine distance),
+    or when its text holds every content word of the question, or a form of it (a name or a
+    long claim the embedding does not place near: "Who is Valtec?", "When did the supplier warn
+    Company X?")."""
+    if hit.distance is not None and hit.distance <= floor:
+        return True
+    return coverage(words, text_of(hit.props)) == 1.0
+
+
+def text_of(props: dict) -> str:
+    kind = KIND_BY_TYPE.get(props.get("type", ""))
+    return (props.get(TEXT_FIELD[kind]) if kind is not None else None) or ""
+
+
+def inquiry_of(props: dict) -> Optional[str]:
+    return props.get("key") if props.get("type") == "InvestigationQuestion" else props.get("question_key")
+
+
+class Slice:
+    """Truth state as recall reads it: the stored state (now, or at an epoch), or with
+    ``as_of`` the valid-time slice of each inquiry (read and labelled once per recall)."""
+
+    def __init__(self, store, as_of: Optional[str]):
+        self.store = store
+        self.as_of = as_of
+        self.views: dict[str, BeliefView] = {}
+
+    async def load(self, inquiries) -> None:
+        for key in sorted({k for k in inquiries if k} - set(self.views)):
+            view = await self.store.view_of_investigation(key)
+            self.views[key] = validity.as_of(view, self.as_of) if self.as_of is not None else view
+
+    async def view(self, inquiry: str) -> BeliefView:
+        await self.load([inquiry])
+        return self.views[inquiry]
+
+    def state(self, props: dict) -> str:
+        if self.as_of is None:
+            return state_of(props)
+        view = self.views.get(inquiry_of(props) or "")
+        node = view.nodes.get(props.get("key")) if view is not None else None
+        return node.state if node is not None else state_of(props)
+
+    def node(self, props: dict) -> Optional[Node]:
+        view = self.views.get(inquiry_of(props) or "")
+        if view is not None and props.get("key") in view.nodes:
+            return view.nodes[props["key"]]
+        return to_node(props)
+
+
+WINNING_RULES = ("contradicted", "superseded_by_fact", "validity_ended")
+_MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
+
+
+def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
+    """One pass over the revision log (none again until it changes): the hypotheses promoted
+    by a revision that has not been undone, and the new facts a revision recorded over a
+    stored belief (it refuted, superseded or ended one), each -> its epoch."""
+    # the log file's size and time stand for its content (journal.epoch() would parse its last
+    # entry, which for a large batch costs as much as the pass itself)
+    log = getattr(journal, "log_path", None) or getattr(getattr(journal, "journal", None), "log_path", None)
+    try:
+        seen = log.stat() if log is not None else None
+    except OSError:
+        seen = None
+    if seen is not None:
+        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, getattr(journal, "at", None))
+    else:
+        ident = (type(journal).__name__, id(journal), journal.epoch())
+    if ident in _MARKS_CACHE:
+        return _MARKS_CACHE[ident]
+    entries = list(journal.entries())
+    undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
+    promoted: dict[str, int] = {}
+    winners: dict[str, int] = {}
+    for entry in entries:
+        if entry.get("kind") == "undo" or entry["epoch"] in undone:
+            continue
+        new = {entry.get("new_evidence")} | {f.get("new_evidence") for f in entry.get("facts") or []}
+        for change in entry.get("changes", []):
+            if change["rule"] == "promoted":
+                promoted[change["key"]] = entry["epoch"]
+            elif change["rule"] == "support_lost":
+                promoted.pop(change["key"], None)
+            elif change["rule"] in WINNING_RULES and entry.get("kind") == "revise":
+                for cause in change.get("cause", []):
+                    if cause in new:
+                        winners[cause] = entry["epoch"]
+    if len(_MARKS_CACHE) > 64:
+        _MARKS_CACHE.clear()
+    _MARKS_CACHE[ident] = (promoted, winners)
+    return promoted, winners
 
 
 def promoted_keys(journal) -> dict[str, int]:
     """Hypotheses promoted by a revision that has not been undone → epoch."""
-    undone = {e.get("undoes") for e in journal.entries() if e.get("kind") == "undo"}
-    found = {}
-    for entry in journal.entries():
-        if entry.get("kind") == "undo" or entry["epoch"] in undone:
-            continue
-        for change in entry.get("changes", []):
-            if change["rule"] == "promoted":
-                found[change["key"]] = entry["epoch"]
-            elif change["rule"] == "support_lost":
-                found.pop(change["key"], None)
-    return found
-
-
-async def falsify_side(stores, qprops: dict, as_of: Optional[str] = None) -> dict:
-    raw, _ = await stores.store.investigation(qprops["key"])
-    props_by_key = {p["key"]: p for p in raw if "key" in p}
-    view = await stores.store.view_of_investigation(qprops["key"])
-    if as_of is not None:  # valid time: the beliefs valid at that date, labelled on that slice
-        view = validity.as_of(view, as_of)
-    disputes = disputes_of(view)
-    alive = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive]
-    if not alive:
-        return {"answer": "no alive hypothesis", "nodes": [], "sources": [], "context": [], **disputes}
-    best = min(alive, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
-    evidence = sorted(view.alive_supporters(best), key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e))
-    sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key[e].get("source_id")]
-    lead = props_by_key[evidence[0]] if evidence else None
-    answer = view.nodes[best].text
-    if lead is not None:
-        answer += f" Evidence: {lead.get('claim')}" + (f" (source: {lead['source_id']})" if lead.get("source_id") else "")
-    context = [view.nodes[best].text] + [props_by_key[e].get("claim", "") for e in evidence]
-    return {"answer": answer, "nodes": [best] + evidence, "sources": sources, "context": context,
-            "states": {k: view.nodes[k].state for k in [best] + evidence}, **disputes}
+    return dict(revision_marks(journal)[0])
 
 
 def disputes_of(view) -> dict:
@@ -97,29 +223,149 @@ def disputes_of(view) -> dict:
     return {"disputed": disputed, "disputes": rows}
 
 
-async def baseline_side(stores, text: str) -> dict:
-    hits = []
-    for kind in ("evidence", "conclusion"):
-        for hit in await stores.store.search(collection(kind), text, BASELINE_K):
-            hits.append((float(hit.score), str(hit.id), kind, (hit.payload or {}).get("text", "")))
+def _near(disputes: dict, keys: set[str]) -> dict:
+    """The disputes among (or resting on) ``keys``."""
+    rows = [d for d in disputes["disputes"] if keys & (set(d["keys"]) | set(d["rests_on_it"]))]
+    touched = {k for d in rows for k in d["keys"] + d["rests_on_it"]}
+    return {"disputed": sorted((keys | touched) & set(disputes["disputed"])), "disputes": rows}
+
+
+async def chain_view(store, slice_: Slice, props: dict) -> BeliefView:
+    """A view holding ``props``'s node and everything up its justifications: the inquiry's
+    sliced view when it was read, else read upwards edge by edge (bounded)."""
+    inquiry = inquiry_of(props)
+    if inquiry in slice_.views:
+        return slice_.views[inquiry]
+    nodes = {props["id"]: props}
+    edges = []
+    frontier = [props["id"]]
+    while frontier and len(nodes) < MAX_CHAIN:
+        rows = [r for r in await store.all_edges_of(frontier) if r[2] == DEPENDS_ON and r[0] in set(frontier)]
+        edges += rows
+        new = [r[1] for r in rows if r[1] not in nodes]
+        found = await store.raw_nodes(new)
+        nodes.update({i: dict(p, id=i) for i, p in found.items()})
+        frontier = list(found)
+    from memory_core.store.belief_store import BeliefStore
+
+    return BeliefStore._view(store, list(nodes.values()), edges)
+
+
+def _chain_keys(tree: Optional[dict]) -> list[str]:
+    if not tree:
+        return []
+    found = [tree["key"]]
+    for antecedent in tree.get("antecedents", []):
+        found += [k for k in _chain_keys(antecedent) if k not in found]
+    return found
+
+
+def _source(props: Optional[dict]) -> str:
+    return f" (source: {props['source_id']})" if props and props.get("source_id") else ""
+
+
+async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optional[dict]:
+    """The inquiry's best-supported hypothesis with alive support (support, then feedback
+    weight, then prior), with its alive supporting evidence; None when none has any."""
+    view = await slice_.view(inquiry)
+    supported = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive
+                 and view.alive_supporters(k) and view.support(k) > 0]
+    if not supported:
+        return None
+    best = min(supported, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
+    evidence = sorted(view.alive_supporters(best),
+                      key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e))
+    raw = await stores.store.raw_nodes(node_id(view.nodes[e].kind, e) for e in evidence)
+    props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
+    sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key.get(e, {}).get("source_id")]
+    lead = props_by_key.get(evidence[0])
+    answer = view.nodes[best].text
+    if lead is not None:
+        answer += f" Evidence: {lead.get('claim')}" + _source(lead)
+    context = [view.nodes[best].text] + [view.nodes[e].text for e in evidence]
+    return {"answer": answer, "nodes": [best] + evidence, "sources": sources, "context": context, "kind": "hypothesis",
+            "rests_on": {"key": best, "supported_by": evidence},
+            "untimed": [e for e in evidence if slice_.as_of is not None and validity.untimed(view.nodes[e])]}
+
+
+async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[BeliefHit]) -> dict:
+    """The most relevant alive evidence or conclusion, with the justification chain it rests
+    on (to its premises) and their sources."""
+    view = await chain_view(stores.store, slice_, dict(lead.props, id=lead.node_id))
+    key = lead.props["key"]
+    tree = why_alive(view, key)
+    chain = [k for k in _chain_keys(tree) if k != key]
+    raw = await stores.store.raw_nodes(node_id(view.nodes[k].kind, k) for k in chain if k in view.nodes)
+    props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
+    props_by_key[key] = lead.props
+    nodes = [key] + chain
+    sources = list(dict.fromkeys(props_by_key[k]["source_id"] for k in nodes
+                                 if props_by_key.get(k, {}).get("source_id")))
+    answer = text_of(lead.props) + _source(lead.props)
+    if chain:
+        said = lambda k: (text_of(props_by_key.get(k, {})) or view.nodes[k].text).rstrip(".")  # noqa: E731
+        answer += " Rests on: " + "; ".join(f"{k}: {said(k)}" for k in chain if k in view.nodes) + "."
+    untimed = []
+    if slice_.as_of is not None:
+        untimed = [k for k in nodes if k in view.nodes and validity.untimed(view.nodes[k])]
+        if untimed:
+            answer += (f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]")
+    context = [text_of(lead.props)] + [text_of(props_by_key.get(k, {})) for k in chain]
+    return {"answer": answer, "nodes": nodes, "sources": sources, "context": context, "kind": lead.kind,
+            "rests_on": tree or {"key": key}, "untimed": untimed,
+            "more": [(h.props["key"], text_of(h.props)) for h in more]}
+
+
+def unsupported_of(view: BeliefView) -> list[dict]:
+    return [{"key": k, "text": n.text} for k, n in sorted(view.nodes.items())
+            if n.kind == "hypothesis" and n.alive and not (view.alive_supporters(k) and view.support(k) > 0)]
+
+
+def _nearness(hit: BeliefHit) -> tuple:
+    return (hit.distance if hit.distance is not None else 2.0, hit.rank)
+
+
+def match_row(hit: BeliefHit) -> dict:
+    return {"key": hit.props.get("key"), "type": hit.kind, "text": text_of(hit.props),
+            "investigation": inquiry_of(hit.props),
+            "distance": None if hit.distance is None else round(hit.distance, 4),
+            "rank": hit.rank}
+
+
+BASELINE_KINDS = ("evidence", "conclusion")
+
+
+async def baseline_side(stores, text: str, searched=None) -> dict:
+    """Plain RAG: the ``BASELINE_K`` nearest rows of the collections of facts and findings by
+    cosine distance, whatever their truth state (``searched``: the same vector search already
+    made for FALSIFY's side, :func:`memory_core.judging.retrieval.search_beliefs`)."""
+    if searched is not None:
+        hits = [r for r in searched.rows if r[2] in BASELINE_KINDS]
+    else:
+        hits = []
+        for kind in BASELINE_KINDS:
+            for hit in await stores.store.search(collection(kind), text, BASELINE_K):
+                hits.append((float(hit.score), str(hit.id), kind, (hit.payload or {}).get("text", "")))
     hits.sort()
     hits = hits[:BASELINE_K]
     found = await stores.store.raw_nodes(h[1] for h in hits)
-    nodes, sources, states, context = [], [], {}, []
+    nodes, sources, states, context, props = [], [], {}, [], {}
     for _, i, kind, text_ in hits:
-        props = found.get(i)
-        key = props["key"] if props else f"?{i[:8]}"
+        found_props = found.get(i)
+        key = found_props["key"] if found_props else f"?{i[:8]}"
         nodes.append(key)
-        states[key] = state_of(props) if props else "missing"
+        states[key] = state_of(found_props) if found_props else "missing"
+        if found_props:
+            props[key] = found_props
         context.append(text_)
-        if props and props.get("source_id"):
-            sources.append(props["source_id"])
+        if found_props and found_props.get("source_id"):
+            sources.append(found_props["source_id"])
     if not hits:
-        return {"answer": "no stored facts match", "nodes": [], "sources": [], "context": [], "states": {}}
+        return {"answer": "no stored facts match", "nodes": [], "sources": [], "context": [], "states": {}, "props": {}}
     lead = found.get(hits[0][1]) or {}
-    answer = hits[0][3] + (f" (source: {lead['source_id']})" if lead.get("source_id") else "")
+    answer = hits[0][3] + _source(lead)
     return {"answer": answer, "nodes": nodes, "sources": sources, "context": context, "states": states,
-            "distances": [round(h[0], 4) for h in hits]}
+            "distances": [round(h[0], 4) for h in hits], "props": props}
 
 
 async def llm_answer(question: str, context: list[str], timeout: Optional[float] = None) -> str:
@@ -128,65 +374,327 @@ async def llm_answer(question: str, context: list[str], timeout: Optional[float]
     return result.answer
 
 
-async def recall(stores, question: str, epoch=None, as_of: Optional[str] = None) -> dict:
+async def _check(stores, question, as_of, inquiry, path) -> tuple:
+    """Every argument validated before anything else is read (an InputError, exit 2)."""
+    if as_of is not None:
+        as_of = validity.check_date(as_of, "as_of")
+    if inquiry is not None:
+        if not isinstance(inquiry, str) or not inquiry.strip():
+            raise InputError(f"inquiry must be the key of a stored question, got {inquiry!r}")
+        inquiry = check_text(inquiry, "inquiry", "key", 200)
+    if path is not None:
+        path = parse_path(path)
+        if question is not None and isinstance(question, str) and question.strip():
+            raise InputError("give a question or a path, not both")
+    if question is None or (isinstance(question, str) and not question.strip()):
+        question = ""  # no question: the inquiry's own (pinned, or the root's only one)
+    else:  # bounded and free of control characters, as a claim is
+        question = check_text(question, "question", "text")
+    return question, as_of, inquiry, path
+
+
+async def _pinned(stores, inquiry: Optional[str]) -> tuple[Optional[str], list[str]]:
+    keys = await stores.store.question_keys()
+    if inquiry is None:
+        return None, keys
+    found = [k for k in keys if normalise_key(k) == normalise_key(inquiry)]
+    if not found:
+        stored = ", ".join(keys) or "none"
+        raise InputError(f"inquiry {inquiry!r}: no such question in this data root (stored: {stored})")
+    return found[0], keys
+
+
+async def stored_questions(stores, keys: list[str]) -> list[dict]:
+    found = await stores.store.raw_nodes(node_id("question", k) for k in keys)
+    return sorted(({"key": p["key"], "question": p.get("question", "")} for p in found.values() if "key" in p),
+                  key=lambda r: r["key"])
+
+
+async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inquiry: Optional[str] = None,
+                 path: Optional[str] = None) -> dict:
     """``epoch``: answer from the beliefs as they stood after that epoch (labels as stored
     then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result. ``as_of``: an
     ISO date; FALSIFY answers from the beliefs valid then (:func:`memory_core.core.validity.as_of`),
-    with ``"as_of": DATE`` in the result (both together: valid at DATE as believed after N)."""
-    if as_of is not None:
-        as_of = validity.check_date(as_of, "as_of")  # a bad date fails before anything is read
+    with ``"as_of": DATE`` in the result (both together: valid at DATE as believed after N).
+    ``inquiry``: the key of the question whose beliefs alone answer. ``path``:
+    ``"SUBJECT|PREDICATE|PREDICATE..."`` followed hop by hop (:func:`recall_path`)."""
+    question, as_of, inquiry, path = await _check(stores, question, as_of, inquiry, path)
     if epoch is not None:
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
-        return dict(await recall(past, question, as_of=as_of), epoch=past.journal.epoch())
-    if question is None or (isinstance(question, str) and not question.strip()):
-        question = ""  # no question: the root's only (or default) investigation
-    else:  # bounded and free of control characters, as a claim is
-        question = check_text(question, "question", "text")
-    qprops = await find_question(stores, question)
-    if qprops is None:
-        empty = {"answer": "no investigation in this data root matches the question", "nodes": [], "sources": []}
-        return {"question": question, "falsify": empty, "baseline": dict(empty), "verdict": "nothing to compare",
-                "scoreboard": {"falsify_mark": "", "baseline_mark": ""}}
-    question = question or qprops.get("question", "")
-    mine = await falsify_side(stores, qprops, as_of)
-    theirs = await baseline_side(stores, question)
+        return dict(await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
+                    epoch=past.journal.epoch())
+    pinned, keys = await _pinned(stores, inquiry)
+    if path is not None:
+        return await recall_path(stores, path, as_of, pinned)
+    slice_ = Slice(stores.store, as_of)
+    floor = recall_floor(stores.settings)
+    relevance: dict = {"floor": floor, "best_distance": None, "matched": False}
+    ranked: list[BeliefHit] = []
+    own: Optional[str] = None  # the inquiry whose own question was asked
+    if not question:
+        own = pinned or (keys[0] if len(keys) == 1 else None)
+        if own is not None:
+            found = await stores.store.raw_nodes([node_id("question", own)])
+            question = next(iter(found.values()), {}).get("question", "")
+    mine: Optional[dict] = None
+    unsupported: list[dict] = []
+    disputes = {"disputed": [], "disputes": []}
+    chosen: Optional[str] = own
+    matches: list[BeliefHit] = []
+    hits: list[BeliefHit] = []
+    searched = None
+    if question:
+        searched = await search_beliefs(stores.store, question, n=RECALL_POOL)
+        hits = list(searched.hits.values())
+        if as_of is not None:
+            await slice_.load(inquiry_of(h.props) for h in hits)
+        in_scope = (lambda h: inquiry_of(h.props) == pinned) if pinned else (lambda h: True)
+        ranked = fuse_beliefs(searched, lambda h: in_scope(h) and slice_.state(h.props) == ALIVE)
+        if own is not None:
+            ranked = [h for h in ranked if inquiry_of(h.props) == own]
+        words = content_words(question)
+        matches = [h for h in ranked if own is not None or relevant(h, floor, words)]
+        distances = [h.distance for h in ranked if h.distance is not None]
+        relevance["best_distance"] = round(min(distances), 4) if distances else None
+        if ranked:
+            relevance["nearest"] = min(ranked, key=_nearness).props["key"]
+        relevance["matched"] = bool(matches)
+        # the belief that answers holds most of the question's words; among those, the fused ranking
+        matches.sort(key=lambda h: (-round(coverage(words, text_of(h.props)), 6), h.rank))
+        if matches and own is None:
+            nearest = min(matches, key=_nearness)
+            facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
+            own_question = nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor
+            if own_question or not facts:
+                own = chosen = inquiry_of(nearest.props)  # its own question, or what its hypotheses are about
+            else:
+                chosen = inquiry_of(facts[0].props)
+    else:
+        relevance["matched"] = own is not None
+    if chosen is not None:
+        if own is not None:  # the inquiry's own question: its best-supported hypothesis leads
+            mine = await answer_from_hypotheses(stores, slice_, own)
+        near = [h for h in matches if inquiry_of(h.props) == chosen]
+        facts = [h for h in near if h.kind in ("evidence", "conclusion")]
+        if mine is None and facts:
+            mine = await answer_from_facts(stores, slice_, facts[0], facts[1:1 + LLM_EXTRA])
+        near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
+        disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
+        if own is not None or chosen in slice_.views or disputed_near or any(h.kind == "hypothesis" for h in near):
+            view = await slice_.view(chosen)
+            unsupported = [u for u in unsupported_of(view) if own is not None or u["key"] in near_keys]
+            disputes = disputes_of(view)
+            if own is None:  # a question about some of its facts: the disputes among them
+                disputes = _near(disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen})
+    if mine is None:
+        if chosen is not None:
+            answer = "no alive belief answers it" + (f" on {as_of}" if as_of else "") + \
+                     (": no hypothesis has alive support" if unsupported else "")
+        elif not question:
+            answer = f"{NOTHING}: give a question, or pin an inquiry by its key"
+        else:
+            answer = NOTHING
+        mine = {"answer": answer, "nodes": [], "sources": [], "context": [], "kind": None, "untimed": []}
+    theirs = await baseline_side(stores, question, searched) if question else \
+        {"answer": "no question to search", "nodes": [], "sources": [], "context": [], "states": {}, "props": {}}
     mode = "extractive"
     # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
     settings = stores.settings
-    if settings.llm_key:
+    if settings.llm_key and question:
         timeout = settings.judge_timeout
         try:
-            mine["answer"] = await llm_answer(question, mine["context"], timeout)
+            if mine["nodes"]:
+                context = mine["context"] + [text for _, text in mine.get("more", [])]
+                mine["answer"] = await llm_answer(question, context, timeout)
+                mine["nodes"] = mine["nodes"] + [k for k, _ in mine.get("more", []) if k not in mine["nodes"]]
             theirs["answer"] = await llm_answer(question, theirs["context"], timeout)
             mode = "llm"
         except Exception as error:  # keep the extractive answers, say why
             mode = f"extractive (LLM answer failed: {type(error).__name__})"
-    promoted = promoted_keys(stores.journal)
+    if as_of is not None:
+        await slice_.load(inquiry_of(p) for p in theirs["props"].values())
+    states_b = {k: slice_.state(p) for k, p in theirs["props"].items()}
+    states_b.update({k: v for k, v in theirs["states"].items() if k not in states_b})
+    scoreboard, verdict = marks(stores.journal, mine, theirs, states_b, mode, as_of)
+    if not relevance["matched"] and question:
+        nearest = f" (nearest alive belief at cosine distance {relevance['best_distance']:.3f}; floor {floor:g})" \
+            if relevance["best_distance"] is not None else ""
+        verdict = f"FALSIFY: {NOTHING}{nearest}; " + _baseline_words(theirs, states_b, mode)
+    strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}  # noqa: E731
+    falsify = dict(strip(mine), disputed=disputes["disputed"], disputes=disputes["disputes"],
+                   kind=mine.get("kind"), unsupported=unsupported,
+                   rests_on=mine.get("rests_on"), matches=[match_row(h) for h in matches[:MATCHES_SHOWN]])
+    if as_of is not None:
+        falsify["untimed"] = mine.get("untimed", [])
+    result = {"question": question, "falsify": falsify, "baseline": strip(theirs), "verdict": verdict, "mode": mode,
+              "scoreboard": scoreboard, "baseline_states": states_b, "baseline_distances": theirs.get("distances", []),
+              "relevance": relevance}
+    if chosen is not None:
+        result["investigation"] = chosen
+    if pinned is not None:
+        result["inquiry"] = pinned
+    if as_of is not None:
+        result["as_of"] = as_of
+    if not relevance["matched"]:
+        result["stored_questions"] = await stored_questions(stores, keys)
+    return result
+
+
+def _baseline_words(theirs: dict, states: dict, mode: str) -> str:
+    used = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
+    if not used:
+        return "plain RAG found nothing either"
+    return "plain RAG still answers from its nearest hit: " + ", ".join(f"{k} ({states.get(k, '?')})" for k in used)
+
+
+def marks(journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Optional[str]) -> tuple[dict, str]:
+    """The scoreboard, computed from the nodes each answer used and their state on the slice
+    the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
+    does not hold there; FALSIFY is ``[revised]`` when its answer leads with a hypothesis a
+    revision promoted, or a fact a revision recorded over a stored belief."""
+    promoted, winners = revision_marks(journal)
     lead_f = mine["nodes"][0] if mine["nodes"] else None
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
-    dead_b = [k for k in used_b if theirs["states"].get(k) not in (ALIVE,)]
+    dead_b = [k for k in used_b if states.get(k) != ALIVE]
     stale = bool(dead_b)
     # a disputed belief is not dead, only not settled: say which
-    belief = "a dead belief" if any(theirs["states"].get(k) != DISPUTED for k in dead_b) else "a disputed belief"
-    revised = lead_f in promoted
-    if stale and revised:
-        verdict = (f"FALSIFY answers from {lead_f} (alive, promoted at epoch {promoted[lead_f]}); plain RAG answers from "
-                   + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b) + f": it still cites {belief}")
+    belief = "a dead belief" if any(states.get(k) != DISPUTED for k in dead_b) else "a disputed belief"
+    if as_of is not None:
+        belief = belief.replace("a dead belief", f"a belief that does not hold on {as_of}")
+    how = None
+    if lead_f in promoted:
+        how = f"promoted at epoch {promoted[lead_f]}"
+    elif lead_f in winners:
+        how = f"recorded over a stored belief at epoch {winners[lead_f]}"
+    revised = how is not None
+    cited = ", ".join(f"{k} ({states[k]})" for k in dead_b)
+    if lead_f is None and stale:
+        verdict = f"FALSIFY uses no belief; plain RAG answers from {belief}: {cited}"
+    elif lead_f is None:
+        verdict = "FALSIFY uses no belief; plain RAG's answer rests on alive beliefs" if used_b else \
+            "nothing to compare"
+    elif stale and revised:
+        verdict = (f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: "
+                   f"it still cites {belief}")
     elif stale:
-        verdict = f"plain RAG answers from {belief}: " + ", ".join(f"{k} ({theirs['states'][k]})" for k in dead_b)
+        verdict = f"plain RAG answers from {belief}: {cited}"
     elif revised:
-        verdict = f"FALSIFY answers from {lead_f}, promoted at epoch {promoted[lead_f]}; plain RAG's answer rests on alive beliefs"
+        verdict = f"FALSIFY answers from {lead_f}, {how}; plain RAG's answer rests on alive beliefs"
     else:
         verdict = "both answers rest on alive beliefs"
-    strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}
-    falsify = dict(strip(mine), disputed=mine.get("disputed", []), disputes=mine.get("disputes", []))
-    timed = {"as_of": as_of} if as_of is not None else {}
-    return {"question": question, "investigation": qprops["key"], "falsify": falsify, "baseline": strip(theirs),
-            "verdict": verdict, "mode": mode, **timed,
-            "scoreboard": {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""},
-            "baseline_states": theirs.get("states", {}), "baseline_distances": theirs.get("distances", [])}
+    return {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""}, verdict
+
+
+# ---- structured paths ------------------------------------------------------------------
+
+def parse_path(value) -> dict:
+    """``"SUBJECT|PREDICATE|PREDICATE..."``: a subject and one predicate per hop."""
+    if not isinstance(value, str):
+        raise InputError(f"path must be a string SUBJECT|PREDICATE|PREDICATE..., got {value!r}")
+    text = check_text(value, "path", "path")
+    parts = [p.strip() for p in text.split("|")]
+    if len(parts) < 2 or any(not p for p in parts):
+        raise InputError(f"path {text!r}: give a subject and at least one predicate, SUBJECT|PREDICATE|PREDICATE..., "
+                         "none empty")
+    if len(parts) - 1 > MAX_HOPS:
+        raise InputError(f"path {text!r}: {len(parts) - 1} hops (at most {MAX_HOPS})")
+    return {"text": text, "subject": parts[0], "predicates": parts[1:]}
+
+
+async def follow(store, slice_: Optional[Slice], subject: str, predicates: list[str], pinned: Optional[str]) -> dict:
+    """Hop by hop from ``subject``: at each hop the stored triples (evidence) under every
+    current subject and the hop's predicate; with a slice, only those alive on it (without
+    one, every stored triple: what a store without truth state follows). Each value's object
+    is a subject of the next hop; several values fan out."""
+    subjects = [subject]
+    hops, used = [], []
+    declared_cache: dict = {}
+    for predicate in predicates:
+        by_sp = {sp_key(s, predicate): s for s in subjects}
+        found = [p for p in await store.nodes_by_sps(by_sp) if pinned is None or inquiry_of(p) == pinned]
+        if slice_ is not None and slice_.as_of is not None:
+            await slice_.load(inquiry_of(p) for p in found)
+        values, skipped = [], []
+        for props in sorted(found, key=lambda p: (p.get("name", ""), p.get("key", ""))):
+            state = slice_.state(props) if slice_ is not None else state_of(props)
+            row = {"subject": props.get("subject"), "object": props.get("object"), "key": props.get("key"),
+                   "claim": props.get("claim"), "sources": [props["source_id"]] if props.get("source_id") else [],
+                   "state": state}
+            if slice_ is None or state == ALIVE:
+                if slice_ is not None and slice_.as_of is not None:
+                    node = slice_.node(props)
+                    row["untimed"] = bool(node and validity.untimed(node))
+                values.append(row)
+            else:
+                skipped.append({k: row[k] for k in ("key", "object", "state")})
+        values = values[:MAX_FAN_OUT]
+        declared = {}
+        for q in {inquiry_of(p) for p in found} - set(declared_cache):
+            declared_cache[q] = await store.declared_predicates([{"question_key": q}])
+        for q in {inquiry_of(p) for p in found}:
+            declared.update(declared_cache[q].get(q, {}))
+        hops.append({"predicate": predicate, "subjects": list(subjects), "values": values, "not_used": skipped,
+                     "cardinality": declared.get(normalise_term(predicate), "one")})
+        used += [v["key"] for v in values]
+        subjects = list(dict.fromkeys(v["object"] for v in values if v.get("object")))
+        if not subjects:
+            break
+    complete = len(hops) == len(predicates) and bool(hops[-1]["values"]) if hops else False
+    return {"hops": hops, "values": subjects if complete else [], "complete": complete, "nodes": used}
+
+
+def _path_answer(subject: str, walked: dict) -> str:
+    if not walked["complete"]:
+        stuck = len(walked["hops"])
+        at = walked["hops"][-1] if walked["hops"] else None
+        where = f" at hop {stuck} ({', '.join(at['subjects'])} | {at['predicate']})" if at else ""
+        return f"the path ends{where}: no alive stored triple continues it"
+    steps = [subject] + [" / ".join(dict.fromkeys(v["object"] for v in hop["values"])) for hop in walked["hops"]]
+    arrows = steps[0] + "".join(f" -{hop['predicate']}-> {steps[i + 1]}" for i, hop in enumerate(walked["hops"]))
+    last = walked["hops"][-1]["values"]
+    said = "; ".join(v["claim"] or v["key"] for v in last)
+    return f"{', '.join(walked['values'])} ({arrows}; last hop: {said})"
+
+
+async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional[str]) -> dict:
+    slice_ = Slice(stores.store, as_of)
+    mine = await follow(stores.store, slice_, path["subject"], path["predicates"], pinned)
+    plain = await follow(stores.store, None, path["subject"], path["predicates"], pinned)
+    raw = await stores.store.raw_nodes(node_id("evidence", k) for k in mine["nodes"] + plain["nodes"])
+    props = {p["key"]: p for p in raw.values() if "key" in p}
+    if as_of is not None:
+        await slice_.load(inquiry_of(p) for p in props.values())
+    states_b = {k: slice_.state(props[k]) if k in props else "missing" for k in plain["nodes"]}
+    sources = lambda walked: list(dict.fromkeys(s for hop in walked["hops"] for v in hop["values"]  # noqa: E731
+                                                for s in v["sources"]))
+    falsify = {"answer": _path_answer(path["subject"], mine), "nodes": mine["nodes"], "sources": sources(mine),
+               "values": mine["values"], "disputed": [], "disputes": [], "kind": "path", "unsupported": []}
+    if as_of is not None:
+        falsify["untimed"] = [v["key"] for hop in mine["hops"] for v in hop["values"] if v.get("untimed")]
+    theirs = {"answer": _path_answer(path["subject"], plain), "nodes": plain["nodes"], "sources": sources(plain),
+              "values": plain["values"]}
+    stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
+    dead = f"a belief that does not hold on {as_of}" if as_of else "a dead belief"
+    promoted, winners = revision_marks(stores.journal)
+    revised = [k for k in mine["nodes"] if k in winners or k in promoted]
+    if stale:
+        verdict = (f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale))
+    else:
+        verdict = "both paths rest on alive beliefs"
+    result = {"question": path["text"], "path": {"subject": path["subject"], "predicates": path["predicates"],
+                                                 "hops": mine["hops"], "values": mine["values"],
+                                                 "complete": mine["complete"]},
+              "falsify": falsify, "baseline": theirs, "verdict": verdict, "mode": "extractive",
+              "scoreboard": {"falsify_mark": "[revised]" if revised else "",
+                             "baseline_mark": "[STALE]" if stale else ""},
+              "baseline_states": states_b, "baseline_distances": []}
+    if pinned is not None:
+        result["inquiry"] = pinned
+    if as_of is not None:
+        result["as_of"] = as_of
+    return result
 
 
 SEARCH_KINDS = ("evidence", "conclusion")

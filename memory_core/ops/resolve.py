@@ -38,9 +38,9 @@ def plan_fields(plan) -> dict:
 
 async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     start = time.perf_counter()
-    loser, winner = check_key(loser, "LOSER"), check_key(winner, "--winner")
+    loser, winner = check_key(loser, "loser"), check_key(winner, "--winner")
     found = await stores.store.find_keys([loser, winner])
-    for key, what in ((loser, "LOSER"), (winner, "--winner")):
+    for key, what in ((loser, "loser"), (winner, "--winner")):
         props = found.get(key)
         if props is None:
             raise InputError(f"{what} {key!r}: no node with that key in this data root")

@@ -38,12 +38,14 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
     return empty_root_note(stores, result_of(batch.jobs[0]))
 
 
+NOTHING_LOADED = "nothing loaded yet: load an investigation (or add beliefs) before revising; nothing recorded"
+
+
 def empty_root_note(stores: Stores, result: dict) -> dict:
     """On a root where nothing was ever loaded, say so (not "no alive evidence within ...")."""
     if not result.get("candidates") and result.get("epoch") is None and not result.get("dry_run") \
             and stores.journal.epoch() == 0:
-        result["note"] = ("nothing loaded yet: load an investigation (or add beliefs) before revising; "
-                          "nothing recorded")
+        result["note"] = NOTHING_LOADED
     return result
 
 
@@ -87,6 +89,10 @@ def result_of(job) -> dict:
     if d.judge == "pinned":
         result["note"] = f"judge pinned by {batch.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
     plan = job.plan
+    if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record:
+        # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises again
+        # with target=KEY for the one the fact contradicts, or record=True if it contradicts none
+        result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
     if batch.dry_run or (is_preview(batch) and plan is None):
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
         result["new_evidence"] = None
@@ -95,24 +101,34 @@ def result_of(job) -> dict:
         recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
-        if d.undecided and not d.acting and d.judge != "pinned":
-            # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises
-            # again with target=KEY for the one the fact contradicts
-            result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
         return result
     result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
                   weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
                   question=plan.new_node.question, **plan_fields(plan))
-    if not d.acting:
+    if job.request.record and not d.acting:
+        compared = [c.key for c in d.candidates]
+        result["note"] = (f"recorded as {new_key} by the caller's decision (--record): it contradicts none of "
+                          + (", ".join(compared) if compared else "the stored evidence (no candidate was near)"))
+    elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
         far = [c.key for c in d.candidates if c.relation is None]
         result["note"] = (f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
                           + (f"; not judged (far from the fact): {', '.join(far)}" if far else ""))
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
+    bearing = [e for e in plan.new_edges if e.src == new_key and e.kind in ("supports", "refutes")]
+    if bearing:
+        result["edges_added"] = [f"{e.kind} {e.src} -> {e.dst}" for e in bearing]
+        said = "; ".join(f"it {e.kind} {e.dst} (weight {e.weight:g})" for e in bearing)
+        result["note"] = "; ".join(filter(None, [result.get("note"), said]))
     if (plan.meta or {}).get("validity"):
         # how valid time read each judged contradiction (core.validity: disjoint, ends_stored, ...)
         result["validity"] = dict(plan.meta["validity"])
+        if plan.meta.get("validity_note"):  # one side timed, the other not: which rule applied, and why
+            result["note"] = "; ".join(filter(None, [result.get("note"), plan.meta["validity_note"]]))
+    spans = intervals(job, plan)
+    if spans:
+        result["intervals"] = spans
     kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
     unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
     if kept or unjudged:
@@ -123,9 +139,27 @@ def result_of(job) -> dict:
     if is_preview(batch):
         result["note"] = (result["note"] + "; " if result.get("note") else "") + \
             f"dry run: nothing changed (this is what the revision would apply as epoch {plan.epoch})"
+        result["preview"] = {"new_evidence": new_key, "epoch": plan.epoch}  # what the real run would record
         result["new_evidence"] = None
         result["epoch"] = None
     return result
+
+
+def intervals(job, plan) -> dict:
+    """The valid time this revision gives: the new fact's interval (when it has one) and
+    every node whose ``valid_to`` it changes (``was``: its ``valid_to`` before)."""
+    view = job.batch.view
+    spans = {}
+    node = view.nodes.get(job.new_key) if view is not None else None
+    if node is not None and (node.valid_from or node.valid_to):
+        spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": node.valid_to}
+    for change in plan.changes:
+        if "valid_to" not in change.after or change.key == job.new_key or view is None or change.key not in view.nodes:
+            continue
+        now = view.nodes[change.key]
+        was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
+        spans[change.key] = {"valid_from": now.valid_from, "valid_to": now.valid_to, "was": was}
+    return spans
 
 
 async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) -> None:
@@ -143,17 +177,18 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
             props = stored.get(request.target)
             if normalise_key(request.target) not in earlier and (props is None or props.get("type") != "Evidence"):
                 raise InputError(f"{what} line {line}: --target {request.target!r}: no evidence with that key in this "
-                                 "data root or on an earlier line; nothing was revised")
+                                 "data root or on an earlier line; nothing was revised", field="target")
         norm = normalise_key(key)
         if norm in earlier:
             if facts[earlier[norm]] != facts[line]:
                 raise InputError(f"{what} line {line}: key {key!r} is also the key of line {earlier[norm]} (another fact); "
-                                 "nothing was revised")
+                                 "nothing was revised", field="key")
             continue  # the same fact again: recorded once, then "already recorded"
         props = stored.get(key)
         if props is not None and not (props.get("type") == "Evidence" and
                                       " ".join(props.get("claim", "").split()) == facts[line]):
-            raise InputError(f"{what} line {line}: key {key!r} is already used by another node; nothing was revised")
+            raise InputError(f"{what} line {line}: key {key!r} is already used by another node; nothing was revised",
+                             field="key")
         earlier[norm] = line
 
 

@@ -24,7 +24,8 @@ from memory_core.shell.demo import run_demo, run_session
 from memory_core.shell import warm_server
 from memory_core.shell.warm_server import run_command
 from memory_core.store import config
-from memory_core.store.settings import llm_key_configured, load_dotenv_file, resolve_root, use_database
+from memory_core.store.settings import (claim_process, llm_key_configured, load_dotenv_file, resolve_root,
+                                        use_database)
 from memory_core.web.server import run_server
 
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
@@ -46,6 +47,7 @@ def main(argv=None, ran=None) -> int:
 
 def _main(argv=None) -> int:
     os.umask(0o077)  # the data root is private: what this process creates is its owner's only
+    claim_process()  # FALSIFY's own process: cognee settings inherited from the shell are the root's to set
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -87,7 +89,7 @@ def _main(argv=None) -> int:
 
         root = resolve_root(args.root)
         return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
-            gate, root, run_command, stop)), args.root)
+            gate, root, run_command, stop, viewer=args.viewer)), args.root)
     return run(COMMANDS[args.command](args), args.root)
 
 

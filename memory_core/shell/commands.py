@@ -27,9 +27,11 @@ from pathlib import Path
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
 from memory_core.core import validity
+from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
+from memory_core.store import writer
 from memory_core.store.settings import resolve_root
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
@@ -90,20 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
-    s.add_argument("fact", nargs="?", help="the new fact, in words")
-    s.add_argument("--triple", help="the fact as 'subject|predicate|object' (enables the offline structured judge)")
-    s.add_argument("--target", help="pin the contradicted evidence by key (skips both gates)")
-    s.add_argument("--key", help="key for the new evidence (default: derived from the fact's text)")
-    s.add_argument("--source", help="source id of the new fact")
-    s.add_argument("--asserted-at", help="ISO date of the new fact")
-    s.add_argument("--valid-from", help="ISO date from which the fact is true in the world (valid time)")
-    s.add_argument("--valid-to", help="ISO date from which the fact is no longer true (default: still true)")
-    s.add_argument("--trust", help="trust (0..1) of --source, registered if the source is not known yet")
-    s.add_argument("--policy", help="who wins a contradiction in this revision: latest_wins | trust_ranked | preserve_both "
-                   "(default: the question's policy)")
-    s.add_argument("--dry-run", action="store_true", help="run both gates and print candidates and verdicts; change nothing")
-    s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields (fact, triple, target, key, "
-                   "source, asserted_at, trust, policy, valid_from, valid_to), revised as one batch")
+    for field in FIELDS:  # the request's fields, declared once (memory_core.core.fields)
+        if not field.flag:
+            s.add_argument(field.name, nargs="?", help=field.help)
+        elif field.kind == "bool":
+            s.add_argument(field.flag, action="store_true", help=field.help)
+        else:
+            s.add_argument(field.flag, metavar=field.metavar, help=field.help)
+    s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields ("
+                   + ", ".join(FACT_FIELDS) + "), revised as one batch")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
@@ -116,7 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question")
+    s.add_argument("question", nargs="?", help="default: the demo question, else the only inquiry's own question")
+    s.add_argument("--inquiry", metavar="KEY", help="answer only from the beliefs of this question (its key)")
+    s.add_argument("--path", metavar="S|P|P...", help="follow alive triples from subject S, one predicate per hop "
+                   "(instead of a question)")
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
@@ -135,7 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)")
     s.add_argument("--token", help="access token, required beyond loopback (default: $FALSIFY_TOKEN)")
 
-    sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry)")
+    s = sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry); while it runs "
+                                  "it answers this root's CLI commands")
+    s.add_argument("--viewer", action="store_true",
+                   help="also serve the browser viewer on a free loopback port (printed on stderr), behind an access "
+                        "token: FALSIFY_TOKEN, else one made for the session and kept in <root>/server.json")
     return p
 
 
@@ -233,14 +237,6 @@ async def _simple(args, name: str, call, printer: str) -> dict:
     return result
 
 
-def _readable(path: str) -> None:
-    """A file argument that cannot be read fails before the root is opened (and cognee imported)."""
-    try:
-        open(path, "rb").close()
-    except OSError as error:
-        raise InputError(f"cannot read {Path(path)}: {error.strerror}") from None
-
-
 def _whole_epoch(value) -> None:
     """An ``--epoch`` that is not a whole number fails before the root is opened (the range is
     checked against the root's epochs once it is)."""
@@ -255,9 +251,40 @@ async def cmd_load(args) -> int:
         if not source.strip():
             raise InputError("load -: nothing on standard input")
     else:
-        _readable(source)
-    await _simple(args, "load", lambda app: app.load(source if args.file == "-" else Path(source)), "print_load")
+        source = _readable(Path(source))
+    _validate_first(args, source)
+    await _simple(args, "load", lambda app: app.load(source), "print_load")
     return EXIT_OK
+
+
+def _readable(path: Path):
+    """A regular file stays a path (the facade reads it and names it in its messages); anything
+    else (a FIFO, a device, process substitution) is read here, once."""
+    try:
+        if path.is_file():
+            return path
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _validate_first(args, source) -> None:
+    """A file that cannot load anywhere (not JSON, a repeated field, a bad entry) is refused
+    before the root is opened, so a rejected load creates nothing. On a root that does not
+    exist yet (embedded: nothing is stored that the file could name) the whole file is
+    validated; elsewhere the store-dependent checks run after opening, writing nothing."""
+    from memory_core.core.investigation import loads_json, parse
+    from memory_core.store import config
+    from memory_core.store.settings import root_exists
+
+    if BORROWED.get() is not None:
+        return
+    data = source.read_bytes() if isinstance(source, Path) else source
+    what = str(source) if isinstance(source, Path) else "investigation"
+    if config.current().backend == "ladybug" and not root_exists(args.root):
+        parse(data, known={}, what=what)
+    else:
+        loads_json(data, what)
 
 
 async def cmd_status(args) -> int:
@@ -268,13 +295,13 @@ async def cmd_status(args) -> int:
     return EXIT_OK
 
 
-def _trust_arg(value):
+def _number_arg(value, flag: str):
     if value is None:
         return None
     try:
         return float(value)
     except ValueError:
-        raise InputError(f"--trust: must be a number from 0 to 1, got {value!r}") from None
+        raise InputError(f"{flag}: must be a number from 0 to 1, got {value!r}", field=flag[2:]) from None
 
 
 async def cmd_revise(args) -> int:
@@ -282,11 +309,10 @@ async def cmd_revise(args) -> int:
         raise InputError("give either a FACT or --file, not both")
     if not args.file and args.fact is None:
         raise InputError("revise needs a FACT (or --file FACTS.jsonl)")
+    per_line = [f for f in FACT_FIELDS if f != "fact"]
     if args.file:
-        if any(getattr(args, f) for f in ("triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                           "valid_from", "valid_to")):
-            raise InputError("with --file, put triple/target/key/source/asserted_at/trust/policy/valid_from/valid_to "
-                             "on each line")
+        if any(getattr(args, f) for f in per_line):
+            raise InputError(f"with --file, put {'/'.join(per_line)} on each line")
         try:
             data = open(args.file, "rb").read()
         except OSError as error:
@@ -294,8 +320,10 @@ async def cmd_revise(args) -> int:
         requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
     else:
         request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
-                                   trust=_trust_arg(args.trust), policy=args.policy,
-                                   valid_from=args.valid_from, valid_to=args.valid_to)
+                                   trust=_number_arg(args.trust, "--trust"), policy=args.policy,
+                                   valid_from=args.valid_from, valid_to=args.valid_to, record=args.record,
+                                   supports=args.supports, refutes=args.refutes,
+                                   weight=_number_arg(args.weight, "--weight"))
 
     def show(result):
         if args.json:
@@ -307,6 +335,11 @@ async def cmd_revise(args) -> int:
             prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
             report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
 
+    batch = requests if args.file else [request]
+    if _nothing_stored(args):
+        for result in _nothing_to_revise(batch, args.dry_run):
+            show(result)
+        return EXIT_OK
     app = await _open(args, "revise")
     try:
         if args.file:
@@ -318,6 +351,33 @@ async def cmd_revise(args) -> int:
     return EXIT_OK
 
 
+def _nothing_stored(args) -> bool:
+    """A root that does not exist yet, on the embedded backend (on PostgreSQL a new local root
+    reads a shared database): nothing to revise, and nothing is created to say so."""
+    from memory_core.store import config
+    from memory_core.store.settings import root_exists
+
+    return BORROWED.get() is None and config.current().backend == "ladybug" and not root_exists(args.root)
+
+
+def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
+    """What revising on a root with nothing loaded answers (a pinned target is unknown there:
+    InputError), without creating the root."""
+    for request in requests:
+        if request.target is not None:
+            where = f"line {request.line}: " if request.line is not None else ""
+            raise InputError(f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
+                             "this data root, and nothing was created)")
+    results = []
+    for request in requests:
+        result = dict(revise_op.empty_result(request.fact, None), dry_run=dry_run,
+                      llm={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        if not dry_run:
+            result["note"] = revise_op.NOTHING_LOADED
+        results.append(result)
+    return results
+
+
 async def cmd_explain(args) -> int:
     await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
     return EXIT_OK
@@ -326,8 +386,8 @@ async def cmd_explain(args) -> int:
 async def cmd_recall(args) -> int:
     _whole_epoch(args.epoch)
     validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of),
-                  "print_recall")
+    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
+                                                         inquiry=args.inquiry, path=args.path), "print_recall")
     return EXIT_OK
 
 
@@ -350,7 +410,12 @@ def _in_cli_words(command):
     """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
     async def run_in_cli_words(args) -> int:
         VOCABULARY.set("cli")
-        return await command(args)
+        with writer.collecting() as warnings:
+            try:
+                return await command(args)
+            finally:
+                for warning in warnings.new():  # committed; what followed the commit point failed
+                    print(f"warning: {warning}", file=sys.stderr)
 
     return run_in_cli_words
 

@@ -180,9 +180,13 @@ def forward(argv=None) -> Optional[int]:
     except (OSError, ValueError):
         conn.close()
         return None  # nothing listens there (a stale file): nothing was sent, so run it here
+    refused = refuse_special_files(argv, scanned[1], cwd)
+    if refused is not None:
+        conn.close()
+        return refused
     stdin = stdin_bytes = None
     if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
-        stdin_bytes = sys.stdin.buffer.read()  # the bytes, exactly
+        stdin_bytes = read_stdin()
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
     salt = os.urandom(16).hex()
     body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": settings.home,
@@ -235,6 +239,51 @@ def forward(argv=None) -> Optional[int]:
     sys.stdout.flush()
     sys.stderr.write(answer["stderr"])
     return int(answer["exit"])
+
+
+# what `load -` reads at most: the cold path's limit (memory_core.core.investigation.MAX_FILE) and
+# one byte more, so a larger input is refused by the server as the cold path refuses it
+LOAD_LIMIT = 50 * 1024 * 1024
+
+
+def read_stdin() -> bytes:
+    """Standard input's bytes for `load -` (exactly, up to LOAD_LIMIT + 1)."""
+    return sys.stdin.buffer.read(LOAD_LIMIT + 1)
+
+
+def file_arguments(argv: list[str], command: str) -> list[str]:
+    """The file names a command line hands the server to read (``load FILE``, ``revise --file FILE``)."""
+    rest = argv[argv.index(command) + 1:]
+    found = []
+    for i, arg in enumerate(rest):
+        if arg == "--file" and i + 1 < len(rest):
+            found.append(rest[i + 1])
+        elif arg.startswith("--file="):
+            found.append(arg.split("=", 1)[1])
+    if command == "load":
+        found += [a for a in rest if not a.startswith("-")][:1]
+    return found
+
+
+def refuse_special_files(argv: list[str], command: str, cwd: Path) -> Optional[int]:
+    """Exit 2 (one line) when a file the command names is not a regular file (a FIFO, a device,
+    a folder): the server would read it on its one event loop, and a FIFO nobody writes to
+    stalls every other client behind it. ``load - < FILE`` reads any stream here instead."""
+    import stat
+
+    for name in file_arguments(argv, command):
+        path = cwd / Path(name).expanduser()
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue  # missing or unreadable: the command says so, as the cold path does
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
+            print(f"error: {name} is {kind}, not a regular file; the FALSIFY server on this root reads only regular "
+                  f"files (to pass a stream, pipe it: `{command} - < {name}`" +
+                  (")" if command == "load" else "; or save it to a file first)"), file=sys.stderr)
+            return 2
+    return None
 
 
 def _exchange(conn: http.client.HTTPConnection, body: bytes, headers: dict):

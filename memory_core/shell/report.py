@@ -10,6 +10,12 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def interval(valid_from, valid_to) -> str:
+    """A valid-time interval as text: half-open, ``[2010-01-01, 2018-03-01)``; an open
+    end is ``…``."""
+    return f"[{valid_from or '…'}, {valid_to or '…'})"
+
+
 def print_load(r: dict) -> None:
     if r.get("epoch"):
         print(f"loaded investigation {r['question']} (epoch {r['epoch']}): "
@@ -30,11 +36,16 @@ def print_status(r: dict) -> None:
     if not r["nodes"]:
         print("no investigations in this data root (load one: python main.py load FILE)")
         return
-    print(f"{'KEY':<14} {'TYPE':<11} {'STATE':<12} {'WEIGHT':>6} {'EPOCH':>5} {'CONF':>5}  TEXT")
+    timed = any(n.get("valid_from") or n.get("valid_to") for n in r["nodes"])
+    valid = f" {'VALID':<26}" if timed else ""
+    print(f"{'KEY':<14} {'TYPE':<11} {'STATE':<12} {'WEIGHT':>6} {'EPOCH':>5} {'CONF':>5}{valid}  TEXT")
     for n in r["nodes"]:
         conf = "" if n.get("confidence") is None else f"{n['confidence']:.2f}"
+        span = ""
+        if timed:
+            span = f" {interval(n.get('valid_from'), n.get('valid_to')) if n.get('valid_from') or n.get('valid_to') else '':<26}"
         print(f"{_short(n['key'], 14):<14} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
-              f"{n['epoch']:>5} {conf:>5}  {_short(n['text'], 70)}")
+              f"{n['epoch']:>5} {conf:>5}{span}  {_short(n['text'], 70)}")
     if r["edges"]:
         print("\nEDGES")
         for e in r["edges"]:
@@ -63,12 +74,26 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
         print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
         for key in r["to_decide"]:
             print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}")
-    if r.get("dry_run") or r.get("already_applied") or not r.get("epoch"):
+        print("  if it contradicts none of them, record it (add --supports H or --refutes H for the hypothesis it "
+              "bears on):")
+        print(f"    {again} revise {shlex.quote(r['fact'])} --record")
+    if r.get("edges_added"):
+        print(f"  edges added: {', '.join(r['edges_added'])}")
+    preview = r.get("preview") if r.get("dry_run") else None
+    if r.get("already_applied") or (not r.get("epoch") and not preview):
         return
-    if r.get("new_evidence"):
+    if preview:  # a dry run: the whole plan, marked as such
+        print(f"  PREVIEW (dry run, nothing written): the revision would record {preview['new_evidence']} as epoch "
+              f"{preview['epoch']} (judge: {r['judge']}) and apply:")
+    elif r.get("new_evidence"):
         print(f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
     else:
         print(f"  {r['judge']} (epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    if r.get("intervals"):
+        print("  valid time: " + "; ".join(
+            f"{k} {interval(v.get('valid_from'), v.get('valid_to'))}"
+            + (f" (was until {v['was']})" if v.get("was") else (" (was open)" if "was" in v else ""))
+            for k, v in r["intervals"].items()))
     for d in r.get("decisions", []):
         print(f"  {d['reason']}")
     for label, key in (("refuted", "refuted"), ("invalidated", "invalidated"), ("superseded", "superseded"),
@@ -77,13 +102,19 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
                        ("promotion undone", "demoted"), ("forgotten (graph + vector)", "forgotten")):
         if r.get(key):
             print(f"  {label}: {', '.join(r[key])}")
+    if preview and not any(r.get(k) for k in ("refuted", "invalidated", "superseded", "weakened", "promoted",
+                                               "disputed", "reinstated", "restored", "demoted", "forgotten")):
+        print("  (no other node would change)")
 
 
 def print_explain(r: dict) -> None:
     if not r["known"]:
         print(f"{r['key']}: no record in the revision log (never loaded or changed in this data root)")
         return
-    state = f" (now {r['state']})" if r.get("state") else ""
+    now = r.get("state")
+    if now == "removed":
+        now = f"removed by undo of epoch {r['removed_by_undo']}" if r.get("removed_by_undo") else "removed by an undo"
+    state = f" (now {now})" if now else ""
     print(f"why {r['key']}{state}:")
     for e in r["events"]:
         undone = " [undone]" if e.get("undone") else ""
@@ -92,6 +123,18 @@ def print_explain(r: dict) -> None:
     if r.get("why_alive"):
         print("alive because:")
         _print_why(r["why_alive"], "  ")
+    support = r.get("support")
+    if support:
+        def names(items):
+            return ", ".join(f"{i['key']} ({i['state']}, weight {i['weight']:g})" for i in items) or "none"
+        print(f"support score {support['score']:g} (alive supporters' weights minus alive refuters'; "
+              f"hypothesis weight {support['weight']:g}):")
+        print(f"  remaining supporters: {names(support['remaining'])}")
+        if support.get("disputed"):
+            print(f"  disputed supporters (count for nothing until decided): {names(support['disputed'])}")
+        print(f"  lost supporters: {names(support['lost'])}")
+        if support.get("refuters"):
+            print(f"  refuted by: {names(support['refuters'])}")
 
 
 def _print_why(node: dict, indent: str) -> None:
@@ -113,16 +156,29 @@ def _print_why(node: dict, indent: str) -> None:
 def print_recall(r: dict) -> None:
     if r.get("epoch") is not None:  # recall --epoch N
         print(f"as it stood after epoch {r['epoch']}")
-    print(f"question: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else ""))
+    label = "path" if r.get("path") else "question"
+    scope = f" (inquiry {r['inquiry']})" if r.get("inquiry") else ""
+    print(f"{label}: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else "") + scope)
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")
     print(f"  FALSIFY recall : {f['answer']} {mark_f}".rstrip())
     print(f"    nodes: {', '.join(f['nodes']) or '-'}; sources: {'; '.join(f['sources']) or '-'}")
+    for hop in (r.get("path") or {}).get("hops", []):
+        values = ", ".join(f"{v['object']} ({v['key']})" for v in hop["values"]) or "none alive"
+        dead = "; not used: " + ", ".join(f"{v['key']} ({v['state']})" for v in hop["not_used"]) if hop.get("not_used") else ""
+        print(f"    {' / '.join(hop['subjects'])} -{hop['predicate']}-> {values}{dead}")
+    for u in f.get("unsupported", []):
+        print(f"    unsupported: {u['key']} ({u['text']}): no alive evidence supports it")
+    if f.get("untimed"):
+        print(f"    no valid time recorded (taken as holding on {r.get('as_of')}): {', '.join(f['untimed'])}")
     for d in f.get("disputes", []):
         rests = f"; resting on it: {', '.join(d['rests_on_it'])}" if d.get("rests_on_it") else ""
         print(f"    disputed: {d['keys'][0]} vs {d['keys'][1]} (both kept, neither used{rests}; "
               f"resolve LOSER --winner WINNER ends it)")
+    if r.get("stored_questions") is not None:
+        stored = "; ".join(f"{q['key']}: {q['question']}" for q in r["stored_questions"]) or "none"
+        print(f"    stored questions: {stored}")
     print(f"  Plain-RAG      : {b['answer']} {mark_b}".rstrip())
     print(f"    nodes: {', '.join(b['nodes']) or '-'}; sources: {'; '.join(b['sources']) or '-'}")
     print(f"  verdict: {r['verdict']}")

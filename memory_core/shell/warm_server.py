@@ -88,6 +88,20 @@ def settings_differ(theirs) -> list[str]:
     return sorted(k for k in set(ours) | set(digests) if ours.get(k) != digests.get(k))
 
 
+def _not_regular(name: str) -> Optional[str]:
+    """The error line for a file argument that is not a regular file (a FIFO would stall the
+    server's one event loop, and every client behind it); None for a regular or missing one."""
+    import stat
+
+    try:
+        mode = Path(name).stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return f"error: {name} is not a regular file; the FALSIFY server reads only regular files (pipe a stream: load - < FILE)\n"
+
+
 async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
     argv, cwd = request.get("argv"), Path(str(request.get("cwd") or "/"))
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
@@ -117,6 +131,9 @@ async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":
             setattr(args, name, str((cwd / Path(value).expanduser()).resolve()))
+            refused = _not_regular(getattr(args, name))
+            if refused:
+                return {"stdout": "", "stderr": refused, "exit": 2}
     args.root = None
 
     async def job(app):

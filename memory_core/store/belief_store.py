@@ -137,12 +137,23 @@ class BeliefStore:
         ``repair_torn_checkpoint``: only under the root's writer lock (see
         :meth:`Backend.repair_at_open`). What was repaired is in ``.repaired``.
         ``home``: Ladybug creates ``$HOME/.lbdb/extension`` when its database opens;
-        HOME points there for that moment only, then is restored."""
+        HOME points there for that moment only, then is restored. The engines are built in
+        a worker thread (:func:`memory_core.store.engines.start`): opening never blocks the
+        caller's event loop."""
+        import asyncio
+
         from cognee.infrastructure.databases.graph import get_graph_engine
         from cognee.infrastructure.databases.vector import get_vector_engine_async
 
+        from memory_core.store import engines
+
         backend = backend or backends.choose()
         repaired = backend.repair_at_open(repair_torn_checkpoint)
+        try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
+            await asyncio.to_thread(engines.start, home)
+        except RuntimeError as error:
+            damaged(error)
+            raise
         with ladybug_home(home):
             try:
                 graph = await get_graph_engine()
@@ -433,8 +444,12 @@ class BeliefStore:
         each distinct text embedded once. They are kept until the next write, which
         reuses them for the nodes it adds with the same text instead of embedding
         them again (a batch's facts are embedded for detection, then written)."""
+        from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+        from memory_core.store.embedder import embed_text
+
         distinct = list(dict.fromkeys(texts))
-        got = await embedder.embedding_engine().embed_text(distinct) if distinct else []
+        got = await embed_text(get_embedding_engine(), distinct) if distinct else []
         vectors = {t: list(v) for t, v in zip(distinct, got)}
         reusable = self.__dict__.setdefault("_reusable_vectors", {})
         if len(reusable) > REUSABLE_VECTORS_MAX:
@@ -445,8 +460,8 @@ class BeliefStore:
     async def search(self, name: str, text: str, limit: int) -> list:
         if not await self.vector.has_collection(name):
             return []
-        embedder.lean(getattr(embedder._real_adapter(self.vector), "embedding_engine", None))  # embeds the query
-        return await self.vector.search(name, query_text=text, limit=limit, include_payload=True)
+        [vector] = await self.embed([text])  # the model off the event loop (embed)
+        return await self.vector.search(name, query_vector=vector, limit=limit, include_payload=True)
 
     async def vector_ids(self, name: str) -> set[str]:
         return await self.backend.vector_ids(name)

@@ -14,7 +14,9 @@ The meaning of each setting is documented in docs/configuration.md.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, TypeVar
 
@@ -46,6 +48,7 @@ class Settings:
     # judging
     gate1_k: int = 8                            # FALSIFY_GATE1_K >= 1
     gate1_threshold: Optional[float] = None     # FALSIFY_GATE1_THRESHOLD in (0, 2]
+    recall_floor: Optional[float] = None        # FALSIFY_RECALL_FLOOR in (0, 2] (None: the measured default)
     llm_concurrency: int = 4                    # FALSIFY_LLM_CONCURRENCY >= 1
     llm_per_candidate: bool = False             # FALSIFY_LLM_PER_CANDIDATE
     llm_budget_usd: Optional[float] = None      # FALSIFY_LLM_BUDGET_USD >= 0
@@ -82,18 +85,45 @@ def _text(env: Mapping[str, str], name: str) -> Optional[str]:
     return value or None
 
 
+def _shown(raw: str) -> str:
+    """A setting's value as an error line shows it: short (a 5,000-digit value is not echoed)."""
+    return repr(raw) if len(raw) <= 40 else repr(raw[:37] + "...")
+
+
 def _number(env: Mapping[str, str], name: str, kind: Callable[[str], T], default: T,
             accepts: Callable[[T], bool], says: str) -> T:
+    """A number within its bounds: finite (no inf, nan), not longer than 30 characters (a
+    whole number of 5,000 digits is no setting), and accepted by ``accepts``."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
     try:
+        if len(raw) > 30:
+            raise ValueError(raw)
         value = kind(raw)
-    except ValueError:
-        raise SettingsError(f"{name}={raw!r}: expected {says}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(raw)
+    except (ValueError, OverflowError):
+        raise SettingsError(f"{name}={_shown(raw)}: expected {says}") from None
     if not accepts(value):
-        raise SettingsError(f"{name}={raw!r}: expected {says}")
+        raise SettingsError(f"{name}={_shown(raw)}: expected {says}")
     return value
+
+
+# upper bounds: beyond them a value is a mistake (an overflow in a store, a wait of centuries)
+DAY_S = 86_400.0
+MAX_GATE1_K = 10_000
+MAX_CONCURRENCY = 256
+MAX_COMMITS = 1_000_000_000
+FAULT_AT = re.compile(r"[a-z][a-z_]{0,39}(?::[1-9][0-9]{0,5})?")
+
+
+def _fault_at(env: Mapping[str, str]) -> Optional[str]:
+    raw = _text(env, "FALSIFY_FAULT_AT")
+    if raw is not None and not FAULT_AT.fullmatch(raw):
+        raise SettingsError(f"FALSIFY_FAULT_AT={_shown(raw)}: expected step or step:n (a write step's name, "
+                            "n a whole number 1 to 999999)")
+    return raw
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -104,7 +134,7 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
         return True
     if raw in _FALSE:
         return False
-    raise SettingsError(f"{name}={raw!r}: expected 1 or 0 (true/false, yes/no, on/off)")
+    raise SettingsError(f"{name}={_shown(raw)}: expected 1 or 0 (true/false, yes/no, on/off)")
 
 
 def read(env: Optional[Mapping[str, str]] = None) -> Settings:
@@ -112,7 +142,7 @@ def read(env: Optional[Mapping[str, str]] = None) -> Settings:
     env = os.environ if env is None else env
     raw_backend = env.get("FALSIFY_BACKEND", "").strip().lower()
     if raw_backend not in _BACKEND_NAMES:
-        raise SettingsError(f"FALSIFY_BACKEND={raw_backend!r}: expected 'ladybug' (embedded, the default) "
+        raise SettingsError(f"FALSIFY_BACKEND={_shown(raw_backend)}: expected 'ladybug' (embedded, the default) "
                             "or 'postgres'")
     whole = "a whole number"
     return Settings(
@@ -120,31 +150,37 @@ def read(env: Optional[Mapping[str, str]] = None) -> Settings:
         backend=_BACKEND_NAMES[raw_backend],
         database_url=_text(env, "FALSIFY_DATABASE_URL"),
         embedder=(_text(env, "FALSIFY_EMBEDDER") or "").lower() or None,
-        lock_timeout=_number(env, "FALSIFY_LOCK_TIMEOUT", float, 30.0, lambda v: v >= 0, "seconds, 0 or more"),
-        fault_at=_text(env, "FALSIFY_FAULT_AT"),
-        gate1_k=_number(env, "FALSIFY_GATE1_K", int, 8, lambda v: v >= 1, f"{whole}, 1 or more"),
+        lock_timeout=_number(env, "FALSIFY_LOCK_TIMEOUT", float, 30.0, lambda v: 0 <= v <= DAY_S,
+                             f"seconds, 0 to {DAY_S:g}"),
+        fault_at=_fault_at(env),
+        gate1_k=_number(env, "FALSIFY_GATE1_K", int, 8, lambda v: 1 <= v <= MAX_GATE1_K, f"{whole}, 1 to {MAX_GATE1_K}"),
         gate1_threshold=_number(env, "FALSIFY_GATE1_THRESHOLD", float, None, lambda v: 0.0 < v <= 2.0,
                                 "a cosine distance in (0, 2]"),
-        llm_concurrency=_number(env, "FALSIFY_LLM_CONCURRENCY", int, 4, lambda v: v >= 1, f"{whole}, 1 or more"),
+        recall_floor=_number(env, "FALSIFY_RECALL_FLOOR", float, None, lambda v: 0.0 < v <= 2.0,
+                             "a cosine distance in (0, 2]"),
+        llm_concurrency=_number(env, "FALSIFY_LLM_CONCURRENCY", int, 4, lambda v: 1 <= v <= MAX_CONCURRENCY,
+                                f"{whole}, 1 to {MAX_CONCURRENCY}"),
         llm_per_candidate=_flag(env, "FALSIFY_LLM_PER_CANDIDATE", False),
-        llm_budget_usd=_number(env, "FALSIFY_LLM_BUDGET_USD", float, None, lambda v: v >= 0,
-                               "a number of US dollars, 0 or more"),
-        judge_timeout=_number(env, "FALSIFY_JUDGE_TIMEOUT", float, 60.0, lambda v: v > 0, "seconds, more than 0"),
+        llm_budget_usd=_number(env, "FALSIFY_LLM_BUDGET_USD", float, None, lambda v: 0 <= v <= 1e9,
+                               "a number of US dollars, 0 to 1e9"),
+        judge_timeout=_number(env, "FALSIFY_JUDGE_TIMEOUT", float, 60.0, lambda v: 0 < v <= DAY_S,
+                              f"seconds, more than 0 and at most {DAY_S:g}"),
         verdict_cache=_flag(env, "FALSIFY_VERDICT_CACHE", True),
         llm_key=bool(env.get("LLM_API_KEY", "").strip()),
         llm_model=env.get("LLM_MODEL", "").strip(),
-        graph_reopen_every=_number(env, "FALSIFY_GRAPH_REOPEN_EVERY", int, 100, lambda v: v >= 0,
-                                   f"{whole} of commits, 0 or more"),
-        graph_compact_ratio=_number(env, "FALSIFY_GRAPH_COMPACT_RATIO", float, 2.0, lambda v: v >= 0,
-                                    "a ratio, 0 (never compact) or more"),
-        vector_prune_every=_number(env, "FALSIFY_VECTOR_PRUNE_EVERY", int, 50, lambda v: v >= 0,
-                                   f"{whole} of commits, 0 or more"),
-        vector_prune_age_s=_number(env, "FALSIFY_VECTOR_PRUNE_AGE_S", float, 30.0, lambda v: v >= 0,
-                                   "seconds, 0 or more"),
+        graph_reopen_every=_number(env, "FALSIFY_GRAPH_REOPEN_EVERY", int, 100, lambda v: 0 <= v <= MAX_COMMITS,
+                                   f"{whole} of commits, 0 to {MAX_COMMITS}"),
+        graph_compact_ratio=_number(env, "FALSIFY_GRAPH_COMPACT_RATIO", float, 2.0, lambda v: 0 <= v <= 1e6,
+                                    "a ratio, 0 (never compact) to 1e6"),
+        vector_prune_every=_number(env, "FALSIFY_VECTOR_PRUNE_EVERY", int, 50, lambda v: 0 <= v <= MAX_COMMITS,
+                                   f"{whole} of commits, 0 to {MAX_COMMITS}"),
+        vector_prune_age_s=_number(env, "FALSIFY_VECTOR_PRUNE_AGE_S", float, 30.0, lambda v: 0 <= v <= 365 * DAY_S,
+                                   f"seconds, 0 to {365 * DAY_S:g}"),
         vector_reconnect=_flag(env, "FALSIFY_VECTOR_RECONNECT", True),
-        run_history_keep=_number(env, "FALSIFY_RUN_HISTORY_KEEP", int, 200, lambda v: v >= 0,
-                                 f"{whole}, 0 or more"),
-        malloc_arena_max=_number(env, "FALSIFY_MALLOC_ARENA_MAX", int, 2, lambda v: v >= 0, f"{whole}, 0 or more"),
+        run_history_keep=_number(env, "FALSIFY_RUN_HISTORY_KEEP", int, 200, lambda v: 0 <= v <= MAX_COMMITS,
+                                 f"{whole}, 0 to {MAX_COMMITS}"),
+        malloc_arena_max=_number(env, "FALSIFY_MALLOC_ARENA_MAX", int, 2, lambda v: 0 <= v <= 1024,
+                                 f"{whole}, 0 to 1024"),
         arrow_pool=_arrow_pool(env),
         token=_text(env, "FALSIFY_TOKEN"),
         token_file=_text(env, "FALSIFY_TOKEN_FILE"),
@@ -160,7 +196,7 @@ def _arrow_pool(env: Mapping[str, str]) -> str:
         return "system"
     pool = env["FALSIFY_ARROW_POOL"].strip().lower()
     if pool not in ("", "system", "jemalloc", "mimalloc"):
-        raise SettingsError(f"FALSIFY_ARROW_POOL={pool!r}: expected system, jemalloc, mimalloc or empty")
+        raise SettingsError(f"FALSIFY_ARROW_POOL={_shown(pool)}: expected system, jemalloc, mimalloc or empty")
     return pool
 
 
@@ -172,6 +208,7 @@ def current() -> Settings:
     global _current
     if _current is None:
         _current = read()
+        _register_secrets()
     return _current
 
 
@@ -179,7 +216,27 @@ def reload() -> Settings:
     """Read the environment again (at the start of a command or an ``open``)."""
     global _current
     _current = read()
+    _register_secrets()
     return _current
+
+
+# secrets never written to a log or printed in an error line: the values of these variables
+# (with a URL's password and the provider-key shapes: one redaction, memory_core.core.redaction)
+SECRET_VARIABLES = ("FALSIFY_TOKEN", "LLM_API_KEY", "EMBEDDING_API_KEY", "FALSIFY_DATABASE_URL", "DB_PASSWORD",
+                    "VECTOR_DB_KEY", "GRAPH_DATABASE_PASSWORD", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                    "GEMINI_API_KEY", "AZURE_API_KEY", "HUGGINGFACE_API_KEY", "PGPASSWORD")
+
+
+def register_secrets(env: Optional[Mapping[str, str]] = None) -> None:
+    """Hand the secret values of ``env`` (default: the process environment) to the one redaction."""
+    from memory_core.core.redaction import register
+
+    env = os.environ if env is None else env
+    register(env.get(name, "") for name in SECRET_VARIABLES)
+
+
+def _register_secrets() -> None:
+    register_secrets()
 
 
 def replace(**changes) -> Settings:

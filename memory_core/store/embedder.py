@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Optional
 
 from memory_core.store import config
 from memory_core.store.environment import hosted_embeddings_configured
@@ -114,6 +115,12 @@ def prepare(models_dir: Path, verify: bool = False) -> Path:
     return fast
 
 
+def environment(paths) -> dict[str, str]:
+    """cognee's embedding settings for the offline model of the data root ``paths``."""
+    return {"EMBEDDING_PROVIDER": "fastembed", "EMBEDDING_MODEL": MODEL, "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+            "HF_HUB_OFFLINE": "1", "FASTEMBED_CACHE_PATH": str(paths.models), "HF_HUB_CACHE": str(paths.models)}
+
+
 def apply_environment(paths) -> None:
     """Settings for cognee's embedding engine; called before and after import."""
     if not local_enabled():
@@ -122,12 +129,7 @@ def apply_environment(paths) -> None:
     # inherits them still chooses the offline model (and prepares its files).
     os.environ["FALSIFY_EMBEDDER"] = "local"
     config.replace(embedder="local")  # this process's settings say so too
-    os.environ["EMBEDDING_PROVIDER"] = "fastembed"
-    os.environ["EMBEDDING_MODEL"] = MODEL
-    os.environ["EMBEDDING_DIMENSIONS"] = str(DIMENSIONS)
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["FASTEMBED_CACHE_PATH"] = str(paths.models)
-    os.environ["HF_HUB_CACHE"] = str(paths.models)
+    os.environ.update(environment(paths))
     if not (paths.models / FASTEMBED_DIR / "model.onnx").exists():
         prepare(paths.models)
 
@@ -143,15 +145,49 @@ def fingerprint() -> dict:
     }
 
 
-def check_root(meta_path: Path, mine: dict | None = None) -> dict:
+def recorded_embedder(meta: dict) -> Optional[dict]:
+    """The embedder ``falsify.json`` records, when it is a well-formed record (else None)."""
+    found = meta.get("embedder")
+    if isinstance(found, dict) and isinstance(found.get("provider"), str) and isinstance(found.get("model"), str) \
+            and isinstance(found.get("dimensions"), int) and not isinstance(found.get("dimensions"), bool):
+        return found
+    return None
+
+
+def holds_data(root: Path) -> bool:
+    """Whether a data root already holds beliefs (a revision log, or FALSIFY's vector tables):
+    then a lost embedder record is rebuilt from the stores, never stamped from the settings."""
+    log = root / "revisions.jsonl"
+    try:
+        if log.is_file() and log.stat().st_size > 0:
+            return True
+        tables = root / "cognee_system" / "databases" / "cognee.lancedb"
+        return tables.is_dir() and any(p.name.endswith(".lance") for p in tables.iterdir())
+    except OSError:
+        return True  # cannot tell: never guess
+
+
+def check_root(meta_path: Path, mine: dict | None = None, write: bool = True) -> dict:
     """Record the embedder in a new root; refuse a root built with another one.
-    ``mine``: the embedder in use (default: what FALSIFY's settings select)."""
+    ``mine``: the embedder in use (default: what FALSIFY's settings select). A root that holds
+    data but has lost its record (no ``falsify.json``, or no embedder in it) has it rebuilt
+    from its stores, or is refused (:func:`rebuild_record`; never stamped from the current
+    settings). ``write``: false for an opener without the writer lock (checked only)."""
     mine = mine or fingerprint()
+    rebuild_record(meta_path, mine, write)
+    return mine
+
+
+def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[str]:
+    """:func:`check_root`'s work; returns what it rebuilt, if anything."""
+    from memory_core.core.investigation import loads_json
+    from memory_core.store.journal import write_atomic
+
     meta = {}
     if meta_path.exists():
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:
+            meta = loads_json(meta_path.read_bytes(), "falsify.json")
+        except (ValueError, OSError) as error:
             meta = error
         if not isinstance(meta, dict):
             from memory_core.core.errors import FalsifyError
@@ -160,15 +196,22 @@ def check_root(meta_path: Path, mine: dict | None = None) -> dict:
             raise FalsifyError(
                 f"{meta_path} is damaged (not a JSON object: {' '.join(str(meta).split())[:80]}), so FALSIFY cannot "
                 f"tell which embedder built this root. Move it aside (mv {meta_path} {damaged}) and run "
-                "`check --repair`: the file is made again (the epoch from the revision log, the embedder from "
-                "the current settings, which must be the ones the root was built with)")
-    recorded = meta.get("embedder")
+                "the command `falsify check --repair`: the file is made again from the stores (the epoch from the revision log; the "
+                "embedder is refused unless the stored vectors' dimensions are the current embedder's)")
+    recorded = recorded_embedder(meta)
     if recorded is None:
-        meta["embedder"] = mine
-        tmp = meta_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        os.replace(tmp, meta_path)
-        return mine
+        if holds_data(meta_path.parent):
+            dimensions = lance_dimensions(meta_path.parent)
+            if dimensions is None:
+                return None  # not readable here (another layout): rebuild_meta, once the stores are open
+            _refuse_other_dimensions(meta_path.parent, dimensions, mine)
+            if write:
+                return _write_rebuilt(meta_path, meta, mine, dimensions, _log_epoch(meta_path.parent))
+            return None
+        if write:
+            meta["embedder"] = mine
+            write_atomic(meta_path, json.dumps(meta, indent=2))
+        return None
     if recorded != mine:
         raise EmbedderMismatch(
             f"this data root ({meta_path.parent}) was built with embedder {recorded}, "
@@ -176,7 +219,76 @@ def check_root(meta_path: Path, mine: dict | None = None) -> dict:
             "compared: use the same EMBEDDING_* / LLM_API_KEY settings as when it was built, "
             "set FALSIFY_EMBEDDER=local to force the offline model, or use another --root."
         )
-    return mine
+    return None
+
+
+def lance_dimensions(root: Path) -> Optional[int]:
+    """The dimensions of the vectors in the embedded root's LanceDB tables (FALSIFY's
+    collections), read from their schema without cognee; None when there are none."""
+    from memory_core.core.identity import KINDS, collection
+
+    folder = root / "cognee_system" / "databases" / "cognee.lancedb"
+    names = [collection(kind) for kind in KINDS if (folder / f"{collection(kind)}.lance").is_dir()]
+    if not names:
+        return None
+    import lancedb
+
+    db = lancedb.connect(str(folder))
+    for name in names:
+        schema = db.open_table(name).schema
+        size = getattr(schema.field("vector").type, "list_size", None) if "vector" in schema.names else None
+        if isinstance(size, int) and size > 0:
+            return size
+    return None
+
+
+def _log_epoch(root: Path) -> int:
+    from memory_core.store.journal import FileJournal
+
+    last = FileJournal(root).last_entry()
+    return last["epoch"] if last else 0
+
+
+def _refuse_other_dimensions(root: Path, dimensions: int, mine: dict) -> None:
+    if dimensions != mine.get("dimensions"):
+        raise EmbedderMismatch(
+            f"this data root ({root}) has lost its embedder record (falsify.json), and its stored vectors "
+            f"have {dimensions} dimensions, but the current settings select {mine} ({mine.get('dimensions')} "
+            "dimensions). FALSIFY does not stamp the record from the settings: open the root with the embedder "
+            "it was built with (FALSIFY_EMBEDDER=local for the offline model, 384 dimensions; or the EMBEDDING_* "
+            "/ LLM_API_KEY settings used then), and the record is rebuilt from the stores. Nothing was written.")
+
+
+def _write_rebuilt(meta_path: Path, meta: dict, mine: dict, dimensions: Optional[int], epoch: int) -> str:
+    from memory_core.store.journal import valid_epoch, write_atomic
+
+    epoch = max(epoch, meta["epoch"] if valid_epoch(meta.get("epoch")) else 0)
+    meta = dict(meta, embedder=mine, epoch=epoch)
+    write_atomic(meta_path, json.dumps(meta, indent=2))
+    basis = (f"its stored vectors' {dimensions} dimensions match the current embedder" if dimensions is not None
+             else "it stores no vectors yet")
+    return (f"rebuilt falsify.json from the stores: {basis} ({mine.get('provider')} {mine.get('model')}); "
+            f"epoch {epoch} from the revision log")
+
+
+async def rebuild_meta(store, journal, mine: dict, write: bool = True) -> Optional[str]:
+    """A root that lost its embedder record and whose vectors :func:`check_root` could not read
+    before opening (an attached state directory, another layout): rebuilt from the opened
+    stores when their vectors' dimensions are the current embedder's (the epoch from the
+    revision log), else refused (EmbedderMismatch), before anything is written. Returns what
+    was done, or None when the record is there (or ``write`` is false: checked only)."""
+    from memory_core.core.identity import KINDS, collection
+
+    meta = journal.meta()
+    if recorded_embedder(meta) is not None:
+        return None
+    dimensions = await store.backend.vector_dimensions([collection(kind) for kind in KINDS])
+    if dimensions is not None:
+        _refuse_other_dimensions(journal.root, dimensions, mine)
+    if not write:
+        return None
+    last = journal.last_entry()
+    return _write_rebuilt(journal.meta_path, meta, mine, dimensions, last["epoch"] if last else 0)
 
 
 def main() -> int:
@@ -258,7 +370,7 @@ class _ReusingEngine:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         fresh = {}
         if missing:
-            fresh = dict(zip(missing, await self._inner.embed_text(missing)))
+            fresh = dict(zip(missing, await embed_text(self._inner, missing)))
             if self._learn:
                 self._vectors.update(fresh)
         self.embedded += len(missing)
@@ -276,11 +388,11 @@ def reuse_vectors(vector_adapter, vectors: dict, learn: bool = False):
     checks it) returns ``vectors[text]`` for a text it is asked to embed; ``learn``: a
     text embedded meanwhile is added to ``vectors`` (each distinct text embedded once).
     Yields the stand-in (``reused``, ``embedded``: texts served from ``vectors`` or by
-    the model), or None when there is nothing to reuse."""
+    the model), or None when there is nothing to reuse. A model computed in this process
+    runs in a worker thread (:func:`embed_text`), so a write never blocks the event loop."""
     adapter = _real_adapter(vector_adapter)
     inner = getattr(adapter, "embedding_engine", None)
-    lean(inner)
-    if (not vectors and not learn) or inner is None:
+    if inner is None or ((not vectors and not learn) and not computes_locally(inner)):
         yield None
         return
     stand_in = _ReusingEngine(inner, vectors, learn)
@@ -297,3 +409,38 @@ def _real_adapter(vector):
     if hasattr(type(vector), "_engine"):
         vector = vector._engine()
     return getattr(vector, "__wrapped__", vector)
+
+
+# ---- the local model off the event loop (a cognee internal: FastembedEmbeddingEngine runs its model
+# synchronously inside ``embed_text``; EmbeddingGateway forwards attributes to the engine it wraps)
+def computes_locally(engine) -> bool:
+    """Whether ``engine`` (cognee's embedding engine, or the gateway around it) computes its
+    vectors in this process: cognee's fastembed engine runs the model inside ``embed_text``,
+    blocking the event loop it is awaited on for as long as the model runs."""
+    return callable(getattr(getattr(engine, "embedding_model", None), "embed", None))
+
+
+def _engine_of(engine):
+    """The engine itself, behind cognee's EmbeddingGateway (its ``_engine``)."""
+    return getattr(engine, "_engine", None) or engine
+
+
+async def embed_text(engine, texts: list[str]):
+    """``engine.embed_text(texts)``; an engine that computes in this process runs in a worker
+    thread, on a loop of its own (its coroutine holds no state of the caller's loop), so the
+    caller's event loop keeps running while the model works."""
+    if not computes_locally(engine):
+        return await engine.embed_text(texts)
+    import asyncio
+
+    inner = _engine_of(engine)
+    lean(inner)  # the arena given back after each batch
+    return await asyncio.to_thread(lambda: asyncio.run(inner.embed_text(list(texts))))
+
+
+def warm_model(engine) -> None:
+    """Run a local model once (its first run allocates and optimises: ~0.1-0.5 s), from a
+    worker thread at open, so the first revision does not pay it. No-op for remote models."""
+    if computes_locally(engine):
+        lean(_engine_of(engine))
+        list(_engine_of(engine).embedding_model.embed(["warm up"]))

@@ -23,45 +23,55 @@ def hosted_embeddings_configured() -> bool:
     return llm_key_configured()
 
 
-# secrets never written to a log or printed in an error line: a URL's password, a
-# ``--token`` argument, and the values of these variables
-SECRET_VARIABLES = ("FALSIFY_TOKEN", "LLM_API_KEY", "EMBEDDING_API_KEY", "FALSIFY_DATABASE_URL", "DB_PASSWORD",
-                    "VECTOR_DB_KEY", "GRAPH_DATABASE_PASSWORD")
-_MASK = "***"
+SECRET_VARIABLES = config.SECRET_VARIABLES  # their values are masked wherever they appear
+register_secrets = config.register_secrets
 
 
 def redact(text: str, argv: "list[str] | None" = None) -> str:
-    """``text`` with every secret it may carry masked: the password of any
-    ``scheme://user:password@host`` URL, the value after ``--token`` / ``--token=`` (and
-    ``--secret``), the secret values of :data:`SECRET_VARIABLES`, and the bearer secrets
-    of ``Authorization`` headers."""
-    import re
+    """``text`` with every secret it may carry masked (:func:`memory_core.core.redaction.redact`,
+    with this process's secret variables registered)."""
+    from memory_core.core.redaction import redact as mask
 
-    text = re.sub(r"(?i)\b([a-z][a-z0-9+.\-]*://[^:/?#@\s]*):[^@/\s]*@", rf"\1:{_MASK}@", text)
-    text = re.sub(r"(--(?:token|secret|password)(?:=|\s+))(?:'[^']*'|\"[^\"]*\"|\S+)", rf"\1{_MASK}", text)
-    text = re.sub(r"(?i)(\b(?:bearer|token=)\s*)[A-Za-z0-9._~+/=\-]{8,}", rf"\1{_MASK}", text)
-    for name in SECRET_VARIABLES:
-        value = os.environ.get(name, "")
-        if len(value) >= 4:
-            text = text.replace(value, _MASK)
-            if "://" in value and "@" in value:  # the URL's password on its own, too
-                secret = value.split("://", 1)[1].rsplit("@", 1)[0].partition(":")[2]
-                if len(secret) >= 4:
-                    text = text.replace(secret, _MASK)
-    return text
+    register_secrets()
+    return mask(text)
 
 
 def redact_argv(argv: "list[str]") -> "list[str]":
     """A command line with its secrets masked (see :func:`redact`): ``--token T`` -> ``--token ***``."""
-    out, hide = [], False
-    for arg in argv:
-        if hide:
-            out.append(_MASK)
-            hide = False
-            continue
-        if arg in ("--token", "--secret", "--password"):
-            hide = True
-            out.append(arg)
-            continue
-        out.append(redact(arg))
-    return out
+    from memory_core.core.redaction import redact_argv as mask_argv
+
+    register_secrets()
+    return mask_argv(argv)
+
+
+_log_redaction = False
+
+
+def redact_logs() -> None:
+    """Every log record of this process (FALSIFY's, cognee's, litellm's...) passes the one
+    redaction when it is made: its message and its traceback text are masked before any
+    handler writes them (a log file, stderr). Installed once, by a process FALSIFY configures."""
+    global _log_redaction
+    import logging
+
+    if _log_redaction:
+        return
+    _log_redaction = True
+    make = logging.getLogRecordFactory()
+
+    def masked_record(*args, **kwargs):
+        record = make(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001  (a malformed record stays as it is: logging reports it)
+            return record
+        cleaned = redact(message)
+        if cleaned != message or record.args:
+            record.msg, record.args = cleaned, None
+        if record.exc_info and record.exc_info[0] is not None:
+            import traceback
+
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        return record
+
+    logging.setLogRecordFactory(masked_record)

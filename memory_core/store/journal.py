@@ -25,6 +25,110 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 PENDING = "pending.json"
+# the largest epoch FALSIFY writes: every JSON reader holds it exactly. A stored epoch above it
+# was not written by FALSIFY (no log could hold that many changes): damage, named by check
+MAX_EPOCH = 2**53 - 1
+BATCHES = ("add_nodes", "del_nodes", "add_edges", "del_edges", "updates")
+
+
+def valid_epoch(value) -> bool:
+    """A whole number 0..MAX_EPOCH (``True`` is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_EPOCH
+
+
+def described(value) -> str:
+    """A stored value as a message names it: short, and never a 10**30-digit string."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EPOCH:
+        return f"a {len(str(abs(value)))}-digit number"
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def intent_problem(intent) -> Optional[str]:
+    """Why ``intent`` is not one :meth:`Journal.begin` wrote (None when it is one): a rollback
+    acts only on an intent whose every part has the shape FALSIFY writes."""
+    if not isinstance(intent, dict):
+        return f"it is {type(intent).__name__}, not an object"
+    if isinstance(intent.get("not_written_by_falsify"), str):  # FileJournal.pending: valid JSON, read strictly
+        return intent["not_written_by_falsify"]
+    if not valid_epoch(intent.get("epoch")) or intent["epoch"] < 1:
+        return f"its epoch is {described(intent.get('epoch'))}, not a whole number 1..{MAX_EPOCH}"
+    for name in BATCHES:
+        batch = intent.get(name, [])
+        if not isinstance(batch, list):
+            return f"its {name} is {described(batch)}, not a list"
+        for item in batch:
+            wrong = _item_problem(name, item)
+            if wrong:
+                return f"an entry of its {name} {wrong}"
+    return None
+
+
+def _edge_problem(edge) -> Optional[str]:
+    if not (isinstance(edge, list) and 3 <= len(edge) <= 4 and all(isinstance(x, str) for x in edge[:3])
+            and (len(edge) == 3 or isinstance(edge[3], dict))):
+        return f"has edge {described(edge)}, not [from, to, type, properties]"
+    return None
+
+
+def _item_problem(name: str, item) -> Optional[str]:
+    if name in ("add_edges", "del_edges"):
+        return _edge_problem(item)
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("key"), str):
+        return "is not an object with a string id and key"
+    if name == "updates":
+        for side in ("before", "after"):
+            image = item.get(side)
+            if not isinstance(image, dict) or not isinstance(image.get("state"), str) \
+                    or not valid_epoch(image.get("epoch")) or isinstance(image.get("weight"), bool) \
+                    or not isinstance(image.get("weight"), (int, float)):
+                return f"has a {side} image {described(image)} without a state, an epoch and a weight"
+        return None
+    if not isinstance(item.get("kind"), str) or not isinstance(item.get("props"), dict) \
+            or not isinstance(item.get("state"), str) or not valid_epoch(item.get("epoch")) \
+            or isinstance(item.get("weight"), bool) or not isinstance(item.get("weight"), (int, float)) \
+            or not isinstance(item.get("edges", []), list):
+        return f"({described(item.get('key'))}) lacks a kind, properties, a state, an epoch or a weight"
+    for edge in item.get("edges", []):
+        wrong = _edge_problem(edge)
+        if wrong:
+            return wrong
+    return None
+
+
+def entry_problem(entry) -> Optional[str]:
+    """Why a parsed log line is not a log entry FALSIFY wrote (None when it is one)."""
+    if not isinstance(entry, dict):
+        return f"it is {type(entry).__name__}, not an object"
+    if not valid_epoch(entry.get("epoch")) or entry["epoch"] < 1:
+        return f"its epoch is {described(entry.get('epoch'))}, not a whole number 1..{MAX_EPOCH}"
+    return None
+
+
+def meta_problems(meta: dict) -> list[str]:
+    """What is wrong with the fields of ``falsify.json`` (a dict): each named."""
+    problems = []
+    if "epoch" in meta and not valid_epoch(meta["epoch"]):
+        problems.append(f"falsify.json's epoch is {described(meta['epoch'])}, not a whole number 0..{MAX_EPOCH} "
+                        "(no revision log holds more changes): the file is damaged")
+    if "default_question" in meta and not isinstance(meta["default_question"], (str, type(None))):
+        problems.append(f"falsify.json's default_question is {described(meta['default_question'])}, not a key")
+    return problems
+
+
+LINES_LISTED = 10  # line numbers a message lists one by one
+
+
+def _entry(line: bytes | str) -> Optional[dict]:
+    """A log line as an entry, or None: blank, torn, or not an entry FALSIFY wrote (check
+    names those; every reader of the log skips them)."""
+    if not line.strip():
+        return None
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return entry if entry_problem(entry) is None else None
 
 
 def _fsync_dir(path: Path) -> None:
@@ -40,9 +144,14 @@ def _private(path, flags):
     return os.open(path, flags, 0o600)
 
 
+def _private_no_link(path, flags):
+    """:func:`_private`, never through a symbolic link (a planted ``.tmp`` link is refused)."""
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)
+
+
 def write_atomic(path: Path, data: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", opener=_private) as f:
+    with open(tmp, "w", encoding="utf-8", opener=_private_no_link) as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
@@ -88,9 +197,40 @@ class Journal(ABC):
 
     # ---- meta / epoch ----------------------------------------------------
     def meta(self) -> dict:
+        """``falsify.json`` (an empty dict when there is none; opening the root refused a file
+        that is not a JSON object)."""
         if self.meta_path.exists():
-            return json.loads(self.meta_path.read_text(encoding="utf-8"))
+            from memory_core.core.investigation import loads_json
+
+            try:
+                meta = loads_json(self.meta_path.read_bytes(), "falsify.json")
+            except ValueError:
+                return {}
+            return meta if isinstance(meta, dict) else {}
         return {}
+
+    def meta_epoch(self) -> int:
+        """The epoch ``falsify.json`` records, when it is a valid one (else 0: check names it)."""
+        epoch = self.meta().get("epoch", 0)
+        return epoch if valid_epoch(epoch) else 0
+
+    def meta_problems(self) -> list[str]:
+        return meta_problems(self.meta())
+
+    def repair_meta(self, last_epoch: int) -> list[str]:
+        """Rewrite the wrong-typed fields of ``falsify.json``: the epoch from the revision log
+        (``last_epoch``), a default question that is not a key dropped. Returns what was done."""
+        meta = self.meta()
+        done = []
+        if "epoch" in meta and not valid_epoch(meta["epoch"]):
+            done.append(f"reset falsify.json's epoch ({described(meta['epoch'])}) to {last_epoch}, the revision log's last")
+            meta["epoch"] = last_epoch
+        if "default_question" in meta and not isinstance(meta["default_question"], (str, type(None))):
+            done.append("dropped falsify.json's default_question, which was not a key")
+            del meta["default_question"]
+        if done:
+            write_atomic(self.meta_path, json.dumps(meta, indent=2))
+        return done
 
     @abstractmethod
     def epoch(self) -> int:
@@ -133,6 +273,14 @@ class Journal(ABC):
         """What is wrong with the stored log itself (lines that are not JSON, a torn end),
         naming at most ``limit`` lines one by one (``check``)."""
 
+    def log_torn(self) -> bool:
+        """Whether the log ends with a line cut short (only a file can)."""
+        return False
+
+    def set_aside_log_lines(self) -> list[str]:
+        """Move the lines that are not log entries out of the log (only a file has them)."""
+        return []
+
     # ---- pending intent --------------------------------------------------
     @abstractmethod
     def begin(self, intent: dict) -> None:
@@ -169,7 +317,7 @@ class FileJournal(Journal):
         right after each commit; a crash between the two leaves it one behind, so
         the log's last line is read too (from the end of the file: O(1), not O(log))."""
         last = self.last_entry()
-        return max(int(last.get("epoch", 0)) if last else 0, int(self.meta().get("epoch", 0)))
+        return max(last["epoch"] if last else 0, self.meta_epoch())
 
     def entries_backwards(self, block: int = 1 << 16) -> Iterator[dict]:
         """The log's entries, newest first, read from the end of the file in blocks:
@@ -187,15 +335,13 @@ class FileJournal(Journal):
                 # the first piece may be the end of a line that starts further back
                 tail = pieces.pop(0) if pos > 0 else b""
                 for line in reversed(pieces):
-                    if line.strip():
-                        try:
-                            yield json.loads(line)
-                        except ValueError:
-                            continue  # a torn last line is not committed
+                    entry = _entry(line)
+                    if entry is not None:
+                        yield entry
 
     def _set_meta_epoch(self, epoch: int) -> None:
         meta = self.meta()
-        if meta.get("epoch", 0) < epoch:
+        if not valid_epoch(meta.get("epoch", 0)) or meta.get("epoch", 0) < epoch:
             meta["epoch"] = epoch
             write_atomic(self.meta_path, json.dumps(meta, indent=2))
 
@@ -210,11 +356,18 @@ class FileJournal(Journal):
     def pending(self) -> Optional[dict]:
         if not self._pending_file.exists():
             return None
+        from memory_core.core.investigation import loads_json
+
+        data = self._pending_file.read_bytes()
         try:
-            return json.loads(self._pending_file.read_text(encoding="utf-8"))
-        except ValueError:
+            json.loads(data)
+        except (ValueError, RecursionError):
             # torn write of the intent itself: nothing was touched yet
             return {"torn": True}
+        try:
+            return loads_json(data, "journal/pending.json")
+        except ValueError as error:  # valid JSON, but not as FALSIFY writes it (a repeated field)
+            return {"not_written_by_falsify": str(error)}
 
     def commit(self, entry: dict) -> None:
         """Append the log line (the commit point), then clear the pending intent."""
@@ -237,43 +390,108 @@ class FileJournal(Journal):
             _fsync_dir(self.dir)
 
     def repair_log(self) -> bool:
-        """Cut a torn last line (a crash mid-append): it never committed."""
-        if not self.log_path.exists():
+        """Cut a torn last line (a crash mid-append, or damage; :func:`memory_core.store.writer.recover`
+        tells which by the pending intent). Reads from the end: constant memory."""
+        if not self.log_torn():
             return False
-        data = self.log_path.read_bytes()
-        if not data or data.endswith(b"\n"):
-            return False
-        cut = data.rfind(b"\n") + 1
         with open(self.log_path, "r+b") as f:
+            end = f.seek(0, os.SEEK_END)
+            pos, cut = end, 0
+            while pos > 0:
+                step = min(1 << 16, pos)
+                pos -= step
+                f.seek(pos)
+                found = f.read(step).rfind(b"\n")
+                if found >= 0:
+                    cut = pos + found + 1
+                    break
             f.truncate(cut)
             f.flush()
             os.fsync(f.fileno())
         return True
 
-    def log_problems(self, limit: int) -> list[str]:
+    def _damaged_lines(self) -> list[tuple[int, str]]:
+        """(line number, why) of every complete line that is not a log entry FALSIFY wrote, in
+        the order a reader meets them: not JSON, not an entry (no valid epoch), or an epoch not
+        after the line before it (a duplicated or misplaced line). One pass, constant memory
+        per line."""
         if not self.log_path.exists():
             return []
-        data = self.log_path.read_bytes()
-        invalid = []
-        for n, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue  # blank lines: every reader of the log skips them
-            try:
-                json.loads(line)
-            except ValueError:
-                invalid.append(n)
-        problems = [f"revisions.jsonl line {n} is not valid JSON" for n in invalid[:limit]]
-        if len(invalid) > limit:
-            problems.append(f"revisions.jsonl has {len(invalid) - limit} more lines that are not valid JSON")
-        if data and not data.endswith(b"\n"):
+        bad: list[tuple[int, str]] = []
+        last, last_line, last_text = 0, 0, b""
+        with open(self.log_path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.endswith(b"\n"):
+                    break  # a torn last line: repair_log's
+                line = raw.strip()
+                if not line:
+                    continue  # blank lines: every reader of the log skips them
+                try:
+                    entry = json.loads(line)
+                except (ValueError, RecursionError):
+                    bad.append((n, "is not valid JSON"))
+                    continue
+                wrong = entry_problem(entry)
+                if wrong:
+                    bad.append((n, f"is not a log entry ({wrong})"))
+                    continue
+                if entry["epoch"] <= last:
+                    same = line == last_text
+                    bad.append((n, f"repeats line {last_line} (epoch {entry['epoch']})" if same else
+                                f"has epoch {entry['epoch']}, not after line {last_line}'s epoch {last}"))
+                    continue
+                last, last_line, last_text = entry["epoch"], n, line
+        return bad
+
+    def log_problems(self, limit: int) -> list[str]:
+        bad = self._damaged_lines()
+        problems = [f"revisions.jsonl line {n} {why}" for n, why in bad[:limit]]
+        if len(bad) > limit:
+            problems.append(f"revisions.jsonl has {len(bad) - limit} more lines that are not log entries")
+        if self.log_torn():
             problems.append("revisions.jsonl ends with a torn line")
         return problems
+
+    def log_torn(self) -> bool:
+        if not self.log_path.exists():
+            return False
+        with open(self.log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() == 0:
+                return False
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) != b"\n"
+
+    def set_aside_log_lines(self) -> list[str]:
+        """Move every damaged line (:meth:`_damaged_lines`) out of the log into
+        ``revisions.set-aside-<time>.jsonl`` (each with its line number and why), keeping the
+        rest in order; the log is replaced atomically. Returns what was done."""
+        bad = dict(self._damaged_lines())
+        if not bad:
+            return []
+        aside = self.root / f"revisions.set-aside-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.jsonl"
+        kept = self.log_path.with_name(self.log_path.name + ".tmp")
+        with open(self.log_path, "rb") as src, open(kept, "wb", opener=_private) as out, \
+                open(aside, "w", encoding="utf-8", opener=_private) as side:
+            for n, raw in enumerate(src, 1):
+                if n in bad:
+                    side.write(json.dumps({"line": n, "why": bad[n], "text": raw.decode("utf-8", "replace")}) + "\n")
+                else:
+                    out.write(raw)
+            out.flush()
+            os.fsync(out.fileno())
+            side.flush()
+            os.fsync(side.fileno())
+        os.replace(kept, self.log_path)
+        _fsync_dir(self.root)
+        which = ", ".join(str(n) for n in sorted(bad)[:LINES_LISTED]) + (" ..." if len(bad) > LINES_LISTED else "")
+        return [f"set aside {len(bad)} damaged line(s) of revisions.jsonl (line {which}) in {aside.name}"]
 
     def committed(self, epoch: int) -> bool:
         """Whether ``epoch`` is in the log. Epochs only grow, so the scan from the end
         stops at the first older one (a pending intent is at most one behind)."""
         for entry in self.entries_backwards():
-            logged = int(entry.get("epoch", -1))
+            logged = entry["epoch"]
             if logged <= epoch:
                 return logged == epoch
         return False
@@ -284,10 +502,6 @@ class FileJournal(Journal):
             return
         with open(self.log_path, encoding="utf-8") as f:
             for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    yield json.loads(line)
-                except ValueError:
-                    continue  # a torn last line is not committed
+                entry = _entry(line)
+                if entry is not None:
+                    yield entry

@@ -10,20 +10,27 @@ writer never blocks the next one (which then recovers its journal).
 The data root is private, as a database's data directory is: taking the lock makes
 the root directory 0700 (its owner only) and the lock file 0600, so no other local
 user can read the graph or the log, nor ``flock`` the lock file to block every command.
+A root another user owns, or one group or others may write to (anyone could plant a
+link in it), is refused (:class:`UnsafeRoot`, exit 2, naming the fix) before anything is
+written in it, and the lock file is opened without following a symbolic link.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
 from pathlib import Path
 from typing import Optional
 
-from memory_core.core.errors import FalsifyError, RootBusy  # noqa: F401  (re-exported)
+import stat
+
+from memory_core.core.errors import FalsifyError, InputError, RootBusy  # noqa: F401  (re-exported)
 from memory_core.store import config
 
 PRIVATE_FILE = 0o600
+LOCK_NAME = "writer.lock"
 
 
 def make_private(path: Path) -> None:
@@ -39,6 +46,49 @@ def make_private(path: Path) -> None:
 
 class RootNotWritable(FalsifyError):
     """The data root (or its lock file) cannot be written: every command needs to."""
+
+
+class UnsafeRoot(InputError):
+    """The data root is another user's, or others may write in it, or its lock file is a
+    link: FALSIFY writes nothing there (exit 2; the message names the path and the fix)."""
+
+
+def refuse_unsafe_root(root: Path) -> None:
+    """Refuse (:class:`UnsafeRoot`) a data root that exists and is not this user's own: owned
+    by another user, or writable by its group or by others (who could replace the lock file
+    or the journal with links to files of this user's). A missing root is made private later."""
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise RootNotWritable(f"the data root {root} cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        return  # not a folder: opening its lock file says it is not writable (RootNotWritable)
+    if st.st_uid != os.getuid():
+        raise UnsafeRoot(
+            f"the data root {root} belongs to another user (uid {st.st_uid}), and FALSIFY writes only in a root "
+            f"this user owns (another user could point its lock and journal at your files): use a root of your own "
+            f"(--root DIR or FALSIFY_HOME), or have it handed over (chown {os.getuid()} {root})")
+    if st.st_mode & 0o022:
+        who = " and ".join(w for w, bit in (("its group", 0o020), ("other users", 0o002)) if st.st_mode & bit)
+        raise UnsafeRoot(
+            f"the data root {root} can be written by {who} (mode {stat.S_IMODE(st.st_mode):04o}): they could "
+            f"plant links to your files in it. Make it private first: chmod 700 {root}")
+    lock = Path(root) / LOCK_NAME
+    try:
+        planted = os.lstat(lock)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # the open reports it
+    if stat.S_ISLNK(planted.st_mode):
+        raise UnsafeRoot(_link_refused(lock))
+
+
+def _link_refused(lock: Path) -> str:
+    return (f"{lock} is a symbolic link, and FALSIFY never follows one for its lock file (it would write where the "
+            f"link points): remove it (rm {lock}); it is made again as a plain file")
 
 
 def default_timeout(timeout: Optional[float] = None) -> float:
@@ -81,16 +131,24 @@ class WriterLock:
         return self._took(fd)
 
     def _open(self) -> int:
+        refuse_unsafe_root(self.path.parent)
         make_private(self.path.parent)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE)
         except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise UnsafeRoot(_link_refused(self.path)) from None
             raise RootNotWritable(
                 f"the data root {self.path.parent} is not writable ({error.strerror or error}: {self.path.name}); "
                 "FALSIFY writes its lock, journal and databases there: use a root you can write "
                 "(--root DIR or FALSIFY_HOME)") from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            os.close(fd)
+            raise UnsafeRoot(f"{self.path} is not a plain file of this user's (a device, a folder or another user's "
+                             f"file): remove it (rm {self.path}); it is made again")
         try:
-            if os.fstat(fd).st_mode & 0o077:
+            if st.st_mode & 0o077:
                 os.fchmod(fd, PRIVATE_FILE)
         except OSError:
             pass

@@ -12,12 +12,15 @@ nodes are joined to their question by a ``part_of`` edge, so one
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from memory_core.store import settings
 
-settings.require_configured()  # cognee reads its settings at import: configure the data root first
-from cognee.infrastructure.engine import DataPoint  # noqa: E402
+if TYPE_CHECKING:  # cognee ships no type information: a type checker reads DataPoint's public fields here
+    from memory_core.store.datapoint_types import DataPoint
+else:
+    settings.require_configured()  # cognee reads its settings at import: configure the data root first
+    from cognee.infrastructure.engine import DataPoint
 
 
 from memory_core.core.keys import normalise_key  # noqa: F401  (re-exported)

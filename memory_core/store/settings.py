@@ -29,6 +29,8 @@ from pathlib import Path
 from memory_core.store import backends, config, embedder, process
 from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
 from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
+from memory_core.store.environment import redact_logs
+from memory_core.store.lock import refuse_unsafe_root
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -135,9 +137,63 @@ def _values(paths: Paths) -> dict[str, str]:
     }
 
 
+_own_process = False
+
+
+def claim_process() -> None:
+    """This process is FALSIFY's own (the CLI, the MCP server, the viewer): cognee settings
+    in the environment it inherited (a user's shell configured for another cognee program)
+    are replaced by the data root's, as nothing else in the process uses cognee. Without
+    the claim, :func:`configure` refuses to change a host's cognee settings."""
+    global _own_process
+    _own_process = True
+
+
+def _layout_root(values: dict[str, str]) -> Path | None:
+    """The data root whose layout these cognee directories are (FALSIFY set them, e.g. in a
+    parent FALSIFY process the environment was inherited from), or None."""
+    system = values.get("SYSTEM_ROOT_DIRECTORY")
+    if not system:
+        return None
+    root = Path(system).parent
+    mine = {k: v for k, v in _values(Paths(root)).items() if k in values and k != "ENABLE_BACKEND_ACCESS_CONTROL"}
+    return root if all(values[k] == v for k, v in mine.items()) else None
+
+
+def host_settings(paths: Paths, backend: "backends.Backend") -> list[str]:
+    """The cognee settings of this process that opening ``paths`` would overwrite, as
+    ``NAME=value`` (the host's: set before FALSIFY configured anything): environment
+    variables holding other values than the root's, and an already imported cognee whose
+    databases are elsewhere. Values that lay out another FALSIFY data root (inherited from
+    a FALSIFY process) are not a host's; nor are cognee's database settings of the PostgreSQL
+    backend, which FALSIFY_BACKEND=postgres asks FALSIFY to set (its database's)."""
+    wanted = dict(_values(paths))
+    if embedder.local_enabled():
+        wanted.update(embedder.environment(paths))
+    have = {k: os.environ[k] for k in wanted if os.environ.get(k) not in (None, "")}
+    inherited = _layout_root(have)
+    found = []
+    for key, value in have.items():
+        if value == wanted[key] or (inherited is not None and key in _values(Paths(inherited))):
+            continue
+        found.append(f"{key}={value}")
+    if "cognee" in sys.modules:  # imported (and so configured) before FALSIFY configured it
+        try:
+            from cognee.infrastructure.databases.relational.config import get_relational_config
+
+            system = get_relational_config().db_path
+        except Exception:  # noqa: BLE001  (a cognee that does not say: its roots are not ours to move)
+            system = None
+        if system is None or not Path(system).resolve().is_relative_to(paths.system.resolve()):
+            found.append(f"cognee already imported, its databases in {system or 'an unknown place'}")
+    return found
+
+
 def configure(root: str | os.PathLike | None = None, backend: "backends.Backend | None" = None) -> Paths:
     """Point cognee at one data root. Call before the first ``import cognee``. ``backend``:
-    the one the caller chose (``Falsify.open``), else the one the settings name."""
+    the one the caller chose (``Falsify.open``), else the one the settings name. In a
+    process that is not FALSIFY's own (:func:`claim_process`), a host's cognee settings
+    (:func:`host_settings`) are never overwritten: ``HostConfigError``, nothing changed."""
     global _configured
     paths = Paths(resolve_root(root))
     if _attached:
@@ -156,7 +212,19 @@ def configure(root: str | os.PathLike | None = None, backend: "backends.Backend 
             )
         return _configured
     load_dotenv_file()
+    redact_logs()  # no log record of this process carries a secret
+    refuse_unsafe_root(paths.root)  # nothing is made in a root another user could change
     backend = backend or backends.choose(config.current())
+    if not _own_process:
+        taken = host_settings(paths, backend)
+        if taken:
+            from memory_core.core.errors import HostConfigError
+
+            raise HostConfigError(
+                "Falsify.open: this program has configured cognee itself (" + "; ".join(taken) + "), and "
+                f"opening the data root {paths.root} would move cognee there, under the program's feet; nothing "
+                "was changed. Use Falsify.attach(state_dir) to work on the program's own cognee configuration, "
+                "or open the root from a process of its own (the falsify command)")
     process.configure_process(backend.settings)  # allocator settings, before cognee's native threads start
     os.environ.update(backend.cognee_environment())  # e.g. cognee's postgres + pgvector adapters on our database
     paths.root.mkdir(parents=True, exist_ok=True)

@@ -101,6 +101,7 @@ class ForgottenIndex:
         if entry.get("kind") == "undo":
             undone = undone_entry(entry.get("undoes")) or {}
             undone_intent = undone.get("intent") or {}
+            self._rests(undone.get("rests_on_forgotten") or [], remove=True)
             for node in undone_intent.get("del_nodes", []):
                 self._drop(normalise_key(node.get("key", "")))
             restored = {normalise_key(k) for k in undone.get("restored", [])}
@@ -112,10 +113,28 @@ class ForgottenIndex:
                 self._put(normalise_key(node.get("key", "")), node)
             for key in entry.get("restored", []):
                 self._drop(normalise_key(key))
+            self._rests(entry.get("rests_on_forgotten") or [])
         try:
             self.epoch = max(self.epoch, int(entry.get("epoch", self.epoch)))
         except (TypeError, ValueError):
             pass
+
+    def _rests(self, rows: list, remove: bool = False) -> None:
+        """Edges a load rested on forgotten nodes (the log keeps them: their targets are gone
+        from the stores) join those nodes' tombstones, or leave them when that load is undone."""
+        by_id = {t.get("id"): k for k, t in self.gone.items()}
+        for row in rows:
+            key = by_id.get(row[1])
+            if key is None:
+                continue
+            tomb = self.gone[key]
+            edges = [list(e) for e in tomb.get("edges", [])]
+            same = [e for e in edges if e[:3] == list(row[:3])]
+            if remove:
+                edges = [e for e in edges if e[:3] != list(row[:3])]
+            elif not same:
+                edges.append(list(row))
+            self._put(key, dict(tomb, edges=edges))
 
     def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
         self.epoch, self.gone, self.memory, self._consumers = -1, {}, Memory(), None

@@ -13,9 +13,14 @@ be applied again after a crash, and its inverse restores the prior state.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from contextvars import ContextVar
+from typing import Awaitable, Callable, Iterator, Optional, TypeVar
 from uuid import UUID
 
-from memory_core.store.journal import Journal, inverse
+from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
 
@@ -80,27 +85,120 @@ class RollbackFailed(RuntimeError):
     next open of the root (or the next write in this process) recovers it."""
 
 
+_T = TypeVar("_T")
+
+
+async def uncancellable(make: Callable[[], Awaitable[_T]]) -> _T:
+    """``await make()`` run to its end even when the calling task is cancelled meanwhile,
+    then the cancellation raised. Both kinds are held off: asyncio's ``Task.cancel`` (an
+    API caller's ``wait_for``, a closed client) and an anyio cancel scope (the MCP SDK
+    cancels a request's scope on ``notifications/cancelled``; such a scope cancels every
+    await inside it again until it is left, so a plain ``asyncio.shield`` is not enough).
+    Used for the rollback of an unfinished change: a rollback cut short is half a change."""
+    import anyio
+
+    task = asyncio.ensure_future(make())
+    cancelled: Optional[BaseException] = None
+    with anyio.CancelScope(shield=True):
+        while not task.done():
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError as error:  # asyncio's cancel: wait on, re-raise after
+                cancelled = error
+    result = task.result()  # the rollback's own error, if it failed
+    if cancelled is not None:
+        raise cancelled
+    return result
+
+
+# what went wrong after a change's commit point (the change holds): collected per call by
+# :func:`collecting`, so each shell can report success with these warnings
+_AFTER_COMMIT: ContextVar[Optional[list]] = ContextVar("falsify_after_commit", default=None)
+
+
+class Warnings:
+    """The warnings raised since :func:`collecting` began (see :meth:`new`)."""
+
+    def __init__(self, found: list, start: int):
+        self._found, self._start = found, start
+
+    def new(self) -> list[str]:
+        return list(self._found[self._start:])
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[Warnings]:
+    """Collect the warnings of the writes made inside (nested: the outer collection sees them too)."""
+    found = _AFTER_COMMIT.get()
+    token = None
+    if found is None:
+        found = []
+        token = _AFTER_COMMIT.set(found)
+    try:
+        yield Warnings(found, len(found))
+    finally:
+        if token is not None:
+            _AFTER_COMMIT.reset(token)
+
+
+def warn(message: str) -> None:
+    """A change is committed but something after its commit point failed: logged, and given to
+    the caller's collection (the command then succeeds, with the warning)."""
+    from memory_core.core.redaction import redact
+
+    message = redact(message)
+    logging.getLogger("falsify").warning("%s", message)
+    found = _AFTER_COMMIT.get()
+    if found is not None:
+        found.append(message)
+
+
+def _committed(journal: Journal, epoch) -> bool:
+    try:
+        return isinstance(epoch, int) and journal.committed(epoch)
+    except Exception:  # noqa: BLE001  (the log cannot be read: not known to be committed; recover decides)
+        return False
+
+
 async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, hook=None) -> None:
     """Journal, apply, commit. ``entry`` is the log line (it embeds the intent).
 
-    An exception anywhere in between (an I/O error, a full disk, a file-size limit, a
-    cancelled task) is rolled back here, before the caller releases the writer lock,
-    exactly as a killed process is rolled back at the next open (:func:`recover`): the
-    torn log line is cut, an uncommitted intent's inverse is applied, a committed one is
-    kept. So a long-lived process (the server, MCP, a host's API) never keeps a half
-    applied change, and the next change never overwrites a pending intent."""
+    An exception anywhere before the commit point (an I/O error, a full disk, a file-size
+    limit, a cancelled task) is rolled back here, before the caller releases the writer
+    lock, exactly as a killed process is rolled back at the next open (:func:`recover`):
+    the torn log line is cut, an uncommitted intent's inverse is applied, a committed one
+    is kept. The rollback runs to its end even when the task is cancelled again meanwhile
+    (:func:`uncancellable`), so a long-lived process (the server, MCP, a host's API) never
+    keeps a half applied change, and the next change never overwrites a pending intent.
+
+    Past the commit point (the log line is written) the change holds: a failure after it
+    (the meta file, clearing the intent, the housekeeping) is a warning (:func:`warn`), not
+    an error, so the caller reports success and never applies the change a second time."""
     step = hook or (lambda name: None)
     if journal.pending() is not None:  # an earlier failed write whose rollback failed too
         await recover(store, journal)
+    epoch = entry.get("epoch")
     try:
         journal.begin(intent)
         step("journalled")
         await apply(store, intent, hook)
+        await asyncio.sleep(0)  # a cancellation asked for during the writes is honoured here, before the commit point
         journal.commit(entry)
         step("committed")
     except BaseException as error:
+        if _committed(journal, epoch):
+            with contextlib.suppress(Exception):
+                journal.clear()  # else the next write (or open) clears it: the epoch is in the log
+            warn(f"the change of epoch {epoch} is committed and kept, but what follows its commit point failed "
+                 f"({type(error).__name__}: {' '.join(str(error).split())[:300]}); do not run it again "
+                 "(check names anything left to fix)")
+            if not isinstance(error, Exception):  # a cancellation after the commit point: the change holds
+                raise
+            return
         try:
             await recover(store, journal)
+        except asyncio.CancelledError:
+            raise  # rolled back; the task was cancelled (again) meanwhile
         except BaseException as again:
             raise RollbackFailed(
                 f"a write failed ({type(error).__name__}: {error}) and rolling it back failed too "
@@ -112,21 +210,30 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
 
 async def housekeeping(store: BeliefStore) -> None:
     """Housekeeping after a commit (see :meth:`BeliefStore.after_commit`). A failure
-    changes no data, so it does not fail the committed change: it is logged."""
+    changes no data, so it does not fail the committed change: it is a warning."""
     try:
         await store.after_commit()
     except Exception as error:  # noqa: BLE001
-        import logging
-
-        logging.getLogger("falsify").warning("housekeeping after a commit failed (no data changed): %s", error)
+        warn(f"housekeeping after a commit failed (no data changed): {type(error).__name__}: {error}")
 
 
 async def recover(store: BeliefStore, journal: Journal) -> str | None:
-    """Finish or roll back an interrupted intent. Returns what was done, if anything."""
+    """Finish or roll back an interrupted intent. Returns what was done, if anything. Runs to
+    its end even when the calling task is cancelled meanwhile (:func:`uncancellable`)."""
+    return await uncancellable(lambda: _recover(store, journal))
+
+
+async def _recover(store: BeliefStore, journal: Journal) -> str | None:
     done = []
-    if journal.repair_log():
-        done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
     intent = journal.pending()
+    if journal.repair_log():
+        if intent is None:
+            # no unfinished intent: the line had committed (the intent is cleared only after the
+            # append), so the damage came later and its history is lost (check names it)
+            done.append("cut a damaged last line from revisions.jsonl: no change was unfinished, so it had "
+                        "committed and its history is lost (run check)")
+        else:
+            done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
     if intent is not None:
         done.append(await _settle(store, journal, intent))
     return "; ".join(done) or None
@@ -136,10 +243,11 @@ async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
     if isinstance(intent, dict) and intent.get("torn"):
         journal.clear()
         return "discarded a torn journal intent (nothing had been written)"
-    if not (isinstance(intent, dict) and isinstance(intent.get("epoch"), int) and not isinstance(intent["epoch"], bool)):
+    wrong = intent_problem(intent)
+    if wrong:
         # not written by begin() (that is atomic): never guess what to undo; keep it for a human
         aside = journal.set_aside_pending()
-        return (f"journal/pending.json is not an intent FALSIFY wrote; moved it to {aside} untouched "
+        return (f"journal/pending.json is not an intent FALSIFY wrote ({wrong}); moved it to {aside} untouched "
                 "(run check to see whether the stores agree)")
     if journal.committed(int(intent["epoch"])):
         journal.clear()

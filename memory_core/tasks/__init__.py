@@ -24,14 +24,15 @@ list of them); batches are applied one at a time, in the order cognee starts the
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Callable, Optional
 
-from memory_core.core.errors import FacadeClosed
+from memory_core.core.errors import FacadeClosed, speak, spoken
 
 from memory_core.judging.detect import gate1_threshold
 from memory_core.store.embedder import fingerprint
 from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F401  (re-exported)
-from memory_core.tasks.batch import FactJob, RevisionBatch  # noqa: F401  (re-exported)
+from memory_core.tasks.batch import FactJob, RevisionBatch, revision_lock  # noqa: F401  (re-exported)
 from memory_core.tasks.collect_belief_subgraph import collect_belief_subgraph
 from memory_core.tasks.detect_contradictions import make_detect_task, start_detection, stop_detection
 from memory_core.tasks.forget_orphan_deadends import forget_orphan_deadends
@@ -56,34 +57,85 @@ def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = F
     For a host's pipeline data (anything but a prepared :class:`RevisionBatch`) the Tasks
     behave like any cognee Task: an error raises out of the task, so cognee fails the run
     (``run_custom_pipeline`` raises the original exception and records the run as
-    errored), and the last task returns ``results(job)`` for each fact of the batch once
-    the batch is written. Tasks bound to a closed ``Falsify`` raise :class:`FacadeClosed`
-    before anything is read or written."""
+    errored). The error says which of the run's items were applied before it and which
+    not, and carries the results of those applied as ``error.applied`` (a list of
+    RevisionResults); it is raised once no batch of the run is still writing. The last
+    task is an async generator: once a batch is written it yields ``results(job)`` for
+    each of its facts, in order, so every fact's result reaches the Task after it (cognee
+    hands a Task with ``batch_size`` N up to N of them per call). Tasks bound to a closed
+    ``Falsify`` raise :class:`FacadeClosed` before anything is read or written."""
     stores = getattr(fx, "stores", fx)
     owner = fx if hasattr(fx, "stores") else None
     use_llm = stores.settings.llm_key if use_llm is None else use_llm
     detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(stores.settings),
                               limit=stores.settings.gate1_k,
                               pin_reason=pin_reason, what=what)
-    tasks = [task(_first(detect, owner, results if dry_run else None), needs_llm=use_llm)]
+    runs = _Runs()
+    tasks = [task(_first(detect, owner, results if dry_run else None, runs), needs_llm=use_llm)]
     if dry_run:
         return tasks
-    return tasks + [task(_then(collect_belief_subgraph)), task(_then_each(propagate_refutation)),
-                    task(_then(promote_competing_hypothesis)), task(_then(forget_orphan_deadends)),
-                    task(_last(write_revision, results))]
+    return tasks + [task(_then(collect_belief_subgraph, runs)), task(_then_each(propagate_refutation, runs)),
+                    task(_then(promote_competing_hypothesis, runs)), task(_then(forget_orphan_deadends, runs)),
+                    task(_last(write_revision, results, runs))]
 
 
-def _surface(items) -> None:
-    """Raise the first error a host's batch recorded (after releasing its revision lock):
-    cognee then fails the pipeline run with it, the way it reports any task's error."""
+class _Runs:
+    """What each of a host's pipeline runs has applied so far (by cognee's pipeline run id):
+    the RevisionResults of its written batches, for an error of a later batch to carry."""
+
+    KEEP = 64  # runs remembered (the oldest are forgotten: a run's error comes while it runs)
+
+    def __init__(self):
+        self._applied: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def _key(ctx) -> Any:
+        return getattr(ctx, "pipeline_run_id", None)
+
+    def add(self, ctx, results: list) -> None:
+        key = self._key(ctx)
+        self._applied.setdefault(key, []).extend(results)
+        self._applied.move_to_end(key)
+        while len(self._applied) > self.KEEP:
+            self._applied.popitem(last=False)
+
+    def of(self, ctx) -> list:
+        return list(self._applied.get(self._key(ctx), []))
+
+
+def _applied_note(applied: list) -> str:
+    if not applied:
+        return "nothing of this pipeline run was applied"
+    keys = [r.get("new_evidence") or r.get("fact", "?")[:40] for r in applied if isinstance(r, dict)]
+    epochs = sorted({r.get("epoch") for r in applied if isinstance(r, dict) and r.get("epoch") is not None})
+    return (f"this pipeline run applied {len(applied)} fact(s) before it ({', '.join(map(str, keys))}; "
+            f"epoch {', '.join(map(str, epochs)) or 'none'}), in error.applied")
+
+
+async def _surface(items, ctx=None, runs: Optional[_Runs] = None) -> None:
+    """Raise the first error a host's batch recorded: cognee then fails the pipeline run with
+    it, the way it reports any task's error. Its revision lock is released first, and the
+    error waits for its turn of the lock, so every batch of the run ahead of it has finished
+    writing; it then says what the run applied (``error.applied``) and that this item, and
+    any item still waiting, was not applied."""
     for item in items:
         batch = getattr(item, "batch", item)
         if getattr(batch, "host", False) and batch.error is not None:
+            error = batch.error
             batch.release()
-            raise batch.error
+            if runs is not None and not getattr(error, "_falsify_surfaced", False):
+                async with revision_lock(batch.stores):  # the batches ahead of it have finished
+                    pass
+                applied = runs.of(ctx)
+                error._falsify_surfaced = True
+                error.applied = applied
+                if error.args and isinstance(error.args[0], str):
+                    error.args = (f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
+                                  "waiting were not applied]",) + error.args[1:]
+            raise speak(error)
 
 
-def _first(detect, owner, results):
+def _first(detect, owner, results, runs: Optional[_Runs] = None):
     async def detect_contradictions(items, ctx=None):
         if owner is not None and getattr(owner, "closed", False):
             raise FacadeClosed("these revision Tasks belong to a closed Falsify (its writer lock is released); "
@@ -92,53 +144,57 @@ def _first(detect, owner, results):
         batches = await detect(items, ctx)
         for batch, host in zip(batches, hosted):
             batch.host = batch.host or host
-        _surface(batches)
+        await _surface(batches, ctx, runs)
         if results is not None:  # a dry run ends here: its results are this task's output
-            return [results(job) for batch in batches for job in batch.jobs]
+            return [spoken(results(job)) for batch in batches for job in batch.jobs]
         return batches
 
     return detect_contradictions
 
 
-def _then(fn):
+def _then(fn, runs: Optional[_Runs] = None):
     async def wrapped(items, ctx=None):
         out = await fn(items, ctx)
-        _surface(items)
+        await _surface(items, ctx, runs)
         return out
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
     return wrapped
 
 
-def _then_each(fn):
+def _then_each(fn, runs: Optional[_Runs] = None):
     async def wrapped(items, ctx=None):
         async for job in fn(items, ctx):
-            _surface([job])
+            await _surface([job], ctx, runs)
             yield job
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
     return wrapped
 
 
-def _last(fn, results):
+def _last(fn, results, runs: Optional[_Runs] = None):
     async def wrapped(jobs, ctx=None):
-        out = await fn(jobs, ctx)
-        _surface(jobs)
-        hosted = [job for job in jobs if getattr(job.batch, "host", False)]
-        if not hosted:
-            return out
-        done = []
-        for job in hosted:
+        await fn(jobs, ctx)
+        await _surface(jobs, ctx, runs)
+        for job in jobs:
             batch = job.batch
-            if not job.last:
+            if not getattr(batch, "host", False) or not job.last:
                 continue
+            written = [results(j) if results is not None else j for j in batch.jobs
+                       if batch.stopped_at is None or j.index < batch.stopped_at]
+            if results is not None:
+                written = [spoken(r) for r in written]
             if batch.stop_error is not None:  # a judge failed: the facts before it were written
                 applied = f"the facts before it were applied (epoch {batch.epoch})" if batch.entry is not None \
                     else "no fact before it changed anything"
-                raise type(batch.stop_error)(f"{batch.what} item {batch.stopped_at + 1}: {batch.stop_error} "
-                                             f"[{applied}; this fact and the ones after it were not applied]")
-            done += [results(j) if results is not None else j for j in batch.jobs]
-        return done
+                error = type(batch.stop_error)(f"{batch.what} item {batch.stopped_at + 1}: {batch.stop_error} "
+                                               f"[{applied}; this fact and the ones after it were not applied]")
+                error.applied = (runs.of(ctx) if runs is not None else []) + written
+                raise speak(error)
+            if runs is not None:
+                runs.add(ctx, written)
+            for result in written:  # each fact's result reaches the next Task
+                yield result
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
     return wrapped

@@ -57,6 +57,7 @@ class FactJob:
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
     pin_distance: Optional[float] = None
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
+    hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
@@ -86,15 +87,22 @@ class FactJob:
         d = self.narrowed
         if self.batch.dry_run or d is None or self.already or self.batch.error is not None:
             return False
-        return bool(d.acting) or d.may_record
+        return bool(d.acting) or d.may_record or self.request.record
 
     @property
     def question(self) -> Optional[str]:
+        """The question the new evidence joins: that of what it contradicts, else of the
+        hypothesis the caller named (``supports``/``refutes``), else of the nearest candidate,
+        else the root's default question."""
         acting = self.narrowed.acting
         if acting:
             return acting[0].question
+        if self.hypothesis_question is not None:
+            return self.hypothesis_question
         ranked = sorted(self.narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
-        return ranked[0].question if ranked else None
+        if ranked and ranked[0].question:
+            return ranked[0].question
+        return self.batch.stores.default_question() if self.request.record else None
 
 
 @dataclass(repr=False)

@@ -22,7 +22,10 @@ async def _collect(batch: RevisionBatch) -> None:
     new = {j.new_key for j in batch.jobs}
     seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
                     for c in j.detection.candidates if c.key not in new})
-    batch.view = await batch.stores.store.affected_view(seeds) if seeds else BeliefView()
+    # the hypotheses the caller named (supports/refutes), read with their rivals
+    named = sorted({node_id("hypothesis", j.request.hypothesis[1]) for j in batch.jobs if j.request.hypothesis})
+    batch.view = (await batch.stores.store.affected_view(seeds, hypotheses=named) if seeds or named
+                  else BeliefView())
     # what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
     # the policies and trust that decide each contradiction
     wanted = set(seeds)

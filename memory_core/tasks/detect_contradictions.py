@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from typing import Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
-from memory_core.judging.detect import (Candidate, Detection, candidates_from, earlier_candidates, finish_detection,
-                                        pinned, undecided_note)
+from memory_core.judging.detect import (CALLER, Candidate, Detection, candidates_from, decided_by_caller, earlier_candidates,
+                                        finish_detection, pinned, undecided_note)
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
+from memory_core.store.tms_io import forgotten_index
 from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
 from memory_core.tasks.timing import timed
 
@@ -134,9 +137,35 @@ async def stop_detection(batch: RevisionBatch) -> None:
         await asyncio.gather(task, return_exceptions=True)
 
 
+def reserve_keys(batch: RevisionBatch) -> None:
+    """A forgotten node's key stays reserved: a reinstatement may bring that node back, and
+    ``explain`` tells its story under it. A key given for a new fact that names one is refused
+    (InputError, exit 2, nothing written); a key derived from the fact's text (none given, or
+    the viewer's readable one) moves on to the first free ``KEY_2``, ``KEY_3``, ... (the same text keeps finding it)."""
+    gone = forgotten_index(batch.stores.journal).gone
+    if not gone:
+        return
+    for job in batch.jobs:
+        norm = normalise_key(job.new_key)
+        if norm not in gone:
+            continue
+        if job.request.key is not None and job.request.key != readable_key(job.request.fact):
+            tomb = gone[norm]
+            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
+                             f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
+                             "why); a forgotten key is never given to another node; choose another key; "
+                             "nothing was revised")
+        n = 2
+        while normalise_key(f"{job.new_key}_{n}") in gone:
+            n += 1
+        job.request = replace(job.request, key=f"{job.new_key}_{n}")
+    batch._new_keys = None
+
+
 async def detect_batch(batch: RevisionBatch) -> None:
     store = batch.stores.store
     jobs = batch.jobs
+    reserve_keys(batch)
     new_keys = {normalise_key(j.new_key) for j in jobs}
     exclude = {j.new_key for j in jobs}
     stored = await store.find_keys(sorted(exclude))
@@ -147,7 +176,8 @@ async def detect_batch(batch: RevisionBatch) -> None:
         if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(job.fact.split()):
             job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
         else:
-            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node")
+            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key")
+    await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
     if free or (len(jobs) > 1 and not batch.dry_run):
@@ -163,6 +193,24 @@ async def detect_batch(batch: RevisionBatch) -> None:
         raise batch.stop_error
 
 
+async def _hypotheses(batch: RevisionBatch) -> None:
+    """The hypotheses the caller named (``supports``/``refutes``): each must be a stored
+    hypothesis; its question is where the fact is recorded."""
+    asked = {job.index: job.request.hypothesis for job in batch.jobs if job.request.hypothesis and not job.already}
+    if not asked:
+        return
+    found = await batch.stores.store.find_keys(sorted({h for _, h, _ in asked.values()}))
+    for job in batch.jobs:
+        if job.index not in asked:
+            continue
+        kind, key, _ = asked[job.index]
+        props = found.get(key)
+        if props is None or props.get("type") != "Hypothesis":
+            raise InputError(f"{_where(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
+                             field=kind)
+        job.hypothesis_question = props.get("question_key")
+
+
 async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set, vectors: dict) -> None:
     """Gate 1 for every free fact in one call (:func:`memory_core.judging.retrieval.gate1_many`:
     vector + lexical, fused, top k, plus the subject+predicate lookup), the batch's earlier
@@ -170,7 +218,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
     on fact *k* stops the batch there."""
     store = batch.stores.store
-    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude)) for j in jobs]
+    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude),
+                     timeline=j.request.valid_from is not None) for j in jobs]
     found = await gate1_many(store, queries, batch.limit, batch.threshold)
     # the batch's earlier facts count as stored for the ones after them (not in a dry run)
     earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
@@ -182,6 +231,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
             extra, extra_props = earlier_candidates(earlier, job.index, batch.limit, batch.threshold)
             candidates += extra
             props_by_key.update(extra_props)
+        if job.request.record:  # the caller decided: none of them is contradicted (no judge asked)
+            decided_by_caller(candidates)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
     cases = [Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
@@ -192,6 +243,8 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     for (job, candidates, _), case in zip(prepared, cases):
         if batch.stopped_at is None or job.index < batch.stopped_at:
             job.detection = finish_detection(candidates, batch.threshold, case.usage or Usage())
+            if job.request.record:
+                job.detection.judge = CALLER
 
 
 async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
@@ -207,7 +260,7 @@ async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude
         try:
             detection = await pinned(store, request.fact, request.target, batch.pin_reason)
         except LookupError as error:
-            raise InputError(f"{_where(batch, job)}{error}") from None
+            raise InputError(f"{_where(batch, job)}{error}", field="target") from None
         detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
         return detection
     raise AssertionError("detect_fact is for pinned facts; free facts go through judge_together")
@@ -228,8 +281,8 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
         c.question = c.question or questions.get(c.key)
     undecided = [k for k in d.undecided if k in alive]
     used = sorted({c.judge for c in kept if c.judge})
-    return Detection("+".join(used) or "none", kept, undecided,
-                     undecided_note(kept, undecided, job.batch.threshold))
+    judge = CALLER if job.request.record else "+".join(used) or "none"
+    return Detection(judge, kept, undecided, undecided_note(kept, undecided, job.batch.threshold))
 
 
 def _where(batch: RevisionBatch, job: FactJob) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 
 from memory_core.core import revision, validity
-from memory_core.core.cascade import decay
-from memory_core.core.beliefs import Node
+from memory_core.core.beliefs import Edge, Node
+from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.store.tms_io import decide
 from memory_core.tasks.batch import FactJob, RevisionBatch
@@ -34,6 +34,10 @@ async def begin_fact(job: FactJob) -> None:
     new_keys = batch.new_keys()
     alive |= {c.key for c in candidates if c.key not in view.nodes
               and c.key not in batch.forgotten_nodes and c.key not in new_keys}
+    if job.request.valid_from is not None and job.request.triple is not None:
+        # a timed value takes its place in its subject+predicate's whole timeline: the values
+        # already superseded in time count too (core.validity)
+        alive |= {c.key for c in candidates if c.key in view.nodes and validity.past_value(view.nodes[c.key])}
     questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
     job.narrowed = narrow(job, alive, questions)
     await judge_batch_facts_by_cardinality(job)
@@ -41,32 +45,53 @@ async def begin_fact(job: FactJob) -> None:
         return
     for key, _, _ in job.verdicts:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
-            raise InputError(f"--target {key!r}: no evidence with that key in this data root")
+            raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
     r = job.request
+    if job.question is None:
+        raise InputError("--record: there is no question to record the fact in (nothing is loaded yet): load an "
+                         "investigation first, or name a stored hypothesis with --supports or --refutes", field="record")
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
                     valid_from=r.valid_from, valid_to=r.valid_to)
     decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction
     # valid time first: a contradiction between facts true at different times is no revision
-    timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to),
-                                   {k: (view.nodes[k].valid_from, view.nodes[k].valid_to)
-                                    for k, _, _ in job.verdicts if k in view.nodes})
+    stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k, _, _ in job.verdicts if k in view.nodes}
+    timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to), stored)
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
     job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
+    if r.hypothesis is not None:
+        bear_on_hypothesis(job)
+    # a value already superseded in time that the fact contradicts for the same period
+    validity.reopen(view, job.plan, kept, decisions, job.new_key)
     await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
-    if timed["ends"] or timed["new_valid_to"]:
-        job.plan.meta["validity"] = {k: c for k, c in timed["cases"].items()}
-        if timed["new_valid_to"] and view.nodes[job.new_key].alive:
-            later = sorted(k for k, c in timed["cases"].items() if c == validity.NEW_PRECEDES)
-            validity.precede(view, job.plan, job.new_key, timed["new_valid_to"], later)
-        if timed["ends"] and view.nodes[job.new_key].alive:
-            ended = validity.end_validity(view, job.plan, timed["ends"], job.new_key)
-            decay(view, job.plan, ended)
-    elif timed["cases"]:
+    if timed["cases"]:
         job.plan.meta["validity"] = dict(timed["cases"])
+        note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
+        if note:
+            job.plan.meta["validity_note"] = note
+    validity.place(view, job.plan, timed, job.new_key)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
+
+
+def bear_on_hypothesis(job: FactJob) -> None:
+    """The caller's ``supports``/``refutes`` H: an edge from the new evidence to H, with its
+    weight, written with the fact (H must be a hypothesis of the fact's question)."""
+    kind, key, weight = job.request.hypothesis
+    view = job.batch.view
+    node = view.nodes.get(key)
+    if node is None or node.kind != "hypothesis":
+        raise InputError(f"--{kind} {key!r}: no hypothesis with that key in this data root", field=kind)
+    if node.question != job.question:
+        against = job.narrowed.acting[0].key if job.narrowed and job.narrowed.acting else None
+        raise InputError(f"--{kind} {key!r}: that hypothesis belongs to question {node.question!r}, the fact to "
+                         f"{job.question!r}" + (f" (it contradicts {against})" if against else "")
+                         + "; one fact joins one question", field=kind)
+    edge = Edge(SUPPORTS if kind == "supports" else REFUTES, job.new_key, key, weight=weight)
+    if edge not in view.out_edges(edge.src, edge.kind):
+        view.add_edge(edge)
+        job.plan.new_edges.append(edge)
 
 
 async def propagate_refutation(batches, ctx=None):

@@ -21,11 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 import traceback
 from pathlib import Path
 from typing import Awaitable, Callable, Optional
 from urllib.parse import unquote, urlencode
 
+from memory_core.core.investigation import MAX_FILE
 from memory_core.mcp.gate import Gate
 from memory_core.web import routes
 from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
@@ -36,6 +38,11 @@ from memory_core.web.vendor import NODE_MODULES, STATIC_DIR, VENDOR, vendor_file
 
 UI_DIR = STATIC_DIR  # the viewer's own files (package data); ViewerApp(ui_dir=...) serves another folder
 MAX_BODY = 64 * 1024
+MCP_MAX_BODY = 16 * 1024 * 1024  # an add_beliefs fragment may be large
+MAX_STREAMS_PER_CLIENT = 8  # open event streams (/api/events, GET /mcp) per client address
+# the warm CLI's body: `load -` carries standard input in base64, up to the cold path's file limit
+# and one byte more (memory_core.shell.remote.LOAD_LIMIT), so it is refused as the cold path refuses it
+CLI_MAX_BODY = (MAX_FILE + 1) * 4 // 3 + (1 << 20)
 KEEPALIVE_S = 15.0
 
 STATIC_TYPES = {
@@ -58,8 +65,9 @@ class ViewerApp:
     def __init__(self, gate: Gate, *, ui_dir: Path | str = UI_DIR, max_body: int = MAX_BODY,
                  bound_host: str = "127.0.0.1", token: Optional[str] = None, mcp=None,
                  cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None,
-                 node_modules: Path | str = NODE_MODULES):
+                 node_modules: Path | str = NODE_MODULES, viewer: bool = True):
         self.gate = gate
+        self.viewer = viewer  # False: the warm CLI's channel only (the stdio MCP server without --viewer)
         self.ui_dir = Path(ui_dir).resolve()
         self.node_modules = Path(node_modules)  # the fallback for /vendor/ in a checkout
         self.max_body = max_body
@@ -76,6 +84,7 @@ class ViewerApp:
         self.cli = cli
         self.cli_secret = cli_secret
         self.stopping = asyncio.Event()
+        self._streams: dict[str, int] = {}  # client address -> its open event streams
         self.ready: Optional[Callable[[], None]] = None  # called once the lifespan started
 
     # ---- ASGI ------------------------------------------------------------------
@@ -88,11 +97,13 @@ class ViewerApp:
         try:
             await self._dispatch(request, send)
         except HTTPError as exc:
-            await self._error(request, send, exc.status, exc.message, exc.headers)
+            await self._error(request, send, exc.status, exc.message, exc.headers, exc.field)
         except (BrokenPipeError, ConnectionResetError):
             pass
         except Exception as exc:  # never leak a traceback to the page
-            traceback.print_exc()
+            from memory_core.core.redaction import redact
+
+            print(redact(traceback.format_exc()), end="", file=sys.stderr)
             await self._error(request, send, 500, f"internal error: {type(exc).__name__}")
 
     async def _lifespan(self, receive, send) -> None:
@@ -119,15 +130,20 @@ class ViewerApp:
         if path == "/api/cli" and self.cli is not None and self.cli_secret \
                 and same_token(request.bearer(), self.cli_secret):
             return await self._cli(request, send)
+        if not self.viewer:
+            raise HTTPError(404, "no viewer here: this server answers the warm CLI only (start `mcp --viewer` for "
+                                 "a viewer)")
         if not authorized(request, self.token):
             return await self._unauthorized(request, send)
         if path == "/mcp" and self._mcp_handler is not None:
-            return await self._mcp_handler(request.scope, request.receive, send)
+            if request.method == "GET":  # a session's event stream: long-lived, counted per client
+                return await self._stream(request, lambda: self._mcp(request, send))
+            return await self._mcp(request, send)
         if path.startswith("/api/"):
             if path not in ALLOWED:
                 raise HTTPError(404, f"no such route: {path}")
             if path == "/api/events" and request.method == "GET":
-                return await self._events(request, send)
+                return await self._stream(request, lambda: self._events(request, send))
             route = routes.ROUTES.get((request.method, path))
             if route is None:
                 raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": ALLOWED[path]})
@@ -166,8 +182,12 @@ class ViewerApp:
         body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
         await self._send(request, send, status, body, JSON_TYPE, extra)
 
-    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None) -> None:
-        await self._json(request, send, status, {"error": message}, extra)
+    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None,
+                     field: Optional[str] = None) -> None:
+        from memory_core.core.redaction import redact  # an endpoint's message may echo a key
+
+        await self._json(request, send, status, {"error": redact(message), **({"field": field} if field else {})},
+                         extra)
 
     # ---- static files ------------------------------------------------------------
     async def _static(self, request: Request, send, path: str) -> None:
@@ -210,6 +230,22 @@ class ViewerApp:
         if not found:
             raise HTTPError(404, "not found")
         return target
+
+    async def _stream(self, request: Request, serve) -> None:
+        """A long-lived stream (live updates, an MCP session's events) holds its connection for
+        as long as it runs: at most MAX_STREAMS_PER_CLIENT per client address at once (503 beyond),
+        so one client cannot hold every connection the server has (web.server's caps)."""
+        client = (request.scope.get("client") or ("?",))[0]
+        if self._streams.get(client, 0) >= MAX_STREAMS_PER_CLIENT:
+            raise HTTPError(503, f"too many open event streams from this client (at most {MAX_STREAMS_PER_CLIENT})",
+                            {"Retry-After": "5"})
+        self._streams[client] = self._streams.get(client, 0) + 1
+        try:
+            return await serve()
+        finally:
+            self._streams[client] -= 1
+            if not self._streams[client]:
+                del self._streams[client]
 
     # ---- live updates --------------------------------------------------------------
     async def _events(self, request: Request, send) -> None:
@@ -257,9 +293,33 @@ class ViewerApp:
             watcher.cancel()
             self.gate.unsubscribe(queue)
 
+    # ---- MCP over streamable HTTP ------------------------------------------------------
+    async def _mcp(self, request: Request, send) -> None:
+        """A POSTed JSON-RPC message is read by FALSIFY's JSON reader first (as over stdio:
+        :func:`memory_core.mcp.server.refusal`); one it refuses (a repeated field) is answered
+        with a JSON-RPC error and never reaches the SDK. The body is then handed on as read."""
+        if request.method != "POST":
+            return await self._mcp_handler(request.scope, request.receive, send)
+        from memory_core.mcp.server import refusal, refusal_message
+
+        body = await request.read_body(MCP_MAX_BODY, chunked=True)
+        refused = refusal(body)
+        if refused is not None:
+            return await self._json(request, send, 400, refusal_message(*refused))
+        given = False
+
+        async def replay():
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await request.receive()
+
+        return await self._mcp_handler(request.scope, replay, send)
+
     # ---- the warm CLI ----------------------------------------------------------------
     async def _cli(self, request: Request, send) -> None:
-        body = await request.read_json(16 * 1024 * 1024)
+        body = await request.read_json(CLI_MAX_BODY)
         if not isinstance(body, dict) or not isinstance(body.get("argv"), list):
             raise HTTPError(400, "the body must be {\"argv\": [str, ...], \"cwd\": str, \"stdin\": str?}")
         stdin = body.get("stdin")

@@ -1,7 +1,7 @@
 """The viewer's HTTP guard: who may ask, and how a request is read and answered.
 
 * Host and Origin: a loopback-bound server refuses foreign ``Host`` headers (DNS
-  rebinding); any server refuses a cross-origin ``Origin`` (CSRF).
+  rebinding); any server refuses a cross-origin ``Origin`` (CSRF), ``Origin: null`` included.
 * Token: bound beyond loopback, every request carries the token, as
   ``Authorization: Bearer ...`` or the HttpOnly, SameSite=Strict cookie a one-time
   ``?token=`` on the page URL sets (named after the server's port, so two servers on
@@ -23,10 +23,12 @@ from http.cookies import SimpleCookie
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
+from memory_core.web.vendor import style_hashes
+
 JSON_TYPE = "application/json; charset=utf-8"
 HTML_TYPE = "text/html; charset=utf-8"
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+CSP = (  # style-src: our stylesheet, and the graph library's injected <style> elements by hash
+    "default-src 'self'; script-src 'self'; " + " ".join(["style-src 'self'", *style_hashes()]) + "; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
 )
@@ -43,11 +45,12 @@ DRAIN_LIMIT = 1 << 20
 
 
 class HTTPError(Exception):
-    def __init__(self, status: int, message: str, headers: Optional[dict] = None):
+    def __init__(self, status: int, message: str, headers: Optional[dict] = None, field: Optional[str] = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = dict(headers or {})
+        self.field = field  # the request field a 400 is about (the JSON body's name for it)
 
 
 def is_loopback(host: str) -> bool:
@@ -130,19 +133,7 @@ class Request:
     async def read_json(self, max_body: int):
         """The JSON body, or an HTTPError (411/400/413, closing the connection where
         the rest of the body cannot be trusted)."""
-        if self.header("transfer-encoding"):
-            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
-        try:
-            length = int(self.header("content-length") or "")
-        except ValueError:
-            raise HTTPError(411, "Content-Length required", {"Connection": "close"}) from None
-        if length < 0:
-            raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
-        if length > max_body:
-            await self._drain(min(length, DRAIN_LIMIT))
-            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
-                            {"Connection": "close"})
-        raw = await self._body(length)
+        raw = await self.read_body(max_body)
         ctype = (self.header("content-type") or "").split(";")[0].strip().lower()
         if ctype != "application/json":
             raise HTTPError(400, "Content-Type must be application/json")
@@ -154,7 +145,25 @@ class Request:
         except InputError as exc:
             raise HTTPError(400, f"malformed JSON: {exc}") from None
 
-    async def _body(self, limit: int) -> bytes:
+    async def read_body(self, max_body: int, chunked: bool = False) -> bytes:
+        """The raw body (Content-Length required unless ``chunked``; at most ``max_body``), or an HTTPError."""
+        if self.header("transfer-encoding"):
+            if chunked:
+                return await self._body(max_body, f"request body too large (the limit is {max_body} bytes)")
+            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
+        try:
+            length = int(self.header("content-length") or "")
+        except ValueError:
+            raise HTTPError(411, "Content-Length required", {"Connection": "close"}) from None
+        if length < 0:
+            raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
+        if length > max_body:
+            await self._drain(min(length, DRAIN_LIMIT))
+            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
+                            {"Connection": "close"})
+        return await self._body(length)
+
+    async def _body(self, limit: int, too_long: str = "the body is longer than its Content-Length") -> bytes:
         chunks, size = [], 0
         while True:
             message = await self.receive()
@@ -164,7 +173,7 @@ class Request:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise HTTPError(400, "the body is longer than its Content-Length", {"Connection": "close"})
+                raise HTTPError(400, too_long, {"Connection": "close"})
             chunks.append(chunk)
             if not message.get("more_body"):
                 break
@@ -192,7 +201,8 @@ def check_origin(request: Request, bound_host: str) -> None:
     if host and is_loopback(bound_host) and not is_loopback(hostname):
         raise HTTPError(403, "unexpected Host header")
     origin = request.header("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != host:
+    if origin is not None and (origin.strip() == "null" or urlsplit(origin).netloc != host):
+        # "null" is an opaque origin (a sandboxed frame, a file: page, a redirect chain): never this server's page
         raise HTTPError(403, "cross-origin requests are not allowed")
 
 
@@ -219,9 +229,10 @@ UNAUTHORIZED_PAGE = """<!doctype html>
 </head>
 <body><main class="denied">
 <h1>FALSIFY: access token required</h1>
-<p id="denied">This FALSIFY server listens beyond this machine, so it needs its access token.
-Open the address the server printed when it started, which ends in <code>?token=...</code>,
-or ask whoever started it (<code>python main.py serve --token ...</code> or <code>FALSIFY_TOKEN</code>)
-for the token.</p>
+<p id="denied">This FALSIFY server needs its access token. Open this address once with
+<code>?token=TOKEN</code> added, TOKEN being the token the server was started with (its
+<code>--token</code>, <code>FALSIFY_TOKEN</code> or <code>FALSIFY_TOKEN_FILE</code>; for
+<code>mcp --viewer</code> without one, <code>"viewer_token"</code> in the root's <code>server.json</code>),
+or ask whoever started it for the token.</p>
 </main></body></html>
 """

@@ -7,26 +7,37 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 
     GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
     GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
-                            ?as_of=DATE: from the beliefs valid at DATE
+                            ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
     GET  /api/log           gate.revision_log()
     GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
-    POST /api/revise        {"fact": str, "triple": "S|P|O"?, "target": key?} -> gate.revise(...)
+    POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
+                            target, key, source, asserted_at, trust, policy, valid_from, valid_to,
+                            record, supports, refutes, weight, dry_run)} -> gate.revise(...); a bad
+                            field is a 400 {"error", "field"} naming it as the body does; without a
+                            key the fact gets a readable one derived from its text
+                            (``core.requests.readable_key``)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
 """
 
 from __future__ import annotations
 
+from memory_core.core.errors import VOCABULARY, speak
+from memory_core.core.fields import FIELDS
+from memory_core.core.requests import readable_key
 from memory_core.mcp.gate import Gate
 from memory_core.web.guard import HTTPError
 
-REVISE_FIELDS = {"fact", "triple", "target"}
+REVISE_FIELDS = {f.name for f in FIELDS}  # the request's fields, declared once
+KINDS = {f.name: f.kind for f in FIELDS}
 
 
 async def _call(gate: Gate, method: str, *args, **kwargs):
+    VOCABULARY.set("viewer")  # errors and notes name the body's fields (this request's context only)
     try:
         return await gate.call(method, *args, **kwargs)
     except ValueError as exc:  # InputError is a ValueError
-        raise HTTPError(400, str(exc) or "invalid input") from exc
+        speak(exc, "viewer")
+        raise HTTPError(400, str(exc) or "invalid input", field=getattr(exc, "field", None)) from exc
 
 
 def _epoch(query: dict, name: str = "epoch") -> dict:
@@ -53,28 +64,35 @@ async def log(gate: Gate, query: dict) -> list:
 
 async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
-    if not question:  # the default question; failing that "" lets the facade pick its only one
+    pinned = _epoch(query, "inquiry")
+    if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
         question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"))
+    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"), **pinned)
 
 
 async def revise(gate: Gate, body) -> dict:
     if not isinstance(body, dict):
         raise HTTPError(400, "the body must be a JSON object")
-    unknown = set(body) - REVISE_FIELDS
+    unknown = sorted(set(body) - REVISE_FIELDS)
     if unknown:
-        raise HTTPError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+        raise HTTPError(400, f"unknown field(s): {', '.join(unknown)} (a revision takes {', '.join(REVISE_FIELDS)})",
+                        field=unknown[0])
     fact = body.get("fact")
     if not isinstance(fact, str) or not fact.strip():
-        raise HTTPError(400, "'fact' must be a non-empty string")
+        raise HTTPError(400, "'fact' must be a non-empty string", field="fact")
     kwargs = {}
-    for field in ("triple", "target"):
-        value = body.get(field)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            continue
-        if not isinstance(value, str):
-            raise HTTPError(400, f"'{field}' must be a string")
-        kwargs[field] = value.strip()
+    for name, value in body.items():
+        if name == "fact" or value is None or (isinstance(value, str) and not value.strip()):
+            continue  # an empty form field is a field not given
+        kind = KINDS[name]
+        if kind == "bool" and not isinstance(value, bool):
+            raise HTTPError(400, f"'{name}' must be true or false", field=name)
+        if kind == "unit" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise HTTPError(400, f"'{name}' must be a number from 0 to 1", field=name)
+        if kind not in ("bool", "unit") and not isinstance(value, str):
+            raise HTTPError(400, f"'{name}' must be a string", field=name)
+        kwargs[name] = value.strip() if isinstance(value, str) else value
+    kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
     return await _call(gate, "revise", fact.strip(), **kwargs)
 
 

@@ -47,12 +47,21 @@ from memory_core.web.guard import check_token, is_loopback
 
 CALL_TIMEOUT = 600.0
 DISCOVERY = "server.json"
-# uvicorn's own limits: connections (and requests in flight) beyond this get 503 at once;
-# a connection still sending its request after READ_TIMEOUT_S is closed; an idle
-# keep-alive connection after KEEP_ALIVE_S
+# Connection handling (uvicorn's h11 protocol, guarded: GuardedH11Protocol):
+# * each request's headers and body must arrive within READ_TIMEOUT_S of its first byte (and a new
+#   connection's first request within READ_TIMEOUT_S of its opening), else the connection is closed:
+#   a client dripping a request byte by byte holds a connection for that long at most;
+# * an idle keep-alive connection is closed after KEEP_ALIVE_S;
+# * at most MAX_PER_CLIENT connections per client address and MAX_CONNECTIONS in all: a new
+#   connection beyond either first closes the oldest one that is idle or still sending its request
+#   (never one whose request is being answered), and only when there is none is it refused (503)
 MAX_CONNECTIONS = 64
+MAX_PER_CLIENT = 32
 READ_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
+_BUSY = b"too many connections; try again later\n"
+REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+           b"content-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY)
 
 
 class TokenRequired(Exception):
@@ -64,35 +73,97 @@ class CannotListen(Exception):
 
 
 def _protocol():
-    """uvicorn's h11 protocol with a read timeout: a connection that has not sent its whole
-    request (headers and body) READ_TIMEOUT_S after it opened is closed, so half-sent
-    requests cannot hold connections (and file descriptors) forever."""
+    """uvicorn's h11 protocol with a read deadline per request, a cap per client address and
+    load shedding of idle or slow connections (see the constants above)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class TimedH11Protocol(H11Protocol):
+    class GuardedH11Protocol(H11Protocol):
         def connection_made(self, transport):
             super().connection_made(transport)
-            self._read_deadline = self.loop.call_later(READ_TIMEOUT_S, self._read_timed_out)
+            self._deadline = None
+            self._reading_since = None
+            self._idle_since = self.loop.time()
+            self._arm()  # the first request must arrive in time too
+            self._make_room()
 
-        def _read_timed_out(self):
-            cycle = getattr(self, "cycle", None)
-            reading = cycle is None or (not cycle.response_started and getattr(cycle, "more_body", False))
-            if reading and not self.transport.is_closing():
+        # ---- state -------------------------------------------------------------------
+        def busy(self) -> bool:
+            """Answering a request it has received whole (or streaming an answer): never shed."""
+            cycle = self.cycle
+            return cycle is not None and not cycle.response_complete and (not cycle.more_body or cycle.response_started)
+
+        def _since(self) -> float:
+            """How long it has been idle or sending: the oldest goes first when room is needed."""
+            return self._reading_since if self._reading_since is not None else self._idle_since
+
+        # ---- the read deadline ---------------------------------------------------------
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._reading_since = self.loop.time()
+                self._deadline = self.loop.call_later(READ_TIMEOUT_S, self._read_timed_out)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self._reading_since = None
+
+        def _read_timed_out(self) -> None:
+            self._deadline = None
+            if not self.busy() and not self.transport.is_closing():
                 self.transport.close()
 
+        def data_received(self, data):
+            if not self.busy():
+                self._arm()  # a request begins (or goes on): its deadline runs from its first byte
+            super().data_received(data)
+            if self.busy():
+                self._disarm()
+
+        def on_response_complete(self):
+            self._idle_since = self.loop.time()
+            super().on_response_complete()
+
         def connection_lost(self, exc):
-            deadline = getattr(self, "_read_deadline", None)
-            if deadline is not None:
-                deadline.cancel()
+            self._disarm()
             super().connection_lost(exc)
 
-    return TimedH11Protocol
+        # ---- room for a new connection --------------------------------------------------
+        def _make_room(self) -> None:
+            host = self.client[0] if self.client else None
+            others = [c for c in self.connections if c is not self and isinstance(c, GuardedH11Protocol)]
+            same = [c for c in others if host is not None and c.client and c.client[0] == host]
+            if len(same) >= MAX_PER_CLIENT and not self._shed(same):
+                return self._refuse()
+            others = [c for c in others if c in self.connections]
+            if len(others) >= MAX_CONNECTIONS and not self._shed(others):
+                return self._refuse()
+
+        def _shed(self, candidates) -> bool:
+            """Close the connection that has been idle or sending its request the longest."""
+            idle = [c for c in candidates if not c.busy() and not c.transport.is_closing()]
+            if not idle:
+                return False
+            oldest = min(idle, key=lambda c: c._since())
+            oldest.connections.discard(oldest)  # counted out now: its connection_lost comes later
+            oldest.transport.close()
+            return True
+
+        def _refuse(self) -> None:
+            self.connections.discard(self)
+            self._disarm()
+            self.transport.write(REFUSED)
+            self.transport.close()
+
+    return GuardedH11Protocol
 
 
 def uvicorn_config(app) -> "uvicorn.Config":
+    # uvicorn's own 503 (limit_concurrency) counts the new connection too: one above our cap, so
+    # the shedding above decides who stays
     return uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                           server_header=False, date_header=False, http=_protocol(),
-                          limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S)
+                          limit_concurrency=MAX_CONNECTIONS + 1, timeout_keep_alive=KEEP_ALIVE_S)
 
 
 class ViewerServer:
@@ -183,14 +254,15 @@ class ViewerServer:
             self.socket.close()
 
 
-def write_discovery(root: Path, url: str, secret: str) -> Path:
+def write_discovery(root: Path, url: str, secret: str, extra: Optional[dict] = None) -> Path:
     """``<root>/server.json``: where the running server listens and the secret the warm
-    CLI shows it (owner-only permissions)."""
+    CLI shows it (owner-only permissions); ``extra``: more fields (the viewer's token when
+    the server made one)."""
     path = Path(root) / DISCOVERY
     tmp = path.with_name(f".{DISCOVERY}.{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
-        json.dump({"url": url, "secret": secret, "pid": os.getpid()}, fh)
+        json.dump({"url": url, "secret": secret, "pid": os.getpid(), **(extra or {})}, fh)
     os.replace(tmp, path)
     return path
 
@@ -205,16 +277,26 @@ def remove_discovery(path: Optional[Path]) -> None:
         pass
 
 
-async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
-    """From inside a loop that already runs (the stdio MCP server's): serve the viewer and the
-    warm CLI for ``gate`` on loopback (a free port) until ``stop`` is set. Its address goes to
-    ``<root>/server.json`` and to stderr (stdout belongs to the MCP client)."""
+async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1",
+                          viewer: bool = False) -> None:
+    """From inside a loop that already runs (the stdio MCP server's): serve the warm CLI for
+    ``gate`` on loopback (a free port; each request carries the per-start secret of
+    ``<root>/server.json``, mode 0600) until ``stop`` is set. ``viewer``: the viewer and its
+    API too, behind an access token (``FALSIFY_TOKEN`` / ``FALSIFY_TOKEN_FILE``, else one
+    made for this session and kept in ``server.json`` as ``viewer_token``); its address,
+    never the token, goes to stderr (stdout belongs to the MCP client). Without it, every
+    other request is a 404: nothing but the CLI's own channel writes over HTTP."""
+    token = made = None
+    if viewer:
+        token = resolve_token(host, None)
+        if token is None:
+            token = made = secrets.token_urlsafe(24)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind((host, 0))
     sock.listen(128)
     url = f"http://{host}:{sock.getsockname()[1]}/"
     secret = secrets.token_urlsafe(32)
-    app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret)
+    app = ViewerApp(gate, bound_host=host, cli=cli, cli_secret=secret, token=token, viewer=viewer)
     server = uvicorn.Server(uvicorn_config(app))
     server.capture_signals = contextlib.nullcontext  # the host process keeps its own signal handling
     discovery = None
@@ -233,9 +315,20 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
     except (ValueError, RuntimeError, NotImplementedError):  # not the main thread's loop: the host decides
         handles_term = False
     try:
-        await gate.ready()
-        discovery = write_discovery(root, url, secret)
-        print(f"FALSIFY viewer (and warm CLI) for this MCP session: {url}", file=sys.stderr, flush=True)
+        while not stop.is_set():  # the root opened (a busy one is tried again, as the MCP tools do)
+            try:
+                await gate.ready()
+                break
+            except Exception:  # noqa: BLE001  (the MCP tools report why the root did not open)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+        if stop.is_set():
+            return
+        discovery = write_discovery(root, url, secret, {"viewer_token": made} if made else None)
+        if viewer:
+            where = f'"viewer_token" in {discovery}' if made else "FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE)"
+            print(f"FALSIFY viewer for this MCP session: {url}\n{access_note(url, where)}", file=sys.stderr,
+                  flush=True)
 
         async def stopper():
             await stop.wait()
@@ -251,6 +344,14 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
         sock.close()
         if handles_term:
             loop.remove_signal_handler(signal.SIGTERM)
+
+
+def access_note(url: str, where: str) -> str:
+    """How to get into a viewer that needs its token, without the token itself (it is never
+    printed: terminals, logs and screen shares keep what is printed)."""
+    return (f"FALSIFY viewer access: the page needs its access token once: open {url}?token=TOKEN, TOKEN being "
+            f"the one in {where} (the page then keeps it in an HttpOnly cookie; API clients send "
+            "Authorization: Bearer TOKEN)")
 
 
 def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[str]:
@@ -303,8 +404,9 @@ def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = U
         if ready is not None:
             ready(server.url)
         else:
-            page = server.url + (f"?token={server.token}" if server.token else "")
-            print(f"FALSIFY viewer: {page}", flush=True)
+            print(f"FALSIFY viewer: {server.url}", flush=True)  # never the token
+            if server.token:
+                print(access_note(server.url, "--token, FALSIFY_TOKEN or FALSIFY_TOKEN_FILE"), flush=True)
             if mcp:
                 print(f"FALSIFY MCP (streamable HTTP): {server.url}mcp", flush=True)
         server.serve_forever()
@@ -370,6 +472,9 @@ def main(argv=None) -> int:
     parser.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp")
     parser.add_argument("--token", help="access token (required beyond loopback; default $FALSIFY_TOKEN)")
     args = parser.parse_args(argv)
+    from memory_core.store.settings import claim_process
+
+    claim_process()  # a process of its own: cognee is configured for this root
     return run_server(args.root, args.host, args.port, seeds=args.seed, token=args.token, mcp=args.mcp)
 
 

@@ -70,6 +70,37 @@ def copy_from_node_modules(node_modules: Path = NODE_MODULES, vendor_dir: Path =
     return copied
 
 
+# force-graph (inside the react-force-graph-2d build) injects its CSS as <style> elements
+# (rollup's styleInject: an empty element is appended, then its text); the page's
+# Content-Security-Policy allows exactly those by hash (style_hashes), so no style is refused
+STYLED = "react-force-graph-2d.min.js"
+STYLE_INJECT = r'type="text/css".{0,400}?\}\}\("((?:[^"\\]|\\.)*)"'
+
+
+def injected_styles(path: Optional[Path] = None) -> list[str]:
+    """The CSS texts the vendored graph build injects as <style> elements (the empty text
+    first: each element is appended empty before its text is set). [] when the build is
+    not there."""
+    import json
+    import re
+
+    path = path or vendor_file(STYLED)
+    if path is None:
+        return []
+    source = path.read_text(encoding="utf-8", errors="replace")
+    found = [json.loads(f'"{m.group(1)}"') for m in re.finditer(STYLE_INJECT, source, re.S)]
+    return [""] + found if found else []
+
+
+def style_hashes(path: Optional[Path] = None) -> list[str]:
+    """CSP hash sources (``'sha256-...'``) of :func:`injected_styles`."""
+    import base64
+    import hashlib
+
+    return [f"'sha256-{base64.b64encode(hashlib.sha256(css.encode('utf-8')).digest()).decode('ascii')}'"
+            for css in injected_styles(path)]
+
+
 def licences(node_modules: Path = NODE_MODULES) -> str:
     """Every npm package installed in ``node_modules`` (what the builds are made of), with
     its version, declared licence and its licence file's text (or, when the package ships

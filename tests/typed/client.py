@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import memory_core
-from memory_core import Falsify, FalsifyError, RevisionResult, StatusResult
+from memory_core import Evidence, Falsify, FalsifyError, RevisionResult, StatusResult
 
 
 async def tour(root: str) -> list[str]:
@@ -19,6 +19,29 @@ async def tour(root: str) -> list[str]:
         states = {node["key"]: node["state"] for node in status["nodes"]}
         hits = await fx.search("QA report", top_k=3)
         return added + refuted + [states.get("K", "?")] + [hit["key"] for hit in hits]
+
+
+async def awaited(root: str, state_dir: str) -> list[str]:
+    """The other form: ``await`` the opening, close it yourself (and attach, both forms)."""
+    fx = await Falsify.open(root)
+    try:
+        offered: RevisionResult = await fx.revise("A fact in words.", dry_run=True)
+        decided = await fx.revise("A fact in words.", record=True, supports="B", weight=0.7)
+        keys = offered.get("to_decide", []) + decided.get("edges_added", [])
+    finally:
+        await fx.close()
+    host = await Falsify.attach(state_dir)
+    await host.close()
+    async with Falsify.attach(state_dir) as attached:
+        keys.append(str((await attached.status())["nodes"][0]["key"]))
+    return keys
+
+
+def evidence() -> Evidence:
+    """FALSIFY's DataPoint classes are typed: their fields and cognee's."""
+    node = Evidence(key="E1", claim="The valve failed.", question_key="Q", source_id="report-1")
+    text: str = node.claim
+    return node if text and node.id else node
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_core import Falsify
+from memory_core import Evidence, Falsify, Hypothesis
 
 
 async def wrong(root: str) -> None:
@@ -12,3 +12,17 @@ async def wrong(root: str) -> None:
         result["no_such_key"]  # MISTAKE: RevisionResult has no such key
         await fx.revise("a fact", tagret="E_qa")  # MISTAKE: misspelt keyword
         await fx.search(3)  # MISTAKE: the query is a str
+
+
+async def awaited_wrong(root: str, state_dir: str) -> None:
+    fx = await Falsify.open(root)  # the awaited form is a Falsify too, not Any
+    await fx.search(3)  # MISTAKE: the query is a str
+    await fx.revise("a fact", record="yes")  # MISTAKE: record is a bool
+    attached = await Falsify.attach(state_dir)
+    await attached.explain(7)  # MISTAKE: a key is a str
+
+
+def nodes() -> None:
+    Evidence(key="E1", claim=3, question_key="Q")  # MISTAKE: claim is a str
+    Hypothesis(key="H1", question_key="Q")  # MISTAKE: statement missing
+    Evidence(key="E1", claim="c", question_key="Q").no_such_field  # MISTAKE: no such field

@@ -176,6 +176,12 @@ class Backend(ABC):
         """Every row of a vector collection as (ids, vectors), for a batch's in-memory gate 1;
         None where the collection cannot be read so (gate 1 then searches fact by fact)."""
 
+    async def vector_dimensions(self, names: list[str]) -> Optional[int]:
+        """The dimensions of the vectors stored in these collections (None: none stored, or
+        this backend keeps the embedder record itself): a lost ``falsify.json`` is rebuilt
+        only for the embedder that made them."""
+        return None
+
     @abstractmethod
     async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         """Full-text ranking of a collection's rows for each text (:mod:`memory_core.store.lexical`)."""

@@ -102,6 +102,20 @@ class EmbeddedBackend(Backend):
         rows = await table.query().select(["id", "vector"]).to_list()
         return [str(r["id"]) for r in rows], [r["vector"] for r in rows]
 
+    async def vector_dimensions(self, names: list[str]) -> Optional[int]:
+        """From the LanceDB tables' schema (a fixed-size list column ``vector``)."""
+        conn = await self.vector.get_connection()
+        for name in names:
+            if not await self.vector.has_collection(name):
+                continue
+            table = await conn.open_table(name)
+            schema = await table.schema() if callable(getattr(table, "schema", None)) else table.schema
+            field = schema.field("vector") if "vector" in schema.names else None
+            size = getattr(getattr(field, "type", None), "list_size", None)
+            if isinstance(size, int) and size > 0:
+                return size
+        return None
+
     async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         return await lexical.search_lancedb(self.vector, name, texts, limit)
 

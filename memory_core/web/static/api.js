@@ -1,8 +1,10 @@
 /* FALSIFY viewer: talking to the server (JSON API and live updates). */
 
 /* For tests and the curious: the shown snapshot, the last revise() result, how many
- * API calls are in flight, and whether the live-update stream is connected. */
-export const exposed = (window.__falsify = { snapshot: null, lastRevision: null, pending: 0, live: false, denied: false });
+ * API calls are in flight, whether the live-update stream is connected, and the node keys
+ * drawn (handed to the graph; painted: in its last frame; leaving ones marked "(forgotten)"). */
+export const exposed = (window.__falsify = { snapshot: null, lastRevision: null, pending: 0, live: false, denied: false,
+  drawn: [], painted: [], ghosts: 0 });
 
 export class ApiError extends Error {
   constructor(message, status) {

@@ -15,7 +15,7 @@ const MAX_FIT_ZOOM = 3;  // a small graph is not blown up to fill the canvas
 
 function App() {
   const [snapshot, setSnapshot] = useState(null);
-  const [view, setView] = useState({ ghosts: [], hidden: {} });
+  const [ghosts, setGhosts] = useState([]);  // forgotten nodes on their way out (struck, then gone)
   const [effects, setEffects] = useState({});
   const [board, setBoard] = useState(null);
   const [boardError, setBoardError] = useState(null);
@@ -46,10 +46,13 @@ function App() {
   const mouse = useRef({ x: 0, y: 0 });
   const fitted = useRef(false);
   const generation = useRef(0);
-  const paintNode = useMemo(() => makePainter(effectsRef), []);
-  const graph = useMemo(() => toGraph(snapshot, cache, view.hidden, view.ghosts), [snapshot, view]);
+  const painted = useRef(new Set()).current;  // the keys drawn in the frame being painted
+  const paintNode = useMemo(() => makePainter(effectsRef, painted), []);
+  const graph = useMemo(() => toGraph(snapshot, cache, ghosts), [snapshot, ghosts]);
 
-  Object.assign(exposed, { snapshot, lastRevision: last ? last.result : null, busy, denied, shownEpoch });
+  /* drawn: the keys handed to the graph (ghosts marked), for tests and the curious */
+  Object.assign(exposed, { snapshot, lastRevision: last ? last.result : null, busy, denied, shownEpoch,
+    drawn: graph.nodes.map((n) => (n.__ghost ? `${n.key} (forgotten)` : n.key)), ghosts: ghosts.length });
   const current = timeline.length ? timeline[timeline.length - 1].epoch : (snapshot?.current ?? snapshot?.epoch ?? 0);
 
   const failed = useCallback((err) => {
@@ -78,7 +81,7 @@ function App() {
     try {
       const snap = await api("/api/graph");
       generation.current++;
-      setView({ ghosts: [], hidden: {} });
+      setGhosts([]);
       setEffects({});
       setSnapshot(snap);
       setStatus(`Epoch ${snap.epoch}: ${snap.nodes.length} nodes.`);
@@ -113,16 +116,13 @@ function App() {
     const gen = ++generation.current;
     const forgotten = keysOf(result.forgotten);
     const invalidated = keysOf(result.invalidated);
-    const ghosts = before.nodes.filter((n) => forgotten.includes(n.key))
+    const present = new Set((after?.nodes ?? []).map((n) => n.key));
+    const leaving = before.nodes.filter((n) => forgotten.includes(n.key) && !present.has(n.key))
       .map((n) => (invalidated.includes(n.key) ? { ...n, state: "invalidated" } : n));
-    const without = (hidden, keys) => Object.fromEntries(Object.entries(hidden).filter(([k]) => !keys.includes(k)));
-    setSnapshot(after);
-    setView((v) => ({ ghosts, hidden: without(v.hidden, forgotten) }));
+    setSnapshot(after);  // every node of `after` is drawn; the leaving ones only until they vanish
+    setGhosts(leaving);
     setEffects(fx);
-    setTimeout(() => {
-      if (generation.current !== gen) return;
-      setView((v) => ({ ghosts: [], hidden: { ...v.hidden, ...Object.fromEntries(forgotten.map((k) => [k, true])) } }));
-    }, VANISH_MS);
+    setTimeout(() => { if (generation.current === gen) setGhosts([]); }, VANISH_MS);
     setTimeout(() => { if (generation.current === gen) setEffects({}); }, FLASH_MS);
   }, []);
 
@@ -165,7 +165,7 @@ function App() {
       if (open.length) {  // nothing recorded: mark the candidates and let the user decide
         const start = performance.now();
         const candidates = (result.candidates || []).filter((c) => open.includes(c.key));
-        setDecide({ fact: body.fact, triple: body.triple, candidates, marked: {}, note: "" });
+        setDecide({ fact: body.fact, triple: body.triple, key: body.key, candidates, marked: {}, note: "" });
         setEffects(Object.fromEntries(open.map((k) => [k, { kind: "candidate", start }])));
         setStatus(`No judge could decide offline: ${open.length} candidate(s) marked; decide below.`);
       } else {
@@ -188,6 +188,7 @@ function App() {
     if (relation === "contradicts") {
       const body = { fact: decide.fact, target: cand.key };
       if (decide.triple) body.triple = decide.triple;
+      if (decide.key) body.key = decide.key;
       revise(body);
     } else if (relation === "supersedes") {
       setDecide({ ...decide, note: SUPERSEDES_NOTE });
@@ -197,6 +198,18 @@ function App() {
       setEffects((fx) => Object.fromEntries(Object.entries(fx).filter(([k]) => k !== cand.key)));
       setDecide({ ...decide, marked, note: all ? UNRELATED_NOTE : "" });
     }
+  }, [decide, revise]);
+
+  /* "none of these": the fact is recorded as new evidence, unjudged, maybe bearing on a hypothesis. */
+  const onRecord = useCallback(({ kind, hypothesis, weight }) => {
+    if (!decide) return;
+    const body = { fact: decide.fact, record: true };
+    if (decide.triple) body.triple = decide.triple;
+    if (kind && hypothesis) {
+      body[kind] = hypothesis;
+      if (weight !== "" && !Number.isNaN(Number(weight))) body.weight = Number(weight);
+    }
+    revise(body);
   }, [decide, revise]);
 
   /* Step or scrub to an epoch (null: now): the graph as it stood after it, animated from the one shown. */
@@ -225,9 +238,8 @@ function App() {
   const replay = useCallback(() => {
     if (!last) return;
     const gen = ++generation.current;
-    const forgotten = keysOf(last.result.forgotten);
     setEffects({});
-    setView((v) => ({ ghosts: [], hidden: Object.fromEntries(Object.entries(v.hidden).filter(([k]) => !forgotten.includes(k))) }));
+    setGhosts([]);
     setSnapshot(last.before);
     setStatus("Replaying: before the revision…");
     setTimeout(() => {
@@ -274,6 +286,7 @@ function App() {
           linkDirectionalArrowLength: (l) => (l.implicit ? 0 : 4), linkDirectionalArrowRelPos: 1,
           linkCanvasObjectMode: () => "after", linkCanvasObject: paintLinkLabel,
           autoPauseRedraw: false, cooldownTicks: 120,
+          onRenderFramePre: () => { exposed.painted = [...painted].sort(); painted.clear(); },
           onEngineStop: () => {
             const fg = fgRef.current;
             if (fitted.current || !fg) return;
@@ -286,7 +299,8 @@ function App() {
         h(Legend)),
       h("aside", null,
         h(ReviseForm, { busy, onRevise: revise, onReplay: replay, canReplay: !!last, status, statusError }),
-        h(Candidates, { decide, busy, onDecide }),
+        h(Candidates, { decide, busy, onDecide, onRecord,
+          hypotheses: (snapshot?.nodes || []).filter((n) => n.type === "hypothesis").map((n) => n.key) }),
         h(Scoreboard, { board, error: boardError, asOf,
           onAsOf: (value) => { asOfRef.current = value; setAsOf(value); refreshBoard(); } }),
         h(Timeline, { rows: timeline, current, shown: shownEpoch, onShow: showEpoch, busy }),

@@ -44,18 +44,27 @@ export function cause(entry) {
   return [c ? `because ${c}` : "", entry.detail || ""].filter(Boolean).join(": ");
 }
 
-/* Stable node objects (the layout keeps its positions) for a snapshot;
- * ghosts are forgotten nodes on their way out. */
-export function toGraph(snapshot, cache, hidden, ghosts = []) {
+/* Layout fields the force simulation keeps on a node object between snapshots (the graph
+ * library's own bookkeeping fields start with "__"). */
+const LAYOUT = new Set(["x", "y", "vx", "vy", "fx", "fy", "index"]);
+
+/* Stable node objects (the layout keeps its positions) for a snapshot: exactly its nodes,
+ * plus ghosts (forgotten nodes on their way out, struck through until their animation ends).
+ * A node object takes the snapshot's fields as they are (a field the snapshot lacks, such as
+ * a valid_to an earlier epoch did not have yet, is dropped). */
+export function toGraph(snapshot, cache, ghosts = []) {
   const nodes = [];
   const present = new Set();
   const keep = (n, ghost) => {
     present.add(n.key);
     const obj = cache[n.key] ?? (cache[n.key] = {});
+    for (const field of Object.keys(obj)) {
+      if (!(field in n) && !LAYOUT.has(field) && !field.startsWith("__")) delete obj[field];  // "__": the library's
+    }
     Object.assign(obj, n, { __ghost: ghost });
     nodes.push(obj);
   };
-  for (const n of snapshot?.nodes ?? []) if (!hidden[n.key]) keep(n, false);
+  for (const n of snapshot?.nodes ?? []) keep(n, false);
   for (const n of ghosts) if (!present.has(n.key)) keep(n, true);
   const linked = new Set();
   const links = (snapshot?.edges ?? [])

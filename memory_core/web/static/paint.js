@@ -21,9 +21,11 @@ function tracePath(ctx, node, r) {
   }
 }
 
-/* A node painter reading the current revision effects from effectsRef. */
-export function makePainter(effectsRef) {
+/* A node painter reading the current revision effects from effectsRef; `painted` (a Set)
+ * collects the keys drawn in the current frame. */
+export function makePainter(effectsRef, painted = null) {
   return function paintNode(node, ctx, scale) {
+    if (painted) painted.add(node.__ghost ? `${node.key} (forgotten)` : node.key);
     const r = nodeRadius(node);
     const now = performance.now();
     const fx = effectsRef.current[node.key];

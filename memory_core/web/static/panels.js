@@ -51,12 +51,14 @@ export function ReviseForm({ busy, onRevise, onReplay, canReplay, status, status
   const [fact, setFact] = useState("");
   const [triple, setTriple] = useState("");
   const [target, setTarget] = useState("");
+  const [key, setKey] = useState("");
   const submit = (ev) => {
     ev.preventDefault();
     if (!fact.trim() || busy) return;
     const body = { fact };
     if (triple.trim()) body.triple = triple.trim();
     if (target.trim()) body.target = target.trim();
+    if (key.trim()) body.key = key.trim();  // none: the server derives a readable key from the fact
     onRevise(body);
   };
   return h("form", { id: "revise-form", onSubmit: submit },
@@ -68,6 +70,9 @@ export function ReviseForm({ busy, onRevise, onReplay, canReplay, status, status
         onChange: (e) => setTriple(e.target.value) }),
       h("input", { id: "target", value: target, placeholder: "target key (optional)", "aria-label": "target",
         onChange: (e) => setTarget(e.target.value) })),
+    h("div", { className: "row" },
+      h("input", { id: "new-key", value: key, placeholder: "key for the new fact (optional; default: from its words)",
+        "aria-label": "key for the new fact", onChange: (e) => setKey(e.target.value) })),
     h("div", { className: "row" },
       h("button", { id: "revise", type: "submit", disabled: busy || !fact.trim() }, busy ? "Revising…" : "Revise"),
       h("button", { id: "replay", type: "button", disabled: busy || !canReplay, onClick: onReplay }, "Replay last revision")),
@@ -114,20 +119,37 @@ export function Denied() {
   return h("section", { id: "denied", role: "alert" },
     h("h2", null, "Access token required"),
     h("p", null, "This FALSIFY server listens beyond this machine, so every request needs its access token. ",
-      "Open the address the server printed when it started (it ends in ?token=…), or ask whoever started it for the token."));
+      "Open this address once with ?token=TOKEN added (the token the server was started with: its --token, ",
+      "FALSIFY_TOKEN or FALSIFY_TOKEN_FILE), or ask whoever started it for the token."));
 }
 
 /* Offline, no judge could decide: gate 1's ranked candidates, marked on the graph; the user decides
- * per candidate. "contradicts" completes the revision (target = that key). */
+ * per candidate. "contradicts" completes the revision (target = that key); "none of these" records
+ * the fact as new evidence (record), optionally supporting or refuting a hypothesis with a weight. */
 export const SUPERSEDES_NOTE = "supersedes means the fact is a newer value of the same claim; a caller's decision " +
   "cannot record that kind yet: choose contradicts to retire the old claim, or give the fact as a triple " +
   "(S|P|O) so the structured judge can tell a newer value from a contradiction.";
-export const UNRELATED_NOTE = "Every candidate is unrelated: nothing is recorded. FALSIFY records a fact once a judge " +
-  "has decided its near candidates: give it as a triple (S|P|O) or set LLM_API_KEY for the LLM judge.";
+export const UNRELATED_NOTE = "Every candidate is unrelated: record the fact below (none of these), and say which " +
+  "hypothesis it supports or refutes, if any.";
 
-export function Candidates({ decide, busy, onDecide }) {
+export function Candidates({ decide, busy, onDecide, onRecord, hypotheses }) {
+  const [bears, setBears] = useState("");
+  const [hypothesis, setHypothesis] = useState("");
+  const [weight, setWeight] = useState("0.5");
   if (!decide) return null;
   const fmt = (v, d = 3) => (typeof v === "number" ? v.toFixed(d) : "–");
+  const none = h("div", { id: "none-of-these", className: "row" },
+    h("button", { id: "record", type: "button", disabled: busy || (bears !== "" && !hypothesis),
+      onClick: () => onRecord({ kind: bears, hypothesis, weight }) }, "none of these: record it"),
+    h("select", { id: "bears", value: bears, "aria-label": "bears on", onChange: (e) => setBears(e.target.value) },
+      h("option", { value: "" }, "no hypothesis"), h("option", { value: "supports" }, "supports"),
+      h("option", { value: "refutes" }, "refutes")),
+    bears ? h("select", { id: "hypothesis", value: hypothesis, "aria-label": "hypothesis",
+      onChange: (e) => setHypothesis(e.target.value) },
+      h("option", { value: "" }, "hypothesis…"),
+      (hypotheses || []).map((k) => h("option", { key: k, value: k }, k))) : null,
+    bears ? h("input", { id: "weight", type: "number", min: 0, max: 1, step: 0.05, value: weight,
+      "aria-label": "weight", onChange: (e) => setWeight(e.target.value) }) : null);
   return h("section", { id: "candidates", "aria-live": "polite" },
     h("h2", null, "You decide"),
     h("p", { className: "muted" }, "No judge could decide offline. Gate 1 ranked these stored claims for: ",
@@ -142,5 +164,6 @@ export function Candidates({ decide, busy, onDecide }) {
           disabled: busy || decide.marked[c.key] === "unrelated" && rel === "unrelated",
           onClick: () => onDecide(c, rel),
         }, rel)))))),
+    none,
     decide.note ? h("p", { id: "decide-note", className: "muted" }, decide.note) : null);
 }

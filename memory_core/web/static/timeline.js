@@ -45,14 +45,28 @@ export function validity(node) {
 }
 
 const CHANGE_WORDS = { undo: "reverted", promoted: "promoted", contradicted: "refuted" };
+const round = (v) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v ?? "–");
 
-/* One line on what an epoch changed. */
+/* One change in words: a state move ("K alive→invalidated"), else what moved without one
+ * ("H2 promoted, weight 0.5→0.75"; "E40 valid_to 2018-03-01→2014-01-01"). */
+export function changeText(c) {
+  if (c.from !== c.to) return `${c.key} ${c.from ?? "–"}→${c.to ?? "–"}`;
+  const bits = [];
+  if (c.rule === "promoted" || c.rule === "demoted") bits.push(c.rule);
+  if (c.weight) bits.push(`weight ${round(c.weight[0])}→${round(c.weight[1])}`);
+  if (c.confidence) bits.push(`confidence ${round(c.confidence[0])}→${round(c.confidence[1])}`);
+  if (c.valid_to) bits.push(`valid to ${c.valid_to[0] ?? "…"}→${c.valid_to[1] ?? "…"}`);
+  return `${c.key} ${bits.length ? bits.join(", ") : (CHANGE_WORDS[c.rule] ?? c.rule ?? "changed")}`;
+}
+
+/* What an epoch did: what it added, changed (every change, state or not), forgot, restored, removed. */
 export function changedOf(row) {
   const parts = [];
-  const moves = (row.changes ?? []).filter((c) => c.key && c.from !== c.to)
-    .map((c) => `${c.key} ${c.from ?? "–"}→${c.to ?? "–"}`);
-  if (moves.length) parts.push(moves.join(", "));
-  for (const [field, word] of [["added", "added"], ["forgotten", "forgot"], ["restored", "restored"], ["removed", "removed"]]) {
+  const added = keysOf(row.added);
+  if (added.length) parts.push(`added ${added.join(", ")}`);
+  const changed = (row.changes ?? []).filter((c) => c.key).map(changeText);
+  if (changed.length) parts.push(`changed ${changed.join(", ")}`);
+  for (const [field, word] of [["forgotten", "forgot"], ["restored", "restored"], ["removed", "removed"]]) {
     const keys = keysOf(row[field]);
     if (keys.length) parts.push(`${word} ${keys.join(", ")}`);
   }
