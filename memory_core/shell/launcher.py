@@ -1039,9 +1039,7 @@ def _warm(root: str, waiting) -> None:
     import memory_core.shell.cli  # noqa: F401
 
     if embedder.local_enabled() and not waiting():
-        import lancedb  # noqa: F401
-
-        embedder.embedding_engine()
+        embedder.preload()
 
 
 def _print_exc() -> None:

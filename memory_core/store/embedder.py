@@ -353,6 +353,15 @@ def embedding_engine():
     return engine
 
 
+def preload() -> None:
+    """What a command that embeds (load, revise, recall) does first with the offline embedder,
+    done ahead by a process that will run one (the launcher's spare): LanceDB imported and
+    cognee's embedding engine built, its model loaded."""
+    import lancedb  # noqa: F401
+
+    embedding_engine()
+
+
 # ---- reusing vectors already computed (a cognee internal: the vector adapters' ``embedding_engine``)
 
 class _ReusingEngine:
