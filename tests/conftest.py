@@ -142,10 +142,30 @@ def pytest_runtest_logreport(report):
         _FILE_TESTS[path] += 1
 
 
+def _launcher_processes(base: str) -> list[int]:
+    """Launcher processes serving runtime directory ``base`` (``launcher.py --serve BASE``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if b"--serve" in argv and base.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
 def pytest_sessionfinish(session, exitstatus):
-    leaked = sorted(p.name for p in Path(os.environ["FALSIFY_RUNTIME_DIR"]).glob("*.sock"))
-    if leaked:
-        print(f"\na test started the warm launcher by accident: {leaked} in {os.environ['FALSIFY_RUNTIME_DIR']}")
+    base = os.environ["FALSIFY_RUNTIME_DIR"]
+    leaked = sorted(p.name for p in Path(base).glob("*.sock"))
+    running = _launcher_processes(base)
+    for pid in running:  # none may outlive the session
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    if leaked or running:
+        print(f"\na test started the warm launcher by accident: {leaked} (pids {running}) in {base}")
         session.exitstatus = 1
 
 

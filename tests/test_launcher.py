@@ -107,11 +107,38 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def launchers_in(base: Path) -> list[int]:
+    """The launcher processes serving runtime directory ``base`` (``launcher.py --serve BASE``),
+    zombies aside."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--serve" in argv and str(base).encode() in argv and not zombie(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
 @pytest.fixture
 def runtime():
+    """A private runtime directory for one test's launchers; any launcher still serving it at the
+    end (one a command started, or one a failing test left) is stopped, so none outlives the test."""
     base = Path(tempfile.mkdtemp(prefix="fl-"))  # short: a Unix socket's path has at most 107 bytes
     os.chmod(base, 0o700)
     yield base
+    for pid in launchers_in(base):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 30
+    while launchers_in(base) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in launchers_in(base):
+        os.kill(pid, signal.SIGKILL)
     shutil.rmtree(base, ignore_errors=True)
 
 
