@@ -133,3 +133,22 @@ def test_a_stale_server_file_is_ignored(tmp_path):
                                                   "pid": int(dead.stdout)}))
     loaded = cli(root, "load", SEED)
     assert loaded.returncode == 0, loaded.stderr
+
+
+def test_settings_are_compared_by_meaning():
+    """The settings a forwarded command must share with its server are compared by what they
+    select: unset and "ladybug" are one backend; FALSIFY_EMBEDDER=local and unset with nothing
+    hosted configured are one embedder (the bundled model), not with an LLM key (then unset is
+    the hosted one); an empty value is an unset one."""
+    from memory_core.shell.remote import settings_digests
+
+    def same(a: dict, b: dict) -> bool:
+        return settings_digests(a, "s") == settings_digests(b, "s")
+
+    assert same({}, {"FALSIFY_BACKEND": "ladybug", "FALSIFY_EMBEDDER": "local", "LLM_API_KEY": ""})
+    assert same({"FALSIFY_EMBEDDER": "LOCAL"}, {"FALSIFY_EMBEDDER": ""})
+    assert not same({"LLM_API_KEY": "k"}, {"LLM_API_KEY": "k", "FALSIFY_EMBEDDER": "local"})
+    assert not same({"EMBEDDING_MODEL": "m"}, {"EMBEDDING_MODEL": "m", "FALSIFY_EMBEDDER": "local"})
+    assert not same({}, {"FALSIFY_BACKEND": "postgres"})
+    assert not same({}, {"FALSIFY_GATE1_K": "1"})
+    assert same({"FALSIFY_HOME": "/a", "FALSIFY_LOCK_TIMEOUT": "0"}, {})  # not compared

@@ -136,6 +136,13 @@ def settings_digests(env, salt: str) -> dict:
     backend = values.pop("FALSIFY_BACKEND", "").lower()
     if backend not in ("", "ladybug", "embedded"):
         values["FALSIFY_BACKEND"] = "postgres" if backend in ("postgresql", "pgvector") else backend
+    # FALSIFY_EMBEDDER by meaning too: "local", or unset with no hosted embedding configured (no
+    # EMBEDDING_* model, no LLM key: memory_core/store/environment.py), is the bundled model
+    embedder = values.pop("FALSIFY_EMBEDDER", "").lower()
+    hosted = any(values.get(k) for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
+                                         "EMBEDDING_API_KEY", "LLM_API_KEY"))
+    if embedder != "local" and (embedder or hosted):
+        values["FALSIFY_EMBEDDER"] = embedder or "hosted"
     return {k: hashlib.sha256(f"{salt}\0{k}\0{v}".encode()).hexdigest()[:32] for k, v in values.items() if v}
 
 
