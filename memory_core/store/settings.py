@@ -244,6 +244,10 @@ def configure(root: str | os.PathLike | None = None, backend: "backends.Backend 
         # (LadybugDB/ladybug#924): at cognee's 32 GiB default a long-lived process
         # (the viewer) dies after ~900 revisions. bench.checkpoint_budget reproduces it.
         "KUZU_MAX_DB_SIZE": str(1 << 40),
+        # cognee's default buffer pool (32 GiB of address space) costs ~80 MB of resident memory
+        # at open for the page table of its frames, whatever the graph's size; 4 GiB costs ~10
+        # and still holds a graph far larger than a belief memory's (a power of 2, as ladybug needs)
+        "KUZU_BUFFER_POOL_SIZE": str(1 << 32),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "GLINER_AUTO_INSTALL": "false",
         "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",
