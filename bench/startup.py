@@ -1,7 +1,8 @@
 """Start-up and resident size: what a command costs cold, warm through the launcher, and what
 a long-lived server holds, by part.
 
-    python -m bench.startup [--runs N] [--cold-runs N] [--mcp-runs N] [--json]
+    python -m bench.startup [--runs N] [--cold-runs N] [--mcp-runs N] [--json | --markdown]
+    python -m bench.startup --render REPORT.json [--markdown]   (a saved --json report, printed again)
 
 1. ``cold``: ``python main.py --cold --root R status`` (the demo root), ``--cold-runs`` times.
 2. ``launcher``: the same commands with the warm launcher on (``FALSIFY_LAUNCHER=1``, a runtime
@@ -253,10 +254,18 @@ def main(argv=None) -> int:
                         help="seconds between two warm commands (default 2, as a person types them; 0: back to back, "
                              "as a script runs them, the next command often arriving before the launcher's spare is ready)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the figures as the Markdown table docs/cli.md holds (\"Start-up figures\")")
+    parser.add_argument("--render", metavar="REPORT.json",
+                        help="print a report saved by --json (as text, or with --markdown as the table); measure nothing")
     parser.add_argument("--parts", nargs=2, metavar=("ROOT", "REVISIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.parts:
         print(json.dumps(parts(Path(args.parts[0]), int(args.parts[1]))))
+        return 0
+    if args.render:
+        report = json.loads(Path(args.render).read_text())
+        print(markdown(report) if args.markdown else text(report))
         return 0
 
     began = time.perf_counter()
@@ -291,25 +300,60 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
+    print(markdown(report) if args.markdown else text(report))
+    return 0
+
+
+def text(report: dict) -> str:
     m = report["machine"]
-    print(f"bench.startup: {m['cpu_count']} CPU(s) {m['cpu_model']}, {m['date']}, commit {m['commit']}, load average "
-          f"{m['load_average_at_start']} -> {m['load_average_at_end']}, {report['seconds']} s")
+    lines = [f"bench.startup: {m['cpu_count']} CPU(s) {m['cpu_model']}, {m['date']}, commit {m['commit']}, load average "
+             f"{m['load_average_at_start']} -> {m['load_average_at_end']}, {report['seconds']} s"]
     c, w = report["cold"], report["launcher"]
-    print(f"cold status (--cold): p50 {c['status']['p50']} s over {c['status']['n']}")
-    print(f"launcher: first command {w['first_command_s']} s (starts the launcher); {w['pause_s']} s between commands")
+    lines.append(f"cold status (--cold): p50 {c['status']['p50']} s over {c['status']['n']}")
+    lines.append(f"launcher: first command {w['first_command_s']} s (starts the launcher); {w['pause_s']} s between "
+                 "commands")
     for name in ("status", "explain", "recall", "revise"):
-        print(f"  warm {name:8s} p50 {w[name]['p50']} s, p95 {w[name]['p95']} s over {w[name]['n']}")
+        lines.append(f"  warm {name:8s} p50 {w[name]['p50']} s, p95 {w[name]['p95']} s over {w[name]['n']}")
     for name in ("cold", "warm"):
         x = report["mcp"][name]
-        print(f"mcp {name}: initialize p50 {x['initialize_s']['p50']} s, first tool call p50 "
-              f"{x['first_tool_call_s']['p50']} s over {x['first_tool_call_s']['n']}")
+        lines.append(f"mcp {name}: initialize p50 {x['initialize_s']['p50']} s, first tool call p50 "
+                     f"{x['first_tool_call_s']['p50']} s over {x['first_tool_call_s']['n']}")
     r = report["resident"]["by_part"]
-    print("resident size by part (VmRSS, MB; one fresh process):")
+    lines.append("resident size by part (VmRSS, MB; one fresh process):")
     for name, delta, total in r["steps"]:
-        print(f"  {name:60s} +{delta:7.1f} -> {total:7.1f}")
-    print(f"  where at the end: {r['where']}")
-    print(f"serve (VmRSS / VmHWM, MB): {report['resident']['serve']}")
-    return 0
+        lines.append(f"  {name:60s} +{delta:7.1f} -> {total:7.1f}")
+    lines.append(f"  where at the end: {r['where']}")
+    lines.append(f"serve (VmRSS / VmHWM, MB): {report['resident']['serve']}")
+    return "\n".join(lines)
+
+
+def markdown(report: dict) -> str:
+    """The figures as docs/cli.md shows them: one table of times, one of resident size."""
+    m, c, w, mc = report["machine"], report["cold"], report["launcher"], report["mcp"]
+    out = [f"Measured {m['date']} on {m['cpu_count']} CPU(s) {m['cpu_model']} ({m['memory_gb']} GB, Python "
+           f"{m['python']}, cognee {m['cognee']}), commit {m['commit']}, load average {m['load_average_at_start']} "
+           f"at the start, {m['load_average_at_end']} at the end ({report['seconds']} s).", "",
+           "| What (demo root) | p50 | p95 | runs |", "|---|---|---|---|",
+           f"| cold `status` (`--cold`) | {c['status']['p50']} s | {c['status']['p95']} s | {c['status']['n']} |",
+           f"| first command (starts the launcher) | {w['first_command_s']} s | | 1 |"]
+    for name in ("status", "explain", "recall", "revise"):
+        shown = {"explain": "`explain E_qa`", "revise": "`revise` (each followed by an `undo`, not timed)"}.get(
+            name, f"`{name}`")
+        out.append(f"| warm {shown} through the launcher | {w[name]['p50']} s | {w[name]['p95']} s | {w[name]['n']} |")
+    for name in ("cold", "warm"):
+        x = mc[name]["first_tool_call_s"]
+        out.append(f"| MCP: spawn, `initialize`, first tool call (`status`), {name} | {x['p50']} s | {x['p95']} s | "
+                   f"{x['n']} |")
+    out += ["", f"Warm commands {w['pause_s']} s apart (`--pause`).", "",
+            "| Resident size (VmRSS, MB; one fresh process opening the demo root) | added | total |", "|---|---|---|"]
+    for name, delta, total in report["resident"]["by_part"]["steps"]:
+        out.append(f"| {name} | {delta:+.1f} | {total:.1f} |")
+    serve = report["resident"]["serve"]
+    last = list(serve)[-1]
+    out += ["", f"A real `serve` on the demo root (VmRSS / VmHWM, MB): started {serve['started']['VmRSS']} / "
+                f"{serve['started']['VmHWM']}; after `status` and `recall` {serve['after_status_and_recall']['VmRSS']}; "
+                f"{last.replace('_', ' ')}: {serve[last]['VmRSS']} / {serve[last]['VmHWM']}."]
+    return "\n".join(out)
 
 
 if __name__ == "__main__":
