@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, ParamSpec, TypeVar
+from typing import Any, Awaitable, Callable, Generator, Iterable, Mapping, Optional, ParamSpec, TypeVar
 
 from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
 from memory_core.core.requests import requests_from, revision_request
@@ -81,6 +82,41 @@ def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         return fn(*args, **kwargs)
 
     return method
+
+
+@dataclass(frozen=True)
+class Writes:
+    """A facade method's declaration that a call may change the graph. No dry run
+    (``dry_run=True``) ever does; ``when`` names an argument that must be true besides
+    (``check`` changes the graph only with ``repair``)."""
+
+    when: Optional[str] = None
+
+    def changes(self, arguments: Mapping[str, Any]) -> bool:
+        if arguments.get("dry_run"):
+            return False
+        return self.when is None or bool(arguments.get(self.when))
+
+
+_WRITERS: dict[Callable[..., Any], Writes] = {}  # facade method -> its declaration (set by @writes)
+
+
+def writes(when: Optional[str] = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Declare the facade method below as one that may change the graph (read by
+    :func:`changes_graph`: the servers announce such calls, the warm CLI its commands)."""
+    def declare(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        _WRITERS[fn] = Writes(when)
+        return fn
+
+    return declare
+
+
+def changes_graph(method: Callable[..., Any], arguments: Mapping[str, Any]) -> bool:
+    """Whether calling the facade method ``method`` (``Falsify.revise``: the class's
+    function) with the named ``arguments`` may change the graph: it is declared with
+    :func:`writes` and the call is not a dry run (nor a ``check`` without ``repair``)."""
+    declared = _WRITERS.get(method)
+    return declared is not None and declared.changes(arguments)
 
 
 def _warned(result: Any, warnings: list[str]) -> Any:
@@ -294,6 +330,7 @@ class Falsify:
         return await warm_up(self.store)
 
     # ---- writing ---------------------------------------------------------
+    @writes()
     @_speaks
     async def load(self, source: Any) -> LoadResult:
         """Load an investigation: a path, JSON text or bytes, or a dict. A *fragment*
@@ -303,10 +340,12 @@ class Falsify:
         nothing written."""
         return await load_op.load(self.stores, source)
 
+    @writes()
     @_speaks
     async def load_file(self, path) -> LoadResult:
         return await load_op.load(self.stores, Path(path))
 
+    @writes()
     @_speaks
     async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
                      key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
@@ -332,6 +371,7 @@ class Falsify:
                                    refutes=refutes, weight=weight)
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
+    @writes()
     @_speaks
     async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
                           on_result=None) -> list[RevisionResult]:
@@ -341,6 +381,7 @@ class Falsify:
         requests = requests_from(facts, what)
         return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=on_result)
 
+    @writes()
     @_speaks
     async def resolve(self, loser: str, winner: str) -> RevisionResult:
         """End the dispute between two disputed evidence nodes: ``loser`` refuted (with
@@ -349,11 +390,13 @@ class Falsify:
         result has the shape of :meth:`revise`'s."""
         return await resolve_op.resolve(self.stores, loser, winner)
 
+    @writes()
     @_speaks
     async def undo(self) -> UndoResult:
         """Revert the last revision or load completely; again reverts the one before."""
         return await undo_op.undo(self.stores)
 
+    @writes(when="repair")
     @_speaks
     async def check(self, repair: bool = False) -> CheckResult:
         """Verify graph/vector agreement, the revision rules and the journal; ``repair``

@@ -209,7 +209,7 @@ async def test_api_status_at_an_epoch_before_and_after_a_supersession_in_time(ap
 
 async def test_mcp_status_and_recall_take_an_epoch(app):
     """The MCP tools over the session root's facade (in process): status(epoch), recall(epoch)."""
-    from memory_core.mcp.gate import Gate
+    from memory_core.session import Gate
     from memory_core.mcp.server import build_server
 
     server = build_server(Gate(app))

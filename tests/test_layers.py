@@ -28,8 +28,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memory_core"
 
-# lowest first; the top-level modules memory_core/__init__.py, api.py and results.py are the "api" layer
-LAYERS = ["core", "store", "judging", "tasks", "ops", "api", "mcp", "web", "shell"]
+# lowest first; the top-level modules memory_core/__init__.py, api.py and results.py are the "api" layer;
+# memory_core/session.py (the gate and its typed session: the facade lent to the shells one caller at a time)
+# is the "session" layer between the API and every shell
+LAYERS = ["core", "store", "judging", "tasks", "ops", "api", "session", "mcp", "web", "shell"]
 ENGINE_PACKAGES = ("cognee", "ladybug", "lancedb", "kuzu", "litellm", "asyncpg", "psycopg2")
 STORE_ONLY = "store"
 # the judge's LLM client and its verdict cache: the engine users outside the store layer (see above)

@@ -22,8 +22,8 @@ from mcp import Client
 from conftest import investigation, seed_with_prefix
 from memory_core import FacadeClosed, Falsify, InputError
 from memory_core.core.errors import render
-from memory_core.mcp.gate import Gate
 from memory_core.mcp.server import build_server
+from memory_core.session import Gate
 
 AUDIT = "Forensic audit: the March QA report was back-dated."
 WORDS = "The supplier email about the valve turned out to be genuine."

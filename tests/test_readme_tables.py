@@ -50,7 +50,7 @@ def test_python_api_table_matches_the_signatures():
 
 
 def test_mcp_tool_table_matches_the_tools():
-    from memory_core.mcp.gate import Gate
+    from memory_core.session import Gate
     from memory_core.mcp.server import build_server
 
     server = build_server(Gate(lambda: None))

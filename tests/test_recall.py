@@ -274,7 +274,7 @@ async def test_the_cognee_task_answers_as_recall_does(app, prefix):
 
 
 async def test_the_mcp_tool_takes_an_inquiry_and_a_path(app, prefix):
-    from memory_core.mcp.gate import Gate
+    from memory_core.session import Gate
     from memory_core.mcp.server import build_server
 
     await app.load(json.dumps(bridge(prefix)))

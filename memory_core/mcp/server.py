@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any, Optional, Union
+from typing import Any, Awaitable, Callable, Optional, Union
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message, speak
 from memory_core.core.fields import FACT_FIELDS, FIELDS
-from memory_core.mcp.gate import Gate
+from memory_core.session import Gate, Session
 from memory_core.store import settings
 
 INSTRUCTIONS = """\
@@ -162,18 +162,20 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     server = MCPServer(name, title="FALSIFY belief-revision memory", instructions=INSTRUCTIONS,
                        version=package_version(), log_level="WARNING")
 
-    async def call(method: str, *args, **kwargs) -> CallToolResult:
-        """The facade's result as structured content (a list as ``{"result": [...]}``) and as
-        JSON text; a FALSIFY error or bad value as a tool error with the CLI's message."""
+    async def call(tool: str, run: Callable[[Session], Awaitable[Any]]) -> CallToolResult:
+        """``run(fx)`` in a session of the gate (``tool``: the tool's name, for the log): its
+        result as structured content (a list as ``{"result": [...]}``) and as JSON text; a
+        FALSIFY error or bad value as a tool error with the CLI's message."""
         VOCABULARY.set("mcp")  # errors and notes name the tools' arguments (this tool call's context only)
         try:
-            value = await gate.call(method, *args, **kwargs)
+            async with gate.session() as fx:
+                value = await run(fx)
         except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
             return tool_error(speak(error, "mcp") if isinstance(error, FalsifyError) else error)
         except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to stderr)
             import logging
 
-            logging.getLogger("falsify").exception("tool %s failed", method)
+            logging.getLogger("falsify").exception("tool %s failed", tool)
             return tool_error(RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}"))
         structured = value if isinstance(value, dict) else {"result": value}
         return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
@@ -182,57 +184,61 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
         if isinstance(fragment, str):
             fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
-        return await call("load", fragment)
+        return await call("add_beliefs", lambda fx: fx.load(fragment))
 
     async def revise(**arguments: Any) -> dict[str, Any]:
-        return await call("revise", arguments.pop("fact"), **arguments)
+        fact = arguments.pop("fact")
+        return await call("revise", lambda fx: fx.revise(fact, **arguments))
 
     revise.__signature__ = revise_signature()  # type: ignore[attr-defined]  # the request's fields
     server.tool(description=REVISE, annotations=WRITING)(revise)
 
     @server.tool(description=REVISE_MANY, annotations=WRITING)
     async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
-        return await call("revise_many", facts, dry_run=dry_run)
+        return await call("revise_many", lambda fx: fx.revise_many(facts, dry_run=dry_run))
 
     @server.tool(description=RESOLVE, annotations=WRITING)
     async def resolve(loser: str, winner: str) -> dict[str, Any]:
-        return await call("resolve", loser, winner)
+        return await call("resolve", lambda fx: fx.resolve(loser, winner))
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
     async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
                      as_of: Optional[str] = None, inquiry: Optional[str] = None,
                      path: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
+        return await call("recall", lambda fx: fx.recall(question, epoch=epoch, as_of=as_of, inquiry=inquiry,
+                                                         path=path))
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
-        return await call("search", query, top_k=top_k, include_dead=include_dead)
+        return await call("search", lambda fx: fx.search(query, top_k=top_k, include_dead=include_dead))
 
     @server.tool(description=STATUS, annotations=READ_ONLY)
     async def status(epoch: Optional[int] = None) -> dict[str, Any]:
-        return await call("status", epoch=epoch)
+        return await call("status", lambda fx: fx.status(epoch=epoch))
 
     @server.tool(description=EXPLAIN, annotations=READ_ONLY)
     async def explain(key: str) -> dict[str, Any]:
-        return await call("explain", key)
+        return await call("explain", lambda fx: fx.explain(key))
 
     @server.tool(description=UNDO, annotations=WRITING)
     async def undo() -> dict[str, Any]:
-        return await call("undo")
+        return await call("undo", lambda fx: fx.undo())
 
     @server.tool(description=CHECK, annotations=READ_ONLY)
     async def check() -> dict[str, Any]:
-        return await call("check")
+        return await call("check", lambda fx: fx.check())
 
     @server.resource("falsify://graph", name="graph", mime_type="application/json",
                      description="The belief graph: the status JSON (every node with its state, every edge).")
     async def graph() -> str:
-        return _dump(await gate.call("status"))
+        async with gate.session() as fx:
+            return _dump(await fx.status())
 
     @server.resource("falsify://log", name="log", mime_type="application/json",
                      description="The revision log: one entry per state change (epoch, key, rule, from, to, cause, fact).")
     async def log() -> str:
-        return _dump(await gate.call("revision_log"))
+        async with gate.session() as fx:
+            return _dump(fx.revision_log())
 
     _keep_json_text(server, "add_beliefs", "fragment")
     _forbid_unknown_arguments(server)

@@ -3,6 +3,9 @@
 facade it holds open, with the CLI's own parser and command functions
 (``memory_core.shell.commands``). The web server (``POST /api/cli``) calls
 :func:`run_command`; ``cli.py`` hands it over when it starts ``serve`` or ``mcp``.
+A command runs in one session of the server's gate (:mod:`memory_core.session`), one at
+a time with every MCP tool call and viewer request; whether it changed the graph (and
+is announced to the open viewers) is what the facade declares of the method it runs.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from memory_core.api import Falsify, changes_graph
 from memory_core.core.errors import FalsifyError, error_message
+from memory_core.session import Gate
 from memory_core.shell.commands import BORROWED, COMMANDS, EXIT_BUSY, EXIT_PROBLEMS, build_parser, internal_error
-from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, WRITERS, root_of, settings_digests
+from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, root_of, settings_digests
 
 REMEMBERED = 256  # request ids (and their answers) a server keeps
 # the environment this server's settings were read from (its start, with the project's .env), set by
@@ -26,14 +31,18 @@ REMEMBERED = 256  # request ids (and their answers) a server keeps
 SETTINGS_ENV: dict = {}
 
 
-class Borrowed:
-    """The server's facade lent to one CLI command: closing it is a no-op (the server keeps it)."""
+# the facade method each forwarded command runs (``revise --file``: revise_many, declared alike);
+# its declaration (``@writes`` in memory_core.api) says whether the command changed the graph
+RUNS = {"load": Falsify.load, "status": Falsify.status, "revise": Falsify.revise, "explain": Falsify.explain,
+        "recall": Falsify.recall, "undo": Falsify.undo, "check": Falsify.check, "resolve": Falsify.resolve}
 
-    def __init__(self, app):
-        self._app = app
 
-    def __getattr__(self, name):
-        return getattr(self._app, name)
+class Borrowed(Falsify):
+    """The server's facade lent to one CLI command: its opened stores, under a facade whose
+    ``close`` leaves them open (the server keeps them)."""
+
+    def __init__(self, app: Falsify):
+        super().__init__(app.stores, None)
 
     async def close(self) -> None:
         pass
@@ -42,7 +51,7 @@ class Borrowed:
 _answers: dict[str, asyncio.Future] = {}  # request id -> its answer (insertion order: oldest first)
 
 
-async def run_command(gate, request: dict, stdin: Optional[str]) -> dict:
+async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     """The server side of ``remote.forward``: parse the command line with the CLI's parser,
     check it names this server's root, and run the command against the gate's facade,
     one at a time with every other call, capturing what it prints and its exit code
@@ -102,7 +111,7 @@ def _not_regular(name: str) -> Optional[str]:
     return f"error: {name} is not a regular file; the FALSIFY server reads only regular files (pipe a stream: load - < FILE)\n"
 
 
-async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
+async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     argv, cwd = request.get("argv"), Path(str(request.get("cwd") or "/"))
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
         return {"stdout": "", "stderr": "error: the command line must be a list of strings\n", "exit": 2}
@@ -114,7 +123,7 @@ async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
             return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": int(exit_.code or 0)}
     command = getattr(args, "command", None)
     app = await gate.ready()
-    here = app.paths.root if getattr(app, "paths", None) is not None else None
+    here = app.paths.root if app.paths is not None else None
     wanted = root_of(args.root, cwd, request.get("falsify_home"))
     if command not in FORWARDED or command not in COMMANDS or args.demo or args.session or here is None \
             or getattr(args, "database", None) or Path(here).resolve() != wanted:
@@ -136,7 +145,7 @@ async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
                 return {"stdout": "", "stderr": refused, "exit": 2}
     args.root = None
 
-    async def job(app):
+    async def job(app: Falsify) -> int:
         token = BORROWED.set(Borrowed(app))
         saved_stdin = sys.stdin
         try:
@@ -155,7 +164,8 @@ async def _run_command(gate, request: dict, stdin: Optional[str]) -> dict:
             sys.stdin = saved_stdin
             BORROWED.reset(token)
 
-    code = await gate.run(job)
-    if command in WRITERS and not getattr(args, "dry_run", False) and (command != "check" or args.repair):
+    async with gate.session() as fx:
+        code = await job(fx.facade)
+    if changes_graph(RUNS[command], vars(args)):  # --dry-run, check without --repair: nothing changed
         gate.announce(f"cli {command}")
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}

@@ -28,7 +28,7 @@ from typing import Awaitable, Callable, Optional
 from urllib.parse import unquote, urlencode
 
 from memory_core.core.investigation import MAX_FILE
-from memory_core.mcp.gate import Gate
+from memory_core.session import Gate
 from memory_core.web import routes
 from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
                                    authorized, check_origin, cookie_name, local_location, same_token,

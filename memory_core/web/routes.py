@@ -1,18 +1,18 @@
-"""The viewer's JSON API as plain async functions over one :class:`Gate`.
+"""The viewer's JSON API as plain async functions over one :class:`~memory_core.session.Gate`.
 
 Each takes the gate and the request's query (a ``parse_qs`` dict) or JSON body
-and returns what the route answers; bad input raises :class:`HTTPError` (400),
-and so does a facade's ``ValueError``/``InputError``. The HTTP layer
-(:mod:`memory_core.web.app`) does the rest.
+and returns what the route answers, calling the facade in a session of the gate
+(``fx`` below); bad input raises :class:`HTTPError` (400), and so does a facade's
+``ValueError``/``InputError``. The HTTP layer (:mod:`memory_core.web.app`) does the rest.
 
-    GET  /api/graph         gate.snapshot(); ?epoch=N: the graph as it stood after epoch N
-    GET  /api/scoreboard    gate.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
+    GET  /api/graph         fx.snapshot(); ?epoch=N: the graph as it stood after epoch N
+    GET  /api/scoreboard    fx.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
                             ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
-    GET  /api/log           gate.revision_log()
-    GET  /api/timeline      gate.timeline(): one row per epoch (the viewer's timeline)
+    GET  /api/log           fx.revision_log()
+    GET  /api/timeline      fx.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
                             target, key, source, asserted_at, trust, policy, valid_from, valid_to,
-                            record, supports, refutes, weight, dry_run)} -> gate.revise(...); a bad
+                            record, supports, refutes, weight, dry_run)} -> fx.revise(...); a bad
                             field is a 400 {"error", "field"} naming it as the body does; without a
                             key the fact gets a readable one derived from its text
                             (``core.requests.readable_key``)
@@ -21,23 +21,30 @@ and so does a facade's ``ValueError``/``InputError``. The HTTP layer
 
 from __future__ import annotations
 
-from memory_core.core.errors import VOCABULARY, speak
+import contextlib
+from typing import AsyncIterator
+
+from memory_core.core.errors import VOCABULARY, InputError, speak
 from memory_core.core.fields import FIELDS
 from memory_core.core.requests import readable_key
-from memory_core.mcp.gate import Gate
+from memory_core.session import Gate, Session
 from memory_core.web.guard import HTTPError
 
 REVISE_FIELDS = {f.name for f in FIELDS}  # the request's fields, declared once
 KINDS = {f.name: f.kind for f in FIELDS}
 
 
-async def _call(gate: Gate, method: str, *args, **kwargs):
+@contextlib.asynccontextmanager
+async def _session(gate: Gate) -> AsyncIterator[Session]:
+    """A session of the gate for one request, in the viewer's words."""
     VOCABULARY.set("viewer")  # errors and notes name the body's fields (this request's context only)
     try:
-        return await gate.call(method, *args, **kwargs)
+        async with gate.session() as fx:
+            yield fx
     except ValueError as exc:  # InputError is a ValueError
         speak(exc, "viewer")
-        raise HTTPError(400, str(exc) or "invalid input", field=getattr(exc, "field", None)) from exc
+        field = exc.field if isinstance(exc, InputError) else None
+        raise HTTPError(400, str(exc) or "invalid input", field=field) from exc
 
 
 def _epoch(query: dict, name: str = "epoch") -> dict:
@@ -51,23 +58,29 @@ def _epoch(query: dict, name: str = "epoch") -> dict:
 
 
 async def graph(gate: Gate, query: dict) -> dict:
-    return await _call(gate, "snapshot", **_epoch(query))
+    epoch = _epoch(query)
+    async with _session(gate) as fx:
+        return await fx.snapshot(**epoch)
 
 
 async def timeline(gate: Gate, query: dict) -> list:
-    return await _call(gate, "timeline")
+    async with _session(gate) as fx:
+        return fx.timeline()
 
 
 async def log(gate: Gate, query: dict) -> list:
-    return await _call(gate, "revision_log")
+    async with _session(gate) as fx:
+        return fx.revision_log()
 
 
 async def scoreboard(gate: Gate, query: dict) -> dict:
     question = (query.get("q") or [""])[0].strip()
     pinned = _epoch(query, "inquiry")
-    if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
-        question = await _call(gate, "default_question") or ""
-    return await _call(gate, "recall", question, **_epoch(query), **_epoch(query, "as_of"), **pinned)
+    when = {**_epoch(query), **_epoch(query, "as_of")}
+    async with _session(gate) as fx:
+        if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
+            question = fx.default_question() or ""
+        return await fx.recall(question, **when, **pinned)
 
 
 async def revise(gate: Gate, body) -> dict:
@@ -93,7 +106,8 @@ async def revise(gate: Gate, body) -> dict:
             raise HTTPError(400, f"'{name}' must be a string", field=name)
         kwargs[name] = value.strip() if isinstance(value, str) else value
     kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
-    return await _call(gate, "revise", fact.strip(), **kwargs)
+    async with _session(gate) as fx:
+        return await fx.revise(fact.strip(), **kwargs)
 
 
 # (method, path) -> (handler, reads a JSON body)

@@ -1,8 +1,8 @@
 """The browser viewer's server: ``python main.py serve`` (and ``serve --mcp``).
 
 One process serves one data root: ONE facade opened once, on ONE asyncio loop
-(:mod:`memory_core.web.bridge`), behind ONE :class:`~memory_core.mcp.gate.Gate`
-(one call at a time; every change announced to the open viewers). The HTTP
+(:mod:`memory_core.web.bridge`), behind ONE :class:`~memory_core.session.Gate`
+(one session at a time; every change announced to the open viewers). The HTTP
 server is uvicorn running :class:`~memory_core.web.app.ViewerApp` on that loop;
 with ``mcp=True`` the same app serves MCP over streamable HTTP at ``/mcp``.
 
@@ -39,7 +39,7 @@ from typing import Optional
 
 import uvicorn
 
-from memory_core.mcp.gate import Gate
+from memory_core.session import Gate
 from memory_core.store import config
 from memory_core.web.app import MAX_BODY, STATIC_TYPES, UI_DIR, VENDOR, ViewerApp  # noqa: F401 (re-exported)
 from memory_core.web.bridge import LoopThread

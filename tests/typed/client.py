@@ -7,6 +7,7 @@ import asyncio
 
 import memory_core
 from memory_core import Evidence, Falsify, FalsifyError, RevisionResult, StatusResult
+from memory_core.session import Gate
 
 
 async def tour(root: str) -> list[str]:
@@ -35,6 +36,14 @@ async def awaited(root: str, state_dir: str) -> list[str]:
     async with Falsify.attach(state_dir) as attached:
         keys.append(str((await attached.status())["nodes"][0]["key"]))
     return keys
+
+
+async def served(gate: Gate) -> list[str]:
+    """A shell's calls through the gate's session (memory_core.session): typed as the facade's."""
+    async with gate.session() as fx:
+        result: RevisionResult = await fx.revise("A fact in words.", target="E_qa", dry_run=True)
+        rows: list[dict] = fx.revision_log()
+        return result.get("refuted", []) + [str(len(rows))]
 
 
 def evidence() -> Evidence:

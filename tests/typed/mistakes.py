@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_core import Evidence, Falsify, Hypothesis
+from memory_core.session import Gate
 
 
 async def wrong(root: str) -> None:
@@ -20,6 +21,13 @@ async def awaited_wrong(root: str, state_dir: str) -> None:
     await fx.revise("a fact", record="yes")  # MISTAKE: record is a bool
     attached = await Falsify.attach(state_dir)
     await attached.explain(7)  # MISTAKE: a key is a str
+
+
+async def through_the_gate(gate: Gate) -> None:
+    async with gate.session() as fx:  # a shell's session: the facade's own types
+        await fx.revise("a fact", tagret="E_qa")  # MISTAKE: misspelt keyword
+        count: int = (await fx.undo())["restored"]  # MISTAKE: a list of keys, not an int
+        fx.timeline().no_such_method()  # MISTAKE: a list of rows
 
 
 def nodes() -> None:
