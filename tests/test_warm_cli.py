@@ -152,3 +152,7 @@ def test_settings_are_compared_by_meaning():
     assert not same({}, {"FALSIFY_BACKEND": "postgres"})
     assert not same({}, {"FALSIFY_GATE1_K": "1"})
     assert same({"FALSIFY_HOME": "/a", "FALSIFY_LOCK_TIMEOUT": "0"}, {})  # not compared
+    from memory_core.shell.warm_server import settings_differ
+
+    assert settings_differ(None) == []  # a request that does not say its settings runs with the server's
+    assert "FALSIFY_GATE1_K" in settings_differ({"salt": "s", "digests": settings_digests({"FALSIFY_GATE1_K": "1"}, "s")})

@@ -81,10 +81,13 @@ async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
 
 def settings_differ(theirs) -> list[str]:
     """The settings (names) in which a forwarded command's cold run would differ from this
-    server's: the client's, with what the project's .env adds to them, against the server's."""
+    server's: the client's, with what the project's .env adds to them, against the server's.
+    A request that does not carry its settings (a caller other than the CLI's client, which
+    always does: one inside the server's process, or a hand-made request) runs with the server's."""
     from memory_core.store.settings import PROJECT_DIR
 
-    theirs = theirs if isinstance(theirs, dict) else {}
+    if not isinstance(theirs, dict):
+        return []
     salt = str(theirs.get("salt") or "")
     digests = theirs.get("digests") if isinstance(theirs.get("digests"), dict) else {}
     env_file = PROJECT_DIR / ".env"
