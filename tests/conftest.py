@@ -142,6 +142,9 @@ def pytest_runtest_logreport(report):
         _FILE_TESTS[path] += 1
 
 
+_SESSION_BEGAN = time.time()
+
+
 def _launcher_processes(base: str) -> list[int]:
     """Launcher processes serving runtime directory ``base`` (``launcher.py --serve BASE``)."""
     found = []
@@ -152,6 +155,30 @@ def _launcher_processes(base: str) -> list[int]:
             continue
         if b"--serve" in argv and base.encode() in argv:
             found.append(int(entry.name))
+    return found
+
+
+def _launchers_started_since(began: float) -> list[str]:
+    """Launchers of this checkout (any runtime directory) started after ``began``: one a test
+    started with an environment that lost the session's settings (a client's default one)."""
+    script = str(REPO / "memory_core" / "shell" / "launcher.py").encode()
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime"))
+    except (OSError, StopIteration):
+        return []
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+            if script not in argv or b"--serve" not in argv:
+                continue
+            started = boot + int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
+        except (OSError, ValueError, IndexError):
+            continue
+        if started >= began - 1:
+            found.append(f"pid {entry.name} ({b' '.join(argv[argv.index(b'--serve'):][:2]).decode(errors='replace')})")
     return found
 
 
@@ -166,6 +193,12 @@ def pytest_sessionfinish(session, exitstatus):
             pass
     if leaked or running:
         print(f"\na test started the warm launcher by accident: {leaked} (pids {running}) in {base}")
+        session.exitstatus = 1
+    # elsewhere (a child given a client's default environment): named, left to its idle exit
+    others = [] if "PYTEST_XDIST_WORKER" in os.environ else _launchers_started_since(_SESSION_BEGAN)
+    if others:
+        print(f"\nlaunchers of this checkout started during the session outside its runtime directory: {others} "
+              "(a test's process lost FALSIFY_LAUNCHER=0; tests/test_launcher.py's own are stopped by then)")
         session.exitstatus = 1
 
 
