@@ -78,13 +78,14 @@ async def begin_fact(job: FactJob) -> None:
     await rejudge_returning(batch.stores.store, view, job.plan, [(job.new_key, job.fact, job.request.triple)],
                             use_llm=batch.options.use_llm, recorded=recorded, ghosts=batch.ghosts)
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
-    revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
+    ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
+    revision.propagate_refutation(view, job.plan, batch.memory, ghosts)
     if timed["cases"]:
         job.plan.meta["validity"] = dict(timed["cases"])
         note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
         if note:
             job.plan.meta["validity_note"] = note
-    validity.place(view, job.plan, timed, job.new_key)  # the fact holds: its place in its timeline
+    validity.place(view, job.plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
 
 
