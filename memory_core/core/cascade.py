@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Optional
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView
-from memory_core.core.vocabulary import DEPENDS_ON
+from memory_core.core.vocabulary import DEPENDS_ON, Rule
 from memory_core.core.plan import Plan, record
 
 DECAY = 0.5
@@ -44,7 +44,7 @@ def refute(view: BeliefView, plan: Plan, verdicts: list[tuple[str, str, float]],
         if not node.alive or key in died:
             continue
         state = RELATION_STATE[relation]
-        rule = "contradicted" if state == REFUTED else "superseded_by_fact"
+        rule = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
         detail = f"judge: {relation} (confidence {confidence:.2f})"
         record(view, plan, key, rule, [source] if source else [], detail, state=state, weight=0.0)
         died.append(key)
@@ -98,7 +98,7 @@ def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
         cycle = cycle_through(view, key, victim_set) if lost and all(a in victim_set for a in lost) else None
         detail = (f"only circular support remained ({' -> '.join(cycle)})" if cycle
                   else "no justification holds: " + lost_text(view, key, dead))
-        record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
+        record(view, plan, key, Rule.JUSTIFICATION_LOST, lost, detail, state=INVALIDATED, weight=0.0)
     return victims
 
 
@@ -152,6 +152,6 @@ def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
         base = 1.0 if node.confidence is None else node.confidence
         new = round(base * DECAY ** len(causes), 6)
         detail = f"confidence x{DECAY} per dead non-critical dependency ({len(causes)})"
-        record(view, plan, key, "noncritical_decay", causes, detail, confidence=new)
+        record(view, plan, key, Rule.NONCRITICAL_DECAY, causes, detail, confidence=new)
         weakened.append(key)
     return weakened

@@ -56,6 +56,9 @@ class Rule(StrEnum):
     REINSTATED = "reinstated"
     RESOLVED = "resolved"
     DEMOTED = "demoted"
+    VALIDITY_ENDED = "validity_ended"
+    VALIDITY_SHORTENED = "validity_shortened"
+    NOT_REINSTATED = "not_reinstated"
 
 
 DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (

@@ -40,7 +40,7 @@ from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
 from memory_core.core.keys import normalise_key, normalise_term, sp_key
 from memory_core.core.tms import downstream
-from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
 from memory_core.core.why import why_alive
 from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
@@ -161,7 +161,7 @@ class Slice:
         return to_node(props)
 
 
-WINNING_RULES = ("contradicted", "superseded_by_fact", "validity_ended")
+WINNING_RULES = (Rule.CONTRADICTED, Rule.SUPERSEDED_BY_FACT, Rule.VALIDITY_ENDED)
 _MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
 
 
