@@ -27,28 +27,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView
+from memory_core.core.beliefs import ALIVE, INVALIDATED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, Rule
 from memory_core.core.plan import Plan, record
 
 DECAY = 0.5
-RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
-
-
-def refute(view: BeliefView, plan: Plan, verdicts: list[tuple[str, str, float]], source: str | None) -> list[str]:
-    """Mark contradicted evidence dead. ``verdicts``: (key, relation, confidence).
-    Returns the keys that died here (already-dead evidence is left as it is)."""
-    died: list[str] = []
-    for key, relation, confidence in sorted(verdicts):
-        node = view.nodes[key]
-        if not node.alive or key in died:
-            continue
-        state = RELATION_STATE[relation]
-        rule = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
-        detail = f"judge: {relation} (confidence {confidence:.2f})"
-        record(view, plan, key, rule, [source] if source else [], detail, state=state, weight=0.0)
-        died.append(key)
-    return died
 
 
 def dependent_closure(view: BeliefView, dead: list[str]) -> set[str]:
@@ -78,12 +61,6 @@ def unfounded(view: BeliefView, candidates: set[str]) -> set[str]:
                     changed = True
                     break
     return out
-
-
-def invalidate(view: BeliefView, plan: Plan, dead: list[str]) -> list[str]:
-    """Invalidate every node whose support the newly ``dead`` nodes took away."""
-    closure = dependent_closure(view, dead)
-    return settle(view, plan, closure)
 
 
 def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
@@ -134,7 +111,6 @@ def lost_text(view: BeliefView, key: str, dead) -> str:
     if len(justs) == 1:
         return f"its antecedent{'s' if ' are ' in parts[0] else ''} {parts[0]}" if parts else "its support is dead"
     return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
-
 
 
 def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:

@@ -20,12 +20,7 @@ from __future__ import annotations
 from memory_core.core.beliefs import INVALIDATED, REFUTED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, SUPERSEDES, SUPPORTS
 from memory_core.core.plan import Plan
-
-
-def historical_node(node) -> bool:
-    """Superseded in time (see :func:`memory_core.core.tms.historical_node`)."""
-    return node is not None and node.state == "superseded" and (
-        getattr(node, "valid_to", None) is not None or node.kind == "conclusion")
+from memory_core.core.tms import historical_node
 
 
 def neighbourhood(view: BeliefView, changed) -> set[str]:

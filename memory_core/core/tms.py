@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.beliefs import BeliefView, Edge, Node
 from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
@@ -49,11 +49,11 @@ LABELLED_KINDS = ("evidence", "conclusion")
 RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
 
 
-def historical_node(node) -> bool:
+def historical_node(node: Optional[Node]) -> bool:
     """Superseded in time (core.validity): evidence whose validity ended (it has a
     ``valid_to``), or a conclusion that rested on one (conclusions are otherwise never
     superseded). It was true: it holds no more, yet what it defeated stays defeated."""
-    return node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
+    return node is not None and node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
 
 
 def label_of(state: str) -> str:

@@ -71,7 +71,6 @@ DISPUTED = State.DISPUTED
 STATES = tuple(State)
 DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
 
-NODE_KINDS = tuple(NodeKind)
 # the text field of each kind in the stores (the investigation file calls the question's "text")
 TEXT_FIELD = {NodeKind.QUESTION: "question", NodeKind.HYPOTHESIS: "statement",
               NodeKind.EVIDENCE: "claim", NodeKind.CONCLUSION: "statement"}

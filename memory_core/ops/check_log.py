@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from typing import Iterable, Optional
+from typing import Iterable
 
 from memory_core.core.vocabulary import ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, SUPERSEDES, SUPPORTS
 

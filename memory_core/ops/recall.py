@@ -49,7 +49,6 @@ from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.lexical import query_words
 
 BASELINE_K = 3
-DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}
 RECALL_POOL = 32  # rows of each collection each retriever returns before the truth state filters them
 MATCHES_SHOWN = 5  # the alive beliefs nearest the question, listed with every answer
 LLM_EXTRA = 2  # further relevant alive facts an LLM answer may draw on
@@ -203,11 +202,6 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
         _MARKS_CACHE.clear()
     _MARKS_CACHE[ident] = (promoted, winners)
     return promoted, winners
-
-
-def promoted_keys(journal) -> dict[str, int]:
-    """Hypotheses promoted by a revision that has not been undone → epoch."""
-    return dict(revision_marks(journal)[0])
 
 
 def disputes_of(view) -> dict:
