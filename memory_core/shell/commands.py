@@ -199,7 +199,7 @@ async def _open(args, purpose="cli"):
     return app
 
 
-async def _simple(args, name: str, call, printer: str) -> dict:
+async def _simple(args, name: str, call, printer) -> dict:
     """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
     app = await _open(args, name)
     try:
@@ -208,7 +208,7 @@ async def _simple(args, name: str, call, printer: str) -> dict:
             result = await result
     finally:
         await app.close()
-    emit(result, args.json, getattr(report, printer))
+    emit(result, args.json, printer)
     return result
 
 
@@ -221,7 +221,7 @@ async def cmd_load(args) -> int:
     else:
         source = _readable(Path(source))
     _validate_first(args, source)
-    await _simple(args, "load", lambda app: app.load(source), "print_load")
+    await _simple(args, "load", lambda app: app.load(source), report.print_load)
     return EXIT_OK
 
 
@@ -256,7 +256,7 @@ def _validate_first(args, source) -> None:
 
 
 async def cmd_status(args) -> int:
-    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
+    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), report.print_status)
     return EXIT_OK
 
 
@@ -344,28 +344,28 @@ def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
 
 
 async def cmd_explain(args) -> int:
-    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
+    await _simple(args, "explain", lambda app: app.explain(args.key), report.print_explain)
     return EXIT_OK
 
 
 async def cmd_recall(args) -> int:
     await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
-                                                         inquiry=args.inquiry, path=args.path), "print_recall")
+                                                         inquiry=args.inquiry, path=args.path), report.print_recall)
     return EXIT_OK
 
 
 async def cmd_resolve(args) -> int:
-    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), "print_revision")
+    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), report.print_revision)
     return EXIT_OK
 
 
 async def cmd_undo(args) -> int:
-    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
+    await _simple(args, "undo", lambda app: app.undo(), report.print_undo)
     return EXIT_OK
 
 
 async def cmd_check(args) -> int:
-    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
+    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), report.print_check)
     return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
 
 
