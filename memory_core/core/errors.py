@@ -62,6 +62,11 @@ class JudgeError(FalsifyError):
     """The judge could not give a usable verdict (timeout, HTTP error, bad output)."""
 
     exit_code = 5
+    # a batch that failed part-way: how many of its cases were judged before the failure, their
+    # verdicts (the judge's) and their detections (detection's), for the caller to apply
+    judged: int = 0
+    results: list | None = None
+    detections: list | None = None
 
 
 class HostConfigError(FalsifyError):

@@ -47,8 +47,7 @@ def well_founded(states: dict[str, str], edges: Iterable) -> set[str]:
     for edge in edges:
         if edge.kind != DEPENDS_ON or not edge.critical:
             continue
-        names = list(edge.groups) if getattr(edge, "groups", None) else [edge.group]
-        for name in names:
+        for name in edge.memberships:
             groups[edge.src]["" if name is None else str(name)].add(edge.dst)
     missing: dict[tuple[str, str], int] = {}
     waiting: dict[str, list[tuple[str, str]]] = defaultdict(list)

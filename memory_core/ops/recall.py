@@ -72,8 +72,7 @@ when where which while who whom whose why will with would you your""".split())
 
 def recall_floor(settings) -> float:
     """The cosine distance within which a stored belief counts as relevant to a question."""
-    value = getattr(settings, "recall_floor", None)
-    return DEFAULT_FLOOR if value is None else value
+    return DEFAULT_FLOOR if settings.recall_floor is None else settings.recall_floor
 
 
 def content_words(text: str) -> set[str]:
