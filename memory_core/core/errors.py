@@ -24,6 +24,7 @@ RootConflict        1     this process already serves another data root (cognee 
 from __future__ import annotations
 
 import functools
+from typing import Optional
 import re
 from contextvars import ContextVar
 
@@ -59,14 +60,15 @@ class EmbedderMismatch(FalsifyError):
 
 
 class JudgeError(FalsifyError):
-    """The judge could not give a usable verdict (timeout, HTTP error, bad output)."""
+    """The judge could not give a usable verdict (timeout, HTTP error, bad output).
+    Raised for one of many facts judged together: ``judged`` = how many leading facts were
+    fully judged before it, ``results`` = their verdicts (the judge's), ``detections`` = their
+    detections (detection's), for the caller to apply."""
 
     exit_code = 5
-    # a batch that failed part-way: how many of its cases were judged before the failure, their
-    # verdicts (the judge's) and their detections (detection's), for the caller to apply
     judged: int = 0
-    results: list | None = None
-    detections: list | None = None
+    results: Optional[list] = None
+    detections: Optional[list] = None
 
 
 class HostConfigError(FalsifyError):

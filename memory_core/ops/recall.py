@@ -169,13 +169,13 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
     stored belief (it refuted, superseded or ended one), each -> its epoch."""
     # the log file's size and time stand for its content (journal.epoch() would parse its last
     # entry, which for a large batch costs as much as the pass itself)
-    log = getattr(journal, "log_path", None) or getattr(getattr(journal, "journal", None), "log_path", None)
+    log = journal.log_path
     try:
         seen = log.stat() if log is not None else None
     except OSError:
         seen = None
     if seen is not None:
-        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, getattr(journal, "at", None))
+        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, journal.at)
     else:
         ident = (type(journal).__name__, id(journal), journal.epoch())
     if ident in _MARKS_CACHE:
