@@ -308,9 +308,13 @@ async def cmd_revise(args) -> int:
     app = await _open(args, "revise")
     try:
         if args.file:
-            await revise_op.revise_many(app.stores, requests, what=args.file, dry_run=args.dry_run, on_result=show)
+            await app.revise_many(requests, what=args.file, dry_run=args.dry_run, on_result=show)
         else:
-            show(await revise_op.revise(app.stores, request, dry_run=args.dry_run))
+            show(await app.revise(args.fact, triple=args.triple, target=args.target, key=args.key,
+                                  source=args.source, asserted_at=args.asserted_at, trust=_number_arg(args.trust, "--trust"),
+                                  policy=args.policy, valid_from=args.valid_from, valid_to=args.valid_to,
+                                  record=args.record, supports=args.supports, refutes=args.refutes,
+                                  weight=_number_arg(args.weight, "--weight"), dry_run=args.dry_run))
     finally:
         await app.close()
     return EXIT_OK
