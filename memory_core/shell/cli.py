@@ -28,7 +28,6 @@ from memory_core.store.settings import (claim_process, llm_key_configured, load_
                                         use_database)
 from memory_core.web.server import run_server
 
-DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
 def main(argv=None, ran=None) -> int:

@@ -224,7 +224,7 @@ async def _open(args, purpose="cli"):
     return app
 
 
-async def _simple(args, name: str, call, printer: str) -> dict:
+async def _simple(args, name: str, call, printer) -> dict:
     """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
     app = await _open(args, name)
     try:
@@ -233,7 +233,7 @@ async def _simple(args, name: str, call, printer: str) -> dict:
             result = await result
     finally:
         await app.close()
-    emit(result, args.json, getattr(report, printer))
+    emit(result, args.json, printer)
     return result
 
 
@@ -253,7 +253,7 @@ async def cmd_load(args) -> int:
     else:
         source = _readable(Path(source))
     _validate_first(args, source)
-    await _simple(args, "load", lambda app: app.load(source), "print_load")
+    await _simple(args, "load", lambda app: app.load(source), report.print_load)
     return EXIT_OK
 
 
@@ -289,7 +289,7 @@ def _validate_first(args, source) -> None:
 
 async def cmd_status(args) -> int:
     _whole_epoch(args.epoch)
-    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
+    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), report.print_status)
     if not args.json:
         print(f"\n({run_note()})")
     return EXIT_OK
@@ -343,9 +343,13 @@ async def cmd_revise(args) -> int:
     app = await _open(args, "revise")
     try:
         if args.file:
-            await revise_op.revise_many(app.stores, requests, what=args.file, dry_run=args.dry_run, on_result=show)
+            await app.revise_many(requests, what=args.file, dry_run=args.dry_run, on_result=show)
         else:
-            show(await revise_op.revise(app.stores, request, dry_run=args.dry_run))
+            show(await app.revise(args.fact, triple=args.triple, target=args.target, key=args.key,
+                                  source=args.source, asserted_at=args.asserted_at, trust=_number_arg(args.trust, "--trust"),
+                                  policy=args.policy, valid_from=args.valid_from, valid_to=args.valid_to,
+                                  record=args.record, supports=args.supports, refutes=args.refutes,
+                                  weight=_number_arg(args.weight, "--weight"), dry_run=args.dry_run))
     finally:
         await app.close()
     return EXIT_OK
@@ -379,7 +383,7 @@ def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
 
 
 async def cmd_explain(args) -> int:
-    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
+    await _simple(args, "explain", lambda app: app.explain(args.key), report.print_explain)
     return EXIT_OK
 
 
@@ -387,22 +391,22 @@ async def cmd_recall(args) -> int:
     _whole_epoch(args.epoch)
     validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
     await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
-                                                         inquiry=args.inquiry, path=args.path), "print_recall")
+                                                         inquiry=args.inquiry, path=args.path), report.print_recall)
     return EXIT_OK
 
 
 async def cmd_resolve(args) -> int:
-    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), "print_revision")
+    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), report.print_revision)
     return EXIT_OK
 
 
 async def cmd_undo(args) -> int:
-    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
+    await _simple(args, "undo", lambda app: app.undo(), report.print_undo)
     return EXIT_OK
 
 
 async def cmd_check(args) -> int:
-    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
+    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), report.print_check)
     return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
 
 

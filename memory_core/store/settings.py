@@ -34,18 +34,6 @@ from memory_core.store.lock import refuse_unsafe_root
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
-# Environment keys FALSIFY owns: set from the data root, never from a .env.
-_OWNED = (
-    "SYSTEM_ROOT_DIRECTORY",
-    "DATA_ROOT_DIRECTORY",
-    "CACHE_ROOT_DIRECTORY",
-    "COGNEE_LOGS_DIR",
-    "ENABLE_BACKEND_ACCESS_CONTROL",
-    "FASTEMBED_CACHE_PATH",
-    "HF_HUB_CACHE",
-)
-
-
 @dataclass(frozen=True)
 class Paths:
     root: Path

@@ -18,7 +18,7 @@ import asyncio
 import copy
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.plan import Plan
