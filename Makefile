@@ -1,7 +1,7 @@
 # FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
-# make test-fast - the pure and in-process tests only (no test marked slow), for the inner loop
+# make test-fast - the unit tests (tests/unit), for the inner loop
 # make bench - the same set-up, then the MQuAKE-hard revision and recall-QA and deep-graph benchmarks, the
 #              mutation gate over the pure rules and 300+ crash trials
 PYTHON ?= python3.11
