@@ -189,7 +189,11 @@ class Settings:
     # shells
     token: Optional[str] = setting("FALSIFY_TOKEN", None, secret=True)
     token_file: Optional[str] = setting("FALSIFY_TOKEN_FILE", None)
-    no_server: bool = setting("FALSIFY_NO_SERVER", False, _flag)  # the CLI never forwards to a server
+    no_server: bool = setting("FALSIFY_NO_SERVER", False, _flag)  # the CLI never forwards to a server or launcher
+    launcher: bool = setting("FALSIFY_LAUNCHER", True, _flag)  # commands start warm through the launcher
+    launcher_idle_s: float = setting("FALSIFY_LAUNCHER_IDLE_S", 900.0, _number(float, lambda v: v > 0,
+                                                                               "seconds, more than 0"))
+    runtime_dir: Optional[str] = setting("FALSIFY_RUNTIME_DIR", None)  # the launcher's private directory
 
     def __repr__(self) -> str:  # never prints a secret
         values = dataclasses.asdict(self)

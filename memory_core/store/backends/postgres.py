@@ -323,7 +323,7 @@ def database_url(settings: Settings) -> str:
     if url:
         scheme, sep, rest = url.partition("://")
         if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
-            raise InputError(f"FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
+            raise InputError("FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
         return "postgresql://" + rest
     need = {"DB_HOST": settings.db_host, "DB_USERNAME": settings.db_username,
             "DB_PASSWORD": settings.db_password, "DB_NAME": settings.db_name}
