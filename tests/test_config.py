@@ -93,13 +93,14 @@ def test_the_postgres_backend_reads_no_variable_itself():
     """postgres.py builds its URL from the settings it is given: the environment is not read there."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "memory_core" / "store" / "backends" / "postgres.py").read_text()
+    backends = Path(__file__).resolve().parent.parent / "memory_core" / "store" / "backends"
+    text = (backends / "postgres.py").read_text()
     assert "os.environ" not in text and "getenv" not in text
 
 
 # the shells and the API's opening: the only modules that ask for this process's settings
-ALLOWED_TO_FETCH = ("memory_core/store/config.py", "memory_core/api.py", "memory_core/shell/", "memory_core/web/",
-                    "memory_core/mcp/")
+ALLOWED_TO_FETCH = ("memory_core/store/config.py", "memory_core/api.py", "memory_core/shell/",
+                    "memory_core/web/", "memory_core/mcp/")
 
 
 CONFIG_MODULE = "memory_core.store.config"  # the module holding the process's settings
@@ -125,8 +126,8 @@ def fetches(source: str) -> list[int]:
         if not isinstance(node, ast.Call):
             continue
         f = node.func
-        if isinstance(f, ast.Attribute) and f.attr in ("current", "reload") and isinstance(f.value, ast.Name) \
-                and f.value.id in modules:
+        if isinstance(f, ast.Attribute) and f.attr in ("current", "reload") \
+                and isinstance(f.value, ast.Name) and f.value.id in modules:
             lines.append(node.lineno)
         elif isinstance(f, ast.Name) and f.id in functions:
             lines.append(node.lineno)
@@ -152,7 +153,8 @@ def test_settings_are_passed_below_the_shells_never_fetched():
 
 
 def test_the_fetch_check_can_fail():
-    assert fetches("from memory_core.store import config\ndef f(s=None):\n    return s or config.current()\n") == [3]
+    fallback = "from memory_core.store import config\ndef f(s=None):\n    return s or config.current()\n"
+    assert fetches(fallback) == [3]
     assert fetches("from memory_core.store.config import reload as again\nagain()\n") == [2]
     assert fetches("def f(settings):\n    return settings.lock_timeout\n") == []
 

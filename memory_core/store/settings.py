@@ -351,8 +351,8 @@ def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
 
 def require_configured() -> None:
     if _configured is None and not _attached and "cognee" not in sys.modules:
-        raise RuntimeError("call memory_core.store.settings.configure(root) before importing modules that import cognee "
-                           "(memory_core.store.models, .store, ...): cognee reads its storage settings at import")
+        raise RuntimeError("call memory_core.store.settings.configure(root) before importing modules that import "
+                           "cognee (memory_core.store.models, .store, ...): cognee reads its storage settings at import")
 
 
 def paths() -> Paths:
