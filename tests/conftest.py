@@ -91,6 +91,14 @@ async def app(root):
     await falsify.close()
 
 
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache for the run's type checks (tests/test_typing.py, tests/test_packaging.py),
+    shared by its xdist workers: pydantic and the package are checked once, then read back."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mypy-cache"
+
+
 def investigation(prefix: str, hypotheses=(), evidence=(), conclusions=(), edges=(), question="Q") -> str:
     """An investigation file with every key prefixed (``prefix + key``)."""
     p = lambda k: f"{prefix}{k}"
