@@ -153,6 +153,15 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
 
 
+def pytest_runtest_teardown(item, nextitem):
+    """The last test of a file closes the Chromium its file's browser tests shared (tests/browser.py)."""
+    if nextitem is None or nextitem.path != item.path:
+        for name in ("browser", "tests.browser"):  # imported under either name
+            module = sys.modules.get(name)
+            if module is not None and Path(module.__file__ or "") == REPO / "tests" / "browser.py":
+                module.close_shared()
+
+
 # ---- each test file's duration, printed at the end of the run (never asserted: the machine is noisy)
 _FILE_SECONDS: dict = defaultdict(float)
 _FILE_TESTS: dict = defaultdict(int)
