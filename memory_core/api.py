@@ -33,7 +33,7 @@ from memory_core.ops import resolve as resolve_op
 from memory_core.ops import revise as revise_op
 from memory_core.ops import status as status_op
 from memory_core.ops import undo as undo_op
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
 from memory_core.store import backends, config, engines, settings, writer
@@ -492,11 +492,12 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
     closed ``fx`` raise ``FacadeClosed``."""
     from memory_core import tasks
 
-    if getattr(fx, "closed", False):
+    if fx.closed:
         from memory_core.core.errors import FacadeClosed
 
         raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
-    return tasks.revision_tasks(fx, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of)
+    return tasks.revision_tasks(fx.stores, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of,
+                                closed=lambda: fx.closed)
 
 
 RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
@@ -512,11 +513,11 @@ def recall_tasks(fx: Falsify) -> list:
     from memory_core.core.errors import FacadeClosed
     from memory_core.store.pipeline import task
 
-    if getattr(fx, "closed", False):
+    if fx.closed:
         raise FacadeClosed("recall_tasks: this Falsify is closed; open or attach it again")
 
     async def recall_beliefs(items, ctx=None):
-        if getattr(fx, "closed", False):
+        if fx.closed:
             raise FacadeClosed("this recall Task belongs to a closed Falsify; open or attach it again and build "
                                "the Task from the new one")
         results = []

@@ -31,6 +31,10 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   (``memory_core.store.backends.base.stats()``: graph reopens and compactions, vector prunes, ...).
 * ``{"op": "control", "url": ..., "json": {...}}``: POST to a test server (the
   LLM stub's ``/control``), e.g. to change what it answers next.
+* ``{"op": "pipeline", "data": [...], "env": {...}, "snapshot": true}``: a host's own
+  ``cognee.run_custom_pipeline(tasks=memory_core.revision_tasks(fx), data=...)`` on the
+  opened root; records what it raised (class, message, exit code, ``error.applied`` as
+  [new_evidence, epoch] pairs) or ``raised: null``.
 """
 
 from __future__ import annotations
@@ -125,6 +129,28 @@ async def _vector_keys() -> dict:
     return result
 
 
+async def _pipeline(root: str, data: list) -> dict:
+    """FALSIFY's revision Tasks in a host's own cognee pipeline run, on the opened root."""
+    import cognee
+
+    import memory_core
+    from memory_core.api import Falsify
+    from memory_core.core.errors import FalsifyError
+
+    app = await Falsify.open(root, purpose="tests/cli_batch.py")
+    try:
+        # the stub's endpoint fails on purpose: cognee's LLM connection test is skipped, as a host's may be
+        await cognee.run_custom_pipeline(tasks=memory_core.revision_tasks(app), data=data, dataset="host",
+                                         pipeline_name="host_revision", skip_connection_test=True)
+        return {"raised": None}
+    except Exception as error:
+        return {"raised": type(error).__name__, "message": str(error),
+                "exit_code": error.exit_code if isinstance(error, FalsifyError) else None,
+                "applied": [[r.get("new_evidence"), r.get("epoch")] for r in error.__dict__.get("applied", [])]}
+    finally:
+        await app.close()
+
+
 def _locked(root: str, fn):
     """Run ``fn`` with the root open for reading through the facade (lock held)."""
     from memory_core.api import Falsify
@@ -188,6 +214,17 @@ def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
         with opener.open(req, timeout=10) as resp:
             result["code"] = resp.status
+        return result
+    if op == "pipeline":
+        if step.get("snapshot"):
+            result["before"] = snapshot(root)
+        restore_env = _with_env(step.get("env") or {})
+        try:
+            result.update(asyncio.run(_pipeline(root, step["data"])))
+        finally:
+            restore_env()
+        if step.get("snapshot"):
+            result["after"] = snapshot(root)
         return result
     if op != "cli":
         raise SystemExit(f"unknown op {op!r}")

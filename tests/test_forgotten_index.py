@@ -1,11 +1,11 @@
-"""store.tms_io.ForgottenIndex: following the log entry by entry (as a long-lived
+"""store.forgotten.ForgottenIndex: following the log entry by entry (as a long-lived
 process does) gives exactly what reading the whole log gives (current tombstones and
 the Memory of every change), through revisions, reinstatements and undos."""
 
 from __future__ import annotations
 
-from memory_core.store.tms_io import (ForgottenIndex, current_tombstones, forgotten_index, memory_of,
-                                      registered_sources)
+from memory_core.store.forgotten import (ForgottenIndex, current_tombstones, forgotten_index, memory_of,
+                                        registered_sources)
 
 
 class ListJournal:

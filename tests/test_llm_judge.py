@@ -43,6 +43,7 @@ BAD_SETTINGS = [
 ]
 FILE_PINNED = "Valtec's archive has no email to Company X dated 12 January 2021."
 FILE_JUDGED = "The QA report about the brake-valve defect was written long after March 2021."
+HOST_RECORDED = "Valtec shipped the replacement brake valves to Company X in May 2021."
 
 FAILURES = [
     # (name, stub settings, FALSIFY_JUDGE_TIMEOUT, message fragments). cognee retries a failed call
@@ -91,6 +92,11 @@ def llm_run(tmp_path_factory):
             {"name": "set_500_again", "op": "control", "url": control, "json": {"mode": "status", "status": 500, "tag": "file"}},
             {"name": "file_judge_fails", "op": "cli", "argv": ["revise", "--file", str(facts), "--json"], "snapshot": True,
              "env": {"FALSIFY_JUDGE_TIMEOUT": "4"}},
+            # the same in a host's own cognee pipeline: fact 1 is the caller's decision (no judge), fact 2
+            # needs the LLM judge, which fails: fact 1 stays applied, and the run fails once, saying so
+            {"name": "set_500_host", "op": "control", "url": control, "json": {"mode": "status", "status": 500, "tag": "host"}},
+            {"name": "host_judge_fails", "op": "pipeline", "snapshot": True, "env": {"FALSIFY_JUDGE_TIMEOUT": "4"},
+             "data": [[{"fact": HOST_RECORDED, "key": "F_host", "record": True}, {"fact": FILE_JUDGED}]]},
         ]
         results = run_batch(root, steps, work / "batch", env=env)
         requests = stub.chat_requests()
@@ -189,6 +195,23 @@ def test_contradicts_at_0_9_lands_the_revision(llm_run):
     assert r["after"]["log"] != r["before"]["log"]
     assert results["check"]["code"] == 0, results["check"]["stdout"]
     assert {req["body"].get("model") for req in marks["lands"]} == {"stub"}  # LLM_MODEL openai/stub, routed by litellm
+
+
+def test_judge_failure_mid_batch_in_a_host_pipeline_fails_the_run_once(llm_run):
+    """A host's pipeline: when the judge fails on the batch's second fact, the first stays
+    applied (one epoch), and cognee's run fails with the judge's error, which says so and
+    carries the applied fact's result (``error.applied``)."""
+    results, marks = llm_run
+    r = results["host_judge_fails"]
+    assert r["raised"] == "JudgeError" and r["exit_code"] == 5, {k: r.get(k) for k in ("raised", "message", "applied")}
+    assert r["message"].startswith("facts item 2: the LLM judge gave no usable verdict"), r["message"]
+    epoch = 6  # the next after revise --file's epoch 5
+    assert (f"[the facts before it were applied (epoch {epoch}); this fact and the ones after it were not applied]"
+            in r["message"]), r["message"]
+    assert r["applied"] == [["F_host", epoch]]
+    after = nodes_by_key(r["after"]["status"])
+    assert after["F_host"]["text"] == HOST_RECORDED and r["after"]["pending"] is None
+    assert marks.get("host"), "fact 2 never reached the judge"
 
 
 def test_judge_failure_mid_file_says_which_lines_were_applied(llm_run):

@@ -78,7 +78,7 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     engine = Engine(model)
     view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
     plan = Plan(epoch=1)
-    ended = validity.end_validity(view, plan, {key: "2016-01-01"}, "F_new")
+    ended = validity.end_validity(view, plan, {key: "2016-01-01"}, "F_new", set(engine.ghosts))
     decay(view, plan, ended)
     rescore(view, plan, plan.died)
     died = model_end_validity(model, key, "2016-01-01")
@@ -87,7 +87,7 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     # supporter leaves that supporter's dead evidence with no consumer), as revise does
     gone = forget(view, plan)
     assert sorted(gone) == sorted(model.forget())
-    engine.ghosts |= set(gone)
+    engine.ghosts = (engine.ghosts | set(gone)) - set(plan.restored)
     stored = {k: n for k, n in view.nodes.items() if k not in engine.ghosts}
     assert picture(stored) == picture(model.stored())
     assert view.nodes[key].valid_to == "2016-01-01"

@@ -324,14 +324,14 @@ async def test_early_detection_is_redone_when_another_revision_came_between(app,
     from memory_core.core.requests import requests_from
     from memory_core.judging.detect import DEFAULT_LIMIT
     from memory_core.ops.revise import result_of
-    from memory_core.tasks import RevisionBatch, run_revision, threshold
+    from memory_core.tasks import RevisionBatch, RevisionOptions, run_revision, threshold
     from memory_core.tasks.detect_contradictions import EARLY, start_detection
 
     subject = f"V-{prefix}"
     await app.load(chain(prefix, subject))
     late = requests_from([{"fact": f"The part {subject} was made in Graz.", "triple": f"part {subject}|was made in|Graz",
                            "key": prefix + "N_graz"}])
-    batch = RevisionBatch(app.stores, late, "facts", False, "--target", False, threshold(), DEFAULT_LIMIT)
+    batch = RevisionBatch(app.stores, late, RevisionOptions(threshold=threshold(), limit=DEFAULT_LIMIT))
     await start_detection(batch)
     await asyncio.wait([batch.detecting])  # detected while only E1 said where the part was made
     between = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon",

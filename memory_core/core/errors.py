@@ -24,6 +24,7 @@ RootConflict        1     this process already serves another data root (cognee 
 from __future__ import annotations
 
 import functools
+from typing import Optional
 import re
 from contextvars import ContextVar
 
@@ -59,9 +60,13 @@ class EmbedderMismatch(FalsifyError):
 
 
 class JudgeError(FalsifyError):
-    """The judge could not give a usable verdict (timeout, HTTP error, bad output)."""
+    """The judge could not give a usable verdict (timeout, HTTP error, bad output).
+    Raised for one of many facts judged together: ``judged`` = how many leading facts were
+    fully judged before it, ``results`` = their results."""
 
     exit_code = 5
+    judged: int = 0
+    results: Optional[list] = None
 
 
 class HostConfigError(FalsifyError):

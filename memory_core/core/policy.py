@@ -14,14 +14,19 @@ policy:
 The result is a :class:`Decision` with the winner (``"fact"``, ``"evidence"`` or
 None for a dispute) and a one-line reason, e.g.
 ``"E_qa kept: trust 0.9 > 0.2 (trust_ranked)"``.
+
+:func:`decisions_for` decides every contradiction of one new fact from what the stores
+hold (:class:`PolicyInputs`: the contradicted evidence's properties and their questions'
+policy and sources) and what the caller said about the fact (:class:`NewFact`): which
+policy applies, and which trust each side has.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from typing import Any, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from memory_core.core.errors import InputError
 
@@ -146,3 +151,66 @@ def source_trust(sources: dict[str, float], source: Optional[str]) -> float:
     if source is None:
         return DEFAULT_TRUST
     return float(sources.get(source, DEFAULT_TRUST))
+
+
+def sources_of(question: Optional[Mapping[str, Any]]) -> dict[str, float]:
+    """The sources a question lists (its stored properties' ``sources``): id -> trust."""
+    return {s["id"]: float(s["trust"]) for s in (question or {}).get("sources") or [] if isinstance(s, dict)}
+
+
+@dataclass(frozen=True)
+class PolicyInputs:
+    """What the stores hold that decides contradictions: the stored properties of the
+    contradicted evidence (key -> ``asserted_at``, ``source_id``, ``trust``,
+    ``question_key``) and of their questions (key -> ``policy``, ``sources``)."""
+
+    evidence: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    questions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def ranks_by_trust(self) -> bool:
+        """Whether one of the questions read decides by trust (then the sources earlier
+        revisions registered matter)."""
+        return any((q or {}).get("policy") == TRUST_RANKED for q in self.questions.values())
+
+
+@dataclass(frozen=True)
+class NewFact:
+    """The new fact's side of its contradictions, as the caller gave it."""
+
+    key: str
+    question: Optional[str] = None  # the question it joins
+    source: Optional[str] = None
+    asserted_at: Optional[str] = None
+    trust: Optional[float] = None  # --trust: registers a source not known yet
+    policy: Optional[str] = None  # overrides the questions' policies
+
+
+def decisions_for(inputs: PolicyInputs, fact: NewFact, contradicted: Iterable[str],
+                  registered: Mapping[str, float], today: str) -> tuple[dict[str, Decision], Optional[float]]:
+    """Who wins each contradiction between ``fact`` and the ``contradicted`` evidence keys,
+    and the trust the fact's source is registered with (``fact.trust`` for a source not
+    known yet; None when nothing is to be registered). A source is known when its question
+    lists it or an earlier revision registered it with a trust (``registered``: source id
+    -> trust). The policy is the fact's own, else the evidence's question's, else the
+    fact's question's, else :data:`DEFAULT_POLICY`; ``today`` (ISO date) dates an undated fact."""
+    asked = inputs.questions.get(fact.question or "") or {}
+    listed = sources_of(asked)
+    source = fact.source
+    fact_trust = None
+    if source is not None and source not in listed and source not in registered and fact.trust is not None:
+        fact_trust = fact.trust
+    f_trust = listed.get(source) if source in listed else registered.get(source, fact_trust)
+    claim = Claim(fact.key, fact.asserted_at, f_trust if f_trust is not None else source_trust({}, None), source)
+    result = {}
+    for key in contradicted:
+        props = inputs.evidence.get(key) or {}
+        question = inputs.questions.get(props.get("question_key") or "") or asked
+        e_listed = sources_of(question)
+        sid = props.get("source_id")
+        e_trust = e_listed.get(sid) if sid in e_listed else props.get("trust")
+        if e_trust is None:
+            e_trust = registered.get(sid) if sid in registered else source_trust({}, None)
+        chosen = fact.policy or question.get("policy") or asked.get("policy") or DEFAULT_POLICY
+        evidence = Claim(key, props.get("asserted_at"), float(e_trust), sid)
+        result[key] = decide(chosen, evidence, claim, today)
+    return result, fact_trust

@@ -52,7 +52,7 @@ class Rejudged:
 def seeds_of(plan: Plan) -> tuple[list[str], list[str]]:
     """The seeds and forced-dead nodes a revision's relabelling starts from
     (what :func:`memory_core.core.revision.propagate_refutation` passes to ``relabel``)."""
-    meta = getattr(plan, "meta", {}) or {}
+    meta = plan.meta
     if meta.get("seeds"):  # a resolution: the two sides of the dispute
         return list(meta["seeds"]), []
     seeds = sorted(meta.get("verdicts", {})) + ([plan.new_node.key] if plan.new_node is not None else [])

@@ -60,7 +60,7 @@ def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] 
     """Relabel everything downstream of the contradicted evidence and the new fact
     (three-valued: see :mod:`memory_core.core.tms`); decay non-critical dependents.
     Returns every node that died in this revision (premises first)."""
-    meta = getattr(plan, "meta", {}) or {}
+    meta = plan.meta
     verdicts = meta.get("verdicts", {})
     notes = {}
     new = plan.new_node
@@ -84,7 +84,7 @@ def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] 
 def note_unjudged(plan: Plan) -> None:
     """Evidence reinstated without being re-judged (no judge could decide): its
     reinstatement record says so (:mod:`memory_core.core.reinstatement`)."""
-    notes = (getattr(plan, "meta", {}) or {}).get("reinstate_notes") or {}
+    notes = plan.meta.get("reinstate_notes") or {}
     for change in plan.changes:
         if change.key in notes and change.rule == "reinstated" and notes[change.key] not in change.detail:
             change.detail = f"{change.detail}; {notes[change.key]}" if change.detail else notes[change.key]

@@ -166,10 +166,13 @@ def sort_verdicts(verdicts: Iterable[tuple[str, str, float]], new: Interval,
     return {"kept": kept, "ends": ends, "new_valid_to": new_to, "cases": cases}
 
 
-def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str) -> list[str]:
+def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str,
+                 ghosts: Iterable[str] = ()) -> list[str]:
     """Each evidence in ``ends`` (key -> date) held until that date: ``valid_to`` set, state
     ``superseded``; alive nodes whose support that takes away become ``superseded`` too.
-    Recorded in ``plan`` (rule ``validity_ended``). Returns what stopped holding."""
+    Recorded in ``plan`` (rule ``validity_ended``). Returns what stopped holding. ``ghosts``:
+    forgotten nodes rebuilt from their tombstones; one the relabelling makes hold again (or
+    disputed) is listed in ``plan.restored``, as in any revision."""
     ended: list[str] = []
     for key in sorted(ends):
         node = view.nodes[key]
@@ -215,7 +218,7 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str)
             if node.kind == "evidence":
                 plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, last
             victims.append(key)
-    outcome = relabel(view, plan, ended + victims)
+    outcome = relabel(view, plan, ended + victims, ghosts=ghosts)
     victims += [k for k in outcome.died if k not in victims]
     plan.died = plan.died + [k for k in ended + victims if k not in plan.died]
     return ended + victims
@@ -251,7 +254,7 @@ def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> N
         todo += view.dependents(current, critical_only=True)
 
 
-def place(view: BeliefView, plan: Plan, timed: dict, new_key: str) -> list[str]:
+def place(view: BeliefView, plan: Plan, timed: dict, new_key: str, ghosts: Iterable[str] = ()) -> list[str]:
     """After the policy decided the real contradictions (``timed``: :func:`sort_verdicts`'s
     result): when the new fact holds, it takes its place in its timeline -- it ends where
     the earliest later value starts (:func:`precede`), and every value that started before
@@ -266,7 +269,7 @@ def place(view: BeliefView, plan: Plan, timed: dict, new_key: str) -> list[str]:
         precede(view, plan, new_key, timed["new_valid_to"], later)
     ended: list[str] = []
     if timed["ends"]:
-        ended = end_validity(view, plan, timed["ends"], new_key)
+        ended = end_validity(view, plan, timed["ends"], new_key, ghosts)
         decay(view, plan, ended)
     return ended
 

@@ -139,8 +139,8 @@ async def judge_cases(cases: Sequence[Case], use_llm: bool, judges: Sequence[Jud
         try:
             answers = await judge.decide([cases[i] for i in ask])
         except JudgeError as error:
-            answers = list(getattr(error, "results", None) or [])
-            stop = (ask[getattr(error, "judged", 0)], error)
+            answers = list(error.results or [])
+            stop = (ask[error.judged], error)
         for i, verdicts in zip(ask, answers):
             apply(cases[i], verdicts, judge.name)
     return stop

@@ -156,7 +156,7 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
     from memory_core.judging.llm import Usage
 
     judge = judge or LLMJudge()
-    gate = asyncio.Semaphore(concurrency or llm_concurrency(getattr(judge, "settings", None)))
+    gate = asyncio.Semaphore(concurrency or llm_concurrency(judge.settings))
     results: list = [None] * len(items)
     errors: dict[int, BaseException] = {}
 

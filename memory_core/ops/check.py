@@ -38,12 +38,13 @@ from memory_core.ops.check_log import forget_problems, replay, restore_entries, 
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection
 from memory_core.core.revision import plan_relabel, plan_settle
 from memory_core.core.tms import three_valued_violations
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
 from memory_core.store.intents import log_changes, tombstones, updates
 from memory_core.store.journal import MAX_EPOCH, described, valid_epoch
-from memory_core.store.tms_io import add_antecedent_ghosts, forgotten_index
+from memory_core.store.forgotten import forgotten_index
+from memory_core.store.tms_io import add_antecedent_ghosts
 
 
 async def _graph_ids(store, kind: str) -> dict[str, dict]:

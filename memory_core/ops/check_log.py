@@ -32,12 +32,13 @@ import copy
 from collections import defaultdict
 from typing import Iterable, Optional
 
+from memory_core.core.beliefs import Edge
 from memory_core.core.vocabulary import ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, SUPERSEDES, SUPPORTS
 
 REVISION_KINDS = ("revise", "resolve")
 
 
-def well_founded(states: dict[str, str], edges: Iterable) -> set[str]:
+def well_founded(states: dict[str, str], edges: Iterable[Edge]) -> set[str]:
     """Alive nodes with a well-founded justification. ``states``: key -> state;
     ``edges``: objects with ``kind, src, dst, critical, group, groups``. A node
     without critical ``depends_on`` edges is a premise (founded when alive); a
@@ -47,7 +48,7 @@ def well_founded(states: dict[str, str], edges: Iterable) -> set[str]:
     for edge in edges:
         if edge.kind != DEPENDS_ON or not edge.critical:
             continue
-        names = list(edge.groups) if getattr(edge, "groups", None) else [edge.group]
+        names = list(edge.groups) if edge.groups else [edge.group]
         for name in names:
             groups[edge.src]["" if name is None else str(name)].add(edge.dst)
     missing: dict[tuple[str, str], int] = {}

@@ -15,10 +15,10 @@ from memory_core.core import why
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, node_id
 from memory_core.core.investigation import check_key
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store.belief_store import state_of
 from memory_core.store.journal import Journal
-from memory_core.store.tms_io import forgotten_index
+from memory_core.store.forgotten import forgotten_index
 
 
 async def explain(stores: Stores, key: str) -> dict:

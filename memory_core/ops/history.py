@@ -27,7 +27,7 @@ from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import FalsifyError, InputError
 from memory_core.core.identity import KINDS, KIND_BY_TYPE, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store.belief_store import BeliefStore
 from memory_core.store.journal import inverse
 from memory_core.store.writer import patch
@@ -263,6 +263,7 @@ class PastJournal:
     def __init__(self, journal, epoch: int):
         self.journal = journal
         self.at = epoch
+        self.log_path = journal.log_path  # the log file it reads (its size and time stand for its content)
 
     def epoch(self) -> int:
         return self.at

@@ -23,7 +23,7 @@ from memory_core.store.intents import log_changes, node_entry, updates
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE
 from memory_core.core.investigation import Investigation, loads_json, parse
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_key
@@ -31,7 +31,8 @@ from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.core.revision import plan_settle
 from memory_core.core.keys import sp_key
 from memory_core.store.belief_store import BeliefStore, edge_props, edge_row, to_edge, to_node
-from memory_core.store.tms_io import forgotten_index, ghost_node
+from memory_core.store.forgotten import forgotten_index
+from memory_core.store.tms_io import ghost_node
 
 def read_source(source: Any) -> tuple[bytes | str, str]:
     """An investigation given as a path, JSON text/bytes or a dict → (data, name for messages)."""

@@ -73,7 +73,7 @@ when where which while who whom whose why will with would you your""".split())
 
 def recall_floor(settings) -> float:
     """The cosine distance within which a stored belief counts as relevant to a question."""
-    value = getattr(settings, "recall_floor", None)
+    value = settings.recall_floor
     return DEFAULT_FLOOR if value is None else value
 
 
@@ -171,13 +171,13 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
     stored belief (it refuted, superseded or ended one), each -> its epoch."""
     # the log file's size and time stand for its content (journal.epoch() would parse its last
     # entry, which for a large batch costs as much as the pass itself)
-    log = getattr(journal, "log_path", None) or getattr(getattr(journal, "journal", None), "log_path", None)
+    log = journal.log_path
     try:
         seen = log.stat() if log is not None else None
     except OSError:
         seen = None
     if seen is not None:
-        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, getattr(journal, "at", None))
+        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, journal.at)
     else:
         ident = (type(journal).__name__, id(journal), journal.epoch())
     if ident in _MARKS_CACHE:

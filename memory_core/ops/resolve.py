@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import copy
 import time
-from types import SimpleNamespace
 
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
 from memory_core.core.revision import begin_resolve, finish_resolve
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
 from memory_core.store.intents import log_changes, tombstones
@@ -50,7 +49,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     store = stores.store
     view = await store.affected_view([node_id("evidence", loser), node_id("evidence", winner)])
     original = {k: copy.copy(n) for k, n in view.nodes.items()}
-    ghosts, memory, forgotten_ids = await extend_view(stores, view, [loser, winner], force=True)
+    found_ghosts = await extend_view(stores, view, [loser, winner], force=True)
+    ghosts, memory, forgotten_ids = found_ghosts.tombstones, found_ghosts.memory, set(found_ghosts.forgotten_ids)
     for key, node in view.nodes.items():
         if key not in original and key not in ghosts:
             original[key] = copy.copy(node)
@@ -60,8 +60,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     # (and against the alive evidence under its subject+predicate)
     wprops = found[winner]
     wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
-    context = SimpleNamespace(view=view, stores=stores, jobs=[], ghosts=ghosts, use_llm=stores.settings.llm_key)
-    await rejudge_returning(context, plan, [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)])
+    await rejudge_returning(store, view, plan, [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)],
+                            use_llm=bool(stores.settings.llm_key), ghosts=ghosts)
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]

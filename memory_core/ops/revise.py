@@ -14,9 +14,9 @@ from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
 from memory_core.ops.resolve import plan_fields
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
-from memory_core.tasks import RevisionBatch, run_revision, threshold
+from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
 
 RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
                "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
@@ -31,8 +31,7 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
 async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target") -> dict:
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
-    batch = preview(RevisionBatch(stores, [request], "fact", False, pin_reason, _use_llm(stores, [request]),
-                                  threshold(stores.settings), stores.settings.gate1_k), dry_run)
+    batch = RevisionBatch(stores, [request], options(stores, [request], "fact", dry_run, pin_reason))
     with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
     return empty_root_note(stores, result_of(batch.jobs[0]))
@@ -49,23 +48,22 @@ def empty_root_note(stores: Stores, result: dict) -> dict:
     return result
 
 
-def preview(batch: RevisionBatch, dry_run: bool) -> RevisionBatch:
-    """A dry run is the whole revision -- detection, cascade, promotion, forgetting, on the
-    in-memory view -- with the write left out, so it reports exactly what the real run
-    would apply (the pipeline's own ``dry_run`` stops after detection)."""
-    batch.preview = dry_run
-    return batch
+def options(stores: Stores, requests: list[RevisionRequest], what: str, dry_run: bool,
+            pin_reason: str = "--target") -> RevisionOptions:
+    """What a revision of ``requests`` asks. A dry run is the whole revision -- detection,
+    cascade, promotion, forgetting, on the in-memory view -- with the write left out
+    (``preview``), so it reports exactly what the real run would apply (the pipeline's own
+    ``dry_run`` stops after detection)."""
+    use_llm = bool(stores.settings.llm_key) and any(r.target is None for r in requests)
+    return RevisionOptions(what=what, preview=dry_run, pin_reason=pin_reason, use_llm=use_llm,
+                           threshold=threshold(stores.settings), limit=stores.settings.gate1_k)
 
 
-def is_preview(batch) -> bool:
-    return batch.dry_run or getattr(batch, "preview", False)
+def is_preview(batch: RevisionBatch) -> bool:
+    return not batch.options.writes
 
 
-def _use_llm(stores: Stores, requests: list[RevisionRequest]) -> bool:
-    return stores.settings.llm_key and any(r.target is None for r in requests)
-
-
-def result_of(job) -> dict:
+def result_of(job: FactJob) -> dict:
     """A fact's ``revise --json`` result."""
     batch = job.batch
     fact, new_key = job.fact, job.new_key
@@ -84,16 +82,16 @@ def result_of(job) -> dict:
         result["note"] = "not revised"
         result["new_evidence"] = None
         return result
-    result.update(judge=d.judge, candidates=[c.as_dict() for c in d.candidates], threshold=batch.threshold,
+    result.update(judge=d.judge, candidates=[c.as_dict() for c in d.candidates], threshold=batch.options.threshold,
                   timings=dict(job.timings))
     if d.judge == "pinned":
-        result["note"] = f"judge pinned by {batch.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
+        result["note"] = f"judge pinned by {batch.options.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
     plan = job.plan
     if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record:
         # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises again
         # with target=KEY for the one the fact contradicts, or record=True if it contradicts none
         result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
-    if batch.dry_run or (is_preview(batch) and plan is None):
+    if batch.options.dry_run or (is_preview(batch) and plan is None):
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
         result["new_evidence"] = None
         return result
@@ -199,17 +197,16 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     of the ones before it), written as one journalled intent (one epoch, undone as a
     whole); one result per fact, in order. ``on_result(result)`` is called for each."""
     await preflight(stores, requests, what)
-    batch = preview(RevisionBatch(stores, list(requests), what, False, "--target", _use_llm(stores, requests),
-                                  threshold(stores.settings), stores.settings.gate1_k), dry_run)
+    batch = RevisionBatch(stores, list(requests), options(stores, requests, what, dry_run))
     with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
-    stopped = batch.stopped_at
-    results = [result_of(job) for job in batch.jobs if stopped is None or job.index < stopped]
+    results = [result_of(job) for job in batch.jobs if job.applies]
     if on_result is not None:
         for result in results:
             on_result(result)
-    if stopped is not None:
-        error = batch.stop_error
+    stop = batch.stop
+    if stop is not None and stop.at is not None:  # a judge failed part-way: the lines before it are applied
+        error, stopped = stop.error, stop.at
         line = batch.jobs[stopped].request.line or stopped + 1
         done = (f"the lines before it were applied (epoch {batch.epoch})" if batch.entry is not None and not dry_run
                 else "no line before it changed anything")

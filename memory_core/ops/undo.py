@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from memory_core.store.journal import inverse
-from memory_core.ops.stores import Stores
+from memory_core.store.stores import Stores
 from memory_core.store import writer
 
 

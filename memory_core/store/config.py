@@ -71,7 +71,8 @@ class Settings:
     no_server: bool = False                     # FALSIFY_NO_SERVER: the CLI never forwards to a server
 
     def __repr__(self) -> str:  # never prints a secret
-        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+        values = dataclasses.asdict(self)
+        shown = {f.name: values[f.name] for f in dataclasses.fields(self) if f.repr}
         if shown.get("database_url"):
             shown["database_url"] = "<set>"
         return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"

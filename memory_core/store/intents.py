@@ -45,7 +45,7 @@ async def tombstones(store: BeliefStore, view, keys: list[str]) -> list[dict]:
     a BeliefView or a mapping key -> Node holding the nodes' final states."""
     if not keys:
         return []
-    nodes = getattr(view, "nodes", view)
+    nodes = view.nodes if isinstance(view, BeliefView) else view
     ids = {node_id(nodes[k].kind, k): k for k in keys}
     raw = await store.raw_nodes(ids)
     edges = await store.all_edges_of(list(ids))

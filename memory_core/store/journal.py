@@ -184,6 +184,8 @@ class Journal(ABC):
     differs per backend: :class:`FileJournal` (the embedded backend and an attached state
     directory), :class:`memory_core.store.backends.postgres.PgJournal` (the database)."""
 
+    at: Optional[int] = None  # the epoch a past view of the log stops at (None: the log as it is now)
+
     def __init__(self, root: Path):
         self.root = Path(root)
         self.dir = self.root / "journal"

@@ -1,8 +1,8 @@
 """cognee's pipeline runner, as FALSIFY uses it (the only place that does).
 
 :func:`task` wraps an async function as a cognee ``Task``;
-:func:`run_pipeline` runs a list of them through ``cognee.run_custom_pipeline``
-and re-raises the first error a task recorded on its data item.
+:func:`run_pipeline` runs a list of them through ``cognee.run_custom_pipeline`` (what
+the tasks found, errors included, is on their data items: their caller reads it there).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def noop_tasks() -> list:
 
 
 async def run_pipeline(tasks: list, data: list, name: str, dataset: str = "falsify") -> None:
-    """Run ``tasks`` over ``data`` through cognee's pipeline runner; re-raise a task's error
-    (tasks record it on the item as ``.error``: cognee would log and wrap it)."""
+    """Run ``tasks`` over ``data`` through cognee's pipeline runner (FALSIFY's tasks record an
+    error on their data item, which cognee would log and wrap; the caller raises it)."""
     import cognee
 
     # cognee's first run in a fresh root applies relational migrations that print()
@@ -36,6 +36,3 @@ async def run_pipeline(tasks: list, data: list, name: str, dataset: str = "falsi
     with contextlib.redirect_stdout(io.StringIO()):
         await cognee.run_custom_pipeline(tasks=tasks, data=data, dataset=dataset, pipeline_name=name,
                                          skip_connection_test=True)
-    for item in data:
-        if getattr(item, "error", None) is not None:
-            raise item.error

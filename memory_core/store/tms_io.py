@@ -1,5 +1,6 @@
 """What the three-valued labelling (:mod:`memory_core.core.tms`) reads beyond the
-affected view, and how its results are written.
+affected view, and how its results are written. Every function takes the stores and
+plain values and returns values: nothing here knows the revision Tasks' objects.
 
 * :func:`extend_view`: when a node whose label may change supersedes or disputes
   another, the other side and *its* dependents are read too (their labels can
@@ -8,28 +9,33 @@ affected view, and how its results are written.
   (properties, state, weight, epoch, edges). The log is read only then.
   Always: the forgotten nodes a node of the view still rests on (forgetting a
   node deletes its edges, so a kept consumer's justification through it would
-  look whole) come back as dead ghosts, from :class:`ForgottenIndex`, which
-  follows the log incrementally instead of re-reading it.
-* :func:`memory_of`: the log's changes as a :class:`Memory` (weights before a
-  death, promotions made because of it), so what comes back gets them back.
+  look whole) come back as dead ghosts, from the forgotten index
+  (:mod:`memory_core.store.forgotten`), which follows the log incrementally
+  instead of re-reading it. The result is a :class:`Ghosts`: the ghosts'
+  tombstones, the log's :class:`Memory` (weights before a death, promotions made
+  because of it, so what comes back gets them back) and the ids forgotten now.
+* :func:`reconciliation_inputs`: that, plus what decides a revision's
+  contradictions (:class:`memory_core.core.policy.PolicyInputs`: the contradicted
+  evidence's dates, sources and trust, their questions' policies and sources) and
+  the sources earlier revisions registered with ``--trust``: one
+  :class:`Reconciliation`.
 * :func:`restored_entries`: the add_nodes entries that bring reinstated ghosts
   back into both stores (re-embedded: found again by vector search).
-* :func:`policy_context` / :func:`decisions_for`: the question's policy and
-  sources, the stored evidence's dates and trust, and who wins each verdict.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Iterable, Optional
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional
 
-from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
+from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.identity import node_id
-from memory_core.core.keys import normalise_key
-from memory_core.core.policy import DEFAULT_POLICY, TRUST_RANKED, Claim, Decision, decide as decide_policy, source_trust
+from memory_core.core.policy import PolicyInputs
 from memory_core.core.tms import Memory, downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, REFUTES, SUPERSEDES, SUPPORTS
-from memory_core.store.belief_store import to_edge, to_node
+from memory_core.store.belief_store import BeliefStore, to_edge, to_node
+from memory_core.store.forgotten import ForgottenIndex, forgotten_index
+from memory_core.store.stores import Stores
 
 TMS_EDGES = (SUPERSEDES, DISPUTES)
 
@@ -57,170 +63,6 @@ def _contested(view: BeliefView, region: set[str]) -> set[str]:
     return found
 
 
-class ForgottenIndex:
-    """Normalised key -> the tombstone of every node forgotten now (forgotten, and
-    neither brought back by an undo nor restored by a reinstatement since), kept up
-    to date from the revision log: built once per journal object, then fed only the
-    entries appended since (read from the end of the log), so a long-lived process
-    does not re-read the log for every revision. It also keeps the log's Memory and the
-    sources registered with ``--trust`` (:meth:`registered_sources`)."""
-
-    def __init__(self) -> None:
-        self.epoch = -1
-        self.gone: dict[str, dict] = {}
-        self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
-        self._consumers: Optional[dict[str, set[str]]] = None
-        self._registrations: list[tuple[object, str, float]] = []  # (epoch, source, trust), in log order
-        self._undone: set = set()  # epochs an undo reverted
-
-    def _put(self, key: str, tomb: dict) -> None:
-        self._drop(key)
-        self.gone[key] = tomb
-        if self._consumers is not None:
-            for src in _consumer_ids(tomb):
-                self._consumers.setdefault(src, set()).add(key)
-
-    def _drop(self, key: str) -> None:
-        tomb = self.gone.pop(key, None)
-        if tomb is not None and self._consumers is not None:
-            for src in _consumer_ids(tomb):
-                keys = self._consumers.get(src)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del self._consumers[src]
-
-    def feed(self, entry: dict, undone_entry) -> None:
-        """Apply one log entry; ``undone_entry(epoch)`` returns the entry an undo reverts."""
-        self.memory.add(entry.get("changes", []))
-        if entry.get("kind") == "undo":
-            self._undone.add(entry.get("undoes"))
-        for sid, trust in (entry.get("registered_sources") or {}).items():
-            self._registrations.append((entry.get("epoch"), sid, float(trust)))
-        intent = entry.get("intent") or {}
-        if entry.get("kind") == "undo":
-            undone = undone_entry(entry.get("undoes")) or {}
-            undone_intent = undone.get("intent") or {}
-            self._rests(undone.get("rests_on_forgotten") or [], remove=True)
-            for node in undone_intent.get("del_nodes", []):
-                self._drop(normalise_key(node.get("key", "")))
-            restored = {normalise_key(k) for k in undone.get("restored", [])}
-            for node in undone_intent.get("add_nodes", []):
-                if normalise_key(node.get("key", "")) in restored:
-                    self._put(normalise_key(node["key"]), _restored_tombstone(undone, node))
-        else:
-            for node in intent.get("del_nodes", []):
-                self._put(normalise_key(node.get("key", "")), node)
-            for key in entry.get("restored", []):
-                self._drop(normalise_key(key))
-            self._rests(entry.get("rests_on_forgotten") or [])
-        try:
-            self.epoch = max(self.epoch, int(entry.get("epoch", self.epoch)))
-        except (TypeError, ValueError):
-            pass
-
-    def _rests(self, rows: list, remove: bool = False) -> None:
-        """Edges a load rested on forgotten nodes (the log keeps them: their targets are gone
-        from the stores) join those nodes' tombstones, or leave them when that load is undone."""
-        by_id = {t.get("id"): k for k, t in self.gone.items()}
-        for row in rows:
-            key = by_id.get(row[1])
-            if key is None:
-                continue
-            tomb = self.gone[key]
-            edges = [list(e) for e in tomb.get("edges", [])]
-            same = [e for e in edges if e[:3] == list(row[:3])]
-            if remove:
-                edges = [e for e in edges if e[:3] != list(row[:3])]
-            elif not same:
-                edges.append(list(row))
-            self._put(key, dict(tomb, edges=edges))
-
-    def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
-        self.epoch, self.gone, self.memory, self._consumers = -1, {}, Memory(), None
-        self._registrations, self._undone = [], set()
-        by_epoch: dict = {}
-        for entry in entries:
-            by_epoch[entry.get("epoch")] = entry
-            self.feed(entry, by_epoch.get)
-        return self
-
-    def refresh(self, journal) -> "ForgottenIndex":
-        """Catch up with ``journal``: the entries newer than the last one seen (a log
-        whose newest epoch went backwards was rewritten: read it again)."""
-        if self.epoch < 0:
-            return self.rebuild(journal.entries())
-        newer = []
-        for entry in journal.entries_backwards():
-            epoch = int(entry.get("epoch", -1))
-            if epoch <= self.epoch:
-                if not newer and epoch < self.epoch:
-                    return self.rebuild(journal.entries())
-                break
-            newer.append(entry)
-        else:
-            if self.epoch > 0 and not newer:
-                return self.rebuild(journal.entries())
-        if newer:
-            seen = {e.get("epoch"): e for e in newer}
-
-            def undone_entry(epoch):
-                if epoch in seen:
-                    return seen[epoch]
-                return next((e for e in journal.entries_backwards() if e.get("epoch") == epoch), None)
-
-            for entry in reversed(newer):
-                self.feed(entry, undone_entry)
-        return self
-
-    def registered_sources(self) -> dict[str, float]:
-        """Sources earlier revisions registered with ``--trust`` (undone ones excluded; the
-        first registration of a source wins) = :func:`registered_sources` of the whole log."""
-        found: dict[str, float] = {}
-        for epoch, sid, trust in self._registrations:
-            if epoch not in self._undone:
-                found.setdefault(sid, trust)
-        return found
-
-    def antecedents_of(self, ids: Iterable[str]) -> dict[str, dict]:
-        """The tombstones of forgotten nodes that a node in ``ids`` rests on
-        (its depends_on edge went with the forgotten node): key -> tombstone. The map from
-        consumer to forgotten antecedents is built on first use, then kept up to date by
-        every entry fed (not rebuilt: its cost does not grow with the log)."""
-        if self._consumers is None:
-            self._consumers = {}
-            for key, tomb in self.gone.items():
-                for src in _consumer_ids(tomb):
-                    self._consumers.setdefault(src, set()).add(key)
-        found: dict[str, dict] = {}
-        for i in ids:
-            for key in self._consumers.get(i, ()):
-                found[self.gone[key].get("key", key)] = self.gone[key]
-        return found
-
-
-def _consumer_ids(tomb: dict) -> set[str]:
-    """The ids of the nodes whose depends_on edge pointed at this forgotten node."""
-    return {src for src, dst, rel, _ in tomb.get("edges", []) if rel == DEPENDS_ON and dst == tomb.get("id")}
-
-
-def forgotten_index(journal) -> ForgottenIndex:
-    """The journal's :class:`ForgottenIndex`, caught up with its log."""
-    index = getattr(journal, "_falsify_forgotten_index", None)
-    if index is None:
-        index = ForgottenIndex()
-        try:
-            journal._falsify_forgotten_index = index
-        except AttributeError:  # a journal without a __dict__: rebuilt each time
-            pass
-    return index.refresh(journal)
-
-
-def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
-    """Normalised key -> the tombstone of every node forgotten now (see :class:`ForgottenIndex`)."""
-    return ForgottenIndex().rebuild(entries).gone
-
-
 def add_antecedent_ghosts(view: BeliefView, index: ForgottenIndex, ghosts: dict[str, dict]) -> None:
     """Forgotten nodes that a node of ``view`` still rests on. Forgetting a node deletes
     its edges, so a kept (dead) consumer's justification through it would look whole
@@ -240,21 +82,6 @@ def add_antecedent_ghosts(view: BeliefView, index: ForgottenIndex, ghosts: dict[
                 view.add_edge(to_edge(rel, ids[src], node.key, props or {}))
 
 
-def _restored_tombstone(entry: dict, added: dict) -> dict:
-    """An undone reinstatement's node is forgotten again, in the state it had before."""
-    before = next((c["before"] for c in entry.get("changes", []) if c["key"] == added["key"]), None)
-    if before is None:
-        return added
-    return dict(added, state=before["state"], weight=before["weight"])
-
-
-def memory_of(entries: Iterable[dict]) -> Memory:
-    changes = []
-    for entry in entries:
-        changes += entry.get("changes", [])
-    return Memory.from_changes(changes)
-
-
 def ghost_node(tomb: dict) -> Optional[Node]:
     props = dict(tomb.get("props") or {}, truth_alignment=[tomb["state"]], truth_epoch=tomb.get("epoch", 0),
                  feedback_weight=tomb.get("weight", 0.0))
@@ -264,11 +91,21 @@ def ghost_node(tomb: dict) -> Optional[Node]:
     return to_node(props)
 
 
-async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: bool = False,
-                      max_rounds: int = 64) -> tuple[dict[str, dict], Memory, set[str]]:
-    """Read what relabelling downstream of ``seeds`` needs beyond ``view`` (see the
-    module docstring). Returns (ghost tombstones by key, the log's Memory, the ids of
-    every node forgotten now). When nothing the seeds reach supersedes or disputes
+@dataclass(frozen=True)
+class Ghosts:
+    """What :func:`extend_view` read beyond the stored view: the forgotten nodes it added
+    to the view (key -> tombstone), the log's Memory (a copy: the caller's to extend) and
+    the ids of every node forgotten now."""
+
+    tombstones: dict[str, dict] = field(default_factory=dict)
+    memory: Memory = field(default_factory=Memory)
+    forgotten_ids: frozenset[str] = frozenset()
+
+
+async def extend_view(stores: Stores, view: BeliefView, seeds: Iterable[str], force: bool = False,
+                      max_rounds: int = 64) -> Ghosts:
+    """Read what relabelling downstream of ``seeds`` needs beyond ``view`` into it (see
+    the module docstring), and return the :class:`Ghosts` it added. When nothing the seeds reach supersedes or disputes
     anything (the common case) nothing can come back: the ghosts are only the dead
     forgotten antecedents of the view's nodes and the Memory is empty. The log is
     followed through :class:`ForgottenIndex` (only new entries are read). ``force``:
@@ -292,7 +129,7 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         # but a kept node resting on a forgotten one must see that antecedent dead
         ghosts: dict[str, dict] = {}
         add_antecedent_ghosts(view, index, ghosts)
-        return ghosts, Memory(), {t["id"] for t in index.gone.values() if t.get("id")}
+        return Ghosts(ghosts, Memory(), frozenset(t["id"] for t in index.gone.values() if t.get("id")))
     tombs = index.gone
     ghosts = {}
     ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
@@ -359,7 +196,7 @@ async def extend_view(stores, view: BeliefView, seeds: Iterable[str], force: boo
         completed.update(todo)
         await store.complete(view, todo)
     add_antecedent_ghosts(view, index, ghosts)
-    return ghosts, index.memory.copy(), set(by_id)
+    return Ghosts(ghosts, index.memory.copy(), frozenset(by_id))
 
 
 def _ghost_edges(view: BeliefView, ghosts: dict[str, dict], ids: dict[str, str]) -> None:
@@ -384,92 +221,37 @@ def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefV
     return result
 
 
-# ---- policies -------------------------------------------------------------------
-
-def today() -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime())
-
-
-async def policy_context(store, evidence_keys: Iterable[str], question: Optional[str]) -> dict:
-    """Raw properties of the contradicted evidence and of their questions (policy, sources)."""
+async def read_policy_inputs(store: BeliefStore, evidence_keys: Iterable[str]) -> PolicyInputs:
+    """The stored properties of the contradicted evidence and of their questions (policy, sources)."""
     keys = sorted(set(evidence_keys))
     props = await store.find_keys(keys) if keys else {}
-    questions = {p.get("question_key") for p in props.values()} | ({question} if question else set())
-    qprops = await store.find_keys(sorted(q for q in questions if q)) if questions else {}
-    return {"evidence": props, "questions": qprops}
+    questions = sorted({q for q in (p.get("question_key") for p in props.values()) if q})
+    return PolicyInputs(props, await store.find_keys(questions) if questions else {})
 
 
-def sources_of(qprops: Optional[dict]) -> dict[str, float]:
-    return {s["id"]: float(s["trust"]) for s in (qprops or {}).get("sources") or [] if isinstance(s, dict)}
+@dataclass(frozen=True)
+class Reconciliation:
+    """What a revision's cascade reads beyond its view, before it starts: the ghosts
+    :func:`extend_view` added (reinstatement), what decides its contradictions, and the
+    sources earlier revisions registered with ``--trust`` (read only when a trust matters)."""
+
+    ghosts: Ghosts = field(default_factory=Ghosts)
+    policy: PolicyInputs = field(default_factory=PolicyInputs)
+    registered: Mapping[str, float] = field(default_factory=dict)
 
 
-def registered_sources(entries: Iterable[dict]) -> dict[str, float]:
-    """Sources earlier revisions registered with ``--trust`` (undone ones excluded)."""
-    entries = list(entries)
-    undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
-    found: dict[str, float] = {}
-    for entry in entries:
-        if entry.get("epoch") in undone:
-            continue
-        for sid, trust in (entry.get("registered_sources") or {}).items():
-            found.setdefault(sid, float(trust))
-    return found
+async def reconciliation_inputs(stores: Stores, view: BeliefView, seeds: list[str], contradicted: Iterable[str],
+                                trust_asked: bool) -> Reconciliation:
+    """Extend ``view`` for reinstatement downstream of ``seeds`` (:func:`extend_view`) and
+    read the policies and trust that decide contradictions of the evidence keys
+    ``contradicted``; ``trust_asked``: the caller gave a trust or asked for ``trust_ranked``
+    (the registered sources are read then, or when a question read ranks by trust)."""
+    ghosts = await extend_view(stores, view, seeds)
+    policy = await read_policy_inputs(stores.store, contradicted)
+    wants_trust = trust_asked or policy.ranks_by_trust()
+    registered = forgotten_index(stores.journal).registered_sources() if wants_trust else {}
+    return Reconciliation(ghosts, policy, registered)
 
 
-async def prepare_reconciliation(batch, seeds: list[str]) -> None:
-    """Before a revision batch's cascade: extend its view for reinstatement (ghosts,
-    Memory) and read the policies and trust that decide its contradictions."""
-    stores = batch.stores
-    ghosts, memory, forgotten_ids = await extend_view(stores, batch.view, seeds)
-    batch.ghosts, batch.memory = ghosts, memory
-    keys = {c.key for j in batch.jobs if j.detection for c in j.detection.candidates}
-    context = await policy_context(stores.store, keys, None)
-    wants_trust = any(r.trust is not None or r.policy == TRUST_RANKED for r in batch.requests) or \
-        any((q or {}).get("policy") == TRUST_RANKED for q in context["questions"].values())
-    context["registered"] = forgotten_index(stores.journal).registered_sources() if wants_trust else {}
-    context["forgotten_ids"] = forgotten_ids
-    batch.reconciliation = context
-
-
-def decide(batch, job) -> tuple[dict[str, Decision], Optional[float]]:
-    """Who wins each of ``job``'s verdicts, and the trust its source is registered with."""
-    r, context = job.request, batch.reconciliation or {"evidence": {}, "questions": {}, "registered": {}}
-    decisions, trust = decisions_for(context, job.verdicts, job.new_key, job.question, r.source, r.asserted_at,
-                                     r.trust, r.policy, context.get("registered"))
-    if trust is not None:
-        context.setdefault("registered", {})[r.source] = trust  # later facts of the batch know it
-    return decisions, trust
-
-
-def decisions_for(context: dict, verdicts: list[tuple[str, str, float]], fact_key: str, question: Optional[str],
-                  source: Optional[str], asserted_at: Optional[str], trust: Optional[float],
-                  policy: Optional[str], registered: Optional[dict] = None) -> tuple[dict[str, Decision], Optional[float]]:
-    """Who wins each verdict, and the trust the new fact's source is recorded with
-    (``--trust`` for a source not known yet; None when nothing is to be recorded).
-    A source is known when its question lists it or an earlier revision recorded
-    it with a trust (``registered``: source id -> trust)."""
-    registered = registered or {}
-    qprops = context["questions"].get(question or "") or {}
-    listed = sources_of(qprops)
-    fact_trust = None
-    if source is not None and source not in listed and source not in registered and trust is not None:
-        fact_trust = trust
-    f_trust = listed.get(source) if source in listed else registered.get(source, fact_trust)
-    fact = Claim(fact_key, asserted_at, f_trust if f_trust is not None else source_trust({}, None), source)
-    result = {}
-    for key, _, _ in verdicts:
-        props = context["evidence"].get(key) or {}
-        eq = context["questions"].get(props.get("question_key") or "") or qprops
-        e_listed = sources_of(eq)
-        sid = props.get("source_id")
-        e_trust = e_listed.get(sid) if sid in e_listed else props.get("trust")
-        if e_trust is None:
-            e_trust = registered.get(sid) if sid in registered else source_trust({}, None)
-        chosen = policy or eq.get("policy") or qprops.get("policy") or DEFAULT_POLICY
-        ev = Claim(key, props.get("asserted_at"), float(e_trust), sid)
-        result[key] = decide_policy(chosen, ev, fact, today())
-    return result, fact_trust
-
-
-__all__ = ["ALIVE", "Edge", "ForgottenIndex", "add_antecedent_ghosts", "current_tombstones", "forgotten_index", "decide", "decisions_for", "extend_view", "ghost_node", "memory_of",
-           "policy_context", "prepare_reconciliation", "registered_sources", "restored_entries", "sources_of", "today"]
+__all__ = ["Ghosts", "Reconciliation", "add_antecedent_ghosts", "extend_view", "ghost_node", "read_policy_inputs",
+           "reconciliation_inputs", "restored_entries"]

@@ -32,7 +32,8 @@ from memory_core.core.errors import FacadeClosed, speak, spoken
 from memory_core.judging.detect import gate1_threshold
 from memory_core.store.embedder import fingerprint
 from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F401  (re-exported)
-from memory_core.tasks.batch import FactJob, RevisionBatch, revision_lock  # noqa: F401  (re-exported)
+from memory_core.store.stores import Stores
+from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop  # noqa: F401  (re-exported)
 from memory_core.tasks.collect_belief_subgraph import collect_belief_subgraph
 from memory_core.tasks.detect_contradictions import make_detect_task, start_detection, stop_detection
 from memory_core.tasks.forget_orphan_deadends import forget_orphan_deadends
@@ -47,36 +48,40 @@ def threshold(settings=None) -> float:
     return gate1_threshold(fingerprint()["provider"], settings)
 
 
-def revision_tasks(fx: Any, *, use_llm: Optional[bool] = None, dry_run: bool = False, pin_reason: str = "--target",
-                   what: str = "facts", results: Optional[Callable[[FactJob], dict]] = None) -> list:
-    """The cognee Tasks of a revision bound to an opened FALSIFY (a ``Falsify`` or its
-    ``Stores``). ``use_llm`` defaults to whether ``LLM_API_KEY`` is set (in the settings the
-    stores go by). With
-    ``dry_run`` only detection runs (nothing is written).
+def _never_closed() -> bool:
+    return False
+
+
+def revision_tasks(stores: Stores, *, use_llm: Optional[bool] = None, dry_run: bool = False,
+                   pin_reason: str = "--target", what: str = "facts",
+                   results: Optional[Callable[[FactJob], dict]] = None,
+                   closed: Callable[[], bool] = _never_closed) -> list:
+    """The cognee Tasks of a revision bound to opened ``stores``. ``use_llm`` defaults to
+    whether ``LLM_API_KEY`` is set (in the settings the stores go by). With ``dry_run``
+    only detection runs (nothing is written).
 
     For a host's pipeline data (anything but a prepared :class:`RevisionBatch`) the Tasks
     behave like any cognee Task: an error raises out of the task, so cognee fails the run
     (``run_custom_pipeline`` raises the original exception and records the run as
     errored). The error says which of the run's items were applied before it and which
     not, and carries the results of those applied as ``error.applied`` (a list of
-    RevisionResults); it is raised once no batch of the run is still writing. The last
-    task is an async generator: once a batch is written it yields ``results(job)`` for
+    RevisionResults); it is raised once no batch of the run is still writing, by the task
+    that ends the batch (the last; the first for a dry run or an item that is no batch). The
+    last task is an async generator: once a batch is written it yields ``results(job)`` for
     each of its facts, in order, so every fact's result reaches the Task after it (cognee
-    hands a Task with ``batch_size`` N up to N of them per call). Tasks bound to a closed
-    ``Falsify`` raise :class:`FacadeClosed` before anything is read or written."""
-    stores = getattr(fx, "stores", fx)
-    owner = fx if hasattr(fx, "stores") else None
-    use_llm = stores.settings.llm_key if use_llm is None else use_llm
-    detect = make_detect_task(stores, dry_run=dry_run, use_llm=use_llm, threshold=threshold(stores.settings),
-                              limit=stores.settings.gate1_k,
-                              pin_reason=pin_reason, what=what)
+    hands a Task with ``batch_size`` N up to N of them per call). ``closed()`` says whether
+    the facade the Tasks were built from is closed: then they raise :class:`FacadeClosed`
+    before anything is read or written."""
+    use_llm = bool(stores.settings.llm_key) if use_llm is None else use_llm
+    options = RevisionOptions(what=what, dry_run=dry_run, pin_reason=pin_reason, use_llm=use_llm,
+                              threshold=threshold(stores.settings), limit=stores.settings.gate1_k)
+    detect = make_detect_task(stores, options)
     runs = _Runs()
-    tasks = [task(_first(detect, owner, results if dry_run else None, runs), needs_llm=use_llm)]
+    tasks = [task(_first(detect, closed, results if dry_run else None, runs), needs_llm=use_llm)]
     if dry_run:
         return tasks
-    return tasks + [task(_then(collect_belief_subgraph, runs)), task(_then_each(propagate_refutation, runs)),
-                    task(_then(promote_competing_hypothesis, runs)), task(_then(forget_orphan_deadends, runs)),
-                    task(_last(write_revision, results, runs))]
+    return tasks + [task(collect_belief_subgraph), task(propagate_refutation), task(promote_competing_hypothesis),
+                    task(forget_orphan_deadends), task(_last(write_revision, results, runs))]
 
 
 class _Runs:
@@ -85,12 +90,12 @@ class _Runs:
 
     KEEP = 64  # runs remembered (the oldest are forgotten: a run's error comes while it runs)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._applied: OrderedDict = OrderedDict()
 
     @staticmethod
     def _key(ctx) -> Any:
-        return getattr(ctx, "pipeline_run_id", None)
+        return getattr(ctx, "pipeline_run_id", None)  # cognee's pipeline context
 
     def add(self, ctx, results: list) -> None:
         key = self._key(ctx)
@@ -112,39 +117,43 @@ def _applied_note(applied: list) -> str:
             f"epoch {', '.join(map(str, epochs)) or 'none'}), in error.applied")
 
 
-async def _surface(items, ctx=None, runs: Optional[_Runs] = None) -> None:
-    """Raise the first error a host's batch recorded: cognee then fails the pipeline run with
-    it, the way it reports any task's error. Its revision lock is released first, and the
-    error waits for its turn of the lock, so every batch of the run ahead of it has finished
-    writing; it then says what the run applied (``error.applied``) and that this item, and
-    any item still waiting, was not applied."""
-    for item in items:
-        batch = getattr(item, "batch", item)
-        if getattr(batch, "host", False) and batch.error is not None:
-            error = batch.error
-            batch.release()
-            if runs is not None and not getattr(error, "_falsify_surfaced", False):
-                async with revision_lock(batch.stores):  # the batches ahead of it have finished
-                    pass
-                applied = runs.of(ctx)
-                error._falsify_surfaced = True
-                error.applied = applied
-                if error.args and isinstance(error.args[0], str):
-                    error.args = (f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
-                                  "waiting were not applied]",) + error.args[1:]
-            raise speak(error)
+async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> None:
+    """A host's batch that stopped fails the host's pipeline run, the way cognee reports any
+    task's error: its stop is raised here, once. Its revision lock is released first, and
+    the error waits for its turn of the lock, so every batch of the run ahead of it has
+    finished writing; it then says what the run applied (``error.applied``, with
+    ``written``: the results of this batch's facts applied before a judge stopped it)."""
+    stop = batch.stop
+    if stop is None or not batch.options.host:
+        return
+    batch.release()
+    error = stop.error
+    if stop.whole:
+        async with batch.stores.revision:  # the batches ahead of it have finished
+            pass
+        applied = runs.of(ctx)
+        error.applied = applied
+        if error.args and isinstance(error.args[0], str):
+            error.args = (f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
+                          "waiting were not applied]",) + error.args[1:]
+        raise speak(error)
+    applied_here = f"the facts before it were applied (epoch {batch.epoch})" if batch.entry is not None \
+        else "no fact before it changed anything"
+    stopped = type(error)(f"{batch.options.what} item {stop.at + 1}: {error} "
+                          f"[{applied_here}; this fact and the ones after it were not applied]")
+    stopped.applied = runs.of(ctx) + written
+    raise speak(stopped)
 
 
-def _first(detect, owner, results, runs: Optional[_Runs] = None):
+def _first(detect, closed: Callable[[], bool], results, runs: _Runs):
     async def detect_contradictions(items, ctx=None):
-        if owner is not None and getattr(owner, "closed", False):
+        if closed():
             raise FacadeClosed("these revision Tasks belong to a closed Falsify (its writer lock is released); "
                                "open or attach it again and build the Tasks from the new one; nothing was written")
-        hosted = [not isinstance(item, RevisionBatch) for item in items]
         batches = await detect(items, ctx)
-        for batch, host in zip(batches, hosted):
-            batch.host = batch.host or host
-        await _surface(batches, ctx, runs)
+        for batch in batches:
+            if batch.failed and (batch.options.dry_run or not batch.jobs):  # no later task ends this batch
+                await _raise_stop(batch, ctx, runs, [])
         if results is not None:  # a dry run ends here: its results are this task's output
             return [spoken(results(job)) for batch in batches for job in batch.jobs]
         return batches
@@ -152,47 +161,20 @@ def _first(detect, owner, results, runs: Optional[_Runs] = None):
     return detect_contradictions
 
 
-def _then(fn, runs: Optional[_Runs] = None):
-    async def wrapped(items, ctx=None):
-        out = await fn(items, ctx)
-        await _surface(items, ctx, runs)
-        return out
-
-    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
-    return wrapped
-
-
-def _then_each(fn, runs: Optional[_Runs] = None):
-    async def wrapped(items, ctx=None):
-        async for job in fn(items, ctx):
-            await _surface([job], ctx, runs)
-            yield job
-
-    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
-    return wrapped
-
-
-def _last(fn, results, runs: Optional[_Runs] = None):
+def _last(fn, results, runs: _Runs):
     async def wrapped(jobs, ctx=None):
         await fn(jobs, ctx)
-        await _surface(jobs, ctx, runs)
         for job in jobs:
             batch = job.batch
-            if not getattr(batch, "host", False) or not job.last:
+            if batch.failed:
+                await _raise_stop(batch, ctx, runs, [])
+            if not batch.options.host or not job.last:
                 continue
-            written = [results(j) if results is not None else j for j in batch.jobs
-                       if batch.stopped_at is None or j.index < batch.stopped_at]
+            written = [results(j) if results is not None else j for j in batch.jobs if j.applies]
             if results is not None:
                 written = [spoken(r) for r in written]
-            if batch.stop_error is not None:  # a judge failed: the facts before it were written
-                applied = f"the facts before it were applied (epoch {batch.epoch})" if batch.entry is not None \
-                    else "no fact before it changed anything"
-                error = type(batch.stop_error)(f"{batch.what} item {batch.stopped_at + 1}: {batch.stop_error} "
-                                               f"[{applied}; this fact and the ones after it were not applied]")
-                error.applied = (runs.of(ctx) if runs is not None else []) + written
-                raise speak(error)
-            if runs is not None:
-                runs.add(ctx, written)
+            await _raise_stop(batch, ctx, runs, written)  # a judge failed: the facts before it were written
+            runs.add(ctx, written)
             for result in written:  # each fact's result reaches the next Task
                 yield result
 
@@ -200,17 +182,22 @@ def _last(fn, results, runs: Optional[_Runs] = None):
     return wrapped
 
 
-async def run_revision(stores, batch: RevisionBatch) -> RevisionBatch:
-    """Run a prepared batch through FALSIFY's own pipeline run; re-raise its error."""
-    tasks = revision_tasks(stores, use_llm=batch.use_llm, dry_run=batch.dry_run, pin_reason=batch.pin_reason,
-                           what=batch.what)
+async def run_revision(stores: Stores, batch: RevisionBatch) -> RevisionBatch:
+    """Run a prepared batch through FALSIFY's own pipeline run; raise what stopped it before
+    anything was applied (a stop part-way through is the caller's to raise, after the
+    results of the facts applied: ``batch.stop``)."""
+    options = batch.options
+    tasks = revision_tasks(stores, use_llm=options.use_llm, dry_run=options.dry_run,
+                           pin_reason=options.pin_reason, what=options.what)
     try:
         await start_detection(batch)  # overlaps the runner's start-up; the first task takes its result
         await run_pipeline(tasks, [batch], "falsify_revision")
     finally:
         await stop_detection(batch)
         batch.release()
+    if batch.stop is not None and batch.stop.whole:
+        raise batch.stop.error
     return batch
 
 
-__all__ = ["revision_tasks", "run_revision", "RevisionBatch", "FactJob"]
+__all__ = ["revision_tasks", "run_revision", "RevisionBatch", "RevisionOptions", "FactJob", "Stop"]

@@ -18,33 +18,53 @@ import asyncio
 import copy
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
-from memory_core.core.beliefs import BeliefView
+from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.plan import Plan
 from memory_core.core.requests import RevisionRequest, requests_from
+from memory_core.core.tms import Memory
 from memory_core.judging.detect import Detection
-
-_locks: dict[int, asyncio.Lock] = {}
-
-
-def revision_lock(stores) -> asyncio.Lock:
-    """One lock per opened stores object (a process serves one data root)."""
-    return _locks.setdefault(id(stores), asyncio.Lock())
+from memory_core.store.stores import Stores
+from memory_core.store.tms_io import Reconciliation
 
 
-_turns: dict[int, int] = {}
+@dataclass(frozen=True)
+class RevisionOptions:
+    """What was asked of a revision (fixed before it starts)."""
+
+    what: str = "facts"  # what its items are called in messages ("fact", "facts", "file", ...)
+    dry_run: bool = False  # detection only: the pipeline stops after its first task
+    preview: bool = False  # the whole revision on the in-memory view, nothing written (revise --dry-run)
+    pin_reason: str = "--target"  # what pinned a fact's target, for messages
+    use_llm: bool = False
+    threshold: float = 0.55  # gate 1's distance floor
+    limit: int = 8  # gate 1's candidates per fact
+    # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
+    # stop fails the host's pipeline run, its last task returns the RevisionResults
+    host: bool = False
+
+    @property
+    def writes(self) -> bool:
+        return not (self.dry_run or self.preview)
 
 
-async def take_revision_lock(stores) -> int:
-    """Take the stores' revision lock; returns its turn (1, 2, ...: how many times it has been
-    taken), so a holder can tell whether anyone else held it since its own earlier turn."""
-    await revision_lock(stores).acquire()
-    turn = _turns[id(stores)] = _turns.get(id(stores), 0) + 1
-    return turn
+@dataclass(frozen=True)
+class Stop:
+    """Why a batch stopped, as one value: ``error`` raised on its fact ``at`` (the facts before
+    it are applied, this one and the ones after it are not), or, with ``at`` None, before
+    anything of the batch could be applied (nothing is). The caller raises it, once."""
+
+    error: BaseException
+    at: Optional[int] = None
+
+    @property
+    def whole(self) -> bool:
+        """Nothing of the batch is applied."""
+        return self.at is None
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, slots=True)
 class FactJob:
     batch: "RevisionBatch"
     index: int
@@ -52,10 +72,8 @@ class FactJob:
     detection: Optional[Detection] = None  # everything gate 1 and the judges found (batch-wide pass)
     narrowed: Optional[Detection] = None  # what was still alive when this fact's turn came
     plan: Optional[Plan] = None
-    result: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
-    pin_distance: Optional[float] = None
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
 
@@ -75,8 +93,14 @@ class FactJob:
         return self.index == len(self.batch.jobs) - 1
 
     @property
+    def applies(self) -> bool:
+        """Whether the batch's stop leaves this fact to be applied."""
+        stop = self.batch.stop
+        return stop is None or (stop.at is not None and self.index < stop.at)
+
+    @property
     def verdicts(self) -> list[tuple[str, str, float]]:
-        return [(c.key, c.relation, c.confidence) for c in self.narrowed.acting]
+        return [(c.key, c.relation, c.confidence) for c in self.narrowed.acting] if self.narrowed else []
 
     @property
     def records(self) -> bool:
@@ -85,7 +109,7 @@ class FactJob:
         ``Detection.may_record``). With near undecidable candidates and no contradiction,
         nothing is recorded: the caller decides."""
         d = self.narrowed
-        if self.batch.dry_run or d is None or self.already or self.batch.error is not None:
+        if self.batch.options.dry_run or d is None or self.already or self.batch.failed:
             return False
         return bool(d.acting) or d.may_record or self.request.record
 
@@ -94,77 +118,83 @@ class FactJob:
         """The question the new evidence joins: that of what it contradicts, else of the
         hypothesis the caller named (``supports``/``refutes``), else of the nearest candidate,
         else the root's default question."""
-        acting = self.narrowed.acting
+        narrowed = self.narrowed or Detection("none", [], [], "")
+        acting = narrowed.acting
         if acting:
             return acting[0].question
         if self.hypothesis_question is not None:
             return self.hypothesis_question
-        ranked = sorted(self.narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
+        ranked = sorted(narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
         if ranked and ranked[0].question:
             return ranked[0].question
         return self.batch.stores.default_question() if self.request.record else None
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, slots=True)
 class RevisionBatch:
-    stores: Any  # memory_core.ops.stores.Stores
+    """One revision: what was asked (:class:`RevisionOptions`), one :class:`FactJob` per
+    fact, and what the revision found and decided so far (the fields below ``jobs``)."""
+
+    stores: Stores
     requests: list[RevisionRequest]
-    what: str = "facts"
-    dry_run: bool = False
-    pin_reason: str = "--target"
-    use_llm: bool = False
-    threshold: float = 0.55
-    limit: int = 8
-    epoch: int = 0
+    options: RevisionOptions = field(default_factory=RevisionOptions)
     jobs: list[FactJob] = field(default_factory=list)
+    epoch: int = 0
+    stop: Optional[Stop] = None  # why the batch stopped (see Stop), if it did
     view: Optional[BeliefView] = None
-    original: dict = field(default_factory=dict)  # key -> Node as stored before the batch
-    error: Optional[BaseException] = None
-    stopped_at: Optional[int] = None  # a judge failed on this fact: the ones before it are applied
-    stop_error: Optional[BaseException] = None
-    forgotten_nodes: dict = field(default_factory=dict)  # key -> Node, forgotten by this batch
+    original: dict[str, Node] = field(default_factory=dict)  # key -> Node as stored before the batch
+    forgotten_nodes: dict[str, Node] = field(default_factory=dict)  # key -> Node, forgotten by this batch
     entry: Optional[dict] = None  # the log line written
     started: float = field(default_factory=time.perf_counter)
     locked: bool = False
-    turn: int = 0  # the revision lock's turn this batch holds (see take_revision_lock)
+    turn: int = 0  # the revision lock's turn this batch holds (see RevisionLock.take)
     # detection started before cognee's runner reached the first task (tasks.detect_contradictions
     # start_detection); the task takes its result if nobody held the lock in between
     detecting: Optional[asyncio.Task] = None
-    # memory_core.store.tms_io.prepare_reconciliation: forgotten nodes rebuilt from their
-    # tombstones (key -> tombstone), the log's Memory, the policies/trust context, ghosts restored so far
-    ghosts: dict = field(default_factory=dict)
-    memory: Any = None
-    reconciliation: dict = field(default_factory=dict)
-    restored: set = field(default_factory=set)
-    # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
-    # errors fail the host's pipeline run, its last task returns the RevisionResults
-    host: bool = False
+    # memory_core.store.tms_io.reconciliation_inputs: forgotten nodes rebuilt from their
+    # tombstones (key -> tombstone), the log's Memory (a copy: the batch's facts extend it),
+    # what decides the contradictions, the sources registered with --trust (this batch's own
+    # added as they come), ghosts restored so far
+    ghosts: dict[str, dict] = field(default_factory=dict)
+    memory: Optional[Memory] = None
+    reconciliation: Reconciliation = field(default_factory=Reconciliation)
+    registered: dict[str, float] = field(default_factory=dict)
+    restored: set[str] = field(default_factory=set)
+    new_keys: frozenset[str] = frozenset()  # the keys of the batch's new facts
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.jobs:
             self.jobs = [FactJob(self, i, r) for i, r in enumerate(self.requests)]
+        self.keys_changed()
 
     def __repr__(self) -> str:
         return f"RevisionBatch({len(self.jobs)} fact(s), epoch={self.epoch})"
 
-    def new_keys(self) -> set[str]:
-        """The keys of the batch's new facts (computed once)."""
-        if getattr(self, "_new_keys", None) is None:
-            self._new_keys = {j.new_key for j in self.jobs}
-        return self._new_keys
+    def keys_changed(self) -> None:
+        """The new facts' keys were (re)decided: remember them."""
+        self.new_keys = frozenset(j.new_key for j in self.jobs)
+
+    @property
+    def failed(self) -> bool:
+        """Stopped before anything of it could be applied."""
+        return self.stop is not None and self.stop.whole
+
+    def fail(self, error: BaseException) -> None:
+        """Nothing of the batch is applied: ``error`` is what its caller raises."""
+        self.stop = Stop(error)
 
     def snapshot_original(self) -> None:
-        self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()}
+        self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()} if self.view is not None else {}
 
     async def acquire(self) -> None:
         if not self.locked:
-            self.turn = await take_revision_lock(self.stores)
+            self.turn = await self.stores.revision.take()
             self.locked = True
             self.epoch = self.stores.journal.epoch() + 1
 
     def reset_detection(self) -> None:
         """Forget what detection found (it is run again)."""
-        self.error = self.stop_error = self.stopped_at = None
+        self.stop = None
         for job in self.jobs:
             job.detection = job.already = None
             job.timings.pop("detect_contradictions", None)
@@ -172,7 +202,7 @@ class RevisionBatch:
     def release(self) -> None:
         if self.locked:
             self.locked = False
-            revision_lock(self.stores).release()
+            self.stores.revision.release()
 
 
 def as_requests(item: Any) -> list[RevisionRequest]:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.identity import node_id
-from memory_core.store.tms_io import prepare_reconciliation
+from memory_core.core.policy import TRUST_RANKED
+from memory_core.store.tms_io import reconciliation_inputs
 from memory_core.tasks.batch import RevisionBatch
 from memory_core.tasks.timing import timed
 
 
 @timed("collect_belief_subgraph")
 async def _collect(batch: RevisionBatch) -> None:
-    if batch.dry_run:
+    if batch.options.dry_run:
         return
     new = {j.new_key for j in batch.jobs}
     seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
@@ -29,7 +30,14 @@ async def _collect(batch: RevisionBatch) -> None:
     # what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
     # the policies and trust that decide each contradiction
     wanted = set(seeds)
-    await prepare_reconciliation(batch, [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted])
+    contradicted = {c.key for j in batch.jobs if j.detection for c in j.detection.candidates}
+    trust_asked = any(r.trust is not None or r.policy == TRUST_RANKED for r in batch.requests)
+    found = await reconciliation_inputs(batch.stores, batch.view,
+                                        [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted],
+                                        contradicted, trust_asked)
+    batch.reconciliation = found
+    batch.ghosts, batch.memory = found.ghosts.tombstones, found.ghosts.memory
+    batch.registered = dict(found.registered)  # later facts of the batch learn the sources it registers
     batch.snapshot_original()
     for key in batch.ghosts:  # not stored: a ghost that comes back is re-added from its tombstone
         batch.original.pop(key, None)

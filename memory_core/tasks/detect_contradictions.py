@@ -27,15 +27,17 @@ from memory_core.judging.detect import (CALLER, Candidate, Detection, candidates
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
-from memory_core.store.tms_io import forgotten_index
-from memory_core.tasks.batch import FactJob, RevisionBatch, as_requests, revision_lock, take_revision_lock
+from memory_core.store.forgotten import forgotten_index
+from memory_core.store.stores import Stores
+from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop, as_requests
 from memory_core.tasks.timing import timed
 
 
-def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, threshold: float = 0.55,
-                     limit: int = 8, pin_reason: str = "--target", what: str = "facts"):
+def make_detect_task(stores: Stores, options: RevisionOptions):
     """The first task: turns the pipeline's data item (a fact, a dict, a list of them, or a
-    prepared :class:`RevisionBatch`) into a batch, takes the revision lock, and detects."""
+    prepared :class:`RevisionBatch`) into a batch, takes the revision lock, and detects.
+    A batch built here from a host's data goes by ``options`` (``host`` set)."""
+    hosted = replace(options, host=True)
 
     async def detect_contradictions(items, ctx=None):
         batches = []
@@ -43,19 +45,17 @@ def make_detect_task(stores, *, dry_run: bool = False, use_llm: bool = False, th
             if isinstance(item, RevisionBatch):
                 batch = item
             else:
-                batch = RevisionBatch(stores, [], what, dry_run, pin_reason, use_llm, threshold, limit)
                 try:
-                    batch.requests = as_requests(item)
-                    batch.jobs = [FactJob(batch, i, r) for i, r in enumerate(batch.requests)]
+                    batch = RevisionBatch(stores, as_requests(item), hosted)
                 except InputError as error:
-                    batch.error = error
+                    batch = RevisionBatch(stores, [], hosted, stop=Stop(error))
             batches.append(batch)
         for batch in batches:
-            if batch.error is None:
+            if not batch.failed:
                 await batch.acquire()
-        await _timed_detect([b for b in batches if b.error is None and not await early_detection_holds(b)])
+        await _timed_detect([b for b in batches if not b.failed and not await early_detection_holds(b)])
         for batch in batches:
-            if batch.dry_run or batch.error is not None and not batch.jobs:
+            if batch.options.dry_run or batch.failed and not batch.jobs:
                 batch.release()  # no later task of this batch will run to release it
         return batches
 
@@ -80,13 +80,13 @@ async def start_detection(batch: RevisionBatch) -> None:
     otherwise it detects again (:func:`early_detection_holds`). A host's own pipeline
     detects inside the task."""
     stores = batch.stores
-    if batch.error is not None or not batch.jobs or batch.detecting is not None or revision_lock(stores).locked():
+    if batch.failed or not batch.jobs or batch.detecting is not None or stores.revision.locked():
         return
-    turn = await take_revision_lock(stores)
+    turn = await stores.revision.take()
     try:
         epoch = stores.journal.epoch()
     except BaseException:
-        revision_lock(stores).release()
+        stores.revision.release()
         raise
 
     async def early():
@@ -97,7 +97,7 @@ async def start_detection(batch: RevisionBatch) -> None:
         except Exception as caught:  # the task re-raises it if the result holds
             error = caught
         finally:
-            revision_lock(stores).release()
+            stores.revision.release()
         return turn, epoch, error, (time.perf_counter() - start) * 1000
 
     batch.detecting = asyncio.ensure_future(early())
@@ -121,7 +121,8 @@ async def early_detection_holds(batch: RevisionBatch) -> bool:
         EARLY["redone"] += 1
         return False
     EARLY["used"] += 1
-    batch.error = error
+    if error is not None:
+        batch.fail(error)
     for job in batch.jobs:
         job.timings["detect_contradictions"] = round(ms / max(1, len(batch.jobs)), 2)
     return True
@@ -159,7 +160,7 @@ def reserve_keys(batch: RevisionBatch) -> None:
         while normalise_key(f"{job.new_key}_{n}") in gone:
             n += 1
         job.request = replace(job.request, key=f"{job.new_key}_{n}")
-    batch._new_keys = None
+    batch.keys_changed()
 
 
 async def detect_batch(batch: RevisionBatch) -> None:
@@ -180,7 +181,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
     await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
-    if free or (len(jobs) > 1 and not batch.dry_run):
+    if free or (len(jobs) > 1 and not batch.options.dry_run):
         # embedded once: gate 1 searches with them, the batch compares its facts, the write reuses them
         embedded = await store.embed([j.fact for j in jobs])
         vectors = {j.index: v for j, v in zip(jobs, embedded)}
@@ -189,8 +190,8 @@ async def detect_batch(batch: RevisionBatch) -> None:
         job.detection = await detect_fact(batch, job, new_keys, exclude, vectors)
     if free:
         await judge_together(batch, free, exclude, vectors)
-    if batch.stopped_at == 0 or (batch.stopped_at is not None and len(jobs) == 1):
-        raise batch.stop_error
+    if batch.stop is not None and (batch.stop.at == 0 or len(jobs) == 1):
+        raise batch.stop.error
 
 
 async def _hypotheses(batch: RevisionBatch) -> None:
@@ -220,15 +221,15 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     store = batch.stores.store
     queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude),
                      timeline=j.request.valid_from is not None) for j in jobs]
-    found = await gate1_many(store, queries, batch.limit, batch.threshold)
+    found = await gate1_many(store, queries, batch.options.limit, batch.options.threshold)
     # the batch's earlier facts count as stored for the ones after them (not in a dry run)
     earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
-               if len(batch.jobs) > 1 and not batch.dry_run else None)
+               if len(batch.jobs) > 1 and not batch.options.dry_run else None)
     prepared = []
     for job, got in zip(jobs, found):
         candidates, props_by_key = candidates_from(got)
         if earlier is not None:
-            extra, extra_props = earlier_candidates(earlier, job.index, batch.limit, batch.threshold)
+            extra, extra_props = earlier_candidates(earlier, job.index, batch.options.limit, batch.options.threshold)
             candidates += extra
             props_by_key.update(extra_props)
         if job.request.record:  # the caller decided: none of them is contradicted (no judge asked)
@@ -237,12 +238,12 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
     cases = [Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
              for job, candidates, props in prepared]
-    stop = await judge_cases(cases, batch.use_llm)
+    stop = await judge_cases(cases, batch.options.use_llm)
     if stop is not None:
-        batch.stopped_at, batch.stop_error = jobs[stop[0]].index, stop[1]
+        batch.stop = Stop(stop[1], jobs[stop[0]].index)
     for (job, candidates, _), case in zip(prepared, cases):
-        if batch.stopped_at is None or job.index < batch.stopped_at:
-            job.detection = finish_detection(candidates, batch.threshold, case.usage or Usage())
+        if job.applies:
+            job.detection = finish_detection(candidates, batch.options.threshold, case.usage or Usage())
             if job.request.record:
                 job.detection.judge = CALLER
 
@@ -250,15 +251,15 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
 async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
     store = batch.stores.store
     request = job.request
-    earlier = [j for j in batch.jobs[: job.index] if not j.already] if not batch.dry_run else []
+    earlier = [j for j in batch.jobs[: job.index] if not j.already] if not batch.options.dry_run else []
     if request.target is not None:
         mine = next((j for j in earlier if normalise_key(j.new_key) == normalise_key(request.target)), None)
         if mine is not None:
-            verdict_text = f"pinned: {batch.pin_reason} names {mine.new_key}; gates skipped"
+            verdict_text = f"pinned: {batch.options.pin_reason} names {mine.new_key}; gates skipped"
             cand = Candidate(mine.new_key, None, mine.fact, None, "contradicts", 1.0, verdict_text, "pinned")
             return Detection("pinned", [cand])
         try:
-            detection = await pinned(store, request.fact, request.target, batch.pin_reason)
+            detection = await pinned(store, request.fact, request.target, batch.options.pin_reason)
         except LookupError as error:
             raise InputError(f"{_where(batch, job)}{error}", field="target") from None
         detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
@@ -282,11 +283,11 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
     undecided = [k for k in d.undecided if k in alive]
     used = sorted({c.judge for c in kept if c.judge})
     judge = CALLER if job.request.record else "+".join(used) or "none"
-    return Detection(judge, kept, undecided, undecided_note(kept, undecided, job.batch.threshold))
+    return Detection(judge, kept, undecided, undecided_note(kept, undecided, job.batch.options.threshold))
 
 
 def _where(batch: RevisionBatch, job: FactJob) -> str:
-    return f"{batch.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
+    return f"{batch.options.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
 
 
 async def _distance_to(store, fact: str, key: str) -> Optional[float]:

@@ -21,10 +21,8 @@ async def _forget(job: FactJob) -> None:
     for key in revision.forget_orphans(batch.view, job.plan, set(batch.ghosts) | set(batch.forgotten_nodes)):
         batch.forgotten_nodes[key] = batch.view.nodes[key]
     # the batch's later facts remember this one's deaths, promotions and weakenings as the
-    # log would after a revision one at a time (a copy: the log's own memory is not touched)
+    # log would after a revision one at a time (the batch's copy: the log's own memory is not touched)
     if batch.memory is not None:
-        if not getattr(batch, "memory_copied", False):
-            batch.memory, batch.memory_copied = batch.memory.copy(), True
         batch.memory.absorb(job.plan)
 
 

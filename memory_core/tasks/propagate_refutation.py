@@ -15,10 +15,15 @@ from memory_core.core import revision, validity
 from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
-from memory_core.store.tms_io import decide
+from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, RevisionBatch
 from memory_core.tasks.detect_contradictions import narrow
-from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, rejudge_returning
+from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
+
+
+def today() -> str:
+    """The UTC date an undated fact is dated with (``core.policy``)."""
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 async def begin_fact(job: FactJob) -> None:
@@ -31,7 +36,7 @@ async def begin_fact(job: FactJob) -> None:
     # only the candidates' states matter here: alive or disputed (still contestable) at this point
     alive = {c.key for c in candidates if c.key in view.nodes
              and (view.nodes[c.key].alive or view.nodes[c.key].state == "disputed")}
-    new_keys = batch.new_keys()
+    new_keys = batch.new_keys
     alive |= {c.key for c in candidates if c.key not in view.nodes
               and c.key not in batch.forgotten_nodes and c.key not in new_keys}
     if job.request.valid_from is not None and job.request.triple is not None:
@@ -52,7 +57,12 @@ async def begin_fact(job: FactJob) -> None:
                          "investigation first, or name a stored hypothesis with --supports or --refutes", field="record")
     new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
                     valid_from=r.valid_from, valid_to=r.valid_to)
-    decisions, job.registered_trust = decide(batch, job)  # who wins each contradiction
+    # who wins each contradiction, and the trust a source named for the first time is registered with
+    fact = NewFact(job.new_key, job.question, r.source, r.asserted_at, r.trust, r.policy)
+    decisions, job.registered_trust = decisions_for(batch.reconciliation.policy, fact,
+                                                    [k for k, _, _ in job.verdicts], batch.registered, today())
+    if job.registered_trust is not None:
+        batch.registered[r.source] = job.registered_trust  # later facts of the batch know it
     # valid time first: a contradiction between facts true at different times is no revision
     stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k, _, _ in job.verdicts if k in view.nodes}
     timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to), stored)
@@ -63,15 +73,19 @@ async def begin_fact(job: FactJob) -> None:
         bear_on_hypothesis(job)
     # a value already superseded in time that the fact contradicts for the same period
     validity.reopen(view, job.plan, kept, decisions, job.new_key)
-    await rejudge_returning(batch, job.plan, [(job.new_key, job.fact, job.request.triple)])
+    recorded = {j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
+                for j in batch.jobs if j.plan is not None}
+    await rejudge_returning(batch.stores.store, view, job.plan, [(job.new_key, job.fact, job.request.triple)],
+                            use_llm=batch.options.use_llm, recorded=recorded, ghosts=batch.ghosts)
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
-    revision.propagate_refutation(view, job.plan, batch.memory, set(batch.ghosts) | set(batch.forgotten_nodes))
+    ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
+    revision.propagate_refutation(view, job.plan, batch.memory, ghosts)
     if timed["cases"]:
         job.plan.meta["validity"] = dict(timed["cases"])
         note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
         if note:
             job.plan.meta["validity_note"] = note
-    validity.place(view, job.plan, timed, job.new_key)  # the fact holds: its place in its timeline
+    validity.place(view, job.plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
 
 
@@ -97,12 +111,11 @@ def bear_on_hypothesis(job: FactJob) -> None:
 async def propagate_refutation(batches, ctx=None):
     for batch in batches:
         for job in batch.jobs:
-            stopped = batch.stopped_at is not None and job.index >= batch.stopped_at
-            if batch.error is None and not stopped:
+            if job.applies:
                 start = time.perf_counter()
                 try:
                     await begin_fact(job)
-                except BaseException as error:  # surfaced by the caller after the run
-                    batch.error = error
+                except BaseException as error:  # raised by the caller after the run
+                    batch.fail(error)
                 job.timings["propagate_refutation"] = round((time.perf_counter() - start) * 1000, 2)
             yield job

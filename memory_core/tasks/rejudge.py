@@ -12,14 +12,15 @@ bring back what that node had refuted.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
 from memory_core.core import reinstatement
 from memory_core.core.cardinality import multi_valued
 from memory_core.core.keys import normalise_term, sp_key
+from memory_core.core.beliefs import BeliefView
 from memory_core.core.plan import Plan
 from memory_core.judging.judges import ACT_THRESHOLD, JudgeError, LLMJudge, structured_verdict
-from memory_core.store.belief_store import state_of
+from memory_core.store.belief_store import BeliefStore, state_of
 
 ACTS = ("contradicts", "supersedes")
 MAX_ROUNDS = 64
@@ -30,37 +31,38 @@ def _triple_of(props: dict) -> Optional[tuple[str, str, str]]:
     return t if all(t) else None
 
 
-async def _props(batch, keys: list[str]) -> dict[str, dict]:
-    """Stored properties of ``keys``: the batch's own new facts, forgotten nodes' tombstones, the store."""
-    found: dict[str, dict] = {}
-    for job in batch.jobs:
-        if job.new_key in keys and job.plan is not None:
-            r = job.request
-            props = {"key": job.new_key, "claim": job.fact, "question_key": job.plan.new_node.question}
-            if r.triple:
-                props.update(subject=r.triple[0], predicate=r.triple[1], object=r.triple[2])
-            found[job.new_key] = props
+def recorded_props(key: str, claim: str, question: Optional[str], triple: Optional[tuple]) -> dict:
+    """A new fact of the revision as the store would hold it (what re-judging reads of it)."""
+    props = {"key": key, "claim": claim, "question_key": question}
+    if triple:
+        props.update(subject=triple[0], predicate=triple[1], object=triple[2])
+    return props
+
+
+async def _props(store: BeliefStore, recorded: Mapping[str, dict], ghosts: Mapping[str, dict],
+                 keys: list[str]) -> dict[str, dict]:
+    """Stored properties of ``keys``: the revision's own new facts, forgotten nodes' tombstones, the store."""
+    found: dict[str, dict] = {k: dict(recorded[k]) for k in keys if k in recorded}
     for key in keys:
-        if key not in found and key in batch.ghosts:
-            found[key] = dict(batch.ghosts[key].get("props") or {})
+        if key not in found and key in ghosts:
+            found[key] = dict(ghosts[key].get("props") or {})
     rest = [k for k in keys if k not in found]
     if rest:
-        found.update(await batch.stores.store.find_keys(rest))
+        found.update(await store.find_keys(rest))
     return found
 
 
-async def _alive_same_sp(batch, view, new_labels, sp: str, exclude: set[str]) -> list[dict]:
+async def _alive_same_sp(store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str,
+                         exclude: set[str]) -> list[dict]:
     """Evidence under subject|predicate ``sp`` that holds once this revision is applied."""
     result = []
     seen = set()
-    for job in batch.jobs:
-        r = job.request
-        if job.plan is not None and r.triple and sp_key(r.triple[0], r.triple[1]) == sp and job.new_key not in exclude:
-            if reinstatement.alive_after(view, new_labels, job.new_key):
-                result.append({"key": job.new_key, "subject": r.triple[0], "predicate": r.triple[1],
-                               "object": r.triple[2]})
-                seen.add(job.new_key)
-    for props in await batch.stores.store.nodes_by_sp(sp):
+    for key, props in recorded.items():
+        if props.get("subject") and sp_key(props["subject"], props["predicate"]) == sp and key not in exclude:
+            if reinstatement.alive_after(view, new_labels, key):
+                result.append({k: props[k] for k in ("key", "subject", "predicate", "object")})
+                seen.add(key)
+    for props in await store.nodes_by_sp(sp):
         key = props.get("key")
         if key and key not in exclude and key not in seen and \
                 reinstatement.alive_after(view, new_labels, key, state_of(props)):
@@ -68,12 +70,14 @@ async def _alive_same_sp(batch, view, new_labels, sp: str, exclude: set[str]) ->
     return result
 
 
-async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optional[tuple]]],
-                            use_llm: Optional[bool] = None) -> list[reinstatement.Rejudged]:
+async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
+                            facts: list[tuple[str, str, Optional[tuple]]], *, use_llm: bool,
+                            recorded: Mapping[str, dict] = {}, ghosts: Mapping[str, dict] = {}
+                            ) -> list[reinstatement.Rejudged]:
     """``facts``: the revision's new facts as (key, text, triple or None); the first one
-    is the one that supersedes what stays dead. Returns the verdicts applied."""
-    view = batch.view
-    use_llm = batch.use_llm if use_llm is None else use_llm
+    is the one that supersedes what stays dead. ``recorded``: the properties of the facts
+    the revision has recorded so far (key -> :func:`recorded_props`); ``ghosts``: the
+    forgotten nodes in ``view`` (key -> tombstone). Returns the verdicts applied."""
     seeds, forced = reinstatement.seeds_of(plan)
     judged: set[str] = set()
     applied: list[reinstatement.Rejudged] = []
@@ -84,8 +88,8 @@ async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optio
         if not back or by_key is None:
             break
         judged.update(back)
-        props = await _props(batch, back)
-        declared = await batch.stores.store.declared_predicates(props.values())
+        props = await _props(store, recorded, ghosts, back)
+        declared = await store.declared_predicates(props.values())
         verdicts: dict[str, reinstatement.Rejudged] = {}
         ask_llm: list[str] = []
         for key in back:
@@ -107,7 +111,7 @@ async def rejudge_returning(batch, plan: Plan, facts: list[tuple[str, str, Optio
             if key not in verdicts and triple and not multi_valued(decl, triple[1]):
                 # single-valued: another alive value for the same subject and predicate contradicts it
                 sp = sp_key(triple[0], triple[1])
-                for other in await _alive_same_sp(batch, view, new_labels, sp, {key}):
+                for other in await _alive_same_sp(store, recorded, view, new_labels, sp, {key}):
                     if normalise_term(other.get("object", "")) != normalise_term(triple[2]):
                         verdicts[key] = reinstatement.Rejudged(
                             key, by_key, "contradicts", 0.9, "structured",
@@ -165,4 +169,4 @@ async def judge_batch_facts_by_cardinality(job) -> None:
             cand.relation, cand.confidence, cand.rationale = v.relation, v.confidence, v.rationale
 
 
-__all__ = ["judge_batch_facts_by_cardinality", "rejudge_returning"]
+__all__ = ["judge_batch_facts_by_cardinality", "recorded_props", "rejudge_returning"]

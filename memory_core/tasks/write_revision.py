@@ -63,7 +63,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     # reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
     restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)
-    absent = set(batch.reconciliation.get("forgotten_ids", ())) - {batch.ghosts[k]["id"] for k in restored}
+    absent = set(batch.reconciliation.ghosts.forgotten_ids) - {batch.ghosts[k]["id"] for k in restored}
     absent |= {node_id(n.kind, k) for k, n in gone.items()}
     add_nodes += restored_entries(batch.ghosts, restored, view, absent)
     forgotten_stored = [k for k in gone if k not in new_keys and k not in batch.ghosts]
@@ -95,8 +95,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
 
 async def write_batch(batch: RevisionBatch) -> None:
     # a preview (``revise --dry-run``) runs every step on the in-memory view and writes nothing
-    if batch.error is not None or batch.dry_run or getattr(batch, "preview", False) or \
-            not any(j.plan is not None for j in batch.jobs):
+    if batch.failed or not batch.options.writes or not any(j.plan is not None for j in batch.jobs):
         return
     start = time.perf_counter()
     intent, entry = await batch_intent(batch)
@@ -110,13 +109,13 @@ async def write_batch(batch: RevisionBatch) -> None:
 async def write_revision(jobs: list[FactJob], ctx=None):
     for job in jobs:
         batch = job.batch
-        if not job.last and batch.error is None:
+        if not job.last and not batch.failed:
             continue
         try:
             if batch.entry is None:
                 await write_batch(batch)
-        except BaseException as error:  # surfaced by the caller after the run
-            batch.error = error
+        except BaseException as error:  # raised by the caller after the run
+            batch.fail(error)
         finally:
             batch.release()
     return jobs

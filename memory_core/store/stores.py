@@ -1,0 +1,68 @@
+"""The opened stores every operation works on.
+
+An operation is a function taking a :class:`Stores` (never the facade): the
+belief store (cognee's graph and vector engines), the journal (intents and the
+revision log), where it has one the data root's paths, and the revision lock
+that lets one revision at a time change them in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional
+
+from memory_core.store.belief_store import BeliefStore
+from memory_core.store.journal import Journal
+
+if TYPE_CHECKING:
+    from memory_core.store.config import Settings
+    from memory_core.store.settings import Paths
+
+
+class RevisionLock:
+    """One revision at a time on one opened stores object (a process serves one data root).
+
+    An asyncio lock that counts its turns: :meth:`take` returns the turn it got (1, 2, ...),
+    so a holder can tell whether anyone else held the lock since an earlier turn of its own
+    (an early detection is kept only if nobody did). ``async with`` waits for a turn and
+    gives it back at once (every revision queued ahead has finished)."""
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()
+        self.turns = 0  # how many times the lock has been taken
+
+    async def take(self) -> int:
+        await self._lock.acquire()
+        self.turns += 1
+        return self.turns
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    async def __aenter__(self) -> int:
+        return await self.take()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
+@dataclass
+class Stores:
+    store: BeliefStore
+    journal: Journal
+    paths: Optional[Paths] = None  # None when attached to a host's cognee
+    hook: Optional[Callable[[str], None]] = None  # fault injection / progress: called with a step name
+    recovered: Optional[str] = None  # what opening the root recovered, if anything
+    revision: RevisionLock = field(default_factory=RevisionLock, init=False, repr=False, compare=False)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings the opened stores go by."""
+        return self.store.settings
+
+    def default_question(self) -> Optional[str]:
+        return self.journal.meta().get("default_question")
