@@ -16,9 +16,9 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``snapshot``: record the root's observable state before and after (``status
   --json``, the bytes of ``revisions.jsonl``, ``falsify.json`` and
   ``journal/pending.json``), taken *outside* any ``hold_lock``/``meta_patch``.
-  When the step just before was a ``cli`` step with a snapshot, its "after" is this
-  step's "before": nothing runs between the two (same process, same root), so the
-  status is not read twice in a row.
+  When the step just before took a snapshot (a ``cli`` or ``pipeline`` step), its "after"
+  is this step's "before": nothing runs between the two (same process, same root), so
+  the status is not read twice in a row.
   ``hold_lock``: the root's writer lock is held by another process (a small holder,
   named ``purpose`` in the lock file) while the command runs.
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
@@ -191,8 +191,8 @@ def _hold_lock(root: str, purpose: str):
 
 
 def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
-    """One step; ``last_after``: the previous step's "after" snapshot when it was a ``cli`` step
-    with one (nothing has touched the root since), reused as this step's "before"."""
+    """One step; ``last_after``: the previous step's "after" snapshot when it took one (a ``cli``
+    or ``pipeline`` step: nothing has touched the root since), reused as this step's "before"."""
     op = step.get("op", "cli")
     result = {"name": step.get("name", op), "op": op}
     if op == "search":
@@ -217,7 +217,7 @@ def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
         return result
     if op == "pipeline":
         if step.get("snapshot"):
-            result["before"] = snapshot(root)
+            result["before"] = last_after if last_after is not None else snapshot(root)
         restore_env = _with_env(step.get("env") or {})
         try:
             result.update(asyncio.run(_pipeline(root, step["data"])))
