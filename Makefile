@@ -1,7 +1,7 @@
 # FALSIFY: every target sets itself up on a fresh machine (Python 3.11, pip, npm, apt).
 # make demo  - create .venv, install pinned requirements, prepare the offline model, run the demo
 # make test  - the same set-up plus the viewer's assets and Chromium, then the whole test suite
-# make test-fast - the pure and in-process tests only (no test marked slow), for the inner loop
+# make test-fast - the unit tests (tests/unit), for the inner loop
 # make bench - the same set-up, then the MQuAKE-hard revision and recall-QA and deep-graph benchmarks, the
 #              mutation gate over the pure rules and 300+ crash trials
 PYTHON ?= python3.11
@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.stamp-install
 UI_STAMP := ui/node_modules/.stamp-install
 MODEL_STAMP := $(VENV)/.stamp-model
 
-.PHONY: demo test test-fast bench setup ui browser clean
+.PHONY: demo test test-fast bench setup ui browser clean lint format
 
 setup: $(STAMP) $(MODEL_STAMP)
 
@@ -63,7 +63,7 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-test: setup ui browser docs
+test: setup lint ui browser docs
 	$(PYTEST)
 	FALSIFY_TEST_BACKEND=postgres $(PYTEST) $(PG_TESTS)
 
@@ -72,6 +72,17 @@ test: setup ui browser docs
 .PHONY: docs
 docs: setup
 	$(PY) -m mkdocs build --strict --quiet -d site
+
+# the linter (ruff: pyflakes, syntax errors, line length; configured in pyproject.toml) and the
+# dead-code check (vulture; tests/support/dead_code_allow.py lists what only a library calls)
+lint: setup
+	$(PY) -m ruff check --quiet .
+	$(PY) -m vulture
+
+# rewrite the tree as the linter wants it (the formatter, then the linter's safe fixes)
+format: setup
+	$(PY) -m ruff format --quiet .
+	$(PY) -m ruff check --quiet --fix .
 
 # the inner loop: the pure and in-process tests (everything not marked slow), embedded backend
 test-fast: setup
@@ -84,6 +95,7 @@ bench: setup
 	$(PY) -m bench.recall_qa --out bench/results/recall_qa.json
 	$(PY) -m bench.judge
 	$(PY) -m bench.mcp
+	$(PY) -m bench.startup
 	$(PY) -m bench.soak --revisions 3000
 	$(PY) -m bench.deep --out bench/results/deep.json
 	$(PY) -m bench.mutants --out bench/results/mutants.json

@@ -4,23 +4,40 @@ import importlib.util
 import sys
 from pathlib import Path
 
+SHELL = Path(__file__).resolve().parent / "memory_core" / "shell"
+
+
+def _standalone(name: str, file: str):
+    """A module of memory_core/shell loaded on its own, standard library only (nothing heavy,
+    and no ``memory_core`` package imported)."""
+    spec = importlib.util.spec_from_file_location(name, SHELL / file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 def answered_by_a_server():
-    """The warm CLI: when a FALSIFY server runs on this command's root, it answers, before
-    anything heavy is imported (memory_core/shell/remote.py, the client, is standard library
-    only and loaded on its own, as is the settings parser it reads). None: no server; run
-    the command here."""
-    spec = importlib.util.spec_from_file_location(
-        "falsify_remote", Path(__file__).resolve().parent / "memory_core" / "shell" / "remote.py")
-    remote = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(remote)
-    return remote.forward(sys.argv[1:])
+    """The warm CLI: when a FALSIFY server runs on this command's root, it answers
+    (memory_core/shell/remote.py, the client, and the settings parser it reads). None: no
+    server; run the command here."""
+    return _standalone("falsify_remote", "remote.py").forward(sys.argv[1:])
+
+
+def launched():
+    """The launcher: the command runs in a child of this user's warm launcher
+    (memory_core/shell/launcher.py), which starts itself if none runs. Its ``code`` is None
+    when the command runs here (its ``reason`` says why)."""
+    return _standalone("falsify_launcher", "launcher.py").launch(sys.argv[1:])
 
 
 if __name__ == "__main__":
     code = answered_by_a_server()
+    ran = None
+    if code is None:
+        outcome = launched()
+        code, ran = outcome.code, {"by": None, "reason": outcome.reason}
     if code is None:
         from memory_core.shell.cli import main
 
-        code = main()
+        code = main(ran=ran)
     sys.exit(code)

@@ -121,7 +121,7 @@ async def measure(app, name: str, corpus: dict, queries: list) -> dict:
         keys = [[f.props[i]["key"] for i in f.ids] for f in found]
         return keys, found, (time.perf_counter() - t) * 1000 / max(1, len(qs))
 
-    dense, dense_found, dense_ms = await ranked((VectorRetriever(),), deep)
+    dense, _, dense_ms = await ranked((VectorRetriever(),), deep)
     lexical, _, lexical_ms = await ranked((LexicalRetriever(),), deep)
     fused, _, fused_ms = await ranked((VectorRetriever(), LexicalRetriever()), deep)
     before, _, _ = await ranked((VectorRetriever(),), OLD_LIMIT, OLD_CUTOFF)

@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import shutil
 import subprocess
 import sys

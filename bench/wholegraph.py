@@ -121,16 +121,16 @@ def differences(status: dict, model: Model, prefix: str) -> list[str]:
     return out
 
 
-LOADED_SUPERSEDES = """A supersedes edge in a loaded file between two alive evidence: the loader's
-settle (two-valued) leaves the superseded evidence alive, while the revision rules
-(three-valued, supersedes = attack) label it refuted; the first revision that
-reaches it flips it. Generated sequences leave such edges out (tested on its own)."""
+# Loaded supersedes edges: a supersedes edge in a loaded file between two alive evidence: the
+# loader's settle (two-valued) leaves the superseded evidence alive, while the revision rules
+# (three-valued, supersedes = attack) label it refuted; the first revision that reaches it flips
+# it. Generated sequences leave such edges out (tested on its own).
 
 
 def sequence_case(seed: int, prefix: str, shared: bool, revisions: tuple[int, int] = (2, 6), **limits) -> tuple[dict, list[int]]:
     """A generated investigation and its revision picks, from ``seed`` alone."""
     rng = random.Random(seed)
-    limits.setdefault("supersedes", False)  # see LOADED_SUPERSEDES
+    limits.setdefault("supersedes", False)  # see "Loaded supersedes edges" above
     inv = random_investigation(rng, prefix=prefix, shared=shared, **limits)
     picks = [rng.randint(0, 10_000) for _ in range(rng.randint(*revisions))]
     return inv, picks

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -43,8 +44,10 @@ def show_recall(title: str, board: dict) -> None:
 
 
 async def main(root: Path) -> None:
+    # the server gets this program's environment (the SDK's default passes only HOME, PATH, ...):
+    # its FALSIFY_* and LLM_* settings, the launcher's included, are the server's
     server = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   cwd=str(REPO))
+                                   env=dict(os.environ), cwd=str(REPO))
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         tools = [t.name for t in (await session.list_tools()).tools]

@@ -34,6 +34,13 @@ for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
     os.environ.pop(_key)
 _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
+# No test goes through the user's warm launcher (memory_core/shell/launcher.py) by accident: every
+# FALSIFY process a test starts runs cold (or forked from tests/forkserver.py), and a private runtime
+# directory catches any launcher started anyway (pytest_sessionfinish fails the run if one was). The
+# launcher's own tests (tests/test_launcher.py) turn it on, each with a runtime directory of its own.
+os.environ["FALSIFY_LAUNCHER"] = "0"
+os.environ["FALSIFY_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="fl-run-")
+atexit.register(shutil.rmtree, os.environ["FALSIFY_RUNTIME_DIR"], True)
 from memory_core.store import settings as _settings  # noqa: E402
 
 # The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
@@ -173,6 +180,66 @@ def pytest_runtest_logreport(report):
     _FILE_SECONDS[path] += report.duration  # setup + call + teardown, on whichever worker ran it
     if report.when == "call" or (report.when == "setup" and report.skipped):
         _FILE_TESTS[path] += 1
+
+
+_SESSION_BEGAN = time.time()
+
+
+def _launcher_processes(base: str) -> list[int]:
+    """Launcher processes serving runtime directory ``base`` (``launcher.py --serve BASE``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if b"--serve" in argv and base.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def _launchers_started_since(began: float) -> list[str]:
+    """Launchers of this checkout (any runtime directory) started after ``began``: one a test
+    started with an environment that lost the session's settings (a client's default one)."""
+    script = str(REPO / "memory_core" / "shell" / "launcher.py").encode()
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime"))
+    except (OSError, StopIteration):
+        return []
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+            if script not in argv or b"--serve" not in argv:
+                continue
+            started = boot + int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
+        except (OSError, ValueError, IndexError):
+            continue
+        if started >= began - 1:
+            found.append(f"pid {entry.name} ({b' '.join(argv[argv.index(b'--serve'):][:2]).decode(errors='replace')})")
+    return found
+
+
+def pytest_sessionfinish(session, exitstatus):
+    base = os.environ["FALSIFY_RUNTIME_DIR"]
+    leaked = sorted(p.name for p in Path(base).glob("*.sock"))
+    running = _launcher_processes(base)
+    for pid in running:  # none may outlive the session
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    if leaked or running:
+        print(f"\na test started the warm launcher by accident: {leaked} (pids {running}) in {base}")
+        session.exitstatus = 1
+    # elsewhere (a child given a client's default environment): named, left to its idle exit
+    others = [] if "PYTEST_XDIST_WORKER" in os.environ else _launchers_started_since(_SESSION_BEGAN)
+    if others:
+        print(f"\nlaunchers of this checkout started during the session outside its runtime directory: {others} "
+              "(a test's process lost FALSIFY_LAUNCHER=0; tests/test_launcher.py's own are stopped by then)")
+        session.exitstatus = 1
 
 
 def pytest_terminal_summary(terminalreporter):

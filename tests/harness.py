@@ -34,12 +34,16 @@ ROOT_BOUND = ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECT
               "FASTEMBED_CACHE_PATH", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "COGNEE_ENV_FILE")
 
 
+# kept from the test session's environment: no warm launcher, a private runtime directory (conftest.py)
+KEPT = ("FALSIFY_LAUNCHER", "FALSIFY_RUNTIME_DIR")
+
+
 def clean_env(**extra) -> dict:
     """The parent's environment without any LLM/embedding/FALSIFY settings: the
     offline embedder, no LLM judge (LLM_API_KEY is set empty so a developer's
     .env cannot switch it on), no fault injection, nothing bound to another root."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE", "REFUTED_ID")
+           if (not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) or k in KEPT) and k not in ("DEMO_MODE", "REFUTED_ID")
            and k not in ROOT_BOUND}
     env["LLM_API_KEY"] = ""
     env["FALSIFY_EMBEDDER"] = "local"

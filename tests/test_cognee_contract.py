@@ -166,6 +166,16 @@ def test_ladybug_gets_our_max_db_size(app):
     assert app.store.graph.kuzu_max_db_size == 1 << 40
 
 
+@ladybug_only
+def test_ladybug_gets_our_buffer_pool_size(app):
+    """cognee's 32 GiB buffer pool costs ~80 MB resident at open whatever the graph's size:
+    settings.configure sets 4 GiB, and the adapter must actually receive it."""
+    import os
+
+    assert os.environ["KUZU_BUFFER_POOL_SIZE"] == str(1 << 32)
+    assert app.store.graph.kuzu_buffer_pool_size == 1 << 32
+
+
 def test_node_ids_and_collections_match_cognees_own():
     """memory_core.core.identity computes ids and collection names without cognee; they must
     equal what cognee's DataPoint.id_for and vector_collection give (a change in cognee's

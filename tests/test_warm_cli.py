@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -42,7 +43,10 @@ def start_serve(root):
 
 
 def answer(proc: subprocess.CompletedProcess) -> tuple:
-    return proc.returncode, proc.stdout, proc.stderr
+    """Exit code, output and errors; of ``status``'s closing line ("(ran warm: answered by the
+    FALSIFY server ...)" / "(ran cold ...)"), only whether it ran warm."""
+    out = re.sub(r"\n\(ran (warm|cold)[^\n]*\)\n$", lambda m: f"\n<{m.group(1)}>\n", proc.stdout)
+    return proc.returncode, out, proc.stderr
 
 
 def test_a_running_server_answers_the_cli(tmp_path):
@@ -60,6 +64,16 @@ def test_a_running_server_answers_the_cli(tmp_path):
         bad = cli(root, "status", env=clean_env(FALSIFY_GATE1_K="many"))
         assert bad.returncode == 2 and "FALSIFY_GATE1_K" in bad.stderr and not bad.stdout, answer(bad)
 
+        # the command's settings are the server's, or it does not run there: other judging settings
+        # are refused (naming them, nothing run); another backend is another store (run cold, here)
+        other = cli(root, "revise", "Some fact.", "--dry-run", env=clean_env(FALSIFY_GATE1_K="1"))
+        assert other.returncode == 3 and "FALSIFY_GATE1_K" in other.stderr and not other.stdout, answer(other)
+        elsewhere = cli(root, "revise", "Some fact.", "--target", "E_qa",
+                        env=clean_env(FALSIFY_BACKEND="postgres", FALSIFY_LOCK_TIMEOUT="0",
+                                      FALSIFY_DATABASE_URL="postgresql://nobody@127.0.0.1:9/none"))
+        assert elsewhere.returncode != 0 and "FALSIFY server" not in elsewhere.stderr, answer(elsewhere)
+        states = {n["key"]: n["state"] for n in json.loads(cli(root, "status", "--json").stdout)["nodes"]}
+        assert states["E_qa"] == "alive"  # the embedded root was not written
         warm = {
             "status": answer(cli(root, "status", "--json")),
             "human": answer(cli(root, "status")),
@@ -106,6 +120,8 @@ def test_a_running_server_answers_the_cli(tmp_path):
         "usage": answer(cli(root, "status", "--bogus")),
     }
     assert warm["usage"][0] == 2 and "unrecognized arguments: --bogus" in warm["usage"][2]
+    assert warm["human"][1].endswith("<warm>\n") and cold["human"][1].endswith("<cold>\n")
+    warm["human"] = (warm["human"][0], warm["human"][1].replace("<warm>", "<cold>"), warm["human"][2])
     assert warm == cold
 
 
@@ -117,3 +133,26 @@ def test_a_stale_server_file_is_ignored(tmp_path):
                                                   "pid": int(dead.stdout)}))
     loaded = cli(root, "load", SEED)
     assert loaded.returncode == 0, loaded.stderr
+
+
+def test_settings_are_compared_by_meaning():
+    """The settings a forwarded command must share with its server are compared by what they
+    select: unset and "ladybug" are one backend; FALSIFY_EMBEDDER=local and unset with nothing
+    hosted configured are one embedder (the bundled model), not with an LLM key (then unset is
+    the hosted one); an empty value is an unset one."""
+    from memory_core.shell.remote import settings_digests
+
+    def same(a: dict, b: dict) -> bool:
+        return settings_digests(a, "s") == settings_digests(b, "s")
+
+    assert same({}, {"FALSIFY_BACKEND": "ladybug", "FALSIFY_EMBEDDER": "local", "LLM_API_KEY": ""})
+    assert same({"FALSIFY_EMBEDDER": "LOCAL"}, {"FALSIFY_EMBEDDER": ""})
+    assert not same({"LLM_API_KEY": "k"}, {"LLM_API_KEY": "k", "FALSIFY_EMBEDDER": "local"})
+    assert not same({"EMBEDDING_MODEL": "m"}, {"EMBEDDING_MODEL": "m", "FALSIFY_EMBEDDER": "local"})
+    assert not same({}, {"FALSIFY_BACKEND": "postgres"})
+    assert not same({}, {"FALSIFY_GATE1_K": "1"})
+    assert same({"FALSIFY_HOME": "/a", "FALSIFY_LOCK_TIMEOUT": "0"}, {})  # not compared
+    from memory_core.shell.warm_server import settings_differ
+
+    assert settings_differ(None) == []  # a request that does not say its settings runs with the server's
+    assert "FALSIFY_GATE1_K" in settings_differ({"salt": "s", "digests": settings_digests({"FALSIFY_GATE1_K": "1"}, "s")})

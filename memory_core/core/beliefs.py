@@ -138,17 +138,3 @@ class BeliefView:
     def keys(self) -> Iterable[str]:
         return self.nodes.keys()
 
-    def remove_node(self, key: str) -> Optional[Node]:
-        """Drop a node and every edge touching it (a forgotten node, within a batch)."""
-        node = self.nodes.pop(key, None)
-        if node is None:
-            return None
-        gone = [e for e in self._out.pop(key, []) + self._in.pop(key, [])]
-        for edge in gone:
-            other = edge.dst if edge.src == key else edge.src
-            self._in[other] = [e for e in self._in.get(other, []) if e.src != key]
-            self._out[other] = [e for e in self._out.get(other, []) if e.dst != key]
-        self.edges = [e for e in self.edges if e.src != key and e.dst != key]
-        if node.kind == "hypothesis":
-            self._hypotheses[node.question or ""].discard(key)
-        return node

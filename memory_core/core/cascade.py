@@ -27,28 +27,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView
-from memory_core.core.vocabulary import DEPENDS_ON
+from memory_core.core.beliefs import ALIVE, INVALIDATED, BeliefView
+from memory_core.core.vocabulary import DEPENDS_ON, Rule
 from memory_core.core.plan import Plan, record
 
 DECAY = 0.5
-RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
-
-
-def refute(view: BeliefView, plan: Plan, verdicts: list[tuple[str, str, float]], source: str | None) -> list[str]:
-    """Mark contradicted evidence dead. ``verdicts``: (key, relation, confidence).
-    Returns the keys that died here (already-dead evidence is left as it is)."""
-    died: list[str] = []
-    for key, relation, confidence in sorted(verdicts):
-        node = view.nodes[key]
-        if not node.alive or key in died:
-            continue
-        state = RELATION_STATE[relation]
-        rule = "contradicted" if state == REFUTED else "superseded_by_fact"
-        detail = f"judge: {relation} (confidence {confidence:.2f})"
-        record(view, plan, key, rule, [source] if source else [], detail, state=state, weight=0.0)
-        died.append(key)
-    return died
 
 
 def dependent_closure(view: BeliefView, dead: list[str]) -> set[str]:
@@ -80,12 +63,6 @@ def unfounded(view: BeliefView, candidates: set[str]) -> set[str]:
     return out
 
 
-def invalidate(view: BeliefView, plan: Plan, dead: list[str]) -> list[str]:
-    """Invalidate every node whose support the newly ``dead`` nodes took away."""
-    closure = dependent_closure(view, dead)
-    return settle(view, plan, closure)
-
-
 def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
     """Relabel ``candidates`` (alive nodes); those left unfounded become invalidated."""
     victims = sorted(unfounded(view, candidates))
@@ -98,7 +75,7 @@ def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
         cycle = cycle_through(view, key, victim_set) if lost and all(a in victim_set for a in lost) else None
         detail = (f"only circular support remained ({' -> '.join(cycle)})" if cycle
                   else "no justification holds: " + lost_text(view, key, dead))
-        record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
+        record(view, plan, key, Rule.JUSTIFICATION_LOST, lost, detail, state=INVALIDATED, weight=0.0)
     return victims
 
 
@@ -136,7 +113,6 @@ def lost_text(view: BeliefView, key: str, dead) -> str:
     return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
 
 
-
 def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
     """Lower the confidence of alive nodes with a non-critical dependency that died."""
     weakened: list[str] = []
@@ -152,6 +128,6 @@ def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
         base = 1.0 if node.confidence is None else node.confidence
         new = round(base * DECAY ** len(causes), 6)
         detail = f"confidence x{DECAY} per dead non-critical dependency ({len(causes)})"
-        record(view, plan, key, "noncritical_decay", causes, detail, confidence=new)
+        record(view, plan, key, Rule.NONCRITICAL_DECAY, causes, detail, confidence=new)
         weakened.append(key)
     return weakened

@@ -62,11 +62,13 @@ class EmbedderMismatch(FalsifyError):
 class JudgeError(FalsifyError):
     """The judge could not give a usable verdict (timeout, HTTP error, bad output).
     Raised for one of many facts judged together: ``judged`` = how many leading facts were
-    fully judged before it, ``results`` = their results."""
+    fully judged before it, ``results`` = their verdicts (the judge's), ``detections`` = their
+    detections (detection's), for the caller to apply."""
 
     exit_code = 5
     judged: int = 0
     results: Optional[list] = None
+    detections: Optional[list] = None
 
 
 class HostConfigError(FalsifyError):

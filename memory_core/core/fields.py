@@ -59,7 +59,6 @@ FIELDS: tuple[Field, ...] = (
           "forgetting) and give the plan it would apply, marked as a preview; write nothing", per_fact=False),
 )
 
-BY_NAME = {f.name: f for f in FIELDS}
 FACT_FIELDS: tuple[str, ...] = tuple(f.name for f in FIELDS if f.per_fact)
 
 # the other arguments a message may name: CLI flag -> the argument's name elsewhere

@@ -17,17 +17,10 @@ revision examines just the nodes it changed and their neighbours.
 
 from __future__ import annotations
 
-from typing import Optional
-
-from memory_core.core.beliefs import INVALIDATED, REFUTED, BeliefView, Node
+from memory_core.core.beliefs import INVALIDATED, REFUTED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, SUPERSEDES, SUPPORTS
 from memory_core.core.plan import Plan
-
-
-def historical_node(node: Optional[Node]) -> bool:
-    """Superseded in time (see :func:`memory_core.core.tms.historical_node`)."""
-    return node is not None and node.state == "superseded" and (
-        node.valid_to is not None or node.kind == "conclusion")
+from memory_core.core.tms import historical_node
 
 
 def neighbourhood(view: BeliefView, changed) -> set[str]:

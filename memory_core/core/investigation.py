@@ -25,7 +25,6 @@ exits 2 and nothing is written.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
+from memory_core.core.vocabulary import Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
 
 
@@ -51,23 +52,23 @@ class Plan:
 
     @property
     def refuted(self) -> list[str]:
-        return self.keys_with("contradicted", "outranked")
+        return self.keys_with(Rule.CONTRADICTED, Rule.OUTRANKED)
 
     @property
     def superseded(self) -> list[str]:
-        return self.keys_with("superseded_by_fact", "support_lost", "validity_ended")
+        return self.keys_with(Rule.SUPERSEDED_BY_FACT, Rule.SUPPORT_LOST, Rule.VALIDITY_ENDED)
 
     @property
     def invalidated(self) -> list[str]:
-        return self.keys_with("justification_lost")
+        return self.keys_with(Rule.JUSTIFICATION_LOST)
 
     @property
     def weakened(self) -> list[str]:
-        return self.keys_with("noncritical_decay", "weakened_no_rival")
+        return self.keys_with(Rule.NONCRITICAL_DECAY, Rule.WEAKENED_NO_RIVAL)
 
     @property
     def promoted(self) -> list[str]:
-        return self.keys_with("promoted")
+        return self.keys_with(Rule.PROMOTED)
 
     @property
     def disputed(self) -> list[str]:
@@ -75,11 +76,11 @@ class Plan:
 
     @property
     def reinstated(self) -> list[str]:
-        return self.keys_with("reinstated", "resolved")
+        return self.keys_with(Rule.REINSTATED, Rule.RESOLVED)
 
     @property
     def demoted(self) -> list[str]:
-        return self.keys_with("demoted")
+        return self.keys_with(Rule.DEMOTED)
 
     @property
     def empty(self) -> bool:

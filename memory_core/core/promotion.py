@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from memory_core.core.beliefs import SUPERSEDED, BeliefView
-from memory_core.core.vocabulary import DISPUTED, SUPPORTS
+from memory_core.core.vocabulary import DISPUTED, Rule, SUPPORTS
 from memory_core.core.plan import Plan, record
 
 PROMOTION_STEP = 0.25
@@ -45,12 +45,12 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
         if not rivals:
             for h in mine:
                 node = view.nodes[h]
-                record(view, plan, h, "weakened_no_rival", sorted(set(losers[h]) & dead),
+                record(view, plan, h, Rule.WEAKENED_NO_RIVAL, sorted(set(losers[h]) & dead),
                        "lost its support; no rival has alive support", weight=round(node.weight * NO_RIVAL_FACTOR, 6))
             continue
         winner = min(rivals, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
         for h in mine:
-            record(view, plan, h, "support_lost", sorted(set(losers[h]) & dead) + [winner],
+            record(view, plan, h, Rule.SUPPORT_LOST, sorted(set(losers[h]) & dead) + [winner],
                    f"no alive supporting evidence; rival {winner} still supported", state=SUPERSEDED, weight=0.0)
         promote(view, plan, winner, question, mine)
         promoted.append(winner)
@@ -62,8 +62,8 @@ def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: li
     top = max((view.nodes[h].weight for h in others), default=0.0)
     for h in others:
         if view.nodes[h].weight >= 1.0:
-            record(view, plan, h, "rebalanced", [winner], "lowered so the promoted rival stays on top", weight=0.95)
+            record(view, plan, h, Rule.REBALANCED, [winner], "lowered so the promoted rival stays on top", weight=0.95)
     top = min(top, 0.95) if top >= 1.0 else top
     new = min(1.0, round(top + PROMOTION_STEP, 6))
     support = view.support(winner)
-    record(view, plan, winner, "promoted", losers, f"best-supported rival (support {support:.2f})", weight=max(new, view.nodes[winner].weight))
+    record(view, plan, winner, Rule.PROMOTED, losers, f"best-supported rival (support {support:.2f})", weight=max(new, view.nodes[winner].weight))

@@ -31,9 +31,9 @@ from typing import Iterable, Optional
 from memory_core.core.beliefs import BeliefView, Edge
 from memory_core.core.plan import Plan, record
 from memory_core.core.tms import L_DEAD, attackers, downstream, label_of, labels
-from memory_core.core.vocabulary import SUPERSEDES
+from memory_core.core.vocabulary import SUPERSEDES, Rule
 
-NOT_REINSTATED = "not_reinstated"
+NOT_REINSTATED = Rule.NOT_REINSTATED
 
 
 @dataclass(frozen=True)

@@ -192,9 +192,13 @@ def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> Revis
 
 
 def requests_from(facts: Iterable[Any], what: str = "facts") -> list[RevisionRequest]:
-    """Validate many requests (strings or dicts) as a whole; numbered from 1."""
+    """Validate many requests (strings or dicts) as a whole; numbered from 1. A request
+    validated already (``fact_lines``'s) is taken as it is, with its own line number."""
     result = []
     for number, obj in enumerate(facts, 1):
+        if isinstance(obj, RevisionRequest):
+            result.append(obj)
+            continue
         if isinstance(obj, str):
             obj = {"fact": obj}
         result.append(request_from_dict(obj, f"{what} line {number}", number))

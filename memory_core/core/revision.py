@@ -13,7 +13,7 @@ from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.cascade import decay, dependent_closure, settle
 from memory_core.core.policy import EVIDENCE, FACT
 from memory_core.core.tms import Memory, check_resolvable, reinstate_hypotheses, relabel, remove_edge
-from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDED, SUPERSEDES
+from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SUPERSEDES
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
@@ -68,8 +68,8 @@ def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] 
         if new is not None and decision.winner == EVIDENCE:
             notes[new.key] = ("outranked", decision.reason)
         elif new is not None and decision.winner is None:
-            notes.setdefault(new.key, ("disputed", decision.reason))
-            notes[key] = ("disputed", decision.reason)
+            notes.setdefault(new.key, (Rule.DISPUTED, decision.reason))
+            notes[key] = (Rule.DISPUTED, decision.reason)
     seeds = sorted(verdicts) + ([new.key] if new is not None else [])
     outcome = relabel(view, plan, seeds, forced_dead=meta.get("forced", []),
                       verdicts={k: v for k, v in verdicts.items() if k not in notes}, memory=memory,
@@ -86,7 +86,7 @@ def note_unjudged(plan: Plan) -> None:
     reinstatement record says so (:mod:`memory_core.core.reinstatement`)."""
     notes = plan.meta.get("reinstate_notes") or {}
     for change in plan.changes:
-        if change.key in notes and change.rule == "reinstated" and notes[change.key] not in change.detail:
+        if change.key in notes and change.rule == Rule.REINSTATED and notes[change.key] not in change.detail:
             change.detail = f"{change.detail}; {notes[change.key]}" if change.detail else notes[change.key]
 
 
@@ -155,8 +155,8 @@ def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan
 def finish_resolve(view: BeliefView, plan: Plan, loser: str, winner: str, memory: Optional[Memory] = None,
                    ghosts: Iterable[str] = ()) -> Plan:
     """:func:`plan_resolve`'s second half: relabel, decay, promote, forget."""
-    notes = {loser: ("contradicted", f"dispute resolved in favour of {winner}"),
-             winner: ("resolved", f"dispute with {loser} resolved in its favour")}
+    notes = {loser: (Rule.CONTRADICTED, f"dispute resolved in favour of {winner}"),
+             winner: (Rule.RESOLVED, f"dispute with {loser} resolved in its favour")}
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
     plan.died = outcome.died
     plan.revived = outcome.revived

@@ -36,11 +36,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from memory_core.core.beliefs import BeliefView, Edge
+from memory_core.core.beliefs import BeliefView, Edge, Node
 from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 from memory_core.core.vocabulary import (
+    Rule,
     ALIVE, DEAD, DEPENDS_ON, DISPUTED, DISPUTES, INVALIDATED, REFUTED, SUPERSEDED, SUPERSEDES, SUPPORTS)
 
 L_ALIVE, L_DISPUTED, L_DEAD = "alive", "disputed", "dead"
@@ -48,11 +49,11 @@ LABELLED_KINDS = ("evidence", "conclusion")
 RELATION_STATE = {"contradicts": REFUTED, "supersedes": SUPERSEDED}
 
 
-def historical_node(node) -> bool:
+def historical_node(node: Optional[Node]) -> bool:
     """Superseded in time (core.validity): evidence whose validity ended (it has a
     ``valid_to``), or a conclusion that rested on one (conclusions are otherwise never
     superseded). It was true: it holds no more, yet what it defeated stays defeated."""
-    return node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
+    return node is not None and node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
 
 
 def label_of(state: str) -> str:
@@ -181,10 +182,10 @@ class Memory:
             key, rule, before, after = change["key"], change["rule"], change["before"], change["after"]
             if label_of(before["state"]) != L_DEAD and label_of(after["state"]) == L_DEAD:
                 self.before_death[key] = dict(before)
-            if rule == "promoted":
+            if rule == Rule.PROMOTED:
                 for loser in change.get("cause", []):
                     self.promotions.setdefault(loser, []).append((key, float(before["weight"])))
-            if rule == "weakened_no_rival":
+            if rule == Rule.WEAKENED_NO_RIVAL:
                 self.weakened[key] = float(before["weight"])
 
     def copy(self) -> "Memory":
@@ -233,7 +234,7 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         winners = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
         relation, confidence = verdicts.get(key, ("contradicts", None))
         state = RELATION_STATE.get(relation, REFUTED)
-        rule = "contradicted" if state == REFUTED else "superseded_by_fact"
+        rule = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
         if key in forced or key in verdicts:
             detail = f"judge: {relation}" + (f" (confidence {confidence:.2f})" if confidence is not None else "")
         else:
@@ -254,7 +255,7 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         if not lost:  # its justifications hold, but an attacker holds
             lost = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
             detail = f"superseded by {', '.join(lost)}"
-        record(view, plan, key, "justification_lost", lost, detail, state=INVALIDATED, weight=0.0)
+        record(view, plan, key, Rule.JUSTIFICATION_LOST, lost, detail, state=INVALIDATED, weight=0.0)
         outcome.died.append(key)
     for key in (k for k in moved if new[k] == L_DISPUTED):
         node = view.nodes[key]
@@ -263,7 +264,7 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
                          if new.get(a, label_of(view.state(a))) == L_DISPUTED})
         detail = (f"in dispute with {', '.join(rivals(view, key))}" if rivals(view, key)
                   else "its support runs through disputed nodes")
-        rule, detail = notes.get(key, ("disputed", detail))
+        rule, detail = notes.get(key, (Rule.DISPUTED, detail))
         weight = node.weight if old[key] != L_DEAD else memory.before_death.get(key, {}).get("weight", 0.5)
         record(view, plan, key, rule, cause, detail, state=DISPUTED, weight=weight)
         outcome.disputed.append(key)
@@ -280,7 +281,7 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         else:
             detail = f"its refuter {why_gone}" if gone else "nothing alive supersedes it any more"
         cause = sorted(set(gone) | set(holding))
-        rule, detail = notes.get(key, ("reinstated", detail))
+        rule, detail = notes.get(key, (Rule.REINSTATED, detail))
         before = memory.before_death.get(key, {})
         after = {"state": ALIVE}
         if old[key] == L_DEAD:
@@ -322,16 +323,16 @@ def reinstate_hypotheses(view: BeliefView, plan: Plan, revived: list[str], memor
         cause = sorted(set(view.alive_supporters(h)) & set(revived))
         if node.state == SUPERSEDED:
             weight = memory.before_death.get(h, {}).get("weight")
-            record(view, plan, h, "reinstated", cause, "alive supporting evidence is back",
+            record(view, plan, h, Rule.REINSTATED, cause, "alive supporting evidence is back",
                    state=ALIVE, weight=weight if weight is not None else (node.prior or 0.5))
             back.append(h)
             for rival, before in memory.promotions.get(h, []):
                 r = view.nodes.get(rival)
-                if r is not None and r.alive and r.weight > before and rival not in plan.keys_with("demoted"):
-                    record(view, plan, rival, "demoted", [h], f"promoted only because {h} had lost its support",
+                if r is not None and r.alive and r.weight > before and rival not in plan.keys_with(Rule.DEMOTED):
+                    record(view, plan, rival, Rule.DEMOTED, [h], f"promoted only because {h} had lost its support",
                            weight=before)
         elif node.alive and h in memory.weakened and node.weight < memory.weakened[h]:
-            record(view, plan, h, "reinstated", cause, "its supporting evidence is back", weight=memory.weakened[h])
+            record(view, plan, h, Rule.REINSTATED, cause, "its supporting evidence is back", weight=memory.weakened[h])
     return back
 
 

@@ -37,15 +37,15 @@ from datetime import date, datetime, timezone
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, BeliefView
-from memory_core.core.vocabulary import DISPUTED
+from memory_core.core.vocabulary import DISPUTED, Rule
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 
 UNTIMED, DISJOINT, ENDS_STORED, NEW_PRECEDES, SAME_PERIOD = (
     "untimed", "disjoint", "ends_stored", "new_precedes", "same_period")
 ONE_UNTIMED = "one_side_untimed"  # one side has a valid_from, the other not: decided as untimed
-HELD_UNTIL = "validity_ended"  # the rule of a change that ends a fact's validity (and its dependents')
-SHORTENED = "validity_shortened"  # the rule of a change that moves an ended fact's valid_to back
+HELD_UNTIL = Rule.VALIDITY_ENDED  # the rule of a change that ends a fact's validity (and its dependents')
+SHORTENED = Rule.VALIDITY_SHORTENED  # the rule of a change that moves an ended fact's valid_to back
 
 Interval = tuple[Optional[str], Optional[str]]
 
@@ -307,12 +307,12 @@ def reopen(view: BeliefView, plan: Plan, kept: Iterable[tuple[str, str, float]],
         decision = decisions.get(key)
         when = f"from {node.valid_from}" if node.valid_from else "without a start date"
         if decision is None or (not decision.dispute and decision.winner != EVIDENCE):
-            record(view, plan, key, "contradicted", [new_key],
+            record(view, plan, key, Rule.CONTRADICTED, [new_key],
                    f"judge: {relation}; {new_key} claims the same period ({when}), and it was superseded in "
                    f"time only (held until {node.valid_to}): refuted, never true", state=REFUTED, weight=0.0)
             changed.append(key)
         elif decision.dispute:
-            record(view, plan, key, "disputed", [new_key], f"in dispute with {new_key} over the same period ({when})",
+            record(view, plan, key, Rule.DISPUTED, [new_key], f"in dispute with {new_key} over the same period ({when})",
                    state=DISPUTED, weight=0.5)
             changed.append(key)
     return changed

@@ -56,6 +56,9 @@ class Rule(StrEnum):
     REINSTATED = "reinstated"
     RESOLVED = "resolved"
     DEMOTED = "demoted"
+    VALIDITY_ENDED = "validity_ended"
+    VALIDITY_SHORTENED = "validity_shortened"
+    NOT_REINSTATED = "not_reinstated"
 
 
 DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (
@@ -68,7 +71,6 @@ DISPUTED = State.DISPUTED
 STATES = tuple(State)
 DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
 
-NODE_KINDS = tuple(NodeKind)
 # the text field of each kind in the stores (the investigation file calls the question's "text")
 TEXT_FIELD = {NodeKind.QUESTION: "question", NodeKind.HYPOTHESIS: "statement",
               NodeKind.EVIDENCE: "claim", NodeKind.CONCLUSION: "statement"}

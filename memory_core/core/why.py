@@ -13,27 +13,28 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from memory_core.core.vocabulary import Rule
 from memory_core.core.beliefs import ALIVE, BeliefView
 from memory_core.core.keys import normalise_key
 
 RULE_TEXT = {
-    "contradicted": "refuted: contradicted by new evidence {cause}",
-    "superseded_by_fact": "superseded by new evidence {cause}",
-    "justification_lost": "invalidated: it rested on {cause}, now dead",
-    "noncritical_decay": "weakened: non-critical dependency {cause} died",
-    "support_lost": "superseded: lost its supporting evidence; rival promoted ({cause})",
-    "weakened_no_rival": "weakened: lost its support {cause}, no supported rival",
-    "promoted": "promoted over {cause}",
-    "rebalanced": "weight lowered so the promoted rival {cause} stays on top",
-    "orphaned": "forgotten: dead, and nothing alive consumes or supersedes it",
-    "validity_ended": "superseded in time: {detail}",
-    "validity_shortened": "its validity ends earlier: {detail}",
-    "outranked": "refuted: recorded, but {cause} won the contradiction",
-    "disputed": "disputed: neither side won ({cause})",
-    "reinstated": "reinstated: alive again (cause: {cause})",
-    "resolved": "alive again: its dispute was resolved in its favour ({cause} lost)",
-    "demoted": "promotion undone: {cause} has its support back",
-    "not_reinstated": "stays dead: its refuter died, but {cause} contradicts it too",
+    Rule.CONTRADICTED: "refuted: contradicted by new evidence {cause}",
+    Rule.SUPERSEDED_BY_FACT: "superseded by new evidence {cause}",
+    Rule.JUSTIFICATION_LOST: "invalidated: it rested on {cause}, now dead",
+    Rule.NONCRITICAL_DECAY: "weakened: non-critical dependency {cause} died",
+    Rule.SUPPORT_LOST: "superseded: lost its supporting evidence; rival promoted ({cause})",
+    Rule.WEAKENED_NO_RIVAL: "weakened: lost its support {cause}, no supported rival",
+    Rule.PROMOTED: "promoted over {cause}",
+    Rule.REBALANCED: "weight lowered so the promoted rival {cause} stays on top",
+    Rule.ORPHANED: "forgotten: dead, and nothing alive consumes or supersedes it",
+    Rule.VALIDITY_ENDED: "superseded in time: {detail}",
+    Rule.VALIDITY_SHORTENED: "its validity ends earlier: {detail}",
+    Rule.OUTRANKED: "refuted: recorded, but {cause} won the contradiction",
+    Rule.DISPUTED: "disputed: neither side won ({cause})",
+    Rule.REINSTATED: "reinstated: alive again (cause: {cause})",
+    Rule.RESOLVED: "alive again: its dispute was resolved in its favour ({cause} lost)",
+    Rule.DEMOTED: "promotion undone: {cause} has its support back",
+    Rule.NOT_REINSTATED: "stays dead: its refuter died, but {cause} contradicts it too",
 }
 
 
@@ -121,7 +122,7 @@ def history(entries: Iterable[dict], key: str) -> dict:
             if mine(entry.get("forgotten")):
                 fate = "forgotten"
                 by = [entry["new_evidence"]] if entry.get("new_evidence") else []
-                events.append(dict(base, rule="orphaned", state="forgotten", cause=by, text=sentence("orphaned", [])))
+                events.append(dict(base, rule=Rule.ORPHANED, state="forgotten", cause=by, text=sentence(Rule.ORPHANED, [])))
     result = {"key": canonical or key, "known": bool(events), "events": events, "fate": fate}
     if fate == "removed":
         result["removed_by_undo"] = removed_by
@@ -217,6 +218,6 @@ def revision_log(entries: Iterable[dict]) -> list[dict]:
                                detail=change.get("detail", ""),
                                **{"from": change["before"]["state"], "to": change["after"]["state"]}))
         for gone in entry.get("forgotten", []):
-            result.append(dict(base, key=gone, rule="orphaned", cause=[], detail="forgotten from graph and vector store",
+            result.append(dict(base, key=gone, rule=Rule.ORPHANED, cause=[], detail="forgotten from graph and vector store",
                                **{"from": None, "to": "forgotten"}))
     return result

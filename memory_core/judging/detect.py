@@ -17,13 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from memory_core.core.identity import collection
-from memory_core.store.belief_store import state_of, to_node
+from memory_core.store.belief_store import to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
                                         pinned_verdict, structured_verdict)
 from memory_core.store import config
-from memory_core.core.keys import sp_key
 
 # Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
 # fixed distance cutoff: measured (docs/judging.md, "Gate 1"), a cutoff drops most paraphrased contradictions.

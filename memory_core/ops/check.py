@@ -35,7 +35,7 @@ from memory_core.core.cardinality import multi_valued, stored_predicates
 from memory_core.core.keys import sp_key
 from memory_core.core.vocabulary import DISPUTES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
-from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection
+from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection
 from memory_core.core.revision import plan_relabel, plan_settle
 from memory_core.core.tms import three_valued_violations
 from memory_core.store.stores import Stores

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from typing import Iterable, Optional
+from typing import Iterable
 
 from memory_core.core.beliefs import Edge
 from memory_core.core.vocabulary import ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, SUPERSEDES, SUPPORTS
@@ -48,8 +48,7 @@ def well_founded(states: dict[str, str], edges: Iterable[Edge]) -> set[str]:
     for edge in edges:
         if edge.kind != DEPENDS_ON or not edge.critical:
             continue
-        names = list(edge.groups) if edge.groups else [edge.group]
-        for name in names:
+        for name in edge.memberships:
             groups[edge.src]["" if name is None else str(name)].add(edge.dst)
     missing: dict[tuple[str, str], int] = {}
     waiting: dict[str, list[tuple[str, str]]] = defaultdict(list)

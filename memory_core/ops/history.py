@@ -25,7 +25,7 @@ from typing import Iterable, Iterator, Optional
 
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import FalsifyError, InputError
-from memory_core.core.identity import KINDS, KIND_BY_TYPE, TYPE_BY_KIND, collection, node_id
+from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.store.stores import Stores
 from memory_core.store.belief_store import BeliefStore

@@ -40,7 +40,7 @@ from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
 from memory_core.core.keys import normalise_key, normalise_term, sp_key
 from memory_core.core.tms import downstream
-from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
 from memory_core.core.why import why_alive
 from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
@@ -49,7 +49,6 @@ from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.lexical import query_words
 
 BASELINE_K = 3
-DEAD_WORDS = {"refuted": "refuted", "superseded": "superseded", "invalidated": "invalidated"}
 RECALL_POOL = 32  # rows of each collection each retriever returns before the truth state filters them
 MATCHES_SHOWN = 5  # the alive beliefs nearest the question, listed with every answer
 LLM_EXTRA = 2  # further relevant alive facts an LLM answer may draw on
@@ -73,8 +72,7 @@ when where which while who whom whose why will with would you your""".split())
 
 def recall_floor(settings) -> float:
     """The cosine distance within which a stored belief counts as relevant to a question."""
-    value = settings.recall_floor
-    return DEFAULT_FLOOR if value is None else value
+    return DEFAULT_FLOOR if settings.recall_floor is None else settings.recall_floor
 
 
 def content_words(text: str) -> set[str]:
@@ -161,7 +159,7 @@ class Slice:
         return to_node(props)
 
 
-WINNING_RULES = ("contradicted", "superseded_by_fact", "validity_ended")
+WINNING_RULES = (Rule.CONTRADICTED, Rule.SUPERSEDED_BY_FACT, Rule.VALIDITY_ENDED)
 _MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
 
 
@@ -203,11 +201,6 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
         _MARKS_CACHE.clear()
     _MARKS_CACHE[ident] = (promoted, winners)
     return promoted, winners
-
-
-def promoted_keys(journal) -> dict[str, int]:
-    """Hypotheses promoted by a revision that has not been undone → epoch."""
-    return dict(revision_marks(journal)[0])
 
 
 def disputes_of(view) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import time
 
+from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
@@ -97,7 +98,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
                   superseded=plan.superseded, invalidated=plan.invalidated, weakened=plan.weakened,
                   promoted=plan.promoted, forgotten=forgotten, epoch=epoch, question=view.nodes[winner].question,
                   **plan_fields(plan))
-    kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
+    kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     if kept:
         result["not_reinstated"] = kept
         result["note"] = f"{', '.join(kept)} stay(s) dead: {winner} contradicts it too (not reinstated)"

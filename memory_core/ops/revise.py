@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
+from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
@@ -127,7 +128,7 @@ def result_of(job: FactJob) -> dict:
     spans = intervals(job, plan)
     if spans:
         result["intervals"] = spans
-    kept = [c.key for c in plan.changes if c.rule == "not_reinstated"]
+    kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
     if kept or unjudged:
         result["not_reinstated"] = kept

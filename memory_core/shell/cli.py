@@ -16,23 +16,27 @@ import os
 import sys
 
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message
-from memory_core.shell import remote
+from memory_core.shell import commands, remote
 from memory_core.shell.commands import (BORROWED, COMMANDS, EXIT_BUSY, EXIT_EMBEDDER, EXIT_INPUT, EXIT_JUDGE,  # noqa: F401
                                         EXIT_OK, EXIT_PROBLEMS, NEEDS_ROOT, build_parser, crash_log, emit,
                                         internal_error, program_name, run)
 from memory_core.shell.demo import run_demo, run_session
+from memory_core.shell import warm_server
 from memory_core.shell.warm_server import run_command
 from memory_core.store import config
 from memory_core.store.settings import (claim_process, llm_key_configured, load_dotenv_file, resolve_root,
                                         use_database)
 from memory_core.web.server import run_server
 
-DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
-def main(argv=None) -> int:
-    """``python main.py`` / ``falsify``: errors and notes name the CLI's flags
-    (memory_core.core.errors.render) for the whole command, and only for it."""
+def main(argv=None, ran=None) -> int:
+    """``python main.py`` / ``falsify`` (through ``memory_core.shell.entry``): run the command
+    in this process. Errors and notes name the CLI's flags (memory_core.core.errors.render)
+    for the whole command, and only for it. ``ran``: how this process came to run it
+    (``commands.RAN``: the launcher's child, or cold and why)."""
+    commands.RAN.clear()
+    commands.RAN.update(ran or {})
     token = VOCABULARY.set("cli")
     try:
         return _main(argv)
@@ -52,7 +56,7 @@ def _main(argv=None) -> int:
     except FalsifyError as error:  # a FALSIFY_* value that does not parse: exit 2, naming it
         print(error_message(error), file=sys.stderr)
         return error.exit_code
-    answered = remote.forward(args)  # a server running on this root answers it (the warm CLI)
+    answered = None if args.cold else remote.forward(args)  # a server running on this root answers it
     if answered is not None:
         return answered
     try:
@@ -73,6 +77,9 @@ def _main(argv=None) -> int:
                   "LLM_ENDPOINT) in the environment or in .env (see .env.template).")
             return EXIT_OK
         return run_demo(args.root, keep=args.keep)
+    if args.command in ("serve", "mcp"):  # the settings a forwarded command must share with this server
+        warm_server.SETTINGS_ENV.clear()
+        warm_server.SETTINGS_ENV.update(os.environ)
     if args.command == "serve":
         return serve(args)
     if args.command == "mcp":

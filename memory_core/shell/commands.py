@@ -26,6 +26,7 @@ from pathlib import Path
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
+from memory_core.core import validity
 from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
@@ -41,14 +42,38 @@ def program_name() -> str:
     return "python main.py" if Path(sys.argv[0] or "").name in ("main.py", "") else "falsify"
 
 
+# how this process came to run the command: {"by": "launcher", "launcher_pid": N, "started": bool}
+# for a child of the launcher, {"by": None, "reason": why not} for a cold one (memory_core.shell.cli.main)
+RAN: dict = {}
+
+
+def run_note() -> str:
+    """One line saying whether this command ran warm, and how (``status`` and ``--help`` print it)."""
+    if BORROWED.get() is not None:
+        return f"ran warm: answered by the FALSIFY server holding this root (pid {os.getpid()})"
+    if RAN.get("by") == "launcher":
+        if RAN.get("started"):
+            return (f"ran in the FALSIFY launcher this command started (pid {RAN.get('launcher_pid')}); "
+                    "the next commands start warm")
+        spare = ", cognee already imported for this root" if RAN.get("spare") else ""
+        return f"ran warm: forked by the FALSIFY launcher (pid {RAN.get('launcher_pid')}){spare}"
+    reason = RAN.get("reason")
+    return f"ran cold ({reason})" if reason else "ran cold"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=program_name(),
         description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
                     "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
         epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
-               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed.")
+               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed. "
+               "Start-up: commands run in a child of a per-user warm launcher, started by the first command "
+               "(FALSIFY_LAUNCHER=0, FALSIFY_NO_SERVER=1 or --cold: run in this process); this one " + run_note() + ".")
     p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
+    p.add_argument("--cold", action="store_true",
+                   help="run the command in this process: no warm launcher, no server's warm CLI "
+                        "(as FALSIFY_NO_SERVER=1)")
     p.add_argument("--database", metavar="URL",
                    help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
                         "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)")
@@ -199,7 +224,7 @@ async def _open(args, purpose="cli"):
     return app
 
 
-async def _simple(args, name: str, call, printer: str) -> dict:
+async def _simple(args, name: str, call, printer) -> dict:
     """Open the root, run ``call(app)``, close, print (JSON or the human form)."""
     app = await _open(args, name)
     try:
@@ -208,8 +233,15 @@ async def _simple(args, name: str, call, printer: str) -> dict:
             result = await result
     finally:
         await app.close()
-    emit(result, args.json, getattr(report, printer))
+    emit(result, args.json, printer)
     return result
+
+
+def _whole_epoch(value) -> None:
+    """An ``--epoch`` that is not a whole number fails before the root is opened (the range is
+    checked against the root's epochs once it is)."""
+    if value is not None and not (value.strip().isdigit() and value.strip().isascii()):
+        raise InputError(f"the epoch must be a whole number from 0 to the current epoch, got {value!r}")
 
 
 async def cmd_load(args) -> int:
@@ -221,7 +253,7 @@ async def cmd_load(args) -> int:
     else:
         source = _readable(Path(source))
     _validate_first(args, source)
-    await _simple(args, "load", lambda app: app.load(source), "print_load")
+    await _simple(args, "load", lambda app: app.load(source), report.print_load)
     return EXIT_OK
 
 
@@ -256,7 +288,10 @@ def _validate_first(args, source) -> None:
 
 
 async def cmd_status(args) -> int:
-    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), "print_status")
+    _whole_epoch(args.epoch)
+    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), report.print_status)
+    if not args.json:
+        print(f"\n({run_note()})")
     return EXIT_OK
 
 
@@ -308,9 +343,13 @@ async def cmd_revise(args) -> int:
     app = await _open(args, "revise")
     try:
         if args.file:
-            await revise_op.revise_many(app.stores, requests, what=args.file, dry_run=args.dry_run, on_result=show)
+            await app.revise_many(requests, what=args.file, dry_run=args.dry_run, on_result=show)
         else:
-            show(await revise_op.revise(app.stores, request, dry_run=args.dry_run))
+            show(await app.revise(args.fact, triple=args.triple, target=args.target, key=args.key,
+                                  source=args.source, asserted_at=args.asserted_at, trust=_number_arg(args.trust, "--trust"),
+                                  policy=args.policy, valid_from=args.valid_from, valid_to=args.valid_to,
+                                  record=args.record, supports=args.supports, refutes=args.refutes,
+                                  weight=_number_arg(args.weight, "--weight"), dry_run=args.dry_run))
     finally:
         await app.close()
     return EXIT_OK
@@ -344,28 +383,30 @@ def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
 
 
 async def cmd_explain(args) -> int:
-    await _simple(args, "explain", lambda app: app.explain(args.key), "print_explain")
+    await _simple(args, "explain", lambda app: app.explain(args.key), report.print_explain)
     return EXIT_OK
 
 
 async def cmd_recall(args) -> int:
+    _whole_epoch(args.epoch)
+    validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
     await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
-                                                         inquiry=args.inquiry, path=args.path), "print_recall")
+                                                         inquiry=args.inquiry, path=args.path), report.print_recall)
     return EXIT_OK
 
 
 async def cmd_resolve(args) -> int:
-    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), "print_revision")
+    await _simple(args, "resolve", lambda app: app.resolve(args.loser, args.winner), report.print_revision)
     return EXIT_OK
 
 
 async def cmd_undo(args) -> int:
-    await _simple(args, "undo", lambda app: app.undo(), "print_undo")
+    await _simple(args, "undo", lambda app: app.undo(), report.print_undo)
     return EXIT_OK
 
 
 async def cmd_check(args) -> int:
-    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), "print_check")
+    result = await _simple(args, "check", lambda app: app.check(repair=args.repair), report.print_check)
     return EXIT_OK if result["clean"] or (args.repair and result.get("clean_after_repair")) else EXIT_PROBLEMS
 
 

@@ -52,7 +52,17 @@ NOT_FORWARDED = {"serve", "mcp"}
 # of memory_core is imported); the server decides from the facade's declarations (memory_core.api's
 # @writes), which tests/test_warm_cli_safety.py holds this list to
 WRITERS = {"load", "revise", "undo", "check", "resolve"}
-OTHER_ROOT = 99  # the server's answer when the command line names another root
+OTHER_ROOT = 99  # the server's answer when the command line names another root (or another store)
+# The settings a forwarded command must share with the server that runs it, as its cold run would
+# read them: FALSIFY's (memory_core/store/config.py), the LLM's and the embedder's. Those not
+# compared do not change what a command does, or are the server process's own.
+SETTING_PREFIXES = ("FALSIFY_", "LLM_", "EMBEDDING_")
+NOT_COMPARED = frozenset({
+    "FALSIFY_HOME", "FALSIFY_LOCK_TIMEOUT", "FALSIFY_NO_SERVER", "FALSIFY_LAUNCHER", "FALSIFY_LAUNCHER_IDLE_S",
+    "FALSIFY_RUNTIME_DIR", "FALSIFY_TOKEN", "FALSIFY_TOKEN_FILE", "FALSIFY_MALLOC_ARENA_MAX", "FALSIFY_ARROW_POOL",
+    "FALSIFY_GRAPH_REOPEN_EVERY", "FALSIFY_GRAPH_COMPACT_RATIO", "FALSIFY_VECTOR_PRUNE_EVERY",
+    "FALSIFY_VECTOR_PRUNE_AGE_S", "FALSIFY_VECTOR_RECONNECT", "FALSIFY_RUN_HISTORY_KEEP", "FALSIFY_FAULT_AT"})
+STORE = ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")  # differing: another store than the server's
 
 
 def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
@@ -62,8 +72,9 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--demo", "--session", "--database") or arg.startswith(("--session=", "--database=")):
-            return None  # help, the demo, another database: always answered here
+        if arg in ("-h", "--help", "--demo", "--session", "--database", "--cold") \
+                or arg.startswith(("--session=", "--database=")):
+            return None  # help, the demo, another database, --cold: always answered here
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
             continue
@@ -118,6 +129,26 @@ def _settings():
     return module.read()
 
 
+def settings_digests(env, salt: str) -> dict:
+    """{name: salted digest of its value} of the settings in ``env`` a forwarded command must
+    share with its server (values, keys included, are never sent). FALSIFY_BACKEND by meaning
+    (unset, ``embedded`` and ``ladybug`` are one backend)."""
+    import hashlib
+
+    values = {k: v.strip() for k, v in env.items() if k.startswith(SETTING_PREFIXES) and k not in NOT_COMPARED}
+    backend = values.pop("FALSIFY_BACKEND", "").lower()
+    if backend not in ("", "ladybug", "embedded"):
+        values["FALSIFY_BACKEND"] = "postgres" if backend in ("postgresql", "pgvector") else backend
+    # FALSIFY_EMBEDDER by meaning too: "local", or unset with no hosted embedding configured (no
+    # EMBEDDING_* model, no LLM key: memory_core/store/environment.py), is the bundled model
+    embedder = values.pop("FALSIFY_EMBEDDER", "").lower()
+    hosted = any(values.get(k) for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
+                                         "EMBEDDING_API_KEY", "LLM_API_KEY"))
+    if embedder != "local" and (embedder or hosted):
+        values["FALSIFY_EMBEDDER"] = embedder or "hosted"
+    return {k: hashlib.sha256(f"{salt}\0{k}\0{v}".encode()).hexdigest()[:32] for k, v in values.items() if v}
+
+
 def discover(root: Path) -> Optional[dict]:
     """The running server's address and secret, or None (no server, or not alive)."""
     try:
@@ -167,8 +198,10 @@ def forward(argv=None) -> Optional[int]:
     if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
         stdin_bytes = read_stdin()
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
+    salt = os.urandom(16).hex()
     body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": settings.home,
-                       "stdin": stdin, "request_id": os.urandom(16).hex()}).encode("utf-8")
+                       "stdin": stdin, "request_id": os.urandom(16).hex(),
+                       "settings": {"salt": salt, "digests": settings_digests(os.environ, salt)}}).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
     try:
         resp, data = _exchange(conn, body, headers)

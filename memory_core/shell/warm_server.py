@@ -14,6 +14,7 @@ import asyncio
 import base64
 import contextlib
 import io
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -21,10 +22,13 @@ from typing import Optional
 from memory_core.api import Falsify, changes_graph
 from memory_core.core.errors import FalsifyError, error_message
 from memory_core.session import Gate
-from memory_core.shell.commands import BORROWED, COMMANDS, EXIT_PROBLEMS, build_parser, internal_error
-from memory_core.shell.remote import FORWARDED, OTHER_ROOT, root_of
+from memory_core.shell.commands import BORROWED, COMMANDS, EXIT_BUSY, EXIT_PROBLEMS, build_parser, internal_error
+from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, root_of, settings_digests
 
 REMEMBERED = 256  # request ids (and their answers) a server keeps
+# the environment this server's settings were read from (its start, with the project's .env), set by
+# the CLI before it serves: a forwarded command runs here only with the same settings
+SETTINGS_ENV: dict = {}
 
 
 # the facade method each forwarded command runs (``revise --file``: revise_many, declared alike);
@@ -75,6 +79,27 @@ async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     return answer
 
 
+def settings_differ(theirs) -> list[str]:
+    """The settings (names) in which a forwarded command's cold run would differ from this
+    server's: the client's, with what the project's .env adds to them, against the server's.
+    A request that does not carry its settings (a caller other than the CLI's client, which
+    always does: one inside the server's process, or a hand-made request) runs with the server's."""
+    from memory_core.store.settings import PROJECT_DIR
+
+    if not isinstance(theirs, dict):
+        return []
+    salt = str(theirs.get("salt") or "")
+    digests = theirs.get("digests") if isinstance(theirs.get("digests"), dict) else {}
+    env_file = PROJECT_DIR / ".env"
+    if env_file.is_file():  # the client's cold run would load it too, without overriding its environment
+        from dotenv import dotenv_values
+
+        added = {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+        digests = {**settings_digests(added, salt), **digests}
+    ours = settings_digests(SETTINGS_ENV or os.environ, salt)
+    return sorted(k for k in set(ours) | set(digests) if ours.get(k) != digests.get(k))
+
+
 def _not_regular(name: str) -> Optional[str]:
     """The error line for a file argument that is not a regular file (a FIFO would stall the
     server's one event loop, and every client behind it); None for a regular or missing one."""
@@ -106,6 +131,14 @@ async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     if command not in FORWARDED or command not in COMMANDS or args.demo or args.session or here is None \
             or getattr(args, "database", None) or Path(here).resolve() != wanted:
         return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
+    differ = settings_differ(request.get("settings"))
+    if set(differ) & set(STORE):  # another backend or database: not this server's store; run it cold
+        return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
+    if differ:
+        return {"stdout": "", "exit": EXIT_BUSY,
+                "stderr": f"error: the FALSIFY server holding this root (pid {os.getpid()}) runs with other settings "
+                          f"than this command ({', '.join(differ)}); nothing was run. Run the command with the "
+                          "server's settings, or stop the server (the command then runs cold)\n"}
     for name in ("file",):  # file arguments are relative to the client's directory
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":

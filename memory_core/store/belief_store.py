@@ -22,7 +22,7 @@ from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
-from memory_core.store import backends, config
+from memory_core.store import backends, config, embedder
 from memory_core.store.backends.base import Backend, node_props  # noqa: F401  (node_props re-exported)
 from memory_core.store.backends.housekeeping import ladybug_home
 from memory_core.store.embedder import reuse_vectors
@@ -483,13 +483,12 @@ async def warm_up(store: "BeliefStore") -> float:
     runner once (the first pipeline run of a process costs ~1 s). Returns milliseconds."""
     import time
 
-    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
     from cognee.tasks.storage import add_data_points  # noqa: F401  (cognee imports the write path lazily)
 
     from memory_core.store.pipeline import noop_tasks, run_pipeline
 
     start = time.perf_counter()
     await run_pipeline(noop_tasks(), [{}], "falsify_warm_up")
-    await get_embedding_engine().embed_text(["warm up"])  # loads the embedding model
+    await embedder.embedding_engine().embed_text(["warm up"])  # loads the embedding model
     await store.search(collection("evidence"), "warm up", 1)  # opens the vector table
     return (time.perf_counter() - start) * 1000

@@ -68,7 +68,10 @@ class Settings:
     # shells
     token: Optional[str] = dataclasses.field(default=None, repr=False)  # FALSIFY_TOKEN (secret)
     token_file: Optional[str] = None            # FALSIFY_TOKEN_FILE
-    no_server: bool = False                     # FALSIFY_NO_SERVER: the CLI never forwards to a server
+    no_server: bool = False                     # FALSIFY_NO_SERVER: the CLI never forwards to a server or launcher
+    launcher: bool = True                       # FALSIFY_LAUNCHER: commands start warm through the launcher
+    launcher_idle_s: float = 900.0              # FALSIFY_LAUNCHER_IDLE_S, seconds > 0
+    runtime_dir: Optional[str] = None           # FALSIFY_RUNTIME_DIR (the launcher's private directory)
 
     def __repr__(self) -> str:  # never prints a secret
         values = dataclasses.asdict(self)
@@ -183,6 +186,9 @@ def read(env: Optional[Mapping[str, str]] = None) -> Settings:
         token=_text(env, "FALSIFY_TOKEN"),
         token_file=_text(env, "FALSIFY_TOKEN_FILE"),
         no_server=_flag(env, "FALSIFY_NO_SERVER", False),
+        launcher=_flag(env, "FALSIFY_LAUNCHER", True),
+        launcher_idle_s=_number(env, "FALSIFY_LAUNCHER_IDLE_S", float, 900.0, lambda v: v > 0, "seconds, more than 0"),
+        runtime_dir=_text(env, "FALSIFY_RUNTIME_DIR"),
     )
 
 

@@ -308,6 +308,60 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
+# ---- onnxruntime's memory arena (a fastembed internal: its text model's ``model``, the session)
+
+class _ShrinkingSession:
+    """fastembed's onnxruntime session, each run told to give back what the CPU memory arena
+    grew by during the run. onnxruntime keeps its arena at the largest batch the session ever
+    ran, for the process's life (a bare process embedding 5 batches of 64 long texts: RSS
+    1,023 MB, 1,001 after malloc_trim; with the shrinkage 251, 217 after malloc_trim; the same
+    vectors): a long-lived server would otherwise hold the peak of its largest load or batch."""
+
+    def __init__(self, session):
+        import onnxruntime
+
+        self._session = session
+        self._options = onnxruntime.RunOptions()
+        self._options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+    def run(self, output_names, input_feed, run_options=None):
+        return self._session.run(output_names, input_feed, run_options or self._options)
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+
+def lean(engine) -> None:
+    """Make cognee's fastembed engine (``engine.embedding_model``: fastembed's TextEmbedding,
+    whose ``model.model`` is the onnxruntime session) give its memory arena back after each
+    batch. Idempotent; any other engine is left alone. tests/test_embedder_memory.py checks
+    the layout."""
+    engine = getattr(engine, "_inner", engine)  # a _ReusingEngine stand-in
+    model = getattr(getattr(engine, "embedding_model", None), "model", None)
+    session = getattr(model, "model", None)
+    if session is None or isinstance(session, _ShrinkingSession) or not callable(getattr(session, "run", None)):
+        return
+    model.model = _ShrinkingSession(session)
+
+
+def embedding_engine():
+    """cognee's embedding engine for this process's configuration, lean (:func:`lean`)."""
+    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+    engine = get_embedding_engine()
+    lean(engine)
+    return engine
+
+
+def preload() -> None:
+    """What a command that embeds (load, revise, recall) does first with the offline embedder,
+    done ahead by a process that will run one (the launcher's spare): LanceDB imported and
+    cognee's embedding engine built, its model loaded."""
+    import lancedb  # noqa: F401
+
+    embedding_engine()
+
+
 # ---- reusing vectors already computed (a cognee internal: the vector adapters' ``embedding_engine``)
 
 class _ReusingEngine:
@@ -389,6 +443,7 @@ async def embed_text(engine, texts: list[str]):
     import asyncio
 
     inner = _engine_of(engine)
+    lean(inner)  # the arena given back after each batch
     return await asyncio.to_thread(lambda: asyncio.run(inner.embed_text(list(texts))))
 
 
@@ -396,4 +451,5 @@ def warm_model(engine) -> None:
     """Run a local model once (its first run allocates and optimises: ~0.1-0.5 s), from a
     worker thread at open, so the first revision does not pay it. No-op for remote models."""
     if computes_locally(engine):
+        lean(_engine_of(engine))
         list(_engine_of(engine).embedding_model.embed(["warm up"]))

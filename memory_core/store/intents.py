@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Optional
 
 from memory_core.core.beliefs import BeliefView, Node
-from memory_core.core.vocabulary import PART_OF
 from memory_core.core.identity import node_id
 from memory_core.core.plan import Plan
 from memory_core.core.keys import sp_key
-from memory_core.store.belief_store import BeliefStore, edge_row
+from memory_core.store.belief_store import BeliefStore
 
 
 def node_entry(kind: str, key: str, props: dict, state: str, epoch: int, weight: float, edges: list) -> dict:

@@ -25,7 +25,6 @@ else:
 
 from memory_core.core.keys import normalise_key  # noqa: F401  (re-exported)
 
-NODE_TYPES = ("question", "hypothesis", "evidence", "conclusion")
 
 
 class BeliefNode(DataPoint):

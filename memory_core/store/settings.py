@@ -34,18 +34,6 @@ from memory_core.store.lock import refuse_unsafe_root
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
-# Environment keys FALSIFY owns: set from the data root, never from a .env.
-_OWNED = (
-    "SYSTEM_ROOT_DIRECTORY",
-    "DATA_ROOT_DIRECTORY",
-    "CACHE_ROOT_DIRECTORY",
-    "COGNEE_LOGS_DIR",
-    "ENABLE_BACKEND_ACCESS_CONTROL",
-    "FASTEMBED_CACHE_PATH",
-    "HF_HUB_CACHE",
-)
-
-
 @dataclass(frozen=True)
 class Paths:
     root: Path
@@ -244,6 +232,10 @@ def configure(root: str | os.PathLike | None = None, backend: "backends.Backend 
         # (LadybugDB/ladybug#924): at cognee's 32 GiB default a long-lived process
         # (the viewer) dies after ~900 revisions. bench.checkpoint_budget reproduces it.
         "KUZU_MAX_DB_SIZE": str(1 << 40),
+        # cognee's default buffer pool (32 GiB of address space) costs ~80 MB of resident memory
+        # at open for the page table of its frames, whatever the graph's size; 4 GiB costs ~10
+        # and still holds a graph far larger than a belief memory's (a power of 2, as ladybug needs)
+        "KUZU_BUFFER_POOL_SIZE": str(1 << 32),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "GLINER_AUTO_INSTALL": "false",
         "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",

@@ -18,7 +18,7 @@ import asyncio
 import copy
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.plan import Plan
@@ -161,6 +161,9 @@ class RevisionBatch:
     registered: dict[str, float] = field(default_factory=dict)
     restored: set[str] = field(default_factory=set)
     new_keys: frozenset[str] = frozenset()  # the keys of the batch's new facts
+    # question key -> its predicate declarations (or None), read once per batch: a revision never
+    # changes a question's declarations
+    declarations: dict[str, Optional[dict]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.jobs:
@@ -182,6 +185,14 @@ class RevisionBatch:
     def fail(self, error: BaseException) -> None:
         """Nothing of the batch is applied: ``error`` is what its caller raises."""
         self.stop = Stop(error)
+
+    async def declared(self, question: str) -> Optional[dict]:
+        """The predicate declarations of ``question`` (None: it declares none), read from the
+        store once per batch."""
+        if question not in self.declarations:
+            found = await self.stores.store.declared_predicates([{"question_key": question}])
+            self.declarations[question] = found.get(question)
+        return self.declarations[question]
 
     def snapshot_original(self) -> None:
         self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()} if self.view is not None else {}

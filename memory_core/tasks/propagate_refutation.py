@@ -16,7 +16,7 @@ from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.policy import NewFact, decisions_for
-from memory_core.tasks.batch import FactJob, RevisionBatch
+from memory_core.tasks.batch import FactJob
 from memory_core.tasks.detect_contradictions import narrow
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 

@@ -162,7 +162,7 @@ async def judge_batch_facts_by_cardinality(job) -> None:
         if other is None or cand.judge != "structured":
             continue
         q = other.plan.new_node.question
-        declared = (await batch.stores.store.declared_predicates([{"question_key": q}])).get(q)
+        declared = await batch.declared(q)
         s, p, o = other.request.triple
         v = structured_verdict(request.triple, {"subject": s, "predicate": p, "object": o}, declared)
         if v is not None:

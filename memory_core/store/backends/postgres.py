@@ -322,7 +322,7 @@ def database_url(settings: Optional[Settings] = None) -> str:
     if url:
         scheme, sep, rest = url.partition("://")
         if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
-            raise InputError(f"FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
+            raise InputError("FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
         return "postgresql://" + rest
     need = {k: os.environ.get(k, "").strip() for k in ("DB_HOST", "DB_USERNAME", "DB_PASSWORD", "DB_NAME")}
     missing = [k for k, v in need.items() if not v]

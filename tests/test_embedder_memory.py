@@ -1,0 +1,42 @@
+"""The offline embedder gives its memory back: cognee's fastembed engine runs an onnxruntime
+session whose CPU arena would otherwise stay at the largest batch it ever embedded for the
+process's life (memory_core.store.embedder.lean). This checks the layout FALSIFY leans on
+(fastembed's TextEmbedding -> its text model -> ``model``, the session) and that the vectors
+are the session's own; bench.startup measures the memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.store import embedder
+
+
+async def test_the_offline_embedders_session_gives_its_arena_back(app):
+    engine = embedder.embedding_engine()
+    session = engine.embedding_model.model.model
+    assert isinstance(session, embedder._ShrinkingSession), type(session)
+    inner = session._session
+    assert type(inner).__name__ == "InferenceSession" and callable(inner.run)
+    embedder.lean(engine)  # idempotent
+    assert engine.embedding_model.model.model is session
+    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
+    wrapped = await engine.embed_text(texts)
+    engine.embedding_model.model.model = inner
+    try:
+        raw = await engine.embed_text(texts)
+    finally:
+        engine.embedding_model.model.model = session
+    assert len(wrapped) == len(raw) == 2
+    for a, b in zip(wrapped, raw):
+        assert list(a) == pytest.approx(list(b), abs=1e-6)
+
+
+def test_other_engines_are_left_alone():
+    class Remote:
+        async def embed_text(self, texts):
+            return [[0.0] for _ in texts]
+
+    engine = Remote()
+    embedder.lean(engine)
+    embedder.lean(None)
+    assert not hasattr(engine, "embedding_model")
