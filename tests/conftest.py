@@ -163,9 +163,9 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_teardown(item, nextitem):
     """The last test of a file closes the Chromium its file's browser tests shared (tests/browser.py)."""
     if nextitem is None or nextitem.path != item.path:
-        for name in ("browser", "tests.browser"):  # imported under either name
-            module = sys.modules.get(name)
-            if module is not None and Path(module.__file__ or "") == REPO / "tests" / "browser.py":
+        for name, module in list(sys.modules.items()):  # imported as browser, tests.browser, tests.support.browser...
+            where = Path(getattr(module, "__file__", None) or "")
+            if name.split(".")[-1] == "browser" and where.name == "browser.py" and where.is_relative_to(REPO / "tests"):
                 module.close_shared()
 
 
