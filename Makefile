@@ -58,9 +58,10 @@ PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
 # the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once
-# per worker). conftest prints every file's seconds at the end.
+# per worker). Files are handed out longest first (tests/conftest.py HEAVY_FIRST; xdist keeps that
+# order with --no-loadscope-reorder). conftest prints every file's seconds at the end.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: setup lint ui browser docs
 	$(PYTEST)

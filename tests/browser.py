@@ -23,25 +23,55 @@ def require_chromium() -> None:
         pytest.skip(f"{CHROMIUM} is missing: install Debian's package with `apt-get install -y chromium`")
 
 
+# One Chromium for the consecutive tests of one test module (tests/conftest.py closes it when
+# the next test is in another file, or none follows): each page gets a new browser context, so
+# no cookie, storage or cache passes from one test to the next.
+_shared: tuple | None = None
+
+
+def _browser():
+    global _shared
+    if _shared is None:
+        from playwright.sync_api import sync_playwright
+
+        pw = sync_playwright().start()
+        try:
+            _shared = (pw, pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS))
+        except BaseException:
+            pw.stop()
+            raise
+    return _shared[1]
+
+
+def close_shared() -> None:
+    """Close this process's Chromium, if one is open."""
+    global _shared
+    if _shared is not None:
+        pw, browser = _shared
+        _shared = None
+        try:
+            browser.close()
+        finally:
+            pw.stop()
+
+
 @contextlib.contextmanager
 def open_page(viewport=(1400, 900)):
     """Yield ``(page, requests, problems)``: every URL the page asked for, and its
-    page errors / console errors (CSP violations show up there)."""
+    page errors / console errors (CSP violations show up there). The page lives in a new
+    browser context (its own cookies and storage), closed afterwards."""
     require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-            requests: list[str] = []
-            problems: list[str] = []
-            page.on("request", lambda r: requests.append(r.url))
-            page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
-            page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-            yield page, requests, problems
-        finally:
-            browser.close()
+    context = _browser().new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    try:
+        page = context.new_page()
+        requests: list[str] = []
+        problems: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        yield page, requests, problems
+    finally:
+        context.close()
 
 
 def foreign(requests: list[str]) -> list[str]:

@@ -16,6 +16,9 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``snapshot``: record the root's observable state before and after (``status
   --json``, the bytes of ``revisions.jsonl``, ``falsify.json`` and
   ``journal/pending.json``), taken *outside* any ``hold_lock``/``meta_patch``.
+  When the step just before took a snapshot (a ``cli`` or ``pipeline`` step), its "after"
+  is this step's "before": nothing runs between the two (same process, same root), so
+  the status is not read twice in a row.
   ``hold_lock``: the root's writer lock is held by another process (a small holder,
   named ``purpose`` in the lock file) while the command runs.
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
@@ -189,7 +192,9 @@ def _hold_lock(root: str, purpose: str):
     return holder
 
 
-def run_step(root: str, step: dict) -> dict:
+def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
+    """One step; ``last_after``: the previous step's "after" snapshot when it took one (a ``cli``
+    or ``pipeline`` step: nothing has touched the root since), reused as this step's "before"."""
     op = step.get("op", "cli")
     result = {"name": step.get("name", op), "op": op}
     if op == "search":
@@ -214,7 +219,7 @@ def run_step(root: str, step: dict) -> dict:
         return result
     if op == "pipeline":
         if step.get("snapshot"):
-            result["before"] = snapshot(root)
+            result["before"] = last_after if last_after is not None else snapshot(root)
         restore_env = _with_env(step.get("env") or {})
         try:
             result.update(asyncio.run(_pipeline(root, step["data"])))
@@ -226,7 +231,7 @@ def run_step(root: str, step: dict) -> dict:
     if op != "cli":
         raise SystemExit(f"unknown op {op!r}")
     if step.get("snapshot"):
-        result["before"] = snapshot(root)
+        result["before"] = last_after if last_after is not None else snapshot(root)
     restore_env = _with_env(step.get("env") or {})
     lock = None
     meta_path = Path(root) / "falsify.json"
@@ -259,8 +264,10 @@ def main(argv=None) -> int:
     root = plan["root"]
     results = []
     out = Path(argv[1])
+    last_after = None
     for step in plan["steps"]:
-        results.append(run_step(root, step))
+        results.append(run_step(root, step, last_after))
+        last_after = results[-1].get("after")
         # written after every step, so a hang or crash still leaves what ran
         out.write_text(json.dumps(results), encoding="utf-8")  # ASCII: lone surrogates survive
     return 0

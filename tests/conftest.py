@@ -99,6 +99,14 @@ async def app(root):
     await falsify.close()
 
 
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache for the run's type checks (tests/test_typing.py, tests/test_packaging.py),
+    shared by its xdist workers: pydantic and the package are checked once, then read back."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mypy-cache"
+
+
 def investigation(prefix: str, hypotheses=(), evidence=(), conclusions=(), edges=(), question="Q") -> str:
     """An investigation file with every key prefixed (``prefix + key``)."""
     p = lambda k: f"{prefix}{k}"
@@ -128,6 +136,38 @@ def seed_with_prefix(prefix: str) -> str:
     for edge in data["edges"]:
         edge["from"], edge["to"] = p(edge["from"]), p(edge["to"])
     return json.dumps(data)
+
+
+# ---- the order test files are handed to the xdist workers --------------------------------------
+# The longest files first (about their quiet seconds on the project's 2-core machine, heaviest
+# first; the rest keep their collection order): with `--no-loadscope-reorder` (the Makefile's
+# PYTEST) xdist hands the files out in this order, one at a time to whichever worker is free, so
+# no long file starts last while the other worker idles (xdist's own order, by number of tests,
+# puts the long files with one or two tests last). By file name, wherever the file lives. Only an
+# order: nothing asserts a time.
+HEAVY_FIRST = {
+    "ladybug": ["test_fault_injection.py", "test_timeline_browser.py", "test_demo.py", "test_bench_quick.py",
+                "test_warm_cli_safety.py", "test_hostile_input.py", "test_warm_cli.py", "test_foundation.py",
+                "test_packaging.py", "test_bench_trust.py", "test_memory.py", "test_viewer_browser.py",
+                "test_mcp.py", "test_lifecycle_processes.py", "test_damage_repair.py", "test_write_rollback.py",
+                "test_epochs.py", "test_partial_view_forget.py", "test_damaged_meta.py", "test_revision.py"],
+    "postgres": ["test_postgres_crash.py", "test_bench_quick.py", "test_fault_injection.py", "test_revision.py",
+                 "test_epochs.py", "test_undo.py", "test_check_repair.py", "test_cancellation.py"],
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST.get(BACKEND, HEAVY_FIRST["ladybug"]))}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """The last test of a file closes the Chromium its file's browser tests shared (tests/browser.py)."""
+    if nextitem is None or nextitem.path != item.path:
+        for name, module in list(sys.modules.items()):  # imported as browser, tests.browser, tests.support.browser...
+            where = Path(getattr(module, "__file__", None) or "")
+            if name.split(".")[-1] == "browser" and where.name == "browser.py" and where.is_relative_to(REPO / "tests"):
+                module.close_shared()
 
 
 # ---- each test file's duration, printed at the end of the run (never asserted: the machine is noisy)

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import cli, cli_json, clean_env
-from harness import copy_root, js, run_batch
+from conftest import cli, clean_env
+from harness import copy_root, js, ok, run_batch
 
 pytestmark = pytest.mark.slow
 
@@ -18,10 +18,10 @@ QUESTION = "Did Company X know about the defect before the recall?"
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
     """The demo's two sessions by hand: session 1 and a recall (one process), session 2 (a new
-    process: the graph comes from disk), a recall (a third process), then session 2 again with
-    the root's state (status, revision log) taken before and after it (a fourth). What each
-    printed, and the root as they left it (revised once); the tests below read these outputs,
-    explain K on this root and run the whole demo on a copy of it."""
+    process: the graph comes from disk), then a third process: a recall, session 2 again with
+    the root's state (status, revision log) taken before and after it, and ``explain K`` (JSON
+    and words). What each printed, and the root as they left it (revised once); the tests below
+    read these outputs and run the whole demo on a copy of the root."""
     work = tmp_path_factory.mktemp("demo")
     root = work / "demo"
     one, before = run_batch(root, [{"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
@@ -30,10 +30,14 @@ def sessions(tmp_path_factory):
     assert one["code"] == 0, one["stderr"]
     two = cli(root, "--session", "2")
     assert two.returncode == 0, two.stderr
-    after = cli_json(root, "recall", QUESTION)
-    (again,) = run_batch(root, [{"name": "session 2 again", "op": "cli", "argv": ["--session", "2"], "snapshot": True}],
-                         work / "b2", env=clean_env())
-    return SimpleNamespace(root=root, before=js(before), after=after, again=again)
+    after, again, why, human = run_batch(
+        root, [{"name": "recall", "op": "cli", "argv": ["recall", QUESTION, "--json"]},
+               {"name": "session 2 again", "op": "cli", "argv": ["--session", "2"], "snapshot": True},
+               {"name": "explain K", "op": "cli", "argv": ["explain", "K", "--json"]},
+               {"name": "explain K in words", "op": "cli", "argv": ["explain", "K"]}],
+        work / "b2", env=clean_env())
+    return SimpleNamespace(root=root, before=js(before), after=js(after), again=again, why=js(why),
+                           human=ok(human)["stdout"])
 
 
 def test_cross_session_recall_and_stale_baseline(sessions):
@@ -98,9 +102,9 @@ def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_pa
 
 
 def test_explain_after_demo(sessions):
-    why = cli_json(sessions.root, "explain", "K")
+    why = sessions.why
     assert [e["rule"] for e in why["events"]] == ["loaded", "justification_lost", "orphaned"]
-    human = cli(sessions.root, "explain", "K").stdout
+    human = sessions.human
     assert "invalidated: it rested on E_qa" in human and "forgotten" in human
 
 
@@ -115,11 +119,13 @@ def test_with_a_key_llm_answers_and_judge_fallback(tmp_path):
         env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
                         FALSIFY_EMBEDDER="local", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
         stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
-        assert cli(root, "--session", "1", env=env).returncode == 0
-        two = cli(root, "--session", "2", env=env)
-        assert two.returncode == 0, two.stderr
-        assert "fell back to the pin" in two.stdout or "two-gate judge (hybrid gate 1 + LLM)" in two.stdout
-        after = cli_json(root, "recall", env=env)
+        one, two, after = run_batch(root, [{"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
+                                           {"name": "session 2", "op": "cli", "argv": ["--session", "2"]},
+                                           {"name": "recall", "op": "cli", "argv": ["recall", "--json"]}],
+                                    tmp_path / "batch", env=env)
+        ok(one)
+        assert "fell back to the pin" in ok(two)["stdout"] or "two-gate judge (hybrid gate 1 + LLM)" in two["stdout"]
+        after = js(after)
     assert after["mode"] == "llm"
     assert after["falsify"]["answer"].startswith("stub LLM answer from: X knew via supplier email")
     assert after["baseline"]["answer"].startswith("stub LLM answer from: Company X's internal QA report")

@@ -222,12 +222,13 @@ def render(url: str, states: dict) -> None:
 
 
 @pytest.mark.slow
-def test_mypy_reads_the_installed_package(installed):
+def test_mypy_reads_the_installed_package(installed, mypy_cache):
     """Installed (non-editable), the package's py.typed is what makes mypy use its annotations."""
     from test_typing import TYPED, check_report, mypy
 
     venv, site, elsewhere = installed
     assert (site / "memory_core" / "py.typed").is_file()
-    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=str(venv / "bin" / "python"), cwd=elsewhere)
+    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=str(venv / "bin" / "python"), cwd=elsewhere,
+                cache=mypy_cache)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc)

@@ -16,11 +16,16 @@ REPO = Path(__file__).resolve().parent.parent
 TYPED = REPO / "tests" / "typed"
 
 
-def mypy(*files: Path, python: str | None = None, cwd: Path | None = None, mypypath: Path | None = None):
+def mypy(*files: Path, python: str | None = None, cwd: Path | None = None, mypypath: Path | None = None,
+         cache: Path | None = None):
+    """mypy on ``files``; with ``cache`` incremental, in that cache directory (the session's checks
+    share one: pydantic is checked once; mypy rechecks any module whose source differs from it)."""
     env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
     if mypypath is not None:
         env["MYPYPATH"] = str(mypypath)
     args = [sys.executable, "-m", "mypy", "--config-file", str(TYPED / "mypy.ini")]
+    if cache is not None:
+        args += ["--incremental", "--cache-dir", str(cache)]
     if python:
         args += ["--python-executable", python]
     return subprocess.run(args + [str(f) for f in files], cwd=cwd or REPO, env=env, capture_output=True, text=True,
@@ -57,19 +62,19 @@ def test_py_typed_is_package_data():
     assert '"memory_core" = ["py.typed"]' in (REPO / "pyproject.toml").read_text()
 
 
-def test_mypy_checks_a_client_against_the_public_api(tmp_path):
+def test_mypy_checks_a_client_against_the_public_api(tmp_path, mypy_cache):
     """Against a checkout: MYPYPATH names it (docs/python-api.md, "Type checking")."""
-    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", cwd=tmp_path, mypypath=REPO)
+    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", cwd=tmp_path, mypypath=REPO, cache=mypy_cache)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # 1: type errors found (2 would be a crash)
     check_report(proc)
 
 
-def test_mypy_sees_the_package_this_environment_installed(tmp_path):
+def test_mypy_sees_the_package_this_environment_installed(tmp_path, mypy_cache):
     """Against the installed package, as a host program's own mypy run finds it: no MYPYPATH,
     from a directory outside the checkout, with this interpreter's site-packages (the
     editable install of ``make setup`` is a path entry mypy follows; tests/test_packaging.py
     checks a wheel the same way)."""
-    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=sys.executable, cwd=tmp_path)
+    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=sys.executable, cwd=tmp_path, cache=mypy_cache)
     assert "Cannot find implementation or library stub" not in proc.stdout, (
         "mypy cannot see memory_core in this environment: an editable install in setuptools' default mode "
         "(an import hook); reinstall with `make setup` (editable_mode=compat)\n" + proc.stdout)

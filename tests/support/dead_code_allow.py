@@ -61,5 +61,7 @@ _.__stderr__
 _.pytest_runtest_logreport
 _.pytest_terminal_summary
 _.pytest_sessionfinish
+_.pytest_collection_modifyitems
+_.pytest_runtest_teardown
 _.exitstatus
 _.pytestmark
