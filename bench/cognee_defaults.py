@@ -44,9 +44,9 @@ def configure(root: Path, mode: str) -> None:
 
 async def story(root: Path) -> list[dict]:
     import memory_core
-    from memory_core.store import settings
+    from memory_core.store import data_root
 
-    settings.check_host_configuration = lambda: None  # measured, not supported: the refusal is off here only
+    data_root.check_host_configuration = lambda: None  # measured, not supported: the refusal is off here only
     memory_core.use_offline_embedder(root / "models")
     steps: list[dict] = []
 

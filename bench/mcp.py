@@ -55,8 +55,8 @@ def cli(root, *args, extra_env=None) -> tuple[float, subprocess.CompletedProcess
 
 def import_cost(statement: str, root: Path) -> float:
     code = ("import time, sys\n"
-            "from memory_core.store import backends, config, settings\n"
-            f"settings.configure({str(root)!r}, backends.choose(config.current()))\n"
+            "from memory_core.store import backends, data_root, settings\n"
+            f"data_root.configure({str(root)!r}, backends.choose(settings.current()))\n"
             "t = time.perf_counter()\n"
             f"{statement}\n"
             "print(time.perf_counter() - t)\n")
@@ -184,9 +184,9 @@ def main(argv=None) -> int:
         mcp = asyncio.run(through_mcp(roots["mcp"], args.facts))
         report["cold_start"] = {k: mcp.pop(k) for k in ("initialize_s", "tools_list_s", "first_tool_call_s")}
         # the direct API in this process (cognee configured for its own root)
-        from memory_core.store import backends, config, settings
+        from memory_core.store import backends, data_root, settings
 
-        settings.configure(roots["direct"], backends.choose(config.current()))
+        data_root.configure(roots["direct"], backends.choose(settings.current()))
         report["revise"] = {"through_mcp": mcp["revise"], "direct_api": asyncio.run(direct(roots["direct"], args.facts))["revise"]}
         report["revise"]["mcp_overhead_ms"] = round(report["revise"]["through_mcp"]["mean_ms"]
                                                     - report["revise"]["direct_api"]["mean_ms"], 1)

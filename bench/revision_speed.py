@@ -135,9 +135,9 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     root = args.root or tempfile.mkdtemp(prefix="falsify-speed-")
-    from memory_core.store import backends, config, settings
+    from memory_core.store import backends, data_root, settings
 
-    settings.configure(root, backends.choose(config.current()))
+    data_root.configure(root, backends.choose(settings.current()))
     report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pure": bench_pure(),
               "stores": asyncio.run(bench_stores(root))}
     if args.json:

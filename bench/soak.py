@@ -227,10 +227,10 @@ async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_a
 
 
 def housekeeping_settings() -> dict:
-    from memory_core.store import config
+    from memory_core.store import settings
     from memory_core.store.backends import housekeeping as memory
 
-    return memory.settings(config.current())
+    return memory.settings(settings.current())
 
 
 def main(argv=None) -> int:

@@ -156,9 +156,9 @@ def parts(root: Path, revisions: int) -> dict:
         steps.append([name, round(now - last, 1), round(now, 1)])
         last = now
 
-    from memory_core.store import backends, config, process, settings
+    from memory_core.store import backends, data_root, process, settings
 
-    settings.configure(root, backends.choose(config.current()))
+    data_root.configure(root, backends.choose(settings.current()))
     import memory_core.shell.cli  # noqa: F401
     import memory_core.web.server  # noqa: F401
 
@@ -173,7 +173,7 @@ def parts(root: Path, revisions: int) -> dict:
         except ImportError:
             pass
     step("cognee's other dependencies (pandas, dlt, sqlalchemy, ...)")
-    settings.import_cognee()
+    data_root.import_cognee()
     step("cognee itself")
 
     from memory_core.api import Falsify

@@ -27,7 +27,7 @@ from memory_core.core.errors import (EmbedderMismatch, FacadeClosed, FalsifyErro
 from memory_core.core.vocabulary import EdgeKind, NodeKind, State
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
                                  StatusResult, UndoResult)
-from memory_core.store.settings import use_offline_embedder
+from memory_core.store.data_root import use_offline_embedder
 
 if TYPE_CHECKING:  # the DataPoint classes, for a type checker (at run time they load on first use, below)
     from memory_core.store.models import Conclusion, Evidence, Hypothesis, InvestigationQuestion

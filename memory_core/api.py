@@ -36,7 +36,7 @@ from memory_core.ops import undo as undo_op
 from memory_core.store.stores import Stores
 from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
                                  SearchHit, StatusResult, UndoResult)
-from memory_core.store import backends, config, engines, settings, writer
+from memory_core.store import backends, data_root, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root, decide, fingerprint, rebuild_meta, rebuild_record
@@ -217,10 +217,10 @@ class Falsify:
         A host that configures cognee itself uses :meth:`attach`, which sets nothing: in a program
         that already set cognee's storage or embedding settings to other values, or imported
         cognee first, ``open`` raises ``HostConfigError`` naming them and changes nothing
-        (:func:`memory_core.store.settings.host_settings`). cognee's engines, its import and the
+        (:func:`memory_core.store.data_root.host_settings`). cognee's engines, its import and the
         local model's loading run in a worker thread: the caller's event loop keeps running."""
         if database:
-            settings.use_database(database)
+            data_root.use_database(database)
         return Opening(lambda: cls._open(root, lock, purpose, create))
 
     @classmethod
@@ -235,21 +235,21 @@ class Falsify:
     async def _open(cls, root, lock: bool, purpose: str, create: bool = True) -> "Falsify":
         start = time.perf_counter()
         # the settings of this opening: a variable set (or --database given) before it counts
-        settings.load_dotenv_file()
-        backend = backends.choose(config.reload())
+        data_root.load_dotenv_file()
+        backend = backends.choose(settings.reload())
         # on PostgreSQL the beliefs live in the database: a new local root reads a shared one
-        if not create and backend.beliefs_in_root and not settings.root_exists(root, backend.settings):
-            raise InputError(f"no data root at {settings.resolve_root(root, backend.settings)} (nothing was "
+        if not create and backend.beliefs_in_root and not data_root.root_exists(root, backend.settings):
+            raise InputError(f"no data root at {data_root.resolve_root(root, backend.settings)} (nothing was "
                              "created; `load` an investigation to start one, or pass the right --root / "
                              "FALSIFY_HOME)")
-        paths = settings.configure(root, backend)
+        paths = data_root.configure(root, backend)
 
         async def prepare(held):
             mine = fingerprint()
             backend.check_embedder(mine)  # a shared database: its own record decides
             # (a lost record is rebuilt from LanceDB's files: an import and a read, off the loop too)
             rebuilt = await asyncio.to_thread(rebuild_record, paths.meta, mine, held is not None)
-            await asyncio.to_thread(settings.import_cognee)  # seconds of imports: never on the caller's loop
+            await asyncio.to_thread(data_root.import_cognee)  # seconds of imports: never on the caller's loop
             return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home,
                                       embedder=mine, rebuilt=rebuilt)
 
@@ -262,13 +262,13 @@ class Falsify:
         state = Path(state_dir).expanduser().resolve()
         # imports cognee as the host left it (in a worker thread: never on the caller's loop) and
         # refuses a host configuration FALSIFY cannot work on (HostConfigError)
-        await asyncio.to_thread(settings.attach)
+        await asyncio.to_thread(data_root.attach)
         state.mkdir(parents=True, exist_ok=True)
-        backend = backends.choose(config.reload())
+        backend = backends.choose(settings.reload())
         decide(backend.settings)  # the process's embedder, as an opening decides it
 
         async def prepare(held):
-            mine = settings.attached_fingerprint()
+            mine = data_root.attached_fingerprint()
             check_root(state / "falsify.json", mine, write=held is not None)
             return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 

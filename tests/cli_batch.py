@@ -107,10 +107,10 @@ def _with_env(env: dict):
 
 async def _search(kind: str, text: str, limit: int) -> list[str]:
     from memory_core.store.models import collection
-    from memory_core.store import backends, config
+    from memory_core.store import backends, settings
     from memory_core.store.belief_store import BeliefStore
 
-    store = await BeliefStore.open(backend=backends.choose(config.current()))
+    store = await BeliefStore.open(backend=backends.choose(settings.current()))
     hits = await store.search(collection(kind), text, limit)
     found = await store.raw_nodes(str(h.id) for h in hits)
     return [[found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>", float(h.score)]
@@ -119,10 +119,10 @@ async def _search(kind: str, text: str, limit: int) -> list[str]:
 
 async def _vector_keys() -> dict:
     from memory_core.store.models import MODEL_BY_KIND, collection
-    from memory_core.store import backends, config
+    from memory_core.store import backends, settings
     from memory_core.store.belief_store import BeliefStore
 
-    store = await BeliefStore.open(backend=backends.choose(config.current()))
+    store = await BeliefStore.open(backend=backends.choose(settings.current()))
     result = {}
     for kind in MODEL_BY_KIND:
         ids = await store.vector_ids(collection(kind))

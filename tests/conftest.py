@@ -1,6 +1,6 @@
 """Shared fixtures.
 
-cognee is configured once per process (memory_core.store.settings.configure), so the
+cognee is configured once per process (memory_core.store.data_root.configure), so the
 in-process tests share ONE real data root (Ladybug + LanceDB in a temporary
 directory) and keep apart by giving every investigation its own key prefix.
 Tests that need a fresh root, a restart or several processes run the CLI in
@@ -41,8 +41,8 @@ atexit.register(shutil.rmtree, _ROOT, True)
 os.environ["FALSIFY_LAUNCHER"] = "0"
 os.environ["FALSIFY_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="fl-run-")
 atexit.register(shutil.rmtree, os.environ["FALSIFY_RUNTIME_DIR"], True)
-from memory_core.store import backends, config  # noqa: E402
-from memory_core.store import settings as _settings  # noqa: E402
+from memory_core.store import backends, settings  # noqa: E402
+from memory_core.store import data_root as _settings  # noqa: E402
 
 # The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
 # the same tests on PostgreSQL + pgvector (`make test` runs both): a server from the pgserver
@@ -57,7 +57,7 @@ if BACKEND == "postgres" and not XDIST_CONTROLLER:
 
     os.environ.update(pg_server.session_env(_ROOT))
 if not XDIST_CONTROLLER:
-    _settings.configure(_ROOT, backends.choose(config.current()))
+    _settings.configure(_ROOT, backends.choose(settings.current()))
 SEED = REPO / "examples" / "company_x.json"
 
 

@@ -457,11 +457,11 @@ def main(argv=None) -> int:
     out = Path(argv[1])
     work = Path(config["work"])
     work.mkdir(parents=True, exist_ok=True)
-    from memory_core.store import backends, config, settings
+    from memory_core.store import backends, data_root, settings
 
     # this process and its children serve this one path
-    settings.configure(work / "root", backends.choose(config.current()))
-    settings.import_cognee()
+    data_root.configure(work / "root", backends.choose(settings.current()))
+    data_root.import_cognee()
     warm_imports()
     driver = Driver(work, config["fact"], config["target"], config["example"])
     rng = random.Random(config.get("seed", 7))

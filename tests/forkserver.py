@@ -61,7 +61,7 @@ def _launcher():
 
 _LAUNCHER = _launcher()
 STACK = tuple(dict.fromkeys((*STACK, *_LAUNCHER.PRELOAD)))
-# set before the imports, as memory_core.store.settings.configure() would (never a network fetch)
+# set before the imports, as memory_core.store.data_root.configure() would (never a network fetch)
 QUIET = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "TELEMETRY_DISABLED": "1",
          "ARROW_DEFAULT_MEMORY_POOL": "system"}
 # never imported by the server: FALSIFY and cognee read their settings at import, lancedb starts a

@@ -28,7 +28,7 @@ EXAMPLE = REPO / "examples" / "company_x.json"
 DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 
-# what memory_core.store.settings.configure() sets for the root it serves: a child serving another
+# what memory_core.store.data_root.configure() sets for the root it serves: a child serving another
 # root must not inherit them from a test process that configured one (tests/conftest.py does)
 ROOT_BOUND = ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECTORY", "COGNEE_LOGS_DIR",
               "FASTEMBED_CACHE_PATH", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "COGNEE_ENV_FILE")

@@ -9,7 +9,7 @@ import inspect
 
 import pytest
 
-from memory_core.store import backends, config
+from memory_core.store import backends, settings
 from memory_core.store.backends.base import Backend
 from memory_core.store.backends.embedded import EmbeddedBackend
 from memory_core.store.backends.postgres import PgJournal, PgWriterLock, PostgresBackend
@@ -44,10 +44,10 @@ def test_the_backends_declare_nothing_the_protocol_lacks():
 
 
 def test_the_settings_choose_the_backend():
-    embedded = backends.choose(config.read({}))
+    embedded = backends.choose(settings.read({}))
     assert type(embedded) is EmbeddedBackend and embedded.beliefs_in_root
     url = "postgresql://falsify:pw@db.example:5433/beliefs"
-    pg = backends.choose(config.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": url,
+    pg = backends.choose(settings.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": url,
                                       "FALSIFY_LOCK_TIMEOUT": "7"}))
     assert type(pg) is PostgresBackend and not pg.beliefs_in_root and pg.url == url
     assert pg.settings.lock_timeout == 7.0
@@ -60,7 +60,7 @@ def test_the_settings_choose_the_backend():
 
 
 def test_the_embedded_backend_locks_and_journals_in_the_root(tmp_path):
-    backend = backends.choose(config.read({"FALSIFY_LOCK_TIMEOUT": "0"}))
+    backend = backends.choose(settings.read({"FALSIFY_LOCK_TIMEOUT": "0"}))
     lock = backend.writer_lock(tmp_path / "writer.lock", "test")
     assert type(lock) is WriterLock and lock.timeout == 0.0
     journal = backend.open_journal(tmp_path)
@@ -71,7 +71,7 @@ def test_postgres_needs_a_database_named():
     from memory_core.core.errors import InputError
 
     with pytest.raises(InputError) as caught:
-        backends.choose(config.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "mysql://x@h/d"}))
+        backends.choose(settings.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "mysql://x@h/d"}))
     assert "FALSIFY_DATABASE_URL must be postgresql://" in str(caught.value)
 
 

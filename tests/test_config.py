@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.store import config
-from memory_core.store.config import SettingsError
+from memory_core.store import settings
+from memory_core.store.settings import SettingsError
 
 
 def test_defaults_when_nothing_is_set():
-    s = config.read({})
-    assert s == config.Settings()
+    s = settings.read({})
+    assert s == settings.Settings()
     assert (s.backend, s.lock_timeout, s.gate1_k, s.gate1_threshold, s.llm_concurrency) == ("ladybug", 30.0, 8, None, 4)
     assert s.verdict_cache is True and s.no_server is False and s.arrow_pool == "system"
 
 
 def test_values_are_parsed_and_typed():
-    s = config.read({"FALSIFY_BACKEND": "PostgreSQL", "FALSIFY_LOCK_TIMEOUT": "0.5", "FALSIFY_GATE1_K": "3",
+    s = settings.read({"FALSIFY_BACKEND": "PostgreSQL", "FALSIFY_LOCK_TIMEOUT": "0.5", "FALSIFY_GATE1_K": "3",
                      "FALSIFY_GATE1_THRESHOLD": "1.5", "FALSIFY_VERDICT_CACHE": "off", "FALSIFY_NO_SERVER": "1",
                      "FALSIFY_ARROW_POOL": "", "LLM_API_KEY": "sk-x", "FALSIFY_HOME": " /tmp/r "})
     assert (s.backend, s.lock_timeout, s.gate1_k, s.gate1_threshold) == ("postgres", 0.5, 3, 1.5)
@@ -33,13 +33,13 @@ def test_values_are_parsed_and_typed():
 ])
 def test_a_bad_value_names_the_variable(name, value):
     with pytest.raises(SettingsError) as caught:
-        config.read({name: value})
+        settings.read({name: value})
     assert str(caught.value).startswith(f"{name}=") and "expected" in str(caught.value)
     assert caught.value.exit_code == 2
 
 
 def test_the_repr_holds_no_secret():
-    s = config.read({"FALSIFY_TOKEN": "t0ken-0123456789abcdef", "FALSIFY_DATABASE_URL": "postgresql://a:PW@h/db"})
+    s = settings.read({"FALSIFY_TOKEN": "t0ken-0123456789abcdef", "FALSIFY_DATABASE_URL": "postgresql://a:PW@h/db"})
     assert s.token == "t0ken-0123456789abcdef"
     assert "t0ken" not in repr(s) and "PW" not in repr(s)
 
@@ -47,12 +47,12 @@ def test_the_repr_holds_no_secret():
 def test_replace_changes_this_process_only(monkeypatch):
     monkeypatch.delenv("FALSIFY_BACKEND", raising=False)
     monkeypatch.delenv("FALSIFY_DATABASE_URL", raising=False)
-    before = config.reload()
+    before = settings.reload()
     try:
-        after = config.replace(backend="postgres", database_url="postgresql://a:b@h/d")
-        assert config.current() is after and after.backend == "postgres" and before.backend == "ladybug"
+        after = settings.replace(backend="postgres", database_url="postgresql://a:b@h/d")
+        assert settings.current() is after and after.backend == "postgres" and before.backend == "ladybug"
     finally:
-        config.reload()
+        settings.reload()
 
 
 def test_every_setting_is_one_row_of_the_table():
@@ -60,13 +60,13 @@ def test_every_setting_is_one_row_of_the_table():
     nothing gives the class's defaults, field by field)."""
     import dataclasses
 
-    fields = dataclasses.fields(config.Settings)
+    fields = dataclasses.fields(settings.Settings)
     variables = [f.metadata.get("variable") for f in fields]
     assert all(variables) and len(set(variables)) == len(variables), variables
     assert all(callable(f.metadata.get("parse")) for f in fields)
-    nothing = config.read({})
+    nothing = settings.read({})
     assert {f.name: getattr(nothing, f.name) for f in fields} == {f.name: f.default for f in fields}
-    assert config.variables()["lock_timeout"] == "FALSIFY_LOCK_TIMEOUT"
+    assert settings.variables()["lock_timeout"] == "FALSIFY_LOCK_TIMEOUT"
 
 
 def test_the_postgres_variables_are_read_with_the_rest_and_the_password_is_kept_out_of_the_repr():
@@ -74,18 +74,18 @@ def test_the_postgres_variables_are_read_with_the_rest_and_the_password_is_kept_
 
     env = {"DB_HOST": " db.example ", "DB_PORT": "6543", "DB_USERNAME": "u@x", "DB_PASSWORD": "p/w-SECRET",
            "DB_NAME": "beliefs"}
-    s = config.read(env)
+    s = settings.read(env)
     assert (s.db_host, s.db_port, s.db_username, s.db_password, s.db_name) == \
         ("db.example", "6543", "u@x", "p/w-SECRET", "beliefs")
     assert "SECRET" not in repr(s)
     assert database_url(s) == "postgresql://u%40x:p%2Fw-SECRET@db.example:6543/beliefs"
-    assert database_url(config.read(dict(env, DB_PORT=""))).endswith("@db.example:5432/beliefs")
+    assert database_url(settings.read(dict(env, DB_PORT=""))).endswith("@db.example:5432/beliefs")
     url = "postgresql://a:b@h:1/d"
-    assert database_url(config.read(dict(env, FALSIFY_DATABASE_URL=url))) == url  # the URL wins
+    assert database_url(settings.read(dict(env, FALSIFY_DATABASE_URL=url))) == url  # the URL wins
     from memory_core.core.errors import InputError
 
     with pytest.raises(InputError) as caught:  # naming what is missing
-        database_url(config.read({"DB_HOST": "h"}))
+        database_url(settings.read({"DB_HOST": "h"}))
     assert "missing: DB_USERNAME, DB_PASSWORD, DB_NAME" in str(caught.value)
 
 
@@ -99,11 +99,11 @@ def test_the_postgres_backend_reads_no_variable_itself():
 
 
 # the shells and the API's opening: the only modules that ask for this process's settings
-ALLOWED_TO_FETCH = ("memory_core/store/config.py", "memory_core/api.py", "memory_core/shell/",
+ALLOWED_TO_FETCH = ("memory_core/store/settings.py", "memory_core/api.py", "memory_core/shell/",
                     "memory_core/web/", "memory_core/mcp/")
 
 
-CONFIG_MODULE = "memory_core.store.config"  # the module holding the process's settings
+CONFIG_MODULE = "memory_core.store.settings"  # the module holding the process's settings
 
 
 def fetches(source: str) -> list[int]:
@@ -136,7 +136,7 @@ def fetches(source: str) -> list[int]:
 
 def test_settings_are_passed_below_the_shells_never_fetched():
     """core, store, judging, tasks and ops (and the session) receive the stores' settings as an
-    argument: only the shells and the API's opening call config.current() / config.reload()."""
+    argument: only the shells and the API's opening call settings.current() / settings.reload()."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
@@ -153,9 +153,9 @@ def test_settings_are_passed_below_the_shells_never_fetched():
 
 
 def test_the_fetch_check_can_fail():
-    fallback = "from memory_core.store import config\ndef f(s=None):\n    return s or config.current()\n"
+    fallback = "from memory_core.store import settings\ndef f(s=None):\n    return s or settings.current()\n"
     assert fetches(fallback) == [3]
-    assert fetches("from memory_core.store.config import reload as again\nagain()\n") == [2]
+    assert fetches("from memory_core.store.settings import reload as again\nagain()\n") == [2]
     assert fetches("def f(settings):\n    return settings.lock_timeout\n") == []
 
 
@@ -164,5 +164,5 @@ def test_every_variable_of_the_table_is_in_the_documented_table():
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = [line.split(" | ")[0] for line in page.splitlines() if line.startswith("| `")]
-    missing = [v for v in config.variables().values() if not any(f"`{v}`" in row for row in rows)]
+    missing = [v for v in settings.variables().values() if not any(f"`{v}`" in row for row in rows)]
     assert missing == [], f"settings missing from the table in docs/configuration.md: {missing}"

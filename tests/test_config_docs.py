@@ -1,4 +1,4 @@
-"""docs/configuration.md documents exactly the settings memory_core/store/config.py parses.
+"""docs/configuration.md documents exactly the settings memory_core/store/settings.py parses.
 
 Every ``FALSIFY_*`` variable the parser reads is in the page's table and every one the page
 names is read by the parser (a variable only the tests or benchmarks read belongs in
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "memory_core" / "store" / "config.py"
+CONFIG = ROOT / "memory_core" / "store" / "settings.py"
 PAGE = ROOT / "docs" / "configuration.md"
 VARIABLE = re.compile(r"\bFALSIFY_[A-Z0-9_]*[A-Z0-9]\b")
 
@@ -23,7 +23,7 @@ def named(text: str) -> set[str]:
 
 
 def parsed() -> set[str]:
-    """The variables config.py reads: the quoted names (its comments may mention others)."""
+    """The variables settings.py reads: the quoted names (its comments may mention others)."""
     return set(re.findall(r"[\"'](FALSIFY_[A-Z0-9_]*[A-Z0-9])[\"']", CONFIG.read_text(encoding="utf-8")))
 
 
@@ -43,9 +43,9 @@ def test_every_setting_is_in_the_table_and_the_page_names_no_other():
     settings = parsed()
     rows = {v for v in table_rows(text) if v.startswith("FALSIFY_")}
     assert sorted(settings - rows) == [], "settings missing from the table in docs/configuration.md"
-    assert sorted(rows - settings) == [], "rows in docs/configuration.md for variables config.py does not read"
+    assert sorted(rows - settings) == [], "rows in docs/configuration.md for variables settings.py does not read"
     assert sorted(named(text) - settings) == [], \
-        "docs/configuration.md names variables config.py does not read (tests' variables go in docs/tests.md)"
+        "docs/configuration.md names variables settings.py does not read (tests' variables go in docs/tests.md)"
 
 
 def test_the_table_has_the_two_llm_settings_config_keeps():

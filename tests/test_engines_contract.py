@@ -1,7 +1,7 @@
 """Loud failures when what FALSIFY's lifecycle leans on in cognee 1.6.5 changes
 (memory_core/store/engines.py, the off-loop model in memory_core/store/embedder.py,
 the type checkers' DataPoint in memory_core/store/datapoint_types.py, the host-settings
-check in memory_core/store/settings.py). The release itself (a closed root opened by another
+check in memory_core/store/data_root.py). The release itself (a closed root opened by another
 process at once) is tests/test_lifecycle_processes.py's."""
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def test_the_type_checkers_datapoint_has_cognees_fields():
 def test_the_relational_config_says_where_cognees_databases_are(root):
     from cognee.infrastructure.databases.relational.config import get_relational_config
 
-    from memory_core.store.settings import Paths, host_settings
-    from memory_core.store import backends, config
+    from memory_core.store.data_root import Paths, host_settings
+    from memory_core.store import backends, settings
 
     assert get_relational_config().db_path.startswith(str(Paths(root).system))
-    assert host_settings(Paths(root), backends.choose(config.current())) == []  # this process's own root: nothing of a host's
+    assert host_settings(Paths(root), backends.choose(settings.current())) == []  # this process's own root: nothing of a host's

@@ -140,8 +140,8 @@ def test_ids_states_and_weights_survive_restart(tmp_path):
     # ids are derived from keys: the same in every process -- a cold interpreter (its own hash
     # seed, so not forked from a shared parent) and this one
     import subprocess, sys
-    code = ("import sys; from memory_core.store import backends, config, settings; "
-            "settings.configure(sys.argv[1], backends.choose(config.current())); "
+    code = ("import sys; from memory_core.store import backends, data_root, settings; "
+            "data_root.configure(sys.argv[1], backends.choose(settings.current())); "
             "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))")
     cold = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ids")], capture_output=True, text=True,
                           cwd=str(SEED.parent.parent))

@@ -20,9 +20,9 @@ from harness import REPO, clean_env, copy_root, loaded_root
 
 CONFIGURE = textwrap.dedent("""
     import json, sys
-    from memory_core.store import backends, config, settings
+    from memory_core.store import backends, data_root, settings
     from memory_core.store.backends import housekeeping as memory
-    settings.configure(sys.argv[1], backends.choose(config.current()))
+    data_root.configure(sys.argv[1], backends.choose(settings.current()))
     import pyarrow
     print(json.dumps({"process": memory.stats()["process"],
                       "pool": pyarrow.default_memory_pool().backend_name}))

@@ -153,11 +153,11 @@ def test_the_database_records_its_embedder_for_every_machine(app, tmp_path):
     a data root on another machine (here: a fresh root) with the same embedder opens it; one
     with another embedder is refused with exit 4, naming the database, and nothing changes."""
     from memory_core.core.errors import EmbedderMismatch
-    from memory_core.store import config, settings
+    from memory_core.store import data_root, settings
     from memory_core.store.embedder import fingerprint
     from memory_core.store.backends.postgres import check_database_embedder
 
-    url = settings.database_url(config.current())
+    url = data_root.database_url(settings.current())
     mine = fingerprint()
     assert check_database_embedder(url, mine) == mine  # the session's own opening recorded it
     other = dict(mine, model="someone-else/another-model", dimensions=1024)

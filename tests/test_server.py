@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.store import config
+from memory_core.store import settings
 from memory_core.web import server as srv
 
 UI = Path(__file__).resolve().parent.parent / "memory_core" / "web" / "static"  # the page: package data
@@ -418,7 +418,7 @@ def setting():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-        config.reload()
+        settings.reload()
 
     yield change
     for name, value in saved.items():
@@ -426,7 +426,7 @@ def setting():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    config.reload()
+    settings.reload()
 
 
 def test_beyond_loopback_a_token_is_required(setting):

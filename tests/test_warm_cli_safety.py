@@ -60,7 +60,7 @@ def test_a_database_option_is_never_forwarded():
 
 def test_the_client_reads_the_typed_settings_and_imports_nothing_heavy(tmp_path):
     """remote.py loaded on its own (as main.py does) reads FALSIFY_HOME and FALSIFY_NO_SERVER
-    with store/config.py's parser, and leaves nothing of memory_core (nor pydantic, cognee)
+    with store/settings.py's parser, and leaves nothing of memory_core (nor pydantic, cognee)
     imported; a value config cannot parse is not an error here: forward says "run it here"
     (where cli.main reports it, exit 2)."""
     code = (

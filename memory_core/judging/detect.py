@@ -21,7 +21,7 @@ from memory_core.store.belief_store import to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
                                         pinned_verdict, structured_verdict)
-from memory_core.store import config
+from memory_core.store import settings as config
 
 # Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
 # fixed distance cutoff: measured (docs/judging.md, "Gate 1"), a cutoff drops most paraphrased contradictions.

@@ -13,7 +13,7 @@
   ``FALSIFY_LLM_CONCURRENCY``, default 4). Claims travel as delimited, escaped
   data, never as instructions. Concurrency, the cache, the per-candidate way and the
   call's timeout come from the settings the judge is given (the stores'), else the
-  process's (:mod:`memory_core.store.config`).
+  process's (:mod:`memory_core.store.settings`).
 * :func:`pinned_verdict` — ``--target KEY`` / ``DEMO_MODE`` + ``REFUTED_ID``:
   the named evidence is contradicted and the gates are skipped.
 
@@ -31,7 +31,7 @@ from memory_core.core.keys import normalise_term
 from memory_core.core.requests import parse_triple  # noqa: F401  (re-exported)
 from memory_core.judging.prompts import (BATCH_SYSTEM_PROMPT, SYSTEM_PROMPT, BatchJudgement,  # noqa: F401
                                          ContradictionJudgement, batch_input, llm_input)
-from memory_core.store import config
+from memory_core.store import settings as config
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9

@@ -12,7 +12,7 @@ command's calls share a :class:`Meter` (:func:`command_meter`), which enforces
 ``FALSIFY_LLM_BUDGET_USD``: a call that would pass the budget is not made
 (:class:`BudgetExceeded`, exit 5).
 
-The timeout and the budget come from the settings (:mod:`memory_core.store.config`): those
+The timeout and the budget come from the settings (:mod:`memory_core.store.settings`): those
 of the stores a command works on where the caller passes them, else the process's.
 """
 
@@ -28,7 +28,7 @@ from typing import Optional
 from pydantic import BaseModel
 
 from memory_core.core.errors import JudgeError
-from memory_core.store import config
+from memory_core.store import settings as config
 
 
 # A call cut by FALSIFY_JUDGE_TIMEOUT before litellm awaited its inner coroutine makes Python

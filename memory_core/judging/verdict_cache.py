@@ -83,9 +83,9 @@ _caches: dict[Path, VerdictCache] = {}
 def for_root(root: Optional[Path] = None) -> VerdictCache:
     """The cache of the configured data root (one per root and process)."""
     if root is None:
-        from memory_core.store import settings
+        from memory_core.store import data_root
 
-        root = settings.paths().root
+        root = data_root.paths().root
     path = Path(root) / FILENAME
     cache = _caches.get(path)
     if cache is None:

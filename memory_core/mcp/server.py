@@ -22,7 +22,7 @@ from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message, speak
 from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.session import Gate, Session
-from memory_core.store import settings
+from memory_core.store import data_root
 
 INSTRUCTIONS = """\
 FALSIFY is a belief-revision memory for research. It holds an investigation as a graph: a question,
@@ -279,7 +279,7 @@ def package_version() -> str:
     except PackageNotFoundError:  # run from a checkout that was never pip-installed
         import tomllib
 
-        from memory_core.store.settings import PROJECT_DIR
+        from memory_core.store.data_root import PROJECT_DIR
 
         try:
             return tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]["version"]
@@ -546,9 +546,9 @@ async def run_stdio_strict(server: MCPServer) -> None:
 
 
 def _import_cognee(root) -> None:
-    from memory_core.store import backends, config
+    from memory_core.store import backends, settings
 
     # this server's settings (read again when the project's .env adds any)
-    chosen = config.reload() if settings.load_dotenv_file() else config.current()
-    settings.configure(root, backends.choose(chosen))
-    settings.import_cognee()
+    chosen = settings.reload() if data_root.load_dotenv_file() else settings.current()
+    data_root.configure(root, backends.choose(chosen))
+    data_root.import_cognee()

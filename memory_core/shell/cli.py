@@ -23,8 +23,8 @@ from memory_core.shell.commands import (BORROWED, COMMANDS, EXIT_BUSY, EXIT_EMBE
 from memory_core.shell.demo import run_demo, run_session
 from memory_core.shell import warm_server
 from memory_core.shell.warm_server import run_command
-from memory_core.store import config
-from memory_core.store.settings import (claim_process, llm_key_configured, load_dotenv_file, resolve_root,
+from memory_core.store import settings
+from memory_core.store.data_root import (claim_process, llm_key_configured, load_dotenv_file, resolve_root,
                                         use_database)
 from memory_core.web.server import run_server
 
@@ -52,7 +52,7 @@ def _main(argv=None) -> int:
     try:
         if getattr(args, "database", None):
             use_database(args.database)
-        config.reload()  # this command's settings: the environment it was started with (and --database)
+        settings.reload()  # this command's settings: the environment it was started with (and --database)
     except FalsifyError as error:  # a FALSIFY_* value that does not parse: exit 2, naming it
         print(error_message(error), file=sys.stderr)
         return error.exit_code
@@ -61,7 +61,7 @@ def _main(argv=None) -> int:
         return answered
     try:
         if load_dotenv_file():  # .env added settings (it never overrides the environment): read them again
-            config.reload()
+            settings.reload()
     except FalsifyError as error:
         print(error_message(error), file=sys.stderr)
         return error.exit_code
@@ -70,7 +70,7 @@ def _main(argv=None) -> int:
             return run_demo(args.root, keep=args.keep)
         return run(run_session(args.session, args.root), args.root)
     if args.command is None:
-        if not llm_key_configured(config.current()):
+        if not llm_key_configured(settings.current()):
             print("FALSIFY runs offline by default, no key needed:\n"
                   "  python main.py --demo          the two-session demo (offline, deterministic judge pin)\n"
                   "  python main.py --help          every command\n"
@@ -87,7 +87,7 @@ def _main(argv=None) -> int:
         from memory_core.mcp.server import serve_stdio  # the MCP SDK costs ~1.4 s: only for this command
         from memory_core.web.server import serve_alongside
 
-        root = resolve_root(args.root, config.current())
+        root = resolve_root(args.root, settings.current())
         return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
             gate, root, run_command, stop, viewer=args.viewer)), args.root)
     return run(COMMANDS[args.command](args), args.root)

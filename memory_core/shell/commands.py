@@ -32,7 +32,7 @@ from memory_core.core.requests import fact_lines, revision_request
 from memory_core.ops import revise as revise_op
 from memory_core.shell import report
 from memory_core.store import writer
-from memory_core.store.settings import resolve_root
+from memory_core.store.data_root import resolve_root
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_BUSY, EXIT_EMBEDDER, EXIT_JUDGE = 0, 1, 2, 3, 4, 5
 
@@ -191,7 +191,7 @@ def crash_log(error: BaseException, root=None) -> str:
     command = quoting.join(redact_argv(sys.argv[1:]))
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     try:
-        from memory_core.store import config
+        from memory_core.store import settings as config
 
         folder = resolve_root(root, config.current()) / "logs"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -276,8 +276,8 @@ def _validate_first(args, source) -> None:
     exist yet (embedded: nothing is stored that the file could name) the whole file is
     validated; elsewhere the store-dependent checks run after opening, writing nothing."""
     from memory_core.core.investigation import loads_json, parse
-    from memory_core.store import config
-    from memory_core.store.settings import root_exists
+    from memory_core.store import settings as config
+    from memory_core.store.data_root import root_exists
 
     if BORROWED.get() is not None:
         return
@@ -333,7 +333,7 @@ async def cmd_revise(args) -> int:
             print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
                   flush=True)
         else:
-            from memory_core.store.settings import PROJECT_DIR
+            from memory_core.store.data_root import PROJECT_DIR
 
             prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
             report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
@@ -361,8 +361,8 @@ async def cmd_revise(args) -> int:
 def _nothing_stored(args) -> bool:
     """A root that does not exist yet, on the embedded backend (on PostgreSQL a new local root
     reads a shared database): nothing to revise, and nothing is created to say so."""
-    from memory_core.store import config
-    from memory_core.store.settings import root_exists
+    from memory_core.store import settings as config
+    from memory_core.store.data_root import root_exists
 
     settings = config.current()
     return BORROWED.get() is None and settings.backend == "ladybug" and not root_exists(args.root, settings)

@@ -24,8 +24,8 @@ from pathlib import Path
 from memory_core.api import Falsify
 from memory_core.core.errors import JudgeError
 from memory_core.store.journal import write_atomic
-from memory_core.store import config
-from memory_core.store.settings import PROJECT_DIR
+from memory_core.store import settings
+from memory_core.store.data_root import PROJECT_DIR
 
 # the demo's investigation is package data (examples/company_x.json in a checkout links to it)
 SEED = Path(__file__).resolve().parent / "demo_data" / "company_x.json"
@@ -43,7 +43,7 @@ PROG = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"
 def demo_root(root) -> Path:
     if root:
         return Path(root).expanduser().resolve()
-    base = config.current().home
+    base = settings.current().home
     return (Path(base) / "demo").resolve() if base else (Path.cwd() / ".falsify-demo").resolve()
 
 

@@ -85,7 +85,7 @@ SOCKET_MAX = 104  # sun_path is 108 bytes on Linux (104 on the BSDs)
 # ---- settings and places ---------------------------------------------------------------
 
 def _settings():
-    """FALSIFY's settings as this process's environment gives them (memory_core.store.config,
+    """FALSIFY's settings as this process's environment gives them (memory_core.store.settings,
     loaded on its own when memory_core is not imported: remote._settings)."""
     if "memory_core.shell.remote" in sys.modules:
         return sys.modules["memory_core.shell.remote"]._settings()
@@ -555,7 +555,7 @@ def serve(base: Path, code: str) -> int:
         print("launcher: the code changed while it started", file=sys.stderr)
         return 1
     start_env = dict(os.environ)
-    # what memory_core.store.settings.configure sets (unless the caller did) before cognee's imports:
+    # what memory_core.store.data_root.configure sets (unless the caller did) before cognee's imports:
     # no network fetch of litellm's price list, no telemetry, Arrow's allocator (store/process.py)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("TELEMETRY_DISABLED", "1")
@@ -1030,13 +1030,13 @@ def _warm(root: str, waiting) -> None:
     first: LanceDB imported, the model loaded (cognee's embedding engine, built as the command
     would build it); a command that came meanwhile does it itself if it needs it."""
     os.umask(0o077)
-    from memory_core.store import backends, config, embedder, settings
+    from memory_core.store import backends, data_root, embedder, settings as config
 
     config.reload()
-    if settings.load_dotenv_file():  # .env added settings: read them again
+    if data_root.load_dotenv_file():  # .env added settings: read them again
         config.reload()
-    settings.configure(root, backends.choose(config.current()))
-    settings.import_cognee()
+    data_root.configure(root, backends.choose(config.current()))
+    data_root.import_cognee()
     import memory_core.shell.cli  # noqa: F401
 
     if embedder.local_enabled() and not waiting():

@@ -6,7 +6,7 @@ A server started by ``python main.py serve`` (or ``mcp``) writes
 ``<root>/server.json``: its loopback address and a secret made at start (mode
 0600, removed when it stops). :func:`forward` (this module) runs before
 anything heavy is imported: ``main.py`` loads this file on its own, standard
-library only (and FALSIFY's settings, ``memory_core/store/config.py``, loaded on
+library only (and FALSIFY's settings, ``memory_core/store/settings.py``, loaded on
 its own as well), so a forwarded command costs the interpreter's start and one local
 HTTP request. It sends the raw command line, the working directory and
 ``FALSIFY_HOME`` as ``POST /api/cli`` with ``Authorization: Bearer <secret>``;
@@ -54,7 +54,7 @@ NOT_FORWARDED = {"serve", "mcp"}
 WRITERS = {"load", "revise", "undo", "check", "resolve"}
 OTHER_ROOT = 99  # the server's answer when the command line names another root (or another store)
 # The settings a forwarded command must share with the server that runs it, as its cold run would
-# read them: FALSIFY's (memory_core/store/config.py), the LLM's and the embedder's. Those not
+# read them: FALSIFY's (memory_core/store/settings.py), the LLM's and the embedder's. Those not
 # compared do not change what a command does, or are the server process's own.
 SETTING_PREFIXES = ("FALSIFY_", "LLM_", "EMBEDDING_")
 NOT_COMPARED = frozenset({
@@ -91,7 +91,7 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
 
 
 def root_of(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
-    """The data root as ``memory_core.store.settings.resolve_root`` finds it, from ``cwd``."""
+    """The data root as ``memory_core.store.data_root.resolve_root`` finds it, from ``cwd``."""
     if root:
         return (cwd / Path(root).expanduser()).resolve()
     if home:
@@ -100,20 +100,20 @@ def root_of(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
 
 
 def _settings():
-    """FALSIFY's typed settings (``memory_core.store.config``) as this command's environment
+    """FALSIFY's typed settings (``memory_core.store.settings``) as this command's environment
     gives them. In a process that imported memory_core (``cli.main``, which reloads them at
-    its start): those. Loaded on its own (``main.py``): config.py loaded on its own too, with
+    its start): those. Loaded on its own (``main.py``): settings.py loaded on its own too, with
     the one module it imports (``memory_core/core/errors.py``, standard library only) in
     ``sys.modules`` for the load and then taken out again, so nothing heavy is imported and
     nothing is left for the real package to find. A value that does not parse raises (a
     ``ValueError``: config's ``SettingsError``)."""
     if "memory_core" in sys.modules:
-        from memory_core.store import config
+        from memory_core.store import settings as config
 
         return config.current()
     package = Path(__file__).resolve().parent.parent
-    files = {"memory_core.core.errors": package / "core" / "errors.py",  # config.py's one import
-             "falsify_remote_config": package / "store" / "config.py"}
+    files = {"memory_core.core.errors": package / "core" / "errors.py",  # settings.py's one import
+             "falsify_remote_config": package / "store" / "settings.py"}
     saved = {name: sys.modules.get(name) for name in files}
     try:
         for name, path in files.items():

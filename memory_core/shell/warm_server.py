@@ -84,7 +84,7 @@ def settings_differ(theirs) -> list[str]:
     server's: the client's, with what the project's .env adds to them, against the server's.
     A request that does not carry its settings (a caller other than the CLI's client, which
     always does: one inside the server's process, or a hand-made request) runs with the server's."""
-    from memory_core.store.settings import PROJECT_DIR
+    from memory_core.store.data_root import PROJECT_DIR
 
     if not isinstance(theirs, dict):
         return []

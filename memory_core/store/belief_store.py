@@ -22,7 +22,7 @@ from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
-from memory_core.store import config, embedder
+from memory_core.store import embedder, settings as config
 from memory_core.store.backends.base import Backend, node_props  # noqa: F401  (node_props re-exported)
 from memory_core.store.backends.housekeeping import ladybug_home
 from memory_core.store.embedder import reuse_vectors
@@ -127,7 +127,7 @@ class BeliefStore:
 
     @property
     def settings(self) -> config.Settings:
-        """The settings this store and everything working on it go by (read once: store/config.py)."""
+        """The settings this store and everything working on it go by (read once: store/settings.py)."""
         return self.backend.settings
 
     @classmethod

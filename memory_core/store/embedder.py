@@ -33,7 +33,7 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
-from memory_core.store import config
+from memory_core.store import settings as config
 from memory_core.store.environment import hosted_embeddings_configured
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -83,7 +83,7 @@ def decide(settings: config.Settings) -> bool:
 def local_enabled() -> bool:
     """Whether this process uses the offline model (:func:`decide` made the choice)."""
     if _decided is None:
-        raise RuntimeError("the embedder is chosen when a data root is opened (memory_core.store.settings."
+        raise RuntimeError("the embedder is chosen when a data root is opened (memory_core.store.data_root."
                            "configure or Falsify.attach): none was opened in this process")
     return _decided
 

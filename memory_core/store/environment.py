@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from memory_core.store import config
+from memory_core.store import settings as config
 
 
 def llm_key_configured(settings: config.Settings) -> bool:

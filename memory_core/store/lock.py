@@ -27,7 +27,7 @@ from typing import Optional
 import stat
 
 from memory_core.core.errors import FalsifyError, InputError, RootBusy  # noqa: F401  (re-exported)
-from memory_core.store import config
+from memory_core.store import settings
 
 PRIVATE_FILE = 0o600
 LOCK_NAME = "writer.lock"
@@ -94,7 +94,7 @@ def _link_refused(lock: Path) -> str:
 def default_timeout(timeout: Optional[float] = None) -> float:
     """``timeout`` if given, else ``FALSIFY_LOCK_TIMEOUT``'s default (the opened stores' locks are
     given their settings' value)."""
-    return config.Settings.lock_timeout if timeout is None else timeout
+    return settings.Settings.lock_timeout if timeout is None else timeout
 
 
 class WriterLock:

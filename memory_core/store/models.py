@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from memory_core.store import settings
+from memory_core.store import data_root
 
 if TYPE_CHECKING:  # cognee ships no type information: a type checker reads DataPoint's public fields here
     from memory_core.store.datapoint_types import DataPoint
 else:
-    settings.require_configured()  # cognee reads its settings at import: configure the data root first
+    data_root.require_configured()  # cognee reads its settings at import: configure the data root first
     from cognee.infrastructure.engine import DataPoint
 
 

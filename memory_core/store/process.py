@@ -19,7 +19,7 @@ import contextlib
 import os
 import sys
 
-from memory_core.store import config
+from memory_core.store import settings as config
 
 M_ARENA_MAX = -8  # glibc mallopt parameter (malloc.h)
 

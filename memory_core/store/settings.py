@@ -1,376 +1,261 @@
-"""Where FALSIFY keeps its data and how cognee is configured before it is imported.
+"""FALSIFY's own settings, read from the environment once into one typed object.
 
-One data root holds everything: cognee's relational, graph (Ladybug) and vector
-(LanceDB) databases, its logs and cache, the local embedding model's cache,
-FALSIFY's meta file, revision log and journal. Resolution order:
-``--root DIR``, else ``$FALSIFY_HOME``, else ``./.falsify``.
+Every ``FALSIFY_*`` variable (and the cognee variables FALSIFY decides by: ``LLM_API_KEY``,
+``LLM_MODEL`` and the PostgreSQL ``DB_*``) is parsed here and nowhere else, from one table:
+each field of :class:`Settings` names its variable, its default (written there only) and
+its parser. A value that does not parse is a :class:`SettingsError` (exit 2) naming the
+variable and what it accepts, never a silent fallback to the default.
 
-cognee reads several settings at import and caches config objects on first use,
-so :func:`configure` must run before the first ``import cognee``; it refuses to
-move an already-imported cognee to another root.
+Only the shells and the API's opening (``Falsify.open``/``attach``, the CLI's entry, the
+MCP and web servers' start, the benchmarks' entry points) ask for this process's settings:
+:func:`current` returns the object read the first time it is asked for; :func:`reload`
+reads the environment again (once per opening, so a variable set before opening a root
+counts); :func:`replace` changes fields in-process (``--database URL``) without touching
+the environment. Everything below receives the opened stores' ``Settings`` as an argument
+(tests/test_config.py holds the line).
 
-``.env`` handling, predictable by construction: FALSIFY loads
-``<project>/.env`` with python-dotenv *without* override (a variable set in the
-shell wins over the file). cognee, at import, would search for a ``.env`` from
-the working directory upward and load it *with* override (the file would beat
-the shell); FALSIFY points cognee's ``COGNEE_ENV_FILE`` at an empty file in the
-data root, so cognee loads nothing more and the one rule is "shell beats the
-project's .env". (Set ``COGNEE_ENV_FILE`` yourself to make cognee load a file
-of your choosing, with cognee's override semantics.)
+The meaning of each setting is documented in docs/configuration.md.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
-import sys
+import re
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Callable, Mapping, Optional, TypeVar
 
-from memory_core.store import backends, config, embedder, process
-from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
-from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
-from memory_core.store.environment import redact_logs
-from memory_core.store.lock import refuse_unsafe_root
+from memory_core.core.errors import InputError
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
+
+_BACKEND_NAMES = {"": "ladybug", "ladybug": "ladybug", "embedded": "ladybug",
+                  "postgres": "postgres", "postgresql": "postgres", "pgvector": "postgres"}
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class SettingsError(InputError):
+    """A ``FALSIFY_*`` variable holds a value FALSIFY cannot use (the message names it)."""
+
+
+def _text(env: Mapping[str, str], name: str, default: Optional[str] = None) -> Optional[str]:
+    value = env.get(name, "").strip()
+    return value or default
+
+
+def _shown(raw: str) -> str:
+    """A setting's value as an error line shows it: short (a 5,000-digit value is not echoed)."""
+    return repr(raw) if len(raw) <= 40 else repr(raw[:37] + "...")
+
+
+def _number(kind: Callable[[str], T], accepts: Callable[[T], bool], says: str) -> Callable[..., T]:
+    """A parser of a number within its bounds: finite (no inf, nan), not longer than 30
+    characters (a whole number of 5,000 digits is no setting), and accepted by ``accepts``."""
+
+    def parse(env: Mapping[str, str], name: str, default: T) -> T:
+        raw = env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            if len(raw) > 30:
+                raise ValueError(raw)
+            value = kind(raw)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(raw)
+        except (ValueError, OverflowError):
+            raise SettingsError(f"{name}={_shown(raw)}: expected {says}") from None
+        if not accepts(value):
+            raise SettingsError(f"{name}={_shown(raw)}: expected {says}")
+        return value
+
+    return parse
+
+
+# upper bounds: beyond them a value is a mistake (an overflow in a store, a wait of centuries)
+DAY_S = 86_400.0
+MAX_GATE1_K = 10_000
+MAX_CONCURRENCY = 256
+MAX_COMMITS = 1_000_000_000
+FAULT_AT = re.compile(r"[a-z][a-z_]{0,39}(?::[1-9][0-9]{0,5})?")
+WHOLE = "a whole number"
+
+
+def _fault_at(env: Mapping[str, str], name: str, default: Optional[str]) -> Optional[str]:
+    raw = _text(env, name, default)
+    if raw is not None and not FAULT_AT.fullmatch(raw):
+        raise SettingsError(f"{name}={_shown(raw)}: expected step or step:n (a write step's name, "
+                            "n a whole number 1 to 999999)")
+    return raw
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise SettingsError(f"{name}={_shown(raw)}: expected 1 or 0 (true/false, yes/no, on/off)")
+
+
+def _backend(env: Mapping[str, str], name: str, default: str) -> str:
+    raw = env.get(name, "").strip().lower()
+    if raw not in _BACKEND_NAMES:
+        raise SettingsError(f"{name}={_shown(raw)}: expected 'ladybug' (embedded, the default) or 'postgres'")
+    return _BACKEND_NAMES[raw] if raw else default
+
+
+def _lower(env: Mapping[str, str], name: str, default: Optional[str]) -> Optional[str]:
+    return (_text(env, name) or "").lower() or default
+
+
+def _present(env: Mapping[str, str], name: str, default: bool) -> bool:
+    return bool(env.get(name, "").strip()) or default
+
+
+def _stripped(env: Mapping[str, str], name: str, default: str) -> str:
+    return env.get(name, "").strip() or default
+
+
+def _arrow_pool(env: Mapping[str, str], name: str, default: str) -> str:
+    if name not in env:
+        return default
+    pool = env[name].strip().lower()
+    if pool not in ("", "system", "jemalloc", "mimalloc"):
+        raise SettingsError(f"{name}={_shown(pool)}: expected system, jemalloc, mimalloc or empty")
+    return pool
+
+
+def setting(variable: str, default, parse: Callable = _text, *, secret: bool = False):
+    """One setting: the variable it is read from, its default (written here only) and its
+    parser ``parse(env, variable, default)``. A secret is never shown in a repr."""
+    return dataclasses.field(default=default, repr=not secret, metadata={"variable": variable, "parse": parse})
+
 
 @dataclass(frozen=True)
-class Paths:
-    root: Path
-
-    @property
-    def system(self) -> Path:
-        return self.root / "cognee_system"
+class Settings:
+    """The one table of FALSIFY's settings: each field's variable, default and parser."""
+
+    # where the data lives
+    home: Optional[str] = setting("FALSIFY_HOME", None)  # else ./.falsify
+    backend: str = setting("FALSIFY_BACKEND", "ladybug", _backend)  # ladybug | postgres
+    database_url: Optional[str] = setting("FALSIFY_DATABASE_URL", None)  # secret: shown as <set>
+    # cognee's PostgreSQL variables (the database when FALSIFY_DATABASE_URL is not set)
+    db_host: Optional[str] = setting("DB_HOST", None)
+    db_port: str = setting("DB_PORT", "5432")
+    db_username: Optional[str] = setting("DB_USERNAME", None)
+    db_password: Optional[str] = setting("DB_PASSWORD", None, secret=True)
+    db_name: Optional[str] = setting("DB_NAME", None)
+    embedder: Optional[str] = setting("FALSIFY_EMBEDDER", None, _lower)  # "local" forces the bundled model
+    # writing
+    lock_timeout: float = setting("FALSIFY_LOCK_TIMEOUT", 30.0,
+                                  _number(float, lambda v: 0 <= v <= DAY_S, f"seconds, 0 to {DAY_S:g}"))
+    fault_at: Optional[str] = setting("FALSIFY_FAULT_AT", None, _fault_at)  # step[:n] (crash tests only)
+    # judging
+    gate1_k: int = setting("FALSIFY_GATE1_K", 8,
+                           _number(int, lambda v: 1 <= v <= MAX_GATE1_K, f"{WHOLE}, 1 to {MAX_GATE1_K}"))
+    gate1_threshold: Optional[float] = setting("FALSIFY_GATE1_THRESHOLD", None,
+                                               _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
+    recall_floor: Optional[float] = setting("FALSIFY_RECALL_FLOOR", None,  # None: the measured default
+                                            _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
+    llm_concurrency: int = setting("FALSIFY_LLM_CONCURRENCY", 4, _number(int, lambda v: 1 <= v <= MAX_CONCURRENCY,
+                                                                         f"{WHOLE}, 1 to {MAX_CONCURRENCY}"))
+    llm_per_candidate: bool = setting("FALSIFY_LLM_PER_CANDIDATE", False, _flag)
+    llm_budget_usd: Optional[float] = setting("FALSIFY_LLM_BUDGET_USD", None, _number(
+        float, lambda v: 0 <= v <= 1e9, "a number of US dollars, 0 to 1e9"))
+    judge_timeout: float = setting("FALSIFY_JUDGE_TIMEOUT", 60.0, _number(
+        float, lambda v: 0 < v <= DAY_S, f"seconds, more than 0 and at most {DAY_S:g}"))
+    verdict_cache: bool = setting("FALSIFY_VERDICT_CACHE", True, _flag)
+    llm_key: bool = setting("LLM_API_KEY", False, _present)  # set or not (the value is never kept here)
+    llm_model: str = setting("LLM_MODEL", "", _stripped)
+    # housekeeping after commits
+    graph_reopen_every: int = setting("FALSIFY_GRAPH_REOPEN_EVERY", 100, _number(  # commits (0 = never)
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
+    graph_compact_ratio: float = setting("FALSIFY_GRAPH_COMPACT_RATIO", 2.0, _number(  # 0 = never
+        float, lambda v: 0 <= v <= 1e6, "a ratio, 0 (never compact) to 1e6"))
+    vector_prune_every: int = setting("FALSIFY_VECTOR_PRUNE_EVERY", 50, _number(  # commits (0 = never)
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
+    vector_prune_age_s: float = setting("FALSIFY_VECTOR_PRUNE_AGE_S", 30.0, _number(
+        float, lambda v: 0 <= v <= 365 * DAY_S, f"seconds, 0 to {365 * DAY_S:g}"))
+    vector_reconnect: bool = setting("FALSIFY_VECTOR_RECONNECT", True, _flag)
+    run_history_keep: int = setting("FALSIFY_RUN_HISTORY_KEEP", 200, _number(  # 0 = keep all
+        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE}, 0 to {MAX_COMMITS}"))
+    malloc_arena_max: int = setting("FALSIFY_MALLOC_ARENA_MAX", 2, _number(  # 0 = glibc's default
+        int, lambda v: 0 <= v <= 1024, f"{WHOLE}, 0 to 1024"))
+    arrow_pool: str = setting("FALSIFY_ARROW_POOL", "system", _arrow_pool)  # empty = pyarrow's default
+    # shells
+    token: Optional[str] = setting("FALSIFY_TOKEN", None, secret=True)
+    token_file: Optional[str] = setting("FALSIFY_TOKEN_FILE", None)
+    no_server: bool = setting("FALSIFY_NO_SERVER", False, _flag)  # the CLI never forwards to a server or launcher
+    launcher: bool = setting("FALSIFY_LAUNCHER", True, _flag)  # commands start warm through the launcher
+    launcher_idle_s: float = setting("FALSIFY_LAUNCHER_IDLE_S", 900.0, _number(float, lambda v: v > 0,
+                                                                               "seconds, more than 0"))
+    runtime_dir: Optional[str] = setting("FALSIFY_RUNTIME_DIR", None)  # the launcher's private directory
+
+    def __repr__(self) -> str:  # never prints a secret
+        values = dataclasses.asdict(self)
+        shown = {f.name: values[f.name] for f in dataclasses.fields(self) if f.repr}
+        if shown.get("database_url"):
+            shown["database_url"] = "<set>"
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+
+def variables() -> dict[str, str]:
+    """Each setting's variable, by field name (the table above, in its order)."""
+    return {f.name: f.metadata["variable"] for f in dataclasses.fields(Settings)}
+
+
+def read(env: Optional[Mapping[str, str]] = None) -> Settings:
+    """Parse the settings from ``env`` (default: the process environment), field by field."""
+    env = os.environ if env is None else env
+    return Settings(**{f.name: f.metadata["parse"](env, f.metadata["variable"], f.default)
+                       for f in dataclasses.fields(Settings)})
+
+
+_current: Optional[Settings] = None
+
+
+def current() -> Settings:
+    """The settings of this process, read from the environment the first time."""
+    global _current
+    if _current is None:
+        _current = read()
+        _register_secrets()
+    return _current
+
+
+def reload() -> Settings:
+    """Read the environment again (at the start of a command or an ``open``)."""
+    global _current
+    _current = read()
+    _register_secrets()
+    return _current
+
+
+# secrets never written to a log or printed in an error line: the values of these variables
+# (with a URL's password and the provider-key shapes: one redaction, memory_core.core.redaction)
+SECRET_VARIABLES = ("FALSIFY_TOKEN", "LLM_API_KEY", "EMBEDDING_API_KEY", "FALSIFY_DATABASE_URL", "DB_PASSWORD",
+                    "VECTOR_DB_KEY", "GRAPH_DATABASE_PASSWORD", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                    "GEMINI_API_KEY", "AZURE_API_KEY", "HUGGINGFACE_API_KEY", "PGPASSWORD")
 
-    @property
-    def data(self) -> Path:
-        return self.root / "cognee_data"
-
-    @property
-    def cache(self) -> Path:
-        return self.root / "cognee_cache"
-
-    @property
-    def logs(self) -> Path:
-        return self.root / "logs"
-
-    @property
-    def models(self) -> Path:
-        return self.root / "models"
-
-    @property
-    def meta(self) -> Path:
-        return self.root / "falsify.json"
-
-    @property
-    def log(self) -> Path:
-        """The revision log: one JSON line per state change (explain reads it)."""
-        return self.root / "revisions.jsonl"
-
-    @property
-    def journal(self) -> Path:
-        return self.root / "journal"
-
-    @property
-    def lock(self) -> Path:
-        return self.root / "writer.lock"
-
-    @property
-    def home(self) -> Path:
-        """Where Ladybug keeps its ``~/.lbdb`` extension folder for this root (HOME points
-        here only while the graph database opens; see BeliefStore.open)."""
-        return self.root / "home"
-
-
-_configured: Paths | None = None
-
-
-def resolve_root(root: str | os.PathLike | None, settings: config.Settings) -> Path:
-    """``root`` if given, else ``settings.home`` (``FALSIFY_HOME``), else ``./.falsify``."""
-    if root:
-        return Path(root).expanduser().resolve()
-    env = settings.home
-    if env:
-        return Path(env).expanduser().resolve()
-    return (Path.cwd() / ".falsify").resolve()
-
-
-def root_exists(root: str | os.PathLike | None, settings: config.Settings) -> bool:
-    """Whether ``root`` holds a data root (its meta file or cognee's databases)."""
-    paths = Paths(resolve_root(root, settings))
-    return paths.meta.is_file() or paths.system.is_dir()
-
-
-def load_dotenv_file() -> bool:
-    """Load ``<project>/.env`` without overriding the process environment; True when it set
-    anything (the opening that called it then reads the settings again:
-    :func:`memory_core.store.config.reload`)."""
-    env_file = PROJECT_DIR / ".env"
-    if env_file.is_file():
-        from dotenv import load_dotenv
-
-        before = dict(os.environ)
-        load_dotenv(env_file, override=False)
-        return dict(os.environ) != before
-    return False
-
-
-def _values(paths: Paths) -> dict[str, str]:
-    return {
-        "SYSTEM_ROOT_DIRECTORY": str(paths.system),
-        "DATA_ROOT_DIRECTORY": str(paths.data),
-        "CACHE_ROOT_DIRECTORY": str(paths.cache),
-        "COGNEE_LOGS_DIR": str(paths.logs),
-        "ENABLE_BACKEND_ACCESS_CONTROL": "false",
-        "FASTEMBED_CACHE_PATH": str(paths.models),
-        "HF_HUB_CACHE": str(paths.models),
-    }
-
-
-_own_process = False
-
-
-def claim_process() -> None:
-    """This process is FALSIFY's own (the CLI, the MCP server, the viewer): cognee settings
-    in the environment it inherited (a user's shell configured for another cognee program)
-    are replaced by the data root's, as nothing else in the process uses cognee. Without
-    the claim, :func:`configure` refuses to change a host's cognee settings."""
-    global _own_process
-    _own_process = True
-
-
-def _layout_root(values: dict[str, str]) -> Path | None:
-    """The data root whose layout these cognee directories are (FALSIFY set them, e.g. in a
-    parent FALSIFY process the environment was inherited from), or None."""
-    system = values.get("SYSTEM_ROOT_DIRECTORY")
-    if not system:
-        return None
-    root = Path(system).parent
-    mine = {k: v for k, v in _values(Paths(root)).items() if k in values and k != "ENABLE_BACKEND_ACCESS_CONTROL"}
-    return root if all(values[k] == v for k, v in mine.items()) else None
-
-
-def host_settings(paths: Paths, backend: "backends.Backend") -> list[str]:
-    """The cognee settings of this process that opening ``paths`` would overwrite, as
-    ``NAME=value`` (the host's: set before FALSIFY configured anything): environment
-    variables holding other values than the root's, and an already imported cognee whose
-    databases are elsewhere. Values that lay out another FALSIFY data root (inherited from
-    a FALSIFY process) are not a host's; nor are cognee's database settings of the PostgreSQL
-    backend, which FALSIFY_BACKEND=postgres asks FALSIFY to set (its database's)."""
-    wanted = dict(_values(paths))
-    if embedder.local_enabled():
-        wanted.update(embedder.environment(paths))
-    have = {k: os.environ[k] for k in wanted if os.environ.get(k) not in (None, "")}
-    inherited = _layout_root(have)
-    found = []
-    for key, value in have.items():
-        if value == wanted[key] or (inherited is not None and key in _values(Paths(inherited))):
-            continue
-        found.append(f"{key}={value}")
-    if "cognee" in sys.modules:  # imported (and so configured) before FALSIFY configured it
-        try:
-            from cognee.infrastructure.databases.relational.config import get_relational_config
-
-            system = get_relational_config().db_path
-        except Exception:  # noqa: BLE001  (a cognee that does not say: its roots are not ours to move)
-            system = None
-        if system is None or not Path(system).resolve().is_relative_to(paths.system.resolve()):
-            found.append(f"cognee already imported, its databases in {system or 'an unknown place'}")
-    return found
-
-
-def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Paths:
-    """Point cognee at one data root. Call before the first ``import cognee``. ``backend``:
-    the one the caller chose from its settings (``Falsify.open``: ``backends.choose``); the
-    data root's place and the embedder are decided by ``backend.settings`` too. In a
-    process that is not FALSIFY's own (:func:`claim_process`), a host's cognee settings
-    (:func:`host_settings`) are never overwritten: ``HostConfigError``, nothing changed."""
-    global _configured
-    paths = Paths(resolve_root(root, backend.settings))
-    if _attached:
-        from memory_core.core.errors import RootConflict
-
-        raise RootConflict(f"FALSIFY is attached to the host's cognee configuration in this process; opening the "
-                           f"data root {paths.root} would reconfigure the host's cognee (use Falsify.attach, or "
-                           "open the root from another process)")
-    if _configured is not None:
-        if _configured.root != paths.root:
-            from memory_core.core.errors import RootConflict
-
-            raise RootConflict(
-                f"cognee is already configured for {_configured.root} in this process; one process serves one "
-                f"data root (open {paths.root} from another process)"
-            )
-        return _configured
-    load_dotenv_file()
-    redact_logs()  # no log record of this process carries a secret
-    refuse_unsafe_root(paths.root)  # nothing is made in a root another user could change
-    embedder.decide(backend.settings)  # the offline model unless hosted embeddings are configured
-    if not _own_process:
-        taken = host_settings(paths, backend)
-        if taken:
-            from memory_core.core.errors import HostConfigError
-
-            raise HostConfigError(
-                "Falsify.open: this program has configured cognee itself (" + "; ".join(taken) + "), and "
-                f"opening the data root {paths.root} would move cognee there, under the program's feet; nothing "
-                "was changed. Use Falsify.attach(state_dir) to work on the program's own cognee configuration, "
-                "or open the root from a process of its own (the falsify command)")
-    process.configure_process(backend.settings)  # allocator settings, before cognee's native threads start
-    os.environ.update(backend.cognee_environment())  # e.g. cognee's postgres + pgvector adapters on our database
-    paths.root.mkdir(parents=True, exist_ok=True)
-    for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
-        p.mkdir(parents=True, exist_ok=True)
-    os.environ.update(_values(paths))
-    if not os.environ.get("COGNEE_ENV_FILE"):
-        quiet = paths.root / "cognee.env"
-        if not quiet.exists():
-            quiet.write_text("# intentionally empty: FALSIFY loads <project>/.env itself (see settings.py)\n")
-        os.environ["COGNEE_ENV_FILE"] = str(quiet)
-    paths.home.mkdir(exist_ok=True)
-    # Quiet, local, no phoning home.
-    for key, value in {
-        "TELEMETRY_DISABLED": "1",
-        # ladybug 0.19 (pinned by cognee 1.6.5) burns 8 MiB of max_db_size per CHECKPOINT
-        # (LadybugDB/ladybug#924): at cognee's 32 GiB default a long-lived process
-        # (the viewer) dies after ~900 revisions. bench.checkpoint_budget reproduces it.
-        "KUZU_MAX_DB_SIZE": str(1 << 40),
-        # cognee's default buffer pool (32 GiB of address space) costs ~80 MB of resident memory
-        # at open for the page table of its frames, whatever the graph's size; 4 GiB costs ~10
-        # and still holds a graph far larger than a belief memory's (a power of 2, as ladybug needs)
-        "KUZU_BUFFER_POOL_SIZE": str(1 << 32),
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "GLINER_AUTO_INSTALL": "false",
-        "GRAPH_DATABASE_SUBPROCESS_ENABLED": "false",
-        "VECTOR_DB_SUBPROCESS_ENABLED": "false",
-        "LOG_LEVEL": os.environ.get("LOG_LEVEL", "ERROR"),
-        # keep HOME-relative caches (ladybug extensions, tiktoken) inside the root
-        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", str(paths.cache / "tiktoken")),
-    }.items():
-        os.environ.setdefault(key, value)
-    embedder.apply_environment(paths)
-    _configured = paths
-    if "cognee" in sys.modules:
-        _reapply(paths)
-    return paths
-
-
-def _reapply(paths: Paths) -> None:
-    os.environ.update(_values(paths))
-    import cognee
-
-    cognee.config.system_root_directory(str(paths.system))
-    cognee.config.data_root_directory(str(paths.data))
-
-
-def import_cognee():
-    """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
-    if _configured is None:
-        raise RuntimeError("memory_core.store.settings.configure() must run before cognee is imported")
-    import cognee
-
-    _reapply(_configured)
-    return cognee
-
-
-_attached = False
-
-
-def attach() -> None:
-    """Use cognee as the host configured it (``Falsify.attach``): nothing is set, moved
-    or read from FALSIFY's .env; cognee is imported as the host left it."""
-    global _attached
-    import cognee  # noqa: F401  (the host's configuration, as it stands)
-
-    check_host_configuration()
-    _attached = True
-
-
-def check_host_configuration() -> None:
-    """Refuse, naming the setting to change, a host configuration FALSIFY cannot work on:
-    graph or vector engines in worker processes (FALSIFY reads and compacts the stores
-    through engine methods cognee's remote proxies do not forward), and backend access
-    control (pipeline runs then write to per-dataset databases FALSIFY does not read)."""
-    from cognee.context_global_variables import backend_access_control_enabled
-    from cognee.infrastructure.databases.graph.config import get_graph_config
-    from cognee.infrastructure.databases.vector.config import get_vectordb_config
-
-    from memory_core.core.errors import HostConfigError
-
-    wrong = []
-    if get_graph_config().graph_database_subprocess_enabled:
-        wrong.append("GRAPH_DATABASE_SUBPROCESS_ENABLED=false (cognee runs the graph engine in a worker "
-                     "process by default)")
-    if get_vectordb_config().vector_db_subprocess_enabled:
-        wrong.append("VECTOR_DB_SUBPROCESS_ENABLED=false (cognee runs the vector engine in a worker process "
-                     "by default)")
-    try:
-        access_control = backend_access_control_enabled()
-    except OSError:  # cognee: access control asked for but unsupported by the configured handlers
-        access_control = True
-    if access_control:
-        wrong.append("ENABLE_BACKEND_ACCESS_CONTROL=false (with it on, each pipeline run writes to its own "
-                     "per-user, per-dataset databases)")
-    if wrong:
-        raise HostConfigError("Falsify.attach: FALSIFY works on one in-process graph and vector store; set "
-                              + "; ".join(wrong) + " before cognee is imported (or before its first engine is "
-                              "built); nothing was opened")
-
-
-def attached_fingerprint() -> dict:
-    """The embedder cognee is configured with (recorded in an attached state directory)."""
-    from cognee.infrastructure.databases.vector.embeddings.config import get_embedding_config
-
-    config = get_embedding_config()
-    return {"provider": str(config.embedding_provider), "model": str(config.embedding_model),
-            "dimensions": int(config.embedding_dimensions or 0)}
-
-
-def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
-    """For a host that wants FALSIFY's packaged offline model: lay it out in
-    ``models_dir`` and point cognee's embedding configuration at it (fastembed,
-    all-MiniLM-L6-v2, 384 dims, local files only). Call before cognee builds its
-    first vector engine. Returns the embedding settings it applied."""
-    models = Path(models_dir).expanduser().resolve()
-    models.mkdir(parents=True, exist_ok=True)
-    embedder.prepare(models)
-    values = {"embedding_provider": "fastembed", "embedding_model": embedder.MODEL,
-              "embedding_dimensions": embedder.DIMENSIONS}
-    # fastembed and the hub client read their cache locations from the environment
-    os.environ.update({"FASTEMBED_CACHE_PATH": str(models), "HF_HUB_CACHE": str(models), "HF_HUB_OFFLINE": "1"})
-    import cognee
-
-    cognee.config.set_embedding_config(values)
-    from cognee.infrastructure.databases.vector.embeddings.config import get_embedding_config
-
-    config = get_embedding_config()
-    for name, value in values.items():
-        setattr(config, name, value)
-    return values
-
-
-def require_configured() -> None:
-    if _configured is None and not _attached and "cognee" not in sys.modules:
-        raise RuntimeError("call memory_core.store.settings.configure(root) before importing modules that import "
-                           "cognee (memory_core.store.models, .store, ...): cognee reads its storage settings at import")
-
-
-def paths() -> Paths:
-    if _configured is None:
-        raise RuntimeError("memory_core.store.settings.configure() has not run")
-    return _configured
-
-
-# ---- the backend ---------------------------------------------------------------
-# FALSIFY_BACKEND=postgres puts the graph, the vectors, the revision log, the intent and the
-# writer lock in one PostgreSQL database (memory_core.store.backends.postgres); the choice is
-# made by memory_core.store.backends.choose from the settings (memory_core.store.config).
-
-
-def use_database(url: str) -> None:
-    """``--database URL`` / ``Falsify.open(..., database=URL)``: the postgres backend on that
-    database, for this process (its settings) and its children (the environment they inherit;
-    :func:`memory_core.store.config.reload` reads it back, so a reload keeps it)."""
-    os.environ["FALSIFY_BACKEND"] = "postgres"
-    os.environ["FALSIFY_DATABASE_URL"] = url
-    config.replace(backend="postgres", database_url=url.strip() or None)
+
+def register_secrets(env: Optional[Mapping[str, str]] = None) -> None:
+    """Hand the secret values of ``env`` (default: the process environment) to the one redaction."""
+    from memory_core.core.redaction import register
+
+    env = os.environ if env is None else env
+    register(env.get(name, "") for name in SECRET_VARIABLES)
+
+
+def _register_secrets() -> None:
+    register_secrets()
+
+
+def replace(**changes) -> Settings:
+    """Change some settings of this process (``--database URL``), keeping the rest."""
+    global _current
+    _current = dataclasses.replace(current(), **changes)
+    return _current

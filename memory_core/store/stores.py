@@ -16,8 +16,8 @@ from memory_core.store.belief_store import BeliefStore
 from memory_core.store.journal import Journal
 
 if TYPE_CHECKING:
-    from memory_core.store.config import Settings
-    from memory_core.store.settings import Paths
+    from memory_core.store.settings import Settings
+    from memory_core.store.data_root import Paths
 
 
 class RevisionLock:

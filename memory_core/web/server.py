@@ -40,7 +40,7 @@ from typing import Optional
 import uvicorn
 
 from memory_core.session import Gate
-from memory_core.store import config
+from memory_core.store import settings as config
 from memory_core.web.app import MAX_BODY, STATIC_TYPES, UI_DIR, VENDOR, ViewerApp  # noqa: F401 (re-exported)
 from memory_core.web.bridge import LoopThread
 from memory_core.web.guard import check_token, is_loopback
@@ -357,7 +357,7 @@ def access_note(url: str, where: str) -> str:
 def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[str]:
     """The token in force: ``token``, else ``$FALSIFY_TOKEN``, else the first line of the
     file ``$FALSIFY_TOKEN_FILE`` (both from ``settings``, default: the process's,
-    :mod:`memory_core.store.config`); required beyond loopback, and checked
+    :mod:`memory_core.store.settings`); required beyond loopback, and checked
     (:func:`memory_core.web.guard.check_token`)."""
     settings = settings or config.current()
     token = (token or settings.token or "").strip() or None
@@ -425,7 +425,7 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
                token: Optional[str] = None, mcp: bool = False, cli=None) -> int:
     """Serve the real facade for one data root (``python main.py serve``); ``seeds``
     are investigation files loaded first. Returns an exit code."""
-    from memory_core.store.settings import resolve_root
+    from memory_core.store.data_root import resolve_root
 
     try:
         settings = config.current()
@@ -473,7 +473,7 @@ def main(argv=None) -> int:
     parser.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp")
     parser.add_argument("--token", help="access token (required beyond loopback; default $FALSIFY_TOKEN)")
     args = parser.parse_args(argv)
-    from memory_core.store.settings import claim_process
+    from memory_core.store.data_root import claim_process
 
     claim_process()  # a process of its own: cognee is configured for this root
     return run_server(args.root, args.host, args.port, seeds=args.seed, token=args.token, mcp=args.mcp)

@@ -11,7 +11,7 @@ object it returned.
 
 from __future__ import annotations
 
-from memory_core.store import config
+from memory_core.store import settings as config
 from memory_core.store.backends.base import Backend
 from memory_core.store.backends.embedded import EmbeddedBackend
 from memory_core.store.backends.postgres import PostgresBackend

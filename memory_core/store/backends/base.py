@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from memory_core.store import process, run_history
-from memory_core.store.config import Settings
+from memory_core.store.settings import Settings
 
 log = logging.getLogger("falsify")
 

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Optional
 
 from memory_core.store import faults
-from memory_core.store.config import Settings
+from memory_core.store.settings import Settings
 from memory_core.store.backends.base import log, stats  # noqa: F401  (stats re-exported)
 
 

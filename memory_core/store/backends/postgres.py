@@ -37,7 +37,7 @@ from typing import Iterable, Iterator, Optional
 from memory_core.core.errors import EmbedderMismatch, InputError, RootBusy
 from memory_core.store import lexical
 from memory_core.store.backends.base import Backend, node_props, unique_edges
-from memory_core.store.config import Settings
+from memory_core.store.settings import Settings
 from memory_core.store.journal import Journal, set_aside_path
 from memory_core.store.lock import default_timeout, make_private
 
