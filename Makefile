@@ -50,14 +50,14 @@ demo: setup ui
 # processes on one database): tests/conftest.py
 # starts a PostgreSQL 16 + pgvector from the pgserver wheel (initdb as the system user
 # falsify-pg, created with useradd when missing) on a free loopback port and stops it after.
-PG_TESTS := tests/test_cognee_contract.py tests/test_revision.py tests/test_undo.py tests/test_bench_quick.py \
-            tests/test_check_repair.py tests/test_fault_injection.py \
-            tests/test_postgres_store.py tests/test_postgres_journal.py tests/test_postgres_crash.py \
-            tests/test_postgres_multiprocess.py tests/test_validity_api.py tests/test_validity_cli.py \
-            tests/test_epochs.py tests/test_offline_candidates.py tests/test_cancellation.py
+PG_TESTS := tests/integration/test_cognee_contract.py tests/integration/test_revision.py tests/system/test_undo.py tests/system/test_bench_quick.py \
+            tests/system/test_check_repair.py tests/system/test_fault_injection.py \
+            tests/integration/test_postgres_store.py tests/integration/test_postgres_journal.py tests/system/test_postgres_crash.py \
+            tests/system/test_postgres_multiprocess.py tests/integration/test_validity_api.py tests/system/test_validity_cli.py \
+            tests/system/test_epochs.py tests/system/test_offline_candidates.py tests/integration/test_cancellation.py
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
-# the CLI processes are forked from tests/forkserver.py (cognee's third-party imports paid once
+# the CLI processes are forked from tests/support/forkserver.py (cognee's third-party imports paid once
 # per worker). Files are handed out longest first (tests/conftest.py HEAVY_FIRST; xdist keeps that
 # order with --no-loadscope-reorder). conftest prints every file's seconds at the end.
 TEST_WORKERS ?= 2
@@ -86,7 +86,7 @@ format: setup
 
 # the inner loop: the pure and in-process tests (everything not marked slow), embedded backend
 test-fast: setup
-	$(PYTEST) -m "not slow"
+	$(PYTEST) tests/unit
 
 bench: setup
 	$(PY) -m bench.revision_speed
@@ -99,7 +99,7 @@ bench: setup
 	$(PY) -m bench.soak --revisions 3000
 	$(PY) -m bench.deep --out bench/results/deep.json
 	$(PY) -m bench.mutants --out bench/results/mutants.json
-	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/test_fault_injection.py
+	FALSIFY_FAULT_TRIALS=300 $(PY) -m pytest -q tests/system/test_fault_injection.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules site .falsify .falsify-demo

@@ -29,7 +29,7 @@ re-implemented over the whole graph, no code shared with ``memory_core``):
 
 ``--pure`` computes the same scenarios with the pure engine
 (``memory_core.core.revision.plan_revision``, driven as the store adapter drives
-it) instead of the stores: no I/O, seconds; ``tests/test_bench_quick.py`` shows it
+it) instead of the stores: no I/O, seconds; ``tests/system/test_bench_quick.py`` shows it
 fails on a broken rule. Figures: conclusions that died vs the reference
 (precision, recall, collateral, misses), revisions after which the whole graph
 equals the reference, latency. Every figure printed is measured in the run.

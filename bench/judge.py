@@ -2,7 +2,7 @@
 
     python -m bench.judge [--facts 12] [--evidence 200] [--latency-ms 300] [--json]
 
-Against the local OpenAI-compatible stub (``tests/llm_stub.py``, a real HTTP server on
+Against the local OpenAI-compatible stub (``tests/support/llm_stub.py``, a real HTTP server on
 127.0.0.1) answering every request after a fixed ``--latency-ms``. A data root is loaded
 through ``Falsify.load`` with MQuAKE-hard evidence claims *without* triples (so the
 structured judge cannot decide and every gate-1 candidate goes to the LLM judge): the
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
     p.add_argument("--data", help="the MQuAKE-hard beliefs file (default ../shared/bench/...)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "tests" / "support"))
     from llm_stub import StubLLM
 
     from .mquake import machine, stdout_to_stderr

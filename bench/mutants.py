@@ -35,8 +35,8 @@ from typing import Optional
 from bench.common import log, machine
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TESTS = ("tests/test_property_rules.py", "tests/test_cascade_pure.py", "tests/test_tms_three_valued.py",
-                 "tests/test_property_pure.py", "tests/test_reinstatement_pure.py")
+DEFAULT_TESTS = ("tests/unit/test_property_rules.py", "tests/unit/test_cascade_pure.py", "tests/unit/test_tms_three_valued.py",
+                 "tests/unit/test_property_pure.py", "tests/unit/test_reinstatement_pure.py")
 COPY = ("memory_core", "tests", "bench", "examples", "main.py", "pytest.ini")
 
 

@@ -8,7 +8,7 @@ For each backend it runs ``bench.mquake --scenario per_case`` on the x1 graph an
 x10 graph (disjoint replicas), each in its own process on a fresh root (and, on
 PostgreSQL, a fresh database), and prints precision, recall, collateral, p50/p90 revision
 latency and the x10/x1 latency ratio side by side. With no ``FALSIFY_DATABASE_URL`` set
-it starts its own PostgreSQL 16 + pgvector the way the tests do (tests/pg_server.py,
+it starts its own PostgreSQL 16 + pgvector the way the tests do (tests/support/pg_server.py,
 PostgreSQL's default durability settings: fsync on); with one set, it creates its
 databases on that server (the URL's user must be allowed to CREATE DATABASE).
 """
@@ -91,7 +91,7 @@ def summarise(runs: dict[int, dict]) -> dict:
 
 
 def run(args) -> dict:
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "tests" / "support"))
     from pg_server import PgServer  # noqa: E402
 
     from bench.mquake import machine

@@ -6,7 +6,7 @@ One sequence: a generated investigation (:mod:`bench.graphs`) is loaded with
 target=..., key=...)``: the real cognee pipeline, detection pinned, cascade,
 promotion, forget, journalled write) and ``Falsify.status()`` is compared with the
 model: which nodes are stored, each one's state, feedback weight and confidence,
-and which belief edges are stored. Used by ``tests/test_property_store.py`` (a few
+and which belief edges are stored. Used by ``tests/integration/test_property_store.py`` (a few
 sequences) and by ``python -m bench.deep`` (a few hundred).
 """
 

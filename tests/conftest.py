@@ -4,7 +4,7 @@ cognee is configured once per process (memory_core.store.data_root.configure), s
 in-process tests share ONE real data root (Ladybug + LanceDB in a temporary
 directory) and keep apart by giving every investigation its own key prefix.
 Tests that need a fresh root, a restart or several processes run the CLI in
-subprocesses (`cli`), forked from tests/forkserver.py (the third-party imports paid once).
+subprocesses (`cli`), forked from tests/support/forkserver.py (the third-party imports paid once).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections import defaultdict
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # the fork server, drivers, harness
 import forkserver
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,9 +36,9 @@ for _key in [k for k in os.environ if k.startswith(("LLM_", "EMBEDDING_"))]:
 _ROOT = Path(tempfile.mkdtemp(prefix="falsify-test-root-"))
 atexit.register(shutil.rmtree, _ROOT, True)
 # No test goes through the user's warm launcher (memory_core/shell/launcher.py) by accident: every
-# FALSIFY process a test starts runs cold (or forked from tests/forkserver.py), and a private runtime
+# FALSIFY process a test starts runs cold (or forked from tests/support/forkserver.py), and a private runtime
 # directory catches any launcher started anyway (pytest_sessionfinish fails the run if one was). The
-# launcher's own tests (tests/test_launcher.py) turn it on, each with a runtime directory of its own.
+# launcher's own tests (tests/system/test_launcher.py) turn it on, each with a runtime directory of its own.
 os.environ["FALSIFY_LAUNCHER"] = "0"
 os.environ["FALSIFY_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="fl-run-")
 atexit.register(shutil.rmtree, os.environ["FALSIFY_RUNTIME_DIR"], True)
@@ -46,7 +47,7 @@ from memory_core.store import data_root as _settings  # noqa: E402
 
 # The backend this session tests: the embedded default, or with FALSIFY_TEST_BACKEND=postgres
 # the same tests on PostgreSQL + pgvector (`make test` runs both): a server from the pgserver
-# wheel is started here (tests/pg_server.py) and stopped at exit, one database per data root.
+# wheel is started here (tests/support/pg_server.py) and stopped at exit, one database per data root.
 BACKEND = os.environ.get("FALSIFY_TEST_BACKEND", "ladybug")
 # With pytest-xdist (`make test` runs two workers) the controller only schedules and reports:
 # it collects and runs nothing, so it needs no server and no configured root.
@@ -101,7 +102,7 @@ async def app(root):
 
 @pytest.fixture(scope="session")
 def mypy_cache(tmp_path_factory) -> Path:
-    """One mypy cache for the run's type checks (tests/test_typing.py, tests/test_packaging.py),
+    """One mypy cache for the run's type checks (tests/system/test_typing.py, tests/system/test_packaging.py),
     shared by its xdist workers: pydantic and the package are checked once, then read back."""
     base = tmp_path_factory.getbasetemp()
     return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mypy-cache"
@@ -162,7 +163,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_teardown(item, nextitem):
-    """The last test of a file closes the Chromium its file's browser tests shared (tests/browser.py)."""
+    """The last test of a file closes the Chromium its file's browser tests shared (tests/support/browser.py)."""
     if nextitem is None or nextitem.path != item.path:
         for name, module in list(sys.modules.items()):  # imported as browser, tests.browser, tests.support.browser...
             where = Path(getattr(module, "__file__", None) or "")
@@ -239,7 +240,7 @@ def pytest_sessionfinish(session, exitstatus):
     others = [] if "PYTEST_XDIST_WORKER" in os.environ else _launchers_started_since(_SESSION_BEGAN)
     if others:
         print(f"\nlaunchers of this checkout started during the session outside its runtime directory: {others} "
-              "(a test's process lost FALSIFY_LAUNCHER=0; tests/test_launcher.py's own are stopped by then)")
+              "(a test's process lost FALSIFY_LAUNCHER=0; tests/system/test_launcher.py's own are stopped by then)")
         session.exitstatus = 1
 
 

@@ -4,7 +4,7 @@ Every node's id is derived from its type and its investigation key exactly as
 cognee derives a DataPoint's identity id (``uuid5(NAMESPACE_OID, "<Type>:" +
 normalised key)``, with ``identity_fields = ["key"]``), so the same key is the
 same node in every process and session. Each kind's text lives in the vector
-collection ``<Type>_<text field>``. ``tests/test_cognee_contract.py`` checks
+collection ``<Type>_<text field>``. ``tests/integration/test_cognee_contract.py`` checks
 both against cognee's own ``DataPoint.id_for`` and ``vector_collection``.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def normalise_key(key: str) -> str:
     """How cognee normalises identity values (DataPoint._normalize_identity_value):
-    keys equal under it are the same node. tests/test_cognee_contract.py pins it."""
+    keys equal under it are the same node. tests/integration/test_cognee_contract.py pins it."""
     return key.lower().replace(" ", "_").replace("'", "")
 
 

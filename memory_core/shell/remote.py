@@ -50,7 +50,7 @@ FORWARDED = {"load", "status", "revise", "explain", "recall", "undo", "check", "
 NOT_FORWARDED = {"serve", "mcp"}
 # the commands that may change the graph, for this client's wording only (it runs before anything
 # of memory_core is imported); the server decides from the facade's declarations (memory_core.api's
-# @writes), which tests/test_warm_cli_safety.py holds this list to
+# @writes), which tests/system/test_warm_cli_safety.py holds this list to
 WRITERS = {"load", "revise", "undo", "check", "resolve"}
 OTHER_ROOT = 99  # the server's answer when the command line names another root (or another store)
 # The settings a forwarded command must share with the server that runs it, as its cold run would

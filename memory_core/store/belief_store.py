@@ -341,7 +341,7 @@ class BeliefStore:
 
             # one call per node type: cognee indexes the types of one call concurrently under
             # LanceDB's VECTOR_DB_LOCK, an asyncio.Lock bound to the event loop that first waited
-            # on it, so a process running several loops (tests/cli_batch.py) fails on the second
+            # on it, so a process running several loops (tests/support/cli_batch.py) fails on the second
             # loop that adds two types at once (found by a reinstatement adding Conclusion + Evidence)
             by_type: dict[type, list] = {}
             for point in points:
@@ -372,7 +372,7 @@ class BeliefStore:
         and a CHECKPOINT (~15 ms each). A revision changes state, epoch, weight and
         sometimes confidence of the same nodes, so this writes them together into
         the node's JSON property blob, where those calls keep them; the layout is
-        guarded by tests/test_cognee_contract.py (cognee's own readers see it).
+        guarded by tests/integration/test_cognee_contract.py (cognee's own readers see it).
         Missing ids are skipped. The caller ends its write with :meth:`checkpoint`."""
         patches = {i: p for i, p in patches.items() if p}
         if patches:

@@ -4,7 +4,7 @@ FALSIFY's node classes (:mod:`memory_core.store.models`) inherit, on pydantic's
 ``BaseModel``, so a host program constructing ``Evidence(key=..., claim=...)`` is checked
 field by field. Read by type checkers only (``models.py`` imports it under
 ``TYPE_CHECKING``); at run time the classes derive from cognee's own ``DataPoint``
-(``tests/test_cognee_contract.py`` checks these fields against it).
+(``tests/integration/test_cognee_contract.py`` checks these fields against it).
 """
 
 from __future__ import annotations

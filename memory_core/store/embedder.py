@@ -343,7 +343,7 @@ class _ShrinkingSession:
 def lean(engine) -> None:
     """Make cognee's fastembed engine (``engine.embedding_model``: fastembed's TextEmbedding,
     whose ``model.model`` is the onnxruntime session) give its memory arena back after each
-    batch. Idempotent; any other engine is left alone. tests/test_embedder_memory.py checks
+    batch. Idempotent; any other engine is left alone. tests/integration/test_embedder_memory.py checks
     the layout."""
     engine = getattr(engine, "_inner", engine)  # a _ReusingEngine stand-in
     model = getattr(getattr(engine, "embedding_model", None), "model", None)
@@ -402,7 +402,7 @@ class _ReusingEngine:
 @contextlib.contextmanager
 def reuse_vectors(vector_adapter, vectors: dict, learn: bool = False):
     """While active, ``vector_adapter`` (cognee's LanceDB or pgvector adapter: both embed
-    through their ``embedding_engine`` attribute, ``tests/test_cognee_contract.py``
+    through their ``embedding_engine`` attribute, ``tests/integration/test_cognee_contract.py``
     checks it) returns ``vectors[text]`` for a text it is asked to embed; ``learn``: a
     text embedded meanwhile is added to ``vectors`` (each distinct text embedded once).
     Yields the stand-in (``reused``, ``embedded``: texts served from ``vectors`` or by

@@ -1,7 +1,7 @@
 """cognee's engines over a facade's life: started off the event loop, released on close.
 
 The one module that leans on how cognee 1.6.5 caches its engines
-(``tests/test_cognee_contract.py`` fails loudly when that changes):
+(``tests/integration/test_cognee_contract.py`` fails loudly when that changes):
 
 * ``create_graph_engine`` / ``create_vector_engine`` build an adapter once per
   configuration and cache it (``closing_lru_cache``); ``get_graph_engine()`` and

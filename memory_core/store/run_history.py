@@ -5,7 +5,7 @@ relational database (``DATASET_PROCESSING_STARTED`` and ``..._COMPLETED``, about
 each in SQLite). Every revision is one run, so a long-lived process grew its root by
 ~2.4 KB a revision with no end (measured with ``bench.soak``: 1.1 -> 3.2 MB over 1,500
 revisions). cognee 1.6.5 has no public call that deletes runs; this module is the only
-code that touches that table (contract-tested in ``tests/test_cognee_contract.py``).
+code that touches that table (contract-tested in ``tests/integration/test_cognee_contract.py``).
 
 :func:`prune_run_history` deletes the rows of FALSIFY's own runs (the pipeline names in
 :data:`OWN_PIPELINES`) older than the newest ``keep`` runs of each name; runs of any other

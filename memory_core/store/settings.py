@@ -12,7 +12,7 @@ MCP and web servers' start, the benchmarks' entry points) ask for this process's
 reads the environment again (once per opening, so a variable set before opening a root
 counts); :func:`replace` changes fields in-process (``--database URL``) without touching
 the environment. Everything below receives the opened stores' ``Settings`` as an argument
-(tests/test_config.py holds the line).
+(tests/unit/test_config.py holds the line).
 
 The meaning of each setting is documented in docs/configuration.md.
 """

@@ -46,13 +46,13 @@ _.capture_signals
 _.poll_interval
 _.disconnected
 # http.server / socketserver: handler methods and class attributes the library calls or reads
-# (tests/llm_stub.py)
+# (tests/support/llm_stub.py)
 _.do_GET
 _.do_POST
 _.log_message
 _.protocol_version
 _.daemon_threads
-# the interpreter and the standard library read these (tests/forkserver.py, shell/launcher.py)
+# the interpreter and the standard library read these (tests/support/forkserver.py, shell/launcher.py)
 _.tempdir
 _.dont_write_bytecode
 _.__stdin__

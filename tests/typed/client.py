@@ -1,4 +1,4 @@
-"""A small typed client of FALSIFY's public API: mypy (tests/test_typing.py) checks it
+"""A small typed client of FALSIFY's public API: mypy (tests/system/test_typing.py) checks it
 against the package's own annotations, which ``memory_core/py.typed`` exposes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The same API used wrongly: mypy must report each marked line (tests/test_typing.py)."""
+"""The same API used wrongly: mypy must report each marked line (tests/system/test_typing.py)."""
 
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def unique_edges(rows, types) -> list[tuple[str, str, str, dict]]:
 
 
 # ---- after-commit housekeeping: counters of this process ------------------------
-# Process-wide (one process may open its stores several times, e.g. tests/cli_batch.py):
+# Process-wide (one process may open its stores several times, e.g. tests/support/cli_batch.py):
 # "every N commits" counts the commits of the process, whichever store made them.
 RUN_HISTORY_EVERY = 50  # commits between two prunes of cognee's pipeline-run rows
 

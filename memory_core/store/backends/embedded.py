@@ -211,7 +211,7 @@ def discard_torn_graph_checkpoint():
     id; only then are pages copied into ``<db>``. A SIGKILL between creating the
     shadow file and writing into it leaves an *empty* ``<db>.shadow``, and every
     later open fails with "Database ID for temporary file ... does not match the
-    current database" -- the root is wedged (found by tests/test_fault_injection.py).
+    current database" -- the root is wedged (found by tests/system/test_fault_injection.py).
     An empty shadow means nothing of that checkpoint reached ``<db>``, which is
     as of the previous checkpoint. Every write of FALSIFY ends with a checkpoint
     before its journal commits (cognee's adapter checkpoints after each of its

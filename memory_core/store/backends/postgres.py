@@ -180,7 +180,7 @@ class PostgresBackend(Backend):
     async def bind_to_running_loop(self) -> None:
         """cognee caches its adapters (and their asyncpg pools) per process; a process that
         opens the stores again under a new event loop (one ``asyncio.run`` per CLI command,
-        as tests/cli_batch.py and the benchmark's children do) would get pooled connections
+        as tests/support/cli_batch.py and the benchmark's children do) would get pooled connections
         of the dead loop ("attached to a different loop"). Drop those pools (without closing
         the connections: their loop is gone) so new ones are made on this loop."""
         import asyncio
