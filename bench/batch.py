@@ -30,18 +30,32 @@ REPO = Path(__file__).resolve().parent.parent
 
 def machine() -> dict:
     try:
-        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+        cpu = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in open("/proc/cpuinfo")
+                if line.startswith("model name")
+            ),
+            "?",
+        )
     except OSError:
         cpu = platform.processor() or "?"
-    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version(), "system": f"{platform.system()} {platform.machine()}"}
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.machine()}",
+    }
 
 
 async def child(mode: str, root: str, limit: int | None, data: str | None) -> dict:
     from memory_core import Falsify
 
     dataset = Dataset.read(data_path(data))
-    edits = [e["id"] for e in dataset.raw["edits"]][:limit] if limit else [e["id"] for e in dataset.raw["edits"]]
+    edits = (
+        [e["id"] for e in dataset.raw["edits"]][:limit] if limit else [e["id"] for e in dataset.raw["edits"]]
+    )
     facts = []
     for eid in edits:
         claim, triple, key = dataset.fact(eid)
@@ -58,12 +72,16 @@ async def child(mode: str, root: str, limit: int | None, data: str | None) -> di
         status = await fx.status()
     nodes = sorted((n["key"], n["state"], n["feedback_weight"], n.get("confidence")) for n in status["nodes"])
     edges = sorted((e["type"], e["from"], e["to"]) for e in status["edges"])
-    return {"mode": mode, "facts": len(facts), "seconds": round(seconds, 3),
-            "facts_per_s": round(len(facts) / seconds, 2) if seconds else None,
-            "recorded": sum(1 for r in results if r.get("new_evidence") and not r.get("already_applied")),
-            "refuted": sum(len(r.get("refuted", [])) for r in results),
-            "invalidated": sum(len(r.get("invalidated", [])) for r in results),
-            "final": {"nodes": nodes, "edges": edges}}
+    return {
+        "mode": mode,
+        "facts": len(facts),
+        "seconds": round(seconds, 3),
+        "facts_per_s": round(len(facts) / seconds, 2) if seconds else None,
+        "recorded": sum(1 for r in results if r.get("new_evidence") and not r.get("already_applied")),
+        "refuted": sum(len(r.get("refuted", [])) for r in results),
+        "invalidated": sum(len(r.get("invalidated", [])) for r in results),
+        "final": {"nodes": nodes, "edges": edges},
+    }
 
 
 def run_child(mode: str, root: Path, limit, data) -> dict:
@@ -93,12 +111,20 @@ def main(argv=None) -> int:
         batch = run_child("batch", Path(tmp) / "batch", args.limit, args.data)
         sequential = run_child("sequential", Path(tmp) / "sequential", args.limit, args.data)
     same = batch["final"] == sequential["final"]
-    result = {"machine": machine(), "facts": batch["facts"],
-              "batch_facts_per_s": batch["facts_per_s"], "sequential_facts_per_s": sequential["facts_per_s"],
-              "speedup": round(batch["facts_per_s"] / sequential["facts_per_s"], 2) if sequential["facts_per_s"] else None,
-              "same_final_states": same, "batch_seconds": batch["seconds"], "sequential_seconds": sequential["seconds"],
-              "recorded": [batch["recorded"], sequential["recorded"]],
-              "invalidated": [batch["invalidated"], sequential["invalidated"]]}
+    result = {
+        "machine": machine(),
+        "facts": batch["facts"],
+        "batch_facts_per_s": batch["facts_per_s"],
+        "sequential_facts_per_s": sequential["facts_per_s"],
+        "speedup": round(batch["facts_per_s"] / sequential["facts_per_s"], 2)
+        if sequential["facts_per_s"]
+        else None,
+        "same_final_states": same,
+        "batch_seconds": batch["seconds"],
+        "sequential_seconds": sequential["seconds"],
+        "recorded": [batch["recorded"], sequential["recorded"]],
+        "invalidated": [batch["invalidated"], sequential["invalidated"]],
+    }
     if not same:
         a = set(map(tuple, batch["final"]["nodes"]))
         b = set(map(tuple, sequential["final"]["nodes"]))
@@ -107,9 +133,15 @@ def main(argv=None) -> int:
         print(json.dumps(result, indent=2))
     else:
         m = result["machine"]
-        print(f"batch revision, MQuAKE-hard, {result['facts']} edits ({m['date']}, {m['cpu']}, {m['cores']} cores)")
-        print(f"  revise_many (one batch): {result['batch_facts_per_s']} facts/s ({result['batch_seconds']} s)")
-        print(f"  one at a time:           {result['sequential_facts_per_s']} facts/s ({result['sequential_seconds']} s)")
+        print(
+            f"batch revision, MQuAKE-hard, {result['facts']} edits ({m['date']}, {m['cpu']}, {m['cores']} cores)"
+        )
+        print(
+            f"  revise_many (one batch): {result['batch_facts_per_s']} facts/s ({result['batch_seconds']} s)"
+        )
+        print(
+            f"  one at a time:           {result['sequential_facts_per_s']} facts/s ({result['sequential_seconds']} s)"
+        )
         print(f"  speed-up x{result['speedup']}; same final states: {same}")
     return 0
 

@@ -52,8 +52,14 @@ async def run(cases: int, root: str) -> dict:
 
     LadybugAdapter.checkpoint = counting
     data = Dataset.read(data_path())
-    out = {"load_checkpoints": 0, "revisions": 0, "undos": 0, "revision_checkpoints": 0, "undo_checkpoints": 0,
-           "failed": None}
+    out = {
+        "load_checkpoints": 0,
+        "revisions": 0,
+        "undos": 0,
+        "revision_checkpoints": 0,
+        "undo_checkpoints": 0,
+        "failed": None,
+    }
     start = time.perf_counter()
     try:
         await app.warm_up()
@@ -91,9 +97,15 @@ async def run(cases: int, root: str) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.checkpoint_budget", description=__doc__.split("\n\n")[0])
-    p.add_argument("--max-db-size", type=int, default=DEFAULT_BUDGET,
-                   help=f"KUZU_MAX_DB_SIZE for this run, a power of two (default {DEFAULT_BUDGET})")
+    p = argparse.ArgumentParser(
+        prog="python -m bench.checkpoint_budget", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "--max-db-size",
+        type=int,
+        default=DEFAULT_BUDGET,
+        help=f"KUZU_MAX_DB_SIZE for this run, a power of two (default {DEFAULT_BUDGET})",
+    )
     p.add_argument("--cases", type=int, default=60, help="per_case cases to apply and undo at most")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -113,20 +125,26 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"max_db_size {args.max_db_size:,} bytes: {out['checkpoints']} checkpoints in all "
-              f"(load {out['load_checkpoints']}); {out['revisions']} revisions "
-              f"({out['revision_checkpoints'] / max(out['revisions'], 1):.2f} checkpoints each), {out['undos']} undos "
-              f"({out['undo_checkpoints'] / max(out['undos'], 1):.2f} each); {done} operations in {out['seconds']} s")
+        print(
+            f"max_db_size {args.max_db_size:,} bytes: {out['checkpoints']} checkpoints in all "
+            f"(load {out['load_checkpoints']}); {out['revisions']} revisions "
+            f"({out['revision_checkpoints'] / max(out['revisions'], 1):.2f} checkpoints each), {out['undos']} undos "
+            f"({out['undo_checkpoints'] / max(out['undos'], 1):.2f} each); {done} operations in {out['seconds']} s"
+        )
         if out["failed"]:
             print(f"the process failed: {out['failed']}")
-            print(f"=> {out['budget_bytes_per_checkpoint'] / 2**20:.1f} MiB of budget per checkpoint; with cognee's "
-                  f"32 GiB default a process survives ~{out['revisions_per_process_at_32GiB']:,} revisions (no undos)")
+            print(
+                f"=> {out['budget_bytes_per_checkpoint'] / 2**20:.1f} MiB of budget per checkpoint; with cognee's "
+                f"32 GiB default a process survives ~{out['revisions_per_process_at_32GiB']:,} revisions (no undos)"
+            )
         else:
             print("the budget was not exhausted")
         if "rss_mb_per_bare_checkpoint" in out:
-            print(f"resident memory: +{out['rss_mb_per_bare_checkpoint']:.3f} MB per bare CHECKPOINT "
-                  f"({BARE_CHECKPOINTS} in a row); {out['rss_mb_before_revisions']:,.0f} MB before the revisions, "
-                  f"{out['rss_mb_after_revisions']:,.0f} MB after {done} revisions and undos")
+            print(
+                f"resident memory: +{out['rss_mb_per_bare_checkpoint']:.3f} MB per bare CHECKPOINT "
+                f"({BARE_CHECKPOINTS} in a row); {out['rss_mb_before_revisions']:,.0f} MB before the revisions, "
+                f"{out['rss_mb_after_revisions']:,.0f} MB after {done} revisions and undos"
+            )
     return 0
 
 

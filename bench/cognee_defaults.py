@@ -28,12 +28,20 @@ AUDIT = "Forensic audit: the March QA report was back-dated."
 
 
 def configure(root: Path, mode: str) -> None:
-    for name, sub in (("SYSTEM_ROOT_DIRECTORY", "system"), ("DATA_ROOT_DIRECTORY", "data"),
-                      ("CACHE_ROOT_DIRECTORY", "cache"), ("COGNEE_LOGS_DIR", "logs")):
+    for name, sub in (
+        ("SYSTEM_ROOT_DIRECTORY", "system"),
+        ("DATA_ROOT_DIRECTORY", "data"),
+        ("CACHE_ROOT_DIRECTORY", "cache"),
+        ("COGNEE_LOGS_DIR", "logs"),
+    ):
         os.environ[name] = str(root / sub)
     os.environ.setdefault("TELEMETRY_DISABLED", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    for name in ("ENABLE_BACKEND_ACCESS_CONTROL", "GRAPH_DATABASE_SUBPROCESS_ENABLED", "VECTOR_DB_SUBPROCESS_ENABLED"):
+    for name in (
+        "ENABLE_BACKEND_ACCESS_CONTROL",
+        "GRAPH_DATABASE_SUBPROCESS_ENABLED",
+        "VECTOR_DB_SUBPROCESS_ENABLED",
+    ):
         os.environ.pop(name, None)  # cognee's defaults ...
     if mode == "subprocess":
         os.environ["ENABLE_BACKEND_ACCESS_CONTROL"] = "false"  # ... but one at a time
@@ -54,12 +62,24 @@ async def story(root: Path) -> list[dict]:
         start = time.perf_counter()
         try:
             value = await make()
-            steps.append({"step": name, "ok": True, "ms": round((time.perf_counter() - start) * 1000),
-                          "detail": show(value) if show else ""})
+            steps.append(
+                {
+                    "step": name,
+                    "ok": True,
+                    "ms": round((time.perf_counter() - start) * 1000),
+                    "detail": show(value) if show else "",
+                }
+            )
             return value
         except Exception as error:  # noqa: BLE001  (what fails is the finding)
-            steps.append({"step": name, "ok": False, "ms": round((time.perf_counter() - start) * 1000),
-                          "detail": f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"})
+            steps.append(
+                {
+                    "step": name,
+                    "ok": False,
+                    "ms": round((time.perf_counter() - start) * 1000),
+                    "detail": f"{type(error).__name__}: {' '.join(str(error).split())[:200]}",
+                }
+            )
             return None
 
     fx = await step("attach", lambda: memory_core.Falsify.attach(root / "falsify_state"))
@@ -69,9 +89,14 @@ async def story(root: Path) -> list[dict]:
     await step("status", lambda: fx.status(), lambda r: f"{len(r['nodes'])} nodes")
     await step("search", lambda: fx.search("QA report"), lambda r: f"{len(r)} hits")
     await step("revise pinned", lambda: fx.revise(AUDIT, target="E_qa"), lambda r: f"refuted {r['refuted']}")
-    await step("revise in words", lambda: fx.revise("The supplier email was forged."),
-               lambda r: f"to_decide {r.get('to_decide')}")
-    await step("check", lambda: fx.check(), lambda r: "clean" if r["clean"] else "; ".join(r["problems"])[:200])
+    await step(
+        "revise in words",
+        lambda: fx.revise("The supplier email was forged."),
+        lambda r: f"to_decide {r.get('to_decide')}",
+    )
+    await step(
+        "check", lambda: fx.check(), lambda r: "clean" if r["clean"] else "; ".join(r["problems"])[:200]
+    )
     await step("undo", lambda: fx.undo(), lambda r: f"undone {r['undone']}")
     await step("recall", lambda: fx.recall(), lambda r: r["falsify"]["answer"][:60])
     await fx.close()
@@ -92,14 +117,24 @@ def main(argv=None) -> int:
     from bench.common import machine_line
 
     steps = asyncio.run(story(root))
-    shared = {"cognee.lancedb", "cognee_graph_ladybug", "cognee_db"}  # the one global graph, vector and relational store
-    databases = sorted(str(p.relative_to(root)) for user in (root / "system" / "databases").glob("*")
-                       if user.is_dir() and user.name not in shared for p in user.iterdir())
+    shared = {
+        "cognee.lancedb",
+        "cognee_graph_ladybug",
+        "cognee_db",
+    }  # the one global graph, vector and relational store
+    databases = sorted(
+        str(p.relative_to(root))
+        for user in (root / "system" / "databases").glob("*")
+        if user.is_dir() and user.name not in shared
+        for p in user.iterdir()
+    )
     if args.json:
         print(json.dumps({"mode": args.mode, "steps": steps, "per_dataset_databases": databases}, indent=2))
         return 0
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"cognee defaults, mode {args.mode}; {machine_line()}; {time.strftime('%Y-%m-%d %H:%M')}; load {load}")
+    print(
+        f"cognee defaults, mode {args.mode}; {machine_line()}; {time.strftime('%Y-%m-%d %H:%M')}; load {load}"
+    )
     for s in steps:
         print(f"  {s['step']:16s} {'ok    ' if s['ok'] else 'FAILED'} {s['ms']:7d} ms  {s['detail']}")
     if databases:

@@ -38,13 +38,21 @@ def pct(values: list[float], q: float) -> Optional[float]:
 def summary(values: list[float]) -> dict:
     if not values:
         return {"n": 0}
-    return {"n": len(values), "p50": round(pct(values, 0.5), 3), "p95": round(pct(values, 0.95), 3),
-            "mean": round(statistics.fmean(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
+    return {
+        "n": len(values),
+        "p50": round(pct(values, 0.5), 3),
+        "p95": round(pct(values, 0.95), 3),
+        "mean": round(statistics.fmean(values), 3),
+        "min": round(min(values), 3),
+        "max": round(max(values), 3),
+    }
 
 
 def scores(tp: int, fp: int, fn: int) -> dict:
-    return {"precision": round(tp / (tp + fp), 6) if tp + fp else 1.0,
-            "recall": round(tp / (tp + fn), 6) if tp + fn else 1.0}
+    return {
+        "precision": round(tp / (tp + fp), 6) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 6) if tp + fn else 1.0,
+    }
 
 
 def cpu_model() -> Optional[str]:
@@ -61,6 +69,7 @@ def machine() -> dict:
     """Where and when a figure was measured (and at which commit)."""
     try:
         from importlib.metadata import version
+
         cognee_version = version("cognee")
     except Exception:  # noqa: BLE001
         cognee_version = None
@@ -73,21 +82,36 @@ def machine() -> dict:
         pass
     commit = None
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "memory_core"], cwd=REPO, capture_output=True, text=True)
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "memory_core"], cwd=REPO, capture_output=True, text=True
+        )
         if head.returncode == 0:
-            commit = head.stdout.strip() + (" (memory_core has uncommitted changes)" if dirty.stdout.strip() else "")
+            commit = head.stdout.strip() + (
+                " (memory_core has uncommitted changes)" if dirty.stdout.strip() else ""
+            )
     except OSError:
         pass
-    return {"commit": commit, "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
-            "platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
-            "cpu_model": cpu_model(), "memory_gb": mem, "cognee": cognee_version,
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {
+        "commit": commit,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "memory_gb": mem,
+        "cognee": cognee_version,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def machine_line() -> str:
-    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPU(s) {cpu_model() or ''}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPU(s) {cpu_model() or ''}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def peak_rss_mb() -> float:

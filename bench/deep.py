@@ -82,8 +82,16 @@ def deep_investigation(data, n_cases: int) -> tuple[dict, list[dict], dict]:
         key = ev_key(eid)
         s, p, o = n["triple"]
         triples[key] = (s, p, o)
-        evidence.append({"key": key, "claim": n["claim"], "subject": s, "predicate": p, "object": o,
-                         "source_id": f"mquake:{n['origin']}"})
+        evidence.append(
+            {
+                "key": key,
+                "claim": n["claim"],
+                "subject": s,
+                "predicate": p,
+                "object": o,
+                "source_id": f"mquake:{n['origin']}",
+            }
+        )
     concl, edges, hyps = [], [], []
     for i, k in enumerate(case_concl):
         if k is None:
@@ -93,10 +101,17 @@ def deep_investigation(data, n_cases: int) -> tuple[dict, list[dict], dict]:
         for h in hops[k]:
             edges.append({"type": "depends_on", "from": ck, "to": ev_key(h), "group": "chain"})
         hk = f"H:{cases[i]['case_id']}"
-        hyps.append({"key": hk, "statement": f"the answer of case {cases[i]['case_id']} is right",
-                     "prior": round(0.1 + 0.8 * (i % 5) / 4, 2)})
+        hyps.append(
+            {
+                "key": hk,
+                "statement": f"the answer of case {cases[i]['case_id']} is right",
+                "prior": round(0.1 + 0.8 * (i % 5) / 4, 2),
+            }
+        )
         for j, h in enumerate(hops[k]):
-            edges.append({"type": "supports", "from": ev_key(h), "to": hk, "weight": HOP_WEIGHTS[(i + j) % 4]})
+            edges.append(
+                {"type": "supports", "from": ev_key(h), "to": hk, "weight": HOP_WEIGHTS[(i + j) % 4]}
+            )
     keys = [concl_key(k) if k else None for k in case_concl]
     for i in range(0, len(keys) - 1, 2):
         a, b = keys[i], keys[i + 1]
@@ -104,23 +119,32 @@ def deep_investigation(data, n_cases: int) -> tuple[dict, list[dict], dict]:
             continue
         tag = f"{i // 2}"
         d, alt, c1, c2, z = (f"D:{tag}", f"A:{tag}", f"Ca:{tag}", f"Cb:{tag}", f"Z:{tag}")
-        concl += [{"key": d, "statement": f"both answers of pair {tag} hold", "confidence": 0.8},
-                  {"key": alt, "statement": f"one answer of pair {tag} holds", "confidence": 0.8},
-                  {"key": c1, "statement": f"cycle {tag}, held up by the first answer"},
-                  {"key": c2, "statement": f"cycle {tag}, resting on its partner"},
-                  {"key": z, "statement": f"pair {tag} has an answer, one way or the other"}]
-        edges += [{"type": "depends_on", "from": d, "to": a, "group": "both"},
-                  {"type": "depends_on", "from": d, "to": b, "group": "both"},
-                  {"type": "depends_on", "from": alt, "to": a, "group": "first"},
-                  {"type": "depends_on", "from": alt, "to": b, "group": "second"},
-                  {"type": "depends_on", "from": c1, "to": a, "group": "direct"},
-                  {"type": "depends_on", "from": c1, "to": c2, "group": "loop"},
-                  {"type": "depends_on", "from": c2, "to": c1},
-                  {"type": "depends_on", "from": z, "to": alt, "group": "x"},
-                  {"type": "depends_on", "from": z, "to": d, "group": "y"},
-                  {"type": "depends_on", "from": alt, "to": c1, "critical": False}]
-    inv = {"question": {"key": QUESTION, "text": f"MQuAKE-hard, {len(cases)} cases, with derived conclusions"},
-           "hypotheses": hyps, "evidence": evidence, "conclusions": concl, "edges": edges}
+        concl += [
+            {"key": d, "statement": f"both answers of pair {tag} hold", "confidence": 0.8},
+            {"key": alt, "statement": f"one answer of pair {tag} holds", "confidence": 0.8},
+            {"key": c1, "statement": f"cycle {tag}, held up by the first answer"},
+            {"key": c2, "statement": f"cycle {tag}, resting on its partner"},
+            {"key": z, "statement": f"pair {tag} has an answer, one way or the other"},
+        ]
+        edges += [
+            {"type": "depends_on", "from": d, "to": a, "group": "both"},
+            {"type": "depends_on", "from": d, "to": b, "group": "both"},
+            {"type": "depends_on", "from": alt, "to": a, "group": "first"},
+            {"type": "depends_on", "from": alt, "to": b, "group": "second"},
+            {"type": "depends_on", "from": c1, "to": a, "group": "direct"},
+            {"type": "depends_on", "from": c1, "to": c2, "group": "loop"},
+            {"type": "depends_on", "from": c2, "to": c1},
+            {"type": "depends_on", "from": z, "to": alt, "group": "x"},
+            {"type": "depends_on", "from": z, "to": d, "group": "y"},
+            {"type": "depends_on", "from": alt, "to": c1, "critical": False},
+        ]
+    inv = {
+        "question": {"key": QUESTION, "text": f"MQuAKE-hard, {len(cases)} cases, with derived conclusions"},
+        "hypotheses": hyps,
+        "evidence": evidence,
+        "conclusions": concl,
+        "edges": edges,
+    }
     return inv, cases, triples
 
 
@@ -128,21 +152,37 @@ def contradicted(model: Model, triples: dict, fact: tuple[str, str, str]) -> lis
     """The reference's detection: alive evidence with the fact's subject and
     predicate and another object (what the structured judge calls contradicts)."""
     s, p, o = fact
-    return sorted(k for k, (s2, p2, o2) in triples.items()
-                  if model.alive(k) and (s2, p2) == (s, p) and o2 != o)
+    return sorted(
+        k for k, (s2, p2, o2) in triples.items() if model.alive(k) and (s2, p2) == (s, p) and o2 != o
+    )
 
 
 def picture(model: Model, keys: set[str]) -> dict:
     stored = model.stored()
-    return {k: (stored[k].state, round(stored[k].weight, 6),
-                None if stored[k].confidence is None or stored[k].kind != "conclusion" else round(stored[k].confidence, 6))
-            if k in stored else None for k in keys}
+    return {
+        k: (
+            stored[k].state,
+            round(stored[k].weight, 6),
+            None
+            if stored[k].confidence is None or stored[k].kind != "conclusion"
+            else round(stored[k].confidence, 6),
+        )
+        if k in stored
+        else None
+        for k in keys
+    }
 
 
 def status_picture(status: dict, keys: set[str]) -> dict:
-    got = {n["key"]: (n["state"], round(float(n["feedback_weight"]), 6),
-                      None if n.get("confidence") is None else round(float(n["confidence"]), 6))
-           for n in status["nodes"] if n["key"] in keys}
+    got = {
+        n["key"]: (
+            n["state"],
+            round(float(n["feedback_weight"]), 6),
+            None if n.get("confidence") is None else round(float(n["confidence"]), 6),
+        )
+        for n in status["nodes"]
+        if n["key"] in keys
+    }
     return {k: got.get(k) for k in keys}
 
 
@@ -170,16 +210,29 @@ class Tally:
         diffs = sorted(k for k in expected if expected[k] != observed[k])
         if diffs:
             if len(self.wrong) < 20:
-                self.wrong.append({"where": where, "differences": [
-                    {"key": k, "expected": expected[k], "observed": observed[k]} for k in diffs[:8]]})
+                self.wrong.append(
+                    {
+                        "where": where,
+                        "differences": [
+                            {"key": k, "expected": expected[k], "observed": observed[k]} for k in diffs[:8]
+                        ],
+                    }
+                )
         else:
             self.agreeing += 1
 
     def report(self) -> dict:
-        return {"revisions": self.revisions, **scores(self.tp, self.fp, self.fn), "true_positives": self.tp,
-                "collateral": self.fp, "misses": self.fn, "graph_equal_to_reference": self.agreeing,
-                "graph_equal_rate": round(self.agreeing / self.revisions, 6) if self.revisions else None,
-                "latency_ms": summary(self.ms), "first_differences": self.wrong}
+        return {
+            "revisions": self.revisions,
+            **scores(self.tp, self.fp, self.fn),
+            "true_positives": self.tp,
+            "collateral": self.fp,
+            "misses": self.fn,
+            "graph_equal_to_reference": self.agreeing,
+            "graph_equal_rate": round(self.agreeing / self.revisions, 6) if self.revisions else None,
+            "latency_ms": summary(self.ms),
+            "first_differences": self.wrong,
+        }
 
 
 async def mquake_deep_stores(fx, data, n_cases: int) -> dict:
@@ -223,10 +276,18 @@ async def mquake_deep_stores(fx, data, n_cases: int) -> dict:
             await fx.undo()
         back = status_picture(await fx.status(), keys)
         if back != loaded:
-            undo_problems.append(f"case {case['case_id']}: {sorted(k for k in keys if back[k] != loaded[k])[:5]}")
-    return {"cases": len(cases), "nodes": len(result["added"]), "edges": len(result["edges_added"]),
-            "load_seconds": round(load_s, 2), "load_equal_to_reference": load_ok,
-            "undo_problems": undo_problems[:10], **tally.report()}
+            undo_problems.append(
+                f"case {case['case_id']}: {sorted(k for k in keys if back[k] != loaded[k])[:5]}"
+            )
+    return {
+        "cases": len(cases),
+        "nodes": len(result["added"]),
+        "edges": len(result["edges_added"]),
+        "load_seconds": round(load_s, 2),
+        "load_equal_to_reference": load_ok,
+        "undo_problems": undo_problems[:10],
+        **tally.report(),
+    }
 
 
 def mquake_deep_pure(data, n_cases: int) -> dict:
@@ -250,9 +311,11 @@ def mquake_deep_pure(data, n_cases: int) -> dict:
                 continue
             targets = contradicted(model, case_triples, (s, p, o))
             # the engine decides the targets by the same rule, over its own states
-            engine_targets = sorted(k for k, (s2, p2, o2) in case_triples.items()
-                                    if k in engine.stored() and engine.nodes[k].state == ALIVE
-                                    and (s2, p2) == (s, p) and o2 != o)
+            engine_targets = sorted(
+                k
+                for k, (s2, p2, o2) in case_triples.items()
+                if k in engine.stored() and engine.nodes[k].state == ALIVE and (s2, p2) == (s, p) and o2 != o
+            )
             model.revise(targets, key, question=QUESTION)
             case_triples[key] = (s, p, o)
             t = time.perf_counter()
@@ -264,10 +327,20 @@ def mquake_deep_pure(data, n_cases: int) -> dict:
 
                 engine.nodes[key] = Node(key, "evidence", question=QUESTION)
             epoch += 1
-            observed = {k: ((str(engine.nodes[k].state), round(engine.nodes[k].weight, 6),
-                             None if engine.nodes[k].confidence is None or engine.nodes[k].kind != "conclusion"
-                             else round(engine.nodes[k].confidence, 6))
-                            if k in engine.stored() else None) for k in keys}
+            observed = {
+                k: (
+                    (
+                        str(engine.nodes[k].state),
+                        round(engine.nodes[k].weight, 6),
+                        None
+                        if engine.nodes[k].confidence is None or engine.nodes[k].kind != "conclusion"
+                        else round(engine.nodes[k].confidence, 6),
+                    )
+                    if k in engine.stored()
+                    else None
+                )
+                for k in keys
+            }
             tally.score(picture(model, keys), observed, f"case {case['case_id']} edit {eid}")
         tally.case(conclusions, picture(model, keys), observed, loaded)
     return {"cases": len(cases), "nodes": len(keys), **tally.report()}
@@ -291,9 +364,14 @@ async def generated_stores(fx, n: int, shared: bool) -> dict:
             failing.append({"seed": seed, "differences": report["differences"][:5]})
         for _ in range(report["revisions"] + 1):
             await fx.undo()
-    return {"sequences": n, "revisions": revisions, "revisions_equal_to_reference": agreeing,
-            "sequences_with_differences": len(failing), "first_failing": failing[:10],
-            "sequence_ms": summary(ms)}
+    return {
+        "sequences": n,
+        "revisions": revisions,
+        "revisions_equal_to_reference": agreeing,
+        "sequences_with_differences": len(failing),
+        "first_failing": failing[:10],
+        "sequence_ms": summary(ms),
+    }
 
 
 def generated_pure(n: int, shared: bool) -> dict:
@@ -315,14 +393,22 @@ def generated_pure(n: int, shared: bool) -> dict:
             want = {k: (n.state, round(n.weight, 6), n.confidence) for k, n in model.stored().items()}
             got = {k: (str(n.state), round(n.weight, 6), n.confidence) for k, n in engine.stored().items()}
             if want != got:
-                bad = {"seed": seed, "step": step, "differences": sorted(
-                    k for k in set(want) | set(got) if want.get(k) != got.get(k))[:8]}
+                bad = {
+                    "seed": seed,
+                    "step": step,
+                    "differences": sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))[:8],
+                }
                 break
             agreeing += 1
         if bad:
             failing.append(bad)
-    return {"sequences": n, "revisions": revisions, "revisions_equal_to_reference": agreeing,
-            "sequences_with_differences": len(failing), "first_failing": failing[:10]}
+    return {
+        "sequences": n,
+        "revisions": revisions,
+        "revisions_equal_to_reference": agreeing,
+        "sequences_with_differences": len(failing),
+        "first_failing": failing[:10],
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -351,27 +437,40 @@ async def run_stores(args, data) -> dict:
 
 def human(result: dict) -> str:
     m = result["machine"]
-    lines = [f"FALSIFY deep-graph benchmark ({m['date']}, {'pure engine' if result['pure'] else 'real stores'})",
-             f"commit {m.get('commit')}; {m['platform']}, {m['cpu_count']} CPU ({m['cpu_model']}), Python {m['python']}",
-             "expected outcome after every revision: bench.reference (the rules re-implemented over the whole graph)"]
+    lines = [
+        f"FALSIFY deep-graph benchmark ({m['date']}, {'pure engine' if result['pure'] else 'real stores'})",
+        f"commit {m.get('commit')}; {m['platform']}, {m['cpu_count']} CPU ({m['cpu_model']}), Python {m['python']}",
+        "expected outcome after every revision: bench.reference (the rules re-implemented over the whole graph)",
+    ]
     d = result.get("mquake_deep")
     if d:
-        lines.append(f"\n[mquake_deep] {d['cases']} MQuAKE-hard cases + derived chains/alternatives/cycles/hypotheses "
-                     f"({d['nodes']} nodes), {d['revisions']} revisions")
-        lines.append(f"  conclusions that died in a case (vs the reference, per case): precision {d['precision']:.2%} recall {d['recall']:.2%} collateral "
-                     f"{d['collateral']} misses {d['misses']} (true positives {d['true_positives']})")
-        lines.append(f"  whole graph equal to the reference after {d['graph_equal_to_reference']}/{d['revisions']} "
-                     f"revisions; latency p50 {d['latency_ms'].get('p50')} ms p95 {d['latency_ms'].get('p95')} ms")
+        lines.append(
+            f"\n[mquake_deep] {d['cases']} MQuAKE-hard cases + derived chains/alternatives/cycles/hypotheses "
+            f"({d['nodes']} nodes), {d['revisions']} revisions"
+        )
+        lines.append(
+            "  conclusions that died in a case (vs the reference, per case): precision "
+            f"{d['precision']:.2%} recall {d['recall']:.2%} collateral "
+            f"{d['collateral']} misses {d['misses']} (true positives {d['true_positives']})"
+        )
+        lines.append(
+            f"  whole graph equal to the reference after {d['graph_equal_to_reference']}/{d['revisions']} "
+            f"revisions; latency p50 {d['latency_ms'].get('p50')} ms p95 {d['latency_ms'].get('p95')} ms"
+        )
         if "load_equal_to_reference" in d:
-            lines.append(f"  load equal to the reference: {d['load_equal_to_reference']}; undo problems: "
-                         f"{len(d['undo_problems'])}")
+            lines.append(
+                f"  load equal to the reference: {d['load_equal_to_reference']}; undo problems: "
+                f"{len(d['undo_problems'])}"
+            )
         for w in d["first_differences"][:3]:
             lines.append(f"  differs: {w['where']}: {w['differences'][:3]}")
     g = result.get("generated")
     if g:
-        lines.append(f"\n[generated] {g['sequences']} sequences, {g['revisions']} revisions: "
-                     f"{g['revisions_equal_to_reference']} equal to the reference, "
-                     f"{g['sequences_with_differences']} sequences with a difference")
+        lines.append(
+            f"\n[generated] {g['sequences']} sequences, {g['revisions']} revisions: "
+            f"{g['revisions_equal_to_reference']} equal to the reference, "
+            f"{g['sequences_with_differences']} sequences with a difference"
+        )
         for f in g["first_failing"][:3]:
             lines.append(f"  seed {f['seed']}: {f.get('differences')}")
     lines.append(f"\nwall {result['seconds']} s, peak RSS {result['peak_rss_mb']} MB")
@@ -380,7 +479,9 @@ def human(result: dict) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.deep", description=__doc__.split("\n\n")[0])
-    p.add_argument("--cases", type=int, help=f"MQuAKE-hard cases in mquake_deep (default {FULL_CASES}; 0: skip)")
+    p.add_argument(
+        "--cases", type=int, help=f"MQuAKE-hard cases in mquake_deep (default {FULL_CASES}; 0: skip)"
+    )
     p.add_argument("--sequences", type=int, help=f"generated sequences (default {FULL_SEQUENCES}; 0: skip)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_CASES} cases, {QUICK_SEQUENCES} sequences")
     p.add_argument("--pure", action="store_true", help="the pure engine instead of the stores (no I/O)")
@@ -390,7 +491,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="also write the result as JSON to this file")
     args = p.parse_args(argv)
     args.cases = args.cases if args.cases is not None else (QUICK_CASES if args.quick else FULL_CASES)
-    args.sequences = args.sequences if args.sequences is not None else (QUICK_SEQUENCES if args.quick else FULL_SEQUENCES)
+    args.sequences = (
+        args.sequences if args.sequences is not None else (QUICK_SEQUENCES if args.quick else FULL_SEQUENCES)
+    )
     from bench.mquake.dataset import Dataset, data_path
 
     data = None

@@ -46,12 +46,16 @@ OLD_CUTOFF, OLD_LIMIT = 0.55, 8
 def machine() -> dict:
     cpu = ""
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+        cpu = next(
+            line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")
+        )
     except (OSError, StopIteration):
         pass
-    return {"machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores {cpu}".strip(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+    return {
+        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores {cpu}".strip(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
 
 
 def demo_set():
@@ -69,12 +73,18 @@ def mquake_set(limit=None):
         if n["kind"] == "Evidence" and n.get("initially_asserted"):  # what is stored before the edits
             keys[n["id"]] = f"M{len(keys)}"
             corpus[keys[n["id"]]] = n["claim"]
-    queries = [(e["new_fact"]["claim"], keys[e["contradicts"]]) for e in data["edits"] if e["contradicts"] in keys]
+    queries = [
+        (e["new_fact"]["claim"], keys[e["contradicts"]]) for e in data["edits"] if e["contradicts"] in keys
+    ]
     return corpus, queries[:limit] if limit else queries
 
 
 def snli_set(limit=None):
-    rows = [json.loads(x) for x in (SHARED / "snli" / "snli_1.0_test_head.jsonl").read_text().splitlines() if x.strip()]
+    rows = [
+        json.loads(x)
+        for x in (SHARED / "snli" / "snli_1.0_test_head.jsonl").read_text().splitlines()
+        if x.strip()
+    ]
     keys: dict[str, str] = {}
     for r in rows:
         keys.setdefault(r["sentence1"], f"S{len(keys)}")
@@ -84,9 +94,12 @@ def snli_set(limit=None):
 
 
 def investigation(name: str, corpus: dict) -> dict:
-    return {"question": {"key": f"Q_{name}", "text": f"bench.gate1 {name}"},
-            "evidence": [{"key": k, "claim": c, "source_id": "bench"} for k, c in corpus.items()],
-            "conclusions": [], "edges": []}
+    return {
+        "question": {"key": f"Q_{name}", "text": f"bench.gate1 {name}"},
+        "evidence": [{"key": k, "claim": c, "source_id": "bench"} for k, c in corpus.items()],
+        "conclusions": [],
+        "edges": [],
+    }
 
 
 def recall(ranked: list[list[str]], wanted: list[str], k: int) -> float:
@@ -97,13 +110,17 @@ def summary(values: list[float]) -> dict:
     if not values:
         return {}
     s = sorted(values)
-    return {"p50": round(statistics.median(s), 3), "p95": round(s[int(0.95 * (len(s) - 1))], 3),
-            "max": round(s[-1], 3), "below_0.55": round(sum(v < 0.55 for v in s) / len(s), 3),
-            "below_1.0": round(sum(v < 1.0 for v in s) / len(s), 3)}
+    return {
+        "p50": round(statistics.median(s), 3),
+        "p95": round(s[int(0.95 * (len(s) - 1))], 3),
+        "max": round(s[-1], 3),
+        "below_0.55": round(sum(v < 0.55 for v in s) / len(s), 3),
+        "below_1.0": round(sum(v < 1.0 for v in s) / len(s), 3),
+    }
 
 
 async def measure(app, name: str, corpus: dict, queries: list) -> dict:
-    from memory_core.judging.retrieval import (GATE1_K, LexicalRetriever, Query, VectorRetriever, gate1_many)
+    from memory_core.judging.retrieval import GATE1_K, LexicalRetriever, Query, VectorRetriever, gate1_many
 
     started = time.perf_counter()
     await app.load(json.dumps(investigation(name, corpus)))
@@ -139,15 +156,29 @@ async def measure(app, name: str, corpus: dict, queries: list) -> dict:
             v = np.asarray(q.vector, dtype=np.float64)
             distances.append(float(1.0 - m[row_of[w]] @ (v / np.linalg.norm(v))))
     return {
-        "set": name, "evidence": len(corpus), "queries": len(queries), "load_seconds": round(load_s, 1),
-        "before": {"recall": recall(before, wanted, OLD_LIMIT),
-                   "candidates_per_fact": round(sum(map(len, before)) / max(1, len(before)), 2)},
-        "recall_at": {m: {str(k): recall(r, wanted, k) for k in KS}
-                      for m, r in (("dense", dense), ("lexical", lexical), ("fused", fused))},
-        "after": {"k": GATE1_K, "recall": recall(fused, wanted, GATE1_K),
-                  "candidates_per_fact": round(sum(min(len(r), GATE1_K) for r in fused) / max(1, len(fused)), 2)},
+        "set": name,
+        "evidence": len(corpus),
+        "queries": len(queries),
+        "load_seconds": round(load_s, 1),
+        "before": {
+            "recall": recall(before, wanted, OLD_LIMIT),
+            "candidates_per_fact": round(sum(map(len, before)) / max(1, len(before)), 2),
+        },
+        "recall_at": {
+            m: {str(k): recall(r, wanted, k) for k in KS}
+            for m, r in (("dense", dense), ("lexical", lexical), ("fused", fused))
+        },
+        "after": {
+            "k": GATE1_K,
+            "recall": recall(fused, wanted, GATE1_K),
+            "candidates_per_fact": round(sum(min(len(r), GATE1_K) for r in fused) / max(1, len(fused)), 2),
+        },
         "distance_to_wanted": summary(distances),
-        "ms_per_fact": {"dense": round(dense_ms, 2), "lexical": round(lexical_ms, 2), "fused": round(fused_ms, 2)},
+        "ms_per_fact": {
+            "dense": round(dense_ms, 2),
+            "lexical": round(lexical_ms, 2),
+            "fused": round(fused_ms, 2),
+        },
     }
 
 
@@ -180,13 +211,19 @@ async def main_async(args) -> dict:
 
 
 def report(out: dict) -> str:
-    lines = [f"gate-1 recall, {out['machine']}, {out['date']}, load {out['load_average']} -> {out['load_average_after']}"]
+    lines = [
+        f"gate-1 recall, {out['machine']}, {out['date']}, load {out['load_average']} -> {out['load_average_after']}"
+    ]
     for r in out["results"]:
         lines.append(f"{r['set']}: {r['queries']} facts, {r['evidence']} evidence")
-        lines.append(f"  before (8 nearest, distance < 0.55): recall {r['before']['recall']}, "
-                     f"{r['before']['candidates_per_fact']} candidates per fact")
-        lines.append(f"  after (fused top {r['after']['k']}): recall {r['after']['recall']}, "
-                     f"{r['after']['candidates_per_fact']} candidates per fact")
+        lines.append(
+            f"  before (8 nearest, distance < 0.55): recall {r['before']['recall']}, "
+            f"{r['before']['candidates_per_fact']} candidates per fact"
+        )
+        lines.append(
+            f"  after (fused top {r['after']['k']}): recall {r['after']['recall']}, "
+            f"{r['after']['candidates_per_fact']} candidates per fact"
+        )
         for m, at in r["recall_at"].items():
             lines.append(f"  {m:8} " + "  ".join(f"@{k} {v}" for k, v in at.items()))
         lines.append(f"  distance to the wanted evidence: {r['distance_to_wanted']}")

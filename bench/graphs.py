@@ -24,9 +24,16 @@ EDGE_WEIGHTS = (0.3, 0.6, 0.9, 1.0)
 CONFIDENCES = (None, 0.6, 0.8)
 
 
-def random_investigation(rng, prefix: str = "", shared: bool = False, max_evidence: int = 7,
-                         max_conclusions: int = 6, max_hypotheses: int = 4, supersedes: bool = True,
-                         min_conclusions: int = 0) -> dict:
+def random_investigation(
+    rng,
+    prefix: str = "",
+    shared: bool = False,
+    max_evidence: int = 7,
+    max_conclusions: int = 6,
+    max_hypotheses: int = 4,
+    supersedes: bool = True,
+    min_conclusions: int = 0,
+) -> dict:
     p = lambda k: f"{prefix}{k}"  # noqa: E731
     hyps = [p(f"H{i}") for i in range(rng.randint(0, max_hypotheses))]
     ev = [p(f"E{i}") for i in range(rng.randint(2, max_evidence))]
@@ -99,8 +106,9 @@ def random_investigation(rng, prefix: str = "", shared: bool = False, max_eviden
 def pick_target(model: Model, pick: int, dead_targets: bool = False) -> Optional[str]:
     """The evidence a revision pins, chosen by ``pick``: an alive one (any stored
     one with ``dead_targets``); None when there is none."""
-    pool = sorted(k for k, n in model.stored().items()
-                  if n.kind == "evidence" and (dead_targets or n.state == "alive"))
+    pool = sorted(
+        k for k, n in model.stored().items() if n.kind == "evidence" and (dead_targets or n.state == "alive")
+    )
     return pool[pick % len(pool)] if pool else None
 
 
@@ -119,10 +127,14 @@ def resting_on(rnd, prefix: str, keys: list[str], most: int = 2) -> tuple[list, 
         k = f"{prefix}K{j}"
         conclusions.append({"key": k, "statement": f"Conclusion {j} of {prefix}.", "confidence": 0.8})
         for g, ant in enumerate(rnd.sample(keys, rnd.randint(1, min(most, len(keys))))):
-            edges.append({"type": "depends_on", "from": k, "to": ant, "group": f"g{g}" if rnd.random() < 0.5 else None})
+            edges.append(
+                {"type": "depends_on", "from": k, "to": ant, "group": f"g{g}" if rnd.random() < 0.5 else None}
+            )
     for h in range(rnd.randint(1, 2)):
         key = f"{prefix}H{h}"
-        hypotheses.append({"key": key, "statement": f"Hypothesis {h} of {prefix}.", "prior": round(0.3 + 0.2 * h, 2)})
+        hypotheses.append(
+            {"key": key, "statement": f"Hypothesis {h} of {prefix}.", "prior": round(0.3 + 0.2 * h, 2)}
+        )
         edges.append({"type": "supports", "from": rnd.choice(keys), "to": key, "weight": 0.8})
     return conclusions, hypotheses, [{k: v for k, v in e.items() if v is not None} for e in edges]
 
@@ -156,15 +168,26 @@ def timed_case(seed: int, prefix: str, order: Optional[str] = None) -> tuple[dic
     for i, subject in enumerate(subjects):
         start, end = timed_interval(rnd)
         leader = rnd.choice(LEADERS)
-        ev = {"key": f"{prefix}E{i}", "claim": f"{subject.capitalize()} was led by {leader}.",
-              "subject": subject, "predicate": "led by", "object": leader, "valid_from": start}
+        ev = {
+            "key": f"{prefix}E{i}",
+            "claim": f"{subject.capitalize()} was led by {leader}.",
+            "subject": subject,
+            "predicate": "led by",
+            "object": leader,
+            "valid_from": start,
+        }
         if end:
             ev["valid_to"] = end
         evidence.append(ev)
     keys = [e["key"] for e in evidence]
     conclusions, hypotheses, edges = resting_on(rnd, prefix, keys)
-    inv = {"question": {"key": q, "text": f"Who led the teams of {prefix}?"}, "hypotheses": hypotheses,
-           "evidence": evidence, "conclusions": conclusions, "edges": edges}
+    inv = {
+        "question": {"key": q, "text": f"Who led the teams of {prefix}?"},
+        "hypotheses": hypotheses,
+        "evidence": evidence,
+        "conclusions": conclusions,
+        "edges": edges,
+    }
     order = order or rnd.choice(ORDERS)
     values = []
     for _ in range(rnd.randint(3, 6)):

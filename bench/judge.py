@@ -58,10 +58,14 @@ def investigation(data, facts: int, evidence: int) -> tuple[dict, list[str]]:
             break
     wanted = [e["contradicts"] for e in edits]
     others = [n["id"] for n in data.evidence if n["id"] not in set(wanted)]
-    ids = list(dict.fromkeys(wanted + others))[:max(evidence, len(wanted))]
+    ids = list(dict.fromkeys(wanted + others))[: max(evidence, len(wanted))]
     ev = [{"key": f"E{i}", "claim": data.nodes[n]["claim"], "source_id": "mquake"} for i, n in enumerate(ids)]
-    inv = {"question": {"key": "Q", "text": "MQuAKE-hard claims (no triples): bench.judge"}, "evidence": ev,
-           "conclusions": [], "edges": []}
+    inv = {
+        "question": {"key": "Q", "text": "MQuAKE-hard claims (no triples): bench.judge"},
+        "evidence": ev,
+        "conclusions": [],
+        "edges": [],
+    }
     return inv, [e["new_fact"]["claim"] for e in edits]
 
 
@@ -79,15 +83,24 @@ async def run(args, stub, root: Path) -> dict:
 
     data = Dataset.read(data_path(args.data))
     inv, facts = investigation(data, args.facts, args.evidence)
-    out: dict = {"facts": len(facts), "evidence_loaded": len(inv["evidence"]), "stub_latency_ms": args.latency_ms}
+    out: dict = {
+        "facts": len(facts),
+        "evidence_loaded": len(inv["evidence"]),
+        "stub_latency_ms": args.latency_ms,
+    }
     # loaded by the CLI in a child without the LLM settings (with an LLM model configured, cognee's
     # loader resolves that model's tokenizer, which tiktoken would download)
     start = time.perf_counter()
     inv_file = root.parent / "investigation.json"
     inv_file.write_text(json.dumps(inv))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
-    proc = subprocess.run([sys.executable, "main.py", "--root", str(root), "load", str(inv_file), "--json"], cwd=REPO,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "main.py", "--root", str(root), "load", str(inv_file), "--json"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"loading the bench root failed: {proc.stderr[-2000:]}")
     out["load_seconds"] = round(time.perf_counter() - start, 1)
@@ -144,9 +157,14 @@ async def run(args, stub, root: Path) -> dict:
                         llm = result.get("llm") or {}
                         if llm.get("calls") is not None and llm["calls"] != n:
                             log(f"{name}: result says {llm['calls']} calls, the stub saw {n}")
-                return {"calls": calls, "revisions": len(lat), "calls_per_fact": round(calls / max(len(lat), 1), 2),
-                        "calls_per_revision": per_fact, "revise_ms_p50": p50(lat),
-                        "detect_ms_p50": p50([j for j in judged if j is not None])}
+                return {
+                    "calls": calls,
+                    "revisions": len(lat),
+                    "calls_per_fact": round(calls / max(len(lat), 1), 2),
+                    "calls_per_revision": per_fact,
+                    "revise_ms_p50": p50(lat),
+                    "detect_ms_p50": p50([j for j in judged if j is not None]),
+                }
             finally:
                 app.store.backend.settings = saved
 
@@ -156,8 +174,10 @@ async def run(args, stub, root: Path) -> dict:
         out["new"] = await way("new", {"llm_per_candidate": False, "verdict_cache": False})
         log("new", out["new"])
         cached = await way("cached", {"llm_per_candidate": False, "verdict_cache": True}, repeat=2)
-        out["cached"] = {"calls_first_run": sum(cached["calls_per_revision"][0::2]),
-                         "calls_second_run": sum(cached["calls_per_revision"][1::2])}
+        out["cached"] = {
+            "calls_first_run": sum(cached["calls_per_revision"][0::2]),
+            "calls_second_run": sum(cached["calls_per_revision"][1::2]),
+        }
         log("cached", out["cached"])
 
         items = [(fact, c) for fact, c in zip(facts, cands) if c]
@@ -172,11 +192,18 @@ async def run(args, stub, root: Path) -> dict:
         out["judge_many"] = many
     single_ms = out["single_call_ms"]
     out["calls_per_fact"] = out["new"]["calls_per_fact"]
-    out["latency_ratio_to_one_call"] = round(out["new"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
-    out["judge_ratio_to_one_call"] = (round(out["new"]["detect_ms_p50"] / single_ms, 2)
-                                      if single_ms and out["new"]["detect_ms_p50"] else None)
+    out["latency_ratio_to_one_call"] = (
+        round(out["new"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
+    )
+    out["judge_ratio_to_one_call"] = (
+        round(out["new"]["detect_ms_p50"] / single_ms, 2)
+        if single_ms and out["new"]["detect_ms_p50"]
+        else None
+    )
     out["fact_call_ratio_to_one_call"] = round(out["fact_call_ms"] / single_ms, 2) if single_ms else None
-    out["old_latency_ratio_to_one_call"] = round(out["old"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
+    out["old_latency_ratio_to_one_call"] = (
+        round(out["old"]["revise_ms_p50"] / single_ms, 2) if single_ms else None
+    )
     return out
 
 
@@ -195,8 +222,16 @@ def main(argv=None) -> int:
 
     temp = Path(tempfile.mkdtemp(prefix="falsify-judge-"))
     stub = StubLLM().start()
-    os.environ.update(FALSIFY_EMBEDDER="local", LLM_API_KEY="bench", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
-                      FALSIFY_JUDGE_TIMEOUT="60", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    os.environ.update(
+        FALSIFY_EMBEDDER="local",
+        LLM_API_KEY="bench",
+        LLM_PROVIDER="custom",
+        LLM_ENDPOINT=stub.url,
+        LLM_MODEL="openai/stub",
+        FALSIFY_JUDGE_TIMEOUT="60",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+    )
     os.environ.pop("FALSIFY_LLM_BUDGET_USD", None)
     out = {"machine": machine()}
     try:
@@ -208,17 +243,26 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"{out['facts']} facts, {out['candidates_per_fact']} LLM-judged candidates per fact; stub latency "
-              f"{args.latency_ms:g} ms; one bare call {out['single_call_ms']} ms (p50), one call for all of a fact's "
-              f"candidates {out['fact_call_ms']} ms")
+        print(
+            f"{out['facts']} facts, {out['candidates_per_fact']} LLM-judged candidates per fact; stub latency "
+            f"{args.latency_ms:g} ms; one bare call {out['single_call_ms']} ms (p50), one call for all of a fact's "
+            f"candidates {out['fact_call_ms']} ms"
+        )
         for name in ("old", "new"):
             w = out[name]
-            print(f"{name:>4}: {w['calls_per_fact']} calls per fact, revision (dry run) p50 {w['revise_ms_p50']} ms, "
-                  f"judging p50 {w['detect_ms_p50']} ms")
-        print(f"new way: {out['calls_per_fact']} calls per fact, latency {out['latency_ratio_to_one_call']}x one call "
-              f"(judging alone {out['judge_ratio_to_one_call']}x); cached re-run: {out['cached']['calls_second_run']} calls")
-        print(f"judge_many over {out['judge_many']['facts']} facts: {out['judge_many']['concurrency_1_ms']} ms one at a "
-              f"time, {out['judge_many']['concurrency_4_ms']} ms at concurrency 4")
+            print(
+                f"{name:>4}: {w['calls_per_fact']} calls per fact, revision (dry run) p50 {w['revise_ms_p50']} ms, "
+                f"judging p50 {w['detect_ms_p50']} ms"
+            )
+        print(
+            f"new way: {out['calls_per_fact']} calls per fact, latency {out['latency_ratio_to_one_call']}x one call "
+            f"(judging alone {out['judge_ratio_to_one_call']}x); cached re-run: "
+            f"{out['cached']['calls_second_run']} calls"
+        )
+        print(
+            f"judge_many over {out['judge_many']['facts']} facts: {out['judge_many']['concurrency_1_ms']} ms one at a "
+            f"time, {out['judge_many']['concurrency_4_ms']} ms at concurrency 4"
+        )
     return 0
 
 

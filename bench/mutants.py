@@ -35,8 +35,13 @@ from typing import Optional
 from bench.common import log, machine
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TESTS = ("tests/unit/test_property_rules.py", "tests/unit/test_cascade_pure.py", "tests/unit/test_tms_three_valued.py",
-                 "tests/unit/test_property_pure.py", "tests/unit/test_reinstatement_pure.py")
+DEFAULT_TESTS = (
+    "tests/unit/test_property_rules.py",
+    "tests/unit/test_cascade_pure.py",
+    "tests/unit/test_tms_three_valued.py",
+    "tests/unit/test_property_pure.py",
+    "tests/unit/test_reinstatement_pure.py",
+)
 COPY = ("memory_core", "tests", "bench", "examples", "main.py", "pytest.ini")
 
 
@@ -50,95 +55,291 @@ class Mutant:
     why: str = ""
 
 
-GATE = ("unfounded_single_pass", "neighbourhood_ignores_supersedes", "tiebreak_weight_inverted",
-        "tiebreak_prior_before_weight", "tiebreak_weight_before_support", "justifications_ignore_group",
-        "labels_gamma_single_pass", "labels_alternation_one_round")
+GATE = (
+    "unfounded_single_pass",
+    "neighbourhood_ignores_supersedes",
+    "tiebreak_weight_inverted",
+    "tiebreak_prior_before_weight",
+    "tiebreak_weight_before_support",
+    "justifications_ignore_group",
+    "labels_gamma_single_pass",
+    "labels_alternation_one_round",
+)
 
 MUTANTS = [
     # the six known rule failures
-    Mutant("unfounded_single_pass", "cascade.py", "changed = True", "changed = False",
-           after="out.discard(key)", why="the well-founded fixpoint stops after one pass"),
-    Mutant("neighbourhood_ignores_supersedes", "forget.py", "(DEPENDS_ON, SUPERSEDES)", "(DEPENDS_ON,)",
-           after="def neighbourhood", why="a node whose superseder died is never re-examined for forgetting"),
-    Mutant("tiebreak_weight_inverted", "promotion.py", "-view.nodes[h].weight, -(view.nodes[h].prior",
-           "view.nodes[h].weight, -(view.nodes[h].prior", why="equal support: the lighter rival wins"),
-    Mutant("tiebreak_prior_before_weight", "promotion.py",
-           "(-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)",
-           "(-view.support(h), -(view.nodes[h].prior or 0.0), -view.nodes[h].weight, h)",
-           why="prior decides before feedback weight"),
-    Mutant("tiebreak_weight_before_support", "promotion.py",
-           "(-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)",
-           "(-view.nodes[h].weight, -view.support(h), -(view.nodes[h].prior or 0.0), h)",
-           why="feedback weight decides before support"),
-    Mutant("justifications_ignore_group", "beliefs.py", "setdefault(group or \"\", [])", "setdefault(\"\", [])",
-           after="def justifications", why="alternative justifications merge into one"),
+    Mutant(
+        "unfounded_single_pass",
+        "cascade.py",
+        "changed = True",
+        "changed = False",
+        after="out.discard(key)",
+        why="the well-founded fixpoint stops after one pass",
+    ),
+    Mutant(
+        "neighbourhood_ignores_supersedes",
+        "forget.py",
+        "(DEPENDS_ON, SUPERSEDES)",
+        "(DEPENDS_ON,)",
+        after="def neighbourhood",
+        why="a node whose superseder died is never re-examined for forgetting",
+    ),
+    Mutant(
+        "tiebreak_weight_inverted",
+        "promotion.py",
+        "-view.nodes[h].weight, -(view.nodes[h].prior",
+        "view.nodes[h].weight, -(view.nodes[h].prior",
+        why="equal support: the lighter rival wins",
+    ),
+    Mutant(
+        "tiebreak_prior_before_weight",
+        "promotion.py",
+        "(-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)",
+        "(-view.support(h), -(view.nodes[h].prior or 0.0), -view.nodes[h].weight, h)",
+        why="prior decides before feedback weight",
+    ),
+    Mutant(
+        "tiebreak_weight_before_support",
+        "promotion.py",
+        "(-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)",
+        "(-view.nodes[h].weight, -view.support(h), -(view.nodes[h].prior or 0.0), h)",
+        why="feedback weight decides before support",
+    ),
+    Mutant(
+        "justifications_ignore_group",
+        "beliefs.py",
+        'setdefault(group or "", [])',
+        'setdefault("", [])',
+        after="def justifications",
+        why="alternative justifications merge into one",
+    ),
     # the same fixpoint in the three-valued labelling revisions use (core/tms.py)
-    Mutant("labels_gamma_single_pass", "tms.py", "changed = True", "changed = False", after="true.add(key)",
-           why="the least model inside the alternating fixpoint stops after one pass"),
-    Mutant("labels_alternation_one_round", "tms.py", "if nxt == alive:", "if True:",
-           why="the alternating fixpoint stops after one round"),
+    Mutant(
+        "labels_gamma_single_pass",
+        "tms.py",
+        "changed = True",
+        "changed = False",
+        after="true.add(key)",
+        why="the least model inside the alternating fixpoint stops after one pass",
+    ),
+    Mutant(
+        "labels_alternation_one_round",
+        "tms.py",
+        "if nxt == alive:",
+        "if True:",
+        why="the alternating fixpoint stops after one round",
+    ),
     # more, reported
-    Mutant("closure_follows_noncritical", "cascade.py", "critical_only=True", "critical_only=False",
-           after="def dependent_closure", why="non-critical dependents are relabelled too"),
-    Mutant("unfounded_ignores_dead_antecedents", "cascade.py", "a not in out and view.state(a) == ALIVE",
-           "a not in out", after="def unfounded", why="a dead antecedent outside the closure still counts"),
-    Mutant("justifications_include_noncritical", "beliefs.py", "if edge.critical:", "if True:",
-           after="def justifications", why="non-critical edges become part of a justification"),
-    Mutant("decay_once_per_node", "cascade.py", "DECAY ** len(causes)", "DECAY",
-           why="several dead non-critical dependencies decay once"),
-    Mutant("decay_unset_confidence_base", "cascade.py", "base = 1.0 if", "base = 0.5 if",
-           why="an unset confidence counts as 0.5"),
-    Mutant("invalidated_keep_weight", "cascade.py", "state=INVALIDATED, weight=0.0", "state=INVALIDATED",
-           why="invalidated nodes keep their weight"),
-    Mutant("refute_dead_again", "cascade.py", "if not node.alive or key in died:", "if key in died:",
-           why="already-dead evidence is refuted again"),
-    Mutant("forget_superseded_too", "forget.py", "if node.state not in (REFUTED, INVALIDATED):",
-           "if node.state == \"alive\":", why="superseded provenance is forgotten"),
-    Mutant("forget_ignores_superseders", "forget.py", "for s in view.superseders(key)):",
-           "for s in []):", why="rule (c): the provenance anchor is forgotten"),
-    Mutant("consumers_ignore_supports", "beliefs.py", "found += [e.dst for e in self.out_edges(key, SUPPORTS)]",
-           "found += []", why="evidence supporting an alive hypothesis is forgotten"),
-    Mutant("neighbourhood_ignores_supporters", "forget.py", "keys.update(e.src for e in view.in_edges(key, SUPPORTS))",
-           "keys.update([])", why="a superseded hypothesis's dead supporters are not re-examined"),
-    Mutant("support_ignores_refutes_sign", "beliefs.py", "edge.weight if edge.kind == SUPPORTS else -edge.weight",
-           "edge.weight", why="refuting evidence adds support"),
-    Mutant("alive_supporters_any_state", "beliefs.py", "if self.state(e.src) == ALIVE]", "]",
-           after="def alive_supporters", why="dead evidence still supports"),
-    Mutant("no_rival_keeps_weight", "promotion.py", "weight=round(node.weight * NO_RIVAL_FACTOR, 6)",
-           "weight=node.weight", why="a hypothesis without rival keeps its weight"),
-    Mutant("rivals_include_losers", "promotion.py", "if h not in losers and view.nodes[h].alive",
-           "if view.nodes[h].alive", why="a loser can be its own rival"),
-    Mutant("loser_needs_no_support_loss", "promotion.py", "hyp.alive and not view.alive_supporters(edge.dst)",
-           "hyp.alive", why="a hypothesis with alive support left is superseded"),
-    Mutant("rebalance_strict", "promotion.py", "if view.nodes[h].weight >= 1.0:", "if view.nodes[h].weight > 1.0:",
-           why="a rival at 1.0 is not lowered"),
-    Mutant("promote_may_lower", "promotion.py", "weight=max(new, view.nodes[winner].weight)", "weight=new",
-           why="promotion can lower the winner"),
-    Mutant("loser_not_superseded", "promotion.py", "state=SUPERSEDED, weight=0.0", "weight=0.0",
-           why="the loser stays alive"),
-    Mutant("attackers_ignore_supersedes", "tms.py", "found = [e.src for e in view.in_edges(key, SUPERSEDES)]",
-           "found = []", why="a superseded node is not attacked by its superseder"),
-    Mutant("downstream_ignores_superseded", "tms.py", "nxt += [e.dst for e in view.out_edges(key, SUPERSEDES)]",
-           "nxt += []", why="what a dying node superseded is not relabelled (no reinstatement)"),
-    Mutant("unattacked_dead_premise_holds", "tms.py", "ok = stored != L_DEAD", "ok = True",
-           why="a premise killed without a recorded winner comes back"),
-    Mutant("revival_forgets_old_weight", "tms.py",
-           "after[\"weight\"] = before.get(\"weight\", 0.5) if before.get(\"weight\") is not None else 0.5",
-           "after[\"weight\"] = 0.5", why="a reinstated node does not get its weight back"),
-    Mutant("reinstated_hypothesis_prior_weight", "tms.py",
-           "weight=weight if weight is not None else (node.prior or 0.5))", "weight=node.prior or 0.5)",
-           why="a reinstated hypothesis does not get its weight back"),
-    Mutant("promotion_never_undone", "tms.py", "if r is not None and r.alive and r.weight > before", "if False",
-           why="the rival promoted over a reinstated hypothesis keeps its promotion"),
-    Mutant("forget_ignores_disputed_need", "revision.py", "if k not in gone and not disputed_need(k)]",
-           "if k not in gone]", why="a node a disputed node needs is forgotten"),
+    Mutant(
+        "closure_follows_noncritical",
+        "cascade.py",
+        "critical_only=True",
+        "critical_only=False",
+        after="def dependent_closure",
+        why="non-critical dependents are relabelled too",
+    ),
+    Mutant(
+        "unfounded_ignores_dead_antecedents",
+        "cascade.py",
+        "a not in out and view.state(a) == ALIVE",
+        "a not in out",
+        after="def unfounded",
+        why="a dead antecedent outside the closure still counts",
+    ),
+    Mutant(
+        "justifications_include_noncritical",
+        "beliefs.py",
+        "if edge.critical:",
+        "if True:",
+        after="def justifications",
+        why="non-critical edges become part of a justification",
+    ),
+    Mutant(
+        "decay_once_per_node",
+        "cascade.py",
+        "DECAY ** len(causes)",
+        "DECAY",
+        why="several dead non-critical dependencies decay once",
+    ),
+    Mutant(
+        "decay_unset_confidence_base",
+        "cascade.py",
+        "base = 1.0 if",
+        "base = 0.5 if",
+        why="an unset confidence counts as 0.5",
+    ),
+    Mutant(
+        "invalidated_keep_weight",
+        "cascade.py",
+        "state=INVALIDATED, weight=0.0",
+        "state=INVALIDATED",
+        why="invalidated nodes keep their weight",
+    ),
+    Mutant(
+        "refute_dead_again",
+        "cascade.py",
+        "if not node.alive or key in died:",
+        "if key in died:",
+        why="already-dead evidence is refuted again",
+    ),
+    Mutant(
+        "forget_superseded_too",
+        "forget.py",
+        "if node.state not in (REFUTED, INVALIDATED):",
+        'if node.state == "alive":',
+        why="superseded provenance is forgotten",
+    ),
+    Mutant(
+        "forget_ignores_superseders",
+        "forget.py",
+        "for s in view.superseders(key)):",
+        "for s in []):",
+        why="rule (c): the provenance anchor is forgotten",
+    ),
+    Mutant(
+        "consumers_ignore_supports",
+        "beliefs.py",
+        "found += [e.dst for e in self.out_edges(key, SUPPORTS)]",
+        "found += []",
+        why="evidence supporting an alive hypothesis is forgotten",
+    ),
+    Mutant(
+        "neighbourhood_ignores_supporters",
+        "forget.py",
+        "keys.update(e.src for e in view.in_edges(key, SUPPORTS))",
+        "keys.update([])",
+        why="a superseded hypothesis's dead supporters are not re-examined",
+    ),
+    Mutant(
+        "support_ignores_refutes_sign",
+        "beliefs.py",
+        "edge.weight if edge.kind == SUPPORTS else -edge.weight",
+        "edge.weight",
+        why="refuting evidence adds support",
+    ),
+    Mutant(
+        "alive_supporters_any_state",
+        "beliefs.py",
+        "if self.state(e.src) == ALIVE]",
+        "]",
+        after="def alive_supporters",
+        why="dead evidence still supports",
+    ),
+    Mutant(
+        "no_rival_keeps_weight",
+        "promotion.py",
+        "weight=round(node.weight * NO_RIVAL_FACTOR, 6)",
+        "weight=node.weight",
+        why="a hypothesis without rival keeps its weight",
+    ),
+    Mutant(
+        "rivals_include_losers",
+        "promotion.py",
+        "if h not in losers and view.nodes[h].alive",
+        "if view.nodes[h].alive",
+        why="a loser can be its own rival",
+    ),
+    Mutant(
+        "loser_needs_no_support_loss",
+        "promotion.py",
+        "hyp.alive and not view.alive_supporters(edge.dst)",
+        "hyp.alive",
+        why="a hypothesis with alive support left is superseded",
+    ),
+    Mutant(
+        "rebalance_strict",
+        "promotion.py",
+        "if view.nodes[h].weight >= 1.0:",
+        "if view.nodes[h].weight > 1.0:",
+        why="a rival at 1.0 is not lowered",
+    ),
+    Mutant(
+        "promote_may_lower",
+        "promotion.py",
+        "weight=max(new, view.nodes[winner].weight)",
+        "weight=new",
+        why="promotion can lower the winner",
+    ),
+    Mutant(
+        "loser_not_superseded",
+        "promotion.py",
+        "state=SUPERSEDED, weight=0.0",
+        "weight=0.0",
+        why="the loser stays alive",
+    ),
+    Mutant(
+        "attackers_ignore_supersedes",
+        "tms.py",
+        "found = [e.src for e in view.in_edges(key, SUPERSEDES)]",
+        "found = []",
+        why="a superseded node is not attacked by its superseder",
+    ),
+    Mutant(
+        "downstream_ignores_superseded",
+        "tms.py",
+        "nxt += [e.dst for e in view.out_edges(key, SUPERSEDES)]",
+        "nxt += []",
+        why="what a dying node superseded is not relabelled (no reinstatement)",
+    ),
+    Mutant(
+        "unattacked_dead_premise_holds",
+        "tms.py",
+        "ok = stored != L_DEAD",
+        "ok = True",
+        why="a premise killed without a recorded winner comes back",
+    ),
+    Mutant(
+        "revival_forgets_old_weight",
+        "tms.py",
+        'after["weight"] = before.get("weight", 0.5) if before.get("weight") is not None else 0.5',
+        'after["weight"] = 0.5',
+        why="a reinstated node does not get its weight back",
+    ),
+    Mutant(
+        "reinstated_hypothesis_prior_weight",
+        "tms.py",
+        "weight=weight if weight is not None else (node.prior or 0.5))",
+        "weight=node.prior or 0.5)",
+        why="a reinstated hypothesis does not get its weight back",
+    ),
+    Mutant(
+        "promotion_never_undone",
+        "tms.py",
+        "if r is not None and r.alive and r.weight > before",
+        "if False",
+        why="the rival promoted over a reinstated hypothesis keeps its promotion",
+    ),
+    Mutant(
+        "forget_ignores_disputed_need",
+        "revision.py",
+        "if k not in gone and not disputed_need(k)]",
+        "if k not in gone]",
+        why="a node a disputed node needs is forgotten",
+    ),
     # re-judged reinstatement (core/reinstatement.py)
-    Mutant("returning_alive_only", "reinstatement.py", "if lab != L_DEAD and k not in forced", "if lab == \"alive\" and k not in forced",
-           why="evidence a dispute would make disputed (not dead) is not re-judged"),
-    Mutant("kept_dead_edge_not_written", "reinstatement.py", "        plan.new_edges.append(edge)", "        pass",
-           after="def keep_dead", why="the supersedes edge that keeps the evidence dead is not in the plan (not written)"),
-    Mutant("unjudged_note_dropped", "revision.py", "    note_unjudged(plan)", "    pass",
-           after="plan.revived = plan.revived + outcome.revived", why="evidence reinstated without a verdict does not say so"),
+    Mutant(
+        "returning_alive_only",
+        "reinstatement.py",
+        "if lab != L_DEAD and k not in forced",
+        'if lab == "alive" and k not in forced',
+        why="evidence a dispute would make disputed (not dead) is not re-judged",
+    ),
+    Mutant(
+        "kept_dead_edge_not_written",
+        "reinstatement.py",
+        "        plan.new_edges.append(edge)",
+        "        pass",
+        after="def keep_dead",
+        why="the supersedes edge that keeps the evidence dead is not in the plan (not written)",
+    ),
+    Mutant(
+        "unjudged_note_dropped",
+        "revision.py",
+        "    note_unjudged(plan)",
+        "    pass",
+        after="plan.revived = plan.revived + outcome.revived",
+        why="evidence reinstated without a verdict does not say so",
+    ),
 ]
 
 
@@ -153,28 +354,43 @@ def apply(text: str, m: Mutant) -> str:
         raise LookupError(f"{m.old!r} not found")
     if "\n" in m.old or "\n" in m.new:
         raise ValueError("a mutant changes one line")
-    return text[:at] + m.new + text[at + len(m.old):]
+    return text[:at] + m.new + text[at + len(m.old) :]
 
 
 def copy_tree(dest: Path) -> None:
     for name in COPY:
         src = REPO / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "results", ".hypothesis"))
+            shutil.copytree(
+                src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "results", ".hypothesis")
+            )
         elif src.exists():
             shutil.copy2(src, dest / name)
 
 
 def pytest_cmd(tests: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--hypothesis-seed=0",
-            "-o", "addopts=", *tests]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "--hypothesis-seed=0",
+        "-o",
+        "addopts=",
+        *tests,
+    ]
 
 
 def run_tests(copy: Path, tests: list[str], timeout: int) -> tuple[int, str, float]:
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(pytest_cmd(tests), cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            pytest_cmd(tests), cwd=copy, env=env, capture_output=True, text=True, timeout=timeout
+        )
         code, out = proc.returncode, proc.stdout[-3000:]
     except subprocess.TimeoutExpired:
         code, out = -1, "timeout"
@@ -190,8 +406,12 @@ def failing_test(output: str) -> Optional[str]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.mutants", description=__doc__.split("\n\n")[0])
-    p.add_argument("--tests", nargs="+", default=[t for t in DEFAULT_TESTS if (REPO / t).exists()],
-                   help="test files run against each mutant (default: the pure tests make test runs)")
+    p.add_argument(
+        "--tests",
+        nargs="+",
+        default=[t for t in DEFAULT_TESTS if (REPO / t).exists()],
+        help="test files run against each mutant (default: the pure tests make test runs)",
+    )
     p.add_argument("--only", nargs="+", help="run only these mutants")
     p.add_argument("--timeout", type=int, default=900, help="seconds per mutant run")
     p.add_argument("--json", action="store_true")
@@ -203,8 +423,13 @@ def main(argv=None) -> int:
         copy = Path(tmp) / "repo"
         copy.mkdir()
         copy_tree(copy)
-        probe = subprocess.run([sys.executable, "-c", "import memory_core.core.cascade as m; print(m.__file__)"],
-                               cwd=copy, env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True, text=True)
+        probe = subprocess.run(
+            [sys.executable, "-c", "import memory_core.core.cascade as m; print(m.__file__)"],
+            cwd=copy,
+            env=dict(os.environ, PYTHONPATH=str(copy)),
+            capture_output=True,
+            text=True,
+        )
         if not probe.stdout.strip().startswith(str(copy)):
             log(f"the copy is not what gets imported: {probe.stdout.strip() or probe.stderr[-500:]}")
             return 2
@@ -235,8 +460,14 @@ def main(argv=None) -> int:
             if status == "killed" and not entry["killed_by"]:
                 entry["output_tail"] = out[-1500:]
             result["mutants"].append(entry)
-            log(f"  {m.name}: {status.upper()}{' by ' + entry['killed_by'] if entry['killed_by'] else ''} ({secs:.0f} s)")
-    counts = {s: sum(1 for e in result["mutants"] if e["status"] == s) for s in ("killed", "survived", "not applicable")}
+            log(
+                f"  {m.name}: {status.upper()}{' by ' + entry['killed_by'] if entry['killed_by'] else ''} "
+                f"({secs:.0f} s)"
+            )
+    counts = {
+        s: sum(1 for e in result["mutants"] if e["status"] == s)
+        for s in ("killed", "survived", "not applicable")
+    }
     result["summary"] = counts
     gate_bad = [e["name"] for e in result["mutants"] if e["gate"] and e["status"] != "killed"]
     result["gate_failures"] = gate_bad
@@ -247,13 +478,19 @@ def main(argv=None) -> int:
         print(json.dumps(result, indent=1))
     else:
         m = result["machine"]
-        print(f"FALSIFY mutation gate ({m['date']}, {m['cpu_count']} CPU {m['cpu_model']}, commit {m['commit']})")
+        print(
+            f"FALSIFY mutation gate ({m['date']}, {m['cpu_count']} CPU {m['cpu_model']}, commit {m['commit']})"
+        )
         print(f"tests: {' '.join(args.tests)}")
         for e in result["mutants"]:
             mark = " [gate]" if e["gate"] else ""
-            print(f"  {e['status']:>15}  {e['name']}{mark}: {e['why']}"
-                  + (f" (killed by {e['killed_by']})" if e.get("killed_by") else ""))
-        print(f"killed {counts['killed']}, survived {counts['survived']}, not applicable {counts['not applicable']}")
+            print(
+                f"  {e['status']:>15}  {e['name']}{mark}: {e['why']}"
+                + (f" (killed by {e['killed_by']})" if e.get("killed_by") else "")
+            )
+        print(
+            f"killed {counts['killed']}, survived {counts['survived']}, not applicable {counts['not applicable']}"
+        )
         survivors = [e["name"] for e in result["mutants"] if e["status"] == "survived"]
         print("surviving mutants: " + (", ".join(survivors) if survivors else "none"))
         if gate_bad:

@@ -35,16 +35,36 @@ def pct(values: list[float], q: float):
 
 
 def child(args, replicas: int, root: Path, env: dict) -> dict:
-    cmd = [sys.executable, "-m", "bench.mquake", "--scenario", "per_case", "--limit", str(args.limit),
-           "--replicas", str(replicas), "--root", str(root), "--json", "--keep-revisions", "--no-detect",
-           "--progress", "0"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.mquake",
+        "--scenario",
+        "per_case",
+        "--limit",
+        str(args.limit),
+        "--replicas",
+        str(replicas),
+        "--root",
+        str(root),
+        "--json",
+        "--keep-revisions",
+        "--no-detect",
+        "--progress",
+        "0",
+    ]
     if args.data:
         cmd += ["--data", args.data]
-    print(f"[bench.postgres] {env.get('FALSIFY_BACKEND', 'ladybug')} x{replicas}: {' '.join(cmd[1:])}",
-          file=sys.stderr, flush=True)
+    print(
+        f"[bench.postgres] {env.get('FALSIFY_BACKEND', 'ladybug')} x{replicas}: {' '.join(cmd[1:])}",
+        file=sys.stderr,
+        flush=True,
+    )
     proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"bench.mquake x{replicas} ({env.get('FALSIFY_BACKEND', 'ladybug')}) exited {proc.returncode}")
+        raise RuntimeError(
+            f"bench.mquake x{replicas} ({env.get('FALSIFY_BACKEND', 'ladybug')}) exited {proc.returncode}"
+        )
     return json.loads(proc.stdout)
 
 
@@ -67,18 +87,27 @@ def summarise(runs: dict[int, dict]) -> dict:
     out = {}
     for r, run in runs.items():
         sc = run["scenarios"]["per_case"]
-        out[f"x{r}"] = {"nodes": run["load"]["nodes"], "load_seconds": run["load"]["seconds"],
-                        "load_nodes_per_s": run["load"]["nodes_per_s"],
-                        "load_embedding_memo": run["load"].get("embedding_memo"),
-                        "revisions": len(sc["detail"]["revisions"]),
-                        "precision": sc["precision"], "recall": sc["recall"], "collateral": sc["collateral"],
-                        "misses": sc["misses"], "latency_ms": sc["latency_ms"], "undo_ms": sc.get("undo_ms"),
-                        "after_undo_identical": run.get("after_undo", {}).get("identical"),
-                        "p50_ms_by_part": parts_p50(sc["detail"]["revisions"])}
+        out[f"x{r}"] = {
+            "nodes": run["load"]["nodes"],
+            "load_seconds": run["load"]["seconds"],
+            "load_nodes_per_s": run["load"]["nodes_per_s"],
+            "load_embedding_memo": run["load"].get("embedding_memo"),
+            "revisions": len(sc["detail"]["revisions"]),
+            "precision": sc["precision"],
+            "recall": sc["recall"],
+            "collateral": sc["collateral"],
+            "misses": sc["misses"],
+            "latency_ms": sc["latency_ms"],
+            "undo_ms": sc.get("undo_ms"),
+            "after_undo_identical": run.get("after_undo", {}).get("identical"),
+            "p50_ms_by_part": parts_p50(sc["detail"]["revisions"]),
+        }
     if 10 not in runs:
         out["pairs"], out["p50_ratio_x10_over_x1"] = 0, None
         return out
-    by_edit = {r: {rev["edit"]: rev for rev in runs[r]["scenarios"]["per_case"]["detail"]["revisions"]} for r in runs}
+    by_edit = {
+        r: {rev["edit"]: rev for rev in runs[r]["scenarios"]["per_case"]["detail"]["revisions"]} for r in runs
+    }
     x1, x10 = [], []
     for edit, rev in by_edit[1].items():
         other = by_edit[10].get(edit)
@@ -118,8 +147,12 @@ def run(args) -> dict:
             _admin(admin, f'CREATE DATABASE "{name}"')
             _admin(_with_db(admin, name), "CREATE EXTENSION IF NOT EXISTS vector")
             try:
-                pg_runs[r] = child(args, r, base / f"postgres-x{r}",
-                                   dict(env, FALSIFY_BACKEND="postgres", FALSIFY_DATABASE_URL=_with_db(admin, name)))
+                pg_runs[r] = child(
+                    args,
+                    r,
+                    base / f"postgres-x{r}",
+                    dict(env, FALSIFY_BACKEND="postgres", FALSIFY_DATABASE_URL=_with_db(admin, name)),
+                )
             finally:
                 _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         result["backends"]["postgres"] = summarise(pg_runs)
@@ -153,21 +186,29 @@ def _admin(url: str, statement: str) -> None:
 
 def human(result: dict) -> str:
     m = result["machine"]
-    lines = [f"MQuAKE-hard per_case, first {result['limit']} cases, both backends — measured "
-             f"{m.get('date', '')} on {m.get('cpu_model')} ({m.get('cpu_count', '?')} CPUs, load at start "
-             f"{m.get('load_average_at_start')}), commit {m.get('commit')}",
-             f"PostgreSQL: {result.get('postgres')}", "",
-             f"{'backend':<10} {'graph':<5} {'nodes':>7} {'prec':>6} {'recall':>6} {'collat':>6} "
-             f"{'p50 ms':>8} {'p95 ms':>8} {'load s':>7}"]
+    lines = [
+        f"MQuAKE-hard per_case, first {result['limit']} cases, both backends — measured "
+        f"{m.get('date', '')} on {m.get('cpu_model')} ({m.get('cpu_count', '?')} CPUs, load at start "
+        f"{m.get('load_average_at_start')}), commit {m.get('commit')}",
+        f"PostgreSQL: {result.get('postgres')}",
+        "",
+        f"{'backend':<10} {'graph':<5} {'nodes':>7} {'prec':>6} {'recall':>6} {'collat':>6} "
+        f"{'p50 ms':>8} {'p95 ms':>8} {'load s':>7}",
+    ]
     for name, s in result["backends"].items():
         for r in ("x1", "x10"):
             if r not in s:
                 continue
             x = s[r]
             lat = x["latency_ms"] or {}
-            lines.append(f"{name:<10} {r:<5} {x['nodes']:>7} {x['precision']:>6} {x['recall']:>6} "
-                         f"{x['collateral']:>6} {lat.get('p50', '-'):>8} {lat.get('p95', '-'):>8} {x.get('load_seconds', '-'):>7}")
-        lines.append(f"{name:<10} x10/x1 p50 latency ratio: {s['p50_ratio_x10_over_x1']} ({s['pairs']} pairs)")
+            lines.append(
+                f"{name:<10} {r:<5} {x['nodes']:>7} {x['precision']:>6} {x['recall']:>6} "
+                f"{x['collateral']:>6} {lat.get('p50', '-'):>8} {lat.get('p95', '-'):>8} "
+                f"{x.get('load_seconds', '-'):>7}"
+            )
+        lines.append(
+            f"{name:<10} x10/x1 p50 latency ratio: {s['p50_ratio_x10_over_x1']} ({s['pairs']} pairs)"
+        )
     return "\n".join(lines)
 
 

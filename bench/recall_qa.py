@@ -81,6 +81,7 @@ MIN_ALIAS = 3
 
 # ---- the data -----------------------------------------------------------------------------
 
+
 def dataset_files(beliefs: Path) -> tuple[Path, Path]:
     folder = beliefs.parent / "mquake"
     return folder / "MQuAKE-hard.json", folder / "question_templates.json"
@@ -110,7 +111,10 @@ class Catalogue:
         self.aliases: dict[str, set[str]] = {}
         for case in cases:
             orig = case["orig"]
-            for ids, labels in ((orig["triples"], orig["triples_labeled"]), (orig["new_triples"], orig["new_triples_labeled"])):
+            for ids, labels in (
+                (orig["triples"], orig["triples_labeled"]),
+                (orig["new_triples"], orig["new_triples_labeled"]),
+            ):
                 for (s, _, o), (sl, _, ol) in zip(ids, labels):
                     self.label.setdefault(s, sl)
                     self.label.setdefault(o, ol)
@@ -128,7 +132,9 @@ class Catalogue:
     def golds(self, label: str) -> set[str]:
         """The label and its aliases, normalised; aliases under 3 characters are left out
         (India's "in", English's "en" would be found in almost any sentence)."""
-        return {a for a in self.aliases.get(normalise(label), set()) if len(a) >= MIN_ALIAS} | {normalise(label)}
+        return {a for a in self.aliases.get(normalise(label), set()) if len(a) >= MIN_ALIAS} | {
+            normalise(label)
+        }
 
 
 def select(raw: dict, cases: list[dict], limit: Optional[int]) -> tuple[dict, list[dict]]:
@@ -138,8 +144,11 @@ def select(raw: dict, cases: list[dict], limit: Optional[int]) -> tuple[dict, li
     chosen = sorted(c["case_id"] for c in cases)[:limit]
     keep = set(chosen)
     edits = [e for e in raw["edits"] if e["case_id"] in keep]
-    wanted = {n["id"] for n in raw["nodes"] if n["kind"] == "Evidence" and n.get("initially_asserted")
-              and keep & set(n.get("cases") or [])} | {e["contradicts"] for e in edits}
+    wanted = {
+        n["id"]
+        for n in raw["nodes"]
+        if n["kind"] == "Evidence" and n.get("initially_asserted") and keep & set(n.get("cases") or [])
+    } | {e["contradicts"] for e in edits}
     conclusions = {n["id"] for n in raw["nodes"] if n["kind"] == "Conclusion" and n.get("case_id") in keep}
     nodes = [n for n in raw["nodes"] if n["id"] in wanted | conclusions]
     edges = [e for e in raw["edges"] if e["from"] in conclusions]
@@ -155,28 +164,45 @@ def single_hop_items(data: Dataset, templates: dict, catalogue: Catalogue) -> li
         s, r, o = edit["new_fact"]["triple"]
         old = data.nodes[edit["contradicts"]]
         subject = old["triple_labeled"][0]
-        item = items.setdefault((s, r), {"subject": s, "label": subject, "relation": r,
-                                         "question": templates[r].replace("[X]", subject),
-                                         "before": old["triple_labeled"][2], "after": set(), "edits": []})
+        item = items.setdefault(
+            (s, r),
+            {
+                "subject": s,
+                "label": subject,
+                "relation": r,
+                "question": templates[r].replace("[X]", subject),
+                "before": old["triple_labeled"][2],
+                "after": set(),
+                "edits": [],
+            },
+        )
         item["after"].add(catalogue.label.get(o, edit["new_fact"]["triple_labeled"][2]))
         item["edits"].append(edit["id"])
     rows = list(items.values())
     for row in rows:
         if len(row["after"]) > 1:
-            raise ValueError(f"{row['subject']}|{row['relation']} is edited to several objects: {row['after']}")
+            raise ValueError(
+                f"{row['subject']}|{row['relation']} is edited to several objects: {row['after']}"
+            )
         row["after"] = row["after"].pop()
     by_text: dict[str, list[dict]] = {}
     for row in rows:
         by_text.setdefault(row["question"], []).append(row)
     for row in rows:  # the same question text asks about another subject edited to another value
         others = by_text[row["question"]]
-        row["conflict"] = {"before": len({normalise(o["before"]) for o in others}) > 1,
-                           "after": len({normalise(o["after"]) for o in others}) > 1}
-        row["values"] = {"before": sorted({o["before"] for o in others}), "after": sorted({o["after"] for o in others})}
+        row["conflict"] = {
+            "before": len({normalise(o["before"]) for o in others}) > 1,
+            "after": len({normalise(o["after"]) for o in others}) > 1,
+        }
+        row["values"] = {
+            "before": sorted({o["before"] for o in others}),
+            "after": sorted({o["after"] for o in others}),
+        }
     return sorted(rows, key=lambda r: (r["question"], r["subject"]))
 
 
 # ---- running ------------------------------------------------------------------------------
+
 
 async def states(app) -> dict[str, str]:
     return {n["key"]: n["state"] for n in (await app.status())["nodes"]}
@@ -200,16 +226,29 @@ async def ask_single_hops(app, items: list[dict], phase: str, catalogue: Catalog
         wrong = {w for w in wrong if not any(w in g for g in golds)}
         right = lambda text: names(text, golds) and not names(text, wrong, item["label"])  # noqa: E731
         f, b = result["falsify"], result["baseline"]
-        row = {"question": item["question"], "gold": gold, "conflict": item["conflict"][phase], "ms": round(ms, 2),
-               "falsify": right(f["answer"]), "baseline": right(b["answer"]),
-               "falsify_dead": dead_used(f["nodes"], now), "baseline_dead": dead_used(b["nodes"][:1], now),
-               "falsify_nodes": f["nodes"][:3], "baseline_nodes": b["nodes"][:1],
-               "matched": result["relevance"]["matched"], "best_distance": result["relevance"]["best_distance"],
-               "answer_distance": next((m["distance"] for m in f.get("matches", []) if f["nodes"]
-                                        and m["key"] == f["nodes"][0]), None)}
+        row = {
+            "question": item["question"],
+            "gold": gold,
+            "conflict": item["conflict"][phase],
+            "ms": round(ms, 2),
+            "falsify": right(f["answer"]),
+            "baseline": right(b["answer"]),
+            "falsify_dead": dead_used(f["nodes"], now),
+            "baseline_dead": dead_used(b["nodes"][:1], now),
+            "falsify_nodes": f["nodes"][:3],
+            "baseline_nodes": b["nodes"][:1],
+            "matched": result["relevance"]["matched"],
+            "best_distance": result["relevance"]["best_distance"],
+            "answer_distance": next(
+                (m["distance"] for m in f.get("matches", []) if f["nodes"] and m["key"] == f["nodes"][0]),
+                None,
+            ),
+        }
         if item["conflict"][phase]:  # right when it names one of the values the label was edited to
-            row["either"] = {side: any(names(result[side]["answer"], catalogue.golds(v)) for v in item["values"][phase])
-                             for side in ("falsify", "baseline")}
+            row["either"] = {
+                side: any(names(result[side]["answer"], catalogue.golds(v)) for v in item["values"][phase])
+                for side in ("falsify", "baseline")
+            }
         if not row["falsify"]:
             row["falsify_answer"], row["baseline_answer"] = f["answer"][:200], b["answer"][:200]
         rows.append(row)
@@ -225,8 +264,9 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
         triples = case["orig"]["triples" if phase == "before" else "new_triples"]
         gold_id = triples[-1][2]
         gold = case["answer" if phase == "before" else "new_answer"]
-        golds = catalogue.golds(gold) | {normalise(a) for a in case.get("answer_alias" if phase == "before"
-                                                                          else "new_answer_alias", [])}
+        golds = catalogue.golds(gold) | {
+            normalise(a) for a in case.get("answer_alias" if phase == "before" else "new_answer_alias", [])
+        }
         path = "|".join([triples[0][0]] + [t[1] for t in triples])
         start = time.perf_counter()
         result = await app.recall(path=path)
@@ -243,21 +283,33 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
         wrong = catalogue.golds(other) if normalise(other) != normalise(gold) else set()
         wrong = {w for w in wrong if not any(w in g for g in golds)}
         right = lambda text: names(text, golds) and not names(text, wrong)  # noqa: E731
-        rows.append({"case": case["case_id"], "path": path, "gold": gold, "ms": round(ms, 2), "one_shot_ms": round(shot_ms, 2),
-                     "falsify": one(falsify_values), "falsify_exact": falsify_values == [gold_id],
-                     "baseline": one(plain), "baseline_values": len(plain),
-                     "falsify_dead": dead_used(result["falsify"]["nodes"], now),
-                     "baseline_dead": dead_used(result["baseline"]["nodes"], now),
-                     "falsify_one_shot": right(shot["falsify"]["answer"]),
-                     "baseline_one_shot": right(plain_shot["answer"]),
-                     "baseline_one_shot_dead": dead_used(plain_shot["nodes"][:1], now)})
+        rows.append(
+            {
+                "case": case["case_id"],
+                "path": path,
+                "gold": gold,
+                "ms": round(ms, 2),
+                "one_shot_ms": round(shot_ms, 2),
+                "falsify": one(falsify_values),
+                "falsify_exact": falsify_values == [gold_id],
+                "baseline": one(plain),
+                "baseline_values": len(plain),
+                "falsify_dead": dead_used(result["falsify"]["nodes"], now),
+                "baseline_dead": dead_used(result["baseline"]["nodes"], now),
+                "falsify_one_shot": right(shot["falsify"]["answer"]),
+                "baseline_one_shot": right(plain_shot["answer"]),
+                "baseline_one_shot_dead": dead_used(plain_shot["nodes"][:1], now),
+            }
+        )
     return rows
 
 
 async def floor_study(app, items: list[dict], snli: list[str], demo_sample: int, snli_sample: int) -> dict:
     out = {}
-    for name, asked in (("unrelated_graph", [(i["question"], DEMO_KEY) for i in items[:demo_sample]]),
-                        ("unrelated_text", [(s, None) for s in snli[:snli_sample]])):
+    for name, asked in (
+        ("unrelated_graph", [(i["question"], DEMO_KEY) for i in items[:demo_sample]]),
+        ("unrelated_text", [(s, None) for s in snli[:snli_sample]]),
+    ):
         seen, examples = [], []
         for question, inquiry in asked:
             result = await app.recall(question, inquiry=inquiry)
@@ -272,11 +324,16 @@ async def floor_study(app, items: list[dict], snli: list[str], demo_sample: int,
 
 def _spread(pairs: list[tuple]) -> dict:
     values = [d for d, _ in pairs if d is not None]
-    return {"n": len(pairs), "matched": sum(1 for _, m in pairs if m),
-            "min": round(min(values), 4) if values else None,
-            "p1": round(pct(values, 0.01), 4) if values else None, "p5": round(pct(values, 0.05), 4) if values else None,
-            "p50": round(pct(values, 0.5), 4) if values else None,
-            "p99": round(pct(values, 0.99), 4) if values else None, "max": round(max(values), 4) if values else None}
+    return {
+        "n": len(pairs),
+        "matched": sum(1 for _, m in pairs if m),
+        "min": round(min(values), 4) if values else None,
+        "p1": round(pct(values, 0.01), 4) if values else None,
+        "p5": round(pct(values, 0.05), 4) if values else None,
+        "p50": round(pct(values, 0.5), 4) if values else None,
+        "p99": round(pct(values, 0.99), 4) if values else None,
+        "max": round(max(values), 4) if values else None,
+    }
 
 
 def score(rows: list[dict], sides=("falsify", "baseline")) -> dict:
@@ -289,8 +346,10 @@ def score(rows: list[dict], sides=("falsify", "baseline")) -> dict:
             out[f"{side}_dead_used"] = sum(r[f"{side}_dead"] for r in main)
     conflicting = [r for r in rows if r.get("conflict")]
     if conflicting:
-        out["conflicting"] = {"n": len(conflicting), **{f"{side}_names_a_value": sum(r["either"][side] for r in conflicting)
-                                                      for side in sides}}
+        out["conflicting"] = {
+            "n": len(conflicting),
+            **{f"{side}_names_a_value": sum(r["either"][side] for r in conflicting) for side in sides},
+        }
     return out
 
 
@@ -306,8 +365,13 @@ async def run(args) -> dict:
     data = Dataset(raw)
     catalogue = Catalogue(cases)
     items = single_hop_items(data, templates, catalogue)
-    result = {"machine": machine(), "data": str(beliefs), "cases": len(cases), "single_hop_questions": len(items),
-              "loaded_nodes": data.node_count}
+    result = {
+        "machine": machine(),
+        "data": str(beliefs),
+        "cases": len(cases),
+        "single_hop_questions": len(items),
+        "loaded_nodes": data.node_count,
+    }
     started = time.perf_counter()
     app = await Falsify.open(Path(args.root), purpose="bench.recall_qa")
     result["open_ms"] = round((time.perf_counter() - started) * 1000, 1)
@@ -317,8 +381,10 @@ async def run(args) -> dict:
         await app.load(data.investigation(0))
         await app.load(demo_investigation())  # an unrelated inquiry beside it
         result["load_s"] = round(time.perf_counter() - t, 2)
-        log(f"loaded {data.node_count} nodes of {len(cases)} cases in {result['load_s']} s; "
-            f"{len(items)} single-hop questions")
+        log(
+            f"loaded {data.node_count} nodes of {len(cases)} cases in {result['load_s']} s; "
+            f"{len(items)} single-hop questions"
+        )
         phases = {}
         for phase in ("before", "after"):
             if phase == "after":
@@ -328,8 +394,11 @@ async def run(args) -> dict:
                     facts.append({"fact": claim, "triple": triple, "key": key})
                 t = time.perf_counter()
                 revised = await app.revise_many(facts)
-                result["edits"] = {"applied": len(facts), "recorded": sum(1 for r in revised if r.get("new_evidence")),
-                                   "seconds": round(time.perf_counter() - t, 2)}
+                result["edits"] = {
+                    "applied": len(facts),
+                    "recorded": sum(1 for r in revised if r.get("new_evidence")),
+                    "seconds": round(time.perf_counter() - t, 2),
+                }
                 log(f"applied {len(facts)} edits in {result['edits']['seconds']} s")
             t = time.perf_counter()
             single = await ask_single_hops(app, items, phase, catalogue)
@@ -338,23 +407,44 @@ async def run(args) -> dict:
             t = time.perf_counter()
             multi = await ask_paths(app, cases, phase, catalogue)
             log(f"{phase}: {len(multi)} chains in {time.perf_counter() - t:.1f} s")
-            phases[phase] = {"single_hop": score(single), "multi_hop_path": score(multi),
-                             "multi_hop_one_shot": score([dict(r, falsify=r["falsify_one_shot"], baseline=r["baseline_one_shot"],
-                                                               falsify_dead=False, baseline_dead=r["baseline_one_shot_dead"])
-                                                          for r in multi]),
-                             "latency_ms": {"recall": summary([r["ms"] for r in single]),
-                                            "path": summary([r["ms"] for r in multi])},
-                             "misses": [r for r in single if not r["falsify"] and not r["conflict"]][:20],
-                             "path_misses": [r for r in multi if not r["falsify"]][:20]}
+            phases[phase] = {
+                "single_hop": score(single),
+                "multi_hop_path": score(multi),
+                "multi_hop_one_shot": score(
+                    [
+                        dict(
+                            r,
+                            falsify=r["falsify_one_shot"],
+                            baseline=r["baseline_one_shot"],
+                            falsify_dead=False,
+                            baseline_dead=r["baseline_one_shot_dead"],
+                        )
+                        for r in multi
+                    ]
+                ),
+                "latency_ms": {
+                    "recall": summary([r["ms"] for r in single]),
+                    "path": summary([r["ms"] for r in multi]),
+                },
+                "misses": [r for r in single if not r["falsify"] and not r["conflict"]][:20],
+                "path_misses": [r for r in multi if not r["falsify"]][:20],
+            }
             phases[phase]["related_distances"] = _spread([(r["best_distance"], r["matched"]) for r in single])
-            phases[phase]["answer_distances"] = _spread([(r["answer_distance"], True) for r in single
-                                                         if r["answer_distance"] is not None and r["falsify"]])
+            phases[phase]["answer_distances"] = _spread(
+                [
+                    (r["answer_distance"], True)
+                    for r in single
+                    if r["answer_distance"] is not None and r["falsify"]
+                ]
+            )
         result["phases"] = phases
         if not args.no_floor_study:
             snli = snli_sentences(beliefs)
             sample = QUICK_UNRELATED if args.quick else None
             t = time.perf_counter()
-            result["floor_study"] = await floor_study(app, items, snli, sample or UNRELATED_DEMO, sample or UNRELATED_SNLI)
+            result["floor_study"] = await floor_study(
+                app, items, snli, sample or UNRELATED_DEMO, sample or UNRELATED_SNLI
+            )
             log(f"floor study in {time.perf_counter() - t:.1f} s")
         from memory_core.ops.recall import recall_floor
 
@@ -380,47 +470,64 @@ def snli_sentences(beliefs: Path) -> list[str]:
 
 # ---- the report ---------------------------------------------------------------------------
 
+
 def pct_text(value) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
 def human(r: dict) -> str:
     m = r["machine"]
-    lines = [f"recall QA on MQuAKE-hard ({r['cases']} cases, {r['single_hop_questions']} single-hop questions), "
-             f"{m['date']}, commit {m['commit']}",
-             f"  machine: {m['platform']}, {m['cpu_count']} CPU(s) {m.get('cpu_model') or ''}, Python {m['python']}, "
-             f"cognee {m['cognee']}; load average {m['load_average_at_start']} -> {m.get('load_average_at_end')}",
-             f"  loaded {r['loaded_nodes']} nodes in {r['load_s']} s; {r['edits']['applied']} edits "
-             f"({r['edits']['recorded']} recorded) in {r['edits']['seconds']} s; whole run {r['seconds']} s", "",
-             "| phase | questions | FALSIFY | plain RAG | dead beliefs used (FALSIFY / plain RAG) | recall p50 / p95 |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"recall QA on MQuAKE-hard ({r['cases']} cases, {r['single_hop_questions']} single-hop questions), "
+        f"{m['date']}, commit {m['commit']}",
+        f"  machine: {m['platform']}, {m['cpu_count']} CPU(s) {m.get('cpu_model') or ''}, Python {m['python']}, "
+        f"cognee {m['cognee']}; load average {m['load_average_at_start']} -> {m.get('load_average_at_end')}",
+        f"  loaded {r['loaded_nodes']} nodes in {r['load_s']} s; {r['edits']['applied']} edits "
+        f"({r['edits']['recorded']} recorded) in {r['edits']['seconds']} s; whole run {r['seconds']} s",
+        "",
+        "| phase | questions | FALSIFY | plain RAG | dead beliefs used (FALSIFY / plain RAG) | recall p50 / p95 |",
+        "|---|---|---|---|---|---|",
+    ]
     for phase in ("before", "after"):
         p = r["phases"][phase]
-        for name, label in (("single_hop", "single-hop (template question)"), ("multi_hop_path", "multi-hop (--path)"),
-                            ("multi_hop_one_shot", "multi-hop (the question, one shot)")):
+        for name, label in (
+            ("single_hop", "single-hop (template question)"),
+            ("multi_hop_path", "multi-hop (--path)"),
+            ("multi_hop_one_shot", "multi-hop (the question, one shot)"),
+        ):
             s = p[name]
             lat = p["latency_ms"]["recall" if name != "multi_hop_path" else "path"]
             timing = f"{lat.get('p50')} / {lat.get('p95')} ms" if name != "multi_hop_one_shot" else "-"
-            lines.append(f"| {phase} the edits | {label}: {s['n']} | {pct_text(s['falsify'])} | {pct_text(s['baseline'])} | "
-                         f"{s.get('falsify_dead_used', '-')} / {s.get('baseline_dead_used', '-')} | {timing} |")
+            lines.append(
+                f"| {phase} the edits | {label}: {s['n']} | {pct_text(s['falsify'])} | {pct_text(s['baseline'])} | "
+                f"{s.get('falsify_dead_used', '-')} / {s.get('baseline_dead_used', '-')} | {timing} |"
+            )
     lines.append("")
     for phase in ("before", "after"):
         c = r["phases"][phase]["single_hop"].get("conflicting")
         if c:
-            lines.append(f"  {phase}: {c['n']} single-hop questions whose label was edited two ways (kept out): "
-                         f"FALSIFY names one of the values in {c['falsify_names_a_value']}, plain RAG in "
-                         f"{c['baseline_names_a_value']}")
+            lines.append(
+                f"  {phase}: {c['n']} single-hop questions whose label was edited two ways (kept out): "
+                f"FALSIFY names one of the values in {c['falsify_names_a_value']}, plain RAG in "
+                f"{c['baseline_names_a_value']}"
+            )
     for phase in ("before", "after"):
         d = r["phases"][phase]["related_distances"]
         a = r["phases"][phase]["answer_distances"]
-        lines.append(f"  related ({phase}): nearest alive belief p50 {d['p50']}, p99 {d['p99']}, max {d['max']}; "
-                     f"matched {d['matched']}/{d['n']}; the right answer's distance p99 {a['p99']}, max {a['max']}")
+        lines.append(
+            f"  related ({phase}): nearest alive belief p50 {d['p50']}, p99 {d['p99']}, max {d['max']}; "
+            f"matched {d['matched']}/{d['n']}; the right answer's distance p99 {a['p99']}, max {a['max']}"
+        )
     if r.get("floor_study"):
-        for name, label in (("unrelated_graph", "the questions asked of the demo's inquiry"),
-                            ("unrelated_text", "SNLI sentences against the whole root")):
+        for name, label in (
+            ("unrelated_graph", "the questions asked of the demo's inquiry"),
+            ("unrelated_text", "SNLI sentences against the whole root"),
+        ):
             d = r["floor_study"][name]
-            lines.append(f"  unrelated, {label}: n {d['n']}, nearest min {d['min']}, p1 {d['p1']}, p5 {d['p5']}, "
-                         f"p50 {d['p50']}; matched {d['matched']}")
+            lines.append(
+                f"  unrelated, {label}: n {d['n']}, nearest min {d['min']}, p1 {d['p1']}, p5 {d['p5']}, "
+                f"p50 {d['p50']}; matched {d['matched']}"
+            )
             for e in d.get("examples", []):
                 lines.append(f"    matched at {e['distance']}: {e['asked']!r} -> {e['matched']!r}")
     lines.append(f"  floor in use: {r['floor']}")
@@ -429,21 +536,31 @@ def human(r: dict) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.recall_qa", description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help=f"the first {QUICK_CASES} cases and small unrelated samples")
+    p.add_argument(
+        "--quick", action="store_true", help=f"the first {QUICK_CASES} cases and small unrelated samples"
+    )
     p.add_argument("--cases", type=int, help="the first N cases by id (default: all 429)")
-    p.add_argument("--root", help="data root (must be new or empty; default: a temporary directory, removed after)")
-    p.add_argument("--data", help="the belief graph file (default: $FALSIFY_BENCH_DATA or ../shared/bench/...)")
+    p.add_argument(
+        "--root", help="data root (must be new or empty; default: a temporary directory, removed after)"
+    )
+    p.add_argument(
+        "--data", help="the belief graph file (default: $FALSIFY_BENCH_DATA or ../shared/bench/...)"
+    )
     p.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     p.add_argument("--out", help="also write the full result as JSON to this file")
-    p.add_argument("--no-floor-study", action="store_true", help="skip the relevance floor's unrelated samples")
+    p.add_argument(
+        "--no-floor-study", action="store_true", help="skip the relevance floor's unrelated samples"
+    )
     args = p.parse_args(argv)
     if args.quick:
         args.cases = args.cases or QUICK_CASES
     beliefs = data_path(args.data)
     missing = [f for f in (beliefs, *dataset_files(beliefs)) if not f.is_file()]
     if missing:
-        print(f"benchmark data not found: {', '.join(map(str, missing))} (set --data or $FALSIFY_BENCH_DATA)",
-              file=sys.stderr)
+        print(
+            f"benchmark data not found: {', '.join(map(str, missing))} (set --data or $FALSIFY_BENCH_DATA)",
+            file=sys.stderr,
+        )
         return 2
     temp = None
     if args.root:

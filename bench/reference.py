@@ -219,7 +219,11 @@ class Model:
                 other = e.src
             else:
                 continue
-            if self.alive(other) or self.disputed(other) or (self.historical(other) and not self.nodes[other].forgotten):
+            if (
+                self.alive(other)
+                or self.disputed(other)
+                or (self.historical(other) and not self.nodes[other].forgotten)
+            ):
                 return True
         return False
 
@@ -267,22 +271,34 @@ class Model:
 
     def rescore(self, died: list[str]) -> None:
         dead = set(died)
-        losers = sorted({e.dst for e in self.edges
-                         if e.kind == "supports" and e.src in dead and self.alive(e.dst)
-                         and not self.has_alive_supporter(e.dst)
-                         and not any(s.kind == "supports" and s.dst == e.dst and self.disputed(s.src)
-                                     for s in self.edges)})
+        losers = sorted(
+            {
+                e.dst
+                for e in self.edges
+                if e.kind == "supports"
+                and e.src in dead
+                and self.alive(e.dst)
+                and not self.has_alive_supporter(e.dst)
+                and not any(
+                    s.kind == "supports" and s.dst == e.dst and self.disputed(s.src) for s in self.edges
+                )
+            }
+        )
         for question in sorted({self.nodes[h].question for h in losers}):
             mine = [h for h in losers if self.nodes[h].question == question]
-            hyps = sorted(k for k, n in self.stored().items() if n.kind == "hypothesis" and n.question == question)
+            hyps = sorted(
+                k for k, n in self.stored().items() if n.kind == "hypothesis" and n.question == question
+            )
             rivals = [h for h in hyps if h not in mine and self.alive(h) and self.has_alive_supporter(h)]
             if not rivals:
                 for h in mine:
                     self.weakened[h] = self.nodes[h].weight
                     self.nodes[h].weight = round(self.nodes[h].weight * NO_RIVAL, 6)
                 continue
-            winner = sorted(rivals, key=lambda h: (-self.support(h), -self.nodes[h].weight,
-                                                   -(self.nodes[h].prior or 0.0), h))[0]
+            winner = sorted(
+                rivals,
+                key=lambda h: (-self.support(h), -self.nodes[h].weight, -(self.nodes[h].prior or 0.0), h),
+            )[0]
             for h in mine:
                 self.before_death[h] = self.nodes[h].weight
                 self.nodes[h].state = SUPERSEDED
@@ -346,17 +362,27 @@ class Model:
 
     def contradicted_by_triple(self, key: str, triple: Optional[tuple]) -> bool:
         """Rule 1b's judge: same subject and predicate, another object, single-valued."""
-        return (triple is not None and self.same_value_slot(key, triple) and self.single_valued(key)
-                and term(self.nodes[key].triple[2]) != term(triple[2]))
+        return (
+            triple is not None
+            and self.same_value_slot(key, triple)
+            and self.single_valued(key)
+            and term(self.nodes[key].triple[2]) != term(triple[2])
+        )
 
     def triple_targets(self, triple: tuple, timeline: bool = False) -> list[str]:
         """Rule 1b: what a fact given as a triple contradicts. ``timeline`` (a timed fact):
         the values superseded in time that have a ``valid_from`` too."""
+
         def counts(n: MNode) -> bool:
-            return n.state in (ALIVE, DISPUTED) or (timeline and n.state == SUPERSEDED and n.valid_to is not None
-                                                     and n.valid_from is not None)
-        return sorted(k for k, n in self.stored().items()
-                      if n.kind == "evidence" and counts(n) and self.contradicted_by_triple(k, triple))
+            return n.state in (ALIVE, DISPUTED) or (
+                timeline and n.state == SUPERSEDED and n.valid_to is not None and n.valid_from is not None
+            )
+
+        return sorted(
+            k
+            for k, n in self.stored().items()
+            if n.kind == "evidence" and counts(n) and self.contradicted_by_triple(k, triple)
+        )
 
     def rejudge(self, new_key: str, triple: Optional[tuple]) -> list[str]:
         """Rule 1c. Returns the evidence kept dead (``new_key`` supersedes each)."""
@@ -364,8 +390,15 @@ class Model:
         judged: set[str] = set()
         while True:
             new = self.labels()
-            back = [k for k in sorted(new) if k not in judged and self.nodes[k].kind == "evidence"
-                    and label(self.nodes[k].state) == F and new[k] != F and self.attackers_of(k)]
+            back = [
+                k
+                for k in sorted(new)
+                if k not in judged
+                and self.nodes[k].kind == "evidence"
+                and label(self.nodes[k].state) == F
+                and new[k] != F
+                and self.attackers_of(k)
+            ]
             if not back:
                 return kept
             judged |= set(back)
@@ -377,9 +410,14 @@ class Model:
                 if self.contradicted_by_triple(k, triple):
                     hit.append(k)
                 elif self.single_valued(k) and any(
-                        o != k and new.get(o) == T and not self.nodes[o].forgotten and self.nodes[o].triple is not None
-                        and self.same_value_slot(o, node.triple) and term(self.nodes[o].triple[2]) != term(node.triple[2])
-                        for o in self.nodes):
+                    o != k
+                    and new.get(o) == T
+                    and not self.nodes[o].forgotten
+                    and self.nodes[o].triple is not None
+                    and self.same_value_slot(o, node.triple)
+                    and term(self.nodes[o].triple[2]) != term(node.triple[2])
+                    for o in self.nodes
+                ):
                     hit.append(k)
             if not hit:
                 return kept
@@ -387,7 +425,9 @@ class Model:
                 self.edges.append(MEdge("supersedes", new_key, k))
                 kept.append(k)
 
-    def revise(self, target, new_key: str, question: Optional[str] = None, triple: Optional[tuple] = None) -> dict:
+    def revise(
+        self, target, new_key: str, question: Optional[str] = None, triple: Optional[tuple] = None
+    ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
         with a ``triple``: what rule 1b finds). Returns what died, came back, was
@@ -419,15 +459,18 @@ def from_investigation(inv: dict) -> Model:
         m.nodes[h["key"]] = MNode(h["key"], "hypothesis", q, prior=h.get("prior"))
     for e in inv.get("evidence", []):
         triple = (e["subject"], e["predicate"], e["object"]) if e.get("subject") else None
-        m.nodes[e["key"]] = MNode(e["key"], "evidence", q, triple=triple, valid_from=e.get("valid_from"),
-                                  valid_to=e.get("valid_to"))
+        m.nodes[e["key"]] = MNode(
+            e["key"], "evidence", q, triple=triple, valid_from=e.get("valid_from"), valid_to=e.get("valid_to")
+        )
     m.many[q] = {term(p) for p, c in (inv.get("predicates") or {}).items() if c == "many"}
     for c in inv.get("conclusions", []):
         m.nodes[c["key"]] = MNode(c["key"], "conclusion", q, confidence=c.get("confidence"))
     for e in inv.get("edges", []):
         kind = e["type"]
         if kind == "depends_on":
-            m.edges.append(MEdge(kind, e["from"], e["to"], critical=e.get("critical", True), group=e.get("group")))
+            m.edges.append(
+                MEdge(kind, e["from"], e["to"], critical=e.get("critical", True), group=e.get("group"))
+            )
         elif kind in ("supports", "refutes"):
             m.edges.append(MEdge(kind, e["from"], e["to"], weight=e.get("weight", 1.0)))
         else:
@@ -469,8 +512,14 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
     node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
     died = [key]
     while True:  # what falls is superseded in time too, and keeps its attacks: again until nothing falls
-        falling = [k for k, lab in sorted(model.labels().items()) if lab == F and model.rules_of(k)
-                   and not model.nodes[k].forgotten and model.nodes[k].state in (ALIVE, DISPUTED)]
+        falling = [
+            k
+            for k, lab in sorted(model.labels().items())
+            if lab == F
+            and model.rules_of(k)
+            and not model.nodes[k].forgotten
+            and model.nodes[k].state in (ALIVE, DISPUTED)
+        ]
         if not falling:
             break
         for k in falling:
@@ -502,11 +551,15 @@ def shorten(model: Model, key: str, until: str) -> list[str]:
         n = model.nodes[k]
         if k in moved or n.forgotten:
             continue
-        if k != key and not (n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to is not None and n.valid_to == old):
+        if k != key and not (
+            n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to is not None and n.valid_to == old
+        ):
             continue
         n.valid_to = until
         moved.append(k)
-        todo += sorted(e.src for e in model.stored_edges() if e.kind == "depends_on" and e.critical and e.dst == k)
+        todo += sorted(
+            e.src for e in model.stored_edges() if e.kind == "depends_on" and e.critical and e.dst == k
+        )
     return moved
 
 

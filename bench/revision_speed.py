@@ -51,7 +51,9 @@ def bench_pure(repeat: int = 5) -> list[dict]:
             for _ in range(repeat):
                 v = pure_view(n, k)
                 t = time.perf_counter()
-                plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, Node("F", "evidence", question="Q"))
+                plan = plan_revision(
+                    v, [("E0", "contradicts", 0.9)], 1, None, Node("F", "evidence", question="Q")
+                )
                 times.append((time.perf_counter() - t) * 1000)
             assert len(plan.invalidated) == k
             rows.append({"background_nodes": n, "k": k, "median_ms": round(statistics.median(times), 3)})
@@ -80,13 +82,22 @@ class Counter:
                     key = f"{label}.{name}"
                     counter.calls[key] = counter.calls.get(key, 0) + 1
                     return attr(*args, **kwargs)
+
                 return call
+
         return Proxy()
 
 
 def investigation(tag: str, n_background: int, k: int) -> str:
-    ev = [{"key": f"{tag}E0", "claim": f"Component {tag} was certified in Bonn.", "subject": f"component {tag}",
-           "predicate": "was certified in", "object": "Bonn"}]
+    ev = [
+        {
+            "key": f"{tag}E0",
+            "claim": f"Component {tag} was certified in Bonn.",
+            "subject": f"component {tag}",
+            "predicate": "was certified in",
+            "object": "Bonn",
+        }
+    ]
     co, edges = [], []
     for i in range(n_background // 2):
         ev.append({"key": f"{tag}BE{i}", "claim": f"Background fact {tag} {i}."})
@@ -97,8 +108,14 @@ def investigation(tag: str, n_background: int, k: int) -> str:
         co.append({"key": f"{tag}K{j}", "statement": f"Step {j} of chain {tag}."})
         edges.append({"type": "depends_on", "from": f"{tag}K{j}", "to": prev})
         prev = f"{tag}K{j}"
-    return json.dumps({"question": {"key": f"{tag}Q", "text": f"Chain {tag}?"}, "evidence": ev,
-                       "conclusions": co, "edges": edges})
+    return json.dumps(
+        {
+            "question": {"key": f"{tag}Q", "text": f"Chain {tag}?"},
+            "evidence": ev,
+            "conclusions": co,
+            "edges": edges,
+        }
+    )
 
 
 async def bench_stores(root: str) -> list[dict]:
@@ -117,13 +134,22 @@ async def bench_stores(root: str) -> list[dict]:
                     await app.load(investigation(tag, n, k))
                     counter.calls.clear()
                     t = time.perf_counter()
-                    result = await app.revise(f"Component {tag} was certified in Porto.",
-                                              triple=f"component {tag}|was certified in|Porto")
+                    result = await app.revise(
+                        f"Component {tag} was certified in Porto.",
+                        triple=f"component {tag}|was certified in|Porto",
+                    )
                     times.append((time.perf_counter() - t) * 1000)
                     ops.append(dict(counter.calls))
                     assert len(result["invalidated"]) == k, result
-                rows.append({"background_nodes": n, "k": k, "median_ms": round(statistics.median(times), 1),
-                             "store_calls": ops[-1], "total_store_calls": sum(ops[-1].values())})
+                rows.append(
+                    {
+                        "background_nodes": n,
+                        "k": k,
+                        "median_ms": round(statistics.median(times), 1),
+                        "store_calls": ops[-1],
+                        "total_store_calls": sum(ops[-1].values()),
+                    }
+                )
     finally:
         await app.close()
     return rows
@@ -138,8 +164,12 @@ def main(argv=None) -> int:
     from memory_core.store import backends, data_root, settings
 
     data_root.configure(root, backends.choose(settings.current()))
-    report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pure": bench_pure(),
-              "stores": asyncio.run(bench_stores(root))}
+    report = {
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d"),
+        "pure": bench_pure(),
+        "stores": asyncio.run(bench_stores(root)),
+    }
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -150,8 +180,10 @@ def main(argv=None) -> int:
     print("whole revision on real stores (cognee pipeline, Ladybug + LanceDB), median of 3:")
     for r in report["stores"]:
         calls = ", ".join(f"{k} {v}" for k, v in sorted(r["store_calls"].items()))
-        print(f"  background {r['background_nodes']:>5}  k={r['k']:>3}  {r['median_ms']:>7.1f} ms  "
-              f"{r['total_store_calls']:>3} store calls ({calls})")
+        print(
+            f"  background {r['background_nodes']:>5}  k={r['k']:>3}  {r['median_ms']:>7.1f} ms  "
+            f"{r['total_store_calls']:>3} store calls ({calls})"
+        )
     return 0
 
 

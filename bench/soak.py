@@ -87,13 +87,27 @@ def native_breakdown() -> dict:
                 key, value = line.split(":")
                 value = value.split()[0]
                 out[{"RssAnon": "rss_anon", "RssFile": "rss_file", "Threads": "threads"}[key]] = (
-                    int(value) if key == "Threads" else int(value) / 1024)
+                    int(value) if key == "Threads" else int(value) / 1024
+                )
     try:
         import ctypes
 
         class Mallinfo2(ctypes.Structure):
-            _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                       "fsmblks", "uordblks", "fordblks", "keepcost")]
+            _fields_ = [
+                (n, ctypes.c_size_t)
+                for n in (
+                    "arena",
+                    "ordblks",
+                    "smblks",
+                    "hblks",
+                    "hblkhd",
+                    "usmblks",
+                    "fsmblks",
+                    "uordblks",
+                    "fordblks",
+                    "keepcost",
+                )
+            ]
 
         libc = ctypes.CDLL("libc.so.6")
         libc.mallinfo2.restype = Mallinfo2
@@ -136,8 +150,10 @@ def _top_growth(before, after, limit: int = 12) -> list:
     if before is None or after is None:
         return []
     stats = after.compare_to(before, "lineno")
-    return [{"where": str(s.traceback[0]), "kb": round(s.size_diff / 1024, 1), "count": s.count_diff}
-            for s in stats[:limit]]
+    return [
+        {"where": str(s.traceback[0]), "kb": round(s.size_diff / 1024, 1), "count": s.count_diff}
+        for s in stats[:limit]
+    ]
 
 
 def log(*parts) -> None:
@@ -150,8 +166,12 @@ def prepare(root: Path, data: Dataset) -> float:
     start = time.perf_counter()
     inv = root.parent / "mquake_investigation.json"
     inv.write_text(json.dumps(data.investigation(0)))
-    proc = subprocess.run([sys.executable, "main.py", "--root", str(root), "load", str(inv), "--json"], cwd=REPO,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "main.py", "--root", str(root), "load", str(inv), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"loading the MQuAKE graph failed: {proc.stderr[-2000:]}")
     return time.perf_counter() - start
@@ -161,18 +181,24 @@ def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
     # samples fall right after a housekeeping step (every 50 revise+undo cycles at the defaults), where
     # RSS is lowest; rss_peak_mb (VmHWM, the highest RSS so far) shows the top of the saw-tooth too
     usage = disk_usage(root)
-    sample = {"revisions": n, "rss_mb": round(rss_mb(), 1), "rss_peak_mb": round(rss_mb("VmHWM"), 1),
-              "root_mb": round(usage["total"] / 2**20, 1), "seconds": round(time.perf_counter() - start, 1),
-              # the root by part (the graph file, cognee's relational database, the vectors, the revision log)
-              "root_parts_mb": {k: round(v / 2**20, 2) for k, v in usage.items() if k != "total"}}
+    sample = {
+        "revisions": n,
+        "rss_mb": round(rss_mb(), 1),
+        "rss_peak_mb": round(rss_mb("VmHWM"), 1),
+        "root_mb": round(usage["total"] / 2**20, 1),
+        "seconds": round(time.perf_counter() - start, 1),
+        # the root by part (the graph file, cognee's relational database, the vectors, the revision log)
+        "root_parts_mb": {k: round(v / 2**20, 2) for k, v in usage.items() if k != "total"},
+    }
     if probe:
         sample["native"] = native_breakdown()
         sample["python"] = python_breakdown()
     return sample
 
 
-async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200,
-               probe: bool = False) -> dict:
+async def soak(
+    root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200, probe: bool = False
+) -> dict:
     from memory_core.api import Falsify
 
     edits = [e["id"] for e in data.raw["edits"]]
@@ -213,8 +239,11 @@ async def soak(root: Path, data: Dataset, revisions: int, every: int, baseline_a
     out["samples"] = samples
     out["baseline"] = baseline
     out["rss_growth_mb"] = round(end["rss_mb"] - baseline["rss_mb"], 1) if baseline else None
-    out["rss_growth_mb_per_1000"] = (round(out["rss_growth_mb"] / (end["revisions"] - baseline_at) * 1000, 1)
-                                     if baseline and end["revisions"] > baseline_at else None)
+    out["rss_growth_mb_per_1000"] = (
+        round(out["rss_growth_mb"] / (end["revisions"] - baseline_at) * 1000, 1)
+        if baseline and end["revisions"] > baseline_at
+        else None
+    )
     out["root_mb"] = end["root_mb"]
     out["rss_peak_mb"] = round(rss_mb("VmHWM"), 1)
     # by part: the vector and graph stores should stay bounded; revisions.jsonl is the undo history
@@ -241,9 +270,14 @@ def main(argv=None) -> int:
     p.add_argument("--keep", help="keep the loaded (pristine) root here for later --root runs")
     p.add_argument("--data", help="the MQuAKE-hard beliefs file (default ../shared/bench/...)")
     p.add_argument("--baseline", type=int, default=200, help="growth is measured from this revision on")
-    p.add_argument("--probe", action="store_true",
-                   help="each sample also says where the memory is (smaps by kind, malloc, pyarrow, gc objects)")
-    p.add_argument("--tracemalloc", action="store_true", help="trace Python allocations (slower; implies --probe)")
+    p.add_argument(
+        "--probe",
+        action="store_true",
+        help="each sample also says where the memory is (smaps by kind, malloc, pyarrow, gc objects)",
+    )
+    p.add_argument(
+        "--tracemalloc", action="store_true", help="trace Python allocations (slower; implies --probe)"
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     data = Dataset.read(data_path(args.data))
@@ -268,17 +302,28 @@ def main(argv=None) -> int:
                 import tracemalloc
 
                 tracemalloc.start()
-            out.update(asyncio.run(soak(root, data, args.revisions, args.every, args.baseline,
-                                        args.probe or args.tracemalloc)))
+            out.update(
+                asyncio.run(
+                    soak(
+                        root, data, args.revisions, args.every, args.baseline, args.probe or args.tracemalloc
+                    )
+                )
+            )
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         for s in out["samples"]:
-            print(f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB, root {s['root_mb']:7.1f} MB, {s['seconds']:7.1f} s")
-        print(f"RSS growth after the first {args.baseline}: {out['rss_growth_mb']} MB; root {out['root_mb']} MB at the end "
-              f"({out['root_mb_at_start']} MB at the start)")
+            print(
+                f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB, root {s['root_mb']:7.1f} MB, "
+                f"{s['seconds']:7.1f} s"
+            )
+        print(
+            f"RSS growth after the first {args.baseline}: {out['rss_growth_mb']} MB; root {out['root_mb']} "
+            "MB at the end "
+            f"({out['root_mb_at_start']} MB at the start)"
+        )
         if out["failed"]:
             print(f"the process failed: {out['failed']}")
     return 0 if not out["failed"] else 1

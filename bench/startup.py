@@ -51,16 +51,24 @@ FACT = "Forensic audit: the March QA report was back-dated."
 
 
 def base_env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE",)}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) and k not in ("DEMO_MODE",)
+    }
     env.update(extra)
     return env
 
 
 def run(root, *args, env: dict) -> tuple[float, subprocess.CompletedProcess]:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", str(root), *map(str, args)], cwd=REPO,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "main.py"), "--root", str(root), *map(str, args)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     took = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{args} exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -105,12 +113,18 @@ async def mcp_first_call(root: Path, env: dict) -> dict:
     from mcp.client import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   env=env, cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+        env=env,
+        cwd=str(REPO),
+    )
     start = time.perf_counter()
     out = {}
-    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), \
-            ClientSession(read, write) as session:
+    async with (
+        stdio_client(params, errlog=open(os.devnull, "w")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         out["initialize_s"] = time.perf_counter() - start
         result = await session.call_tool("status", {})
@@ -122,8 +136,10 @@ async def mcp_first_call(root: Path, env: dict) -> dict:
 
 def mcp(root: Path, runtime: Path, runs: int, pause: float = 0.0) -> dict:
     report = {}
-    for name, env in (("cold", base_env(FALSIFY_LAUNCHER="0")),
-                      ("warm", base_env(FALSIFY_LAUNCHER="1", FALSIFY_RUNTIME_DIR=str(runtime)))):
+    for name, env in (
+        ("cold", base_env(FALSIFY_LAUNCHER="0")),
+        ("warm", base_env(FALSIFY_LAUNCHER="1", FALSIFY_RUNTIME_DIR=str(runtime))),
+    ):
         calls = []
         for _ in range(runs):
             time.sleep(pause)
@@ -133,6 +149,7 @@ def mcp(root: Path, runtime: Path, runs: int, pause: float = 0.0) -> dict:
 
 
 # ---- resident size by part (in a fresh process: python -m bench.startup --parts ROOT N) --------
+
 
 def _vm(field: str = "VmRSS") -> float:
     with open("/proc/self/status") as f:
@@ -165,9 +182,28 @@ def parts(root: Path, revisions: int) -> dict:
     step("FALSIFY's modules (CLI, web server, uvicorn)")
     importlib.import_module("litellm")
     step("litellm (cognee imports it at start)")
-    for name in ("openai", "dlt", "pandas", "pyarrow", "sqlalchemy", "sqlalchemy.ext.asyncio", "alembic", "networkx",
-                 "fastapi", "instructor", "tiktoken", "rdflib", "pypdf", "dateparser", "redis", "fastapi_users",
-                 "ladybug", "lance_namespace", "onnxruntime", "tokenizers"):
+    for name in (
+        "openai",
+        "dlt",
+        "pandas",
+        "pyarrow",
+        "sqlalchemy",
+        "sqlalchemy.ext.asyncio",
+        "alembic",
+        "networkx",
+        "fastapi",
+        "instructor",
+        "tiktoken",
+        "rdflib",
+        "pypdf",
+        "dateparser",
+        "redis",
+        "fastapi_users",
+        "ladybug",
+        "lance_namespace",
+        "onnxruntime",
+        "tokenizers",
+    ):
         try:
             importlib.import_module(name)
         except ImportError:
@@ -197,13 +233,22 @@ def parts(root: Path, revisions: int) -> dict:
     asyncio.run(opened())
     from bench.soak import native_breakdown
 
-    return {"steps": steps, "rss_mb": round(_vm(), 1), "peak_mb": round(_vm("VmHWM"), 1),
-            "where": native_breakdown()}
+    return {
+        "steps": steps,
+        "rss_mb": round(_vm(), 1),
+        "peak_mb": round(_vm("VmHWM"), 1),
+        "where": native_breakdown(),
+    }
 
 
 def resident(root: Path, revisions: int) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "bench.startup", "--parts", str(root), str(revisions)], cwd=REPO,
-                          env=base_env(FALSIFY_LAUNCHER="0"), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.startup", "--parts", str(root), str(revisions)],
+        cwd=REPO,
+        env=base_env(FALSIFY_LAUNCHER="0"),
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -212,9 +257,14 @@ def resident(root: Path, revisions: int) -> dict:
 def server(root: Path, runs: int) -> dict:
     """A real ``serve`` on the root, answering the warm CLI: its VmRSS and VmHWM (MB)."""
     env = base_env(FALSIFY_LAUNCHER="0")
-    proc = subprocess.Popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
-                            cwd=REPO, env=dict(env, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
+        cwd=REPO,
+        env=dict(env, PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
 
@@ -250,14 +300,24 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="warm runs of each command (default 20)")
     parser.add_argument("--cold-runs", type=int, default=3, help="cold status runs (default 3)")
     parser.add_argument("--mcp-runs", type=int, default=3, help="MCP sessions, cold and warm (default 3)")
-    parser.add_argument("--pause", type=float, default=2.0,
-                        help="seconds between two warm commands (default 2, as a person types them; 0: back to back, "
-                             "as a script runs them, the next command often arriving before the launcher's spare is ready)")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=2.0,
+        help="seconds between two warm commands (default 2, as a person types them; 0: back to back, "
+        "as a script runs them, the next command often arriving before the launcher's spare is ready)",
+    )
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--markdown", action="store_true",
-                        help="print the figures as the Markdown table docs/cli.md holds (\"Start-up figures\")")
-    parser.add_argument("--render", metavar="REPORT.json",
-                        help="print a report saved by --json (as text, or with --markdown as the table); measure nothing")
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help='print the figures as the Markdown table docs/cli.md holds ("Start-up figures")',
+    )
+    parser.add_argument(
+        "--render",
+        metavar="REPORT.json",
+        help="print a report saved by --json (as text, or with --markdown as the table); measure nothing",
+    )
     parser.add_argument("--parts", nargs=2, metavar=("ROOT", "REVISIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.parts:
@@ -306,18 +366,24 @@ def main(argv=None) -> int:
 
 def text(report: dict) -> str:
     m = report["machine"]
-    lines = [f"bench.startup: {m['cpu_count']} CPU(s) {m['cpu_model']}, {m['date']}, commit {m['commit']}, load average "
-             f"{m['load_average_at_start']} -> {m['load_average_at_end']}, {report['seconds']} s"]
+    lines = [
+        f"bench.startup: {m['cpu_count']} CPU(s) {m['cpu_model']}, {m['date']}, commit {m['commit']}, load average "
+        f"{m['load_average_at_start']} -> {m['load_average_at_end']}, {report['seconds']} s"
+    ]
     c, w = report["cold"], report["launcher"]
     lines.append(f"cold status (--cold): p50 {c['status']['p50']} s over {c['status']['n']}")
-    lines.append(f"launcher: first command {w['first_command_s']} s (starts the launcher); {w['pause_s']} s between "
-                 "commands")
+    lines.append(
+        f"launcher: first command {w['first_command_s']} s (starts the launcher); {w['pause_s']} s between "
+        "commands"
+    )
     for name in ("status", "explain", "recall", "revise"):
         lines.append(f"  warm {name:8s} p50 {w[name]['p50']} s, p95 {w[name]['p95']} s over {w[name]['n']}")
     for name in ("cold", "warm"):
         x = report["mcp"][name]
-        lines.append(f"mcp {name}: initialize p50 {x['initialize_s']['p50']} s, first tool call p50 "
-                     f"{x['first_tool_call_s']['p50']} s over {x['first_tool_call_s']['n']}")
+        lines.append(
+            f"mcp {name}: initialize p50 {x['initialize_s']['p50']} s, first tool call p50 "
+            f"{x['first_tool_call_s']['p50']} s over {x['first_tool_call_s']['n']}"
+        )
     r = report["resident"]["by_part"]
     lines.append("resident size by part (VmRSS, MB; one fresh process):")
     for name, delta, total in r["steps"]:
@@ -330,29 +396,47 @@ def text(report: dict) -> str:
 def markdown(report: dict) -> str:
     """The figures as docs/cli.md shows them: one table of times, one of resident size."""
     m, c, w, mc = report["machine"], report["cold"], report["launcher"], report["mcp"]
-    out = [f"Measured {m['date']} on {m['cpu_count']} CPU(s) {m['cpu_model']} ({m['memory_gb']} GB, Python "
-           f"{m['python']}, cognee {m['cognee']}), commit {m['commit']}, load average {m['load_average_at_start']} "
-           f"at the start, {m['load_average_at_end']} at the end ({report['seconds']} s).", "",
-           "| What (demo root) | p50 | p95 | runs |", "|---|---|---|---|",
-           f"| cold `status` (`--cold`) | {c['status']['p50']} s | {c['status']['p95']} s | {c['status']['n']} |",
-           f"| first command (starts the launcher) | {w['first_command_s']} s | | 1 |"]
+    out = [
+        f"Measured {m['date']} on {m['cpu_count']} CPU(s) {m['cpu_model']} ({m['memory_gb']} GB, Python "
+        f"{m['python']}, cognee {m['cognee']}), commit {m['commit']}, load average {m['load_average_at_start']} "
+        f"at the start, {m['load_average_at_end']} at the end ({report['seconds']} s).",
+        "",
+        "| What (demo root) | p50 | p95 | runs |",
+        "|---|---|---|---|",
+        f"| cold `status` (`--cold`) | {c['status']['p50']} s | {c['status']['p95']} s | {c['status']['n']} |",
+        f"| first command (starts the launcher) | {w['first_command_s']} s | | 1 |",
+    ]
     for name in ("status", "explain", "recall", "revise"):
-        shown = {"explain": "`explain E_qa`", "revise": "`revise` (each followed by an `undo`, not timed)"}.get(
-            name, f"`{name}`")
-        out.append(f"| warm {shown} through the launcher | {w[name]['p50']} s | {w[name]['p95']} s | {w[name]['n']} |")
+        shown = {
+            "explain": "`explain E_qa`",
+            "revise": "`revise` (each followed by an `undo`, not timed)",
+        }.get(name, f"`{name}`")
+        out.append(
+            f"| warm {shown} through the launcher | {w[name]['p50']} s | {w[name]['p95']} s | {w[name]['n']} |"
+        )
     for name in ("cold", "warm"):
         x = mc[name]["first_tool_call_s"]
-        out.append(f"| MCP: spawn, `initialize`, first tool call (`status`), {name} | {x['p50']} s | {x['p95']} s | "
-                   f"{x['n']} |")
-    out += ["", f"Warm commands {w['pause_s']} s apart (`--pause`).", "",
-            "| Resident size (VmRSS, MB; one fresh process opening the demo root) | added | total |", "|---|---|---|"]
+        out.append(
+            f"| MCP: spawn, `initialize`, first tool call (`status`), {name} | {x['p50']} s | {x['p95']} s | "
+            f"{x['n']} |"
+        )
+    out += [
+        "",
+        f"Warm commands {w['pause_s']} s apart (`--pause`).",
+        "",
+        "| Resident size (VmRSS, MB; one fresh process opening the demo root) | added | total |",
+        "|---|---|---|",
+    ]
     for name, delta, total in report["resident"]["by_part"]["steps"]:
         out.append(f"| {name} | {delta:+.1f} | {total:.1f} |")
     serve = report["resident"]["serve"]
     last = list(serve)[-1]
-    out += ["", f"A real `serve` on the demo root (VmRSS / VmHWM, MB): started {serve['started']['VmRSS']} / "
-                f"{serve['started']['VmHWM']}; after `status` and `recall` {serve['after_status_and_recall']['VmRSS']}; "
-                f"{last.replace('_', ' ')}: {serve[last]['VmRSS']} / {serve[last]['VmHWM']}."]
+    out += [
+        "",
+        f"A real `serve` on the demo root (VmRSS / VmHWM, MB): started {serve['started']['VmRSS']} / "
+        f"{serve['started']['VmHWM']}; after `status` and `recall` {serve['after_status_and_recall']['VmRSS']}; "
+        f"{last.replace('_', ' ')}: {serve[last]['VmRSS']} / {serve[last]['VmHWM']}.",
+    ]
     return "\n".join(out)
 
 

@@ -30,8 +30,15 @@ class Engine:
 
         self.nodes: dict = {}
         for n in model.nodes.values():
-            self.nodes[n.key] = Node(n.key, n.kind, state=n.state, weight=n.weight, confidence=n.confidence,
-                                     question=n.question, prior=n.prior)
+            self.nodes[n.key] = Node(
+                n.key,
+                n.kind,
+                state=n.state,
+                weight=n.weight,
+                confidence=n.confidence,
+                question=n.question,
+                prior=n.prior,
+            )
         self.edges: list = []
         for e in model.edges:
             if e.kind == "depends_on":
@@ -42,9 +49,11 @@ class Engine:
                 self.edges.append(Edge(e.kind, e.src, e.dst, confidence=e.weight))
         self.ghosts = {k for k, n in model.nodes.items() if n.forgotten}
         # what the revision log would remember of the load (weights before a death, ...)
-        self.memory = Memory(before_death={k: {"weight": w} for k, w in model.before_death.items()},
-                             promotions={k: list(v) for k, v in model.promotions.items()},
-                             weakened=dict(model.weakened))
+        self.memory = Memory(
+            before_death={k: {"weight": w} for k, w in model.before_death.items()},
+            promotions={k: list(v) for k, v in model.promotions.items()},
+            weakened=dict(model.weakened),
+        )
 
     def revise(self, target, new_key: str, epoch: int):
         """``target``: a key, or several (one new fact contradicting them all)."""
@@ -54,8 +63,15 @@ class Engine:
         targets = [target] if isinstance(target, str) else list(target)
         view = BeliefView(nodes=dict(self.nodes), edges=list(self.edges))
         q = view.nodes[targets[0]].question if targets else None
-        plan = plan_revision(view, [(t, "contradicts", 1.0) for t in targets], epoch, f"fact {new_key}",
-                             Node(new_key, "evidence", question=q), memory=self.memory, ghosts=set(self.ghosts))
+        plan = plan_revision(
+            view,
+            [(t, "contradicts", 1.0) for t in targets],
+            epoch,
+            f"fact {new_key}",
+            Node(new_key, "evidence", question=q),
+            memory=self.memory,
+            ghosts=set(self.ghosts),
+        )
         self.nodes, self.edges = dict(view.nodes), list(view.edges)
         self.ghosts = (self.ghosts | set(plan.forgotten)) - set(plan.restored)
         self.memory.absorb(plan)
@@ -75,11 +91,16 @@ def accepts_shared_antecedents() -> bool:
     from memory_core.core.errors import InputError
     from memory_core.core.investigation import parse
 
-    probe = {"question": {"key": "Q", "text": "q"}, "evidence": [{"key": "E", "claim": "e"}, {"key": "A", "claim": "a"}],
-             "conclusions": [{"key": "K", "statement": "k"}],
-             "edges": [{"type": "depends_on", "from": "K", "to": "E", "group": "g1"},
-                       {"type": "depends_on", "from": "K", "to": "A", "group": "g1"},
-                       {"type": "depends_on", "from": "K", "to": "E", "group": "g2"}]}
+    probe = {
+        "question": {"key": "Q", "text": "q"},
+        "evidence": [{"key": "E", "claim": "e"}, {"key": "A", "claim": "a"}],
+        "conclusions": [{"key": "K", "statement": "k"}],
+        "edges": [
+            {"type": "depends_on", "from": "K", "to": "E", "group": "g1"},
+            {"type": "depends_on", "from": "K", "to": "A", "group": "g1"},
+            {"type": "depends_on", "from": "K", "to": "E", "group": "g2"},
+        ],
+    }
     try:
         parse(json.dumps(probe))
         return True
@@ -88,18 +109,29 @@ def accepts_shared_antecedents() -> bool:
 
 
 def stored_picture(status: dict, prefix: str) -> tuple[dict, set]:
-    nodes = {n["key"]: (n["state"], round(float(n["feedback_weight"]), 6),
-                        None if n.get("confidence") is None else round(float(n["confidence"]), 6))
-             for n in status["nodes"] if n["key"].startswith(prefix)}
+    nodes = {
+        n["key"]: (
+            n["state"],
+            round(float(n["feedback_weight"]), 6),
+            None if n.get("confidence") is None else round(float(n["confidence"]), 6),
+        )
+        for n in status["nodes"]
+        if n["key"].startswith(prefix)
+    }
     edges = {(e["type"], e["from"], e["to"]) for e in status["edges"] if e["from"].startswith(prefix)}
     return nodes, edges
 
 
 def model_picture(model: Model) -> tuple[dict, set]:
     """What the stores must hold: the model's stored (not forgotten) nodes and their edges."""
-    nodes = {k: (n.state, round(n.weight, 6), None if n.confidence is None or n.kind != "conclusion"
-                 else round(n.confidence, 6))
-             for k, n in model.stored().items()}
+    nodes = {
+        k: (
+            n.state,
+            round(n.weight, 6),
+            None if n.confidence is None or n.kind != "conclusion" else round(n.confidence, 6),
+        )
+        for k, n in model.stored().items()
+    }
     edges = {(e.kind, e.src, e.dst) for e in model.stored_edges()}
     return nodes, edges
 
@@ -127,7 +159,9 @@ def differences(status: dict, model: Model, prefix: str) -> list[str]:
 # it. Generated sequences leave such edges out (tested on its own).
 
 
-def sequence_case(seed: int, prefix: str, shared: bool, revisions: tuple[int, int] = (2, 6), **limits) -> tuple[dict, list[int]]:
+def sequence_case(
+    seed: int, prefix: str, shared: bool, revisions: tuple[int, int] = (2, 6), **limits
+) -> tuple[dict, list[int]]:
     """A generated investigation and its revision picks, from ``seed`` alone."""
     rng = random.Random(seed)
     limits.setdefault("supersedes", False)  # see "Loaded supersedes edges" above
@@ -155,13 +189,25 @@ async def run_sequence(fx, inv: dict, picks: list, prefix: str, stop_at_first: b
         new_key = f"{prefix}F{step}"
         before = {k for k in model.nodes if model.alive(k)}
         model.revise(target, new_key)
-        result = await fx.revise(f"Revision {step} of {prefix}: {target} did not hold", target=target, key=new_key)
+        result = await fx.revise(
+            f"Revision {step} of {prefix}: {target} did not hold", target=target, key=new_key
+        )
         report["revisions"] += 1
         expected_dead = sorted(before - {k for k in model.nodes if model.alive(k)})
-        observed = set(result.get("refuted", [])) | set(result.get("invalidated", [])) | set(result.get("superseded", []))
+        observed = (
+            set(result.get("refuted", []))
+            | set(result.get("invalidated", []))
+            | set(result.get("superseded", []))
+        )
         diffs = differences(await fx.status(), model, prefix)
-        report["steps"].append({"target": target, "expected_dead": expected_dead, "observed_dead": sorted(observed),
-                                "differences": diffs})
+        report["steps"].append(
+            {
+                "target": target,
+                "expected_dead": expected_dead,
+                "observed_dead": sorted(observed),
+                "differences": diffs,
+            }
+        )
         if diffs:
             report["differences"] = [f"after revision {step} (target {target}): {d}" for d in diffs]
             if stop_at_first:
@@ -172,5 +218,8 @@ async def run_sequence(fx, inv: dict, picks: list, prefix: str, stop_at_first: b
 def describe(inv: dict, picks: list[int], report: dict) -> str:
     """A failure message that reproduces the case."""
     targets = [s["target"] for s in report["steps"]]
-    return ("\n".join(report["differences"][:15]) + f"\nrevision targets: {targets}\ninvestigation: "
-            + json.dumps(inv)[:4000])
+    return (
+        "\n".join(report["differences"][:15])
+        + f"\nrevision targets: {targets}\ninvestigation: "
+        + json.dumps(inv)[:4000]
+    )

@@ -46,15 +46,21 @@ def show_recall(title: str, board: dict) -> None:
 async def main(root: Path) -> None:
     # the server gets this program's environment (the SDK's default passes only HOME, PATH, ...):
     # its FALSIFY_* and LLM_* settings, the launcher's included, are the server's
-    server = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   env=dict(os.environ), cwd=str(REPO))
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+        env=dict(os.environ),
+        cwd=str(REPO),
+    )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         tools = [t.name for t in (await session.list_tools()).tools]
         print(f"connected to {init.server_info.name}: tools {', '.join(tools)}")
 
         q = INVESTIGATION["question"]
-        step = await tool(session, "add_beliefs", fragment={"question": q, "hypotheses": INVESTIGATION["hypotheses"]})
+        step = await tool(
+            session, "add_beliefs", fragment={"question": q, "hypotheses": INVESTIGATION["hypotheses"]}
+        )
         print(f"1. the question and its hypotheses: added {', '.join(step['added'])}")
         edges = {e["from"]: e for e in INVESTIGATION["edges"] if e["type"] == "supports"}
         for n, evidence in enumerate(INVESTIGATION["evidence"], 2):
@@ -64,8 +70,15 @@ async def main(root: Path) -> None:
             step = await tool(session, "add_beliefs", fragment=fragment)
             print(f"{n}. evidence found: added {', '.join(step['added'] + step['edges_added'])}")
         depends = [e for e in INVESTIGATION["edges"] if e["type"] == "depends_on"]
-        step = await tool(session, "add_beliefs", fragment={"question": {"key": q["key"]},
-                                                           "conclusions": INVESTIGATION["conclusions"], "edges": depends})
+        step = await tool(
+            session,
+            "add_beliefs",
+            fragment={
+                "question": {"key": q["key"]},
+                "conclusions": INVESTIGATION["conclusions"],
+                "edges": depends,
+            },
+        )
         print(f"{n + 1}. the conclusion drawn: added {', '.join(step['added'] + step['edges_added'])}")
 
         show_recall("recall before the audit", await tool(session, "recall"))
@@ -74,17 +87,23 @@ async def main(root: Path) -> None:
         target = hits["result"][0]["key"]
         print(f"\nthe agent reads: {AUDIT!r}; search points at {target}")
         revised = await tool(session, "revise", fact=AUDIT, target=target)
-        print(f"revise: refuted {revised['refuted']}, superseded {revised['superseded']}, "
-              f"promoted {revised['promoted']}, forgotten {revised['forgotten']}")
+        print(
+            f"revise: refuted {revised['refuted']}, superseded {revised['superseded']}, "
+            f"promoted {revised['promoted']}, forgotten {revised['forgotten']}"
+        )
 
         show_recall("recall after the audit", await tool(session, "recall"))
         why = await tool(session, "explain", key=target)
         last = why["events"][-1] if why["events"] else {}
-        print(f"\nexplain {target}: {last.get('state')} by rule {last.get('rule')}, because of {last.get('fact')!r}")
+        print(
+            f"\nexplain {target}: {last.get('state')} by rule {last.get('rule')}, because of {last.get('fact')!r}"
+        )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", help="data root (default: a fresh temporary one)")
     args = parser.parse_args()
-    asyncio.run(main(Path(args.root) if args.root else Path(tempfile.mkdtemp(prefix="falsify-agent-")) / "root"))
+    asyncio.run(
+        main(Path(args.root) if args.root else Path(tempfile.mkdtemp(prefix="falsify-agent-")) / "root")
+    )

@@ -22,11 +22,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory_core.api import Falsify, Opening, recall_tasks, revision_tasks
-from memory_core.core.errors import (EmbedderMismatch, FacadeClosed, FalsifyError, HostConfigError, InputError,
-                                     JudgeError, RootBusy, RootConflict)
+from memory_core.core.errors import (
+    EmbedderMismatch,
+    FacadeClosed,
+    FalsifyError,
+    HostConfigError,
+    InputError,
+    JudgeError,
+    RootBusy,
+    RootConflict,
+)
 from memory_core.core.vocabulary import EdgeKind, NodeKind, State
-from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult, SearchHit,
-                                 StatusResult, UndoResult)
+from memory_core.results import (
+    CheckResult,
+    ExplainResult,
+    LoadResult,
+    RecallResult,
+    RevisionResult,
+    SearchHit,
+    StatusResult,
+    UndoResult,
+)
 from memory_core.store.data_root import use_offline_embedder
 
 if TYPE_CHECKING:  # the DataPoint classes, for a type checker (at run time they load on first use, below)
@@ -39,6 +55,7 @@ def demo_investigation() -> str:
     from pathlib import Path
 
     return str(Path(__file__).resolve().parent / "shell" / "demo_data" / "company_x.json")
+
 
 # cognee-backed names, imported on first use (cognee must be configured first)
 _LAZY = {
@@ -60,12 +77,33 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Falsify", "Opening",
-    "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError", "FacadeClosed",
+    "Falsify",
+    "Opening",
+    "FalsifyError",
+    "InputError",
+    "RootBusy",
+    "EmbedderMismatch",
+    "JudgeError",
+    "HostConfigError",
+    "FacadeClosed",
     "RootConflict",
-    "State", "NodeKind", "EdgeKind",
-    "RevisionResult", "LoadResult", "StatusResult", "ExplainResult", "RecallResult", "SearchHit", "UndoResult",
+    "State",
+    "NodeKind",
+    "EdgeKind",
+    "RevisionResult",
+    "LoadResult",
+    "StatusResult",
+    "ExplainResult",
+    "RecallResult",
+    "SearchHit",
+    "UndoResult",
     "CheckResult",
-    "InvestigationQuestion", "Hypothesis", "Evidence", "Conclusion", "revision_tasks", "recall_tasks",
-    "use_offline_embedder", "demo_investigation",
+    "InvestigationQuestion",
+    "Hypothesis",
+    "Evidence",
+    "Conclusion",
+    "revision_tasks",
+    "recall_tasks",
+    "use_offline_embedder",
+    "demo_investigation",
 ]

@@ -34,8 +34,16 @@ from memory_core.ops import revise as revise_op
 from memory_core.ops import status as status_op
 from memory_core.ops import undo as undo_op
 from memory_core.store.stores import Stores
-from memory_core.results import (CheckResult, ExplainResult, LoadResult, RecallResult, RevisionResult,
-                                 SearchHit, StatusResult, UndoResult)
+from memory_core.results import (
+    CheckResult,
+    ExplainResult,
+    LoadResult,
+    RecallResult,
+    RevisionResult,
+    SearchHit,
+    StatusResult,
+    UndoResult,
+)
 from memory_core.store import backends, data_root, engines, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
@@ -59,6 +67,7 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     """A facade method whose errors and notes name arguments in the caller's vocabulary
     (Python keywords by default; the CLI and the MCP server set theirs), and that refuses
     to run on a closed facade (``FacadeClosed``: nothing read, nothing written)."""
+
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if args and isinstance(args[0], Falsify):
@@ -75,6 +84,7 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
 
 def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """A synchronous facade method that refuses to run on a closed facade."""
+
     @functools.wraps(fn)
     def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if args and isinstance(args[0], Falsify):
@@ -104,6 +114,7 @@ _WRITERS: dict[Callable[..., Any], Writes] = {}  # facade method -> its declarat
 def writes(when: Optional[str] = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Declare the facade method below as one that may change the graph (read by
     :func:`changes_graph`: the servers announce such calls, the warm CLI its commands)."""
+
     def declare(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         _WRITERS[fn] = Writes(when)
         return fn
@@ -122,7 +133,9 @@ def changes_graph(method: Callable[..., Any], arguments: Mapping[str, Any]) -> b
 def _warned(result: Any, warnings: list[str]) -> Any:
     """A committed change whose after-commit work failed succeeds, saying so: ``"warnings"``."""
     if warnings:
-        target = result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        target = (
+            result[-1] if isinstance(result, list) and result and isinstance(result[-1], dict) else result
+        )
         if isinstance(target, dict):
             target["warnings"] = list(target.get("warnings") or []) + warnings
     return result
@@ -161,8 +174,10 @@ class Falsify:
 
     def _check_open(self, what: str) -> None:
         if self.closed:
-            raise FacadeClosed(f"{what}: this Falsify is closed (its writer lock and stores are released); open or "
-                               "attach the root again; nothing was read or written")
+            raise FacadeClosed(
+                f"{what}: this Falsify is closed (its writer lock and stores are released); open or "
+                "attach the root again; nothing was read or written"
+            )
 
     # the opened parts, for programs that go one level down (and the tests)
     @property
@@ -191,8 +206,15 @@ class Falsify:
 
     # ---- lifecycle -------------------------------------------------------
     @classmethod
-    def open(cls, root=None, *, lock: bool = True, purpose: str = "falsify", database: Optional[str] = None,
-             create: bool = True) -> Opening:
+    def open(
+        cls,
+        root=None,
+        *,
+        lock: bool = True,
+        purpose: str = "falsify",
+        database: Optional[str] = None,
+        create: bool = True,
+    ) -> Opening:
         """Open the data root ``root`` (default ``$FALSIFY_HOME``, else ``./.falsify``):
         configure cognee for it, take its writer lock (waiting up to
         ``FALSIFY_LOCK_TIMEOUT``, polling with ``asyncio.sleep``), and finish or roll back an
@@ -239,9 +261,11 @@ class Falsify:
         backend = backends.choose(settings.reload())
         # on PostgreSQL the beliefs live in the database: a new local root reads a shared one
         if not create and backend.beliefs_in_root and not data_root.root_exists(root, backend.settings):
-            raise InputError(f"no data root at {data_root.resolve_root(root, backend.settings)} (nothing was "
-                             "created; `load` an investigation to start one, or pass the right --root / "
-                             "FALSIFY_HOME)")
+            raise InputError(
+                f"no data root at {data_root.resolve_root(root, backend.settings)} (nothing was "
+                "created; `load` an investigation to start one, or pass the right --root / "
+                "FALSIFY_HOME)"
+            )
         paths = data_root.configure(root, backend)
 
         async def prepare(held):
@@ -250,11 +274,19 @@ class Falsify:
             # (a lost record is rebuilt from LanceDB's files: an import and a read, off the loop too)
             rebuilt = await asyncio.to_thread(rebuild_record, paths.meta, mine, held is not None)
             await asyncio.to_thread(data_root.import_cognee)  # seconds of imports: never on the caller's loop
-            return await _open_stores(backend, paths, paths.root, repair=held is not None, home=paths.home,
-                                      embedder=mine, rebuilt=rebuilt)
+            return await _open_stores(
+                backend,
+                paths,
+                paths.root,
+                repair=held is not None,
+                home=paths.home,
+                embedder=mine,
+                rebuilt=rebuilt,
+            )
 
-        return await cls._locked(start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare,
-                                 owns_engines=True)
+        return await cls._locked(
+            start, backend.writer_lock(paths.lock, purpose) if lock else None, prepare, owns_engines=True
+        )
 
     @classmethod
     async def _attach(cls, state_dir, lock: bool, purpose: str) -> "Falsify":
@@ -274,7 +306,9 @@ class Falsify:
 
         # the state directory's own flock, whichever backend holds the beliefs
         timeout = backend.settings.lock_timeout
-        return await cls._locked(start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare)
+        return await cls._locked(
+            start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare
+        )
 
     @classmethod
     async def _locked(cls, start: float, lock, prepare, owns_engines: bool = False) -> "Falsify":
@@ -349,13 +383,26 @@ class Falsify:
 
     @writes()
     @_speaks
-    async def revise(self, fact: str, *, triple: Optional[str] = None, target: Optional[str] = None,
-                     key: Optional[str] = None, source: Optional[str] = None, asserted_at: Optional[str] = None,
-                     trust: Optional[float] = None, policy: Optional[str] = None,
-                     valid_from: Optional[str] = None, valid_to: Optional[str] = None,
-                     record: bool = False, supports: Optional[str] = None, refutes: Optional[str] = None,
-                     weight: Optional[float] = None,
-                     dry_run: bool = False, pin_reason: str = "--target") -> RevisionResult:
+    async def revise(
+        self,
+        fact: str,
+        *,
+        triple: Optional[str] = None,
+        target: Optional[str] = None,
+        key: Optional[str] = None,
+        source: Optional[str] = None,
+        asserted_at: Optional[str] = None,
+        trust: Optional[float] = None,
+        policy: Optional[str] = None,
+        valid_from: Optional[str] = None,
+        valid_to: Optional[str] = None,
+        record: bool = False,
+        supports: Optional[str] = None,
+        refutes: Optional[str] = None,
+        weight: Optional[float] = None,
+        dry_run: bool = False,
+        pin_reason: str = "--target",
+    ) -> RevisionResult:
         """Revise the beliefs with one new fact (two-gate detection, cascade, promotion,
         forget). ``triple`` "S|P|O" enables the offline structured judge; ``target`` pins
         the contradicted evidence; ``dry_run`` judges and changes nothing; ``trust`` registers an unknown
@@ -368,20 +415,36 @@ class Falsify:
         new evidence, unjudged); ``supports``/``refutes`` name a hypothesis the recorded fact
         bears on (an edge with ``weight``, default 0.5). The keywords are the request's fields
         (:mod:`memory_core.core.fields`)."""
-        request = revision_request(fact, triple, target, key, source, asserted_at, trust=trust, policy=policy,
-                                   valid_from=valid_from, valid_to=valid_to, record=record, supports=supports,
-                                   refutes=refutes, weight=weight)
+        request = revision_request(
+            fact,
+            triple,
+            target,
+            key,
+            source,
+            asserted_at,
+            trust=trust,
+            policy=policy,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            record=record,
+            supports=supports,
+            refutes=refutes,
+            weight=weight,
+        )
         return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     @writes()
     @_speaks
-    async def revise_many(self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts",
-                          on_result=None) -> list[RevisionResult]:
+    async def revise_many(
+        self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts", on_result=None
+    ) -> list[RevisionResult]:
         """Many facts (strings, or dicts with the ``revise --file`` fields), validated and
         checked against the root as a whole before anything is written, then applied in
         order; one result per fact."""
         requests = requests_from(facts, what)
-        return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=on_result)
+        return await revise_op.revise_many(
+            self.stores, requests, what=what, dry_run=dry_run, on_result=on_result
+        )
 
     @writes()
     @_speaks
@@ -424,9 +487,15 @@ class Falsify:
         return await status_op.snapshot(self.stores)
 
     @_speaks
-    async def recall(self, question: Optional[str] = None, *, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
-                     path: Optional[str] = None) -> RecallResult:
+    async def recall(
+        self,
+        question: Optional[str] = None,
+        *,
+        epoch: Optional[int] = None,
+        as_of: Optional[str] = None,
+        inquiry: Optional[str] = None,
+        path: Optional[str] = None,
+    ) -> RecallResult:
         """FALSIFY's answer (alive beliefs of every kind, every inquiry; "nothing stored
         matches" below the relevance floor) next to a plain-RAG answer. ``epoch``: from
         the beliefs alive after that epoch (labels as stored then), with ``"epoch": N``;
@@ -435,7 +504,9 @@ class Falsify:
         ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
         if not question and inquiry is None and path is None:
             question = self.default_question() or ""
-        return await recall_op.recall(self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
+        return await recall_op.recall(
+            self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path
+        )
 
     @_speaks
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
@@ -467,8 +538,15 @@ class Falsify:
         return load_op.forgotten(self.journal)
 
 
-async def _open_stores(backend: Backend, paths, state: Path, repair: bool, home: Optional[Path],
-                       embedder: Optional[dict] = None, rebuilt: Optional[str] = None) -> Stores:
+async def _open_stores(
+    backend: Backend,
+    paths,
+    state: Path,
+    repair: bool,
+    home: Optional[Path],
+    embedder: Optional[dict] = None,
+    rebuilt: Optional[str] = None,
+) -> Stores:
     store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
     journal = backend.open_journal(state)
     try:
@@ -498,8 +576,9 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
         from memory_core.core.errors import FacadeClosed
 
         raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
-    return tasks.revision_tasks(fx.stores, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of,
-                                closed=lambda: fx.closed)
+    return tasks.revision_tasks(
+        fx.stores, use_llm=use_llm, dry_run=dry_run, results=revise_op.result_of, closed=lambda: fx.closed
+    )
 
 
 RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
@@ -520,20 +599,31 @@ def recall_tasks(fx: Falsify) -> list:
 
     async def recall_beliefs(items, ctx=None):
         if fx.closed:
-            raise FacadeClosed("this recall Task belongs to a closed Falsify; open or attach it again and build "
-                               "the Task from the new one")
+            raise FacadeClosed(
+                "this recall Task belongs to a closed Falsify; open or attach it again and build "
+                "the Task from the new one"
+            )
         results = []
         for item in items:
             if isinstance(item, str):
                 results.append(await fx.recall(item))
             elif isinstance(item, dict) and set(item) <= set(RECALL_FIELDS):
-                results.append(await fx.recall(item.get("question"), **{k: v for k, v in item.items()
-                                                                         if k != "question"}))
+                results.append(
+                    await fx.recall(
+                        item.get("question"), **{k: v for k, v in item.items() if k != "question"}
+                    )
+                )
             else:
                 allowed = ", ".join(RECALL_FIELDS)
-                raise InputError(f"recall_beliefs: a data item is a question or a dict of {allowed}, got "
-                                 f"{type(item).__name__}" + (f" with {', '.join(sorted(set(item) - set(RECALL_FIELDS)))}"
-                                                             if isinstance(item, dict) else ""))
+                raise InputError(
+                    f"recall_beliefs: a data item is a question or a dict of {allowed}, got "
+                    f"{type(item).__name__}"
+                    + (
+                        f" with {', '.join(sorted(set(item) - set(RECALL_FIELDS)))}"
+                        if isinstance(item, dict)
+                        else ""
+                    )
+                )
         return results
 
     return [task(recall_beliefs)]

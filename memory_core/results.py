@@ -13,7 +13,9 @@ from typing import Any, NotRequired, Optional, TypedDict
 
 class Candidate(TypedDict):
     key: str
-    distance: Optional[float]  # gate 1's cosine distance; None when found by subject+predicate lookup or pinned
+    distance: Optional[
+        float
+    ]  # gate 1's cosine distance; None when found by subject+predicate lookup or pinned
     # contradicts | supersedes | supports | unrelated; consistent: the caller's record decision (judge "caller");
     # None when no judge could decide
     relation: Optional[str]
@@ -48,7 +50,9 @@ class RevisionResult(TypedDict, total=False):
     dry_run: bool
     already_applied: bool
     # who wins; also the shape of resolve's result, judge "resolve"
-    decisions: list[dict]  # {"evidence", "fact", "winner", "loser", "policy", "reason"}; winner None: a dispute
+    decisions: list[
+        dict
+    ]  # {"evidence", "fact", "winner", "loser", "policy", "reason"}; winner None: a dispute
     disputed: list[str]  # nodes that became disputed
     reinstated: list[str]  # nodes alive again (reinstated, or a dispute's winner)
     restored: list[str]  # forgotten nodes re-added to both stores from their tombstones
@@ -121,7 +125,9 @@ class ExplainResult(TypedDict, total=False):
     key: str
     known: bool
     events: list[ExplainEvent]
-    state: Optional[str]  # current state ("forgotten" for a forgotten node, "removed" when an undo removed it)
+    state: Optional[
+        str
+    ]  # current state ("forgotten" for a forgotten node, "removed" when an undo removed it)
     removed_by_undo: int  # state "removed": the epoch whose undo removed it
     why_alive: Optional[dict]  # alive nodes: the justification holding it, recursively to premises
     # hypotheses: {"score", "weight", "remaining", "disputed", "lost", "refuters"} (each a list
@@ -209,5 +215,20 @@ class CheckResult(TypedDict, total=False):
     warnings: list[str]  # a repair committed, but what followed its commit point failed
 
 
-__all__ = ["Candidate", "RevisionResult", "LoadResult", "StatusNode", "StatusEdge", "StatusResult", "ExplainEvent",
-           "ExplainResult", "RecallMatch", "RecallRelevance", "RecallSide", "RecallResult", "SearchHit", "UndoResult", "CheckResult"]
+__all__ = [
+    "Candidate",
+    "RevisionResult",
+    "LoadResult",
+    "StatusNode",
+    "StatusEdge",
+    "StatusResult",
+    "ExplainEvent",
+    "ExplainResult",
+    "RecallMatch",
+    "RecallRelevance",
+    "RecallSide",
+    "RecallResult",
+    "SearchHit",
+    "UndoResult",
+    "CheckResult",
+]

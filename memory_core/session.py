@@ -42,9 +42,10 @@ _R = TypeVar("_R")
 Opener = Callable[[], Union[Falsify, Awaitable[Falsify]]]
 
 
-def _through(declared: Callable[Concatenate[Falsify, _P], Awaitable[_R]],
-             own: Callable[[Falsify], Callable[_P, Awaitable[_R]]],
-             ) -> Callable[Concatenate["Session", _P], Awaitable[_R]]:
+def _through(
+    declared: Callable[Concatenate[Falsify, _P], Awaitable[_R]],
+    own: Callable[[Falsify], Callable[_P, Awaitable[_R]]],
+) -> Callable[Concatenate["Session", _P], Awaitable[_R]]:
     """A :class:`Session` method: ``own(facade)`` (the facade's own method, so a facade of
     a subclass keeps its behaviour) called with the caller's arguments, typed as
     ``declared`` (the :class:`Falsify` method); a successful call that ``declared``'s
@@ -62,9 +63,11 @@ def _through(declared: Callable[Concatenate[Falsify, _P], Awaitable[_R]],
     return method
 
 
-def _read(declared: Callable[Concatenate[Falsify, _P], _R],
-          own: Callable[[Falsify], Callable[_P, _R]]) -> Callable[Concatenate["Session", _P], _R]:
+def _read(
+    declared: Callable[Concatenate[Falsify, _P], _R], own: Callable[[Falsify], Callable[_P, _R]]
+) -> Callable[Concatenate["Session", _P], _R]:
     """A :class:`Session` method for one of the facade's synchronous readers (none writes)."""
+
     def method(self: Session, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         return own(self._held())(*args, **kwargs)
 
@@ -95,8 +98,12 @@ class Session:
         self._app = app
         return self
 
-    async def __aexit__(self, kind: Optional[type[BaseException]], error: Optional[BaseException],
-                        trace: Optional[TracebackType]) -> None:
+    async def __aexit__(
+        self,
+        kind: Optional[type[BaseException]],
+        error: Optional[BaseException],
+        trace: Optional[TracebackType],
+    ) -> None:
         self._app = None
         self._gate._lock.release()
         changes, self._changes = self._changes, []
@@ -105,8 +112,9 @@ class Session:
 
     def _held(self) -> Falsify:
         if self._app is None:
-            raise SessionEnded("this FALSIFY session is not open: use it inside "
-                               "`async with gate.session() as fx`")
+            raise SessionEnded(
+                "this FALSIFY session is not open: use it inside `async with gate.session() as fx`"
+            )
         return self._app
 
     @property
@@ -169,8 +177,11 @@ class Gate:
         and the next call opens again (a root busy a moment ago may be free now)."""
         if self.closed:
             raise RuntimeError("this FALSIFY session is closed")
-        failed = self._opening is not None and self._opening.done() and (
-            self._opening.cancelled() or self._opening.exception() is not None)
+        failed = (
+            self._opening is not None
+            and self._opening.done()
+            and (self._opening.cancelled() or self._opening.exception() is not None)
+        )
         if failed:
             self._opening = None
         self.start()
@@ -216,8 +227,11 @@ class Gate:
         """Tell every subscriber the graph changed: ``{"version", "kind", "result"}`` (the
         revision result for ``revise``, so viewers can play its animation)."""
         self.version = next(self._versions)
-        event = {"version": self.version, "kind": kind,
-                 "result": result if kind == "revise" and isinstance(result, dict) else None}
+        event = {
+            "version": self.version,
+            "kind": kind,
+            "result": result if kind == "revise" and isinstance(result, dict) else None,
+        }
         for queue in list(self._subscribers):
             try:
                 queue.put_nowait(event)

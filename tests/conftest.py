@@ -52,7 +52,9 @@ BACKEND = os.environ.get("FALSIFY_TEST_BACKEND", "ladybug")
 # With pytest-xdist (`make test` runs two workers) the controller only schedules and reports:
 # it collects and runs nothing, so it needs no server and no configured root.
 XDIST_CONTROLLER = "PYTEST_XDIST_WORKER" not in os.environ and any(
-    a == "-n" or (a.startswith("-n") and a[2:].isdigit()) or a.startswith("--numprocesses") for a in sys.argv[1:])
+    a == "-n" or (a.startswith("-n") and a[2:].isdigit()) or a.startswith("--numprocesses")
+    for a in sys.argv[1:]
+)
 if BACKEND == "postgres" and not XDIST_CONTROLLER:
     import pg_server  # noqa: E402
 
@@ -63,20 +65,28 @@ SEED = REPO / "examples" / "company_x.json"
 
 
 def clean_env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "EMBEDDING_"))
-           and k not in ("FALSIFY_HOME", "FALSIFY_EMBEDDER", "DEMO_MODE", "REFUTED_ID")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "EMBEDDING_"))
+        and k not in ("FALSIFY_HOME", "FALSIFY_EMBEDDER", "DEMO_MODE", "REFUTED_ID")
+    }
     env.update(extra)
     return env
 
 
 def cli(root, *args, env=None, timeout=240, input=None, same_database=False) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, str(REPO / "main.py")] + (["--root", str(root)] if root else []) + [str(a) for a in args]
+    cmd = (
+        [sys.executable, str(REPO / "main.py")]
+        + (["--root", str(root)] if root else [])
+        + [str(a) for a in args]
+    )
     env = env or clean_env()
     if BACKEND == "postgres" and root and not same_database:  # the root's own database
         env = dict(env, **pg_server.root_env(root))
-    return forkserver.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=timeout, input=input)
+    return forkserver.run(
+        cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout, input=input
+    )
 
 
 def cli_json(root, *args, **kw):
@@ -147,27 +157,60 @@ def seed_with_prefix(prefix: str) -> str:
 # puts the long files with one or two tests last). By file name, wherever the file lives. Only an
 # order: nothing asserts a time.
 HEAVY_FIRST = {
-    "ladybug": ["test_fault_injection.py", "test_timeline_browser.py", "test_demo.py", "test_bench_quick.py",
-                "test_warm_cli_safety.py", "test_hostile_input.py", "test_warm_cli.py", "test_foundation.py",
-                "test_packaging.py", "test_bench_trust.py", "test_memory.py", "test_viewer_browser.py",
-                "test_mcp.py", "test_lifecycle_processes.py", "test_damage_repair.py", "test_write_rollback.py",
-                "test_epochs.py", "test_partial_view_forget.py", "test_damaged_meta.py", "test_revision.py"],
-    "postgres": ["test_postgres_crash.py", "test_bench_quick.py", "test_fault_injection.py", "test_revision.py",
-                 "test_epochs.py", "test_undo.py", "test_check_repair.py", "test_cancellation.py"],
+    "ladybug": [
+        "test_fault_injection.py",
+        "test_timeline_browser.py",
+        "test_demo.py",
+        "test_bench_quick.py",
+        "test_warm_cli_safety.py",
+        "test_hostile_input.py",
+        "test_warm_cli.py",
+        "test_foundation.py",
+        "test_packaging.py",
+        "test_bench_trust.py",
+        "test_memory.py",
+        "test_viewer_browser.py",
+        "test_mcp.py",
+        "test_lifecycle_processes.py",
+        "test_damage_repair.py",
+        "test_write_rollback.py",
+        "test_epochs.py",
+        "test_partial_view_forget.py",
+        "test_damaged_meta.py",
+        "test_revision.py",
+    ],
+    "postgres": [
+        "test_postgres_crash.py",
+        "test_bench_quick.py",
+        "test_fault_injection.py",
+        "test_revision.py",
+        "test_epochs.py",
+        "test_undo.py",
+        "test_check_repair.py",
+        "test_cancellation.py",
+    ],
 }
 
 
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(HEAVY_FIRST.get(BACKEND, HEAVY_FIRST["ladybug"]))}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+    items.sort(
+        key=lambda item: rank.get(item.path.name, len(rank))
+    )  # stable: a file's tests keep their order
 
 
 def pytest_runtest_teardown(item, nextitem):
     """The last test of a file closes the Chromium its file's browser tests shared (tests/support/browser.py)."""
     if nextitem is None or nextitem.path != item.path:
-        for name, module in list(sys.modules.items()):  # imported as browser, tests.browser, tests.support.browser...
+        for name, module in list(
+            sys.modules.items()
+        ):  # imported as browser, tests.browser, tests.support.browser...
             where = Path(getattr(module, "__file__", None) or "")
-            if name.split(".")[-1] == "browser" and where.name == "browser.py" and where.is_relative_to(REPO / "tests"):
+            if (
+                name.split(".")[-1] == "browser"
+                and where.name == "browser.py"
+                and where.is_relative_to(REPO / "tests")
+            ):
                 module.close_shared()
 
 
@@ -206,8 +249,11 @@ def _launchers_started_since(began: float) -> list[str]:
     script = str(REPO / "memory_core" / "shell" / "launcher.py").encode()
     ticks = os.sysconf("SC_CLK_TCK")
     try:
-        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                    if line.startswith("btime"))
+        boot = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime")
+        )
     except (OSError, StopIteration):
         return []
     found = []
@@ -220,7 +266,9 @@ def _launchers_started_since(began: float) -> list[str]:
         except (OSError, ValueError, IndexError):
             continue
         if started >= began - 1:
-            found.append(f"pid {entry.name} ({b' '.join(argv[argv.index(b'--serve'):][:2]).decode(errors='replace')})")
+            found.append(
+                f"pid {entry.name} ({b' '.join(argv[argv.index(b'--serve') :][:2]).decode(errors='replace')})"
+            )
     return found
 
 
@@ -239,8 +287,10 @@ def pytest_sessionfinish(session, exitstatus):
     # elsewhere (a child given a client's default environment): named, left to its idle exit
     others = [] if "PYTEST_XDIST_WORKER" in os.environ else _launchers_started_since(_SESSION_BEGAN)
     if others:
-        print(f"\nlaunchers of this checkout started during the session outside its runtime directory: {others} "
-              "(a test's process lost FALSIFY_LAUNCHER=0; tests/system/test_launcher.py's own are stopped by then)")
+        print(
+            f"\nlaunchers of this checkout started during the session outside its runtime directory: {others} "
+            "(a test's process lost FALSIFY_LAUNCHER=0; tests/system/test_launcher.py's own are stopped by then)"
+        )
         session.exitstatus = 1
 
 
@@ -252,5 +302,7 @@ def pytest_terminal_summary(terminalreporter):
     for path, seconds in sorted(_FILE_SECONDS.items(), key=lambda kv: -kv[1]):
         tr.write_line(f"{seconds:8.1f} s  {_FILE_TESTS[path]:4d} tests  {path}")
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    tr.write_line(f"{sum(_FILE_SECONDS.values()):8.1f} s  in test files; {time.monotonic() - _STARTED:.1f} s wall; "
-                  f"load average {load}")
+    tr.write_line(
+        f"{sum(_FILE_SECONDS.values()):8.1f} s  in test files; {time.monotonic() - _STARTED:.1f} s wall; "
+        f"load average {load}"
+    )

@@ -55,11 +55,37 @@ Every figure printed is measured in the run that prints it.
 # real product: load, revise, undo, detection study, operation timings), scoring.py
 # (precision/recall, pure-core lower bound, whole-graph comparison), report.py (the
 # summary), cli.py (arguments, one run per process, x1/x10 scaling children)
-from bench.common import (REPO, disk_usage, fmt, log, machine, pct, peak_rss_mb, save, scores,  # noqa: E402,F401
-                          stdout_to_stderr, summary)
+from bench.common import (
+    REPO,
+    disk_usage,
+    fmt,
+    log,
+    machine,
+    pct,
+    peak_rss_mb,
+    save,
+    scores,  # noqa: E402,F401
+    stdout_to_stderr,
+    summary,
+)
 from bench.mquake.dataset import DEFAULT_DATA, QUESTION, Dataset, Group, data_path  # noqa: E402,F401
 
-__all__ = ["DEFAULT_DATA", "QUESTION", "Dataset", "Group", "data_path",
-           # measuring helpers, re-exported for the benchmarks that import them from here
-           "REPO", "disk_usage", "fmt", "log", "machine", "pct", "peak_rss_mb", "save", "scores", "stdout_to_stderr",
-           "summary"]
+__all__ = [
+    "DEFAULT_DATA",
+    "QUESTION",
+    "Dataset",
+    "Group",
+    "data_path",
+    # measuring helpers, re-exported for the benchmarks that import them from here
+    "REPO",
+    "disk_usage",
+    "fmt",
+    "log",
+    "machine",
+    "pct",
+    "peak_rss_mb",
+    "save",
+    "scores",
+    "stdout_to_stderr",
+    "summary",
+]

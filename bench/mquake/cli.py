@@ -36,12 +36,21 @@ async def run_bench(args) -> dict:
 
     data = Dataset.read(data_path(args.data))
     scenarios = args.scenarios
-    result = {"machine": machine(), "data": str(data_path(args.data)), "replicas": args.replicas,
-              "kuzu_max_db_size": int(os.environ.get("KUZU_MAX_DB_SIZE", 0)) or None,
-              "judge": args.judge, "scenarios": {}, "loaded": {
-                  "nodes_per_replica": data.node_count, "evidence": len(data.evidence),
-                  "conclusions": len(data.conclusions), "depends_on_edges": len(data.edges),
-                  "not_loaded": data.skipped}}
+    result = {
+        "machine": machine(),
+        "data": str(data_path(args.data)),
+        "replicas": args.replicas,
+        "kuzu_max_db_size": int(os.environ.get("KUZU_MAX_DB_SIZE", 0)) or None,
+        "judge": args.judge,
+        "scenarios": {},
+        "loaded": {
+            "nodes_per_replica": data.node_count,
+            "evidence": len(data.evidence),
+            "conclusions": len(data.conclusions),
+            "depends_on_edges": len(data.edges),
+            "not_loaded": data.skipped,
+        },
+    }
     root = Path(args.root)
     start = time.perf_counter()
     app = await Falsify.open(root, purpose="bench.mquake")
@@ -68,7 +77,9 @@ async def run_bench(args) -> dict:
             log(f"detection (text only, gate 1, limit {RECALL_K}) over {len(edit_ids)} edits")
             # gate 1 has no distance cutoff any more (a fused top-k): the sweep is of the vector
             # ranking, studied at the old 0.55 unless FALSIFY_GATE1_THRESHOLD sets one
-            result["detection"] = await detection(app, data, edit_ids, threshold if threshold is not None else 0.55)
+            result["detection"] = await detection(
+                app, data, edit_ids, threshold if threshold is not None else 0.55
+            )
         if args.judge == "structured":
             for name in scenarios:
                 groups = data.groups(name, limit_for(name, args.limit))
@@ -91,16 +102,36 @@ async def run_bench(args) -> dict:
                 report = revision_report(run)
                 if args.replicas == 1 and not args.trust_ranked:
                     lb = lower_bound(data, groups)
-                    report["lower_bound"] = {k: v for k, v in lb.items() if k not in ("groups", "revision_ms")}
+                    report["lower_bound"] = {
+                        k: v for k, v in lb.items() if k not in ("groups", "revision_ms")
+                    }
                     report["lower_bound"]["agrees_with_store"] = all(
-                        a["observed"] == b["observed"] for a, b in zip(run["groups"], lb["groups"]))
+                        a["observed"] == b["observed"] for a, b in zip(run["groups"], lb["groups"])
+                    )
                     report["vs_lower_bound"] = ratio_to_lower_bound(run, lb)
                 result["scenarios"][name] = report
                 result["scenarios"][name]["detail"] = {
-                    "groups": [{k: g[k] for k in ("group", "expected", "observed", "collateral", "missed",
-                                                  "other_replicas_dead", "log_disagrees", "refuted_wrong",
-                                                  "revision_ms", "already_applied", "restore_problems") if k in g}
-                               for g in run["groups"]]}
+                    "groups": [
+                        {
+                            k: g[k]
+                            for k in (
+                                "group",
+                                "expected",
+                                "observed",
+                                "collateral",
+                                "missed",
+                                "other_replicas_dead",
+                                "log_disagrees",
+                                "refuted_wrong",
+                                "revision_ms",
+                                "already_applied",
+                                "restore_problems",
+                            )
+                            if k in g
+                        }
+                        for g in run["groups"]
+                    ]
+                }
                 if args.keep_revisions:
                     result["scenarios"][name]["detail"]["revisions"] = run["revisions"]
             final = await app.status()
@@ -120,9 +151,25 @@ async def run_bench(args) -> dict:
 
 
 def run_child(args, replicas: int, root: Path) -> dict:
-    cmd = [sys.executable, "-m", "bench.mquake", "--scenario", "per_case", "--limit", str(args.scaling_cases),
-           "--replicas", str(replicas), "--root", str(root), "--json", "--keep-revisions", "--no-detect",
-           "--progress", "0", "--components"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.mquake",
+        "--scenario",
+        "per_case",
+        "--limit",
+        str(args.scaling_cases),
+        "--replicas",
+        str(replicas),
+        "--root",
+        str(root),
+        "--json",
+        "--keep-revisions",
+        "--no-detect",
+        "--progress",
+        "0",
+        "--components",
+    ]
     if args.data:
         cmd += ["--data", args.data]
     log(f"scaling: {' '.join(cmd[1:])}")
@@ -135,7 +182,9 @@ def run_child(args, replicas: int, root: Path) -> dict:
 
 def scaling(args, base: Path) -> dict:
     runs = {r: run_child(args, r, base / f"x{r}") for r in (1, 10)}
-    by_edit = {r: {rev["edit"]: rev for rev in runs[r]["scenarios"]["per_case"]["detail"]["revisions"]} for r in runs}
+    by_edit = {
+        r: {rev["edit"]: rev for rev in runs[r]["scenarios"]["per_case"]["detail"]["revisions"]} for r in runs
+    }
     ratios, x1, x10 = [], [], []
     for edit, rev in by_edit[1].items():
         other = by_edit[10].get(edit)
@@ -143,18 +192,30 @@ def scaling(args, base: Path) -> dict:
             ratios.append(other["ms"] / rev["ms"])
             x1.append(rev["ms"])
             x10.append(other["ms"])
-    out = {"cases": args.scaling_cases, "pairs": len(ratios),
-           "median_ratio_x10_over_x1": round(pct(ratios, 0.5), 3) if ratios else None,
-           "p50_ratio_x10_over_x1": round(pct(x10, 0.5) / pct(x1, 0.5), 3) if ratios else None}
+    out = {
+        "cases": args.scaling_cases,
+        "pairs": len(ratios),
+        "median_ratio_x10_over_x1": round(pct(ratios, 0.5), 3) if ratios else None,
+        "p50_ratio_x10_over_x1": round(pct(x10, 0.5) / pct(x1, 0.5), 3) if ratios else None,
+    }
     for r, run in runs.items():
         sc = run["scenarios"]["per_case"]
-        out[f"x{r}"] = {"nodes": run["load"]["nodes"], "load_nodes_per_s": run["load"]["nodes_per_s"],
-                        "latency_ms": sc["latency_ms"], "precision": sc["precision"], "recall": sc["recall"],
-                        "collateral": sc["collateral"], "misses": sc["misses"],
-                        "task_ms_p50": sc["task_ms_p50"], "outside_tasks_ms_p50": sc["outside_tasks_ms_p50"],
-                        "journal": run["journal"], "peak_rss_mb": run["peak_rss_mb"],
-                        "components": run.get("components"), "undo_ms": sc["undo_ms"],
-                        "after_undo_identical": run["after_undo"]["identical"]}
+        out[f"x{r}"] = {
+            "nodes": run["load"]["nodes"],
+            "load_nodes_per_s": run["load"]["nodes_per_s"],
+            "latency_ms": sc["latency_ms"],
+            "precision": sc["precision"],
+            "recall": sc["recall"],
+            "collateral": sc["collateral"],
+            "misses": sc["misses"],
+            "task_ms_p50": sc["task_ms_p50"],
+            "outside_tasks_ms_p50": sc["outside_tasks_ms_p50"],
+            "journal": run["journal"],
+            "peak_rss_mb": run["peak_rss_mb"],
+            "components": run.get("components"),
+            "undo_ms": sc["undo_ms"],
+            "after_undo_identical": run["after_undo"]["identical"],
+        }
     return out
 
 
@@ -162,41 +223,87 @@ def build_parser() -> argparse.ArgumentParser:
     import bench.mquake as package
 
     p = argparse.ArgumentParser(prog="python -m bench.mquake", description=package.__doc__.split("\n\n")[0])
-    p.add_argument("--batch", action="store_true",
-                   help="with --scenario all_edits: the edits through revise_many as one batch vs one at a time on a "
-                        "fresh copy (bench.batch: facts/s of each, same final states)")
-    p.add_argument("--scenario", choices=SCENARIOS, action="append",
-                   help="scenario to run (repeatable; default per_case)")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="with --scenario all_edits: the edits through revise_many as one batch vs one at a time on a "
+        "fresh copy (bench.batch: facts/s of each, same final states)",
+    )
+    p.add_argument(
+        "--scenario",
+        choices=SCENARIOS,
+        action="append",
+        help="scenario to run (repeatable; default per_case)",
+    )
     p.add_argument("--limit", type=int, help="first N cases of per_case (or first N edits of all_edits)")
-    p.add_argument("--judge", choices=("structured", "text"), default="structured",
-                   help="structured: revise with --triple (the offline judge); text: gate-1 detection study only")
-    p.add_argument("--replicas", type=int, choices=(1, 10), default=1, help="load the graph x1 or x10 (disjoint keys)")
-    p.add_argument("--root", help="data root (must be new or empty; default: a temporary directory, removed after)")
+    p.add_argument(
+        "--judge",
+        choices=("structured", "text"),
+        default="structured",
+        help="structured: revise with --triple (the offline judge); text: gate-1 detection study only",
+    )
+    p.add_argument(
+        "--replicas", type=int, choices=(1, 10), default=1, help="load the graph x1 or x10 (disjoint keys)"
+    )
+    p.add_argument(
+        "--root", help="data root (must be new or empty; default: a temporary directory, removed after)"
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary root")
     p.add_argument("--data", help=f"benchmark file (default: $FALSIFY_BENCH_DATA or {DEFAULT_DATA})")
     p.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     p.add_argument("--out", help="also write the full result as JSON to this file")
-    p.add_argument("--quick", action="store_true",
-                   help=f"correctness check: first {QUICK_CASES} per_case cases + {', '.join(QUICK_BATCHES)}, detection on them")
-    p.add_argument("--full", action="store_true",
-                   help="everything: per_case (all), batch_1/10/100, detection over all edits, x1/x10 scaling")
-    p.add_argument("--detect", action="store_true", help="with --judge structured: also run the detection study")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"correctness check: first {QUICK_CASES} per_case cases + {', '.join(QUICK_BATCHES)}, detection on them",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="everything: per_case (all), batch_1/10/100, detection over all edits, x1/x10 scaling",
+    )
+    p.add_argument(
+        "--detect", action="store_true", help="with --judge structured: also run the detection study"
+    )
     p.add_argument("--no-detect", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--scaling", action="store_true",
-                   help="run only the x1/x10 scaling pair (two subprocesses; --full includes it)")
-    p.add_argument("--scaling-cases", type=int, default=SCALING_CASES, help="per_case cases in each scaling run")
-    p.add_argument("--components", action="store_true",
-                   help="time each operation a revision is made of, alone, on the loaded graph")
-    p.add_argument("--keep-revisions", action="store_true", help="include every revision's record in the JSON")
-    p.add_argument("--trust-ranked", action="store_true",
-                   help="stored facts' sources trusted 0.9, policy trust_ranked, every edit from a source "
-                        "trusted 0.2: each edit must be recorded and lose (refuted), and nothing else change")
-    p.add_argument("--profile", help="write a cProfile of the revision loop (cumulative, top 45) to this file")
-    p.add_argument("--render", metavar="FILE", help="print the summary of a saved --out/--json result and exit")
-    p.add_argument("--progress", type=int, default=25, help="progress line every N groups on stderr (0: none)")
-    p.add_argument("--backend", choices=("ladybug", "postgres"), default="ladybug",
-                   help="postgres: per_case on the embedded backend AND on PostgreSQL + pgvector, x1 and x10, "
-                        "side by side (bench/postgres.py; starts its own server unless FALSIFY_DATABASE_URL is set)")
+    p.add_argument(
+        "--scaling",
+        action="store_true",
+        help="run only the x1/x10 scaling pair (two subprocesses; --full includes it)",
+    )
+    p.add_argument(
+        "--scaling-cases", type=int, default=SCALING_CASES, help="per_case cases in each scaling run"
+    )
+    p.add_argument(
+        "--components",
+        action="store_true",
+        help="time each operation a revision is made of, alone, on the loaded graph",
+    )
+    p.add_argument(
+        "--keep-revisions", action="store_true", help="include every revision's record in the JSON"
+    )
+    p.add_argument(
+        "--trust-ranked",
+        action="store_true",
+        help="stored facts' sources trusted 0.9, policy trust_ranked, every edit from a source "
+        "trusted 0.2: each edit must be recorded and lose (refuted), and nothing else change",
+    )
+    p.add_argument(
+        "--profile", help="write a cProfile of the revision loop (cumulative, top 45) to this file"
+    )
+    p.add_argument(
+        "--render", metavar="FILE", help="print the summary of a saved --out/--json result and exit"
+    )
+    p.add_argument(
+        "--progress", type=int, default=25, help="progress line every N groups on stderr (0: none)"
+    )
+    p.add_argument(
+        "--backend",
+        choices=("ladybug", "postgres"),
+        default="ladybug",
+        help="postgres: per_case on the embedded backend AND on PostgreSQL + pgvector, x1 and x10, "
+        "side by side (bench/postgres.py; starts its own server unless FALSIFY_DATABASE_URL is set)",
+    )
     return p
 
 
@@ -205,16 +312,23 @@ def main(argv=None) -> int:
     if args.backend == "postgres":  # both backends in one run
         from bench import postgres
 
-        return postgres.main((["--limit", str(args.limit)] if args.limit else []) + (["--json"] if args.json else [])
-                             + (["--out", args.out] if args.out else []) + (["--data", args.data] if args.data else []))
+        return postgres.main(
+            (["--limit", str(args.limit)] if args.limit else [])
+            + (["--json"] if args.json else [])
+            + (["--out", args.out] if args.out else [])
+            + (["--data", args.data] if args.data else [])
+        )
     if args.batch:
         from bench import batch
 
         if (args.scenario or ["all_edits"]) != ["all_edits"]:
             print("--batch runs the all_edits scenario only", file=sys.stderr)
             return 2
-        return batch.main((["--limit", str(args.limit)] if args.limit else []) + (["--data", args.data] if args.data else [])
-                          + (["--json"] if args.json else []))
+        return batch.main(
+            (["--limit", str(args.limit)] if args.limit else [])
+            + (["--data", args.data] if args.data else [])
+            + (["--json"] if args.json else [])
+        )
     if args.render:
         print(human(json.loads(Path(args.render).read_text(encoding="utf-8"))))
         return 0
@@ -255,8 +369,12 @@ def main(argv=None) -> int:
     try:
         with stdout_to_stderr(args.json) as out:
             if args.scaling and not args.full:  # the scaling pair alone
-                result = {"machine": machine(), "data": str(path), "scenarios": {},
-                          "kuzu_max_db_size": int(os.environ["KUZU_MAX_DB_SIZE"])}
+                result = {
+                    "machine": machine(),
+                    "data": str(path),
+                    "scenarios": {},
+                    "kuzu_max_db_size": int(os.environ["KUZU_MAX_DB_SIZE"]),
+                }
             else:
                 result = asyncio.run(run_bench(args))
                 save(result, args.out)

@@ -54,19 +54,27 @@ class Dataset:
         self.raw = raw
         self.nodes = {n["id"]: n for n in raw["nodes"]}
         self.evidence = [n for n in raw["nodes"] if n["kind"] == "Evidence" and n.get("initially_asserted")]
-        self.conclusions = [n for n in raw["nodes"] if n["kind"] == "Conclusion" and n.get("phase") == "pre_edit"]
+        self.conclusions = [
+            n for n in raw["nodes"] if n["kind"] == "Conclusion" and n.get("phase") == "pre_edit"
+        ]
         pre = {n["id"] for n in self.conclusions}
         self.edges = [e for e in raw["edges"] if e["type"] == "depends_on" and e["from"] in pre]
         self.edits = {e["id"]: e for e in raw["edits"]}
         self.skipped = {
-            "edit_new_evidence": sum(1 for n in raw["nodes"] if n["kind"] == "Evidence" and not n.get("initially_asserted")),
-            "post_edit_conclusions": sum(1 for n in raw["nodes"] if n["kind"] == "Conclusion" and n.get("phase") != "pre_edit"),
+            "edit_new_evidence": sum(
+                1 for n in raw["nodes"] if n["kind"] == "Evidence" and not n.get("initially_asserted")
+            ),
+            "post_edit_conclusions": sum(
+                1 for n in raw["nodes"] if n["kind"] == "Conclusion" and n.get("phase") != "pre_edit"
+            ),
             "post_edit_edges": len(raw["edges"]) - len(self.edges),
         }
         asserted = {n["id"] for n in self.evidence}
         bad = [e for e in self.edges if e["to"] not in asserted]
         if bad:
-            raise ValueError(f"a pre-edit conclusion rests on evidence that is not initially asserted: {bad[0]}")
+            raise ValueError(
+                f"a pre-edit conclusion rests on evidence that is not initially asserted: {bad[0]}"
+            )
 
     @classmethod
     def read(cls, path: Path) -> "Dataset":
@@ -77,22 +85,46 @@ class Dataset:
         return 1 + len(self.evidence) + len(self.conclusions)
 
     def investigation(self, replica: int = 0, trusted: Optional[float] = None) -> dict:
-        """The investigation file of one replica (the product's own format). ``trusted``: list the stored facts' sources with that trust, policy trust_ranked."""
+        """The investigation file of one replica (the product's own format). ``trusted``: list
+        the stored facts' sources with that trust, policy trust_ranked."""
         sfx = suffix(replica)
         if trusted is not None:
             inv = self.investigation(replica)
-            inv["sources"] = [{"id": f"mquake:{o}", "trust": trusted} for o in sorted({n["origin"] for n in self.evidence})]
+            inv["sources"] = [
+                {"id": f"mquake:{o}", "trust": trusted} for o in sorted({n["origin"] for n in self.evidence})
+            ]
             inv["policy"] = "trust_ranked"
             return inv
         return {
-            "question": {"key": question_key(replica),
-                         "text": f"MQuAKE-hard: answers of 429 four-hop questions{' (replica ' + str(replica) + ')' if replica else ''}"},
-            "evidence": [{"key": ev_key(n["id"], replica), "claim": n["claim"],
-                          "subject": n["triple"][0] + sfx, "predicate": n["triple"][1], "object": n["triple"][2],
-                          "source_id": f"mquake:{n['origin']}"} for n in self.evidence],
-            "conclusions": [{"key": concl_key(n["id"], replica), "statement": n["claim"]} for n in self.conclusions],
-            "edges": [{"type": "depends_on", "from": concl_key(e["from"], replica), "to": ev_key(e["to"], replica),
-                       "critical": True, "group": "chain"} for e in self.edges],
+            "question": {
+                "key": question_key(replica),
+                "text": "MQuAKE-hard: answers of 429 four-hop "
+                f"questions{' (replica ' + str(replica) + ')' if replica else ''}",
+            },
+            "evidence": [
+                {
+                    "key": ev_key(n["id"], replica),
+                    "claim": n["claim"],
+                    "subject": n["triple"][0] + sfx,
+                    "predicate": n["triple"][1],
+                    "object": n["triple"][2],
+                    "source_id": f"mquake:{n['origin']}",
+                }
+                for n in self.evidence
+            ],
+            "conclusions": [
+                {"key": concl_key(n["id"], replica), "statement": n["claim"]} for n in self.conclusions
+            ],
+            "edges": [
+                {
+                    "type": "depends_on",
+                    "from": concl_key(e["from"], replica),
+                    "to": ev_key(e["to"], replica),
+                    "critical": True,
+                    "group": "chain",
+                }
+                for e in self.edges
+            ],
         }
 
     def fact(self, edit_id: str, replica: int = 0) -> tuple[str, str, str]:
@@ -105,7 +137,9 @@ class Dataset:
         sc = self.raw["scenarios"]
         if scenario == "per_case":
             cases = sc["per_case"][:limit] if limit else sc["per_case"]
-            return [Group(f"case {c['case_id']}", list(c["apply"]), set(c["expected_invalidated"])) for c in cases]
+            return [
+                Group(f"case {c['case_id']}", list(c["apply"]), set(c["expected_invalidated"])) for c in cases
+            ]
         if scenario == "all_edits":
             apply = [e["id"] for e in self.raw["edits"]]
             if limit:  # a prefix: expected set from the dataset's own rule

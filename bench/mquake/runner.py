@@ -71,10 +71,15 @@ class Runner:
         self.clock = StepClock()
         self.disk: list[dict] = []
         app.hook = self.clock
-        self.conclusion_ids = {node_id("conclusion", concl_key(n["id"], r)): (n["id"], r)
-                               for r in range(replicas) for n in data.conclusions}
+        self.conclusion_ids = {
+            node_id("conclusion", concl_key(n["id"], r)): (n["id"], r)
+            for r in range(replicas)
+            for n in data.conclusions
+        }
         self.node_id = node_id
-        self.conclusion_of = {concl_key(n["id"]): n["id"] for n in data.conclusions}  # replica 0's keys -> ids
+        self.conclusion_of = {
+            concl_key(n["id"]): n["id"] for n in data.conclusions
+        }  # replica 0's keys -> ids
 
     async def load(self) -> dict:
         loads = []
@@ -88,9 +93,14 @@ class Runner:
                 loads.append(await self._load_replica(r))
         nodes = sum(x["nodes"] for x in loads)
         seconds = sum(x["seconds"] for x in loads)
-        out = {"replicas": loads, "nodes": nodes, "edges": sum(x["edges"] for x in loads), "seconds": round(seconds, 3),
-               "cpu_seconds": round(sum(x["cpu_seconds"] for x in loads), 3),
-               "nodes_per_s": round(nodes / seconds, 1)}
+        out = {
+            "replicas": loads,
+            "nodes": nodes,
+            "edges": sum(x["edges"] for x in loads),
+            "seconds": round(seconds, 3),
+            "cpu_seconds": round(sum(x["cpu_seconds"] for x in loads), 3),
+            "nodes_per_s": round(nodes / seconds, 1),
+        }
         if memo_stats:
             out["embedding_memo"] = dict(memo_stats)
         return out
@@ -103,10 +113,19 @@ class Runner:
         seconds = time.perf_counter() - start
         cpu = time.process_time() - cpu
         if result["invalidated"] or result["notes"]:
-            raise RuntimeError(f"unexpected load result for replica {r}: {result['invalidated'][:5]} {result['notes'][:5]}")
-        log(f"  loaded replica {r}: {len(result['added'])} nodes, {len(result['edges_added'])} edges in {seconds:.1f} s")
-        return {"replica": r, "nodes": len(result["added"]), "edges": len(result["edges_added"]),
-                "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3)}
+            raise RuntimeError(
+                f"unexpected load result for replica {r}: {result['invalidated'][:5]} {result['notes'][:5]}"
+            )
+        log(
+            f"  loaded replica {r}: {len(result['added'])} nodes, {len(result['edges_added'])} edges in {seconds:.1f} s"
+        )
+        return {
+            "replica": r,
+            "nodes": len(result["added"]),
+            "edges": len(result["edges_added"]),
+            "seconds": round(seconds, 3),
+            "cpu_seconds": round(cpu, 3),
+        }
 
     async def dead_conclusions(self) -> set[tuple[str, int]]:
         """(conclusion id, replica) of every pre-edit conclusion not alive in the store
@@ -129,17 +148,31 @@ class Runner:
         if self.edit_trust is None:
             res = await self.app.revise(fact=claim, triple=triple, key=key)
         else:
-            res = await self.app.revise(fact=claim, triple=triple, key=key, source="mquake:edit", trust=self.edit_trust,
-                                        policy="trust_ranked")
+            res = await self.app.revise(
+                fact=claim,
+                triple=triple,
+                key=key,
+                source="mquake:edit",
+                trust=self.edit_trust,
+                policy="trust_ranked",
+            )
         end = time.perf_counter()
         cpu = time.process_time() - cpu
-        return {"edit": edit_id, "ms": round((end - start) * 1000, 3), "cpu_ms": round(cpu * 1000, 3),
-                "epoch": res.get("epoch"),
-                "already_applied": bool(res.get("already_applied")), "judge": res.get("judge"),
-                "candidates": len(res.get("candidates", [])), "refuted": res.get("refuted", []),
-                "invalidated": res.get("invalidated", []), "forgotten": res.get("forgotten", []),
-                "note": res.get("note"), "timings": res.get("timings", {}),
-                "steps": write_steps(start, end, self.clock.events)}
+        return {
+            "edit": edit_id,
+            "ms": round((end - start) * 1000, 3),
+            "cpu_ms": round(cpu * 1000, 3),
+            "epoch": res.get("epoch"),
+            "already_applied": bool(res.get("already_applied")),
+            "judge": res.get("judge"),
+            "candidates": len(res.get("candidates", [])),
+            "refuted": res.get("refuted", []),
+            "invalidated": res.get("invalidated", []),
+            "forgotten": res.get("forgotten", []),
+            "note": res.get("note"),
+            "timings": res.get("timings", {}),
+            "steps": write_steps(start, end, self.clock.events),
+        }
 
     async def undo(self, count: int) -> list[float]:
         times = []
@@ -156,8 +189,13 @@ class Runner:
         from memory_core.store.belief_store import state_of
 
         problems = [f"{c}{suffix(r)} not alive after undo" for c, r in sorted(await self.dead_conclusions())]
-        new = {rev_key for rev_key in (self.data.fact(rev["edit"])[2] for rev in revisions if rev["epoch"] is not None)}
-        refuted = {k for rev in revisions for k in rev["refuted"]} - new  # a new fact that lost is removed by undo
+        new = {
+            rev_key
+            for rev_key in (self.data.fact(rev["edit"])[2] for rev in revisions if rev["epoch"] is not None)
+        }
+        refuted = {
+            k for rev in revisions for k in rev["refuted"]
+        } - new  # a new fact that lost is removed by undo
         found = await self.app.store.find_keys(sorted(refuted | new))
         for key in sorted(refuted):
             if key not in found or state_of(found[key]) != "alive":
@@ -174,24 +212,38 @@ class Runner:
             dead = await self.dead_conclusions()
             observed = {c for c, r in dead if r == 0}
             other_replicas = sorted(f"{c}{suffix(r)}" for c, r in dead if r != 0)
-            reported = {self.conclusion_of.get(k, k) for rev in mine for k in rev["invalidated"]}  # keys -> ids
+            reported = {
+                self.conclusion_of.get(k, k) for rev in mine for k in rev["invalidated"]
+            }  # keys -> ids
             expected = group.expected if self.edit_trust is None else set()  # trust_ranked: every edit loses
             collateral = sorted(observed - expected)
             missed = sorted(expected - observed)
             refuted_wrong = []
             for rev in mine:
                 edit = self.data.edits[rev["edit"]]
-                want = [ev_key(edit["contradicts"])] if self.edit_trust is None else [self.data.fact(rev["edit"])[2]]
+                want = (
+                    [ev_key(edit["contradicts"])]
+                    if self.edit_trust is None
+                    else [self.data.fact(rev["edit"])[2]]
+                )
                 if not rev["already_applied"] and (rev["refuted"] != want or rev["epoch"] is None):
                     refuted_wrong.append({"edit": rev["edit"], "refuted": rev["refuted"], "expected": want})
             tp += len(observed & expected)
             fp += len(collateral) + len(other_replicas)
             fn += len(missed)
-            entry = {"group": group.name, "apply": group.apply, "expected": sorted(expected),
-                     "observed": sorted(observed), "collateral": collateral, "missed": missed,
-                     "other_replicas_dead": other_replicas, "log_disagrees": sorted(reported ^ observed),
-                     "refuted_wrong": refuted_wrong, "revision_ms": [r["ms"] for r in mine],
-                     "already_applied": sum(r["already_applied"] for r in mine)}
+            entry = {
+                "group": group.name,
+                "apply": group.apply,
+                "expected": sorted(expected),
+                "observed": sorted(observed),
+                "collateral": collateral,
+                "missed": missed,
+                "other_replicas_dead": other_replicas,
+                "log_disagrees": sorted(reported ^ observed),
+                "refuted_wrong": refuted_wrong,
+                "revision_ms": [r["ms"] for r in mine],
+                "already_applied": sum(r["already_applied"] for r in mine),
+            }
             if undo:
                 undone = await self.undo(sum(1 for r in mine if r["epoch"] is not None))
                 undo_ms += undone
@@ -206,11 +258,21 @@ class Runner:
                 ms = [r["ms"] for r in revisions]
                 disk = disk_usage(self.app.paths.root)
                 self.disk.append({"groups": gi + 1, "revisions": len(revisions), **disk})
-                log(f"  {gi + 1}/{len(groups)} groups, {len(revisions)} revisions, p50 {pct(ms, 0.5):.0f} ms, "
+                log(
+                    f"  {gi + 1}/{len(groups)} groups, {len(revisions)} revisions, p50 {pct(ms, 0.5):.0f} ms, "
                     f"{time.perf_counter() - started:.0f} s; root {disk['total'] / 1e6:.1f} MB "
-                    f"(graph {disk.get(GRAPH_DIR, 0) / 1e6:.1f} MB)")
-        return {"groups": per_group, "revisions": revisions, "undo_ms": undo_ms, "tp": tp, "fp": fp, "fn": fn,
-                "restore_problems": restore_problems, "seconds": round(time.perf_counter() - started, 1)}
+                    f"(graph {disk.get(GRAPH_DIR, 0) / 1e6:.1f} MB)"
+                )
+        return {
+            "groups": per_group,
+            "revisions": revisions,
+            "undo_ms": undo_ms,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "restore_problems": restore_problems,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
 
 
 async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -> dict:
@@ -223,8 +285,9 @@ async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -
     async def gate1(store, claim, threshold, limit, exclude):
         # the vector ranking alone, cut at the threshold: the sweep's own terms (the hybrid gate 1,
         # vector + lexical fused, is measured by bench.gate1)
-        [found] = await gate1_many(store, [Query(claim, exclude=frozenset(exclude))], limit, threshold,
-                                   (VectorRetriever(),))
+        [found] = await gate1_many(
+            store, [Query(claim, exclude=frozenset(exclude))], limit, threshold, (VectorRetriever(),)
+        )
         return candidates_from(found)[0]
 
     name = collection("evidence")
@@ -262,21 +325,44 @@ async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -
             cands_at[t] += len(passing)
             found_at[t] += target in passing
         if not hit:
-            misses.append({"edit": eid, "claim": claim, "contradicts": target,
-                           "contradicted_claim": data.nodes[edit["contradicts"]]["claim"], "rank": rank,
-                           "distance": None if distance is None else round(distance, 4)})
+            misses.append(
+                {
+                    "edit": eid,
+                    "claim": claim,
+                    "contradicts": target,
+                    "contradicted_claim": data.nodes[edit["contradicts"]]["claim"],
+                    "rank": rank,
+                    "distance": None if distance is None else round(distance, 4),
+                }
+            )
     n = len(edit_ids)
     return {
-        "edits": n, "threshold": threshold, "limit": RECALL_K,
-        "recall_at_5": round(found_gate1 / n, 6) if n else None, "found": found_gate1,
+        "edits": n,
+        "threshold": threshold,
+        "limit": RECALL_K,
+        "recall_at_5": round(found_gate1 / n, 6) if n else None,
+        "found": found_gate1,
         "mean_candidates": round(cands_gate1 / n, 3) if n else None,
-        "sweep": [{"threshold": t, "recall_at_5": round(found_at[t] / n, 6), "mean_candidates": round(cands_at[t] / n, 3)}
-                  for t in sweep] if n else [],
-        "rank_of_contradicted": {"1": sum(1 for r in ranks if r == 1), "2-5": sum(1 for r in ranks if r and 2 <= r <= 5),
-                                 "6-50": sum(1 for r in ranks if r and r > 5), "beyond_50": sum(1 for r in ranks if r is None)},
+        "sweep": [
+            {
+                "threshold": t,
+                "recall_at_5": round(found_at[t] / n, 6),
+                "mean_candidates": round(cands_at[t] / n, 3),
+            }
+            for t in sweep
+        ]
+        if n
+        else [],
+        "rank_of_contradicted": {
+            "1": sum(1 for r in ranks if r == 1),
+            "2-5": sum(1 for r in ranks if r and 2 <= r <= 5),
+            "6-50": sum(1 for r in ranks if r and r > 5),
+            "beyond_50": sum(1 for r in ranks if r is None),
+        },
         "contradicted_distance": summary(distances),
         "gate1_ms": summary(search_ms),
-        "misses": misses[:25], "miss_count": len(misses),
+        "misses": misses[:25],
+        "miss_count": len(misses),
     }
 
 
@@ -318,22 +404,44 @@ async def components(app, data: Dataset, threshold: float, samples: int = 15) ->
         await timed("pipeline_runner_noop (run_custom_pipeline, one no-op task)", noop)
         await timed("vector_search_limit8", app.store.search, collection("evidence"), claim, DEFAULT_LIMIT)
         await timed("nodes_by_sp", app.store.nodes_by_sp, sp_key(s, p))
-        await timed("detect (gate 1 + sp lookup + structured judge)", detect, app.store, claim, (s, p, o),
-                    threshold, DEFAULT_LIMIT, {"none"}, False)
+        await timed(
+            "detect (gate 1 + sp lookup + structured judge)",
+            detect,
+            app.store,
+            claim,
+            (s, p, o),
+            threshold,
+            DEFAULT_LIMIT,
+            {"none"},
+            False,
+        )
         await timed("affected_view (one contradicted hop)", app.store.affected_view, [target])
         props = (await app.store.raw_nodes([target]))[target]
         await timed("raw_nodes_1", app.store.raw_nodes, [target])
-        await timed("set_states_1 (same value)", app.store.set_states,
-                    {target: (state_of(props), int(props.get("truth_epoch") or 0))})
-        await timed("set_weights_1 (same value)", app.store.set_weights, {target: float(props.get("feedback_weight", 0.5))})
+        await timed(
+            "set_states_1 (same value)",
+            app.store.set_states,
+            {target: (state_of(props), int(props.get("truth_epoch") or 0))},
+        )
+        await timed(
+            "set_weights_1 (same value)",
+            app.store.set_weights,
+            {target: float(props.get("feedback_weight", 0.5))},
+        )
         scratch = f"bench:scratch:{i}"
         sid = node_id("evidence", scratch)
-        point = build_point("evidence", sid, {"key": scratch, "claim": claim, "question_key": question_key(0)})
-        await timed("add_points_1 (add_data_points: graph + embed + vector upsert)", app.store.add_points, [point])
+        point = build_point(
+            "evidence", sid, {"key": scratch, "claim": claim, "question_key": question_key(0)}
+        )
+        await timed(
+            "add_points_1 (add_data_points: graph + embed + vector upsert)", app.store.add_points, [point]
+        )
         await timed("delete_1 (graph + vector rows)", app.store.delete, {sid: "evidence"})
     left = await app.store.find_keys([f"bench:scratch:{i}" for i in range(len(edits))])
     vectors = await app.store.vector_ids(collection("evidence"))
-    stray = [k for k in (node_id("evidence", f"bench:scratch:{i}") for i in range(len(edits))) if k in vectors]
+    stray = [
+        k for k in (node_id("evidence", f"bench:scratch:{i}") for i in range(len(edits))) if k in vectors
+    ]
     result = {name: round(pct(v, 0.5), 3) for name, v in times.items()}
     result["samples"] = len(edits)
     result["scratch_left_behind"] = len(left) + len(stray)
@@ -349,5 +457,8 @@ def journal_cost(app) -> dict:
         start = time.perf_counter()
         app.journal.epoch()
         times.append((time.perf_counter() - start) * 1000)
-    return {"log_bytes": size, "log_entries": sum(1 for _ in app.journal.entries()),
-            "epoch_read_ms_p50": round(pct(times, 0.5), 3)}
+    return {
+        "log_bytes": size,
+        "log_entries": sum(1 for _ in app.journal.entries()),
+        "epoch_read_ms_p50": round(pct(times, 0.5), 3),
+    }

@@ -30,18 +30,26 @@ def revision_report(run: dict) -> dict:
         outside.append(r["ms"] - sum(r["timings"].values()))
     groups = run["groups"]
     return {
-        "groups": len(groups), "revisions": len(run["revisions"]), "recorded": len(revs),
+        "groups": len(groups),
+        "revisions": len(run["revisions"]),
+        "recorded": len(revs),
         "already_applied": sum(r["already_applied"] for r in run["revisions"]),
         **scores(run["tp"], run["fp"], run["fn"]),
-        "true_positives": run["tp"], "collateral": run["fp"], "misses": run["fn"],
-        "groups_wrong": [g["group"] for g in groups if g["collateral"] or g["missed"] or g["other_replicas_dead"]],
+        "true_positives": run["tp"],
+        "collateral": run["fp"],
+        "misses": run["fn"],
+        "groups_wrong": [
+            g["group"] for g in groups if g["collateral"] or g["missed"] or g["other_replicas_dead"]
+        ],
         "log_disagreements": sum(1 for g in groups if g["log_disagrees"]),
         "refuted_wrong": sum(len(g["refuted_wrong"]) for g in groups),
-        "restore_problems": run["restore_problems"][:20], "restore_problem_count": len(run["restore_problems"]),
-        "latency_ms": summary(ms), "cpu_ms": summary([r["cpu_ms"] for r in revs]),
+        "restore_problems": run["restore_problems"][:20],
+        "restore_problem_count": len(run["restore_problems"]),
+        "latency_ms": summary(ms),
+        "cpu_ms": summary([r["cpu_ms"] for r in revs]),
         "first_revision_ms": ms[0] if ms else None,
         "latency_first_half_p50": round(pct(ms[: len(ms) // 2], 0.5), 3) if len(ms) > 1 else None,
-        "latency_second_half_p50": round(pct(ms[len(ms) // 2:], 0.5), 3) if len(ms) > 1 else None,
+        "latency_second_half_p50": round(pct(ms[len(ms) // 2 :], 0.5), 3) if len(ms) > 1 else None,
         "undo_ms": summary(run["undo_ms"]),
         "task_ms_p50": {k: round(pct(v, 0.5), 3) for k, v in tasks.items()},
         "outside_tasks_ms_p50": round(pct(outside, 0.5), 3) if outside else None,
@@ -68,7 +76,10 @@ def lower_bound(data: Dataset, groups: list[Group]) -> dict:
         triples[key] = n["triple"]
     for n in data.conclusions:
         base_nodes[concl_key(n["id"])] = Node(concl_key(n["id"]), "conclusion", question=q, text=n["claim"])
-    base_edges = [Edge(DEPENDS_ON, concl_key(e["from"]), ev_key(e["to"]), critical=True, group="chain") for e in data.edges]
+    base_edges = [
+        Edge(DEPENDS_ON, concl_key(e["from"]), ev_key(e["to"]), critical=True, group="chain")
+        for e in data.edges
+    ]
     base_sp: dict[str, list[str]] = {}
     for key, (s, p, _) in triples.items():
         base_sp.setdefault(sp_key(s, p), []).append(key)
@@ -86,8 +97,11 @@ def lower_bound(data: Dataset, groups: list[Group]) -> dict:
             if key in view.nodes:
                 mine.append(round((time.perf_counter() - start) * 1000, 4))
                 continue
-            verdicts = [(k, "contradicts", 0.9) for k in sp.get(sp_key(s, p), [])
-                        if view.nodes[k].state == ALIVE and normalise_term(objects[k][2]) != normalise_term(o)]
+            verdicts = [
+                (k, "contradicts", 0.9)
+                for k in sp.get(sp_key(s, p), [])
+                if view.nodes[k].state == ALIVE and normalise_term(objects[k][2]) != normalise_term(o)
+            ]
             plan_revision(view, verdicts, epoch, claim, Node(key, "evidence", question=q, text=claim))
             sp.setdefault(sp_key(s, p), []).append(key)
             objects[key] = (s, p, o)
@@ -99,8 +113,14 @@ def lower_bound(data: Dataset, groups: list[Group]) -> dict:
         fn += len(group.expected - dead)
         per_group.append({"group": group.name, "observed": sorted(dead), "revision_ms": mine})
         times += mine
-    return {"groups": per_group, "latency_ms": summary(times), **scores(tp, fp, fn),
-            "collateral": fp, "misses": fn, "revision_ms": times}
+    return {
+        "groups": per_group,
+        "latency_ms": summary(times),
+        **scores(tp, fp, fn),
+        "collateral": fp,
+        "misses": fn,
+        "revision_ms": times,
+    }
 
 
 def ratio_to_lower_bound(run: dict, lb: dict) -> dict:
@@ -108,13 +128,18 @@ def ratio_to_lower_bound(run: dict, lb: dict) -> dict:
     lb_ms = lb["revision_ms"]
     pairs = [(a, b) for a, b, r in zip(store_ms, lb_ms, run["revisions"]) if r["epoch"] is not None and b > 0]
     ratios = [a / b for a, b in pairs]
-    return {"pairs": len(pairs), "median_ratio": round(pct(ratios, 0.5), 1) if ratios else None,
-            "p95_ratio": round(pct(ratios, 0.95), 1) if ratios else None}
+    return {
+        "pairs": len(pairs),
+        "median_ratio": round(pct(ratios, 0.5), 1) if ratios else None,
+        "p95_ratio": round(pct(ratios, 0.95), 1) if ratios else None,
+    }
 
 
 def graph_fingerprint(status: dict) -> tuple[dict, set]:
-    nodes = {n["key"]: (n["type"], n["state"], n["feedback_weight"], n["epoch"], n.get("confidence"), n["text"])
-             for n in status["nodes"]}
+    nodes = {
+        n["key"]: (n["type"], n["state"], n["feedback_weight"], n["epoch"], n.get("confidence"), n["text"])
+        for n in status["nodes"]
+    }
     edges = {(e["type"], e["from"], e["to"], e.get("critical"), e.get("group")) for e in status["edges"]}
     return nodes, edges
 
@@ -124,7 +149,13 @@ def graph_diff(before: dict, after: dict) -> dict:
     missing = sorted(set(n1) - set(n2))
     extra = sorted(set(n2) - set(n1))
     changed = sorted(k for k in set(n1) & set(n2) if n1[k] != n2[k])
-    return {"identical": not (missing or extra or changed or e1 != e2), "nodes": len(n2),
-            "edges": len(e2), "missing_nodes": missing[:10], "extra_nodes": extra[:10],
-            "changed_nodes": [{"key": k, "before": n1[k][:5], "after": n2[k][:5]} for k in changed[:10]],
-            "missing_edges": len(e1 - e2), "extra_edges": len(e2 - e1)}
+    return {
+        "identical": not (missing or extra or changed or e1 != e2),
+        "nodes": len(n2),
+        "edges": len(e2),
+        "missing_nodes": missing[:10],
+        "extra_nodes": extra[:10],
+        "changed_nodes": [{"key": k, "before": n1[k][:5], "after": n2[k][:5]} for k in changed[:10]],
+        "missing_edges": len(e1 - e2),
+        "extra_edges": len(e2 - e1),
+    }

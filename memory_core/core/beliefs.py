@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from memory_core.core.vocabulary import (  # noqa: F401  (states re-exported)
-    ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, REFUTES, STATES, SUPERSEDED, SUPERSEDES, SUPPORTS)
+    ALIVE,
+    DEAD,
+    DEPENDS_ON,
+    INVALIDATED,
+    REFUTED,
+    REFUTES,
+    STATES,
+    SUPERSEDED,
+    SUPERSEDES,
+    SUPPORTS,
+)
 
 
 @dataclass
@@ -137,4 +147,3 @@ class BeliefView:
 
     def keys(self) -> Iterable[str]:
         return self.nodes.keys()
-

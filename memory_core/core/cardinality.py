@@ -27,23 +27,31 @@ def check_predicates(raw: Any, where: str = "'predicates'") -> dict[str, str]:
     """Validate a ``predicates`` section: an object of predicate name -> ``"one"``/``"many"``.
     Returns it with normalised names (InputError names what is wrong)."""
     if not isinstance(raw, dict):
-        raise InputError(f"{where} must be an object mapping a predicate to \"one\" or \"many\"")
+        raise InputError(f'{where} must be an object mapping a predicate to "one" or "many"')
     result: dict[str, str] = {}
     spelled: dict[str, str] = {}
     for name, value in raw.items():
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{where}: a predicate name must be a non-empty string, got {name!r}")
-        if len(name) > MAX_NAME or any(c in name for c in "|\n\t") or any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in name):
-            raise InputError(f"{where}: predicate name {name!r} is too long or contains '|', a tab, a newline "
-                             "or a control character")
+        if (
+            len(name) > MAX_NAME
+            or any(c in name for c in "|\n\t")
+            or any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in name)
+        ):
+            raise InputError(
+                f"{where}: predicate name {name!r} is too long or contains '|', a tab, a newline "
+                "or a control character"
+            )
         norm = normalise_term(visible_name(name, where, "predicate name"))
         if not norm:
             raise InputError(f"{where}: predicate name {name!r} is empty once normalised")
         if not isinstance(value, str) or value not in CARDINALITIES:
-            raise InputError(f"{where}: {name!r} must be \"one\" or \"many\", got {value!r}")
+            raise InputError(f'{where}: {name!r} must be "one" or "many", got {value!r}')
         if norm in result and result[norm] != value:
-            raise InputError(f"{where}: {name!r} and {spelled[norm]!r} are the same predicate once normalised "
-                             f"({norm!r}) but declared {value!r} and {result[norm]!r}")
+            raise InputError(
+                f"{where}: {name!r} and {spelled[norm]!r} are the same predicate once normalised "
+                f"({norm!r}) but declared {value!r} and {result[norm]!r}"
+            )
         result[norm] = value
         spelled.setdefault(norm, name)
     return dict(sorted(result.items()))
@@ -86,11 +94,15 @@ def declarations_text(predicates: Optional[Mapping[str, str]]) -> str:
     one = sorted(k for k, v in predicates.items() if v == ONE)
     lines = ["Declared predicate cardinality (JSON data):"]
     if many:
-        lines.append("MULTI_VALUED = " + _json(many) + " (a subject may have several of these at once: another "
-                     "value for one of them is NOT a contradiction)")
+        lines.append(
+            "MULTI_VALUED = " + _json(many) + " (a subject may have several of these at once: another "
+            "value for one of them is NOT a contradiction)"
+        )
     if one:
-        lines.append("SINGLE_VALUED = " + _json(one) + " (one value per subject: another value contradicts or "
-                     "supersedes the stored one)")
+        lines.append(
+            "SINGLE_VALUED = " + _json(one) + " (one value per subject: another value contradicts or "
+            "supersedes the stored one)"
+        )
     lines.append("Any other predicate is single-valued.")
     return "\n".join(lines) + "\n"
 
@@ -101,5 +113,14 @@ def _json(names: list[str]) -> str:
     return json.dumps(names, ensure_ascii=False)
 
 
-__all__ = ["CARDINALITIES", "MANY", "ONE", "cardinality", "check_predicates", "declarations_text", "merged",
-           "multi_valued", "stored_predicates"]
+__all__ = [
+    "CARDINALITIES",
+    "MANY",
+    "ONE",
+    "cardinality",
+    "check_predicates",
+    "declarations_text",
+    "merged",
+    "multi_valued",
+    "stored_predicates",
+]

@@ -68,13 +68,17 @@ def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
     victims = sorted(unfounded(view, candidates))
     victim_set = set(victims)
     for key in victims:
+
         def dead(a: str) -> bool:
             return a in victim_set or view.state(a) != ALIVE
 
         lost = sorted({a for _, ants in view.justifications(key) for a in ants if dead(a)})
         cycle = cycle_through(view, key, victim_set) if lost and all(a in victim_set for a in lost) else None
-        detail = (f"only circular support remained ({' -> '.join(cycle)})" if cycle
-                  else "no justification holds: " + lost_text(view, key, dead))
+        detail = (
+            f"only circular support remained ({' -> '.join(cycle)})"
+            if cycle
+            else "no justification holds: " + lost_text(view, key, dead)
+        )
         record(view, plan, key, Rule.JUSTIFICATION_LOST, lost, detail, state=INVALIDATED, weight=0.0)
     return victims
 
@@ -82,7 +86,9 @@ def settle(view: BeliefView, plan: Plan, candidates: set[str]) -> list[str]:
 def cycle_through(view: BeliefView, key: str, within: set[str]) -> Optional[list[str]]:
     """A path ``key -> a -> ... -> key`` along critical ``depends_on`` edges (node to
     antecedent) through nodes of ``within`` only, or None when ``key`` is on no such cycle."""
-    stack = [(a, [key, a]) for a in sorted({a for _, g in view.justifications(key) for a in g}) if a in within]
+    stack = [
+        (a, [key, a]) for a in sorted({a for _, g in view.justifications(key) for a in g}) if a in within
+    ]
     seen: set[str] = set()
     while stack:
         node, path = stack.pop()
@@ -109,7 +115,11 @@ def lost_text(view: BeliefView, key: str, dead) -> str:
         ants = f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} dead"
         parts.append(ants if len(justs) == 1 else f"justification {name or '(default)'}: {ants}")
     if len(justs) == 1:
-        return f"its antecedent{'s' if ' are ' in parts[0] else ''} {parts[0]}" if parts else "its support is dead"
+        return (
+            f"its antecedent{'s' if ' are ' in parts[0] else ''} {parts[0]}"
+            if parts
+            else "its support is dead"
+        )
     return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
 
 

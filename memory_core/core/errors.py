@@ -86,9 +86,22 @@ class RootConflict(FalsifyError, RuntimeError):
     """One process serves one data root: cognee is already configured for another."""
 
 
-__all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError", "HostConfigError",
-           "FacadeClosed", "RootConflict", "error_message", "render", "speak", "spoken", "VOCABULARY",
-           "VOCABULARIES"]
+__all__ = [
+    "FalsifyError",
+    "InputError",
+    "RootBusy",
+    "EmbedderMismatch",
+    "JudgeError",
+    "HostConfigError",
+    "FacadeClosed",
+    "RootConflict",
+    "error_message",
+    "render",
+    "speak",
+    "spoken",
+    "VOCABULARY",
+    "VOCABULARIES",
+]
 
 
 # ---- each shell speaks its caller's vocabulary ----------------------------------------------
@@ -102,6 +115,7 @@ __all__ = ["FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeE
 VOCABULARY: ContextVar[str] = ContextVar("falsify_vocabulary", default="python")
 VOCABULARIES = ("cli", "python", "mcp", "viewer")
 
+
 @functools.lru_cache(maxsize=1)
 def _words() -> tuple[dict, set, re.Pattern]:
     """CLI flag -> the argument's name in the Python API, the MCP tools and the viewer's API (the
@@ -112,8 +126,11 @@ def _words() -> tuple[dict, set, re.Pattern]:
 
     arguments = {**{f.flag: f.name for f in FIELDS if f.flag}, **OTHER_ARGUMENTS}
     switches = {f.name for f in FIELDS if f.kind == "bool"} | {"repair"}
-    pattern = re.compile(r"--(?:" + "|".join(re.escape(f[2:]) for f in sorted(arguments, key=len, reverse=True))
-                         + r")(?![\w-])( (?=['\"]|[A-Z]{2,}\b))?")
+    pattern = re.compile(
+        r"--(?:"
+        + "|".join(re.escape(f[2:]) for f in sorted(arguments, key=len, reverse=True))
+        + r")(?![\w-])( (?=['\"]|[A-Z]{2,}\b))?"
+    )
     return arguments, switches, pattern
 
 

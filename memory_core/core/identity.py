@@ -15,8 +15,12 @@ from uuid import NAMESPACE_OID, uuid5
 from memory_core.core.keys import normalise_key
 from memory_core.core.vocabulary import TEXT_FIELD, NodeKind
 
-TYPE_BY_KIND = {NodeKind.QUESTION: "InvestigationQuestion", NodeKind.HYPOTHESIS: "Hypothesis",
-                NodeKind.EVIDENCE: "Evidence", NodeKind.CONCLUSION: "Conclusion"}
+TYPE_BY_KIND = {
+    NodeKind.QUESTION: "InvestigationQuestion",
+    NodeKind.HYPOTHESIS: "Hypothesis",
+    NodeKind.EVIDENCE: "Evidence",
+    NodeKind.CONCLUSION: "Conclusion",
+}
 KIND_BY_TYPE = {name: kind for kind, name in TYPE_BY_KIND.items()}
 KINDS = tuple(TYPE_BY_KIND)
 

@@ -43,15 +43,31 @@ MAX_FILE = 50 * 1024 * 1024
 # most readers do not show as one); the bidirectional controls (they reorder what a reader sees:
 # U+202E makes "txt.exe" read "exe.txt")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")  # lone surrogates: from "\ud800" JSON escapes or undecodable argv bytes
+_SURROGATE = re.compile(
+    r"[\ud800-\udfff]"
+)  # lone surrogates: from "\ud800" JSON escapes or undecodable argv bytes
 
-SECTIONS = {"question": "question", "hypotheses": "hypothesis", "evidence": "evidence", "conclusions": "conclusion"}
+SECTIONS = {
+    "question": "question",
+    "hypotheses": "hypothesis",
+    "evidence": "evidence",
+    "conclusions": "conclusion",
+}
 TEXT_OF = {"question": "text", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}
 OPTIONAL = {
     "question": {},
     "hypothesis": {"prior": "unit"},
-    "evidence": {"source_id": "str", "quote": "str", "asserted_at": "date", "stance": "stance",
-                 "subject": "str", "predicate": "name", "object": "str", "valid_from": "date", "valid_to": "date"},
+    "evidence": {
+        "source_id": "str",
+        "quote": "str",
+        "asserted_at": "date",
+        "stance": "stance",
+        "subject": "str",
+        "predicate": "name",
+        "object": "str",
+        "valid_from": "date",
+        "valid_to": "date",
+    },
     "conclusion": {"confidence": "unit"},
 }
 EDGE_FIELDS = {
@@ -86,7 +102,9 @@ class Investigation:
     edges: list[EdgeSpec]
     sources: list[dict] = field(default_factory=list)  # [{"id", "trust", "name"?}]
     policy: Optional[str] = None  # latest_wins | trust_ranked | preserve_both (None: latest_wins)
-    predicates: dict = field(default_factory=dict)  # normalised predicate -> "one" | "many" (core.cardinality)
+    predicates: dict = field(
+        default_factory=dict
+    )  # normalised predicate -> "one" | "many" (core.cardinality)
 
     def kinds(self) -> dict[str, str]:
         return {n.key: n.kind for n in self.nodes}
@@ -117,13 +135,17 @@ def loads_json(data: bytes | str, what: str) -> Any:
     try:
         return json.loads(data, object_pairs_hook=_pairs, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
-        raise InputError(f"{what}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+        raise InputError(
+            f"{what}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
     except RecursionError:
         raise InputError(f"{what}: JSON nested too deeply") from None
     except InputError as error:  # duplicate field, NaN/Infinity: say which input
         raise InputError(f"{what}: {error}") from None
     except ValueError as error:  # e.g. an integer literal longer than Python's 4300-digit limit
-        raise InputError(f"{what}: invalid JSON: {' '.join(str(error).split(';')[0].split())[:200]}") from None
+        raise InputError(
+            f"{what}: invalid JSON: {' '.join(str(error).split(';')[0].split())[:200]}"
+        ) from None
 
 
 def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
@@ -135,11 +157,15 @@ def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
         raise InputError(f"{where}: {name!r} is {len(value)} characters long (limit {limit})")
     bad = _CONTROL.search(value)
     if bad:
-        raise InputError(f"{where}: {name!r} contains a control character (U+{ord(bad.group()):04X} at position {bad.start()})")
+        raise InputError(
+            f"{where}: {name!r} contains a control character (U+{ord(bad.group()):04X} at position {bad.start()})"
+        )
     bad = _SURROGATE.search(value)
     if bad:
-        raise InputError(f"{where}: {name!r} is not valid Unicode (lone surrogate U+{ord(bad.group()):04X} at position "
-                         f"{bad.start()}; undecodable bytes in a command-line argument, or a \\u{ord(bad.group()):04x} JSON escape)")
+        raise InputError(
+            f"{where}: {name!r} is not valid Unicode (lone surrogate U+{ord(bad.group()):04X} at position "
+            f"{bad.start()}; undecodable bytes in a command-line argument, or a \\u{ord(bad.group()):04x} JSON escape)"
+        )
     return value.strip()
 
 
@@ -168,14 +194,20 @@ def check_key(value: Any, where: str) -> str:
     bad = next((c for c in key if not (c.isalnum() or c in KEY_PUNCTUATION)), None)
     if bad is not None:
         label = "a space" if bad == " " else f"U+{ord(bad):04X} {unicodedata.name(bad, 'unnamed character')}"
-        raise InputError(f"{where}: key {key!r} may hold only letters, digits, '_', '-' and '.' (it has {label})")
+        raise InputError(
+            f"{where}: key {key!r} may hold only letters, digits, '_', '-' and '.' (it has {label})"
+        )
     if not any(c.isalnum() for c in key):
-        raise InputError(f"{where}: key {key!r} needs a letter or a digit ('.', '..' and other punctuation alone "
-                         "are not keys)")
+        raise InputError(
+            f"{where}: key {key!r} needs a letter or a digit ('.', '..' and other punctuation alone "
+            "are not keys)"
+        )
     scripts = sorted({_script(c) for c in key if c.isalpha()})
     if len(scripts) > 1:
-        raise InputError(f"{where}: key {key!r} mixes letters of {', '.join(scripts)}: look-alike letters "
-                         "(confusables) are refused; use one script per key")
+        raise InputError(
+            f"{where}: key {key!r} mixes letters of {', '.join(scripts)}: look-alike letters "
+            "(confusables) are refused; use one script per key"
+        )
     if len(key) > MAX_KEY:
         raise InputError(f"{where}: 'key' is {len(key)} characters long (limit {MAX_KEY})")
     return key
@@ -207,7 +239,9 @@ def check_value(kind: str, value: Any, where: str, name: str):
         try:
             (date.fromisoformat if len(text) == 10 else datetime.fromisoformat)(text)
         except ValueError:
-            raise InputError(f"{where}: {name!r} must be an ISO date such as 2021-03-15, got {text!r}") from None
+            raise InputError(
+                f"{where}: {name!r} must be an ISO date such as 2021-03-15, got {text!r}"
+            ) from None
         return text
     if kind == "stance":
         if value not in ("supports", "refutes"):
@@ -225,7 +259,9 @@ def _node(kind: str, raw: Any, where: str, stored: bool = False) -> NodeSpec:
     allowed = {"key", text_field, *OPTIONAL[kind]}
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+        raise InputError(
+            f"{where}: unknown field(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})"
+        )
     if "key" not in raw:
         raise InputError(f"{where}: missing 'key'")
     key = check_key(raw["key"], where)
@@ -234,11 +270,17 @@ def _node(kind: str, raw: Any, where: str, stored: bool = False) -> NodeSpec:
         if stored and set(raw) == {"key"}:
             return NodeSpec(kind, key, None, {}, reference=True)
         if kind == "question":
-            raise InputError(f"{where}: missing {text_field!r} (a fragment names a question already stored in this "
-                             "data root; this one is not)")
+            raise InputError(
+                f"{where}: missing {text_field!r} (a fragment names a question already stored in this "
+                "data root; this one is not)"
+            )
         raise InputError(f"{where}: missing {text_field!r}")
     text = check_text(raw[text_field], where, text_field)
-    fields = {name: check_value(t, raw[name], where, name) for name, t in OPTIONAL[kind].items() if raw.get(name) is not None}
+    fields = {
+        name: check_value(t, raw[name], where, name)
+        for name, t in OPTIONAL[kind].items()
+        if raw.get(name) is not None
+    }
     triple = [fields.get(n) for n in ("subject", "predicate", "object")]
     if any(triple) and not all(triple):
         raise InputError(f"{where}: give all of subject, predicate and object, or none")
@@ -249,7 +291,9 @@ def _node(kind: str, raw: Any, where: str, stored: bool = False) -> NodeSpec:
     return NodeSpec(kind, key, text, fields)
 
 
-def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str = "investigation file") -> Investigation:
+def parse(
+    data: bytes | str, known: Optional[dict[str, str]] = None, what: str = "investigation file"
+) -> Investigation:
     """Validate a whole investigation. ``known``: keys already stored → kind, so
     edges may point at nodes loaded earlier."""
     if isinstance(data, (bytes, str)) and len(data) > MAX_FILE:
@@ -265,7 +309,8 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     qraw = raw["question"]
     qkey = qraw.get("key") if isinstance(qraw, dict) else None
     stored_question = isinstance(qkey, str) and any(
-        normalise_key(k) == normalise_key(qkey.strip()) and v == "question" for k, v in (known or {}).items())
+        normalise_key(k) == normalise_key(qkey.strip()) and v == "question" for k, v in (known or {}).items()
+    )
     question = _node("question", qraw, "question", stored=stored_question)
     nodes = [question]
     for section, kind in SECTIONS.items():
@@ -279,7 +324,9 @@ def parse(data: bytes | str, known: Optional[dict[str, str]] = None, what: str =
     for node in nodes:
         norm = normalise_key(node.key)
         if norm in seen:
-            raise InputError(f"duplicate key {node.key!r} (same as {seen[norm]!r}; keys are compared case-insensitively)")
+            raise InputError(
+                f"duplicate key {node.key!r} (same as {seen[norm]!r}; keys are compared case-insensitively)"
+            )
         seen[norm] = node.key
     kinds = {normalise_key(k): v for k, v in (known or {}).items()}
     kinds.update({normalise_key(n.key): n.kind for n in nodes})
@@ -350,9 +397,15 @@ def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list
         sources, targets = ENDPOINTS[etype]
         ks, kd = kinds[normalise_key(src)], kinds[normalise_key(dst)]
         if ks not in sources or kd not in targets:
-            raise InputError(f"{where}: a {etype} edge goes from {'/'.join(sorted(sources))} to "
-                             f"{'/'.join(sorted(targets))}, not from {ks} to {kd}")
-        props = {name: check_value(t, raw[name], where, name) for name, t in EDGE_FIELDS[etype].items() if raw.get(name) is not None}
+            raise InputError(
+                f"{where}: a {etype} edge goes from {'/'.join(sorted(sources))} to "
+                f"{'/'.join(sorted(targets))}, not from {ks} to {kd}"
+            )
+        props = {
+            name: check_value(t, raw[name], where, name)
+            for name, t in EDGE_FIELDS[etype].items()
+            if raw.get(name) is not None
+        }
         if etype == DEPENDS_ON:
             props.setdefault("critical", True)
             props.setdefault("group", None)
@@ -368,8 +421,10 @@ def _edges(items: Any, kinds: dict[str, str], canonical: dict[str, str]) -> list
             if etype != DEPENDS_ON or props["group"] in first.props.get("groups", [first.props["group"]]):
                 raise InputError(f"{where}: duplicate edge")
             if props["critical"] != first.props["critical"]:
-                raise InputError(f"{where}: repeats a depends_on edge in another group with another 'critical' "
-                                 "(the edges of one antecedent must agree on it)")
+                raise InputError(
+                    f"{where}: repeats a depends_on edge in another group with another 'critical' "
+                    "(the edges of one antecedent must agree on it)"
+                )
             first.props["groups"] = first.props.get("groups", [first.props["group"]]) + [props["group"]]
             continue
         spec = EdgeSpec(etype, src, dst, props)

@@ -20,8 +20,10 @@ def visible_name(text: str, where: str, name: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     bad = next((c for c in text if unicodedata.category(c) == "Cf"), None)
     if bad is not None:
-        raise InputError(f"{where}: {name!r} contains an invisible character (U+{ord(bad):04X} "
-                         f"{unicodedata.name(bad, 'format character')} at position {text.index(bad)})")
+        raise InputError(
+            f"{where}: {name!r} contains an invisible character (U+{ord(bad):04X} "
+            f"{unicodedata.name(bad, 'format character')} at position {text.index(bad)})"
+        )
     return text
 
 

@@ -18,7 +18,7 @@ from memory_core.core.beliefs import BeliefView, Edge, Node
 @dataclass
 class Change:
     key: str
-    rule: str  # contradicted | superseded_by_fact | justification_lost | noncritical_decay | support_lost | promoted | weakened_no_rival | rebalanced | orphaned
+    rule: str  # a Rule (core/vocabulary.py): contradicted, superseded_by_fact, justification_lost, ...
     before: dict  # {"state", "weight", "confidence"}
     after: dict
     cause: list[str] = field(default_factory=list)
@@ -38,10 +38,14 @@ class Plan:
     forgotten: list[str] = field(default_factory=list)
     died: list[str] = field(default_factory=list)  # nodes that died in this revision, in order
     revived: list[str] = field(default_factory=list)  # nodes that hold again (reinstated, dispute ended)
-    restored: list[str] = field(default_factory=list)  # forgotten nodes that hold again: back from their tombstones
+    restored: list[str] = field(
+        default_factory=list
+    )  # forgotten nodes that hold again: back from their tombstones
     removed_edges: list[Edge] = field(default_factory=list)  # disputes edges a resolution ends
     decisions: list[dict] = field(default_factory=list)  # who won each contradiction, and why (core.policy)
-    meta: dict = field(default_factory=dict, repr=False)  # inputs passed between the steps (verdicts, decisions)
+    meta: dict = field(
+        default_factory=dict, repr=False
+    )  # inputs passed between the steps (verdicts, decisions)
 
     def keys_with(self, *rules: str) -> list[str]:
         seen: list[str] = []
@@ -91,7 +95,9 @@ def snapshot(node: Node) -> dict:
     return {"state": node.state, "weight": node.weight, "confidence": node.confidence}
 
 
-def record(view: BeliefView, plan: Plan, key: str, rule: str, cause: list[str], detail: str = "", **after) -> None:
+def record(
+    view: BeliefView, plan: Plan, key: str, rule: str, cause: list[str], detail: str = "", **after
+) -> None:
     """Apply a change to the view's node and record it (with before/after) in the plan."""
     node = view.nodes[key]
     before = snapshot(node)

@@ -69,8 +69,14 @@ class Decision:
         return {FACT: self.evidence, EVIDENCE: self.fact}.get(self.winner or "")
 
     def as_dict(self) -> dict:
-        return {"evidence": self.evidence, "fact": self.fact, "winner": self.winner_key,
-                "loser": self.loser_key, "policy": self.policy, "reason": self.reason}
+        return {
+            "evidence": self.evidence,
+            "fact": self.fact,
+            "winner": self.winner_key,
+            "loser": self.loser_key,
+            "policy": self.policy,
+            "reason": self.reason,
+        }
 
 
 def check_policy(value: Any, what: str = "policy") -> str:
@@ -88,8 +94,12 @@ def finite(value) -> bool:
 
 
 def check_trust(value: Any, what: str = "trust") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) \
-            or not 0.0 <= float(value) <= 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not finite(value)
+        or not 0.0 <= float(value) <= 1.0
+    ):
         raise InputError(f"{what}: must be a number from 0 to 1, got {repr(value)[:40]}")
     return float(value)
 
@@ -131,15 +141,30 @@ def decide(policy: str, evidence: Claim, fact: Claim, today: str) -> Decision:
     """Who wins between stored ``evidence`` and the new ``fact`` (``today``: ISO date)."""
     policy = check_policy(policy)
     if policy == PRESERVE_BOTH:
-        return Decision(evidence.key, fact.key, None, policy,
-                        f"{evidence.key} and {fact.key} disputed: both kept ({policy})")
+        return Decision(
+            evidence.key,
+            fact.key,
+            None,
+            policy,
+            f"{evidence.key} and {fact.key} disputed: both kept ({policy})",
+        )
     if policy == TRUST_RANKED:
         if fact.trust > evidence.trust:
-            return Decision(evidence.key, fact.key, FACT, policy,
-                            f"{fact.key} wins: trust {_fmt(fact.trust)} > {_fmt(evidence.trust)} ({policy})")
+            return Decision(
+                evidence.key,
+                fact.key,
+                FACT,
+                policy,
+                f"{fact.key} wins: trust {_fmt(fact.trust)} > {_fmt(evidence.trust)} ({policy})",
+            )
         if evidence.trust > fact.trust:
-            return Decision(evidence.key, fact.key, EVIDENCE, policy,
-                            f"{evidence.key} kept: trust {_fmt(evidence.trust)} > {_fmt(fact.trust)} ({policy})")
+            return Decision(
+                evidence.key,
+                fact.key,
+                EVIDENCE,
+                policy,
+                f"{evidence.key} kept: trust {_fmt(evidence.trust)} > {_fmt(fact.trust)} ({policy})",
+            )
         winner, reason = latest(evidence, fact, today, f"equal trust {_fmt(fact.trust)}: {LATEST_WINS}")
         return Decision(evidence.key, fact.key, winner, policy, reason)
     winner, reason = latest(evidence, fact, today)
@@ -185,8 +210,13 @@ class NewFact:
     policy: Optional[str] = None  # overrides the questions' policies
 
 
-def decisions_for(inputs: PolicyInputs, fact: NewFact, contradicted: Iterable[str],
-                  registered: Mapping[str, float], today: str) -> tuple[dict[str, Decision], Optional[float]]:
+def decisions_for(
+    inputs: PolicyInputs,
+    fact: NewFact,
+    contradicted: Iterable[str],
+    registered: Mapping[str, float],
+    today: str,
+) -> tuple[dict[str, Decision], Optional[float]]:
     """Who wins each contradiction between ``fact`` and the ``contradicted`` evidence keys,
     and the trust the fact's source is registered with (``fact.trust`` for a source not
     known yet; None when nothing is to be registered). A source is known when its question
@@ -200,7 +230,9 @@ def decisions_for(inputs: PolicyInputs, fact: NewFact, contradicted: Iterable[st
     if source is not None and source not in listed and source not in registered and fact.trust is not None:
         fact_trust = fact.trust
     f_trust = listed.get(source) if source in listed else registered.get(source, fact_trust)
-    claim = Claim(fact.key, fact.asserted_at, f_trust if f_trust is not None else source_trust({}, None), source)
+    claim = Claim(
+        fact.key, fact.asserted_at, f_trust if f_trust is not None else source_trust({}, None), source
+    )
     result = {}
     for key in contradicted:
         props = inputs.evidence.get(key) or {}

@@ -31,27 +31,49 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
     for key in newly_dead:
         for edge in view.out_edges(key, SUPPORTS):
             hyp = view.nodes.get(edge.dst)
-            if hyp is not None and hyp.alive and not view.alive_supporters(edge.dst) \
-                    and not any(view.state(e.src) == DISPUTED for e in view.in_edges(edge.dst, SUPPORTS)):
+            if (
+                hyp is not None
+                and hyp.alive
+                and not view.alive_supporters(edge.dst)
+                and not any(view.state(e.src) == DISPUTED for e in view.in_edges(edge.dst, SUPPORTS))
+            ):
                 # (a hypothesis with a disputed supporter is left alone: a dispute neither supersedes nor promotes)
                 losers.setdefault(edge.dst, []).append(key)
     promoted: list[str] = []
     for question in sorted({view.nodes[h].question or "" for h in losers}):
         mine = sorted(h for h in losers if (view.nodes[h].question or "") == question)
         rivals = [
-            h for h in view.hypotheses_of(view.nodes[mine[0]].question)
+            h
+            for h in view.hypotheses_of(view.nodes[mine[0]].question)
             if h not in losers and view.nodes[h].alive and view.alive_supporters(h)
         ]
         if not rivals:
             for h in mine:
                 node = view.nodes[h]
-                record(view, plan, h, Rule.WEAKENED_NO_RIVAL, sorted(set(losers[h]) & dead),
-                       "lost its support; no rival has alive support", weight=round(node.weight * NO_RIVAL_FACTOR, 6))
+                record(
+                    view,
+                    plan,
+                    h,
+                    Rule.WEAKENED_NO_RIVAL,
+                    sorted(set(losers[h]) & dead),
+                    "lost its support; no rival has alive support",
+                    weight=round(node.weight * NO_RIVAL_FACTOR, 6),
+                )
             continue
-        winner = min(rivals, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
+        winner = min(
+            rivals, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)
+        )
         for h in mine:
-            record(view, plan, h, Rule.SUPPORT_LOST, sorted(set(losers[h]) & dead) + [winner],
-                   f"no alive supporting evidence; rival {winner} still supported", state=SUPERSEDED, weight=0.0)
+            record(
+                view,
+                plan,
+                h,
+                Rule.SUPPORT_LOST,
+                sorted(set(losers[h]) & dead) + [winner],
+                f"no alive supporting evidence; rival {winner} still supported",
+                state=SUPERSEDED,
+                weight=0.0,
+            )
         promote(view, plan, winner, question, mine)
         promoted.append(winner)
     return promoted
@@ -62,8 +84,24 @@ def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: li
     top = max((view.nodes[h].weight for h in others), default=0.0)
     for h in others:
         if view.nodes[h].weight >= 1.0:
-            record(view, plan, h, Rule.REBALANCED, [winner], "lowered so the promoted rival stays on top", weight=0.95)
+            record(
+                view,
+                plan,
+                h,
+                Rule.REBALANCED,
+                [winner],
+                "lowered so the promoted rival stays on top",
+                weight=0.95,
+            )
     top = min(top, 0.95) if top >= 1.0 else top
     new = min(1.0, round(top + PROMOTION_STEP, 6))
     support = view.support(winner)
-    record(view, plan, winner, Rule.PROMOTED, losers, f"best-supported rival (support {support:.2f})", weight=max(new, view.nodes[winner].weight))
+    record(
+        view,
+        plan,
+        winner,
+        Rule.PROMOTED,
+        losers,
+        f"best-supported rival (support {support:.2f})",
+        weight=max(new, view.nodes[winner].weight),
+    )

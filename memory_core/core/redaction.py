@@ -32,21 +32,25 @@ _PIECE = 8  # an echoed piece of a registered secret this long or longer is mask
 # the password runs to the last "@" that a host follows (a password may hold "@", ":" and even "/"),
 # never into the next URL of the line
 _URL_PASSWORD = re.compile(
-    r"(?i)\b([a-z][a-z0-9+.\-]*://[^:/?#@\s'\"]*):(?:(?!://)[^\s'\"])*@(?=[^@\s/?#'\"]*(?:[/?#'\"\s]|$))")
+    r"(?i)\b([a-z][a-z0-9+.\-]*://[^:/?#@\s'\"]*):(?:(?!://)[^\s'\"])*@(?=[^@\s/?#'\"]*(?:[/?#'\"\s]|$))"
+)
 _FLAG = re.compile(r"(--(?:token|secret|password|api-key)(?:=|\s+))(?:'[^']*'|\"[^\"]*\"|\S+)")
 _AUTHORIZATION = re.compile(
     r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest|apikey|key)\s+)?)"
-    r"[^\s\"',;]+")
+    r"[^\s\"',;]+"
+)
 _SCHEME = re.compile(r"(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{6,}")
 _ASSIGNED = re.compile(
     r"(?i)((?<![A-Za-z0-9_])[\"']?(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|x-api-key|"
     r"access[_-]?token|refresh[_-]?token|auth[_-]?token|token|secret[_-]?key|access[_-]?key|private[_-]?key)"
-    r"[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&\"')}\]]+)")
+    r"[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&\"')}\]]+)"
+)
 _KEY_SHAPED = re.compile(
     r"(?<![A-Za-z0-9])(?:sk-[A-Za-z0-9_\-]{6,}|sk_(?:live|test)_[A-Za-z0-9]{6,}|rk_(?:live|test)_[A-Za-z0-9]{6,}"
     r"|AKIA[0-9A-Z]{12,}|gh[pousr]_[A-Za-z0-9]{10,}|github_pat_[A-Za-z0-9_]{10,}|xox[abposr]-[A-Za-z0-9\-]{8,}"
     r"|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{10,}|gsk_[A-Za-z0-9]{10,}|r8_[A-Za-z0-9]{10,}"
-    r"|eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]*)")
+    r"|eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]*)"
+)
 _TOKEN = re.compile(r"[A-Za-z0-9._~+/=\-]{%d,}" % _PIECE)
 
 

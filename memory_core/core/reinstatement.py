@@ -65,21 +65,31 @@ def outcome_labels(view: BeliefView, seeds: Iterable[str], forced: Iterable[str]
     return labels(view, downstream(view, list(seeds) + sorted(forced)), forced)
 
 
-def returning(view: BeliefView, seeds: Iterable[str], forced: Iterable[str] = (),
-              skip: Iterable[str] = ()) -> tuple[list[str], dict[str, str]]:
+def returning(
+    view: BeliefView, seeds: Iterable[str], forced: Iterable[str] = (), skip: Iterable[str] = ()
+) -> tuple[list[str], dict[str, str]]:
     """Evidence stored dead that would hold again (alive or disputed) once the view's
     edges are applied because an attacker of it died, and the labels computed.
     ``skip``: keys already re-judged."""
     forced = set(forced)
     new = outcome_labels(view, seeds, forced)
     skip = set(skip)
-    back = sorted(k for k, lab in new.items()
-                  if lab != L_DEAD and k not in forced and k not in skip and view.nodes[k].kind == "evidence"
-                  and label_of(view.nodes[k].state) == L_DEAD and attackers(view, k))
+    back = sorted(
+        k
+        for k, lab in new.items()
+        if lab != L_DEAD
+        and k not in forced
+        and k not in skip
+        and view.nodes[k].kind == "evidence"
+        and label_of(view.nodes[k].state) == L_DEAD
+        and attackers(view, k)
+    )
     return back, new
 
 
-def alive_after(view: BeliefView, new_labels: dict[str, str], key: str, stored_state: Optional[str] = None) -> bool:
+def alive_after(
+    view: BeliefView, new_labels: dict[str, str], key: str, stored_state: Optional[str] = None
+) -> bool:
     """Whether ``key`` holds once the revision is applied (labels computed, else its state)."""
     if key in new_labels:
         return new_labels[key] == "alive"
@@ -96,15 +106,20 @@ def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
         view.add_edge(edge)
         plan.new_edges.append(edge)
     conf = f", confidence {verdict.confidence:.2f}" if verdict.confidence is not None else ""
-    detail = (f"not reinstated: {verdict.by} {verdict.relation or 'contradicts'} it ({verdict.judge or 'judge'}{conf}"
-              + (f": {verdict.rationale}" if verdict.rationale else "") + ")")
+    detail = (
+        f"not reinstated: {verdict.by} {verdict.relation or 'contradicts'} it ({verdict.judge or 'judge'}{conf}"
+        + (f": {verdict.rationale}" if verdict.rationale else "")
+        + ")"
+    )
     record(view, plan, verdict.key, NOT_REINSTATED, [verdict.by], detail)
 
 
 def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
     against = f" whether {fact_key} contradicts it" if fact_key else ""
-    return (f"reinstated without being re-judged: no judge could decide{against} (give the fact as a triple "
-            "'S|P|O' for evidence stored with subject/predicate/object, or set LLM_API_KEY for the LLM judge)")
+    return (
+        f"reinstated without being re-judged: no judge could decide{against} (give the fact as a triple "
+        "'S|P|O' for evidence stored with subject/predicate/object, or set LLM_API_KEY for the LLM judge)"
+    )
 
 
 def remember_undecided(plan: Plan, keys: list[str]) -> None:
@@ -115,5 +130,14 @@ def remember_undecided(plan: Plan, keys: list[str]) -> None:
         notes[key] = undecided_detail([key], fact_key)
 
 
-__all__ = ["NOT_REINSTATED", "Rejudged", "alive_after", "keep_dead", "outcome_labels", "remember_undecided",
-           "returning", "seeds_of", "undecided_detail"]
+__all__ = [
+    "NOT_REINSTATED",
+    "Rejudged",
+    "alive_after",
+    "keep_dead",
+    "outcome_labels",
+    "remember_undecided",
+    "returning",
+    "seeds_of",
+    "undecided_detail",
+]

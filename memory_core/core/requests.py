@@ -55,8 +55,9 @@ def fact_key(fact: str) -> str:
     return f"F_{digest}"
 
 
-STOP_WORDS = frozenset("a an the of to in on at by for and or but is was were be been are it its this that with "
-                       "from as".split())
+STOP_WORDS = frozenset(
+    "a an the of to in on at by for and or but is was were be been are it its this that with from as".split()
+)
 
 
 def readable_key(fact: str, words: int = 4) -> str:
@@ -74,7 +75,9 @@ def readable_key(fact: str, words: int = 4) -> str:
     return f"F_{'_'.join(w[:16] for w in picked)}_{fact_key(fact)[2:6]}"
 
 
-DEFAULT_WEIGHT = 0.5  # a supports/refutes edge's weight when the caller gives none (as in investigation files)
+DEFAULT_WEIGHT = (
+    0.5  # a supports/refutes edge's weight when the caller gives none (as in investigation files)
+)
 
 
 @dataclass(frozen=True)
@@ -122,10 +125,23 @@ def _about(name: str, check, *args):
         raise
 
 
-def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any = None, source: Any = None,
-                     asserted_at: Any = None, line: Optional[int] = None, trust: Any = None,
-                     policy: Any = None, valid_from: Any = None, valid_to: Any = None, record: Any = False,
-                     supports: Any = None, refutes: Any = None, weight: Any = None) -> RevisionRequest:
+def revision_request(
+    fact: Any,
+    triple: Any = None,
+    target: Any = None,
+    key: Any = None,
+    source: Any = None,
+    asserted_at: Any = None,
+    line: Optional[int] = None,
+    trust: Any = None,
+    policy: Any = None,
+    valid_from: Any = None,
+    valid_to: Any = None,
+    record: Any = False,
+    supports: Any = None,
+    refutes: Any = None,
+    weight: Any = None,
+) -> RevisionRequest:
     """Validate one request (``InputError`` names the field, and carries it as ``.field``)."""
     fact = _about("fact", check_text, fact, "fact", "text")
     parsed = None
@@ -134,9 +150,11 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
             raise InputError("--triple must be a string 'subject|predicate|object'", field="triple")
         try:
             subject, predicate, obj = parse_triple(triple)
-            parsed = (_about("triple", check_text, subject, "--triple", "part"),
-                      _about("triple", check_name, predicate, "--triple", "part"),
-                      _about("triple", check_text, obj, "--triple", "part"))
+            parsed = (
+                _about("triple", check_text, subject, "--triple", "part"),
+                _about("triple", check_name, predicate, "--triple", "part"),
+                _about("triple", check_text, obj, "--triple", "part"),
+            )
         except ValueError as error:
             raise InputError(str(error), field="triple") from None
     if target is not None:
@@ -163,16 +181,38 @@ def revision_request(fact: Any, triple: Any = None, target: Any = None, key: Any
     if refutes is not None:
         refutes = _about("refutes", check_key, refutes, "--refutes")
     if supports is not None and refutes is not None:
-        raise InputError("give --supports or --refutes, not both (one hypothesis edge per fact)", field="refutes")
+        raise InputError(
+            "give --supports or --refutes, not both (one hypothesis edge per fact)", field="refutes"
+        )
     if weight is not None:
         weight = _about("weight", check_trust, weight, "--weight")
         if supports is None and refutes is None:
-            raise InputError("--weight needs --supports or --refutes (it is that edge's weight)", field="weight")
+            raise InputError(
+                "--weight needs --supports or --refutes (it is that edge's weight)", field="weight"
+            )
     if record and target is not None:
-        raise InputError("--record (the fact contradicts none of the candidates) and --target (it contradicts this "
-                         "one) are two different decisions: give one", field="record")
-    return RevisionRequest(fact, parsed, target, key, source, asserted_at, line, trust, policy, valid_from, valid_to,
-                           record, supports, refutes, weight)
+        raise InputError(
+            "--record (the fact contradicts none of the candidates) and --target (it contradicts this "
+            "one) are two different decisions: give one",
+            field="record",
+        )
+    return RevisionRequest(
+        fact,
+        parsed,
+        target,
+        key,
+        source,
+        asserted_at,
+        line,
+        trust,
+        policy,
+        valid_from,
+        valid_to,
+        record,
+        supports,
+        refutes,
+        weight,
+    )
 
 
 def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:
@@ -181,8 +221,10 @@ def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> Revis
         raise InputError(f"{where}: each fact must be a JSON object")
     unknown = sorted(set(obj) - LINE_FIELDS)
     if unknown:
-        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (a fact takes {', '.join(FACT_FIELDS)})",
-                         field=unknown[0])
+        raise InputError(
+            f"{where}: unknown field(s) {', '.join(unknown)} (a fact takes {', '.join(FACT_FIELDS)})",
+            field=unknown[0],
+        )
     if "fact" not in obj:
         raise InputError(f"{where}: missing 'fact'")
     try:

@@ -19,8 +19,14 @@ from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
 
 
-def begin(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
-          fact: str | None = None, new_node: Node | None = None, decisions: Optional[dict] = None) -> Plan:
+def begin(
+    view: BeliefView,
+    verdicts: list[tuple[str, str, float]],
+    epoch: int,
+    fact: str | None = None,
+    new_node: Node | None = None,
+    decisions: Optional[dict] = None,
+) -> Plan:
     """Record the new fact in the view with one edge per contradicted evidence E:
     ``supersedes`` F→E when F wins (the default, and every verdict without a
     decision), ``supersedes`` E→F when E wins, ``disputes`` F→E for a dispute
@@ -39,9 +45,11 @@ def begin(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
             if decision is None or decision.winner == FACT:
                 edges = [Edge(SUPERSEDES, new_node.key, key, confidence=confidence)]
                 if relation == "supersedes":
-                    edges += [Edge(SUPERSEDES, new_node.key, e.dst, confidence=confidence)
-                              for e in view.out_edges(key, SUPERSEDES)
-                              if e.dst != new_node.key and view.state(e.dst) != ALIVE]
+                    edges += [
+                        Edge(SUPERSEDES, new_node.key, e.dst, confidence=confidence)
+                        for e in view.out_edges(key, SUPERSEDES)
+                        if e.dst != new_node.key and view.state(e.dst) != ALIVE
+                    ]
             elif decision.winner == EVIDENCE:
                 edges = [Edge(SUPERSEDES, key, new_node.key, confidence=confidence)]
             else:
@@ -50,13 +58,17 @@ def begin(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
                 if edge not in view.out_edges(edge.src, edge.kind):
                     view.add_edge(edge)
                     plan.new_edges.append(edge)
-    plan.meta = {"verdicts": {k: (r, c) for k, r, c in verdicts}, "decisions": decisions,
-                 "forced": [] if new_node is not None else [k for k, _, _ in verdicts]}
+    plan.meta = {
+        "verdicts": {k: (r, c) for k, r, c in verdicts},
+        "decisions": decisions,
+        "forced": [] if new_node is not None else [k for k, _, _ in verdicts],
+    }
     return plan
 
 
-def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] = None,
-                         ghosts: Iterable[str] = ()) -> list[str]:
+def propagate_refutation(
+    view: BeliefView, plan: Plan, memory: Optional[Memory] = None, ghosts: Iterable[str] = ()
+) -> list[str]:
     """Relabel everything downstream of the contradicted evidence and the new fact
     (three-valued: see :mod:`memory_core.core.tms`); decay non-critical dependents.
     Returns every node that died in this revision (premises first)."""
@@ -71,9 +83,16 @@ def propagate_refutation(view: BeliefView, plan: Plan, memory: Optional[Memory] 
             notes.setdefault(new.key, (Rule.DISPUTED, decision.reason))
             notes[key] = (Rule.DISPUTED, decision.reason)
     seeds = sorted(verdicts) + ([new.key] if new is not None else [])
-    outcome = relabel(view, plan, seeds, forced_dead=meta.get("forced", []),
-                      verdicts={k: v for k, v in verdicts.items() if k not in notes}, memory=memory,
-                      ghosts=ghosts, notes=notes)
+    outcome = relabel(
+        view,
+        plan,
+        seeds,
+        forced_dead=meta.get("forced", []),
+        verdicts={k: v for k, v in verdicts.items() if k not in notes},
+        memory=memory,
+        ghosts=ghosts,
+        notes=notes,
+    )
     plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
     plan.revived = plan.revived + outcome.revived
     note_unjudged(plan)
@@ -111,9 +130,16 @@ def forget_orphans(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> 
     return plan.forgotten
 
 
-def plan_revision(view: BeliefView, verdicts: list[tuple[str, str, float]], epoch: int,
-                  fact: str | None = None, new_node: Node | None = None, decisions: Optional[dict] = None,
-                  memory: Optional[Memory] = None, ghosts: Iterable[str] = ()) -> Plan:
+def plan_revision(
+    view: BeliefView,
+    verdicts: list[tuple[str, str, float]],
+    epoch: int,
+    fact: str | None = None,
+    new_node: Node | None = None,
+    decisions: Optional[dict] = None,
+    memory: Optional[Memory] = None,
+    ghosts: Iterable[str] = (),
+) -> Plan:
     """``verdicts``: (evidence key, "contradicts"|"supersedes", confidence);
     ``decisions``: who won each (:func:`memory_core.core.policy.decide`; default: the fact)."""
     plan = begin(view, verdicts, epoch, fact, new_node, decisions)
@@ -123,8 +149,14 @@ def plan_revision(view: BeliefView, verdicts: list[tuple[str, str, float]], epoc
     return plan
 
 
-def plan_resolve(view: BeliefView, loser: str, winner: str, epoch: int, memory: Optional[Memory] = None,
-                 ghosts: Iterable[str] = ()) -> Plan:
+def plan_resolve(
+    view: BeliefView,
+    loser: str,
+    winner: str,
+    epoch: int,
+    memory: Optional[Memory] = None,
+    ghosts: Iterable[str] = (),
+) -> Plan:
     """End the dispute between two disputed evidence nodes: the ``disputes``
     edge is replaced by ``supersedes`` winner→loser, and everything relabels (the
     loser's dependents die and are forgotten as usual; the winner's hold again).
@@ -146,17 +178,33 @@ def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan
     if edge not in view.out_edges(winner, SUPERSEDES):
         view.add_edge(edge)
         plan.new_edges.append(edge)
-    plan.decisions = [{"evidence": loser, "fact": winner, "winner": winner, "loser": loser, "policy": "resolve",
-                       "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)"}]
+    plan.decisions = [
+        {
+            "evidence": loser,
+            "fact": winner,
+            "winner": winner,
+            "loser": loser,
+            "policy": "resolve",
+            "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)",
+        }
+    ]
     plan.meta = {"seeds": [winner, loser]}
     return plan
 
 
-def finish_resolve(view: BeliefView, plan: Plan, loser: str, winner: str, memory: Optional[Memory] = None,
-                   ghosts: Iterable[str] = ()) -> Plan:
+def finish_resolve(
+    view: BeliefView,
+    plan: Plan,
+    loser: str,
+    winner: str,
+    memory: Optional[Memory] = None,
+    ghosts: Iterable[str] = (),
+) -> Plan:
     """:func:`plan_resolve`'s second half: relabel, decay, promote, forget."""
-    notes = {loser: (Rule.CONTRADICTED, f"dispute resolved in favour of {winner}"),
-             winner: (Rule.RESOLVED, f"dispute with {loser} resolved in its favour")}
+    notes = {
+        loser: (Rule.CONTRADICTED, f"dispute resolved in favour of {winner}"),
+        winner: (Rule.RESOLVED, f"dispute with {loser} resolved in its favour"),
+    }
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
     plan.died = outcome.died
     plan.revived = outcome.revived
@@ -167,8 +215,13 @@ def finish_resolve(view: BeliefView, plan: Plan, loser: str, winner: str, memory
     return plan
 
 
-def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional[Memory] = None,
-                 dead_as: Optional[dict[str, str]] = None) -> Plan:
+def plan_relabel(
+    view: BeliefView,
+    keys: list[str],
+    epoch: int,
+    memory: Optional[Memory] = None,
+    dead_as: Optional[dict[str, str]] = None,
+) -> Plan:
     """``check --repair``: ``keys`` are nodes whose stored state disagrees with the three-valued
     labelling of the whole view (changed behind FALSIFY's back). They and what depends on them
     are relabelled as a revision would (:func:`relabel`: each change recorded with its cause,
@@ -178,8 +231,15 @@ def plan_relabel(view: BeliefView, keys: list[str], epoch: int, memory: Optional
     plan = Plan(epoch=epoch)
     dead_as = dead_as or {}
     verdicts = {k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys}
-    notes = {k: ("repair", f"repaired by check: its stored state ({view.nodes[k].state}) disagreed with the "
-                           "three-valued labelling") for k in keys if k in view.nodes}
+    notes = {
+        k: (
+            "repair",
+            f"repaired by check: its stored state ({view.nodes[k].state}) disagreed with the "
+            "three-valued labelling",
+        )
+        for k in keys
+        if k in view.nodes
+    }
     outcome = relabel(view, plan, keys, verdicts=verdicts, memory=memory or Memory(), notes=notes)
     plan.died = list(outcome.died)
     if plan.died:
@@ -207,8 +267,10 @@ def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
         candidates |= dependent_closure(view, seeds)
         plan.died = settle(view, plan, candidates)
         # a loaded supersedes edge attacks its target: relabel what it reaches (three-valued)
-        attacked = sorted({e.dst for k in seeds for e in view.out_edges(k) if e.kind == SUPERSEDES}
-                          | {k for k in seeds if view.in_edges(k, SUPERSEDES)})
+        attacked = sorted(
+            {e.dst for k in seeds for e in view.out_edges(k) if e.kind == SUPERSEDES}
+            | {k for k in seeds if view.in_edges(k, SUPERSEDES)}
+        )
         if attacked:
             outcome = relabel(view, plan, attacked)
             plan.died = plan.died + [k for k in outcome.died if k not in plan.died]

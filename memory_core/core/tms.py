@@ -42,7 +42,17 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 from memory_core.core.vocabulary import (
     Rule,
-    ALIVE, DEAD, DEPENDS_ON, DISPUTED, DISPUTES, INVALIDATED, REFUTED, SUPERSEDED, SUPERSEDES, SUPPORTS)
+    ALIVE,
+    DEAD,
+    DEPENDS_ON,
+    DISPUTED,
+    DISPUTES,
+    INVALIDATED,
+    REFUTED,
+    SUPERSEDED,
+    SUPERSEDES,
+    SUPPORTS,
+)
 
 L_ALIVE, L_DISPUTED, L_DEAD = "alive", "disputed", "dead"
 LABELLED_KINDS = ("evidence", "conclusion")
@@ -53,7 +63,11 @@ def historical_node(node: Optional[Node]) -> bool:
     """Superseded in time (core.validity): evidence whose validity ended (it has a
     ``valid_to``), or a conclusion that rested on one (conclusions are otherwise never
     superseded). It was true: it holds no more, yet what it defeated stays defeated."""
-    return node is not None and node.state == SUPERSEDED and (node.valid_to is not None or node.kind == "conclusion")
+    return (
+        node is not None
+        and node.state == SUPERSEDED
+        and (node.valid_to is not None or node.kind == "conclusion")
+    )
 
 
 def label_of(state: str) -> str:
@@ -73,7 +87,9 @@ def attackers(view: BeliefView, key: str) -> list[str]:
 
 def rivals(view: BeliefView, key: str) -> list[str]:
     """The other side of each dispute ``key`` is in."""
-    return sorted({e.src for e in view.in_edges(key, DISPUTES)} | {e.dst for e in view.out_edges(key, DISPUTES)})
+    return sorted(
+        {e.src for e in view.in_edges(key, DISPUTES)} | {e.dst for e in view.out_edges(key, DISPUTES)}
+    )
 
 
 def labellable(view: BeliefView, key: str) -> bool:
@@ -98,7 +114,9 @@ def downstream(view: BeliefView, seeds: Iterable[str]) -> set[str]:
     return found
 
 
-def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead: Iterable[str] = ()) -> dict[str, str]:
+def labels(
+    view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead: Iterable[str] = ()
+) -> dict[str, str]:
     """The three-valued labels of ``scope`` (default: every evidence and
     conclusion node); nodes outside it keep the label of their stored state.
     ``forced_dead``: nodes killed outright (a contradiction with no recorded winner)."""
@@ -109,8 +127,9 @@ def labels(view: BeliefView, scope: Optional[Iterable[str]] = None, forced_dead:
         justs = [ants for _, ants in view.justifications(key)]
         rules[key] = (attackers(view, key), justs or None, label_of(view.nodes[key].state))
     # the nodes outside the scope that the scope's rules read keep the label of their stored state
-    refs = {a for atts, justs, _ in rules.values() for a in atts} | \
-        {a for _, justs, _ in rules.values() for ants in justs or () for a in ants}
+    refs = {a for atts, justs, _ in rules.values() for a in atts} | {
+        a for _, justs, _ in rules.values() for ants in justs or () for a in ants
+    }
     outside = {k: label_of(view.nodes[k].state) for k in refs - scope if k in view.nodes}
     fixed_true = {k for k, lab in outside.items() if lab == L_ALIVE}
     # evidence superseded in time (it has a valid_to: core.validity) was true: what it
@@ -189,7 +208,9 @@ class Memory:
                 self.weakened[key] = float(before["weight"])
 
     def copy(self) -> "Memory":
-        return Memory(dict(self.before_death), {k: list(v) for k, v in self.promotions.items()}, dict(self.weakened))
+        return Memory(
+            dict(self.before_death), {k: list(v) for k, v in self.promotions.items()}, dict(self.weakened)
+        )
 
     def absorb(self, plan: Plan) -> None:
         """Add a plan's changes (pure tests chain plans with it)."""
@@ -207,9 +228,16 @@ class Outcome:
     disputed: list[str] = field(default_factory=list)
 
 
-def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Iterable[str] = (),
-            verdicts: Optional[dict[str, tuple[str, float]]] = None, memory: Optional[Memory] = None,
-            ghosts: Iterable[str] = (), notes: Optional[dict[str, tuple[str, str]]] = None) -> Outcome:
+def relabel(
+    view: BeliefView,
+    plan: Plan,
+    seeds: Iterable[str],
+    forced_dead: Iterable[str] = (),
+    verdicts: Optional[dict[str, tuple[str, float]]] = None,
+    memory: Optional[Memory] = None,
+    ghosts: Iterable[str] = (),
+    notes: Optional[dict[str, tuple[str, str]]] = None,
+) -> Outcome:
     """Recompute the labels downstream of ``seeds`` and record every change.
 
     ``verdicts``: evidence key -> (judge relation, confidence), for the wording and
@@ -236,7 +264,9 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         state = RELATION_STATE.get(relation, REFUTED)
         rule = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
         if key in forced or key in verdicts:
-            detail = f"judge: {relation}" + (f" (confidence {confidence:.2f})" if confidence is not None else "")
+            detail = f"judge: {relation}" + (
+                f" (confidence {confidence:.2f})" if confidence is not None else ""
+            )
         else:
             detail = f"superseded by {', '.join(winners)}"
         rule, detail = notes.get(key, (rule, detail))
@@ -250,8 +280,9 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
         if cycle:  # a real cycle: what is left of its support runs back to itself
             detail = f"only circular support remained ({' -> '.join(cycle)})"
         else:
-            detail = "no justification holds: " + lost_text(view, key, lambda a: a in victim_set or
-                                                             label_of(view.state(a)) == L_DEAD)
+            detail = "no justification holds: " + lost_text(
+                view, key, lambda a: a in victim_set or label_of(view.state(a)) == L_DEAD
+            )
         if not lost:  # its justifications hold, but an attacker holds
             lost = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
             detail = f"superseded by {', '.join(lost)}"
@@ -260,10 +291,19 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
     for key in (k for k in moved if new[k] == L_DISPUTED):
         node = view.nodes[key]
         cause = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) != L_DEAD]
-        cause += sorted({a for _, g in view.justifications(key) for a in g
-                         if new.get(a, label_of(view.state(a))) == L_DISPUTED})
-        detail = (f"in dispute with {', '.join(rivals(view, key))}" if rivals(view, key)
-                  else "its support runs through disputed nodes")
+        cause += sorted(
+            {
+                a
+                for _, g in view.justifications(key)
+                for a in g
+                if new.get(a, label_of(view.state(a))) == L_DISPUTED
+            }
+        )
+        detail = (
+            f"in dispute with {', '.join(rivals(view, key))}"
+            if rivals(view, key)
+            else "its support runs through disputed nodes"
+        )
         rule, detail = notes.get(key, (Rule.DISPUTED, detail))
         weight = node.weight if old[key] != L_DEAD else memory.before_death.get(key, {}).get("weight", 0.5)
         record(view, plan, key, rule, cause, detail, state=DISPUTED, weight=weight)
@@ -271,8 +311,14 @@ def relabel(view: BeliefView, plan: Plan, seeds: Iterable[str], forced_dead: Ite
     for key in (k for k in moved if new[k] == L_ALIVE):
         node = view.nodes[key]
         gone = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_DEAD]
-        holding = next((g for _, g in view.justifications(key)
-                        if all(new.get(a, label_of(view.state(a))) == L_ALIVE for a in g)), [])
+        holding = next(
+            (
+                g
+                for _, g in view.justifications(key)
+                if all(new.get(a, label_of(view.state(a))) == L_ALIVE for a in g)
+            ),
+            [],
+        )
         why_gone = "; ".join(_death(plan, a) for a in gone)
         if old[key] == L_DISPUTED:
             detail = "dispute ended: " + (why_gone if gone else "its support holds again")
@@ -309,7 +355,9 @@ def disputed_supporters(view: BeliefView, hypothesis: str) -> list[str]:
     return [e.src for e in view.in_edges(hypothesis, SUPPORTS) if view.state(e.src) == DISPUTED]
 
 
-def reinstate_hypotheses(view: BeliefView, plan: Plan, revived: list[str], memory: Optional[Memory] = None) -> list[str]:
+def reinstate_hypotheses(
+    view: BeliefView, plan: Plan, revived: list[str], memory: Optional[Memory] = None
+) -> list[str]:
     """A hypothesis superseded because its support died holds again when an alive
     supporter is back; a rival promoted over it gets its weight back; a hypothesis
     weakened for lack of a rival gets its weight back."""
@@ -323,16 +371,44 @@ def reinstate_hypotheses(view: BeliefView, plan: Plan, revived: list[str], memor
         cause = sorted(set(view.alive_supporters(h)) & set(revived))
         if node.state == SUPERSEDED:
             weight = memory.before_death.get(h, {}).get("weight")
-            record(view, plan, h, Rule.REINSTATED, cause, "alive supporting evidence is back",
-                   state=ALIVE, weight=weight if weight is not None else (node.prior or 0.5))
+            record(
+                view,
+                plan,
+                h,
+                Rule.REINSTATED,
+                cause,
+                "alive supporting evidence is back",
+                state=ALIVE,
+                weight=weight if weight is not None else (node.prior or 0.5),
+            )
             back.append(h)
             for rival, before in memory.promotions.get(h, []):
                 r = view.nodes.get(rival)
-                if r is not None and r.alive and r.weight > before and rival not in plan.keys_with(Rule.DEMOTED):
-                    record(view, plan, rival, Rule.DEMOTED, [h], f"promoted only because {h} had lost its support",
-                           weight=before)
+                if (
+                    r is not None
+                    and r.alive
+                    and r.weight > before
+                    and rival not in plan.keys_with(Rule.DEMOTED)
+                ):
+                    record(
+                        view,
+                        plan,
+                        rival,
+                        Rule.DEMOTED,
+                        [h],
+                        f"promoted only because {h} had lost its support",
+                        weight=before,
+                    )
         elif node.alive and h in memory.weakened and node.weight < memory.weakened[h]:
-            record(view, plan, h, Rule.REINSTATED, cause, "its supporting evidence is back", weight=memory.weakened[h])
+            record(
+                view,
+                plan,
+                h,
+                Rule.REINSTATED,
+                cause,
+                "its supporting evidence is back",
+                weight=memory.weakened[h],
+            )
     return back
 
 
@@ -343,7 +419,9 @@ def remove_edge(view: BeliefView, edge: Edge) -> None:
 
 
 def dispute_edges(view: BeliefView, a: str, b: str) -> list[Edge]:
-    return [e for e in view.out_edges(a, DISPUTES) if e.dst == b] + [e for e in view.out_edges(b, DISPUTES) if e.dst == a]
+    return [e for e in view.out_edges(a, DISPUTES) if e.dst == b] + [
+        e for e in view.out_edges(b, DISPUTES) if e.dst == a
+    ]
 
 
 def check_resolvable(view: BeliefView, loser: str, winner: str) -> list[Edge]:
@@ -361,8 +439,10 @@ def check_resolvable(view: BeliefView, loser: str, winner: str) -> list[Edge]:
         raise InputError(f"{loser} and {winner} are not in a dispute (no disputes edge between them)")
     for key in (loser, winner):
         if view.nodes[key].state != DISPUTED:
-            raise InputError(f"{key} is {view.nodes[key].state}, not disputed: the dispute with "
-                             f"{winner if key == loser else loser} is already decided")
+            raise InputError(
+                f"{key} is {view.nodes[key].state}, not disputed: the dispute with "
+                f"{winner if key == loser else loser} is already decided"
+            )
     return edges
 
 
@@ -370,10 +450,28 @@ def three_valued_violations(view: BeliefView) -> list[tuple[str, str, str]]:
     """Nodes whose stored state disagrees with the labelling of the whole view:
     (key, stored state, expected label)."""
     expected = labels(view)
-    return sorted((k, view.nodes[k].state, lab) for k, lab in expected.items()
-                  if label_of(view.nodes[k].state) != lab)
+    return sorted(
+        (k, view.nodes[k].state, lab) for k, lab in expected.items() if label_of(view.nodes[k].state) != lab
+    )
 
 
-__all__ = ["DEAD", "DEPENDS_ON", "L_ALIVE", "L_DEAD", "L_DISPUTED", "Memory", "Outcome", "attackers", "check_resolvable",
-           "disputed_supporters", "downstream", "label_of", "labels", "reinstate_hypotheses", "relabel", "remove_edge",
-           "rivals", "three_valued_violations"]
+__all__ = [
+    "DEAD",
+    "DEPENDS_ON",
+    "L_ALIVE",
+    "L_DEAD",
+    "L_DISPUTED",
+    "Memory",
+    "Outcome",
+    "attackers",
+    "check_resolvable",
+    "disputed_supporters",
+    "downstream",
+    "label_of",
+    "labels",
+    "reinstate_hypotheses",
+    "relabel",
+    "remove_edge",
+    "rivals",
+    "three_valued_violations",
+]

@@ -42,7 +42,12 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
 
 UNTIMED, DISJOINT, ENDS_STORED, NEW_PRECEDES, SAME_PERIOD = (
-    "untimed", "disjoint", "ends_stored", "new_precedes", "same_period")
+    "untimed",
+    "disjoint",
+    "ends_stored",
+    "new_precedes",
+    "same_period",
+)
 ONE_UNTIMED = "one_side_untimed"  # one side has a valid_from, the other not: decided as untimed
 HELD_UNTIL = Rule.VALIDITY_ENDED  # the rule of a change that ends a fact's validity (and its dependents')
 SHORTENED = Rule.VALIDITY_SHORTENED  # the rule of a change that moves an ended fact's valid_to back
@@ -52,8 +57,11 @@ Interval = tuple[Optional[str], Optional[str]]
 
 def moment(text: str) -> datetime:
     """A comparable instant of an ISO date or date-time (naive times are UTC)."""
-    value = datetime.combine(date.fromisoformat(text), datetime.min.time()) if len(text) == 10 \
+    value = (
+        datetime.combine(date.fromisoformat(text), datetime.min.time())
+        if len(text) == 10
         else datetime.fromisoformat(text)
+    )
     if value.tzinfo is not None:
         value = value.astimezone(timezone.utc).replace(tzinfo=None)
     return value
@@ -72,8 +80,9 @@ def check_date(value, name: str) -> Optional[str]:
     return text
 
 
-def check_interval(valid_from, valid_to, where: str = "",
-                   names: tuple[str, str] = ("valid_from", "valid_to")) -> Interval:
+def check_interval(
+    valid_from, valid_to, where: str = "", names: tuple[str, str] = ("valid_from", "valid_to")
+) -> Interval:
     """Validate an interval: each bound an ISO date, ``valid_to`` after ``valid_from`` (the
     interval is half-open: ``valid_to == valid_from`` would hold at no date). ``names``: how a
     message names the two bounds (a file's fields; a revision request's CLI flags, which each
@@ -91,8 +100,11 @@ def check_interval(valid_from, valid_to, where: str = "",
     if start is not None and end is not None and moment(end) < moment(start):
         raise InputError(f"{prefix}{second} {end} is before {first} {start}", field="valid_to")
     if start is not None and end is not None and moment(end) == moment(start):
-        raise InputError(f"{prefix}{second} {end} equals {first} {start}: the interval [valid_from, valid_to) "
-                         f"would be empty (give a later {second}, or none for a fact still true)", field="valid_to")
+        raise InputError(
+            f"{prefix}{second} {end} equals {first} {start}: the interval [valid_from, valid_to) "
+            f"would be empty (give a later {second}, or none for a fact still true)",
+            field="valid_to",
+        )
     return start, end
 
 
@@ -136,13 +148,16 @@ def untimed_note(new_key: str, new: Interval, stored: dict[str, Interval], cases
             parts.append(f"{key} is valid from {start} but {new_key} has no valid_from")
         else:
             parts.append(f"{new_key} is valid from {new[0]} but {key} has no valid_from")
-    return ("; ".join(parts) + ": time cannot order them, so the contradiction was decided by the policy as an "
-            "untimed one (a loser is refuted: never true, not held until a date); give both a valid_from to "
-            "place them in time")
+    return (
+        "; ".join(parts) + ": time cannot order them, so the contradiction was decided by the policy as an "
+        "untimed one (a loser is refuted: never true, not held until a date); give both a valid_from to "
+        "place them in time"
+    )
 
 
-def sort_verdicts(verdicts: Iterable[tuple[str, str, float]], new: Interval,
-                  stored: dict[str, Interval]) -> dict:
+def sort_verdicts(
+    verdicts: Iterable[tuple[str, str, float]], new: Interval, stored: dict[str, Interval]
+) -> dict:
     """Split a fact's verdicts by :func:`classify`. Returns ``{"kept": [verdicts that stay
     contradictions], "ends": {key: date its validity ends}, "new_valid_to": date or None,
     "cases": {key: case}}``: the new fact ends where the earliest later value starts, and
@@ -166,8 +181,9 @@ def sort_verdicts(verdicts: Iterable[tuple[str, str, float]], new: Interval,
     return {"kept": kept, "ends": ends, "new_valid_to": new_to, "cases": cases}
 
 
-def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str,
-                 ghosts: Iterable[str] = ()) -> list[str]:
+def end_validity(
+    view: BeliefView, plan: Plan, ends: dict[str, str], cause: str, ghosts: Iterable[str] = ()
+) -> list[str]:
     """Each evidence in ``ends`` (key -> date) held until that date: ``valid_to`` set, state
     ``superseded``; alive nodes whose support that takes away become ``superseded`` too.
     Recorded in ``plan`` (rule ``validity_ended``). Returns what stopped holding. ``ghosts``:
@@ -183,8 +199,16 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str,
         if node.state != ALIVE:
             continue
         node.valid_to = ends[key]
-        record(view, plan, key, HELD_UNTIL, [cause], f"held until {ends[key]} ({cause} holds from then)",
-               state=SUPERSEDED, weight=0.0)
+        record(
+            view,
+            plan,
+            key,
+            HELD_UNTIL,
+            [cause],
+            f"held until {ends[key]} ({cause} holds from then)",
+            state=SUPERSEDED,
+            weight=0.0,
+        )
         plan.changes[-1].before["valid_to"] = None
         plan.changes[-1].after["valid_to"] = ends[key]
         ended.append(key)
@@ -201,20 +225,33 @@ def end_validity(view: BeliefView, plan: Plan, ends: dict[str, str], cause: str,
     while True:
         scope = downstream(view, ended + victims)
         new = labels(view, scope)
-        falling = sorted(k for k in scope if new[k] == "dead" and view.nodes[k].state in (ALIVE, DISPUTED)
-                         and view.justifications(k))
+        falling = sorted(
+            k
+            for k in scope
+            if new[k] == "dead" and view.nodes[k].state in (ALIVE, DISPUTED) and view.justifications(k)
+        )
         if not falling:
             break
         for key in falling:
             node = view.nodes[key]
             lost = sorted({a for _, ants in view.justifications(key) for a in ants if new.get(a) == "dead"})
-            until = ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends) or \
-                "its support held only until then"
+            until = (
+                ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends)
+                or "its support held only until then"
+            )
             before_to = node.valid_to
             if node.kind == "evidence":  # derived evidence held while its support did: its validity ends too
                 node.valid_to = last
-            record(view, plan, key, HELD_UNTIL, lost, f"held while its support held ({until})",
-                   state=SUPERSEDED, weight=0.0)
+            record(
+                view,
+                plan,
+                key,
+                HELD_UNTIL,
+                lost,
+                f"held while its support held ({until})",
+                state=SUPERSEDED,
+                weight=0.0,
+            )
             if node.kind == "evidence":
                 plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, last
             victims.append(key)
@@ -242,13 +279,18 @@ def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> N
             continue
         seen.add(current)
         item = view.nodes[current]
-        if current != key and not (item.kind == "evidence" and historical(view, current) and item.valid_to == old):
+        if current != key and not (
+            item.kind == "evidence" and historical(view, current) and item.valid_to == old
+        ):
             continue
         before_to = item.valid_to
         item.valid_to = until
         was = f"it was recorded until {old}" if old else "it was open-ended"
-        why = (f"held until {until} ({cause} holds from then; {was})" if current == key
-               else f"held while its support held ({key} held until {until})")
+        why = (
+            f"held until {until} ({cause} holds from then; {was})"
+            if current == key
+            else f"held while its support held ({key} held until {until})"
+        )
         record(view, plan, current, SHORTENED, [cause] if current == key else [key], why)
         plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, until
         todo += view.dependents(current, critical_only=True)
@@ -278,20 +320,33 @@ def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]
     """The new fact held only until a stored value started: recorded as ``superseded``."""
     node = view.nodes[key]
     node.valid_to = until
-    record(view, plan, key, HELD_UNTIL, cause, f"held until {until} ({', '.join(cause)} holds from then)",
-           state=SUPERSEDED, weight=0.0)
+    record(
+        view,
+        plan,
+        key,
+        HELD_UNTIL,
+        cause,
+        f"held until {until} ({', '.join(cause)} holds from then)",
+        state=SUPERSEDED,
+        weight=0.0,
+    )
     plan.changes[-1].after["valid_to"] = until
 
 
 def past_value(node) -> bool:
     """Evidence superseded in time with a known start: a value of its subject+predicate's
     timeline that held once (a timed fact is compared with it)."""
-    return node.kind == "evidence" and node.state == SUPERSEDED and node.valid_to is not None \
+    return (
+        node.kind == "evidence"
+        and node.state == SUPERSEDED
+        and node.valid_to is not None
         and node.valid_from is not None
+    )
 
 
-def reopen(view: BeliefView, plan: Plan, kept: Iterable[tuple[str, str, float]], decisions: dict,
-           new_key: str) -> list[str]:
+def reopen(
+    view: BeliefView, plan: Plan, kept: Iterable[tuple[str, str, float]], decisions: dict, new_key: str
+) -> list[str]:
     """Values already superseded in time that the new fact contradicts as a real contradiction
     (the same period, or one side untimed): when the fact wins, such a value was never true:
     ``refuted`` (rule ``contradicted``); in a dispute it is ``disputed`` again. (An alive value
@@ -307,13 +362,29 @@ def reopen(view: BeliefView, plan: Plan, kept: Iterable[tuple[str, str, float]],
         decision = decisions.get(key)
         when = f"from {node.valid_from}" if node.valid_from else "without a start date"
         if decision is None or (not decision.dispute and decision.winner != EVIDENCE):
-            record(view, plan, key, Rule.CONTRADICTED, [new_key],
-                   f"judge: {relation}; {new_key} claims the same period ({when}), and it was superseded in "
-                   f"time only (held until {node.valid_to}): refuted, never true", state=REFUTED, weight=0.0)
+            record(
+                view,
+                plan,
+                key,
+                Rule.CONTRADICTED,
+                [new_key],
+                f"judge: {relation}; {new_key} claims the same period ({when}), and it was superseded in "
+                f"time only (held until {node.valid_to}): refuted, never true",
+                state=REFUTED,
+                weight=0.0,
+            )
             changed.append(key)
         elif decision.dispute:
-            record(view, plan, key, Rule.DISPUTED, [new_key], f"in dispute with {new_key} over the same period ({when})",
-                   state=DISPUTED, weight=0.5)
+            record(
+                view,
+                plan,
+                key,
+                Rule.DISPUTED,
+                [new_key],
+                f"in dispute with {new_key} over the same period ({when})",
+                state=DISPUTED,
+                weight=0.5,
+            )
             changed.append(key)
     return changed
 
@@ -365,7 +436,9 @@ def as_of(view: BeliefView, when: str) -> BeliefView:
     for key, node in sliced.nodes.items():
         if node.kind not in ("evidence", "conclusion"):
             continue
-        if view.justifications(key):  # relabelled from its justifications, unless refuted or out of its interval
+        if view.justifications(
+            key
+        ):  # relabelled from its justifications, unless refuted or out of its interval
             if node.state == REFUTED or not holds_at((node.valid_from, node.valid_to), when):
                 forced.add(key)
             else:  # its present state (ended with its support, invalidated, disputed) is recomputed on the slice
@@ -392,8 +465,9 @@ def as_of(view: BeliefView, when: str) -> BeliefView:
     return sliced
 
 
-def overlaps(values: Iterable[tuple[str, str, str, Interval]],
-             apart: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, str, Interval]]:
+def overlaps(
+    values: Iterable[tuple[str, str, str, Interval]], apart: Iterable[tuple[str, str]] = ()
+) -> list[tuple[str, str, str, Interval]]:
     """Pairs of values of one single-valued slot whose validity overlaps: ``values`` are
     ``(key, slot, object, (valid_from, valid_to))`` of evidence that held (alive, disputed or
     superseded in time) with a ``valid_from`` (an untimed value is placed nowhere in time);
@@ -407,13 +481,14 @@ def overlaps(values: Iterable[tuple[str, str, str, Interval]],
     for key, slot, obj, (start, end) in values:
         if start is None or not slot:
             continue
-        by_slot.setdefault(slot, []).append((key, normalise_term(obj), moment(start), None if end is None else moment(end),
-                                             start, end))
+        by_slot.setdefault(slot, []).append(
+            (key, normalise_term(obj), moment(start), None if end is None else moment(end), start, end)
+        )
     found = []
     for slot, items in sorted(by_slot.items()):
         items.sort(key=lambda i: (i[2], i[0]))
         for i, a in enumerate(items):
-            for b in items[i + 1:]:
+            for b in items[i + 1 :]:
                 if b[2] >= (a[3] or datetime.max):
                     break  # b (and every later one: sorted by start) starts after a ended
                 if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip:

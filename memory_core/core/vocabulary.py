@@ -62,7 +62,12 @@ class Rule(StrEnum):
 
 
 DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (
-    EdgeKind.DEPENDS_ON, EdgeKind.SUPPORTS, EdgeKind.REFUTES, EdgeKind.SUPERSEDES, EdgeKind.PART_OF)
+    EdgeKind.DEPENDS_ON,
+    EdgeKind.SUPPORTS,
+    EdgeKind.REFUTES,
+    EdgeKind.SUPERSEDES,
+    EdgeKind.PART_OF,
+)
 DISPUTES = EdgeKind.DISPUTES
 BELIEF_EDGES = (DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, DISPUTES)
 
@@ -72,8 +77,12 @@ STATES = tuple(State)
 DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
 
 # the text field of each kind in the stores (the investigation file calls the question's "text")
-TEXT_FIELD = {NodeKind.QUESTION: "question", NodeKind.HYPOTHESIS: "statement",
-              NodeKind.EVIDENCE: "claim", NodeKind.CONCLUSION: "statement"}
+TEXT_FIELD = {
+    NodeKind.QUESTION: "question",
+    NodeKind.HYPOTHESIS: "statement",
+    NodeKind.EVIDENCE: "claim",
+    NodeKind.CONCLUSION: "statement",
+}
 
 # (source kinds, target kinds) each edge type may join.
 ENDPOINTS = {

@@ -68,8 +68,15 @@ def history(entries: Iterable[dict], key: str) -> dict:
         if kind == "load" and mine(entry.get("added")):
             canonical = canonical or mine(entry.get("added"))
             entered = _entered(entry, wanted)
-            events.append(dict(base, rule="loaded", state=entered, cause=[],
-                               text=f"loaded from investigation {entry.get('question')} ({entered})"))
+            events.append(
+                dict(
+                    base,
+                    rule="loaded",
+                    state=entered,
+                    cause=[],
+                    text=f"loaded from investigation {entry.get('question')} ({entered})",
+                )
+            )
             fate = None
         if kind == "revise":
             recorded = entry.get("facts") or ([entry] if entry.get("new_evidence") else [])
@@ -78,10 +85,21 @@ def history(entries: Iterable[dict], key: str) -> dict:
                     canonical = canonical or item["new_evidence"]
                     batch = f" (one of {len(recorded)} facts revised together)" if len(recorded) > 1 else ""
                     entered = _entered(entry, wanted)
-                    acted = [c.get("key") for c in item.get("candidates") or []
-                             if c.get("relation") in ("contradicts", "supersedes")]
-                    events.append(dict(base, fact=item.get("fact"), rule="recorded", state=entered, cause=acted,
-                                       text=f"recorded as new evidence ({entered}){batch}"))
+                    acted = [
+                        c.get("key")
+                        for c in item.get("candidates") or []
+                        if c.get("relation") in ("contradicts", "supersedes")
+                    ]
+                    events.append(
+                        dict(
+                            base,
+                            fact=item.get("fact"),
+                            rule="recorded",
+                            state=entered,
+                            cause=acted,
+                            text=f"recorded as new evidence ({entered}){batch}",
+                        )
+                    )
                     fate = None
         if kind == "undo":
             target = by_epoch.get(entry.get("undoes"), {})
@@ -89,40 +107,85 @@ def history(entries: Iterable[dict], key: str) -> dict:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
                     told = True
-                    events.append(dict(base, rule="undo", state=change["after"]["state"], cause=[],
-                                       undoes=entry.get("undoes"),
-                                       text=f"undo of epoch {entry.get('undoes')}: back to {change['after']['state']}"))
+                    events.append(
+                        dict(
+                            base,
+                            rule="undo",
+                            state=change["after"]["state"],
+                            cause=[],
+                            undoes=entry.get("undoes"),
+                            text=f"undo of epoch {entry.get('undoes')}: back to {change['after']['state']}",
+                        )
+                    )
             gone = mine(entry.get("removed"))
             if gone:
                 if mine(target.get("restored")):  # that change had brought it back from its tombstone
                     fate = "forgotten"
-                    events.append(dict(base, rule="undo", state="forgotten", cause=[], undoes=entry.get("undoes"),
-                                       text=f"forgotten again: undo of epoch {entry.get('undoes')} reverted its "
-                                            "reinstatement"))
+                    events.append(
+                        dict(
+                            base,
+                            rule="undo",
+                            state="forgotten",
+                            cause=[],
+                            undoes=entry.get("undoes"),
+                            text=f"forgotten again: undo of epoch {entry.get('undoes')} reverted its "
+                            "reinstatement",
+                        )
+                    )
                 else:
                     fate, removed_by = "removed", entry.get("undoes")
-                    events.append(dict(base, rule="removed", state="removed", cause=[], undoes=entry.get("undoes"),
-                                       text=f"removed by undo of epoch {entry.get('undoes')} (the change that "
-                                            "added it)"))
+                    events.append(
+                        dict(
+                            base,
+                            rule="removed",
+                            state="removed",
+                            cause=[],
+                            undoes=entry.get("undoes"),
+                            text=f"removed by undo of epoch {entry.get('undoes')} (the change that added it)",
+                        )
+                    )
             back = mine(entry.get("restored")) or mine(target.get("forgotten"))
             if back and not gone:
                 fate = None
             if back and not gone and not told:
-                events.append(dict(base, rule="undo", state="restored", cause=[], undoes=entry.get("undoes"),
-                                   text=f"restored by undo of epoch {entry.get('undoes')} (it had forgotten it)"))
+                events.append(
+                    dict(
+                        base,
+                        rule="undo",
+                        state="restored",
+                        cause=[],
+                        undoes=entry.get("undoes"),
+                        text=f"restored by undo of epoch {entry.get('undoes')} (it had forgotten it)",
+                    )
+                )
         else:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
                     canonical = canonical or change["key"]
-                    events.append(dict(base, fact=change.get("fact", base["fact"]), rule=change["rule"],
-                                       cause=change["cause"], state=change["after"]["state"],
-                                       text=sentence(change["rule"], change["cause"], change.get("detail", ""))))
+                    events.append(
+                        dict(
+                            base,
+                            fact=change.get("fact", base["fact"]),
+                            rule=change["rule"],
+                            cause=change["cause"],
+                            state=change["after"]["state"],
+                            text=sentence(change["rule"], change["cause"], change.get("detail", "")),
+                        )
+                    )
             if mine(entry.get("restored")):
                 fate = None
             if mine(entry.get("forgotten")):
                 fate = "forgotten"
                 by = [entry["new_evidence"]] if entry.get("new_evidence") else []
-                events.append(dict(base, rule=Rule.ORPHANED, state="forgotten", cause=by, text=sentence(Rule.ORPHANED, [])))
+                events.append(
+                    dict(
+                        base,
+                        rule=Rule.ORPHANED,
+                        state="forgotten",
+                        cause=by,
+                        text=sentence(Rule.ORPHANED, []),
+                    )
+                )
     result = {"key": canonical or key, "known": bool(events), "events": events, "fate": fate}
     if fate == "removed":
         result["removed_by_undo"] = removed_by
@@ -146,7 +209,9 @@ def why_index(entries: Iterable[dict]) -> dict[str, str]:
             if entry.get("kind") == "undo":
                 why[change["key"]] = prefix + f"restored by undo of epoch {entry.get('undoes')}"
             else:
-                why[change["key"]] = prefix + sentence(change["rule"], change["cause"], change.get("detail", ""))
+                why[change["key"]] = prefix + sentence(
+                    change["rule"], change["cause"], change.get("detail", "")
+                )
     return why
 
 
@@ -168,10 +233,21 @@ def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Option
         return {"key": key, "state": node.state, "premise": True, "justification": None, "antecedents": []}
     for group, antecedents in justifications:
         if all(view.state(a) == ALIVE and a not in seen for a in antecedents):
-            return {"key": key, "state": node.state, "premise": False, "justification": group or None,
-                    "antecedents": [why_alive(view, a, seen) for a in antecedents]}
-    return {"key": key, "state": node.state, "premise": False, "justification": None, "antecedents": [],
-            "note": "alive, but no justification holds (check reports it)"}
+            return {
+                "key": key,
+                "state": node.state,
+                "premise": False,
+                "justification": group or None,
+                "antecedents": [why_alive(view, a, seen) for a in antecedents],
+            }
+    return {
+        "key": key,
+        "state": node.state,
+        "premise": False,
+        "justification": None,
+        "antecedents": [],
+        "note": "alive, but no justification holds (check reports it)",
+    }
 
 
 def support_of(view: BeliefView, key: str, node_ident: str = "", forgotten: Iterable[dict] = ()) -> dict:
@@ -199,12 +275,22 @@ def support_of(view: BeliefView, key: str, node_ident: str = "", forgotten: Iter
     for tomb in forgotten:
         for src, dst, rel, props in tomb.get("edges", []):
             if rel == "supports" and dst == node_ident and src == tomb.get("id"):
-                lost.append({"key": tomb.get("key"), "state": "forgotten",
-                             "weight": float((props or {}).get("weight", 1.0))})
+                lost.append(
+                    {
+                        "key": tomb.get("key"),
+                        "state": "forgotten",
+                        "weight": float((props or {}).get("weight", 1.0)),
+                    }
+                )
     node = view.nodes.get(key)
-    return {"score": round(view.support(key), 6), "weight": None if node is None else node.weight,
-            "remaining": sorted(remaining, key=lambda i: i["key"]), "disputed": sorted(disputed, key=lambda i: i["key"]),
-            "lost": sorted(lost, key=lambda i: i["key"]), "refuters": sorted(refuters, key=lambda i: i["key"])}
+    return {
+        "score": round(view.support(key), 6),
+        "weight": None if node is None else node.weight,
+        "remaining": sorted(remaining, key=lambda i: i["key"]),
+        "disputed": sorted(disputed, key=lambda i: i["key"]),
+        "lost": sorted(lost, key=lambda i: i["key"]),
+        "refuters": sorted(refuters, key=lambda i: i["key"]),
+    }
 
 
 def revision_log(entries: Iterable[dict]) -> list[dict]:
@@ -214,10 +300,25 @@ def revision_log(entries: Iterable[dict]) -> list[dict]:
     for entry in entries:
         base = {k: entry[k] for k in keep if k in entry}
         for change in entry.get("changes", []):
-            result.append(dict(base, key=change["key"], rule=change["rule"], cause=change["cause"],
-                               detail=change.get("detail", ""),
-                               **{"from": change["before"]["state"], "to": change["after"]["state"]}))
+            result.append(
+                dict(
+                    base,
+                    key=change["key"],
+                    rule=change["rule"],
+                    cause=change["cause"],
+                    detail=change.get("detail", ""),
+                    **{"from": change["before"]["state"], "to": change["after"]["state"]},
+                )
+            )
         for gone in entry.get("forgotten", []):
-            result.append(dict(base, key=gone, rule=Rule.ORPHANED, cause=[], detail="forgotten from graph and vector store",
-                               **{"from": None, "to": "forgotten"}))
+            result.append(
+                dict(
+                    base,
+                    key=gone,
+                    rule=Rule.ORPHANED,
+                    cause=[],
+                    detail="forgotten from graph and vector store",
+                    **{"from": None, "to": "forgotten"},
+                )
+            )
     return result

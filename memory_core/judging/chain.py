@@ -34,10 +34,16 @@ class Case:
     fact: str
     triple: Optional[tuple[str, str, str]]
     candidates: list  # detect.Candidate; a judge sees only those not decided yet
-    props: dict[str, dict] = field(default_factory=dict)  # candidate key -> stored props (triple, question_key)
-    declared: dict[str, dict] = field(default_factory=dict)  # question key -> its predicate cardinality declarations
+    props: dict[str, dict] = field(
+        default_factory=dict
+    )  # candidate key -> stored props (triple, question_key)
+    declared: dict[str, dict] = field(
+        default_factory=dict
+    )  # question key -> its predicate cardinality declarations
     usage: object = None  # what the LLM judge spent on this fact (judging.llm.Usage), when it was asked
-    settings: object = None  # the settings it is judged by (store.config.Settings, the stores': the LLM step's)
+    settings: object = (
+        None  # the settings it is judged by (store.config.Settings, the stores': the LLM step's)
+    )
 
     @property
     def undecided(self) -> list:
@@ -47,7 +53,9 @@ class Case:
         """The declarations of these candidates' questions, as one (for a prompt)."""
         from memory_core.core.cardinality import merged
 
-        return merged(self.declared.get((self.props.get(c.key) or {}).get("question_key")) or {} for c in candidates)
+        return merged(
+            self.declared.get((self.props.get(c.key) or {}).get("question_key")) or {} for c in candidates
+        )
 
 
 Verdicts = dict[str, ContradictionJudgement]
@@ -100,9 +108,12 @@ class LLMStep:
         asks = [(c, c.undecided) for c in cases]
         settings = next(c.settings for c in cases if c.settings is not None)
         try:
-            judged = await judge_many([(case.fact, [(x.key, x.claim) for x in left]) for case, left in asks],
-                                      self.concurrency or llm_concurrency(settings), judge=llm_judge(settings),
-                                      predicates=[case.predicates(left) for case, left in asks])
+            judged = await judge_many(
+                [(case.fact, [(x.key, x.claim) for x in left]) for case, left in asks],
+                self.concurrency or llm_concurrency(settings),
+                judge=llm_judge(settings),
+                predicates=[case.predicates(left) for case, left in asks],
+            )
         except JudgeError as error:
             for (case, _), (_, usage) in zip(asks, error.results):
                 case.usage = usage
@@ -120,11 +131,17 @@ def apply(case: Case, verdicts: Verdicts, judge: str) -> None:
     for cand in case.candidates:
         verdict = verdicts.get(cand.key)
         if verdict is not None and cand.relation is None:
-            cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
-                                                                          verdict.rationale, judge)
+            cand.relation, cand.confidence, cand.rationale, cand.judge = (
+                verdict.relation,
+                verdict.confidence,
+                verdict.rationale,
+                judge,
+            )
 
 
-async def judge_cases(cases: Sequence[Case], use_llm: bool, judges: Sequence[Judge] = ()) -> Optional[tuple[int, JudgeError]]:
+async def judge_cases(
+    cases: Sequence[Case], use_llm: bool, judges: Sequence[Judge] = ()
+) -> Optional[tuple[int, JudgeError]]:
     """Every judge in turn on the cases' candidates still undecided (a case with none left is
     not asked). Returns None, or ``(index of the first case a judge failed on, the error)``:
     the cases before it are fully decided, it and the ones after it are not to be applied."""

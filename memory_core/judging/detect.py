@@ -9,7 +9,8 @@ Gate 2 (judge): the structured judge where both sides carry triples, else the
 LLM judge when a key is configured -- all of a fact's remaining candidates in
 ONE LLM call (:meth:`LLMJudge.judge`). A pin (``--target``) skips both gates.
 Offline, candidates no judge could decide are returned ranked: the caller decides
-(``--target KEY`` for the one the fact contradicts, ``--record`` for none of them). ``Detection.llm`` holds what the fact's judging cost.
+(``--target KEY`` for the one the fact contradicts, ``--record`` for none of them).
+``Detection.llm`` holds what the fact's judging cost.
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ from typing import Optional
 
 from memory_core.store.belief_store import to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
-from memory_core.judging.judges import (ACT_THRESHOLD, JudgeError, LLMJudge, judge_many,  # noqa: F401
-                                        pinned_verdict, structured_verdict)
+from memory_core.judging.judges import (
+    ACT_THRESHOLD,
+    JudgeError,
+    judge_many,  # noqa: F401
+    pinned_verdict,
+    structured_verdict,
+)
 from memory_core.store import settings as config
 
 # Gate 1 keeps a bounded top-k of its fused ranking (retrieval.GATE1_K, FALSIFY_GATE1_K), not a
@@ -57,10 +63,17 @@ class Candidate:
     rank: Optional[int] = None  # place in gate 1's fused ranking, from 1 (None: lookup, pin or batch)
 
     def as_dict(self) -> dict:
-        return {"key": self.key, "distance": None if self.distance is None else round(self.distance, 4),
-                "relation": self.relation, "confidence": self.confidence, "rationale": self.rationale,
-                "claim": self.claim, "lexical": None if self.lexical is None else round(self.lexical, 4),
-                "rank": self.rank, "question": self.question}
+        return {
+            "key": self.key,
+            "distance": None if self.distance is None else round(self.distance, 4),
+            "relation": self.relation,
+            "confidence": self.confidence,
+            "rationale": self.rationale,
+            "claim": self.claim,
+            "lexical": None if self.lexical is None else round(self.lexical, 4),
+            "rank": self.rank,
+            "question": self.question,
+        }
 
     @property
     def acts(self) -> bool:
@@ -74,7 +87,9 @@ class Detection:
     undecided: list[str] = field(default_factory=list)
     note: str = ""
     # what judging this fact cost: {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}
-    llm: dict = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+    llm: dict = field(
+        default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    )
 
     @property
     def acting(self) -> list[Candidate]:
@@ -89,11 +104,15 @@ class Detection:
         Far undecided candidates (the rest of gate 1's top k) do not hold a decided fact back."""
         if not any(c.relation is not None for c in self.candidates):
             return False
-        return not any(c.relation is None and (c.distance is None or c.distance < UNDECIDED_BLOCKS_WITHIN)
-                       for c in self.candidates)
+        return not any(
+            c.relation is None and (c.distance is None or c.distance < UNDECIDED_BLOCKS_WITHIN)
+            for c in self.candidates
+        )
 
 
-async def gate1(store, fact: str, threshold: Optional[float], limit: int, exclude: set[str]) -> list[Candidate]:
+async def gate1(
+    store, fact: str, threshold: Optional[float], limit: int, exclude: set[str]
+) -> list[Candidate]:
     """One fact's ranked gate-1 candidates (vector + lexical, fused; see :mod:`.retrieval`):
     the top ``limit``, within cosine distance ``threshold`` when it is not None."""
     found = (await gate1_many(store, [Query(fact, None, exclude=frozenset(exclude))], limit, threshold))[0]
@@ -102,8 +121,14 @@ async def gate1(store, fact: str, threshold: Optional[float], limit: int, exclud
 
 def _candidate(found: Found, node_id_: str) -> Candidate:
     node = to_node(found.props[node_id_])
-    return Candidate(node.key, node.question, node.text, found.distance.get(node_id_),
-                     lexical=found.lexical.get(node_id_), rank=found.rank.get(node_id_))
+    return Candidate(
+        node.key,
+        node.question,
+        node.text,
+        found.distance.get(node_id_),
+        lexical=found.lexical.get(node_id_),
+        rank=found.rank.get(node_id_),
+    )
 
 
 def candidates_from(found: Found) -> tuple[list[Candidate], dict[str, dict]]:
@@ -112,7 +137,9 @@ def candidates_from(found: Found) -> tuple[list[Candidate], dict[str, dict]]:
     return candidates, {c.key: found.props[i] for c, i in zip(candidates, found.ids)}
 
 
-def earlier_candidates(earlier, index: int, k: int, floor: Optional[float]) -> tuple[list[Candidate], dict[str, dict]]:
+def earlier_candidates(
+    earlier, index: int, k: int, floor: Optional[float]
+) -> tuple[list[Candidate], dict[str, dict]]:
     """A batch's earlier facts near fact ``index`` (:class:`.retrieval.EarlierFacts`) as
     candidates, with their triples as props for the structured judge."""
     extra, props = [], {}
@@ -124,9 +151,15 @@ def earlier_candidates(earlier, index: int, k: int, floor: Optional[float]) -> t
     return extra, props
 
 
-async def candidates_of(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
-                        limit: Optional[int] = None, exclude: set[str] = frozenset(),
-                        vector: Optional[list[float]] = None) -> tuple[list[Candidate], dict[str, dict]]:
+async def candidates_of(
+    store,
+    fact: str,
+    triple: Optional[tuple[str, str, str]],
+    threshold: Optional[float],
+    limit: Optional[int] = None,
+    exclude: set[str] = frozenset(),
+    vector: Optional[list[float]] = None,
+) -> tuple[list[Candidate], dict[str, dict]]:
     """Gate 1 plus the subject+predicate lookup: the candidates and their stored props."""
     query = Query(fact, tuple(triple) if triple else None, vector, frozenset(exclude))
     return candidates_from((await gate1_many(store, [query], limit, threshold))[0])
@@ -148,33 +181,46 @@ def decided_by_caller(candidates: list[Candidate]) -> None:
 def undecided_note(candidates: list[Candidate], undecided: list[str], threshold: Optional[float]) -> str:
     if undecided:
         if any(c.acts for c in candidates):
-            return (f"not judged: {', '.join(undecided)} (no judge could decide; left as they are)")
-        return (f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
-                "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or decide yourself: "
-                "--target KEY for the evidence it contradicts, or --record if it contradicts none of them (with "
-                "--supports or --refutes H for the hypothesis it bears on); with no contradiction decided, nothing "
-                "is recorded")
+            return f"not judged: {', '.join(undecided)} (no judge could decide; left as they are)"
+        return (
+            f"no judge could decide on {', '.join(undecided)}: give the fact as --triple 'S|P|O' (for evidence "
+            "stored with subject/predicate/object), set LLM_API_KEY for the LLM judge, or decide yourself: "
+            "--target KEY for the evidence it contradicts, or --record if it contradicts none of them (with "
+            "--supports or --refutes H for the hypothesis it bears on); with no contradiction decided, nothing "
+            "is recorded"
+        )
     if not candidates:
         within = f" within gate-1 distance {threshold:g}" if threshold is not None else ""
         return f"no alive evidence{within} to compare the fact with"
     return ""
 
 
-def structured_pass(fact_triple, candidates: list[Candidate], props_by_key: dict[str, dict],
-                    declared: Optional[dict[str, dict]] = None) -> list[Candidate]:
+def structured_pass(
+    fact_triple,
+    candidates: list[Candidate],
+    props_by_key: dict[str, dict],
+    declared: Optional[dict[str, dict]] = None,
+) -> list[Candidate]:
     """Decide what the structured judge can; returns the candidates left for the LLM.
     ``declared``: question key -> its predicate cardinality declarations."""
     left = []
     declared = declared or {}
     for cand in candidates:
         props = props_by_key.get(cand.key, {})
-        verdict = (structured_verdict(fact_triple, props, declared.get(props.get("question_key")))
-                   if fact_triple else None)
+        verdict = (
+            structured_verdict(fact_triple, props, declared.get(props.get("question_key")))
+            if fact_triple
+            else None
+        )
         if verdict is None:
             left.append(cand)
         else:
-            cand.relation, cand.confidence, cand.rationale, cand.judge = (verdict.relation, verdict.confidence,
-                                                                          verdict.rationale, "structured")
+            cand.relation, cand.confidence, cand.rationale, cand.judge = (
+                verdict.relation,
+                verdict.confidence,
+                verdict.rationale,
+                "structured",
+            )
     return left
 
 
@@ -187,20 +233,40 @@ def finish_detection(candidates: list[Candidate], threshold: float, usage=None) 
     return d
 
 
-async def detect(store, fact: str, triple: Optional[tuple[str, str, str]], threshold: Optional[float],
-                 limit: Optional[int] = None, exclude: set[str] = frozenset(), use_llm: Optional[bool] = None,
-                 extra: list[Candidate] = (), extra_props: Optional[dict[str, dict]] = None) -> Detection:
+async def detect(
+    store,
+    fact: str,
+    triple: Optional[tuple[str, str, str]],
+    threshold: Optional[float],
+    limit: Optional[int] = None,
+    exclude: set[str] = frozenset(),
+    use_llm: Optional[bool] = None,
+    extra: list[Candidate] = (),
+    extra_props: Optional[dict[str, dict]] = None,
+) -> Detection:
     """One fact: its candidates, then the judges (structured, then ONE LLM call for all the
     rest). ``extra``: more candidates judged in the same call (e.g. earlier facts of a batch),
     with ``extra_props[key]`` = their subject/predicate/object for the structured judge."""
-    [d] = await detect_many(store, [(fact, triple, set(exclude))], threshold, limit, use_llm,
-                            extra=[(list(extra), dict(extra_props or {}))])
+    [d] = await detect_many(
+        store,
+        [(fact, triple, set(exclude))],
+        threshold,
+        limit,
+        use_llm,
+        extra=[(list(extra), dict(extra_props or {}))],
+    )
     return d
 
 
-async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]],
-                      threshold: Optional[float], limit: Optional[int] = None, use_llm: Optional[bool] = None,
-                      concurrency: Optional[int] = None, extra: Optional[list[tuple[list, dict]]] = None) -> list[Detection]:
+async def detect_many(
+    store,
+    facts: list[tuple[str, Optional[tuple[str, str, str]], set[str]]],
+    threshold: Optional[float],
+    limit: Optional[int] = None,
+    use_llm: Optional[bool] = None,
+    concurrency: Optional[int] = None,
+    extra: Optional[list[tuple[list, dict]]] = None,
+) -> list[Detection]:
     """Many facts against the stored evidence: ``facts`` = ``[(fact, triple or None, exclude keys)]``.
     Gate 1 for all of them in one call, then the judges (:mod:`.chain`: one LLM call per fact,
     ``FALSIFY_LLM_CONCURRENCY`` at once). A judge failure raises the first failing fact's
@@ -209,18 +275,27 @@ async def detect_many(store, facts: list[tuple[str, Optional[tuple[str, str, str
     from memory_core.judging.chain import Case, LLMStep, StructuredJudge, judge_cases
     from memory_core.judging.llm import Usage
 
-    queries = [Query(fact, tuple(triple) if triple else None, None, frozenset(exclude)) for fact, triple, exclude in facts]
+    queries = [
+        Query(fact, tuple(triple) if triple else None, None, frozenset(exclude))
+        for fact, triple, exclude in facts
+    ]
     found = [candidates_from(f) for f in await gate1_many(store, queries, limit, threshold)]
     for (cands, props), (more, more_props) in zip(found, extra or []):
         cands += more
         props.update(more_props)
     use_llm = store.settings.llm_key if use_llm is None else use_llm
     declared = await store.declared_predicates(p for _, props in found for p in props.values())
-    cases = [Case(fact, triple, cands, props, declared, settings=store.settings)
-             for (fact, triple, _), (cands, props) in zip(facts, found)]
+    cases = [
+        Case(fact, triple, cands, props, declared, settings=store.settings)
+        for (fact, triple, _), (cands, props) in zip(facts, found)
+    ]
     stop = await judge_cases(cases, use_llm, [StructuredJudge(), LLMStep(concurrency)])
-    done = [finish_detection(c.candidates, threshold, c.usage if c.usage is not None else (Usage() if use_llm else None))
-            for c in cases]
+    done = [
+        finish_detection(
+            c.candidates, threshold, c.usage if c.usage is not None else (Usage() if use_llm else None)
+        )
+        for c in cases
+    ]
     if stop is not None:
         index, error = stop
         error.judged = index
@@ -236,9 +311,31 @@ async def pinned(store, fact: str, target: str, why: str) -> Detection:
         raise LookupError(f"--target {target!r}: no evidence with that key in this data root")
     node = to_node(props)
     verdict = pinned_verdict(node.key, why)
-    cand = Candidate(node.key, node.question, node.text, None, verdict.relation, verdict.confidence, verdict.rationale, "pinned")
+    cand = Candidate(
+        node.key,
+        node.question,
+        node.text,
+        None,
+        verdict.relation,
+        verdict.confidence,
+        verdict.rationale,
+        "pinned",
+    )
     return Detection("pinned", [cand])
 
 
-__all__ = ["Detection", "Candidate", "detect", "detect_many", "judge_many", "pinned", "gate1", "gate1_threshold",
-           "undecided_note", "decided_by_caller", "JudgeError", "CALLER", "CONSISTENT"]
+__all__ = [
+    "Detection",
+    "Candidate",
+    "detect",
+    "detect_many",
+    "judge_many",
+    "pinned",
+    "gate1",
+    "gate1_threshold",
+    "undecided_note",
+    "decided_by_caller",
+    "JudgeError",
+    "CALLER",
+    "CONSISTENT",
+]

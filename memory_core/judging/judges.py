@@ -29,16 +29,23 @@ from memory_core.core.cardinality import declarations_text, multi_valued
 from memory_core.core.errors import JudgeError  # noqa: F401  (re-exported)
 from memory_core.core.keys import normalise_term
 from memory_core.core.requests import parse_triple  # noqa: F401  (re-exported)
-from memory_core.judging.prompts import (BATCH_SYSTEM_PROMPT, SYSTEM_PROMPT, BatchJudgement,  # noqa: F401
-                                         ContradictionJudgement, batch_input, llm_input)
+from memory_core.judging.prompts import (
+    BATCH_SYSTEM_PROMPT,
+    SYSTEM_PROMPT,
+    BatchJudgement,  # noqa: F401
+    ContradictionJudgement,
+    batch_input,
+    llm_input,
+)
 from memory_core.store import settings as config
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
 
 
-def structured_verdict(triple: tuple[str, str, str], candidate: dict,
-                       predicates: Optional[dict] = None) -> Optional[ContradictionJudgement]:
+def structured_verdict(
+    triple: tuple[str, str, str], candidate: dict, predicates: Optional[dict] = None
+) -> Optional[ContradictionJudgement]:
     """None when the candidate carries no triple (this judge cannot decide). ``predicates``:
     the candidate's question's cardinality declarations (another object of a ``many``
     predicate is another value, not a contradiction)."""
@@ -47,22 +54,35 @@ def structured_verdict(triple: tuple[str, str, str], candidate: dict,
         return None
     fs, fp, fo = (normalise_term(x) for x in triple)
     if normalise_term(s) != fs or normalise_term(p) != fp:
-        return ContradictionJudgement(rationale=f"different subject or predicate ({s!r} {p!r} vs {triple[0]!r} {triple[1]!r})",
-                                      relation="unrelated", confidence=STRUCTURED_CONFIDENCE)
+        return ContradictionJudgement(
+            rationale=f"different subject or predicate ({s!r} {p!r} vs {triple[0]!r} {triple[1]!r})",
+            relation="unrelated",
+            confidence=STRUCTURED_CONFIDENCE,
+        )
     if normalise_term(o) == fo:
-        return ContradictionJudgement(rationale=f"same subject and predicate, same object {o!r}",
-                                      relation="supports", confidence=STRUCTURED_CONFIDENCE)
+        return ContradictionJudgement(
+            rationale=f"same subject and predicate, same object {o!r}",
+            relation="supports",
+            confidence=STRUCTURED_CONFIDENCE,
+        )
     if multi_valued(predicates, p):
         return ContradictionJudgement(
-            rationale=f"predicate {p!r} is declared many: {triple[2]!r} is another value beside {o!r}, not a contradiction",
-            relation="unrelated", confidence=STRUCTURED_CONFIDENCE)
+            rationale=f"predicate {p!r} is declared many: {triple[2]!r} is another value beside {o!r}, "
+            "not a contradiction",
+            relation="unrelated",
+            confidence=STRUCTURED_CONFIDENCE,
+        )
     return ContradictionJudgement(
         rationale=f"same subject and predicate ({s!r}, {p!r}) with another object: stored {o!r}, new {triple[2]!r}",
-        relation="contradicts", confidence=STRUCTURED_CONFIDENCE)
+        relation="contradicts",
+        confidence=STRUCTURED_CONFIDENCE,
+    )
 
 
 def pinned_verdict(key: str, why: str) -> ContradictionJudgement:
-    return ContradictionJudgement(rationale=f"pinned: {why} names {key}; gates skipped", relation="contradicts", confidence=1.0)
+    return ContradictionJudgement(
+        rationale=f"pinned: {why} names {key}; gates skipped", relation="contradicts", confidence=1.0
+    )
 
 
 def llm_concurrency(settings: config.Settings) -> int:
@@ -93,12 +113,19 @@ class LLMJudge:
     async def judge_pair(self, stored: str, new: str, usage=None) -> ContradictionJudgement:
         from memory_core.judging.llm import structured_output
 
-        return await structured_output(llm_input(stored, new), SYSTEM_PROMPT, ContradictionJudgement, "the LLM judge",
-                                       usage=usage, timeout=self.settings.judge_timeout,
-                                       settings=self.settings)
+        return await structured_output(
+            llm_input(stored, new),
+            SYSTEM_PROMPT,
+            ContradictionJudgement,
+            "the LLM judge",
+            usage=usage,
+            timeout=self.settings.judge_timeout,
+            settings=self.settings,
+        )
 
-    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
-                    predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
+    async def judge(
+        self, new: str, stored: list[tuple[str, str]], usage=None, predicates: Optional[dict] = None
+    ) -> dict[str, ContradictionJudgement]:
         """``stored``: (key, claim) pairs. One call for those not in the cache (none if all are).
         ``predicates``: cardinality declarations the prompt carries."""
         from memory_core.judging import llm
@@ -126,28 +153,42 @@ class LLMJudge:
         ask = [(k, c) for k, c in stored if k not in found]
         if not ask:
             return found
-        answer = await llm.structured_output(batch_input(new, ask, predicates), BATCH_SYSTEM_PROMPT, BatchJudgement,
-                                             "the LLM judge", usage=usage, timeout=self.settings.judge_timeout,
-                                             settings=self.settings)
+        answer = await llm.structured_output(
+            batch_input(new, ask, predicates),
+            BATCH_SYSTEM_PROMPT,
+            BatchJudgement,
+            "the LLM judge",
+            usage=usage,
+            timeout=self.settings.judge_timeout,
+            settings=self.settings,
+        )
         given: dict[str, ContradictionJudgement] = {}
         folded = {k.strip().casefold(): k for k, _ in ask}
         for v in answer.verdicts:
             k = v.key if v.key in dict(ask) else folded.get(v.key.strip().casefold())
             if k is not None and k not in given:
-                given[k] = ContradictionJudgement(rationale=v.rationale, relation=v.relation, confidence=v.confidence)
+                given[k] = ContradictionJudgement(
+                    rationale=v.rationale, relation=v.relation, confidence=v.confidence
+                )
         missing = [k for k, _ in ask if k not in given]
         if missing:
-            raise JudgeError(f"the LLM judge returned a malformed verdict: no verdict for {', '.join(missing)} "
-                             f"(answered for {', '.join(v.key for v in answer.verdicts) or 'no key'})")
+            raise JudgeError(
+                f"the LLM judge returned a malformed verdict: no verdict for {', '.join(missing)} "
+                f"(answered for {', '.join(v.key for v in answer.verdicts) or 'no key'})"
+            )
         if cache is not None:
             cache.put_many({keys[k]: given[k].model_dump() for k in given}, model)
         found.update(given)
         return found
 
 
-async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency: Optional[int] = None, *,
-                     judge: LLMJudge,
-                     predicates: Optional[list[Optional[dict]]] = None) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
+async def judge_many(
+    items: list[tuple[str, list[tuple[str, str]]]],
+    concurrency: Optional[int] = None,
+    *,
+    judge: LLMJudge,
+    predicates: Optional[list[Optional[dict]]] = None,
+) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
     """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
     LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
     (default: the judge's ``FALSIFY_LLM_CONCURRENCY``, 4 unless set) at once. Returns, in order, ``(verdicts by key,
@@ -167,7 +208,10 @@ async def judge_many(items: list[tuple[str, list[tuple[str, str]]]], concurrency
                 return
             usage = Usage()
             try:
-                results[i] = (await judge.judge(fact, stored, usage, predicates[i] if predicates else None), usage)
+                results[i] = (
+                    await judge.judge(fact, stored, usage, predicates[i] if predicates else None),
+                    usage,
+                )
             except JudgeError as error:
                 errors[i] = error
 
@@ -185,8 +229,9 @@ class PerCandidateLLMJudge(LLMJudge):
     """The old way (``FALSIFY_LLM_PER_CANDIDATE=1``, kept for ``bench.judge``'s comparison):
     one uncached call per candidate, one after another."""
 
-    async def judge(self, new: str, stored: list[tuple[str, str]], usage=None,
-                    predicates: Optional[dict] = None) -> dict[str, ContradictionJudgement]:
+    async def judge(
+        self, new: str, stored: list[tuple[str, str]], usage=None, predicates: Optional[dict] = None
+    ) -> dict[str, ContradictionJudgement]:
         return {k: await self.judge_pair(claim, new, usage) for k, claim in dict(stored).items()}
 
 

@@ -34,8 +34,9 @@ from memory_core.store import settings as config
 # A call cut by FALSIFY_JUDGE_TIMEOUT before litellm awaited its inner coroutine makes Python
 # warn "coroutine ... was never awaited" when that coroutine is collected: noise on stderr
 # after the JudgeError has said what happened.
-warnings.filterwarnings("ignore", message=r"coroutine '.*(acompletion|completion).*' was never awaited",
-                        category=RuntimeWarning)
+warnings.filterwarnings(
+    "ignore", message=r"coroutine '.*(acompletion|completion).*' was never awaited", category=RuntimeWarning
+)
 
 
 def llm_timeout(settings: config.Settings) -> float:
@@ -54,16 +55,28 @@ class Usage:
 
     def add(self, other: "Usage") -> None:
         self.calls += other.calls
-        self.prompt_tokens = None if self.prompt_tokens is None or other.prompt_tokens is None else \
-            self.prompt_tokens + other.prompt_tokens
-        self.completion_tokens = None if self.completion_tokens is None or other.completion_tokens is None else \
-            self.completion_tokens + other.completion_tokens
-        self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        self.prompt_tokens = (
+            None
+            if self.prompt_tokens is None or other.prompt_tokens is None
+            else self.prompt_tokens + other.prompt_tokens
+        )
+        self.completion_tokens = (
+            None
+            if self.completion_tokens is None or other.completion_tokens is None
+            else self.completion_tokens + other.completion_tokens
+        )
+        self.cost_usd = (
+            None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        )
 
     def as_dict(self) -> dict:
         cost = None if self.cost_usd is None else round(self.cost_usd, 8)
-        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": cost}
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": cost,
+        }
 
 
 def usage_of(result) -> Usage:
@@ -126,13 +139,17 @@ class Meter:
         async with cond:
             await cond.wait_for(lambda: self.usage.calls > 0 or self.inflight == 0)
             if self.usage.calls and self.usage.cost_usd is None:
-                raise BudgetExceeded(f"the LLM endpoint reported no cost for a call, so FALSIFY_LLM_BUDGET_USD="
-                                     f"{self.budget:g} cannot be enforced; stopped before the next call ({self._spent()})")
+                raise BudgetExceeded(
+                    f"the LLM endpoint reported no cost for a call, so FALSIFY_LLM_BUDGET_USD="
+                    f"{self.budget:g} cannot be enforced; stopped before the next call ({self._spent()})"
+                )
             estimate = self.max_call_cost
             spent = self.usage.cost_usd or 0.0
             if self.budget <= 0 or spent + self.reserved + estimate > self.budget:
-                raise BudgetExceeded(f"the next LLM call (about ${estimate:.6g}) would pass FALSIFY_LLM_BUDGET_USD="
-                                     f"{self.budget:g} ({self._spent()}); stopped before it")
+                raise BudgetExceeded(
+                    f"the next LLM call (about ${estimate:.6g}) would pass FALSIFY_LLM_BUDGET_USD="
+                    f"{self.budget:g} ({self._spent()}); stopped before it"
+                )
             self.reserved += estimate
             self.inflight += 1
             return estimate
@@ -235,7 +252,9 @@ class _Witness:
 
 # The witness of the call running in this task (calls may run concurrently); litellm's
 # async logging tasks are created from the calling task, so they see its context.
-_witness: contextvars.ContextVar[Optional[_Witness]] = contextvars.ContextVar("falsify_llm_witness", default=None)
+_witness: contextvars.ContextVar[Optional[_Witness]] = contextvars.ContextVar(
+    "falsify_llm_witness", default=None
+)
 _inflight: set = set()  # every witness of a call in flight (fallback when the context did not travel)
 _callback_installed = False
 
@@ -300,10 +319,17 @@ def _describe(error: BaseException) -> str:
     return (f"HTTP {status} " if status else "") + f"{type(error).__name__}: {text}"
 
 
-
-async def structured_output(text_input: str, system_prompt: str, response_model: type[BaseModel], what: str = "the LLM judge",
-                            noun: str = "verdict", usage: Optional[Usage] = None,
-                            timeout: Optional[float] = None, *, settings: config.Settings):
+async def structured_output(
+    text_input: str,
+    system_prompt: str,
+    response_model: type[BaseModel],
+    what: str = "the LLM judge",
+    noun: str = "verdict",
+    usage: Optional[Usage] = None,
+    timeout: Optional[float] = None,
+    *,
+    settings: config.Settings,
+):
     """One structured call through cognee's gateway, bounded by ``timeout`` seconds (default
     FALSIFY_JUDGE_TIMEOUT of ``settings``, the stores' the call is made for).
     Raises :class:`JudgeError` naming what the endpoint last said, or
@@ -324,20 +350,29 @@ async def structured_output(text_input: str, system_prompt: str, response_model:
     spent: Optional[Usage] = None
     try:
         result = await asyncio.wait_for(
-            LLMGateway.acreate_structured_output(text_input=text_input, system_prompt=system_prompt,
-                                                 response_model=response_model),
-            timeout=timeout)
+            LLMGateway.acreate_structured_output(
+                text_input=text_input, system_prompt=system_prompt, response_model=response_model
+            ),
+            timeout=timeout,
+        )
         spent = usage_of(result)
     except asyncio.TimeoutError:
-        why = f"; last answer from the endpoint: {witness.last_problem}" if witness.last_problem else \
-            ("" if witness.attempts else "; no answer arrived from the endpoint")
-        raise JudgeError(f"{what} gave no usable {noun} within {timeout:g}s (FALSIFY_JUDGE_TIMEOUT){why}") from None
+        why = (
+            f"; last answer from the endpoint: {witness.last_problem}"
+            if witness.last_problem
+            else ("" if witness.attempts else "; no answer arrived from the endpoint")
+        )
+        raise JudgeError(
+            f"{what} gave no usable {noun} within {timeout:g}s (FALSIFY_JUDGE_TIMEOUT){why}"
+        ) from None
     except Exception as error:  # provider errors arrive as many types
         raise JudgeError(f"{what} failed: {_describe(error)}") from None
     finally:
         _inflight.discard(witness)
         _witness.reset(token)
-        if spent is None and witness.attempts:  # a failed call that reached the endpoint: counted, cost unknown
+        if (
+            spent is None and witness.attempts
+        ):  # a failed call that reached the endpoint: counted, cost unknown
             spent = Usage(1, None, None, None)
         await meter.settle(estimate, spent)
         if usage is not None and spent is not None:

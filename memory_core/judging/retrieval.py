@@ -64,7 +64,9 @@ class Query:
 @dataclass
 class Hit:
     node_id: str
-    score: float  # the retriever's own score: a distance (vector: lower is nearer) or a lexical score (higher)
+    score: (
+        float  # the retriever's own score: a distance (vector: lower is nearer) or a lexical score (higher)
+    )
     vector: Optional[list[float]] = None  # the row's vector, when the retriever read it
     props: Optional[dict] = None  # the node's properties, when the retriever read them
 
@@ -109,8 +111,11 @@ class VectorRetriever:
                 return out
         out = []
         for q in queries:
-            hits = (await store.search_vector(name, q.vector, n) if q.vector is not None
-                    else await store.search(name, q.fact, n))
+            hits = (
+                await store.search_vector(name, q.vector, n)
+                if q.vector is not None
+                else await store.search(name, q.fact, n)
+            )
             out.append([Hit(str(h.id), float(h.score)) for h in hits])
         return out
 
@@ -164,8 +169,13 @@ class Found:
     props: dict[str, dict] = field(default_factory=dict)  # node id -> stored properties
 
 
-async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, floor: Optional[float] = None,
-                     retrievers: Sequence[Retriever] = RETRIEVERS) -> list[Found]:
+async def gate1_many(
+    store,
+    queries: Sequence[Query],
+    k: Optional[int] = None,
+    floor: Optional[float] = None,
+    retrievers: Sequence[Retriever] = RETRIEVERS,
+) -> list[Found]:
     """Every query's candidates: the top ``k`` of the fused ranking of live evidence (within
     cosine distance ``floor`` when given), then the unranked retrievers' live evidence.
     ``k`` defaults to the store's ``FALSIFY_GATE1_K`` (8 unless set)."""
@@ -187,7 +197,9 @@ async def gate1_many(store, queries: Sequence[Query], k: Optional[int] = None, f
                 props = hit.props if hit.props is not None else read.get(hit.node_id)
                 if props is None or props.get("key") in query.exclude:
                     continue
-                if state_of(props) not in LIVE and not (query.timeline and not retriever.ranked and past(props)):
+                if state_of(props) not in LIVE and not (
+                    query.timeline and not retriever.ranked and past(props)
+                ):
                     continue
                 live[hit.node_id] = props
                 if not retriever.ranked:
@@ -253,7 +265,9 @@ class BeliefSearch:
     rows: list[tuple[float, str, str, str]] = field(default_factory=list)
 
 
-async def search_beliefs(store, text: str, kinds: Sequence[str] = BELIEF_KINDS, n: int = POOL_MIN) -> BeliefSearch:
+async def search_beliefs(
+    store, text: str, kinds: Sequence[str] = BELIEF_KINDS, n: int = POOL_MIN
+) -> BeliefSearch:
     """Gate 1's two ranked retrievers run for a question over the collections of ``kinds``:
     up to ``n`` rows of each by cosine distance and up to ``n`` by lexical score, every row
     read with its node's stored properties (rows whose node is gone are dropped). Nothing is
@@ -321,8 +335,14 @@ def fuse_beliefs(search: BeliefSearch, keep=lambda hit: True) -> list[BeliefHit]
     ranked among the kept hits only, as gate 1 ranks live evidence), ties by cosine distance."""
     kept = {i for i, h in search.hits.items() if keep(h)}
     scores = rrf([[i for i in search.vector if i in kept], [i for i in search.lexical if i in kept]])
-    ordered = sorted(scores, key=lambda i: (-scores[i], search.hits[i].distance if search.hits[i].distance is not None
-                                                    else 2.0, i))
+    ordered = sorted(
+        scores,
+        key=lambda i: (
+            -scores[i],
+            search.hits[i].distance if search.hits[i].distance is not None else 2.0,
+            i,
+        ),
+    )
     result = []
     for rank, i in enumerate(ordered, 1):
         found = search.hits[i]
@@ -356,11 +376,37 @@ class EarlierFacts:
         row = self.distances[index] if self.distances is not None else None
         near = set()
         if row is not None:
-            near = {i for i in np.argsort(row[:index], kind="stable")[:k].tolist() if floor is None or row[i] < floor}
+            near = {
+                i
+                for i in np.argsort(row[:index], kind="stable")[:k].tolist()
+                if floor is None or row[i] < floor
+            }
         triple = self.facts[index][2]
         same = {i for i in self.by_sp.get(sp_key(*triple[:2]), ()) if i < index} if triple else set()
-        return [(i, float(row[i]) if i in near else None) for i in sorted(near | same) if not self.facts[i][3]]
+        return [
+            (i, float(row[i]) if i in near else None) for i in sorted(near | same) if not self.facts[i][3]
+        ]
 
 
-__all__ = ["Retriever", "EarlierFacts", "BELIEF_KINDS", "BeliefHit", "BeliefSearch", "search_beliefs", "fuse_beliefs", "Query", "Hit", "Found", "VectorRetriever", "LexicalRetriever", "SubjectPredicateLookup",
-           "RETRIEVERS", "rrf", "gate1_many", "GATE1_K", "RRF_K", "LIVE", "BATCH_GATE1_MIN"]
+__all__ = [
+    "Retriever",
+    "EarlierFacts",
+    "BELIEF_KINDS",
+    "BeliefHit",
+    "BeliefSearch",
+    "search_beliefs",
+    "fuse_beliefs",
+    "Query",
+    "Hit",
+    "Found",
+    "VectorRetriever",
+    "LexicalRetriever",
+    "SubjectPredicateLookup",
+    "RETRIEVERS",
+    "rrf",
+    "gate1_many",
+    "GATE1_K",
+    "RRF_K",
+    "LIVE",
+    "BATCH_GATE1_MIN",
+]

@@ -36,7 +36,9 @@ class VerdictCache:
             db = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS verdicts (k TEXT PRIMARY KEY, model TEXT, verdict TEXT NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS verdicts (k TEXT PRIMARY KEY, model TEXT, verdict TEXT NOT NULL)"
+            )
             self._db = db
         return self._db
 
@@ -63,8 +65,10 @@ class VerdictCache:
             db = self._conn()
             db.execute("BEGIN")
             try:
-                db.executemany("INSERT OR REPLACE INTO verdicts (k, model, verdict) VALUES (?, ?, ?)",
-                               [(k, model, json.dumps(v, ensure_ascii=False)) for k, v in items.items()])
+                db.executemany(
+                    "INSERT OR REPLACE INTO verdicts (k, model, verdict) VALUES (?, ?, ?)",
+                    [(k, model, json.dumps(v, ensure_ascii=False)) for k, v in items.items()],
+                )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

@@ -54,14 +54,16 @@ Keys are unique in the memory; edges may name keys stored earlier. Re-adding wha
 what is new; a forgotten node is never resurrected. Bad input (unknown field or key, wrong edge types,
 weight outside 0..1, ...) is an error naming the offending entry, and nothing is written.
 Returns {"question", "added": [keys], "edges_added": ["type from -> to"], "invalidated": [new nodes whose
-support was already dead], "notes", "epoch" (null when nothing new was stored)}."""
+support was already dead], "notes", "epoch" (null when nothing new was stored)}."""  # noqa: E501 (the tool's description as sent)
+
 
 def _arguments_text() -> str:
     """The ``revise`` tool's arguments in words, from the request's fields (declared once)."""
     return "\n".join(f"  {f.name}: {'' if f.name == 'fact' else 'optional; '}{f.help}." for f in FIELDS)
 
 
-REVISE = """\
+REVISE = (
+    """\
 Revise the memory with one new fact that may contradict what is stored.
 
 Call it whenever you learn something new that bears on stored evidence, especially something that
@@ -69,7 +71,9 @@ corrects or overturns it. FALSIFY finds the stored evidence the fact contradicts
 a judge), refutes it, invalidates conclusions that critically depend on it (forgetting dead ends),
 and promotes the strongest rival of the hypothesis that evidence supported; the fact itself is stored
 as new evidence. Arguments:
-""" + _arguments_text() + """
+"""
+    + _arguments_text()
+    + """
 Returns {"fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated", "weakened",
 "promoted", "forgotten", "epoch", "elapsed_ms", ...}: the keys each rule changed. Undo with `undo`.
 Offline (no LLM key on the server) a fact in words cannot be judged there: then nothing is recorded and
@@ -79,17 +83,22 @@ judge: read each candidate's claim against the fact; if the fact shows one false
 `revise` again with the same fact and `target` set to that key; if it contradicts none of them, call
 `revise` again with `record` true (optionally `supports` or `refutes` a hypothesis key, with a
 `weight`): the fact is recorded as new evidence."""
+)
 
-REVISE_MANY = """\
+REVISE_MANY = (
+    """\
 Revise the memory with many new facts at once (a feed, a day's reading), in order.
 
-Each fact is an object with the `revise` fields (""" + ", ".join(FACT_FIELDS) + """), e.g.
+Each fact is an object with the `revise` fields ("""
+    + ", ".join(FACT_FIELDS)
+    + """), e.g.
 {"fact": "...", "triple": "S|P|O", "target": "E1", "source": "...", "asserted_at": "2024-05-01", "trust": 0.8}
 (only "fact" is required), or just the fact's text. Every fact is validated first: one bad fact
 rejects the whole list with an error naming it (`facts line 3: ...`), and nothing is written. Then the
 facts go through one pipeline run: each sees the effects of the ones before it, exactly as if revised
 one at a time, and the batch is written as one change (one epoch; `undo` reverts the whole batch).
 `dry_run`: judge every fact and change nothing. Returns {"result": [one `revise` result per fact]}."""
+)
 
 RESOLVE = """\
 End a dispute: two stored evidence nodes contradict each other and no policy could rank them (both are
@@ -144,8 +153,12 @@ Verify the memory's integrity: the graph and vector stores agree, every state ob
 Call it if results look inconsistent. Returns {"clean": true/false, "problems": [one line each], ...}.
 Read-only: repairs are left to the CLI's `check --repair`."""
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-WRITING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+WRITING = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 
 
 def tool_error(error: BaseException) -> CallToolResult:
@@ -159,8 +172,13 @@ def _dump(value: Any) -> str:
 
 def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     """The MCP server: FALSIFY's tools and resources over one :class:`Gate`."""
-    server = MCPServer(name, title="FALSIFY belief-revision memory", instructions=INSTRUCTIONS,
-                       version=package_version(), log_level="WARNING")
+    server = MCPServer(
+        name,
+        title="FALSIFY belief-revision memory",
+        instructions=INSTRUCTIONS,
+        version=package_version(),
+        log_level="WARNING",
+    )
 
     async def call(tool: str, run: Callable[[Session], Awaitable[Any]]) -> CallToolResult:
         """``run(fx)`` in a session of the gate (``tool``: the tool's name, for the log): its
@@ -176,9 +194,13 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
             import logging
 
             logging.getLogger("falsify").exception("tool %s failed", tool)
-            return tool_error(RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}"))
+            return tool_error(
+                RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}")
+            )
         structured = value if isinstance(value, dict) else {"result": value}
-        return CallToolResult(content=[TextContent(type="text", text=_dump(value))], structured_content=structured)
+        return CallToolResult(
+            content=[TextContent(type="text", text=_dump(value))], structured_content=structured
+        )
 
     @server.tool(description=ADD_BELIEFS, annotations=WRITING)
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
@@ -194,7 +216,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     server.tool(description=REVISE, annotations=WRITING)(revise)
 
     @server.tool(description=REVISE_MANY, annotations=WRITING)
-    async def revise_many(facts: list[Union[dict[str, Any], str]], dry_run: bool = False) -> list[dict[str, Any]]:
+    async def revise_many(
+        facts: list[Union[dict[str, Any], str]], dry_run: bool = False
+    ) -> list[dict[str, Any]]:
         return await call("revise_many", lambda fx: fx.revise_many(facts, dry_run=dry_run))
 
     @server.tool(description=RESOLVE, annotations=WRITING)
@@ -202,11 +226,16 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
         return await call("resolve", lambda fx: fx.resolve(loser, winner))
 
     @server.tool(description=RECALL, annotations=READ_ONLY)
-    async def recall(question: Optional[str] = None, epoch: Optional[int] = None,
-                     as_of: Optional[str] = None, inquiry: Optional[str] = None,
-                     path: Optional[str] = None) -> dict[str, Any]:
-        return await call("recall", lambda fx: fx.recall(question, epoch=epoch, as_of=as_of, inquiry=inquiry,
-                                                         path=path))
+    async def recall(
+        question: Optional[str] = None,
+        epoch: Optional[int] = None,
+        as_of: Optional[str] = None,
+        inquiry: Optional[str] = None,
+        path: Optional[str] = None,
+    ) -> dict[str, Any]:
+        return await call(
+            "recall", lambda fx: fx.recall(question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path)
+        )
 
     @server.tool(description=SEARCH, annotations=READ_ONLY)
     async def search(query: str, top_k: int = 5, include_dead: bool = False) -> list[dict[str, Any]]:
@@ -228,14 +257,22 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     async def check() -> dict[str, Any]:
         return await call("check", lambda fx: fx.check())
 
-    @server.resource("falsify://graph", name="graph", mime_type="application/json",
-                     description="The belief graph: the status JSON (every node with its state, every edge).")
+    @server.resource(
+        "falsify://graph",
+        name="graph",
+        mime_type="application/json",
+        description="The belief graph: the status JSON (every node with its state, every edge).",
+    )
     async def graph() -> str:
         async with gate.session() as fx:
             return _dump(await fx.status())
 
-    @server.resource("falsify://log", name="log", mime_type="application/json",
-                     description="The revision log: one entry per state change (epoch, key, rule, from, to, cause, fact).")
+    @server.resource(
+        "falsify://log",
+        name="log",
+        mime_type="application/json",
+        description="The revision log: one entry per state change (epoch, key, rule, from, to, cause, fact).",
+    )
     async def log() -> str:
         async with gate.session() as fx:
             return _dump(fx.revision_log())
@@ -265,8 +302,11 @@ def revise_signature():
             annotation, default = Annotated[bool, Described(description=field.help)], False
         else:
             annotation, default = Annotated[Optional[kind], Described(description=field.help)], None
-        params.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=annotation))
+        params.append(
+            inspect.Parameter(
+                field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
     return inspect.Signature(params, return_annotation=dict[str, Any])
 
 
@@ -302,7 +342,9 @@ def _keep_json_text(server: MCPServer, tool_name: str, argument: str) -> None:
                 parsed[argument] = data[argument]
             return parsed
 
-    tool.fn_metadata = KeepText.model_construct(**{name: getattr(meta, name) for name in type(meta).model_fields})
+    tool.fn_metadata = KeepText.model_construct(
+        **{name: getattr(meta, name) for name in type(meta).model_fields}
+    )
 
 
 def _forbid_unknown_arguments(server: MCPServer) -> None:
@@ -319,13 +361,21 @@ def _forbid_unknown_arguments(server: MCPServer) -> None:
 
     for tool in server._tool_manager.list_tools():
         base = tool.fn_metadata.arg_model
-        strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
-                                               "__module__": base.__module__})
+        strict = type(
+            base.__name__,
+            (base,),
+            {
+                "model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
+                "__module__": base.__module__,
+            },
+        )
         if isinstance(getattr(tool, "parameters", None), dict):
             tool.parameters = {**tool.parameters, "additionalProperties": False}
         meta = tool.fn_metadata
         checked = _strict_metadata(type(meta), tool.name, tool.parameters)
-        tool.fn_metadata = checked.model_construct(**{name: getattr(meta, name) for name in type(meta).model_fields})
+        tool.fn_metadata = checked.model_construct(
+            **{name: getattr(meta, name) for name in type(meta).model_fields}
+        )
         tool.fn_metadata.arg_model = strict
 
 
@@ -351,15 +401,23 @@ def _strict_metadata(base: type, tool: str, schema: dict) -> type:
 
         async def call_fn(self, fn, fn_is_async, arguments, arguments_to_pass_directly=None):
             if _INVALID in arguments:
-                return CallToolResult(content=[TextContent(type="text", text="\n".join(arguments[_INVALID]))],
-                                      is_error=True)
+                return CallToolResult(
+                    content=[TextContent(type="text", text="\n".join(arguments[_INVALID]))], is_error=True
+                )
             return await super().call_fn(fn, fn_is_async, arguments, arguments_to_pass_directly)
 
     return StrictArguments
 
 
-_TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
-               "object": "an object", "array": "an array", "null": "null"}
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+}
 
 
 def _expected(schema: dict) -> str:
@@ -403,7 +461,12 @@ def argument_problems(error, tool: str, schema: dict, data: dict) -> list[str]:
         loc = list(problem.get("loc") or ())
         if not loc:
             continue
-        name, path, part, value = str(loc[0]), str(loc[0]), properties.get(str(loc[0]), {}), data.get(str(loc[0]))
+        name, path, part, value = (
+            str(loc[0]),
+            str(loc[0]),
+            properties.get(str(loc[0]), {}),
+            data.get(str(loc[0])),
+        )
         for step in loc[1:]:  # into array items; a union's member tags end the path
             if not isinstance(step, int) or not isinstance(value, list) or step >= len(value):
                 break
@@ -413,7 +476,9 @@ def argument_problems(error, tool: str, schema: dict, data: dict) -> list[str]:
         seen.add(path)
         kind = problem.get("type", "")
         if kind == "extra_forbidden":
-            lines.append(f"error: {name}: {tool} has no such argument (its arguments: {', '.join(properties) or 'none'})")
+            lines.append(
+                f"error: {name}: {tool} has no such argument (its arguments: {', '.join(properties) or 'none'})"
+            )
         elif kind == "missing":
             lines.append(f"error: {path}: required ({_expected(part)})")
         elif name in properties:
@@ -485,8 +550,11 @@ def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
 
 def refusal_message(ident, why: str) -> dict:
     """A JSON-RPC error (invalid request) for a refused message: nothing was done."""
-    return {"jsonrpc": "2.0", "id": ident,
-            "error": {"code": -32600, "message": f"{why}; nothing was done (each field may appear once)"}}
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "error": {"code": -32600, "message": f"{why}; nothing was done (each field may appear once)"},
+    }
 
 
 class _StrictLines:
@@ -519,8 +587,9 @@ class _StrictLines:
                 from mcp_types import jsonrpc_message_adapter
 
                 await self._ready.wait()
-                await self.answer.send(SessionMessage(jsonrpc_message_adapter.validate_python(
-                    refusal_message(ident, why))))
+                await self.answer.send(
+                    SessionMessage(jsonrpc_message_adapter.validate_python(refusal_message(ident, why)))
+                )
 
 
 async def run_stdio_strict(server: MCPServer) -> None:

@@ -84,8 +84,9 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         found = await _inspect(stores)
         if not found["problems"] or not done:
             break
-    result.update(repaired=repaired, clean_after_repair=not found["problems"],
-                  problems_after_repair=found["problems"])
+    result.update(
+        repaired=repaired, clean_after_repair=not found["problems"], problems_after_repair=found["problems"]
+    )
     if cannot:
         result["cannot_restore"] = cannot
     return result
@@ -118,7 +119,9 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[str], list[list[int]], list[list[int]]]:
+def history_problems(
+    entries, meta_epoch: int, stored_epoch: int
+) -> tuple[list[str], list[list[int]], list[list[int]]]:
     """Missing or shortened history: every committed change is one log line, epochs
     1, 2, 3, ... (each write takes the last epoch + 1), and ``falsify.json`` and the
     stores never run ahead of the log. A gap, a log that starts late, or a root whose
@@ -138,13 +141,21 @@ def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[
             continue
         spans = (entry.get("lost_epochs") or []) if entry.get("kind") == "repair" else []
         for span in spans if isinstance(spans, list) else []:
-            if isinstance(span, list) and len(span) == 2 and all(valid_epoch(x) for x in span) and span[0] <= span[1]:
+            if (
+                isinstance(span, list)
+                and len(span) == 2
+                and all(valid_epoch(x) for x in span)
+                and span[0] <= span[1]
+            ):
                 acknowledged.append((span[0], span[1]))
         if epoch > last + 1:
             gaps.append((last + 1, epoch - 1))
         last = max(last, epoch)
-    ahead = max(e for e in (meta_epoch, stored_epoch) if valid_epoch(e)) if any(
-        valid_epoch(e) for e in (meta_epoch, stored_epoch)) else 0
+    ahead = (
+        max(e for e in (meta_epoch, stored_epoch) if valid_epoch(e))
+        if any(valid_epoch(e) for e in (meta_epoch, stored_epoch))
+        else 0
+    )
     if ahead > last:
         gaps.append((last + 1, ahead))
     covered = _merged(acknowledged)
@@ -153,15 +164,25 @@ def history_problems(entries, meta_epoch: int, stored_epoch: int) -> tuple[list[
     for first, end in lost:
         which = f"epoch {first}" if first == end else f"epochs {first}-{end}"
         if end > last:
-            whose = " and ".join(filter(None, [
-                f"falsify.json says epoch {meta_epoch}" if meta_epoch > last else "",
-                f"stored nodes carry epoch {stored_epoch}" if stored_epoch > last else ""]))
+            whose = " and ".join(
+                filter(
+                    None,
+                    [
+                        f"falsify.json says epoch {meta_epoch}" if meta_epoch > last else "",
+                        f"stored nodes carry epoch {stored_epoch}" if stored_epoch > last else "",
+                    ],
+                )
+            )
             ends = f"ends at epoch {last}" if last else "is empty or missing"
-            problems.append(f"history lost: {whose}, but the revision log {ends} ({which} missing; "
-                            "undo and explain cannot reach those changes)")
+            problems.append(
+                f"history lost: {whose}, but the revision log {ends} ({which} missing; "
+                "undo and explain cannot reach those changes)"
+            )
         else:
-            problems.append(f"history lost: the revision log has no entry for {which} "
-                            "(undo and explain cannot reach those changes)")
+            problems.append(
+                f"history lost: the revision log has no entry for {which} "
+                "(undo and explain cannot reach those changes)"
+            )
     return problems, lost, [list(g) for g in gaps]
 
 
@@ -179,7 +200,9 @@ async def _inspect(stores: Stores) -> dict:
         for i, props in nodes.items():
             if i not in rows:
                 missing_vectors[i] = props
-                problems.append(f"{props.get('key', i)} ({kind}) has no row in vector collection {collection(kind)}")
+                problems.append(
+                    f"{props.get('key', i)} ({kind}) has no row in vector collection {collection(kind)}"
+                )
         extra = sorted(rows - set(nodes))
         if extra:
             orphan_rows[kind] = extra
@@ -204,17 +227,29 @@ async def _inspect(stores: Stores) -> dict:
             unfounded_by_q[question] = (whole, bad)
             problems += [f"{k} is alive but has no well-founded justification" for k in bad]
         # the three-valued labelling (supersedes/disputes attack; disputed = undefined)
-        wrong = [(k, state, label) for k, state, label in three_valued_violations(view) if k not in bad and k not in ghosts]
+        wrong = [
+            (k, state, label)
+            for k, state, label in three_valued_violations(view)
+            if k not in bad and k not in ghosts
+        ]
         if wrong:
             mislabelled.append(question)
-        problems += [f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in wrong]
+        problems += [
+            f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in wrong
+        ]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
-    stored = {i: {"key": n.key, "state": n.state, "epoch": n.epoch}
-              for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
+    stored = {
+        i: {"key": n.key, "state": n.state, "epoch": n.epoch}
+        for i, n in ((i, to_node(p)) for i, p in every.items())
+        if n is not None
+    }
     # epochs no log could hold (damage, not lost history), and the history itself
     absurd = {i: n for i, n in stored.items() if not valid_epoch(n["epoch"])}
-    problems += [f"{n['key']} carries epoch {described(n['epoch'])}, beyond any epoch FALSIFY writes "
-                 f"(0..{MAX_EPOCH}): the stored node is damaged" for n in absurd.values()]
+    problems += [
+        f"{n['key']} carries epoch {described(n['epoch'])}, beyond any epoch FALSIFY writes "
+        f"(0..{MAX_EPOCH}): the stored node is damaged"
+        for n in absurd.values()
+    ]
     meta_found = journal.meta_problems()
     problems += meta_found
     stored_epoch = max((n["epoch"] for i, n in stored.items() if i not in absurd), default=0)
@@ -231,8 +266,10 @@ async def _inspect(stores: Stores) -> dict:
         logged = (image.get("props") or {}).get("valid_to")
         if props.get("valid_to") != logged:
             valid_to_fix[i] = (props, logged)
-            problems.append(f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
-                            f"wrote {logged!r}")
+            problems.append(
+                f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
+                f"wrote {logged!r}"
+            )
     # valid time: two values of a single-valued predicate that both held over one period
     overlapping = validity_overlaps(every, whole)
     problems += [validity.overlap_text(p) + " (overlapping validity)" for p in overlapping]
@@ -241,28 +278,56 @@ async def _inspect(stores: Stores) -> dict:
     log_found = journal.log_problems(LINES_NAMED)
     problems += log_found
     problems += lost_found
-    return {"problems": problems, "orphan_rows": orphan_rows, "missing_vectors": missing_vectors,
-            "restore": restore, "every": every, "unfounded_by_q": unfounded_by_q, "mislabelled": mislabelled,
-            "forget_ids": forget_ids, "stored": stored, "whole": whole, "lost": lost, "valid_to": valid_to_fix,
-            "meta": bool(meta_found), "log_lines": bool(log_found), "absurd": absurd, "overlaps": overlapping}
+    return {
+        "problems": problems,
+        "orphan_rows": orphan_rows,
+        "missing_vectors": missing_vectors,
+        "restore": restore,
+        "every": every,
+        "unfounded_by_q": unfounded_by_q,
+        "mislabelled": mislabelled,
+        "forget_ids": forget_ids,
+        "stored": stored,
+        "whole": whole,
+        "lost": lost,
+        "valid_to": valid_to_fix,
+        "meta": bool(meta_found),
+        "log_lines": bool(log_found),
+        "absurd": absurd,
+        "overlaps": overlapping,
+    }
 
 
 def validity_overlaps(every: dict[str, dict], whole) -> list:
     """Pairs of evidence values of a single-valued predicate (by their questions' declarations)
     that both held over an overlapping period (:func:`memory_core.core.validity.overlaps`)."""
-    declared = {p.get("key"): stored_predicates(p.get("predicates")) for p in every.values()
-                if KIND_BY_TYPE.get(p.get("type")) == "question"}
+    declared = {
+        p.get("key"): stored_predicates(p.get("predicates"))
+        for p in every.values()
+        if KIND_BY_TYPE.get(p.get("type")) == "question"
+    }
     values = []
     for props in every.values():
         node = to_node(props)
-        if node is None or node.kind != "evidence" or not (props.get("subject") and props.get("predicate")
-                                                          and props.get("object")):
+        if (
+            node is None
+            or node.kind != "evidence"
+            or not (props.get("subject") and props.get("predicate") and props.get("object"))
+        ):
             continue
-        held = node.state in ("alive", "disputed") or (node.state == "superseded" and node.valid_to is not None)
+        held = node.state in ("alive", "disputed") or (
+            node.state == "superseded" and node.valid_to is not None
+        )
         if not held or multi_valued(declared.get(node.question), props["predicate"]):
             continue
-        values.append((node.key, sp_key(props["subject"], props["predicate"]), props["object"],
-                       (node.valid_from, node.valid_to)))
+        values.append(
+            (
+                node.key,
+                sp_key(props["subject"], props["predicate"]),
+                props["object"],
+                (node.valid_from, node.valid_to),
+            )
+        )
     disputes = [(e.src, e.dst) for e in whole.edges if e.kind == DISPUTES]
     return validity.overlaps(values, disputes)
 
@@ -271,9 +336,17 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
     """One repair pass over what :func:`_inspect` found; returns what it did."""
     store, journal = stores.store, stores.journal
     repaired = []
-    orphan_rows, missing_vectors, restore, every = (found["orphan_rows"], found["missing_vectors"],
-                                                    found["restore"], found["every"])
-    unfounded_by_q, mislabelled, forget_ids = found["unfounded_by_q"], found["mislabelled"], found["forget_ids"]
+    orphan_rows, missing_vectors, restore, every = (
+        found["orphan_rows"],
+        found["missing_vectors"],
+        found["restore"],
+        found["every"],
+    )
+    unfounded_by_q, mislabelled, forget_ids = (
+        found["unfounded_by_q"],
+        found["mislabelled"],
+        found["forget_ids"],
+    )
     stored, whole = found["stored"], found["whole"]
     done = await writer.recover(store, journal)
     if done:
@@ -294,12 +367,16 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         for i, props in sorted((i, found["every"][i]) for i in found["absurd"]):
             node = to_node(props)
             same = {"state": node.state, "weight": node.weight, "confidence": node.confidence}
-            fixes.append({"id": i, "key": node.key, "before": dict(same, epoch=0), "after": dict(same, epoch=epoch)})
+            fixes.append(
+                {"id": i, "key": node.key, "before": dict(same, epoch=0), "after": dict(same, epoch=epoch)}
+            )
         intent = {"epoch": epoch, "updates": fixes}
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
         await writer.run(store, journal, intent, entry)
-        repaired.append(f"gave {', '.join(f['key'] for f in fixes)} epoch {epoch} in place of an epoch no log could "
-                        f"hold (epoch {epoch})")
+        repaired.append(
+            f"gave {', '.join(f['key'] for f in fixes)} epoch {epoch} in place of an epoch no log could "
+            f"hold (epoch {epoch})"
+        )
     for kind, ids in orphan_rows.items():
         await store.delete_vectors(collection(kind), ids)
         repaired.append(f"deleted {len(ids)} orphan vector row(s) from {collection(kind)}")
@@ -317,13 +394,21 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         intent = {"epoch": epoch, "add_nodes": adds}
         entry = {"epoch": epoch, "kind": "repair", "restored": keys, "changes": [], "intent": intent}
         await writer.run(store, journal, intent, entry)
-        repaired.append(f"restored {', '.join(keys)} from the revision log, with state and edges (epoch {epoch})")
+        repaired.append(
+            f"restored {', '.join(keys)} from the revision log, with state and edges (epoch {epoch})"
+        )
     for question, (view, bad) in unfounded_by_q.items():
         epoch = journal.epoch() + 1
         original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
         plan = plan_settle(view, bad, epoch)
         intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}
-        entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
+        entry = {
+            "epoch": epoch,
+            "kind": "repair",
+            "question": question,
+            "changes": log_changes(plan),
+            "intent": intent,
+        }
         await writer.run(store, journal, intent, entry)
         repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
     for question in mislabelled:  # read again: the repairs above may have changed it
@@ -339,21 +424,42 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         dead_as = {img.get("key"): img.get("state") for img in images.values() if img.get("key") in keys}
         plan = plan_relabel(view, keys, epoch, forgotten_index(journal).memory, dead_as)
         intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set(ghosts))}
-        entry = {"epoch": epoch, "kind": "repair", "question": question, "changes": log_changes(plan), "intent": intent}
+        entry = {
+            "epoch": epoch,
+            "kind": "repair",
+            "question": question,
+            "changes": log_changes(plan),
+            "intent": intent,
+        }
         await writer.run(store, journal, intent, entry)
-        repaired.append(f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})")
+        repaired.append(
+            f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})"
+        )
     if found.get("valid_to"):
         epoch = journal.epoch() + 1
         fixes = []
         for i, (props, logged) in sorted(found["valid_to"].items()):
             node = to_node(props)
-            same = {"state": node.state, "epoch": node.epoch, "weight": node.weight, "confidence": node.confidence}
-            fixes.append({"id": i, "key": node.key, "before": dict(same, valid_to=props.get("valid_to")),
-                          "after": dict(same, valid_to=logged)})
+            same = {
+                "state": node.state,
+                "epoch": node.epoch,
+                "weight": node.weight,
+                "confidence": node.confidence,
+            }
+            fixes.append(
+                {
+                    "id": i,
+                    "key": node.key,
+                    "before": dict(same, valid_to=props.get("valid_to")),
+                    "after": dict(same, valid_to=logged),
+                }
+            )
         intent = {"epoch": epoch, "updates": fixes}
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
         await writer.run(store, journal, intent, entry)
-        repaired.append(f"restored the logged valid_to of {', '.join(f['key'] for f in fixes)} (epoch {epoch})")
+        repaired.append(
+            f"restored the logged valid_to of {', '.join(f['key'] for f in fixes)} (epoch {epoch})"
+        )
     if forget_ids:
         epoch = journal.epoch() + 1
         keys = sorted(stored[i]["key"] for i in forget_ids)
@@ -363,9 +469,11 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
     for pair in found.get("overlaps", []):
         # which value's dates are wrong is a judgment, not a rule: named, never guessed
-        message = (f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
-                   f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
-                   f"change that placed it")
+        message = (
+            f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
+            f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
+            f"change that placed it"
+        )
         if message not in cannot:
             cannot.append(message)
     if journal.repair_log():
@@ -375,11 +483,19 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         spans = found["lost"]
         epoch = journal.epoch() + 1
         which = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
-        entry = {"epoch": epoch, "kind": "repair", "changes": [], "lost_epochs": spans, "intent": {"epoch": epoch}}
+        entry = {
+            "epoch": epoch,
+            "kind": "repair",
+            "changes": [],
+            "lost_epochs": spans,
+            "intent": {"epoch": epoch},
+        }
         await writer.run(store, journal, {"epoch": epoch}, entry)
-        message = (f"cannot restore the revision log of epoch(s) {which}: it is lost (restore revisions.jsonl "
-                   f"from a backup to get it back); recorded the gap at epoch {epoch}, so undo and explain "
-                   "cannot reach the changes made in it")
+        message = (
+            f"cannot restore the revision log of epoch(s) {which}: it is lost (restore revisions.jsonl "
+            f"from a backup to get it back); recorded the gap at epoch {epoch}, so undo and explain "
+            "cannot reach the changes made in it"
+        )
         cannot.append(message)
         repaired.append(message)
     return repaired

@@ -112,7 +112,9 @@ class Replay:
             for name in ("state", "epoch", "weight"):
                 if name in after:
                     image[name] = after[name]
-            if "confidence" in after and after.get("confidence") != update.get("before", {}).get("confidence"):
+            if "confidence" in after and after.get("confidence") != update.get("before", {}).get(
+                "confidence"
+            ):
                 image.setdefault("props", {})["confidence"] = after["confidence"]
             if "valid_to" in after and after.get("valid_to") != update.get("before", {}).get("valid_to"):
                 image.setdefault("props", {})["valid_to"] = after["valid_to"]  # valid time ended (or undone)
@@ -121,8 +123,9 @@ class Replay:
         for node in intent.get("del_nodes", []):
             self.nodes.pop(node["id"], None)
             # an undo deletes what the change it reverts had added: a removal, not a forget
-            self.tombstones[node["id"]] = dict(copy.deepcopy(node), deleted_at=epoch,
-                                               forgotten=entry.get("kind") != "undo")
+            self.tombstones[node["id"]] = dict(
+                copy.deepcopy(node), deleted_at=epoch, forgotten=entry.get("kind") != "undo"
+            )
             for ident in [k for k in self.edges if node["id"] in k[:2]]:
                 del self.edges[ident]
 
@@ -146,8 +149,9 @@ def _needers_in(edges: Iterable, ident: str) -> list[str]:
     return found
 
 
-def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
-                    gaps: Iterable = ()) -> tuple[list[str], dict, list[str]]:
+def forget_problems(
+    log: Replay, stored: dict[str, dict], edges: list[tuple], gaps: Iterable = ()
+) -> tuple[list[str], dict, list[str]]:
     """``stored``: id -> {"key", "state", "epoch"} of every stored node; ``edges``: every
     stored belief edge as (src_id, dst_id, rel, props); ``gaps``: the epoch ranges ``[first,
     last]`` the log has no entry for (lost history). Returns (problems, {id: node entry
@@ -157,7 +161,9 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
     problems: list[str] = []
     restore: dict[str, dict] = {}
     needs = lambda i: i in stored and stored[i]["state"] not in DEAD  # alive (or disputed)
-    key = lambda i: stored[i]["key"] if i in stored else (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
+    key = lambda i: (
+        stored[i]["key"] if i in stored else (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
+    )
     latest_gap = max((int(g[1]) for g in gaps), default=0)
     # 1. the log says it exists, the graph lacks it
     for ident, image in sorted(log.nodes.items(), key=lambda kv: kv[1].get("key", "")):
@@ -166,10 +172,13 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
         current = [(s, d, r) for (s, d, r) in log.edges if ident in (s, d)]
         alive = sorted(key(i) for i in _needers_in(current, ident) if needs(i))
         why = f"; alive {', '.join(alive)} supersede(s) or consume(s) it" if alive else ""
-        problems.append(f"{image.get('key', ident)} is missing from the graph, but the revision log says it exists "
-                        f"({image.get('state')}, last written at epoch {image['written_at']}){why}")
-        restore[ident] = dict(image, edges=[[s, d, r, props] for (s, d, r), (props, _) in log.edges.items()
-                                            if ident in (s, d)])
+        problems.append(
+            f"{image.get('key', ident)} is missing from the graph, but the revision log says it exists "
+            f"({image.get('state')}, last written at epoch {image['written_at']}){why}"
+        )
+        restore[ident] = dict(
+            image, edges=[[s, d, r, props] for (s, d, r), (props, _) in log.edges.items() if ident in (s, d)]
+        )
     # 2. forgotten although something alive now supersedes or consumes it
     for ident, tomb in sorted(log.tombstones.items(), key=lambda kv: kv[1].get("key", "")):
         if ident in stored or not tomb.get("forgotten"):
@@ -177,14 +186,21 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
         # alive now and already alive when it was forgotten (a consumer that came back later, through
         # another justification, leaves the dead node forgotten: only a label that is no longer dead
         # brings a forgotten node back)
-        alive = sorted(key(i) for i in _needers_in(tomb.get("edges", []), ident)
-                       if needs(i) and int(stored[i].get("epoch") or 0) <= int(tomb["deleted_at"]))
+        alive = sorted(
+            key(i)
+            for i in _needers_in(tomb.get("edges", []), ident)
+            if needs(i) and int(stored[i].get("epoch") or 0) <= int(tomb["deleted_at"])
+        )
         if alive:
-            problems.append(f"{tomb.get('key', ident)} was forgotten at epoch {tomb['deleted_at']}, but alive "
-                            f"{', '.join(alive)} supersede(s) or consume(s) it (forget rules (b)/(c))")
+            problems.append(
+                f"{tomb.get('key', ident)} was forgotten at epoch {tomb['deleted_at']}, but alive "
+                f"{', '.join(alive)} supersede(s) or consume(s) it (forget rules (b)/(c))"
+            )
             restore[ident] = tomb
     # 3. a stored dead orphan a later revision should have forgotten
-    revisions = [e for e in log.entries if e.get("kind") in REVISION_KINDS and e.get("epoch") not in log.undone]
+    revisions = [
+        e for e in log.entries if e.get("kind") in REVISION_KINDS and e.get("epoch") not in log.undone
+    ]
     by_id_edges: dict[str, list] = defaultdict(list)
     for e in edges:
         by_id_edges[e[0]].append(e)
@@ -222,8 +238,10 @@ def forget_problems(log: Replay, stored: dict[str, dict], edges: list[tuple],
             changed |= {f.get("new_evidence") for f in entry.get("facts", [])} | {entry.get("new_evidence")}
             touched = sorted(k for k in watch & changed if k)
             if touched:
-                problems.append(f"{node['key']} is {node['state']} and nothing alive consumes or supersedes it, but the "
-                                f"revision of epoch {entry['epoch']} (which changed {', '.join(touched)}) did not forget it")
+                problems.append(
+                    f"{node['key']} is {node['state']} and nothing alive consumes or supersedes it, but the "
+                    f"revision of epoch {entry['epoch']} (which changed {', '.join(touched)}) did not forget it"
+                )
                 forget.append(ident)
                 break
     return problems, restore, forget
@@ -235,8 +253,9 @@ def restore_entries(restore: dict[str, dict], stored_ids: set[str]) -> list[dict
     present = set(stored_ids) | set(restore)
     result = []
     for ident, image in restore.items():
-        entry = {k: image[k] for k in ("id", "kind", "key", "props", "state", "epoch", "weight") if k in image}
+        entry = {
+            k: image[k] for k in ("id", "kind", "key", "props", "state", "epoch", "weight") if k in image
+        }
         entry["edges"] = [list(e) for e in image.get("edges", []) if e[0] in present and e[1] in present]
         result.append(entry)
     return result
-

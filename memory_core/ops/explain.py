@@ -29,8 +29,10 @@ async def explain(stores: Stores, key: str) -> dict:
     props = (await stores.store.find_keys([key])).get(key)
     if props is None:
         if not result["known"]:
-            raise InputError(f"explain: no node with key {key!r} in this data root, and none in its revision log "
-                             "(never loaded, recorded or forgotten here)")
+            raise InputError(
+                f"explain: no node with key {key!r} in this data root, and none in its revision log "
+                "(never loaded, recorded or forgotten here)"
+            )
         # not stored: a revision forgot it, or an undo removed what had added it
         result["state"] = fate or "forgotten"
         return result

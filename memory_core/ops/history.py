@@ -44,16 +44,21 @@ def parse_epoch(value, current: int) -> int:
         epoch = int(text) if len(text) <= 20 else current + 1  # a longer number is past every epoch
     if epoch is None:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-        raise InputError(f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}")
+        raise InputError(
+            f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}"
+        )
     if not 0 <= epoch <= current:
         # never str() a huge int: past 4,300 digits Python refuses (and the line would be that long)
         big = epoch.bit_length() > 64 if isinstance(value, int) else len(text or "") > 20
         shown = "(a number with more than 20 digits)" if big else str(epoch)
-        raise InputError(f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})")
+        raise InputError(
+            f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})"
+        )
     return epoch
 
 
 # ---- the pure fold ----------------------------------------------------------------
+
 
 @dataclass
 class Graph:
@@ -68,8 +73,12 @@ class Graph:
             props = dict(node.get("props") or {})
             props.setdefault("type", TYPE_BY_KIND.get(node.get("kind"), props.get("type")))
             props.setdefault("key", node.get("key"))
-            props.update(id=node["id"], truth_alignment=[node["state"]], truth_epoch=int(node.get("epoch") or 0),
-                         feedback_weight=float(node.get("weight", 0.5)))
+            props.update(
+                id=node["id"],
+                truth_alignment=[node["state"]],
+                truth_epoch=int(node.get("epoch") or 0),
+                feedback_weight=float(node.get("weight", 0.5)),
+            )
             self.nodes[node["id"]] = props
         for node in intent.get("add_nodes", []):
             for e in node.get("edges", []):
@@ -119,6 +128,7 @@ def rewind(graph: Graph, newest_first: Iterable[dict], epoch: int) -> Graph:
 
 
 # ---- reading the past through the store's read interface --------------------------
+
 
 @dataclass
 class Hit:
@@ -192,8 +202,11 @@ class PastStore:
         kind = next((k for k in KINDS if collection(k) == name), None)
         if kind is None:
             return []
-        return [(i, p.get(TEXT_FIELD[kind]) or "") for i, p in self.g.nodes.items()
-                if p.get("type") == TYPE_BY_KIND[kind]]
+        return [
+            (i, p.get(TEXT_FIELD[kind]) or "")
+            for i, p in self.g.nodes.items()
+            if p.get("type") == TYPE_BY_KIND[kind]
+        ]
 
     async def search(self, name: str, text: str, limit: int) -> list:
         if not text:
@@ -250,8 +263,12 @@ class PastStore:
         from memory_core.core.keys import sp_key
 
         wanted = set(sps)
-        return [dict(copy.deepcopy(p), id=i) for i, p in self.g.nodes.items() if p.get("type") == TYPE_BY_KIND["evidence"]
-                and (p.get("name") or sp_key(p.get("subject"), p.get("predicate"))) in wanted]
+        return [
+            dict(copy.deepcopy(p), id=i)
+            for i, p in self.g.nodes.items()
+            if p.get("type") == TYPE_BY_KIND["evidence"]
+            and (p.get("name") or sp_key(p.get("subject"), p.get("predicate"))) in wanted
+        ]
 
     async def declared_predicates(self, props: Iterable[dict]) -> dict[str, dict[str, str]]:
         return await BeliefStore.declared_predicates(self, props)
@@ -302,7 +319,7 @@ async def present_graph(store: BeliefStore) -> Graph:
     missing = [i for i in ids if i not in graph.nodes]
     for i, props in (await store.raw_nodes(missing)).items():
         graph.nodes[i] = dict(props, id=i)
-    for src, dst, rel, props in (await store.all_edges_of(list(graph.nodes)) if graph.nodes else []):
+    for src, dst, rel, props in await store.all_edges_of(list(graph.nodes)) if graph.nodes else []:
         if src in graph.nodes and dst in graph.nodes:
             graph.edges.setdefault((src, dst, rel), dict(props or {}))
     return graph
@@ -317,8 +334,10 @@ async def stores_at(stores: Stores, epoch) -> Stores:
         return Stores(stores.store, stores.journal, stores.paths)
     lost = lost_after(stores.journal.entries(), epoch)
     if lost:
-        raise FalsifyError(f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
-                           f"{', '.join(str(s[0]) if s[0] == s[-1] else f'{s[0]}-{s[-1]}' for s in lost)} after it is lost")
+        raise FalsifyError(
+            f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
+            f"{', '.join(str(s[0]) if s[0] == s[-1] else f'{s[0]}-{s[-1]}' for s in lost)} after it is lost"
+        )
     graph = rewind(await present_graph(stores.store), stores.journal.entries_backwards(), epoch)
     return Stores(PastStore(graph, stores.store), PastJournal(stores.journal, epoch), stores.paths)
 
@@ -339,7 +358,17 @@ async def snapshot_at(stores: Stores, epoch) -> dict:
     return dict(await status_op.snapshot(past), current=stores.journal.epoch())
 
 
-TIMELINE_FIELDS = ("epoch", "kind", "at", "fact", "new_evidence", "judge", "question", "undoes", "undoes_kind")
+TIMELINE_FIELDS = (
+    "epoch",
+    "kind",
+    "at",
+    "fact",
+    "new_evidence",
+    "judge",
+    "question",
+    "undoes",
+    "undoes_kind",
+)
 
 
 def change_row(change: dict) -> dict:
@@ -347,7 +376,12 @@ def change_row(change: dict) -> dict:
     a change that keeps the state (a promotion, a decay, a validity ending earlier), each of
     weight, confidence and valid_to that it changed as ``[before, after]``."""
     before, after = change.get("before") or {}, change.get("after") or {}
-    row = {"key": change.get("key"), "rule": change.get("rule"), "from": before.get("state"), "to": after.get("state")}
+    row = {
+        "key": change.get("key"),
+        "rule": change.get("rule"),
+        "from": before.get("state"),
+        "to": after.get("state"),
+    }
     if row["from"] != row["to"]:
         return row
     for name in ("weight", "confidence", "valid_to"):

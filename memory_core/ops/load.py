@@ -34,6 +34,7 @@ from memory_core.store.belief_store import BeliefStore, edge_props, edge_row, to
 from memory_core.store.forgotten import forgotten_index
 from memory_core.store.tms_io import ghost_node
 
+
 def read_source(source: Any) -> tuple[bytes | str, str]:
     """An investigation given as a path, JSON text/bytes or a dict → (data, name for messages)."""
     if isinstance(source, dict):
@@ -51,7 +52,9 @@ def read_source(source: Any) -> tuple[bytes | str, str]:
             return path.read_bytes(), str(path)
         except OSError as error:
             raise InputError(f"cannot read {path}: {error.strerror}") from None
-    raise InputError(f"investigation: expected a path, JSON text or bytes, or a dict, got {type(source).__name__}")
+    raise InputError(
+        f"investigation: expected a path, JSON text or bytes, or a dict, got {type(source).__name__}"
+    )
 
 
 def peek_keys(data) -> list[str]:
@@ -120,10 +123,17 @@ async def load(stores: Stores, source: Any) -> dict:
     existing = await stores.store.find_keys([n.key for n in inv.nodes])
     epoch = stores.journal.epoch() + 1
     tombs = forgotten_index(stores.journal).gone  # what a node resting on a forgotten one rests on
-    intent, entry = await plan_load(stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs)
-    result = {"question": inv.question.key, "added": entry["added"], "edges_added": entry["edges_added"],
-              "invalidated": [c["key"] for c in entry["changes"] if c["rule"] == "justification_lost"],
-              "notes": entry["notes"], "epoch": None}
+    intent, entry = await plan_load(
+        stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs
+    )
+    result = {
+        "question": inv.question.key,
+        "added": entry["added"],
+        "edges_added": entry["edges_added"],
+        "invalidated": [c["key"] for c in entry["changes"] if c["rule"] == "justification_lost"],
+        "notes": entry["notes"],
+        "epoch": None,
+    }
     if not intent["add_nodes"] and not intent["add_edges"] and not intent["updates"]:
         result["notes"] = result["notes"] + ["nothing new: every node and edge is already stored"]
         return result
@@ -154,9 +164,15 @@ def question_extras(inv: Investigation) -> dict:
     return extras
 
 
-async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, dict], forgotten: dict[str, int],
-                    epoch: int, referenced: dict[str, dict] | None = None,
-                    tombs: dict[str, dict] | None = None) -> tuple[dict, dict]:
+async def plan_load(
+    store: BeliefStore,
+    inv: Investigation,
+    existing: dict[str, dict],
+    forgotten: dict[str, int],
+    epoch: int,
+    referenced: dict[str, dict] | None = None,
+    tombs: dict[str, dict] | None = None,
+) -> tuple[dict, dict]:
     """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
     its edges (and a fragment's question) name without defining them; ``tombs``: the
     tombstones of the forgotten nodes (normalised key -> tombstone).
@@ -179,13 +195,19 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
             continue
         stored = to_node(props)
         if stored.kind != spec.kind:
-            raise InputError(f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}")
+            raise InputError(
+                f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}"
+            )
         if spec.kind != "question" and stored.question != qkey:
-            raise InputError(f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}")
+            raise InputError(
+                f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}"
+            )
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
             notes.append(f"{spec.key}: exists with other text; the stored version is kept")
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
-            notes.append(f"{spec.key}: sources/policy/predicates differ from the stored question's; the stored ones are kept")
+            notes.append(
+                f"{spec.key}: sources/policy/predicates differ from the stored question's; the stored ones are kept"
+            )
     skipped = {k for k in (n.key for n in inv.nodes) if normalise_key(k) in forgotten and k not in existing}
     for spec in inv.nodes:
         if spec.key in skipped:
@@ -198,41 +220,71 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
                 skipped.add(end)
     defined_here = {n.key for n in inv.nodes}
     for key in sorted(k for k in skipped if k in defined_here):
-        notes.append(f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}")
+        notes.append(
+            f"{key}: not re-added: forgotten by the revision of epoch {forgotten[normalise_key(key)]}"
+        )
     new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
     kinds = dict(inv.kinds())
     kinds.update({k: to_node(p).kind for k, p in existing.items()})
     # edges: skip those touching forgotten nodes and those already stored
     touching_ids = [node_id(kinds[k], k) for k in existing]
-    stored_edges = {(s, d, r): p for s, d, r, p in await store.all_edges_of(touching_ids)} if touching_ids else {}
+    stored_edges = (
+        {(s, d, r): p for s, d, r, p in await store.all_edges_of(touching_ids)} if touching_ids else {}
+    )
     new_edges = []
     ghost_edges = []  # (spec, row) of critical depends_on edges onto a forgotten node
     for spec in inv.edges:
         critical = spec.type == "depends_on" and spec.props.get("critical", True)
-        if critical and spec.dst in skipped and spec.src not in skipped and tombs.get(normalise_key(spec.dst)):
+        if (
+            critical
+            and spec.dst in skipped
+            and spec.src not in skipped
+            and tombs.get(normalise_key(spec.dst))
+        ):
             tomb = tombs[normalise_key(spec.dst)]
             kinds.setdefault(spec.dst, tomb.get("kind", "evidence"))
             ghost_edges.append((spec, tomb))
             continue
         if spec.src in skipped or spec.dst in skipped:
-            ends = ", ".join(f"{k} by the revision of epoch {forgotten[normalise_key(k)]}"
-                             for k in (spec.src, spec.dst) if k in skipped)
-            notes.append(f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten ({ends})")
+            ends = ", ".join(
+                f"{k} by the revision of epoch {forgotten[normalise_key(k)]}"
+                for k in (spec.src, spec.dst)
+                if k in skipped
+            )
+            notes.append(
+                f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten ({ends})"
+            )
             continue
         row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
         if row[:3] not in stored_edges:
             new_edges.append((spec, row))
         elif spec.type == "depends_on":
             stored = to_edge(spec.type, spec.src, spec.dst, stored_edges[row[:3]] or {})
-            if set(stored.memberships) != set(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)).memberships):
-                notes.append(f"edge depends_on {spec.src} -> {spec.dst}: already stored with group(s) "
-                             f"{', '.join(str(g) for g in stored.memberships)}; kept as stored")
+            if set(stored.memberships) != set(
+                Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)).memberships
+            ):
+                notes.append(
+                    f"edge depends_on {spec.src} -> {spec.dst}: already stored with group(s) "
+                    f"{', '.join(str(g) for g in stored.memberships)}; kept as stored"
+                )
     # evaluate new nodes against what is stored (a justification may already be dead)
-    view = await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"]) if existing else BeliefView()
+    view = (
+        await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"])
+        if existing
+        else BeliefView()
+    )
     original = {}
     for spec in new_specs:
-        view.add_node(Node(spec.key, spec.kind, question=qkey if spec.kind != "question" else spec.key,
-                           confidence=spec.fields.get("confidence"), prior=spec.fields.get("prior"), text=spec.text))
+        view.add_node(
+            Node(
+                spec.key,
+                spec.kind,
+                question=qkey if spec.kind != "question" else spec.key,
+                confidence=spec.fields.get("confidence"),
+                prior=spec.fields.get("prior"),
+                text=spec.text,
+            )
+        )
     for spec, _ in new_edges:
         if spec.src in view.nodes and spec.dst in view.nodes:
             view.add_edge(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)))
@@ -257,27 +309,50 @@ async def plan_load(store: BeliefStore, inv: Investigation, existing: dict[str, 
     add_nodes = []
     for spec in new_specs:
         node = view.nodes[spec.key]
-        own = [] if spec.kind == "question" else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
+        own = (
+            []
+            if spec.kind == "question"
+            else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
+        )
         props = node_props(spec, qkey)
         if spec.kind == "question":
             props.update(question_extras(inv))
         add_nodes.append(node_entry(spec.kind, spec.key, props, node.state, epoch, node.weight, own))
-    intent = {"epoch": epoch, "add_nodes": add_nodes, "add_edges": [list(row) for _, row in new_edges],
-              "updates": updates(view, original, plan, skip=new_keys | ghosts)}
+    intent = {
+        "epoch": epoch,
+        "add_nodes": add_nodes,
+        "add_edges": [list(row) for _, row in new_edges],
+        "updates": updates(view, original, plan, skip=new_keys | ghosts),
+    }
     rests = []
     for spec, tomb in ghost_edges:
         if spec.src not in view.nodes:
             continue
         state = view.nodes[spec.src].state
-        rests.append([node_id(kinds[spec.src], spec.src), tomb["id"], "depends_on", edge_props(Edge(
-            spec.type, spec.src, spec.dst, **_edge_args(spec)))])
-        notes.append(f"edge depends_on {spec.src} -> {spec.dst}: {spec.dst} was forgotten by the revision of epoch "
-                     f"{forgotten[normalise_key(spec.dst)]} (dead): {spec.src} rests on it and is {state}; the edge "
-                     "is kept in the revision log (not in the stores), so it comes back if that node is reinstated")
-    entry = {"epoch": epoch, "kind": "load", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "question": qkey, "added": [s.key for s in new_specs],
-             "edges_added": [f"{s.type} {s.src} -> {s.dst}" for s, _ in new_edges],
-             "changes": log_changes(plan), "notes": notes, "intent": intent}
+        rests.append(
+            [
+                node_id(kinds[spec.src], spec.src),
+                tomb["id"],
+                "depends_on",
+                edge_props(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec))),
+            ]
+        )
+        notes.append(
+            f"edge depends_on {spec.src} -> {spec.dst}: {spec.dst} was forgotten by the revision of epoch "
+            f"{forgotten[normalise_key(spec.dst)]} (dead): {spec.src} rests on it and is {state}; the edge "
+            "is kept in the revision log (not in the stores), so it comes back if that node is reinstated"
+        )
+    entry = {
+        "epoch": epoch,
+        "kind": "load",
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "question": qkey,
+        "added": [s.key for s in new_specs],
+        "edges_added": [f"{s.type} {s.src} -> {s.dst}" for s, _ in new_edges],
+        "changes": log_changes(plan),
+        "notes": notes,
+        "intent": intent,
+    }
     if rests:
         entry["rests_on_forgotten"] = rests
     return intent, entry
@@ -289,17 +364,23 @@ def reserved(spec, tomb: dict | None, epoch: int) -> None:
     if tomb is None or spec.reference:
         return
     props = tomb.get("props") or {}
-    same = tomb.get("kind") == spec.kind and " ".join(str(props.get(TEXT_FIELD[spec.kind], "")).split()) == \
-        " ".join(spec.text.split())
+    same = tomb.get("kind") == spec.kind and " ".join(
+        str(props.get(TEXT_FIELD[spec.kind], "")).split()
+    ) == " ".join(spec.text.split())
     if not same:
-        raise InputError(f"key {spec.key!r} is reserved: it names a {tomb.get('kind')} forgotten by the revision of "
-                         f"epoch {epoch} (kept in the revision log; explain {spec.key} says why); a forgotten key is "
-                         "never given to another node; choose another key")
+        raise InputError(
+            f"key {spec.key!r} is reserved: it names a {tomb.get('kind')} forgotten by the revision of "
+            f"epoch {epoch} (kept in the revision log; explain {spec.key} says why); a forgotten key is "
+            "never given to another node; choose another key"
+        )
 
 
 def _edge_args(spec) -> dict:
     p = spec.props
-    return {"critical": p.get("critical", True), "group": p.get("group"),
-            "weight": p.get("weight", 1.0), "confidence": p.get("confidence"),
-            "groups": tuple(p["groups"]) if p.get("groups") else None}
-
+    return {
+        "critical": p.get("critical", True),
+        "group": p.get("group"),
+        "weight": p.get("weight", 1.0),
+        "confidence": p.get("confidence"),
+        "groups": tuple(p["groups"]) if p.get("groups") else None,
+    }

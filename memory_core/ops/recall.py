@@ -63,11 +63,13 @@ DEFAULT_FLOOR = 0.5
 OWN_SHARE = 0.6
 NOTHING = "nothing stored matches the question"
 # words a question is made of that say nothing about what it asks (the content-word rule of relevant())
-STOPWORDS = frozenset("""a about after all also an and any are as at be been before being between both but by can
+STOPWORDS = frozenset(
+    """a about after all also an and any are as at be been before being between both but by can
 could did do does doing during each for from had has have having he her here hers him his how i if in into is it
 its itself know known me more most my no nor not of on once only or other our out over own same she should so some
 such than that the their them then there these they this those through to too under until up very was we were what
-when where which while who whom whose why will with would you your""".split())
+when where which while who whom whose why will with would you your""".split()
+)
 
 
 def recall_floor(settings) -> float:
@@ -207,8 +209,13 @@ def disputes_of(view) -> dict:
     """The disputes that touch the question: ``disputed``, every disputed
     node's key; ``disputes``, each unresolved pair of rivals with what rests on it."""
     disputed = sorted(k for k, n in view.nodes.items() if n.state == DISPUTED)
-    pairs = sorted({tuple(sorted((e.src, e.dst))) for e in view.edges
-                    if e.kind == DISPUTES and view.state(e.src) == DISPUTED and view.state(e.dst) == DISPUTED})
+    pairs = sorted(
+        {
+            tuple(sorted((e.src, e.dst)))
+            for e in view.edges
+            if e.kind == DISPUTES and view.state(e.src) == DISPUTED and view.state(e.dst) == DISPUTED
+        }
+    )
     rows = []
     for a, b in pairs:
         rests = sorted(k for k in downstream(view, [a, b]) if k not in (a, b) and view.state(k) == DISPUTED)
@@ -261,13 +268,20 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     """The inquiry's best-supported hypothesis with alive support (support, then feedback
     weight, then prior), with its alive supporting evidence; None when none has any."""
     view = await slice_.view(inquiry)
-    supported = [k for k, n in view.nodes.items() if n.kind == "hypothesis" and n.alive
-                 and view.alive_supporters(k) and view.support(k) > 0]
+    supported = [
+        k
+        for k, n in view.nodes.items()
+        if n.kind == "hypothesis" and n.alive and view.alive_supporters(k) and view.support(k) > 0
+    ]
     if not supported:
         return None
-    best = min(supported, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h))
-    evidence = sorted(view.alive_supporters(best),
-                      key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e))
+    best = min(
+        supported, key=lambda h: (-view.support(h), -view.nodes[h].weight, -(view.nodes[h].prior or 0.0), h)
+    )
+    evidence = sorted(
+        view.alive_supporters(best),
+        key=lambda e: (-max(x.weight for x in view.in_edges(best) if x.src == e), e),
+    )
     raw = await stores.store.raw_nodes(node_id(view.nodes[e].kind, e) for e in evidence)
     props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
     sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key.get(e, {}).get("source_id")]
@@ -276,9 +290,15 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     if lead is not None:
         answer += f" Evidence: {lead.get('claim')}" + _source(lead)
     context = [view.nodes[best].text] + [view.nodes[e].text for e in evidence]
-    return {"answer": answer, "nodes": [best] + evidence, "sources": sources, "context": context, "kind": "hypothesis",
-            "rests_on": {"key": best, "supported_by": evidence},
-            "untimed": [e for e in evidence if slice_.as_of is not None and validity.untimed(view.nodes[e])]}
+    return {
+        "answer": answer,
+        "nodes": [best] + evidence,
+        "sources": sources,
+        "context": context,
+        "kind": "hypothesis",
+        "rests_on": {"key": best, "supported_by": evidence},
+        "untimed": [e for e in evidence if slice_.as_of is not None and validity.untimed(view.nodes[e])],
+    }
 
 
 async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[BeliefHit]) -> dict:
@@ -292,8 +312,9 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
     props_by_key[key] = lead.props
     nodes = [key] + chain
-    sources = list(dict.fromkeys(props_by_key[k]["source_id"] for k in nodes
-                                 if props_by_key.get(k, {}).get("source_id")))
+    sources = list(
+        dict.fromkeys(props_by_key[k]["source_id"] for k in nodes if props_by_key.get(k, {}).get("source_id"))
+    )
     answer = text_of(lead.props) + _source(lead.props)
     if chain:
         said = lambda k: (text_of(props_by_key.get(k, {})) or view.nodes[k].text).rstrip(".")  # noqa: E731
@@ -302,16 +323,26 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     if slice_.as_of is not None:
         untimed = [k for k in nodes if k in view.nodes and validity.untimed(view.nodes[k])]
         if untimed:
-            answer += (f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]")
+            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]"
     context = [text_of(lead.props)] + [text_of(props_by_key.get(k, {})) for k in chain]
-    return {"answer": answer, "nodes": nodes, "sources": sources, "context": context, "kind": lead.kind,
-            "rests_on": tree or {"key": key}, "untimed": untimed,
-            "more": [(h.props["key"], text_of(h.props)) for h in more]}
+    return {
+        "answer": answer,
+        "nodes": nodes,
+        "sources": sources,
+        "context": context,
+        "kind": lead.kind,
+        "rests_on": tree or {"key": key},
+        "untimed": untimed,
+        "more": [(h.props["key"], text_of(h.props)) for h in more],
+    }
 
 
 def unsupported_of(view: BeliefView) -> list[dict]:
-    return [{"key": k, "text": n.text} for k, n in sorted(view.nodes.items())
-            if n.kind == "hypothesis" and n.alive and not (view.alive_supporters(k) and view.support(k) > 0)]
+    return [
+        {"key": k, "text": n.text}
+        for k, n in sorted(view.nodes.items())
+        if n.kind == "hypothesis" and n.alive and not (view.alive_supporters(k) and view.support(k) > 0)
+    ]
 
 
 def _nearness(hit: BeliefHit) -> tuple:
@@ -319,10 +350,14 @@ def _nearness(hit: BeliefHit) -> tuple:
 
 
 def match_row(hit: BeliefHit) -> dict:
-    return {"key": hit.props.get("key"), "type": hit.kind, "text": text_of(hit.props),
-            "investigation": inquiry_of(hit.props),
-            "distance": None if hit.distance is None else round(hit.distance, 4),
-            "rank": hit.rank}
+    return {
+        "key": hit.props.get("key"),
+        "type": hit.kind,
+        "text": text_of(hit.props),
+        "investigation": inquiry_of(hit.props),
+        "distance": None if hit.distance is None else round(hit.distance, 4),
+        "rank": hit.rank,
+    }
 
 
 BASELINE_KINDS = ("evidence", "conclusion")
@@ -354,16 +389,37 @@ async def baseline_side(stores, text: str, searched=None) -> dict:
         if found_props and found_props.get("source_id"):
             sources.append(found_props["source_id"])
     if not hits:
-        return {"answer": "no stored facts match", "nodes": [], "sources": [], "context": [], "states": {}, "props": {}}
+        return {
+            "answer": "no stored facts match",
+            "nodes": [],
+            "sources": [],
+            "context": [],
+            "states": {},
+            "props": {},
+        }
     lead = found.get(hits[0][1]) or {}
     answer = hits[0][3] + _source(lead)
-    return {"answer": answer, "nodes": nodes, "sources": sources, "context": context, "states": states,
-            "distances": [round(h[0], 4) for h in hits], "props": props}
+    return {
+        "answer": answer,
+        "nodes": nodes,
+        "sources": sources,
+        "context": context,
+        "states": states,
+        "distances": [round(h[0], 4) for h in hits],
+        "props": props,
+    }
 
 
 async def llm_answer(question: str, context: list[str], settings) -> str:
-    result = await structured_output(answer_input(question, context), ANSWER_PROMPT, Answer, "the LLM answer", "answer",
-                                     timeout=settings.judge_timeout, settings=settings)
+    result = await structured_output(
+        answer_input(question, context),
+        ANSWER_PROMPT,
+        Answer,
+        "the LLM answer",
+        "answer",
+        timeout=settings.judge_timeout,
+        settings=settings,
+    )
     return result.answer
 
 
@@ -399,12 +455,20 @@ async def _pinned(stores, inquiry: Optional[str]) -> tuple[Optional[str], list[s
 
 async def stored_questions(stores, keys: list[str]) -> list[dict]:
     found = await stores.store.raw_nodes(node_id("question", k) for k in keys)
-    return sorted(({"key": p["key"], "question": p.get("question", "")} for p in found.values() if "key" in p),
-                  key=lambda r: r["key"])
+    return sorted(
+        ({"key": p["key"], "question": p.get("question", "")} for p in found.values() if "key" in p),
+        key=lambda r: r["key"],
+    )
 
 
-async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inquiry: Optional[str] = None,
-                 path: Optional[str] = None) -> dict:
+async def recall(
+    stores,
+    question,
+    epoch=None,
+    as_of: Optional[str] = None,
+    inquiry: Optional[str] = None,
+    path: Optional[str] = None,
+) -> dict:
     """``epoch``: answer from the beliefs as they stood after that epoch (labels as stored
     then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result. ``as_of``: an
     ISO date; FALSIFY answers from the beliefs valid then (:func:`memory_core.core.validity.as_of`),
@@ -416,8 +480,10 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
-        return dict(await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
-                    epoch=past.journal.epoch())
+        return dict(
+            await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
+            epoch=past.journal.epoch(),
+        )
     pinned, keys = await _pinned(stores, inquiry)
     if path is not None:
         return await recall_path(stores, path, as_of, pinned)
@@ -459,7 +525,9 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         if matches and own is None:
             nearest = min(matches, key=_nearness)
             facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
-            own_question = nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor
+            own_question = (
+                nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor
+            )
             if own_question or not facts:
                 own = chosen = inquiry_of(nearest.props)  # its own question, or what its hypotheses are about
             else:
@@ -472,26 +540,46 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and facts:
-            mine = await answer_from_facts(stores, slice_, facts[0], facts[1:1 + LLM_EXTRA])
+            mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
-        if own is not None or chosen in slice_.views or disputed_near or any(h.kind == "hypothesis" for h in near):
+        if (
+            own is not None
+            or chosen in slice_.views
+            or disputed_near
+            or any(h.kind == "hypothesis" for h in near)
+        ):
             view = await slice_.view(chosen)
             unsupported = [u for u in unsupported_of(view) if own is not None or u["key"] in near_keys]
             disputes = disputes_of(view)
             if own is None:  # a question about some of its facts: the disputes among them
-                disputes = _near(disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen})
+                disputes = _near(
+                    disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen}
+                )
     if mine is None:
         if chosen is not None:
-            answer = "no alive belief answers it" + (f" on {as_of}" if as_of else "") + \
-                     (": no hypothesis has alive support" if unsupported else "")
+            answer = (
+                "no alive belief answers it"
+                + (f" on {as_of}" if as_of else "")
+                + (": no hypothesis has alive support" if unsupported else "")
+            )
         elif not question:
             answer = f"{NOTHING}: give a question, or pin an inquiry by its key"
         else:
             answer = NOTHING
         mine = {"answer": answer, "nodes": [], "sources": [], "context": [], "kind": None, "untimed": []}
-    theirs = await baseline_side(stores, question, searched) if question else \
-        {"answer": "no question to search", "nodes": [], "sources": [], "context": [], "states": {}, "props": {}}
+    theirs = (
+        await baseline_side(stores, question, searched)
+        if question
+        else {
+            "answer": "no question to search",
+            "nodes": [],
+            "sources": [],
+            "context": [],
+            "states": {},
+            "props": {},
+        }
+    )
     mode = "extractive"
     # the settings of the stores (a past epoch's read-only store has none of its own: the process's)
     settings = stores.settings
@@ -511,18 +599,35 @@ async def recall(stores, question, epoch=None, as_of: Optional[str] = None, inqu
     states_b.update({k: v for k, v in theirs["states"].items() if k not in states_b})
     scoreboard, verdict = marks(stores.journal, mine, theirs, states_b, mode, as_of)
     if not relevance["matched"] and question:
-        nearest = f" (nearest alive belief at cosine distance {relevance['best_distance']:.3f}; floor {floor:g})" \
-            if relevance["best_distance"] is not None else ""
+        nearest = (
+            f" (nearest alive belief at cosine distance {relevance['best_distance']:.3f}; floor {floor:g})"
+            if relevance["best_distance"] is not None
+            else ""
+        )
         verdict = f"FALSIFY: {NOTHING}{nearest}; " + _baseline_words(theirs, states_b, mode)
     strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}  # noqa: E731
-    falsify = dict(strip(mine), disputed=disputes["disputed"], disputes=disputes["disputes"],
-                   kind=mine.get("kind"), unsupported=unsupported,
-                   rests_on=mine.get("rests_on"), matches=[match_row(h) for h in matches[:MATCHES_SHOWN]])
+    falsify = dict(
+        strip(mine),
+        disputed=disputes["disputed"],
+        disputes=disputes["disputes"],
+        kind=mine.get("kind"),
+        unsupported=unsupported,
+        rests_on=mine.get("rests_on"),
+        matches=[match_row(h) for h in matches[:MATCHES_SHOWN]],
+    )
     if as_of is not None:
         falsify["untimed"] = mine.get("untimed", [])
-    result = {"question": question, "falsify": falsify, "baseline": strip(theirs), "verdict": verdict, "mode": mode,
-              "scoreboard": scoreboard, "baseline_states": states_b, "baseline_distances": theirs.get("distances", []),
-              "relevance": relevance}
+    result = {
+        "question": question,
+        "falsify": falsify,
+        "baseline": strip(theirs),
+        "verdict": verdict,
+        "mode": mode,
+        "scoreboard": scoreboard,
+        "baseline_states": states_b,
+        "baseline_distances": theirs.get("distances", []),
+        "relevance": relevance,
+    }
     if chosen is not None:
         result["investigation"] = chosen
     if pinned is not None:
@@ -538,10 +643,14 @@ def _baseline_words(theirs: dict, states: dict, mode: str) -> str:
     used = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     if not used:
         return "plain RAG found nothing either"
-    return "plain RAG still answers from its nearest hit: " + ", ".join(f"{k} ({states.get(k, '?')})" for k in used)
+    return "plain RAG still answers from its nearest hit: " + ", ".join(
+        f"{k} ({states.get(k, '?')})" for k in used
+    )
 
 
-def marks(journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Optional[str]) -> tuple[dict, str]:
+def marks(
+    journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Optional[str]
+) -> tuple[dict, str]:
     """The scoreboard, computed from the nodes each answer used and their state on the slice
     the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
     does not hold there; FALSIFY is ``[revised]`` when its answer leads with a hypothesis a
@@ -565,21 +674,30 @@ def marks(journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Opt
     if lead_f is None and stale:
         verdict = f"FALSIFY uses no belief; plain RAG answers from {belief}: {cited}"
     elif lead_f is None:
-        verdict = "FALSIFY uses no belief; plain RAG's answer rests on alive beliefs" if used_b else \
-            "nothing to compare"
+        verdict = (
+            "FALSIFY uses no belief; plain RAG's answer rests on alive beliefs"
+            if used_b
+            else "nothing to compare"
+        )
     elif stale and revised:
-        verdict = (f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: "
-                   f"it still cites {belief}")
+        verdict = (
+            f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: "
+            f"it still cites {belief}"
+        )
     elif stale:
         verdict = f"plain RAG answers from {belief}: {cited}"
     elif revised:
         verdict = f"FALSIFY answers from {lead_f}, {how}; plain RAG's answer rests on alive beliefs"
     else:
         verdict = "both answers rest on alive beliefs"
-    return {"falsify_mark": "[revised]" if revised else "", "baseline_mark": "[STALE]" if stale else ""}, verdict
+    return {
+        "falsify_mark": "[revised]" if revised else "",
+        "baseline_mark": "[STALE]" if stale else "",
+    }, verdict
 
 
 # ---- structured paths ------------------------------------------------------------------
+
 
 def parse_path(value) -> dict:
     """``"SUBJECT|PREDICATE|PREDICATE..."``: a subject and one predicate per hop."""
@@ -588,14 +706,18 @@ def parse_path(value) -> dict:
     text = check_text(value, "path", "path")
     parts = [p.strip() for p in text.split("|")]
     if len(parts) < 2 or any(not p for p in parts):
-        raise InputError(f"path {text!r}: give a subject and at least one predicate, SUBJECT|PREDICATE|PREDICATE..., "
-                         "none empty")
+        raise InputError(
+            f"path {text!r}: give a subject and at least one predicate, SUBJECT|PREDICATE|PREDICATE..., "
+            "none empty"
+        )
     if len(parts) - 1 > MAX_HOPS:
         raise InputError(f"path {text!r}: {len(parts) - 1} hops (at most {MAX_HOPS})")
     return {"text": text, "subject": parts[0], "predicates": parts[1:]}
 
 
-async def follow(store, slice_: Optional[Slice], subject: str, predicates: list[str], pinned: Optional[str]) -> dict:
+async def follow(
+    store, slice_: Optional[Slice], subject: str, predicates: list[str], pinned: Optional[str]
+) -> dict:
     """Hop by hop from ``subject``: at each hop the stored triples (evidence) under every
     current subject and the hop's predicate; with a slice, only those alive on it (without
     one, every stored triple: what a store without truth state follows). Each value's object
@@ -611,9 +733,14 @@ async def follow(store, slice_: Optional[Slice], subject: str, predicates: list[
         values, skipped = [], []
         for props in sorted(found, key=lambda p: (p.get("name", ""), p.get("key", ""))):
             state = slice_.state(props) if slice_ is not None else state_of(props)
-            row = {"subject": props.get("subject"), "object": props.get("object"), "key": props.get("key"),
-                   "claim": props.get("claim"), "sources": [props["source_id"]] if props.get("source_id") else [],
-                   "state": state}
+            row = {
+                "subject": props.get("subject"),
+                "object": props.get("object"),
+                "key": props.get("key"),
+                "claim": props.get("claim"),
+                "sources": [props["source_id"]] if props.get("source_id") else [],
+                "state": state,
+            }
             if slice_ is None or state == ALIVE:
                 if slice_ is not None and slice_.as_of is not None:
                     node = slice_.node(props)
@@ -627,8 +754,15 @@ async def follow(store, slice_: Optional[Slice], subject: str, predicates: list[
             declared_cache[q] = await store.declared_predicates([{"question_key": q}])
         for q in {inquiry_of(p) for p in found}:
             declared.update(declared_cache[q].get(q, {}))
-        hops.append({"predicate": predicate, "subjects": list(subjects), "values": values, "not_used": skipped,
-                     "cardinality": declared.get(normalise_term(predicate), "one")})
+        hops.append(
+            {
+                "predicate": predicate,
+                "subjects": list(subjects),
+                "values": values,
+                "not_used": skipped,
+                "cardinality": declared.get(normalise_term(predicate), "one"),
+            }
+        )
         used += [v["key"] for v in values]
         subjects = list(dict.fromkeys(v["object"] for v in values if v.get("object")))
         if not subjects:
@@ -643,8 +777,12 @@ def _path_answer(subject: str, walked: dict) -> str:
         at = walked["hops"][-1] if walked["hops"] else None
         where = f" at hop {stuck} ({', '.join(at['subjects'])} | {at['predicate']})" if at else ""
         return f"the path ends{where}: no alive stored triple continues it"
-    steps = [subject] + [" / ".join(dict.fromkeys(v["object"] for v in hop["values"])) for hop in walked["hops"]]
-    arrows = steps[0] + "".join(f" -{hop['predicate']}-> {steps[i + 1]}" for i, hop in enumerate(walked["hops"]))
+    steps = [subject] + [
+        " / ".join(dict.fromkeys(v["object"] for v in hop["values"])) for hop in walked["hops"]
+    ]
+    arrows = steps[0] + "".join(
+        f" -{hop['predicate']}-> {steps[i + 1]}" for i, hop in enumerate(walked["hops"])
+    )
     last = walked["hops"][-1]["values"]
     said = "; ".join(v["claim"] or v["key"] for v in last)
     return f"{', '.join(walked['values'])} ({arrows}; last hop: {said})"
@@ -659,29 +797,60 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     if as_of is not None:
         await slice_.load(inquiry_of(p) for p in props.values())
     states_b = {k: slice_.state(props[k]) if k in props else "missing" for k in plain["nodes"]}
-    sources = lambda walked: list(dict.fromkeys(s for hop in walked["hops"] for v in hop["values"]  # noqa: E731
-                                                for s in v["sources"]))
-    falsify = {"answer": _path_answer(path["subject"], mine), "nodes": mine["nodes"], "sources": sources(mine),
-               "values": mine["values"], "disputed": [], "disputes": [], "kind": "path", "unsupported": []}
+    sources = lambda walked: list(
+        dict.fromkeys(
+            s
+            for hop in walked["hops"]
+            for v in hop["values"]  # noqa: E731
+            for s in v["sources"]
+        )
+    )
+    falsify = {
+        "answer": _path_answer(path["subject"], mine),
+        "nodes": mine["nodes"],
+        "sources": sources(mine),
+        "values": mine["values"],
+        "disputed": [],
+        "disputes": [],
+        "kind": "path",
+        "unsupported": [],
+    }
     if as_of is not None:
         falsify["untimed"] = [v["key"] for hop in mine["hops"] for v in hop["values"] if v.get("untimed")]
-    theirs = {"answer": _path_answer(path["subject"], plain), "nodes": plain["nodes"], "sources": sources(plain),
-              "values": plain["values"]}
+    theirs = {
+        "answer": _path_answer(path["subject"], plain),
+        "nodes": plain["nodes"],
+        "sources": sources(plain),
+        "values": plain["values"],
+    }
     stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
     dead = f"a belief that does not hold on {as_of}" if as_of else "a dead belief"
     promoted, winners = revision_marks(stores.journal)
     revised = [k for k in mine["nodes"] if k in winners or k in promoted]
     if stale:
-        verdict = (f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale))
+        verdict = f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale)
     else:
         verdict = "both paths rest on alive beliefs"
-    result = {"question": path["text"], "path": {"subject": path["subject"], "predicates": path["predicates"],
-                                                 "hops": mine["hops"], "values": mine["values"],
-                                                 "complete": mine["complete"]},
-              "falsify": falsify, "baseline": theirs, "verdict": verdict, "mode": "extractive",
-              "scoreboard": {"falsify_mark": "[revised]" if revised else "",
-                             "baseline_mark": "[STALE]" if stale else ""},
-              "baseline_states": states_b, "baseline_distances": []}
+    result = {
+        "question": path["text"],
+        "path": {
+            "subject": path["subject"],
+            "predicates": path["predicates"],
+            "hops": mine["hops"],
+            "values": mine["values"],
+            "complete": mine["complete"],
+        },
+        "falsify": falsify,
+        "baseline": theirs,
+        "verdict": verdict,
+        "mode": "extractive",
+        "scoreboard": {
+            "falsify_mark": "[revised]" if revised else "",
+            "baseline_mark": "[STALE]" if stale else "",
+        },
+        "baseline_states": states_b,
+        "baseline_distances": [],
+    }
     if pinned is not None:
         result["inquiry"] = pinned
     if as_of is not None:
@@ -715,8 +884,16 @@ async def search(stores, query: str, top_k: int = 5, include_dead: bool = False)
         node = to_node(props)
         if node is None or (not include_dead and not node.alive):
             continue
-        result.append({"key": node.key, "type": node.kind, "text": node.text, "state": node.state,
-                       "distance": round(distance, 4), "sources": [props["source_id"]] if props.get("source_id") else []})
+        result.append(
+            {
+                "key": node.key,
+                "type": node.kind,
+                "text": node.text,
+                "state": node.state,
+                "distance": round(distance, 4),
+                "sources": [props["source_id"]] if props.get("source_id") else [],
+            }
+        )
         if len(result) == top_k:
             break
     return result

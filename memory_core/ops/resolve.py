@@ -26,14 +26,31 @@ from memory_core.store.intents import log_changes, tombstones
 from memory_core.store.tms_io import extend_view, restored_entries
 from memory_core.tasks.rejudge import rejudge_returning
 
-RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
-               "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
+RESULT_KEYS = (
+    "fact",
+    "new_evidence",
+    "judge",
+    "candidates",
+    "refuted",
+    "superseded",
+    "invalidated",
+    "weakened",
+    "promoted",
+    "forgotten",
+    "epoch",
+    "elapsed_ms",
+)
 
 
 def plan_fields(plan) -> dict:
     """The issue-14 fields of a revision-shaped result, from a plan."""
-    return {"decisions": list(plan.decisions), "disputed": plan.disputed, "reinstated": plan.reinstated,
-            "restored": list(plan.restored), "demoted": plan.demoted}
+    return {
+        "decisions": list(plan.decisions),
+        "disputed": plan.disputed,
+        "reinstated": plan.reinstated,
+        "restored": list(plan.restored),
+        "demoted": plan.demoted,
+    }
 
 
 async def resolve(stores: Stores, loser: str, winner: str) -> dict:
@@ -45,13 +62,19 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
         if props is None:
             raise InputError(f"{what} {key!r}: no node with that key in this data root")
         if props.get("type") != "Evidence":
-            raise InputError(f"{what} {key!r} is a {props.get('type')}, not evidence: only evidence is disputed")
+            raise InputError(
+                f"{what} {key!r} is a {props.get('type')}, not evidence: only evidence is disputed"
+            )
     loser, winner = found[loser]["key"], found[winner]["key"]
     store = stores.store
     view = await store.affected_view([node_id("evidence", loser), node_id("evidence", winner)])
     original = {k: copy.copy(n) for k, n in view.nodes.items()}
     found_ghosts = await extend_view(stores, view, [loser, winner], force=True)
-    ghosts, memory, forgotten_ids = found_ghosts.tombstones, found_ghosts.memory, set(found_ghosts.forgotten_ids)
+    ghosts, memory, forgotten_ids = (
+        found_ghosts.tombstones,
+        found_ghosts.memory,
+        set(found_ghosts.forgotten_ids),
+    )
     for key, node in view.nodes.items():
         if key not in original and key not in ghosts:
             original[key] = copy.copy(node)
@@ -61,43 +84,83 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     # (and against the alive evidence under its subject+predicate)
     wprops = found[winner]
     wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
-    await rejudge_returning(store, view, plan, [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)],
-                            use_llm=bool(stores.settings.llm_key), ghosts=ghosts)
+    await rejudge_returning(
+        store,
+        view,
+        plan,
+        [(winner, wprops.get("claim", ""), wtriple if all(wtriple) else None)],
+        use_llm=bool(stores.settings.llm_key),
+        ghosts=ghosts,
+    )
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]
-    absent = (forgotten_ids - {ghosts[k]["id"] for k in plan.restored}) | \
-        {node_id(view.nodes[k].kind, k) for k in forgotten}
+    absent = (forgotten_ids - {ghosts[k]["id"] for k in plan.restored}) | {
+        node_id(view.nodes[k].kind, k) for k in forgotten
+    }
     updates = []
     for key in dict.fromkeys(c.key for c in plan.changes):
         if key in ghosts or key not in original:
             continue
         before, after = original[key], view.nodes[key]
-        updates.append({"id": node_id(after.kind, key), "key": key,
-                        "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
-                                   "confidence": before.confidence},
-                        "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
-                                  "confidence": after.confidence}})
+        updates.append(
+            {
+                "id": node_id(after.kind, key),
+                "key": key,
+                "before": {
+                    "state": before.state,
+                    "epoch": before.epoch,
+                    "weight": before.weight,
+                    "confidence": before.confidence,
+                },
+                "after": {
+                    "state": after.state,
+                    "epoch": after.epoch,
+                    "weight": after.weight,
+                    "confidence": after.confidence,
+                },
+            }
+        )
     intent = {
         "epoch": epoch,
         "add_nodes": restored_entries(ghosts, plan.restored, view, absent),
         # no edge to a forgotten node that stays forgotten (it is not stored)
-        "add_edges": [list(edge_row(e, kinds)) for e in plan.new_edges
-                      if e.dst not in ghosts or e.dst in plan.restored],
+        "add_edges": [
+            list(edge_row(e, kinds)) for e in plan.new_edges if e.dst not in ghosts or e.dst in plan.restored
+        ],
         "del_edges": [list(edge_row(e, kinds)) for e in plan.removed_edges],
         "updates": updates,
         "del_nodes": await tombstones(store, view, forgotten),
     }
-    entry = {"epoch": epoch, "kind": "resolve", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "fact": f"resolve {loser} --winner {winner}", "loser": loser, "winner": winner,
-             "decisions": plan.decisions, "changes": log_changes(plan), "forgotten": forgotten,
-             "restored": list(plan.restored), "intent": intent}
+    entry = {
+        "epoch": epoch,
+        "kind": "resolve",
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "fact": f"resolve {loser} --winner {winner}",
+        "loser": loser,
+        "winner": winner,
+        "decisions": plan.decisions,
+        "changes": log_changes(plan),
+        "forgotten": forgotten,
+        "restored": list(plan.restored),
+        "intent": intent,
+    }
     await writer.run(store, stores.journal, intent, entry, stores.hook)
     result = {k: [] for k in RESULT_KEYS}
-    result.update(fact=entry["fact"], new_evidence=None, judge="resolve", refuted=plan.refuted,
-                  superseded=plan.superseded, invalidated=plan.invalidated, weakened=plan.weakened,
-                  promoted=plan.promoted, forgotten=forgotten, epoch=epoch, question=view.nodes[winner].question,
-                  **plan_fields(plan))
+    result.update(
+        fact=entry["fact"],
+        new_evidence=None,
+        judge="resolve",
+        refuted=plan.refuted,
+        superseded=plan.superseded,
+        invalidated=plan.invalidated,
+        weakened=plan.weakened,
+        promoted=plan.promoted,
+        forgotten=forgotten,
+        epoch=epoch,
+        question=view.nodes[winner].question,
+        **plan_fields(plan),
+    )
     kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     if kept:
         result["not_reinstated"] = kept

@@ -19,8 +19,20 @@ from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
 from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
 
-RESULT_KEYS = ("fact", "new_evidence", "judge", "candidates", "refuted", "superseded", "invalidated",
-               "weakened", "promoted", "forgotten", "epoch", "elapsed_ms")
+RESULT_KEYS = (
+    "fact",
+    "new_evidence",
+    "judge",
+    "candidates",
+    "refuted",
+    "superseded",
+    "invalidated",
+    "weakened",
+    "promoted",
+    "forgotten",
+    "epoch",
+    "elapsed_ms",
+)
 
 
 def empty_result(fact: str, new_key: Optional[str]) -> dict:
@@ -29,7 +41,9 @@ def empty_result(fact: str, new_key: Optional[str]) -> dict:
     return result
 
 
-async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target") -> dict:
+async def revise(
+    stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target"
+) -> dict:
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
     batch = RevisionBatch(stores, [request], options(stores, [request], "fact", dry_run, pin_reason))
@@ -38,26 +52,39 @@ async def revise(stores: Stores, request: RevisionRequest, dry_run: bool = False
     return empty_root_note(stores, result_of(batch.jobs[0]))
 
 
-NOTHING_LOADED = "nothing loaded yet: load an investigation (or add beliefs) before revising; nothing recorded"
+NOTHING_LOADED = (
+    "nothing loaded yet: load an investigation (or add beliefs) before revising; nothing recorded"
+)
 
 
 def empty_root_note(stores: Stores, result: dict) -> dict:
     """On a root where nothing was ever loaded, say so (not "no alive evidence within ...")."""
-    if not result.get("candidates") and result.get("epoch") is None and not result.get("dry_run") \
-            and stores.journal.epoch() == 0:
+    if (
+        not result.get("candidates")
+        and result.get("epoch") is None
+        and not result.get("dry_run")
+        and stores.journal.epoch() == 0
+    ):
         result["note"] = NOTHING_LOADED
     return result
 
 
-def options(stores: Stores, requests: list[RevisionRequest], what: str, dry_run: bool,
-            pin_reason: str = "--target") -> RevisionOptions:
+def options(
+    stores: Stores, requests: list[RevisionRequest], what: str, dry_run: bool, pin_reason: str = "--target"
+) -> RevisionOptions:
     """What a revision of ``requests`` asks. A dry run is the whole revision -- detection,
     cascade, promotion, forgetting, on the in-memory view -- with the write left out
     (``preview``), so it reports exactly what the real run would apply (the pipeline's own
     ``dry_run`` stops after detection)."""
     use_llm = bool(stores.settings.llm_key) and any(r.target is None for r in requests)
-    return RevisionOptions(what=what, preview=dry_run, pin_reason=pin_reason, use_llm=use_llm,
-                           threshold=threshold(stores.settings), limit=stores.settings.gate1_k)
+    return RevisionOptions(
+        what=what,
+        preview=dry_run,
+        pin_reason=pin_reason,
+        use_llm=use_llm,
+        threshold=threshold(stores.settings),
+        limit=stores.settings.gate1_k,
+    )
 
 
 def is_preview(batch: RevisionBatch) -> bool:
@@ -73,8 +100,11 @@ def result_of(job: FactJob) -> dict:
     # wall time of the whole revision (for a batch: of the batch, which is revised as one)
     result["elapsed_ms"] = round((time.perf_counter() - batch.started) * 1000, 1)
     # what the LLM judge cost for this fact (calls, tokens, USD as the endpoint reported; None: unknown)
-    result["llm"] = dict(job.detection.llm) if job.detection is not None else \
-        {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    result["llm"] = (
+        dict(job.detection.llm)
+        if job.detection is not None
+        else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    )
     if job.already:
         result.update(note=job.already, already_applied=True, new_evidence=new_key)
         return result
@@ -83,10 +113,16 @@ def result_of(job: FactJob) -> dict:
         result["note"] = "not revised"
         result["new_evidence"] = None
         return result
-    result.update(judge=d.judge, candidates=[c.as_dict() for c in d.candidates], threshold=batch.options.threshold,
-                  timings=dict(job.timings))
+    result.update(
+        judge=d.judge,
+        candidates=[c.as_dict() for c in d.candidates],
+        threshold=batch.options.threshold,
+        timings=dict(job.timings),
+    )
     if d.judge == "pinned":
-        result["note"] = f"judge pinned by {batch.options.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
+        result["note"] = (
+            f"judge pinned by {batch.options.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
+        )
     plan = job.plan
     if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record:
         # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises again
@@ -101,18 +137,30 @@ def result_of(job: FactJob) -> dict:
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
         return result
-    result.update(refuted=plan.refuted, superseded=plan.superseded, invalidated=plan.invalidated,
-                  weakened=plan.weakened, promoted=plan.promoted, forgotten=list(plan.forgotten), epoch=plan.epoch,
-                  question=plan.new_node.question, **plan_fields(plan))
+    result.update(
+        refuted=plan.refuted,
+        superseded=plan.superseded,
+        invalidated=plan.invalidated,
+        weakened=plan.weakened,
+        promoted=plan.promoted,
+        forgotten=list(plan.forgotten),
+        epoch=plan.epoch,
+        question=plan.new_node.question,
+        **plan_fields(plan),
+    )
     if job.request.record and not d.acting:
         compared = [c.key for c in d.candidates]
-        result["note"] = (f"recorded as {new_key} by the caller's decision (--record): it contradicts none of "
-                          + (", ".join(compared) if compared else "the stored evidence (no candidate was near)"))
+        result["note"] = (
+            f"recorded as {new_key} by the caller's decision (--record): it contradicts none of "
+            + (", ".join(compared) if compared else "the stored evidence (no candidate was near)")
+        )
     elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
         far = [c.key for c in d.candidates if c.relation is None]
-        result["note"] = (f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
-                          + (f"; not judged (far from the fact): {', '.join(far)}" if far else ""))
+        result["note"] = (
+            f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
+            + (f"; not judged (far from the fact): {', '.join(far)}" if far else "")
+        )
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
     bearing = [e for e in plan.new_edges if e.src == new_key and e.kind in ("supports", "refutes")]
@@ -132,12 +180,20 @@ def result_of(job: FactJob) -> dict:
     unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
     if kept or unjudged:
         result["not_reinstated"] = kept
-        said = ([f"{', '.join(kept)} stay(s) dead: the new fact contradicts it too (not reinstated)"] if kept else []) + \
-            ([f"{', '.join(unjudged)} reinstated without being re-judged (no judge could decide)"] if unjudged else [])
+        said = (
+            [f"{', '.join(kept)} stay(s) dead: the new fact contradicts it too (not reinstated)"]
+            if kept
+            else []
+        ) + (
+            [f"{', '.join(unjudged)} reinstated without being re-judged (no judge could decide)"]
+            if unjudged
+            else []
+        )
         result["note"] = "; ".join(([result["note"]] if result.get("note") else []) + said)
     if is_preview(batch):
-        result["note"] = (result["note"] + "; " if result.get("note") else "") + \
-            f"dry run: nothing changed (this is what the revision would apply as epoch {plan.epoch})"
+        result["note"] = (
+            result["note"] + "; " if result.get("note") else ""
+        ) + f"dry run: nothing changed (this is what the revision would apply as epoch {plan.epoch})"
         result["preview"] = {"new_evidence": new_key, "epoch": plan.epoch}  # what the real run would record
         result["new_evidence"] = None
         result["epoch"] = None
@@ -153,7 +209,12 @@ def intervals(job, plan) -> dict:
     if node is not None and (node.valid_from or node.valid_to):
         spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": node.valid_to}
     for change in plan.changes:
-        if "valid_to" not in change.after or change.key == job.new_key or view is None or change.key not in view.nodes:
+        if (
+            "valid_to" not in change.after
+            or change.key == job.new_key
+            or view is None
+            or change.key not in view.nodes
+        ):
             continue
         now = view.nodes[change.key]
         was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
@@ -174,25 +235,41 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
         line, key = request.line, keys[request.line]
         if request.target:
             props = stored.get(request.target)
-            if normalise_key(request.target) not in earlier and (props is None or props.get("type") != "Evidence"):
-                raise InputError(f"{what} line {line}: --target {request.target!r}: no evidence with that key in this "
-                                 "data root or on an earlier line; nothing was revised", field="target")
+            if normalise_key(request.target) not in earlier and (
+                props is None or props.get("type") != "Evidence"
+            ):
+                raise InputError(
+                    f"{what} line {line}: --target {request.target!r}: no evidence with that key in this "
+                    "data root or on an earlier line; nothing was revised",
+                    field="target",
+                )
         norm = normalise_key(key)
         if norm in earlier:
             if facts[earlier[norm]] != facts[line]:
-                raise InputError(f"{what} line {line}: key {key!r} is also the key of line {earlier[norm]} (another fact); "
-                                 "nothing was revised", field="key")
+                raise InputError(
+                    f"{what} line {line}: key {key!r} is also the key of line {earlier[norm]} (another fact); "
+                    "nothing was revised",
+                    field="key",
+                )
             continue  # the same fact again: recorded once, then "already recorded"
         props = stored.get(key)
-        if props is not None and not (props.get("type") == "Evidence" and
-                                      " ".join(props.get("claim", "").split()) == facts[line]):
-            raise InputError(f"{what} line {line}: key {key!r} is already used by another node; nothing was revised",
-                             field="key")
+        if props is not None and not (
+            props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == facts[line]
+        ):
+            raise InputError(
+                f"{what} line {line}: key {key!r} is already used by another node; nothing was revised",
+                field="key",
+            )
         earlier[norm] = line
 
 
-async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str = "facts", dry_run: bool = False,
-                      on_result=None) -> list[dict]:
+async def revise_many(
+    stores: Stores,
+    requests: list[RevisionRequest],
+    what: str = "facts",
+    dry_run: bool = False,
+    on_result=None,
+) -> list[dict]:
     """Many facts as ONE batch: validated and checked against the root as a whole first,
     detected together, applied fact by fact on one in-memory view (each sees the effects
     of the ones before it), written as one journalled intent (one epoch, undone as a
@@ -209,7 +286,12 @@ async def revise_many(stores: Stores, requests: list[RevisionRequest], what: str
     if stop is not None and stop.at is not None:  # a judge failed part-way: the lines before it are applied
         error, stopped = stop.error, stop.at
         line = batch.jobs[stopped].request.line or stopped + 1
-        done = (f"the lines before it were applied (epoch {batch.epoch})" if batch.entry is not None and not dry_run
-                else "no line before it changed anything")
-        raise type(error)(f"{what} line {line}: {error} [{done}; this line and the ones after it were not applied]")
+        done = (
+            f"the lines before it were applied (epoch {batch.epoch})"
+            if batch.entry is not None and not dry_run
+            else "no line before it changed anything"
+        )
+        raise type(error)(
+            f"{what} line {line}: {error} [{done}; this line and the ones after it were not applied]"
+        )
     return results

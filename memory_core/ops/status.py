@@ -13,16 +13,34 @@ KIND_ORDER = {"question": 0, "hypothesis": 1, "evidence": 2, "conclusion": 3}
 
 def node_row(props: dict) -> dict:
     node = to_node(props)
-    row = {"key": node.key, "type": node.kind, "state": node.state, "feedback_weight": round(node.weight, 6),
-           "epoch": node.epoch, "text": node.text, "question": node.question}
+    row = {
+        "key": node.key,
+        "type": node.kind,
+        "state": node.state,
+        "feedback_weight": round(node.weight, 6),
+        "epoch": node.epoch,
+        "text": node.text,
+        "question": node.question,
+    }
     if node.kind == "conclusion":
         row["confidence"] = node.confidence
     if node.kind == "hypothesis" and node.prior is not None:
         row["prior"] = node.prior
     if node.kind == "question" and stored_predicates(props.get("predicates")):
-        row["predicates"] = stored_predicates(props.get("predicates"))  # undeclared predicates are single-valued
+        row["predicates"] = stored_predicates(
+            props.get("predicates")
+        )  # undeclared predicates are single-valued
     if node.kind == "evidence":
-        for name in ("source_id", "quote", "asserted_at", "subject", "predicate", "object", "valid_from", "valid_to"):
+        for name in (
+            "source_id",
+            "quote",
+            "asserted_at",
+            "subject",
+            "predicate",
+            "object",
+            "valid_from",
+            "valid_to",
+        ):
             if props.get(name) is not None:
                 row[name] = props[name]
     return row
@@ -44,8 +62,13 @@ async def status(store: BeliefStore) -> dict:
                 edges.append({"type": rel, "from": keys[src], "to": keys[dst], **(props or {})})
     # edges between investigations (a file's edge may name another investigation's node)
     seen = {(e["type"], e["from"], e["to"]) for e in edges}
-    for src, dst, rel, props in (await store.all_edges_of(list(every)) if every else []):
-        if rel in BELIEF_EDGES and src in every and dst in every and (rel, every[src], every[dst]) not in seen:
+    for src, dst, rel, props in await store.all_edges_of(list(every)) if every else []:
+        if (
+            rel in BELIEF_EDGES
+            and src in every
+            and dst in every
+            and (rel, every[src], every[dst]) not in seen
+        ):
             seen.add((rel, every[src], every[dst]))
             edges.append({"type": rel, "from": every[src], "to": every[dst], **(props or {})})
     nodes.sort(key=lambda n: (n["question"] or "", KIND_ORDER[n["type"]], n["key"]))

@@ -26,19 +26,44 @@ async def undo(stores: Stores) -> dict:
     if entry.get("kind") == "repair":
         # a repair's before-image is a state check rejects: reverting it (or reaching past
         # it to an older change, whose inverse assumes the unrepaired state) would bring it back
-        return {"undone": None, "note": f"nothing to undo: the last change is check --repair's (epoch "
-                                        f"{entry['epoch']}); a repair is not undone, since that would bring "
-                                        "back the state check rejected"}
+        return {
+            "undone": None,
+            "note": f"nothing to undo: the last change is check --repair's (epoch "
+            f"{entry['epoch']}); a repair is not undone, since that would bring "
+            "back the state check rejected",
+        }
     intent = inverse(entry["intent"])
     epoch = stores.journal.epoch() + 1
     intent["epoch"] = epoch
-    changes = [{"key": u["key"], "rule": "undo", "cause": [], "detail": f"undo of epoch {entry['epoch']}",
-                "before": u["before"], "after": u["after"]} for u in intent["updates"]]
-    record = {"epoch": epoch, "kind": "undo", "undoes": entry["epoch"], "undoes_kind": entry.get("kind"),
-              "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "changes": changes,
-              "restored": [n["key"] for n in intent["add_nodes"]], "removed": [n["key"] for n in intent["del_nodes"]],
-              "intent": intent}
+    changes = [
+        {
+            "key": u["key"],
+            "rule": "undo",
+            "cause": [],
+            "detail": f"undo of epoch {entry['epoch']}",
+            "before": u["before"],
+            "after": u["after"],
+        }
+        for u in intent["updates"]
+    ]
+    record = {
+        "epoch": epoch,
+        "kind": "undo",
+        "undoes": entry["epoch"],
+        "undoes_kind": entry.get("kind"),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "changes": changes,
+        "restored": [n["key"] for n in intent["add_nodes"]],
+        "removed": [n["key"] for n in intent["del_nodes"]],
+        "intent": intent,
+    }
     await writer.run(stores.store, stores.journal, intent, record, stores.hook)
-    return {"undone": entry["epoch"], "kind": entry.get("kind"), "fact": entry.get("fact"), "epoch": epoch,
-            "restored": record["restored"], "removed": record["removed"],
-            "reverted": [c["key"] for c in changes]}
+    return {
+        "undone": entry["epoch"],
+        "kind": entry.get("kind"),
+        "fact": entry.get("fact"),
+        "epoch": epoch,
+        "restored": record["restored"],
+        "removed": record["removed"],
+        "reverted": [c["key"] for c in changes],
+    }

@@ -17,17 +17,25 @@ import sys
 
 from memory_core.core.errors import VOCABULARY, FalsifyError, error_message
 from memory_core.shell import commands, remote
-from memory_core.shell.commands import (BORROWED, COMMANDS, EXIT_BUSY, EXIT_EMBEDDER, EXIT_INPUT, EXIT_JUDGE,  # noqa: F401
-                                        EXIT_OK, EXIT_PROBLEMS, NEEDS_ROOT, build_parser, crash_log, emit,
-                                        internal_error, program_name, run)
+from memory_core.shell.commands import (
+    COMMANDS,
+    EXIT_JUDGE,  # noqa: F401
+    EXIT_OK,
+    build_parser,
+    run,
+)
 from memory_core.shell.demo import run_demo, run_session
 from memory_core.shell import warm_server
 from memory_core.shell.warm_server import run_command
 from memory_core.store import settings
-from memory_core.store.data_root import (claim_process, llm_key_configured, load_dotenv_file, resolve_root,
-                                        use_database)
+from memory_core.store.data_root import (
+    claim_process,
+    llm_key_configured,
+    load_dotenv_file,
+    resolve_root,
+    use_database,
+)
 from memory_core.web.server import run_server
-
 
 
 def main(argv=None, ran=None) -> int:
@@ -71,11 +79,13 @@ def _main(argv=None) -> int:
         return run(run_session(args.session, args.root), args.root)
     if args.command is None:
         if not llm_key_configured(settings.current()):
-            print("FALSIFY runs offline by default, no key needed:\n"
-                  "  python main.py --demo          the two-session demo (offline, deterministic judge pin)\n"
-                  "  python main.py --help          every command\n"
-                  "For LLM judging and LLM answers, set LLM_API_KEY (and optionally LLM_PROVIDER, LLM_MODEL,\n"
-                  "LLM_ENDPOINT) in the environment or in .env (see .env.template).")
+            print(
+                "FALSIFY runs offline by default, no key needed:\n"
+                "  python main.py --demo          the two-session demo (offline, deterministic judge pin)\n"
+                "  python main.py --help          every command\n"
+                "For LLM judging and LLM answers, set LLM_API_KEY (and optionally LLM_PROVIDER, LLM_MODEL,\n"
+                "LLM_ENDPOINT) in the environment or in .env (see .env.template)."
+            )
             return EXIT_OK
         return run_demo(args.root, keep=args.keep)
     if args.command in ("serve", "mcp"):  # the settings a forwarded command must share with this server
@@ -88,8 +98,15 @@ def _main(argv=None) -> int:
         from memory_core.web.server import serve_alongside
 
         root = resolve_root(args.root, settings.current())
-        return run(serve_stdio(args.root, alongside=lambda gate, stop: serve_alongside(
-            gate, root, run_command, stop, viewer=args.viewer)), args.root)
+        return run(
+            serve_stdio(
+                args.root,
+                alongside=lambda gate, stop: serve_alongside(
+                    gate, root, run_command, stop, viewer=args.viewer
+                ),
+            ),
+            args.root,
+        )
     return run(COMMANDS[args.command](args), args.root)
 
 

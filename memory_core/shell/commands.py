@@ -53,8 +53,10 @@ def run_note() -> str:
         return f"ran warm: answered by the FALSIFY server holding this root (pid {os.getpid()})"
     if RAN.get("by") == "launcher":
         if RAN.get("started"):
-            return (f"ran in the FALSIFY launcher this command started (pid {RAN.get('launcher_pid')}); "
-                    "the next commands start warm")
+            return (
+                f"ran in the FALSIFY launcher this command started (pid {RAN.get('launcher_pid')}); "
+                "the next commands start warm"
+            )
         spare = ", cognee already imported for this root" if RAN.get("spare") else ""
         return f"ran warm: forked by the FALSIFY launcher (pid {RAN.get('launcher_pid')}){spare}"
     reason = RAN.get("reason")
@@ -65,33 +67,60 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=program_name(),
         description="FALSIFY: belief-revision research memory on cognee. Drop one contradicting fact; "
-                    "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
+        "dependent conclusions die, a rival hypothesis rises, dead ends are forgotten.",
         epilog="Data root: --root DIR, else $FALSIFY_HOME, else ./.falsify. Exit codes: 0 ok, 1 problems found / "
-               "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed. "
-               "Start-up: commands run in a child of a per-user warm launcher, started by the first command "
-               "(FALSIFY_LAUNCHER=0, FALSIFY_NO_SERVER=1 or --cold: run in this process); this one " + run_note() + ".")
+        "internal error, 2 bad input (nothing written), 3 data root busy, 4 embedder mismatch, 5 judge failed. "
+        "Start-up: commands run in a child of a per-user warm launcher, started by the first command "
+        "(FALSIFY_LAUNCHER=0, FALSIFY_NO_SERVER=1 or --cold: run in this process); this one "
+        + run_note()
+        + ".",
+    )
     p.add_argument("--root", help="data root (default: $FALSIFY_HOME or ./.falsify)")
-    p.add_argument("--cold", action="store_true",
-                   help="run the command in this process: no warm launcher, no server's warm CLI "
-                        "(as FALSIFY_NO_SERVER=1)")
-    p.add_argument("--database", metavar="URL",
-                   help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
-                        "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)")
-    p.add_argument("--demo", action="store_true", help="run the two-session demo offline (session 1, then session 2 in a new process)")
-    p.add_argument("--session", type=int, choices=(1, 2), help="run one demo session: 1 builds the graph, 2 revises it")
-    p.add_argument("--keep", action="store_true", help="with --demo: reuse the demo root instead of starting clean")
+    p.add_argument(
+        "--cold",
+        action="store_true",
+        help="run the command in this process: no warm launcher, no server's warm CLI "
+        "(as FALSIFY_NO_SERVER=1)",
+    )
+    p.add_argument(
+        "--database",
+        metavar="URL",
+        help="the PostgreSQL backend on this database, postgresql://user:password@host:port/db "
+        "(same as FALSIFY_BACKEND=postgres + FALSIFY_DATABASE_URL)",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="run the two-session demo offline (session 1, then session 2 in a new process)",
+    )
+    p.add_argument(
+        "--session", type=int, choices=(1, 2), help="run one demo session: 1 builds the graph, 2 revises it"
+    )
+    p.add_argument(
+        "--keep", action="store_true", help="with --demo: reuse the demo root instead of starting clean"
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    s = sub.add_parser("load", help="load an investigation file (JSON; '-' reads standard input), or a fragment "
-                                   "into a stored question; re-loading adds only what is new")
+    s = sub.add_parser(
+        "load",
+        help="load an investigation file (JSON; '-' reads standard input), or a fragment "
+        "into a stored question; re-loading adds only what is new",
+    )
     s.add_argument("file", help="the investigation file, or - for standard input")
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("status", help="every node (key, type, state, weight, epoch, confidence, text) and edge")
-    s.add_argument("--epoch", help="the graph as it stood after epoch N (rebuilt from the revision log; nothing is written)")
+    s = sub.add_parser(
+        "status", help="every node (key, type, state, weight, epoch, confidence, text) and edge"
+    )
+    s.add_argument(
+        "--epoch",
+        help="the graph as it stood after epoch N (rebuilt from the revision log; nothing is written)",
+    )
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)")
+    s = sub.add_parser(
+        "revise", help="revise the beliefs with a new fact (two-gate detection, cascade, forget)"
+    )
     for field in FIELDS:  # the request's fields, declared once (memory_core.core.fields)
         if not field.flag:
             s.add_argument(field.name, nargs="?", help=field.help)
@@ -99,8 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
             s.add_argument(field.flag, action="store_true", help=field.help)
         else:
             s.add_argument(field.flag, metavar=field.metavar, help=field.help)
-    s.add_argument("--file", help="JSONL file of facts, one JSON object per line with the flags' fields ("
-                   + ", ".join(FACT_FIELDS) + "), revised as one batch")
+    s.add_argument(
+        "--file",
+        help="JSONL file of facts, one JSON object per line with the flags' fields ("
+        + ", ".join(FACT_FIELDS)
+        + "), revised as one batch",
+    )
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
@@ -113,33 +146,51 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("recall", help="answer a question twice: FALSIFY (alive beliefs only) vs plain RAG")
-    s.add_argument("question", nargs="?", help="default: the demo question, else the only inquiry's own question")
+    s.add_argument(
+        "question", nargs="?", help="default: the demo question, else the only inquiry's own question"
+    )
     s.add_argument("--inquiry", metavar="KEY", help="answer only from the beliefs of this question (its key)")
-    s.add_argument("--path", metavar="S|P|P...", help="follow alive triples from subject S, one predicate per hop "
-                   "(instead of a question)")
+    s.add_argument(
+        "--path",
+        metavar="S|P|P...",
+        help="follow alive triples from subject S, one predicate per hop (instead of a question)",
+    )
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
     s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("undo", help="revert the last revision (or load) completely; again reverts the one before")
+    s = sub.add_parser(
+        "undo", help="revert the last revision (or load) completely; again reverts the one before"
+    )
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("check", help="verify graph/vector agreement, revision rules and the journal")
     s.add_argument("--repair", action="store_true", help="fix what can be fixed and say what was done")
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("serve", help="browser viewer of the belief graph (http://127.0.0.1:8765); answers this "
-                                    "root's CLI commands while it runs")
+    s = sub.add_parser(
+        "serve",
+        help="browser viewer of the belief graph (http://127.0.0.1:8765); answers this "
+        "root's CLI commands while it runs",
+    )
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
-    s.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)")
+    s.add_argument(
+        "--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (same process)"
+    )
     s.add_argument("--token", help="access token, required beyond loopback (default: $FALSIFY_TOKEN)")
 
-    s = sub.add_parser("mcp", help="serve MCP over stdio on this root (for an agent's mcpServers entry); while it runs "
-                                  "it answers this root's CLI commands")
-    s.add_argument("--viewer", action="store_true",
-                   help="also serve the browser viewer on a free loopback port (printed on stderr), behind an access "
-                        "token: FALSIFY_TOKEN, else one made for the session and kept in <root>/server.json")
+    s = sub.add_parser(
+        "mcp",
+        help="serve MCP over stdio on this root (for an agent's mcpServers entry); while it runs "
+        "it answers this root's CLI commands",
+    )
+    s.add_argument(
+        "--viewer",
+        action="store_true",
+        help="also serve the browser viewer on a free loopback port (printed on stderr), behind an access "
+        "token: FALSIFY_TOKEN, else one made for the session and kept in <root>/server.json",
+    )
     return p
 
 
@@ -320,23 +371,44 @@ async def cmd_revise(args) -> int:
             data = open(args.file, "rb").read()
         except OSError as error:
             raise InputError(f"cannot read {args.file}: {error.strerror}") from None
-        requests = fact_lines(data, args.file)  # the whole file, before waiting for the lock or importing cognee
+        requests = fact_lines(
+            data, args.file
+        )  # the whole file, before waiting for the lock or importing cognee
     else:
-        request = revision_request(args.fact, args.triple, args.target, args.key, args.source, args.asserted_at,
-                                   trust=_number_arg(args.trust, "--trust"), policy=args.policy,
-                                   valid_from=args.valid_from, valid_to=args.valid_to, record=args.record,
-                                   supports=args.supports, refutes=args.refutes,
-                                   weight=_number_arg(args.weight, "--weight"))
+        request = revision_request(
+            args.fact,
+            args.triple,
+            args.target,
+            args.key,
+            args.source,
+            args.asserted_at,
+            trust=_number_arg(args.trust, "--trust"),
+            policy=args.policy,
+            valid_from=args.valid_from,
+            valid_to=args.valid_to,
+            record=args.record,
+            supports=args.supports,
+            refutes=args.refutes,
+            weight=_number_arg(args.weight, "--weight"),
+        )
 
     def show(result):
         if args.json:
-            print(json.dumps(result, ensure_ascii=False) if args.file else json.dumps(result, indent=2, ensure_ascii=False),
-                  flush=True)
+            print(
+                json.dumps(result, ensure_ascii=False)
+                if args.file
+                else json.dumps(result, indent=2, ensure_ascii=False),
+                flush=True,
+            )
         else:
             from memory_core.store.data_root import PROJECT_DIR
 
-            prog = "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"  # checkout or installed
-            report.print_revision(result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""))
+            prog = (
+                "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"
+            )  # checkout or installed
+            report.print_revision(
+                result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else "")
+            )
 
     batch = requests if args.file else [request]
     if _nothing_stored(args):
@@ -348,11 +420,25 @@ async def cmd_revise(args) -> int:
         if args.file:
             await app.revise_many(requests, what=args.file, dry_run=args.dry_run, on_result=show)
         else:
-            show(await app.revise(args.fact, triple=args.triple, target=args.target, key=args.key,
-                                  source=args.source, asserted_at=args.asserted_at, trust=_number_arg(args.trust, "--trust"),
-                                  policy=args.policy, valid_from=args.valid_from, valid_to=args.valid_to,
-                                  record=args.record, supports=args.supports, refutes=args.refutes,
-                                  weight=_number_arg(args.weight, "--weight"), dry_run=args.dry_run))
+            show(
+                await app.revise(
+                    args.fact,
+                    triple=args.triple,
+                    target=args.target,
+                    key=args.key,
+                    source=args.source,
+                    asserted_at=args.asserted_at,
+                    trust=_number_arg(args.trust, "--trust"),
+                    policy=args.policy,
+                    valid_from=args.valid_from,
+                    valid_to=args.valid_to,
+                    record=args.record,
+                    supports=args.supports,
+                    refutes=args.refutes,
+                    weight=_number_arg(args.weight, "--weight"),
+                    dry_run=args.dry_run,
+                )
+            )
     finally:
         await app.close()
     return EXIT_OK
@@ -374,12 +460,17 @@ def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
     for request in requests:
         if request.target is not None:
             where = f"line {request.line}: " if request.line is not None else ""
-            raise InputError(f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
-                             "this data root, and nothing was created)")
+            raise InputError(
+                f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
+                "this data root, and nothing was created)"
+            )
     results = []
     for request in requests:
-        result = dict(revise_op.empty_result(request.fact, None), dry_run=dry_run,
-                      llm={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        result = dict(
+            revise_op.empty_result(request.fact, None),
+            dry_run=dry_run,
+            llm={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
+        )
         if not dry_run:
             result["note"] = revise_op.NOTHING_LOADED
         results.append(result)
@@ -394,8 +485,14 @@ async def cmd_explain(args) -> int:
 async def cmd_recall(args) -> int:
     _whole_epoch(args.epoch)
     validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
-    await _simple(args, "recall", lambda app: app.recall(args.question, epoch=args.epoch, as_of=args.as_of,
-                                                         inquiry=args.inquiry, path=args.path), report.print_recall)
+    await _simple(
+        args,
+        "recall",
+        lambda app: app.recall(
+            args.question, epoch=args.epoch, as_of=args.as_of, inquiry=args.inquiry, path=args.path
+        ),
+        report.print_recall,
+    )
     return EXIT_OK
 
 
@@ -416,6 +513,7 @@ async def cmd_check(args) -> int:
 
 def _in_cli_words(command):
     """A command run anywhere (cold, or by a server for the warm CLI) names the CLI's flags."""
+
     async def run_in_cli_words(args) -> int:
         VOCABULARY.set("cli")
         with writer.collecting() as warnings:
@@ -428,6 +526,16 @@ def _in_cli_words(command):
     return run_in_cli_words
 
 
-COMMANDS = {name: _in_cli_words(command) for name, command in {
-    "load": cmd_load, "status": cmd_status, "revise": cmd_revise, "explain": cmd_explain, "recall": cmd_recall,
-    "undo": cmd_undo, "check": cmd_check, "resolve": cmd_resolve}.items()}
+COMMANDS = {
+    name: _in_cli_words(command)
+    for name, command in {
+        "load": cmd_load,
+        "status": cmd_status,
+        "revise": cmd_revise,
+        "explain": cmd_explain,
+        "recall": cmd_recall,
+        "undo": cmd_undo,
+        "check": cmd_check,
+        "resolve": cmd_resolve,
+    }.items()
+}

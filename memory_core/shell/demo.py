@@ -31,8 +31,10 @@ from memory_core.store.data_root import PROJECT_DIR
 SEED = Path(__file__).resolve().parent / "demo_data" / "company_x.json"
 # each session runs in a new process on this same memory_core, installed or in a checkout (whose
 # folder goes first on the path, as `python main.py` puts it; an installed one's is already there)
-_SESSION = ("import sys\nhome = {path!r}\nif home not in sys.path: sys.path.insert(0, home)\n"
-            "from memory_core.shell.cli import main\nsys.exit(main())").format(path=str(Path(__file__).resolve().parents[2]))
+_SESSION = (
+    "import sys\nhome = {path!r}\nif home not in sys.path: sys.path.insert(0, home)\n"
+    "from memory_core.shell.cli import main\nsys.exit(main())"
+).format(path=str(Path(__file__).resolve().parents[2]))
 QUESTION = "Did Company X know about the defect before the recall?"
 FACT = "Forensic audit: the March QA report was back-dated."
 EXIT_USAGE = 2
@@ -91,14 +93,20 @@ async def session_one(app) -> int:
     took = (time.perf_counter() - start) * 1000
     if result["epoch"]:
         say(f'[FALSIFY] Session 1: built belief graph for "{by_key["Q"]["text"]}"')
-        say(f"  root {app.paths.root}; {len(result['added'])} nodes, {len(result['edges_added'])} edges, epoch {result['epoch']}, {_ms(took)}")
+        say(
+            f"  root {app.paths.root}; {len(result['added'])} nodes, {len(result['edges_added'])} edges, "
+            f"epoch {result['epoch']}, {_ms(took)}"
+        )
     else:
         say(f"[FALSIFY] Session 1: the belief graph is already in {app.paths.root}; nothing new to load")
     hyps = [n for n in status["nodes"] if n["type"] == "hypothesis"]
     say("  Hypotheses: " + "  ".join(f"{h['key']}({h['text'].split(':')[0]}) [{h['state']}]" for h in hyps))
     for e in status["edges"]:
         if e["type"] == "depends_on":
-            say(f"  Conclusion {e['from']} depends_on {e['to']}" + (" (critical)" if e.get("critical") else ""))
+            say(
+                f"  Conclusion {e['from']} depends_on {e['to']}"
+                + (" (critical)" if e.get("critical") else "")
+            )
     print_scoreboard(await app.recall(QUESTION), " before revision")
     return 0
 
@@ -106,11 +114,17 @@ async def session_one(app) -> int:
 async def session_two(app) -> int:
     if "Q" not in await app.store.find_keys(["Q"]):
         say(f"[FALSIFY] Session 2: no demo investigation in {app.paths.root}.")
-        say(f"  Run session 1 first:  {PROG} --session 1" + (f" --root {app.paths.root}" if app.store.settings.home is None else ""))
+        say(
+            f"  Run session 1 first:  {PROG} --session 1"
+            + (f" --root {app.paths.root}" if app.store.settings.home is None else "")
+        )
         return EXIT_USAGE
     warm = await app.warm_up()
     say(f'[FALSIFY] Session 2 (new process {os.getpid()}): new fact -> "{FACT}"')
-    say(f"  start-up: cognee import + engines {app.opened_ms / 1000:.1f} s, embedding model + pipeline runner {_ms(warm)} (not part of the revision)")
+    say(
+        f"  start-up: cognee import + engines {app.opened_ms / 1000:.1f} s, embedding model + pipeline "
+        f"runner {_ms(warm)} (not part of the revision)"
+    )
     pin = os.environ.get("REFUTED_ID", "E_qa")
     how = ""
     result = None
@@ -123,7 +137,9 @@ async def session_two(app) -> int:
                 result = await app.revise(FACT)
                 how = "two-gate judge (hybrid gate 1 + LLM)"
             else:
-                how = f"two-gate judge found no contradiction ({preview.get('note', '')}); fell back to the pin"
+                how = (
+                    f"two-gate judge found no contradiction ({preview.get('note', '')}); fell back to the pin"
+                )
                 result = None
         except JudgeError as error:
             how = f"LLM judge failed ({error}); fell back to the pin"
@@ -147,22 +163,37 @@ async def session_two(app) -> int:
 def show_candidates(r: dict, pin: str) -> None:
     """Offline, what the caller decides from: gate 1's ranked candidates (nothing recorded)."""
     cands = r.get("candidates", [])
-    say(f"  gate 1 (vector + lexical, fused): {len(cands)} candidate(s); offline no judge can decide them, the caller does:")
+    say(
+        f"  gate 1 (vector + lexical, fused): {len(cands)} candidate(s); offline no judge can decide them, "
+        "the caller does:"
+    )
     for c in cands:
         lexical = f", lexical {c['lexical']:.2f}" if c.get("lexical") is not None else ""
         dist = "-" if c["distance"] is None else f"{c['distance']:.3f}"
         say(f"    #{c.get('rank') or '-'} {c['key']} (cosine distance {dist}{lexical}): {c.get('claim', '')}")
     first = cands[0]["key"] if cands else None
-    agrees = "ranked first" if first == pin else (f"ranked #{next((c.get('rank') for c in cands if c['key'] == pin), '-')}"
-                                                  if first else "not among them")
+    agrees = (
+        "ranked first"
+        if first == pin
+        else (
+            f"ranked #{next((c.get('rank') for c in cands if c['key'] == pin), '-')}"
+            if first
+            else "not among them"
+        )
+    )
     say(f"  the caller's decision here is the demo's pin: {pin} ({agrees}) is contradicted")
 
 
 def tell_revision(r: dict) -> None:
     for c in r["candidates"]:
         dist = "not in gate-1 top hits" if c["distance"] is None else f"cosine distance {c['distance']:.3f}"
-        if r.get("judge") == "pinned":  # decided by the pin, not detected: gate 1's distance is shown, not used
-            say(f"  contradiction (pinned, gates skipped): {c['key']} ({dist}, shown only; judge=pinned conf={c['confidence']:.2f})")
+        if (
+            r.get("judge") == "pinned"
+        ):  # decided by the pin, not detected: gate 1's distance is shown, not used
+            say(
+                f"  contradiction (pinned, gates skipped): {c['key']} ({dist}, shown only; judge=pinned "
+                f"conf={c['confidence']:.2f})"
+            )
         else:
             say(f"  contradiction: {c['key']} ({dist}; judge={c['relation']} conf={c['confidence']:.2f})")
     if r["refuted"]:
@@ -170,12 +201,20 @@ def tell_revision(r: dict) -> None:
     say(f"  forward cascade: {', '.join(r['invalidated']) or 'nothing'} invalidated")
     losers = [k for k in r["superseded"] if k not in r["refuted"]]
     if losers or r["promoted"]:
-        say(f"  {', '.join(losers) or '-'} superseded -> {', '.join(r['promoted']) or 'no rival'} ignites (new frontier)")
+        say(
+            f"  {', '.join(losers) or '-'} superseded -> {', '.join(r['promoted']) or 'no rival'} ignites "
+            "(new frontier)"
+        )
     if r["weakened"]:
         say(f"  weakened: {', '.join(r['weakened'])}")
     n = len(r["forgotten"])
-    say(f"  forgot {n} orphan{'s' if n != 1 else ''} ({', '.join(r['forgotten']) or '-'}) from graph + vector")
-    say(f"  recorded new evidence {r['new_evidence']} (supersedes {', '.join(r['refuted'] + [k for k in r['superseded'] if k.startswith('E')]) or '-'}), epoch {r['epoch']}")
+    say(
+        f"  forgot {n} orphan{'s' if n != 1 else ''} ({', '.join(r['forgotten']) or '-'}) from graph + vector"
+    )
+    say(
+        f"  recorded new evidence {r['new_evidence']} (supersedes "
+        f"{', '.join(r['refuted'] + [k for k in r['superseded'] if k.startswith('E')]) or '-'}), epoch {r['epoch']}"
+    )
     steps = ", ".join(f"{name.split('_')[0]} {_ms(ms)}" for name, ms in r.get("timings", {}).items())
     say(f"  timings: {steps}; revision total {_ms(r['elapsed_ms'])}")
 
@@ -185,8 +224,10 @@ def run_demo(root, keep: bool = False) -> int:
     started = time.perf_counter()
     if root.exists() and not keep:
         if any(root.iterdir()) and not (root / "falsify.json").exists():
-            print(f"error: {root} exists and is not a FALSIFY data root; refusing to clear it (pick another --root)",
-                  file=sys.stderr)
+            print(
+                f"error: {root} exists and is not a FALSIFY data root; refusing to clear it (pick another --root)",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         shutil.rmtree(root)
         say(f"[FALSIFY] demo root {root} (started clean; --keep reuses it)")
@@ -194,12 +235,16 @@ def run_demo(root, keep: bool = False) -> int:
         say(f"[FALSIFY] demo root {root}" + (" (reused: --keep)" if keep and root.exists() else ""))
     for session in (1, 2):
         t = time.perf_counter()
-        code = subprocess.call([sys.executable, "-c", _SESSION, "--root", str(root), "--session", str(session)])
+        code = subprocess.call(
+            [sys.executable, "-c", _SESSION, "--root", str(root), "--session", str(session)]
+        )
         say(f"  (session {session}: separate process, {time.perf_counter() - t:.1f} s wall)")
         if code != 0:
             return code
-    say(f"[FALSIFY] demo finished in {time.perf_counter() - started:.1f} s wall "
-        f"(2 processes, {os.cpu_count()} CPU core(s), {time.strftime('%Y-%m-%d')})")
+    say(
+        f"[FALSIFY] demo finished in {time.perf_counter() - started:.1f} s wall "
+        f"(2 processes, {os.cpu_count()} CPU core(s), {time.strftime('%Y-%m-%d')})"
+    )
     say(f"  view it in the browser:  {PROG} --root {root} serve   then open http://127.0.0.1:8765")
     say(f"  why is K gone?           {PROG} --root {root} explain K")
     return 0

@@ -57,32 +57,111 @@ PROTOCOL = 1
 PACKAGE = Path(__file__).resolve().parent.parent  # memory_core/
 # what the launcher imports before it forks: cognee's third-party stack and the MCP SDK
 # (imports that start no thread and read no FALSIFY or cognee setting)
-PRELOAD = ("litellm", "openai", "dlt", "sqlalchemy", "sqlalchemy.orm", "sqlalchemy.ext.asyncio", "pandas",
-           "pyarrow", "pyarrow.dataset", "onnxruntime", "tokenizers", "alembic", "aiosqlite", "lance_namespace",
-           "lance_namespace_urllib3_client", "pydantic", "pydantic_settings", "fastapi", "httpx", "networkx",
-           "numpy", "tiktoken", "instructor", "structlog", "psycopg2", "asyncpg", "dateparser", "redis", "pypdf",
-           "rdflib", "fastapi_users", "fastapi_users_db_sqlalchemy", "cryptography", "PIL", "jwt", "argon2",
-           "pwdlib", "filelock", "diskcache", "regex", "tzlocal", "wrapt", "filetype", "ladybug", "uvicorn",
-           "starlette", "mcp", "mcp.server.mcpserver", "dotenv", "tenacity", "jinja2", "aiohttp",
-           "dateparser.data.date_translation_data.*", "dateparser.languages", "playwright.async_api", "pyee",
-           "loguru", "tqdm", "tqdm.auto", "overrides", "deprecated", "deprecation", "aiolimiter", "mmh3",
-           "py_rust_stemmers", "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.sqlite.aiosqlite",
-           "sqlalchemy.dialects.postgresql", "numpy.typing", "multiprocessing.sharedctypes",
-           "symtable", "webbrowser", "http.server", "xml.sax.saxutils", "dateparser.search", "dateparser.utils.time_spans",
-           "sqlalchemy.ext.mutable", "tqdm.contrib.concurrent")
+PRELOAD = (
+    "litellm",
+    "openai",
+    "dlt",
+    "sqlalchemy",
+    "sqlalchemy.orm",
+    "sqlalchemy.ext.asyncio",
+    "pandas",
+    "pyarrow",
+    "pyarrow.dataset",
+    "onnxruntime",
+    "tokenizers",
+    "alembic",
+    "aiosqlite",
+    "lance_namespace",
+    "lance_namespace_urllib3_client",
+    "pydantic",
+    "pydantic_settings",
+    "fastapi",
+    "httpx",
+    "networkx",
+    "numpy",
+    "tiktoken",
+    "instructor",
+    "structlog",
+    "psycopg2",
+    "asyncpg",
+    "dateparser",
+    "redis",
+    "pypdf",
+    "rdflib",
+    "fastapi_users",
+    "fastapi_users_db_sqlalchemy",
+    "cryptography",
+    "PIL",
+    "jwt",
+    "argon2",
+    "pwdlib",
+    "filelock",
+    "diskcache",
+    "regex",
+    "tzlocal",
+    "wrapt",
+    "filetype",
+    "ladybug",
+    "uvicorn",
+    "starlette",
+    "mcp",
+    "mcp.server.mcpserver",
+    "dotenv",
+    "tenacity",
+    "jinja2",
+    "aiohttp",
+    "dateparser.data.date_translation_data.*",
+    "dateparser.languages",
+    "playwright.async_api",
+    "pyee",
+    "loguru",
+    "tqdm",
+    "tqdm.auto",
+    "overrides",
+    "deprecated",
+    "deprecation",
+    "aiolimiter",
+    "mmh3",
+    "py_rust_stemmers",
+    "sqlalchemy.dialects.sqlite",
+    "sqlalchemy.dialects.sqlite.aiosqlite",
+    "sqlalchemy.dialects.postgresql",
+    "numpy.typing",
+    "multiprocessing.sharedctypes",
+    "symtable",
+    "webbrowser",
+    "http.server",
+    "xml.sax.saxutils",
+    "dateparser.search",
+    "dateparser.utils.time_spans",
+    "sqlalchemy.ext.mutable",
+    "tqdm.contrib.concurrent",
+)
 # "package.*": the package and every module in it (pure data modules cognee's import loads one by one)
 # never imported by the launcher: they read settings into constants (or start threads) at import
 NEVER = ("cognee", "memory_core", "lancedb", "huggingface_hub", "fastembed", "transformers")
 # environment variables that always key the launcher, read or not by a Python import:
 # native libraries and the interpreter read them (locale, allocator, thread pools, paths)
-ALWAYS = ("HOME", "PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "LD_PRELOAD", "LD_LIBRARY_PATH",
-          "FALSIFY_ARROW_POOL")
+ALWAYS = (
+    "HOME",
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "FALSIFY_ARROW_POOL",
+)
 ALWAYS_PREFIXES = ("PYTHON", "LC_", "MALLOC_", "OMP_", "OPENBLAS_", "MKL_", "ARROW_")
 NOT_LAUNCHED = frozenset({"serve"})
 SOCKET_MAX = 104  # sun_path is 108 bytes on Linux (104 on the BSDs)
 
 
 # ---- settings and places ---------------------------------------------------------------
+
 
 def _settings():
     """FALSIFY's settings as this process's environment gives them (memory_core.store.settings,
@@ -119,8 +198,9 @@ def runtime_dir(settings) -> tuple[Optional[Path], str]:
     import stat
 
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        return None, (f"runtime directory {base} is not private (it must be a directory of this user's, "
-                      "mode 0700)")
+        return None, (
+            f"runtime directory {base} is not private (it must be a directory of this user's, mode 0700)"
+        )
     return base, ""
 
 
@@ -133,8 +213,21 @@ def fingerprint() -> str:
     h = hashlib.sha256()
     exe = os.path.realpath(sys.executable)
     st = os.stat(exe)
-    h.update(repr((PROTOCOL, str(PACKAGE), sys.executable, exe, st.st_size, st.st_mtime_ns, sys.version,
-                   sys.prefix, sys.base_prefix)).encode())
+    h.update(
+        repr(
+            (
+                PROTOCOL,
+                str(PACKAGE),
+                sys.executable,
+                exe,
+                st.st_size,
+                st.st_mtime_ns,
+                sys.version,
+                sys.prefix,
+                sys.base_prefix,
+            )
+        ).encode()
+    )
     import site
 
     for folder in sorted(set(getattr(site, "getsitepackages", list)())):
@@ -174,8 +267,11 @@ def environment_digest(keys: dict, env=None) -> str:
 
 
 def _paths(base: Path, code: str) -> dict:
-    return {"keys": base / f"L{code[:16]}.keys", "lock": base / f"L{code[:16]}.lock",
-            "log": base / f"L{code[:16]}.log"}
+    return {
+        "keys": base / f"L{code[:16]}.keys",
+        "lock": base / f"L{code[:16]}.lock",
+        "log": base / f"L{code[:16]}.log",
+    }
 
 
 def socket_path(base: Path, code: str, env_digest: str) -> Path:
@@ -187,12 +283,15 @@ def _read_keys(path: Path) -> Optional[dict]:
         keys = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    ok = isinstance(keys, dict) and all(isinstance(keys.get(f), list) and all(isinstance(k, str) for k in keys[f])
-                                        for f in ("names", "prefixes"))
+    ok = isinstance(keys, dict) and all(
+        isinstance(keys.get(f), list) and all(isinstance(k, str) for k in keys[f])
+        for f in ("names", "prefixes")
+    )
     return keys if ok else None
 
 
 # ---- the caller ------------------------------------------------------------------------
+
 
 class Outcome:
     """What :func:`launch` did: ``code`` is the command's exit code when the launcher ran it,
@@ -244,9 +343,11 @@ def launch(argv: list[str]) -> Outcome:
         return _launch(argv, sent)
     except Exception as error:  # noqa: BLE001  (a bug here must not stop the command, nor run it twice)
         if sent:
-            print(f"error: the FALSIFY launcher's client failed after handing the command over "
-                  f"({type(error).__name__}: {error}); it may have run: run status (nothing was run a second time)",
-                  file=sys.stderr)
+            print(
+                f"error: the FALSIFY launcher's client failed after handing the command over "
+                f"({type(error).__name__}: {error}); it may have run: run status (nothing was run a second time)",
+                file=sys.stderr,
+            )
             return Outcome(1, "launcher")
         return Outcome(None, f"the launcher's client failed ({type(error).__name__}: {error})")
 
@@ -324,9 +425,15 @@ def _start(base: Path, code: str, paths: dict, keys) -> tuple[Optional[Path], st
             return None, f"runtime directory {base}: its path is too long for a Unix socket"
         log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve", str(base), code],
-                                    cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                    start_new_session=True, close_fds=True)
+            proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), "--serve", str(base), code],
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                start_new_session=True,
+                close_fds=True,
+            )
         finally:
             os.close(log)
         line = proc.stdout.readline().decode("utf-8", "replace").strip()
@@ -334,7 +441,7 @@ def _start(base: Path, code: str, paths: dict, keys) -> tuple[Optional[Path], st
         proc.returncode = 0  # it outlives this process: not a child to wait for
         if not line.startswith("ready "):
             return None, f"the launcher did not start (see {paths['log']})"
-        path = Path(line[len("ready "):])
+        path = Path(line[len("ready ") :])
         keys = _read_keys(paths["keys"])
         if keys is None or socket_path(base, code, environment_digest(keys)) != path:
             return None, "the launcher started with another environment"
@@ -362,10 +469,19 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: l
 
     umask = os.umask(0o077)
     os.umask(umask)
-    request = {"protocol": PROTOCOL, "fingerprint": code, "argv": list(argv), "argv0": sys.argv[0],
-               "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask, "path": list(sys.path),
-               "options": interpreter_options(), "started": started,
-               "unbuffered": bool(getattr(sys.stdout, "write_through", False))}
+    request = {
+        "protocol": PROTOCOL,
+        "fingerprint": code,
+        "argv": list(argv),
+        "argv0": sys.argv[0],
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "umask": umask,
+        "path": list(sys.path),
+        "options": interpreter_options(),
+        "started": started,
+        "unbuffered": bool(getattr(sys.stdout, "write_through", False)),
+    }
     body = json.dumps(request).encode()
     pending: list[int] = []
     child = {"pgid": None}
@@ -379,8 +495,15 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: l
         except OSError:
             pass
 
-    relayed = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
-               signal.SIGWINCH)
+    relayed = (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGQUIT,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGWINCH,
+    )
     previous = {s: signal.signal(s, relay) for s in relayed}
     try:
         try:
@@ -402,9 +525,12 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: l
                 if not chunk:
                     if child["pgid"] is None:
                         return None  # the launcher went away before the command started: nothing ran
-                    print(f"error: the FALSIFY command (pid {child['pgid']}) ended without reporting its exit status "
-                          "(the launcher stopped while it ran); it may have applied its change: run status "
-                          "(nothing was run a second time)", file=sys.stderr)
+                    print(
+                        f"error: the FALSIFY command (pid {child['pgid']}) ended without reporting its exit status "
+                        "(the launcher stopped while it ran); it may have applied its change: run status "
+                        "(nothing was run a second time)",
+                        file=sys.stderr,
+                    )
                     return Outcome(1, "launcher")
                 buf += chunk
             line, buf = buf.split(b"\n", 1)
@@ -431,6 +557,7 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: l
 
 
 # ---- the launcher ----------------------------------------------------------------------
+
 
 def _recording_environ():
     """os.environ replaced by a copy that records what is read through it (the one store
@@ -538,8 +665,10 @@ def _preload() -> dict:
         if module in SCANS:
             prefixes.update(SCANS[module])
         else:
-            print(f"launcher: {module} scans the whole environment at import: every variable keys this launcher",
-                  file=sys.stderr)
+            print(
+                f"launcher: {module} scans the whole environment at import: every variable keys this launcher",
+                file=sys.stderr,
+            )
             prefixes.add("")
     return {"names": sorted(n for n in names if isinstance(n, str)), "prefixes": sorted(prefixes)}
 
@@ -564,9 +693,12 @@ def serve(base: Path, code: str) -> int:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", pool)
     keys = _preload()
     # what the imports did to the environment: a cold process has it too, so each child gets it again
-    state = {"keys": keys, "digest": environment_digest(keys, start_env),
-             "set": {k: v for k, v in os.environ.items() if start_env.get(k) != v},
-             "unset": [k for k in start_env if k not in os.environ]}
+    state = {
+        "keys": keys,
+        "digest": environment_digest(keys, start_env),
+        "set": {k: v for k, v in os.environ.items() if start_env.get(k) != v},
+        "unset": [k for k in start_env if k not in os.environ],
+    }
     idle_s = _settings().launcher_idle_s
     paths = _paths(base, code)
     path = socket_path(base, code, state["digest"])
@@ -601,8 +733,11 @@ def serve(base: Path, code: str) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     gc.collect()
     gc.freeze()  # the children share these pages rather than copy them when their collector runs
-    print(f"launcher: pid {os.getpid()} ready after {time.monotonic() - started:.1f} s on {path}", file=sys.stderr,
-          flush=True)
+    print(
+        f"launcher: pid {os.getpid()} ready after {time.monotonic() - started:.1f} s on {path}",
+        file=sys.stderr,
+        flush=True,
+    )
     print(f"ready {path}", flush=True)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -709,7 +844,9 @@ def _gone(sock: socket.socket) -> bool:
 # anything else gets a fresh child. One spare at a time; it goes after SPARE_IDLE_S unused.
 
 ORPHAN_GRACE_S = 2.0
-SPARE_COMMANDS = frozenset({"load", "status", "revise", "explain", "recall", "undo", "check", "resolve", "mcp"})
+SPARE_COMMANDS = frozenset(
+    {"load", "status", "revise", "explain", "recall", "undo", "check", "resolve", "mcp"}
+)
 SPARE_IDLE_S = 600.0
 
 
@@ -718,8 +855,16 @@ def _root_command(argv: list[str]) -> tuple[Optional[str], Optional[str], bool]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--cold", "--demo", "--keep", "--database", "--session", "--") \
-                or arg.startswith(("--database=", "--session=")):
+        if arg in (
+            "-h",
+            "--help",
+            "--cold",
+            "--demo",
+            "--keep",
+            "--database",
+            "--session",
+            "--",
+        ) or arg.startswith(("--database=", "--session=")):
             return None, None, True
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
@@ -729,7 +874,7 @@ def _root_command(argv: list[str]) -> tuple[Optional[str], Optional[str], bool]:
             continue
         if arg.startswith("-"):
             return None, None, True  # an option this scan does not know
-        rest = argv[i + 1:]
+        rest = argv[i + 1 :]
         return arg, root, "-h" in rest or "--help" in rest
     return None, None, True
 
@@ -764,8 +909,9 @@ def spare_key(request: dict) -> Optional[str]:
             stamps.append([str(file), st.st_ino, st.st_size, st.st_mtime_ns])
         except OSError:
             stamps.append([str(file), None])
-    return json.dumps([str(where), inode, sorted(env.items()), str(cwd), request.get("umask"), request.get("path"),
-                       stamps])
+    return json.dumps(
+        [str(where), inode, sorted(env.items()), str(cwd), request.get("umask"), request.get("path"), stamps]
+    )
 
 
 class _Spare:
@@ -969,13 +1115,22 @@ def _detach(others: list, wake: tuple) -> None:
     for sock in others:
         sock.close()
     os.setpgid(0, 0)
-    for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+    for sig in (
+        signal.SIGTERM,
+        signal.SIGCHLD,
+        signal.SIGHUP,
+        signal.SIGQUIT,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+    ):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
 
 
-def _child(conn: socket.socket, request: dict, fds: list[int], others: list, wake: tuple, state: dict) -> None:
+def _child(
+    conn: socket.socket, request: dict, fds: list[int], others: list, wake: tuple, state: dict
+) -> None:
     """In the forked child: become the caller's command, run it, report its exit code, exit."""
     code = 1
     try:
@@ -1081,7 +1236,9 @@ def _adopt(request: dict, state: dict) -> None:
     if "tempfile" in sys.modules:
         sys.modules["tempfile"].tempdir = None  # found again from this environment
     if "numpy" in sys.modules and not getattr(sys.modules["numpy"], "_falsify_seeded", False):
-        sys.modules["numpy"].random.seed()  # fresh entropy, as a new process has (random reseeds itself at fork)
+        sys.modules[
+            "numpy"
+        ].random.seed()  # fresh entropy, as a new process has (random reseeds itself at fork)
         sys.modules["numpy"]._falsify_seeded = True
 
 
@@ -1098,14 +1255,23 @@ def _take_streams(fds: list[int], unbuffered: bool = False) -> None:
             os.close(fd)
     old = {"stdout": sys.stdout, "stderr": sys.stderr}
     encoding, errors = sys.stdout.encoding, sys.stdout.errors
-    sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding=sys.stdin.encoding,
-                                 errors=sys.stdin.errors)
-    sys.stdout = io.TextIOWrapper(io.open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
-                                  encoding=encoding, errors=errors, line_buffering=os.isatty(1),
-                                  write_through=unbuffered)
-    sys.stderr = io.TextIOWrapper(io.open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),
-                                  encoding=sys.stderr.encoding, errors="backslashreplace", line_buffering=True,
-                                  write_through=unbuffered)
+    sys.stdin = io.TextIOWrapper(
+        io.open(0, "rb", closefd=False), encoding=sys.stdin.encoding, errors=sys.stdin.errors
+    )
+    sys.stdout = io.TextIOWrapper(
+        io.open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
+        encoding=encoding,
+        errors=errors,
+        line_buffering=os.isatty(1),
+        write_through=unbuffered,
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),
+        encoding=sys.stderr.encoding,
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=unbuffered,
+    )
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
     for handler in list(logging.Logger.manager.loggerDict.values()) + [logging.getLogger()]:
         for h in getattr(handler, "handlers", ()):
@@ -1125,8 +1291,15 @@ def _run_cli(request: dict, spare: bool = False) -> int:
     try:
         from memory_core.shell.cli import main
 
-        code = main(request["argv"], ran={"by": "launcher", "launcher_pid": os.getppid(), "spare": spare,
-                                          "started": bool(request.get("started"))})
+        code = main(
+            request["argv"],
+            ran={
+                "by": "launcher",
+                "launcher_pid": os.getppid(),
+                "spare": spare,
+                "started": bool(request.get("started")),
+            },
+        )
         code = 0 if code is None else code
     except SystemExit as exc:
         if exc.code is None:

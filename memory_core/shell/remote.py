@@ -57,11 +57,27 @@ OTHER_ROOT = 99  # the server's answer when the command line names another root 
 # read them: FALSIFY's (memory_core/store/settings.py), the LLM's and the embedder's. Those not
 # compared do not change what a command does, or are the server process's own.
 SETTING_PREFIXES = ("FALSIFY_", "LLM_", "EMBEDDING_")
-NOT_COMPARED = frozenset({
-    "FALSIFY_HOME", "FALSIFY_LOCK_TIMEOUT", "FALSIFY_NO_SERVER", "FALSIFY_LAUNCHER", "FALSIFY_LAUNCHER_IDLE_S",
-    "FALSIFY_RUNTIME_DIR", "FALSIFY_TOKEN", "FALSIFY_TOKEN_FILE", "FALSIFY_MALLOC_ARENA_MAX", "FALSIFY_ARROW_POOL",
-    "FALSIFY_GRAPH_REOPEN_EVERY", "FALSIFY_GRAPH_COMPACT_RATIO", "FALSIFY_VECTOR_PRUNE_EVERY",
-    "FALSIFY_VECTOR_PRUNE_AGE_S", "FALSIFY_VECTOR_RECONNECT", "FALSIFY_RUN_HISTORY_KEEP", "FALSIFY_FAULT_AT"})
+NOT_COMPARED = frozenset(
+    {
+        "FALSIFY_HOME",
+        "FALSIFY_LOCK_TIMEOUT",
+        "FALSIFY_NO_SERVER",
+        "FALSIFY_LAUNCHER",
+        "FALSIFY_LAUNCHER_IDLE_S",
+        "FALSIFY_RUNTIME_DIR",
+        "FALSIFY_TOKEN",
+        "FALSIFY_TOKEN_FILE",
+        "FALSIFY_MALLOC_ARENA_MAX",
+        "FALSIFY_ARROW_POOL",
+        "FALSIFY_GRAPH_REOPEN_EVERY",
+        "FALSIFY_GRAPH_COMPACT_RATIO",
+        "FALSIFY_VECTOR_PRUNE_EVERY",
+        "FALSIFY_VECTOR_PRUNE_AGE_S",
+        "FALSIFY_VECTOR_RECONNECT",
+        "FALSIFY_RUN_HISTORY_KEEP",
+        "FALSIFY_FAULT_AT",
+    }
+)
 STORE = ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")  # differing: another store than the server's
 
 
@@ -72,8 +88,9 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--demo", "--session", "--database", "--cold") \
-                or arg.startswith(("--session=", "--database=")):
+        if arg in ("-h", "--help", "--demo", "--session", "--database", "--cold") or arg.startswith(
+            ("--session=", "--database=")
+        ):
             return None  # help, the demo, another database, --cold: always answered here
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
@@ -84,7 +101,7 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
         if arg.startswith("-"):
             i += 1
             continue
-        if arg not in FORWARDED or "-h" in argv[i + 1:] or "--help" in argv[i + 1:]:
+        if arg not in FORWARDED or "-h" in argv[i + 1 :] or "--help" in argv[i + 1 :]:
             return None
         return root, arg
     return None
@@ -112,8 +129,10 @@ def _settings():
 
         return config.current()
     package = Path(__file__).resolve().parent.parent
-    files = {"memory_core.core.errors": package / "core" / "errors.py",  # settings.py's one import
-             "falsify_remote_config": package / "store" / "settings.py"}
+    files = {
+        "memory_core.core.errors": package / "core" / "errors.py",  # settings.py's one import
+        "falsify_remote_config": package / "store" / "settings.py",
+    }
     saved = {name: sys.modules.get(name) for name in files}
     try:
         for name, path in files.items():
@@ -135,15 +154,25 @@ def settings_digests(env, salt: str) -> dict:
     (unset, ``embedded`` and ``ladybug`` are one backend)."""
     import hashlib
 
-    values = {k: v.strip() for k, v in env.items() if k.startswith(SETTING_PREFIXES) and k not in NOT_COMPARED}
+    values = {
+        k: v.strip() for k, v in env.items() if k.startswith(SETTING_PREFIXES) and k not in NOT_COMPARED
+    }
     backend = values.pop("FALSIFY_BACKEND", "").lower()
     if backend not in ("", "ladybug", "embedded"):
         values["FALSIFY_BACKEND"] = "postgres" if backend in ("postgresql", "pgvector") else backend
     # FALSIFY_EMBEDDER by meaning too: "local", or unset with no hosted embedding configured (no
     # EMBEDDING_* model, no LLM key: memory_core/store/environment.py), is the bundled model
     embedder = values.pop("FALSIFY_EMBEDDER", "").lower()
-    hosted = any(values.get(k) for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
-                                         "EMBEDDING_API_KEY", "LLM_API_KEY"))
+    hosted = any(
+        values.get(k)
+        for k in (
+            "EMBEDDING_PROVIDER",
+            "EMBEDDING_MODEL",
+            "EMBEDDING_ENDPOINT",
+            "EMBEDDING_API_KEY",
+            "LLM_API_KEY",
+        )
+    )
     if embedder != "local" and (embedder or hosted):
         values["FALSIFY_EMBEDDER"] = embedder or "hosted"
     return {k: hashlib.sha256(f"{salt}\0{k}\0{v}".encode()).hexdigest()[:32] for k, v in values.items() if v}
@@ -195,13 +224,20 @@ def forward(argv=None) -> Optional[int]:
         conn.close()
         return refused
     stdin = stdin_bytes = None
-    if scanned[1] == "load" and "-" in argv[argv.index("load") + 1:]:
+    if scanned[1] == "load" and "-" in argv[argv.index("load") + 1 :]:
         stdin_bytes = read_stdin()
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
     salt = os.urandom(16).hex()
-    body = json.dumps({"argv": argv, "cwd": str(cwd), "falsify_home": settings.home,
-                       "stdin": stdin, "request_id": os.urandom(16).hex(),
-                       "settings": {"salt": salt, "digests": settings_digests(os.environ, salt)}}).encode("utf-8")
+    body = json.dumps(
+        {
+            "argv": argv,
+            "cwd": str(cwd),
+            "falsify_home": settings.home,
+            "stdin": stdin,
+            "request_id": os.urandom(16).hex(),
+            "settings": {"salt": salt, "digests": settings_digests(os.environ, salt)},
+        }
+    ).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
     try:
         resp, data = _exchange(conn, body, headers)
@@ -219,9 +255,12 @@ def forward(argv=None) -> Optional[int]:
                 answered = None
         if answered is None:
             what = "it" if scanned[1] not in WRITERS else f"the {scanned[1]}"
-            print(f"error: the FALSIFY server on this root stopped answering during `{scanned[1]}` "
-                  f"({type(first).__name__}); the server may have applied {what}: run status "
-                  "(nothing was run a second time)", file=sys.stderr)
+            print(
+                f"error: the FALSIFY server on this root stopped answering during `{scanned[1]}` "
+                f"({type(first).__name__}); the server may have applied {what}: run status "
+                "(nothing was run a second time)",
+                file=sys.stderr,
+            )
             return 1
         resp, data = answered
     if resp.status != 200:
@@ -236,8 +275,11 @@ def forward(argv=None) -> Optional[int]:
         answer = json.loads(data)
         int(answer["exit"]), str(answer["stdout"]), str(answer["stderr"])
     except (ValueError, TypeError, KeyError):
-        print("error: the FALSIFY server on this root sent an answer that is not one; the server may have "
-              f"applied the {scanned[1]}: run status", file=sys.stderr)
+        print(
+            "error: the FALSIFY server on this root sent an answer that is not one; the server may have "
+            f"applied the {scanned[1]}: run status",
+            file=sys.stderr,
+        )
         return 1
     if answer["exit"] == OTHER_ROOT and answer.get("other_root"):
         # the real parser found another root (or a database) than the scan: the server ran
@@ -263,7 +305,7 @@ def read_stdin() -> bytes:
 
 def file_arguments(argv: list[str], command: str) -> list[str]:
     """The file names a command line hands the server to read (``load FILE``, ``revise --file FILE``)."""
-    rest = argv[argv.index(command) + 1:]
+    rest = argv[argv.index(command) + 1 :]
     found = []
     for i, arg in enumerate(rest):
         if arg == "--file" and i + 1 < len(rest):
@@ -288,10 +330,19 @@ def refuse_special_files(argv: list[str], command: str, cwd: Path) -> Optional[i
         except OSError:
             continue  # missing or unreadable: the command says so, as the cold path does
         if not stat.S_ISREG(mode):
-            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
-            print(f"error: {name} is {kind}, not a regular file; the FALSIFY server on this root reads only regular "
-                  f"files (to pass a stream, pipe it: `{command} - < {name}`" +
-                  (")" if command == "load" else "; or save it to a file first)"), file=sys.stderr)
+            kind = (
+                "a FIFO"
+                if stat.S_ISFIFO(mode)
+                else "a folder"
+                if stat.S_ISDIR(mode)
+                else "a device or socket"
+            )
+            print(
+                f"error: {name} is {kind}, not a regular file; the FALSIFY server on this root reads only regular "
+                f"files (to pass a stream, pipe it: `{command} - < {name}`"
+                + (")" if command == "load" else "; or save it to a file first)"),
+                file=sys.stderr,
+            )
             return 2
     return None
 

@@ -18,12 +18,17 @@ def interval(valid_from, valid_to) -> str:
 
 def print_load(r: dict) -> None:
     if r.get("epoch"):
-        print(f"loaded investigation {r['question']} (epoch {r['epoch']}): "
-              f"{len(r['added'])} node(s) added, {len(r['edges_added'])} edge(s) added")
+        print(
+            f"loaded investigation {r['question']} (epoch {r['epoch']}): "
+            f"{len(r['added'])} node(s) added, {len(r['edges_added'])} edge(s) added"
+        )
         if r["added"]:
             print("  nodes: " + ", ".join(r["added"]))
         if r["invalidated"]:
-            print("  entered invalidated (their justifications were already dead): " + ", ".join(r["invalidated"]))
+            print(
+                "  entered invalidated (their justifications were already dead): "
+                + ", ".join(r["invalidated"])
+            )
     else:
         print(f"investigation {r['question']}: nothing new to load")
     for note in r.get("notes", []):
@@ -43,9 +48,12 @@ def print_status(r: dict) -> None:
         conf = "" if n.get("confidence") is None else f"{n['confidence']:.2f}"
         span = ""
         if timed:
-            span = f" {interval(n.get('valid_from'), n.get('valid_to')) if n.get('valid_from') or n.get('valid_to') else '':<26}"
-        print(f"{_short(n['key'], 14):<14} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
-              f"{n['epoch']:>5} {conf:>5}{span}  {_short(n['text'], 70)}")
+            held = n.get("valid_from") or n.get("valid_to")
+            span = f" {interval(n.get('valid_from'), n.get('valid_to')) if held else '':<26}"
+        print(
+            f"{_short(n['key'], 14):<14} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
+            f"{n['epoch']:>5} {conf:>5}{span}  {_short(n['text'], 70)}"
+        )
     if r["edges"]:
         print("\nEDGES")
         for e in r["edges"]:
@@ -63,19 +71,25 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
         rank = f"#{c['rank']} " if c.get("rank") else ""
         lexical = f", lexical {c['lexical']:.2f}" if c.get("lexical") is not None else ""
         if c["relation"] is None:
-            print(f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; undecided - "
-                  f"{_short(c.get('claim', ''), 90)}")
+            print(
+                f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; undecided - "
+                f"{_short(c.get('claim', ''), 90)}"
+            )
         else:
-            print(f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; judge says {c['relation']} "
-                  f"(confidence {c['confidence'] if c['confidence'] is not None else '-'}) - {_short(c['rationale'], 90)}")
+            print(
+                f"  candidate {rank}{c['key']}: gate-1 distance {dist}{lexical}; judge says {c['relation']} "
+                f"(confidence {c['confidence'] if c['confidence'] is not None else '-'}) - {_short(c['rationale'], 90)}"
+            )
     if r.get("note"):
         print(f"  {r['note']}")
     if r.get("to_decide"):
         print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
         for key in r["to_decide"]:
             print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}")
-        print("  if it contradicts none of them, record it (add --supports H or --refutes H for the hypothesis it "
-              "bears on):")
+        print(
+            "  if it contradicts none of them, record it (add --supports H or --refutes H for the hypothesis it "
+            "bears on):"
+        )
         print(f"    {again} revise {shlex.quote(r['fact'])} --record")
     if r.get("edges_added"):
         print(f"  edges added: {', '.join(r['edges_added'])}")
@@ -83,27 +97,56 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
     if r.get("already_applied") or (not r.get("epoch") and not preview):
         return
     if preview:  # a dry run: the whole plan, marked as such
-        print(f"  PREVIEW (dry run, nothing written): the revision would record {preview['new_evidence']} as epoch "
-              f"{preview['epoch']} (judge: {r['judge']}) and apply:")
+        print(
+            f"  PREVIEW (dry run, nothing written): the revision would record {preview['new_evidence']} as epoch "
+            f"{preview['epoch']} (judge: {r['judge']}) and apply:"
+        )
     elif r.get("new_evidence"):
-        print(f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+        print(
+            f"  recorded as {r['new_evidence']} (judge: {r['judge']}, epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)"
+        )
     else:
         print(f"  {r['judge']} (epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
     if r.get("intervals"):
-        print("  valid time: " + "; ".join(
-            f"{k} {interval(v.get('valid_from'), v.get('valid_to'))}"
-            + (f" (was until {v['was']})" if v.get("was") else (" (was open)" if "was" in v else ""))
-            for k, v in r["intervals"].items()))
+        print(
+            "  valid time: "
+            + "; ".join(
+                f"{k} {interval(v.get('valid_from'), v.get('valid_to'))}"
+                + (f" (was until {v['was']})" if v.get("was") else (" (was open)" if "was" in v else ""))
+                for k, v in r["intervals"].items()
+            )
+        )
     for d in r.get("decisions", []):
         print(f"  {d['reason']}")
-    for label, key in (("refuted", "refuted"), ("invalidated", "invalidated"), ("superseded", "superseded"),
-                       ("weakened", "weakened"), ("promoted", "promoted"), ("disputed", "disputed"),
-                       ("reinstated", "reinstated"), ("restored from tombstones (graph + vector)", "restored"),
-                       ("promotion undone", "demoted"), ("forgotten (graph + vector)", "forgotten")):
+    for label, key in (
+        ("refuted", "refuted"),
+        ("invalidated", "invalidated"),
+        ("superseded", "superseded"),
+        ("weakened", "weakened"),
+        ("promoted", "promoted"),
+        ("disputed", "disputed"),
+        ("reinstated", "reinstated"),
+        ("restored from tombstones (graph + vector)", "restored"),
+        ("promotion undone", "demoted"),
+        ("forgotten (graph + vector)", "forgotten"),
+    ):
         if r.get(key):
             print(f"  {label}: {', '.join(r[key])}")
-    if preview and not any(r.get(k) for k in ("refuted", "invalidated", "superseded", "weakened", "promoted",
-                                               "disputed", "reinstated", "restored", "demoted", "forgotten")):
+    if preview and not any(
+        r.get(k)
+        for k in (
+            "refuted",
+            "invalidated",
+            "superseded",
+            "weakened",
+            "promoted",
+            "disputed",
+            "reinstated",
+            "restored",
+            "demoted",
+            "forgotten",
+        )
+    ):
         print("  (no other node would change)")
 
 
@@ -113,7 +156,11 @@ def print_explain(r: dict) -> None:
         return
     now = r.get("state")
     if now == "removed":
-        now = f"removed by undo of epoch {r['removed_by_undo']}" if r.get("removed_by_undo") else "removed by an undo"
+        now = (
+            f"removed by undo of epoch {r['removed_by_undo']}"
+            if r.get("removed_by_undo")
+            else "removed by an undo"
+        )
     state = f" (now {now})" if now else ""
     print(f"why {r['key']}{state}:")
     for e in r["events"]:
@@ -125,10 +172,14 @@ def print_explain(r: dict) -> None:
         _print_why(r["why_alive"], "  ")
     support = r.get("support")
     if support:
+
         def names(items):
             return ", ".join(f"{i['key']} ({i['state']}, weight {i['weight']:g})" for i in items) or "none"
-        print(f"support score {support['score']:g} (alive supporters' weights minus alive refuters'; "
-              f"hypothesis weight {support['weight']:g}):")
+
+        print(
+            f"support score {support['score']:g} (alive supporters' weights minus alive refuters'; "
+            f"hypothesis weight {support['weight']:g}):"
+        )
         print(f"  remaining supporters: {names(support['remaining'])}")
         if support.get("disputed"):
             print(f"  disputed supporters (count for nothing until decided): {names(support['disputed'])}")
@@ -166,7 +217,11 @@ def print_recall(r: dict) -> None:
     print(f"    nodes: {', '.join(f['nodes']) or '-'}; sources: {'; '.join(f['sources']) or '-'}")
     for hop in (r.get("path") or {}).get("hops", []):
         values = ", ".join(f"{v['object']} ({v['key']})" for v in hop["values"]) or "none alive"
-        dead = "; not used: " + ", ".join(f"{v['key']} ({v['state']})" for v in hop["not_used"]) if hop.get("not_used") else ""
+        dead = (
+            "; not used: " + ", ".join(f"{v['key']} ({v['state']})" for v in hop["not_used"])
+            if hop.get("not_used")
+            else ""
+        )
         print(f"    {' / '.join(hop['subjects'])} -{hop['predicate']}-> {values}{dead}")
     for u in f.get("unsupported", []):
         print(f"    unsupported: {u['key']} ({u['text']}): no alive evidence supports it")
@@ -174,8 +229,10 @@ def print_recall(r: dict) -> None:
         print(f"    no valid time recorded (taken as holding on {r.get('as_of')}): {', '.join(f['untimed'])}")
     for d in f.get("disputes", []):
         rests = f"; resting on it: {', '.join(d['rests_on_it'])}" if d.get("rests_on_it") else ""
-        print(f"    disputed: {d['keys'][0]} vs {d['keys'][1]} (both kept, neither used{rests}; "
-              f"resolve LOSER --winner WINNER ends it)")
+        print(
+            f"    disputed: {d['keys'][0]} vs {d['keys'][1]} (both kept, neither used{rests}; "
+            f"resolve LOSER --winner WINNER ends it)"
+        )
     if r.get("stored_questions") is not None:
         stored = "; ".join(f"{q['key']}: {q['question']}" for q in r["stored_questions"]) or "none"
         print(f"    stored questions: {stored}")

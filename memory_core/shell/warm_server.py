@@ -22,7 +22,14 @@ from typing import Optional
 from memory_core.api import Falsify, changes_graph
 from memory_core.core.errors import FalsifyError, error_message
 from memory_core.session import Gate
-from memory_core.shell.commands import BORROWED, COMMANDS, EXIT_BUSY, EXIT_PROBLEMS, build_parser, internal_error
+from memory_core.shell.commands import (
+    BORROWED,
+    COMMANDS,
+    EXIT_BUSY,
+    EXIT_PROBLEMS,
+    build_parser,
+    internal_error,
+)
 from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, root_of, settings_digests
 
 REMEMBERED = 256  # request ids (and their answers) a server keeps
@@ -33,8 +40,16 @@ SETTINGS_ENV: dict = {}
 
 # the facade method each forwarded command runs (``revise --file``: revise_many, declared alike);
 # its declaration (``@writes`` in memory_core.api) says whether the command changed the graph
-RUNS = {"load": Falsify.load, "status": Falsify.status, "revise": Falsify.revise, "explain": Falsify.explain,
-        "recall": Falsify.recall, "undo": Falsify.undo, "check": Falsify.check, "resolve": Falsify.resolve}
+RUNS = {
+    "load": Falsify.load,
+    "status": Falsify.status,
+    "revise": Falsify.revise,
+    "explain": Falsify.explain,
+    "recall": Falsify.recall,
+    "undo": Falsify.undo,
+    "check": Falsify.check,
+    "resolve": Falsify.resolve,
+}
 
 
 class Borrowed(Falsify):
@@ -111,7 +126,10 @@ def _not_regular(name: str) -> Optional[str]:
         return None
     if stat.S_ISREG(mode):
         return None
-    return f"error: {name} is not a regular file; the FALSIFY server reads only regular files (pipe a stream: load - < FILE)\n"
+    return (
+        f"error: {name} is not a regular file; the FALSIFY server reads only regular files "
+        "(pipe a stream: load - < FILE)\n"
+    )
 
 
 async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
@@ -128,17 +146,27 @@ async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     app = await gate.ready()
     here = app.paths.root if app.paths is not None else None
     wanted = root_of(args.root, cwd, request.get("falsify_home"))
-    if command not in FORWARDED or command not in COMMANDS or args.demo or args.session or here is None \
-            or getattr(args, "database", None) or Path(here).resolve() != wanted:
+    if (
+        command not in FORWARDED
+        or command not in COMMANDS
+        or args.demo
+        or args.session
+        or here is None
+        or getattr(args, "database", None)
+        or Path(here).resolve() != wanted
+    ):
         return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
     differ = settings_differ(request.get("settings"))
     if set(differ) & set(STORE):  # another backend or database: not this server's store; run it cold
         return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}
     if differ:
-        return {"stdout": "", "exit": EXIT_BUSY,
-                "stderr": f"error: the FALSIFY server holding this root (pid {os.getpid()}) runs with other settings "
-                          f"than this command ({', '.join(differ)}); nothing was run. Run the command with the "
-                          "server's settings, or stop the server (the command then runs cold)\n"}
+        return {
+            "stdout": "",
+            "exit": EXIT_BUSY,
+            "stderr": f"error: the FALSIFY server holding this root (pid {os.getpid()}) runs with other settings "
+            f"than this command ({', '.join(differ)}); nothing was run. Run the command with the "
+            "server's settings, or stop the server (the command then runs cold)\n",
+        }
     for name in ("file",):  # file arguments are relative to the client's directory
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":

@@ -41,7 +41,6 @@ def state_of(props: dict) -> str:
     return alignment[0] if alignment else ALIVE
 
 
-
 def to_node(props: dict) -> Optional[Node]:
     kind = KIND_BY_TYPE.get(props.get("type", ""))
     if kind is None or "key" not in props:
@@ -98,7 +97,12 @@ def edge_props(edge: Edge) -> dict:
 
 
 def edge_row(edge: Edge, kinds: dict[str, str]) -> tuple[str, str, str, dict]:
-    return (node_id(kinds[edge.src], edge.src), node_id(kinds[edge.dst], edge.dst), edge.kind, edge_props(edge))
+    return (
+        node_id(kinds[edge.src], edge.src),
+        node_id(kinds[edge.dst], edge.dst),
+        edge.kind,
+        edge_props(edge),
+    )
 
 
 def damaged(error: BaseException) -> None:
@@ -112,7 +116,8 @@ def damaged(error: BaseException) -> None:
             "the graph database file of this root is damaged (shorter than its own metadata says: "
             f"{text.split('. The database may be checkpointing')[0][:200]}); no FALSIFY process is checkpointing "
             "it (this one holds the root's lock). Restore the root from a backup, or rebuild it: move the root "
-            "aside and load the investigation again") from None
+            "aside and load the investigation again"
+        ) from None
 
 
 class BeliefStore:
@@ -131,8 +136,9 @@ class BeliefStore:
         return self.backend.settings
 
     @classmethod
-    async def open(cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None,
-                   *, backend: Backend) -> "BeliefStore":
+    async def open(
+        cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None, *, backend: Backend
+    ) -> "BeliefStore":
         """``backend``: the one the caller chose from its settings (``backends.choose``).
         ``repair_torn_checkpoint``: only under the root's writer lock (see
         :meth:`Backend.repair_at_open`). What was repaired is in ``.repaired``.
@@ -227,8 +233,10 @@ class BeliefStore:
         """``{id: {"truth_alignment": [...], "truth_epoch": n}}`` as cognee's Ladybug
         ``get_node_truth_state`` returns it, on every backend (cognee's postgres adapter
         has no truth-state API; the values live in the same property blob)."""
-        return {i: {"truth_alignment": p.get("truth_alignment"), "truth_epoch": p.get("truth_epoch")}
-                for i, p in (await self.raw_nodes(ids)).items()}
+        return {
+            i: {"truth_alignment": p.get("truth_alignment"), "truth_epoch": p.get("truth_epoch")}
+            for i, p in (await self.raw_nodes(ids)).items()
+        }
 
     async def view_of_investigation(self, question_key: str) -> BeliefView:
         nodes, edges = await self.investigation(question_key)
@@ -386,7 +394,9 @@ class BeliefStore:
 
     async def set_states(self, states: dict[str, tuple[str, int]]) -> None:
         """``{node_id: (state, epoch)}``, durable on return."""
-        await self.update_nodes({i: {"truth_alignment": [s], "truth_epoch": int(e)} for i, (s, e) in states.items()})
+        await self.update_nodes(
+            {i: {"truth_alignment": [s], "truth_epoch": int(e)} for i, (s, e) in states.items()}
+        )
         await self.checkpoint()
 
     async def set_weights(self, weights: dict[str, float]) -> None:

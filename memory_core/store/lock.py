@@ -69,12 +69,14 @@ def refuse_unsafe_root(root: Path) -> None:
         raise UnsafeRoot(
             f"the data root {root} belongs to another user (uid {st.st_uid}), and FALSIFY writes only in a root "
             f"this user owns (another user could point its lock and journal at your files): use a root of your own "
-            f"(--root DIR or FALSIFY_HOME), or have it handed over (chown {os.getuid()} {root})")
+            f"(--root DIR or FALSIFY_HOME), or have it handed over (chown {os.getuid()} {root})"
+        )
     if st.st_mode & 0o022:
         who = " and ".join(w for w, bit in (("its group", 0o020), ("other users", 0o002)) if st.st_mode & bit)
         raise UnsafeRoot(
             f"the data root {root} can be written by {who} (mode {stat.S_IMODE(st.st_mode):04o}): they could "
-            f"plant links to your files in it. Make it private first: chmod 700 {root}")
+            f"plant links to your files in it. Make it private first: chmod 700 {root}"
+        )
     lock = Path(root) / LOCK_NAME
     try:
         planted = os.lstat(lock)
@@ -87,8 +89,10 @@ def refuse_unsafe_root(root: Path) -> None:
 
 
 def _link_refused(lock: Path) -> str:
-    return (f"{lock} is a symbolic link, and FALSIFY never follows one for its lock file (it would write where the "
-            f"link points): remove it (rm {lock}); it is made again as a plain file")
+    return (
+        f"{lock} is a symbolic link, and FALSIFY never follows one for its lock file (it would write where the "
+        f"link points): remove it (rm {lock}); it is made again as a plain file"
+    )
 
 
 def default_timeout(timeout: Optional[float] = None) -> float:
@@ -142,12 +146,15 @@ class WriterLock:
             raise RootNotWritable(
                 f"the data root {self.path.parent} is not writable ({error.strerror or error}: {self.path.name}); "
                 "FALSIFY writes its lock, journal and databases there: use a root you can write "
-                "(--root DIR or FALSIFY_HOME)") from None
+                "(--root DIR or FALSIFY_HOME)"
+            ) from None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
             os.close(fd)
-            raise UnsafeRoot(f"{self.path} is not a plain file of this user's (a device, a folder or another user's "
-                             f"file): remove it (rm {self.path}); it is made again")
+            raise UnsafeRoot(
+                f"{self.path} is not a plain file of this user's (a device, a folder or another user's "
+                f"file): remove it (rm {self.path}); it is made again"
+            )
         try:
             if st.st_mode & 0o077:
                 os.fchmod(fd, PRIVATE_FILE)
@@ -168,8 +175,10 @@ class WriterLock:
         os.close(fd)
         if holder.split(" ")[:2] == ["pid", str(os.getpid())]:
             holder = f"this process ({holder}): this process holds it (close the Falsify that holds it first)"
-        raise RootBusy(f"the data root {self.path.parent} is in use by {holder}; waited {timeout:g}s "
-                       "(set FALSIFY_LOCK_TIMEOUT to wait longer)") from None
+        raise RootBusy(
+            f"the data root {self.path.parent} is in use by {holder}; waited {timeout:g}s "
+            "(set FALSIFY_LOCK_TIMEOUT to wait longer)"
+        ) from None
 
     def _took(self, fd: int) -> "WriterLock":
         os.ftruncate(fd, 0)

@@ -26,7 +26,6 @@ else:
 from memory_core.core.keys import normalise_key  # noqa: F401  (re-exported)
 
 
-
 class BeliefNode(DataPoint):
     """Fields every belief node carries. ``truth_alignment``/``truth_epoch`` are
     the very properties Ladybug's ``set_node_truth_state`` writes, so a node is

@@ -34,5 +34,6 @@ async def run_pipeline(tasks: list, data: list, name: str, dataset: str = "falsi
     # cognee's first run in a fresh root applies relational migrations that print()
     # to stdout; our tasks print nothing, so keep stdout clean for --json output.
     with contextlib.redirect_stdout(io.StringIO()):
-        await cognee.run_custom_pipeline(tasks=tasks, data=data, dataset=dataset, pipeline_name=name,
-                                         skip_connection_test=True)
+        await cognee.run_custom_pipeline(
+            tasks=tasks, data=data, dataset=dataset, pipeline_name=name, skip_connection_test=True
+        )

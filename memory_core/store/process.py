@@ -49,9 +49,13 @@ def configure_process(settings: config.Settings) -> dict:
             with contextlib.suppress(Exception):
                 import pyarrow
 
-                pyarrow.set_memory_pool({"system": pyarrow.system_memory_pool,
-                                         "jemalloc": pyarrow.jemalloc_memory_pool,
-                                         "mimalloc": pyarrow.mimalloc_memory_pool}[pool]())
+                pyarrow.set_memory_pool(
+                    {
+                        "system": pyarrow.system_memory_pool,
+                        "jemalloc": pyarrow.jemalloc_memory_pool,
+                        "mimalloc": pyarrow.mimalloc_memory_pool,
+                    }[pool]()
+                )
     _process["arrow_pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
     arenas = settings.malloc_arena_max
     _process["malloc_arena_max"] = arenas or None

@@ -35,15 +35,18 @@ async def prune_run_history(keep: int, names: tuple[str, ...] = OWN_PIPELINES) -
     engine = get_relational_engine()
     async with engine.get_async_session() as session:
         for name in names:
-            newest = (select(PipelineRun.pipeline_run_id)
-                      .where(PipelineRun.pipeline_name == name)
-                      .group_by(PipelineRun.pipeline_run_id)
-                      .order_by(func.max(PipelineRun.created_at).desc())
-                      .limit(keep))
+            newest = (
+                select(PipelineRun.pipeline_run_id)
+                .where(PipelineRun.pipeline_name == name)
+                .group_by(PipelineRun.pipeline_run_id)
+                .order_by(func.max(PipelineRun.created_at).desc())
+                .limit(keep)
+            )
             result = await session.execute(
                 delete(PipelineRun)
                 .where(PipelineRun.pipeline_name == name, PipelineRun.pipeline_run_id.not_in(newest))
-                .execution_options(synchronize_session=False))
+                .execution_options(synchronize_session=False)
+            )
             removed += max(0, result.rowcount or 0)
         await session.commit()
     return removed
@@ -60,7 +63,9 @@ async def run_counts(names: tuple[str, ...] = OWN_PIPELINES) -> dict[str, int]:
     async with engine.get_async_session() as session:
         rows = await session.execute(
             select(PipelineRun.pipeline_name, func.count(func.distinct(PipelineRun.pipeline_run_id)))
-            .where(PipelineRun.pipeline_name.in_(names)).group_by(PipelineRun.pipeline_name))
+            .where(PipelineRun.pipeline_name.in_(names))
+            .group_by(PipelineRun.pipeline_name)
+        )
         counts = {name: 0 for name in names}
         counts.update({name: n for name, n in rows})
         return counts

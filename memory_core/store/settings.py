@@ -30,8 +30,14 @@ from memory_core.core.errors import InputError
 
 T = TypeVar("T")
 
-_BACKEND_NAMES = {"": "ladybug", "ladybug": "ladybug", "embedded": "ladybug",
-                  "postgres": "postgres", "postgresql": "postgres", "pgvector": "postgres"}
+_BACKEND_NAMES = {
+    "": "ladybug",
+    "ladybug": "ladybug",
+    "embedded": "ladybug",
+    "postgres": "postgres",
+    "postgresql": "postgres",
+    "pgvector": "postgres",
+}
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -85,8 +91,10 @@ WHOLE = "a whole number"
 def _fault_at(env: Mapping[str, str], name: str, default: Optional[str]) -> Optional[str]:
     raw = _text(env, name, default)
     if raw is not None and not FAULT_AT.fullmatch(raw):
-        raise SettingsError(f"{name}={_shown(raw)}: expected step or step:n (a write step's name, "
-                            "n a whole number 1 to 999999)")
+        raise SettingsError(
+            f"{name}={_shown(raw)}: expected step or step:n (a write step's name, "
+            "n a whole number 1 to 999999)"
+        )
     return raw
 
 
@@ -132,7 +140,9 @@ def _arrow_pool(env: Mapping[str, str], name: str, default: str) -> str:
 def setting(variable: str, default, parse: Callable = _text, *, secret: bool = False):
     """One setting: the variable it is read from, its default (written here only) and its
     parser ``parse(env, variable, default)``. A secret is never shown in a repr."""
-    return dataclasses.field(default=default, repr=not secret, metadata={"variable": variable, "parse": parse})
+    return dataclasses.field(
+        default=default, repr=not secret, metadata={"variable": variable, "parse": parse}
+    )
 
 
 @dataclass(frozen=True)
@@ -151,48 +161,96 @@ class Settings:
     db_name: Optional[str] = setting("DB_NAME", None)
     embedder: Optional[str] = setting("FALSIFY_EMBEDDER", None, _lower)  # "local" forces the bundled model
     # writing
-    lock_timeout: float = setting("FALSIFY_LOCK_TIMEOUT", 30.0,
-                                  _number(float, lambda v: 0 <= v <= DAY_S, f"seconds, 0 to {DAY_S:g}"))
+    lock_timeout: float = setting(
+        "FALSIFY_LOCK_TIMEOUT", 30.0, _number(float, lambda v: 0 <= v <= DAY_S, f"seconds, 0 to {DAY_S:g}")
+    )
     fault_at: Optional[str] = setting("FALSIFY_FAULT_AT", None, _fault_at)  # step[:n] (crash tests only)
     # judging
-    gate1_k: int = setting("FALSIFY_GATE1_K", 8,
-                           _number(int, lambda v: 1 <= v <= MAX_GATE1_K, f"{WHOLE}, 1 to {MAX_GATE1_K}"))
-    gate1_threshold: Optional[float] = setting("FALSIFY_GATE1_THRESHOLD", None,
-                                               _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
-    recall_floor: Optional[float] = setting("FALSIFY_RECALL_FLOOR", None,  # None: the measured default
-                                            _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"))
-    llm_concurrency: int = setting("FALSIFY_LLM_CONCURRENCY", 4, _number(int, lambda v: 1 <= v <= MAX_CONCURRENCY,
-                                                                         f"{WHOLE}, 1 to {MAX_CONCURRENCY}"))
+    gate1_k: int = setting(
+        "FALSIFY_GATE1_K", 8, _number(int, lambda v: 1 <= v <= MAX_GATE1_K, f"{WHOLE}, 1 to {MAX_GATE1_K}")
+    )
+    gate1_threshold: Optional[float] = setting(
+        "FALSIFY_GATE1_THRESHOLD",
+        None,
+        _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"),
+    )
+    recall_floor: Optional[float] = setting(
+        "FALSIFY_RECALL_FLOOR",
+        None,  # None: the measured default
+        _number(float, lambda v: 0.0 < v <= 2.0, "a cosine distance in (0, 2]"),
+    )
+    llm_concurrency: int = setting(
+        "FALSIFY_LLM_CONCURRENCY",
+        4,
+        _number(int, lambda v: 1 <= v <= MAX_CONCURRENCY, f"{WHOLE}, 1 to {MAX_CONCURRENCY}"),
+    )
     llm_per_candidate: bool = setting("FALSIFY_LLM_PER_CANDIDATE", False, _flag)
-    llm_budget_usd: Optional[float] = setting("FALSIFY_LLM_BUDGET_USD", None, _number(
-        float, lambda v: 0 <= v <= 1e9, "a number of US dollars, 0 to 1e9"))
-    judge_timeout: float = setting("FALSIFY_JUDGE_TIMEOUT", 60.0, _number(
-        float, lambda v: 0 < v <= DAY_S, f"seconds, more than 0 and at most {DAY_S:g}"))
+    llm_budget_usd: Optional[float] = setting(
+        "FALSIFY_LLM_BUDGET_USD",
+        None,
+        _number(float, lambda v: 0 <= v <= 1e9, "a number of US dollars, 0 to 1e9"),
+    )
+    judge_timeout: float = setting(
+        "FALSIFY_JUDGE_TIMEOUT",
+        60.0,
+        _number(float, lambda v: 0 < v <= DAY_S, f"seconds, more than 0 and at most {DAY_S:g}"),
+    )
     verdict_cache: bool = setting("FALSIFY_VERDICT_CACHE", True, _flag)
     llm_key: bool = setting("LLM_API_KEY", False, _present)  # set or not (the value is never kept here)
     llm_model: str = setting("LLM_MODEL", "", _stripped)
     # housekeeping after commits
-    graph_reopen_every: int = setting("FALSIFY_GRAPH_REOPEN_EVERY", 100, _number(  # commits (0 = never)
-        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
-    graph_compact_ratio: float = setting("FALSIFY_GRAPH_COMPACT_RATIO", 2.0, _number(  # 0 = never
-        float, lambda v: 0 <= v <= 1e6, "a ratio, 0 (never compact) to 1e6"))
-    vector_prune_every: int = setting("FALSIFY_VECTOR_PRUNE_EVERY", 50, _number(  # commits (0 = never)
-        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"))
-    vector_prune_age_s: float = setting("FALSIFY_VECTOR_PRUNE_AGE_S", 30.0, _number(
-        float, lambda v: 0 <= v <= 365 * DAY_S, f"seconds, 0 to {365 * DAY_S:g}"))
+    graph_reopen_every: int = setting(
+        "FALSIFY_GRAPH_REOPEN_EVERY",
+        100,
+        _number(  # commits (0 = never)
+            int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"
+        ),
+    )
+    graph_compact_ratio: float = setting(
+        "FALSIFY_GRAPH_COMPACT_RATIO",
+        2.0,
+        _number(  # 0 = never
+            float, lambda v: 0 <= v <= 1e6, "a ratio, 0 (never compact) to 1e6"
+        ),
+    )
+    vector_prune_every: int = setting(
+        "FALSIFY_VECTOR_PRUNE_EVERY",
+        50,
+        _number(  # commits (0 = never)
+            int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"
+        ),
+    )
+    vector_prune_age_s: float = setting(
+        "FALSIFY_VECTOR_PRUNE_AGE_S",
+        30.0,
+        _number(float, lambda v: 0 <= v <= 365 * DAY_S, f"seconds, 0 to {365 * DAY_S:g}"),
+    )
     vector_reconnect: bool = setting("FALSIFY_VECTOR_RECONNECT", True, _flag)
-    run_history_keep: int = setting("FALSIFY_RUN_HISTORY_KEEP", 200, _number(  # 0 = keep all
-        int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE}, 0 to {MAX_COMMITS}"))
-    malloc_arena_max: int = setting("FALSIFY_MALLOC_ARENA_MAX", 2, _number(  # 0 = glibc's default
-        int, lambda v: 0 <= v <= 1024, f"{WHOLE}, 0 to 1024"))
+    run_history_keep: int = setting(
+        "FALSIFY_RUN_HISTORY_KEEP",
+        200,
+        _number(  # 0 = keep all
+            int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE}, 0 to {MAX_COMMITS}"
+        ),
+    )
+    malloc_arena_max: int = setting(
+        "FALSIFY_MALLOC_ARENA_MAX",
+        2,
+        _number(  # 0 = glibc's default
+            int, lambda v: 0 <= v <= 1024, f"{WHOLE}, 0 to 1024"
+        ),
+    )
     arrow_pool: str = setting("FALSIFY_ARROW_POOL", "system", _arrow_pool)  # empty = pyarrow's default
     # shells
     token: Optional[str] = setting("FALSIFY_TOKEN", None, secret=True)
     token_file: Optional[str] = setting("FALSIFY_TOKEN_FILE", None)
-    no_server: bool = setting("FALSIFY_NO_SERVER", False, _flag)  # the CLI never forwards to a server or launcher
+    no_server: bool = setting(
+        "FALSIFY_NO_SERVER", False, _flag
+    )  # the CLI never forwards to a server or launcher
     launcher: bool = setting("FALSIFY_LAUNCHER", True, _flag)  # commands start warm through the launcher
-    launcher_idle_s: float = setting("FALSIFY_LAUNCHER_IDLE_S", 900.0, _number(float, lambda v: v > 0,
-                                                                               "seconds, more than 0"))
+    launcher_idle_s: float = setting(
+        "FALSIFY_LAUNCHER_IDLE_S", 900.0, _number(float, lambda v: v > 0, "seconds, more than 0")
+    )
     runtime_dir: Optional[str] = setting("FALSIFY_RUNTIME_DIR", None)  # the launcher's private directory
 
     def __repr__(self) -> str:  # never prints a secret
@@ -211,8 +269,12 @@ def variables() -> dict[str, str]:
 def read(env: Optional[Mapping[str, str]] = None) -> Settings:
     """Parse the settings from ``env`` (default: the process environment), field by field."""
     env = os.environ if env is None else env
-    return Settings(**{f.name: f.metadata["parse"](env, f.metadata["variable"], f.default)
-                       for f in dataclasses.fields(Settings)})
+    return Settings(
+        **{
+            f.name: f.metadata["parse"](env, f.metadata["variable"], f.default)
+            for f in dataclasses.fields(Settings)
+        }
+    )
 
 
 _current: Optional[Settings] = None
@@ -237,9 +299,21 @@ def reload() -> Settings:
 
 # secrets never written to a log or printed in an error line: the values of these variables
 # (with a URL's password and the provider-key shapes: one redaction, memory_core.core.redaction)
-SECRET_VARIABLES = ("FALSIFY_TOKEN", "LLM_API_KEY", "EMBEDDING_API_KEY", "FALSIFY_DATABASE_URL", "DB_PASSWORD",
-                    "VECTOR_DB_KEY", "GRAPH_DATABASE_PASSWORD", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-                    "GEMINI_API_KEY", "AZURE_API_KEY", "HUGGINGFACE_API_KEY", "PGPASSWORD")
+SECRET_VARIABLES = (
+    "FALSIFY_TOKEN",
+    "LLM_API_KEY",
+    "EMBEDDING_API_KEY",
+    "FALSIFY_DATABASE_URL",
+    "DB_PASSWORD",
+    "VECTOR_DB_KEY",
+    "GRAPH_DATABASE_PASSWORD",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "AZURE_API_KEY",
+    "HUGGINGFACE_API_KEY",
+    "PGPASSWORD",
+)
 
 
 def register_secrets(env: Optional[Mapping[str, str]] = None) -> None:

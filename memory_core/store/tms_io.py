@@ -83,10 +83,21 @@ def add_antecedent_ghosts(view: BeliefView, index: ForgottenIndex, ghosts: dict[
 
 
 def ghost_node(tomb: dict) -> Optional[Node]:
-    props = dict(tomb.get("props") or {}, truth_alignment=[tomb["state"]], truth_epoch=tomb.get("epoch", 0),
-                 feedback_weight=tomb.get("weight", 0.0))
-    props.setdefault("type", {"evidence": "Evidence", "conclusion": "Conclusion", "hypothesis": "Hypothesis",
-                              "question": "InvestigationQuestion"}.get(tomb.get("kind"), ""))
+    props = dict(
+        tomb.get("props") or {},
+        truth_alignment=[tomb["state"]],
+        truth_epoch=tomb.get("epoch", 0),
+        feedback_weight=tomb.get("weight", 0.0),
+    )
+    props.setdefault(
+        "type",
+        {
+            "evidence": "Evidence",
+            "conclusion": "Conclusion",
+            "hypothesis": "Hypothesis",
+            "question": "InvestigationQuestion",
+        }.get(tomb.get("kind"), ""),
+    )
     props.setdefault("key", tomb.get("key"))
     return to_node(props)
 
@@ -102,8 +113,9 @@ class Ghosts:
     forgotten_ids: frozenset[str] = frozenset()
 
 
-async def extend_view(stores: Stores, view: BeliefView, seeds: Iterable[str], force: bool = False,
-                      max_rounds: int = 64) -> Ghosts:
+async def extend_view(
+    stores: Stores, view: BeliefView, seeds: Iterable[str], force: bool = False, max_rounds: int = 64
+) -> Ghosts:
     """Read what relabelling downstream of ``seeds`` needs beyond ``view`` into it (see
     the module docstring), and return the :class:`Ghosts` it added. When nothing the seeds reach supersedes or disputes
     anything (the common case) nothing can come back: the ghosts are only the dead
@@ -156,12 +168,24 @@ async def extend_view(stores: Stores, view: BeliefView, seeds: Iterable[str], fo
         # stored nodes resting on those ghosts (their edge went with the ghost; only its tombstone
         # keeps it): they come back with a ghost that comes back, so they and what rests on them
         # are read too, and the ghosts that rest on those, until nothing new is reached
-        consumers = sorted({src for t in ghosts.values() for src, dst, rel, _ in t.get("edges", [])
-                            if rel == DEPENDS_ON and dst == t.get("id") and src not in ids and src not in by_id})
+        consumers = sorted(
+            {
+                src
+                for t in ghosts.values()
+                for src, dst, rel, _ in t.get("edges", [])
+                if rel == DEPENDS_ON and dst == t.get("id") and src not in ids and src not in by_id
+            }
+        )
         # and the hypotheses they support or refute, with their rivals (a superseded hypothesis
         # holds again when a supporter comes back; a rival promoted over it is demoted)
-        hypotheses = sorted({dst for t in ghosts.values() for src, dst, rel, _ in t.get("edges", [])
-                             if rel in (SUPPORTS, REFUTES) and src == t.get("id") and dst not in ids})
+        hypotheses = sorted(
+            {
+                dst
+                for t in ghosts.values()
+                for src, dst, rel, _ in t.get("edges", [])
+                if rel in (SUPPORTS, REFUTES) and src == t.get("id") and dst not in ids
+            }
+        )
         if not consumers and not hypotheses:
             break
         _merge(view, await store.affected_view(consumers, hypotheses=hypotheses))
@@ -170,8 +194,12 @@ async def extend_view(stores: Stores, view: BeliefView, seeds: Iterable[str], fo
         wanted |= {node_id(view.nodes[k].kind, k) for k in downstream(view, seeds)}
     # what those ghosts rest on but the view lacks: a node forgotten with them (a ghost too, dead and
     # outside the relabelled region: it keeps its tombstone state) or a stored node outside the view
-    missing = {e[1] for t in ghosts.values() for e in t.get("edges", [])
-               if e[2] == DEPENDS_ON and e[0] == t.get("id") and e[1] not in ids}
+    missing = {
+        e[1]
+        for t in ghosts.values()
+        for e in t.get("edges", [])
+        if e[2] == DEPENDS_ON and e[0] == t.get("id") and e[1] not in ids
+    }
     for tid in sorted(missing):
         tomb = by_id.get(tid)
         node = ghost_node(tomb) if tomb is not None else None
@@ -210,7 +238,9 @@ def _ghost_edges(view: BeliefView, ghosts: dict[str, dict], ids: dict[str, str])
                 view.add_edge(edge)
 
 
-def restored_entries(ghosts: dict[str, dict], restored: list[str], view: BeliefView, absent: set[str]) -> list[dict]:
+def restored_entries(
+    ghosts: dict[str, dict], restored: list[str], view: BeliefView, absent: set[str]
+) -> list[dict]:
     """add_nodes entries for restored ghosts: their tombstones with the new state,
     epoch and weight; no edge to a node that stays forgotten (``absent``: ids)."""
     result = []
@@ -240,8 +270,9 @@ class Reconciliation:
     registered: Mapping[str, float] = field(default_factory=dict)
 
 
-async def reconciliation_inputs(stores: Stores, view: BeliefView, seeds: list[str], contradicted: Iterable[str],
-                                trust_asked: bool) -> Reconciliation:
+async def reconciliation_inputs(
+    stores: Stores, view: BeliefView, seeds: list[str], contradicted: Iterable[str], trust_asked: bool
+) -> Reconciliation:
     """Extend ``view`` for reinstatement downstream of ``seeds`` (:func:`extend_view`) and
     read the policies and trust that decide contradictions of the evidence keys
     ``contradicted``; ``trust_asked``: the caller gave a trust or asked for ``trust_ranked``
@@ -253,5 +284,13 @@ async def reconciliation_inputs(stores: Stores, view: BeliefView, seeds: list[st
     return Reconciliation(ghosts, policy, registered)
 
 
-__all__ = ["Ghosts", "Reconciliation", "add_antecedent_ghosts", "extend_view", "ghost_node", "read_policy_inputs",
-           "reconciliation_inputs", "restored_entries"]
+__all__ = [
+    "Ghosts",
+    "Reconciliation",
+    "add_antecedent_ghosts",
+    "extend_view",
+    "ghost_node",
+    "read_policy_inputs",
+    "reconciliation_inputs",
+    "restored_entries",
+]

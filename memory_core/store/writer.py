@@ -2,7 +2,8 @@
 
 An intent (see :mod:`memory_core.store.journal`) is a dict of batches::
 
-    add_nodes / del_nodes: [{"id", "kind", "key", "props", "state", "epoch", "weight", "edges": [[src, dst, rel, props]]}]
+    add_nodes / del_nodes: [{"id", "kind", "key", "props", "state", "epoch", "weight",
+                             "edges": [[src, dst, rel, props]]}]
     add_edges / del_edges: [[src_id, dst_id, rel, props]]
     updates:               [{"id", "key", "before": {...}, "after": {"state", "epoch", "weight", "confidence"}}]
 
@@ -24,13 +25,21 @@ from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
 
-def build_point(kind: str, node_id: str, props: dict, state: str | None = None, epoch: int | None = None,
-                weight: float | None = None):
+def build_point(
+    kind: str,
+    node_id: str,
+    props: dict,
+    state: str | None = None,
+    epoch: int | None = None,
+    weight: float | None = None,
+):
     """A DataPoint from stored properties, born with the given state, epoch and weight."""
     from memory_core.store.models import MODEL_BY_KIND  # DataPoints: cognee is configured by now
 
     model = MODEL_BY_KIND[kind]
-    fields = {k: v for k, v in props.items() if k in model.model_fields and k not in ("id", "type", "metadata")}
+    fields = {
+        k: v for k, v in props.items() if k in model.model_fields and k not in ("id", "type", "metadata")
+    }
     if state is not None:
         fields.update(truth_alignment=[state], truth_epoch=int(epoch or 0))
     if weight is not None:
@@ -44,8 +53,9 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     adds = intent.get("add_nodes", [])
     if adds:
         # state, epoch and weight travel inside the node: one add_data_points call
-        await store.add_points([build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"])
-                                for n in adds])
+        await store.add_points(
+            [build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"]) for n in adds]
+        )
         step("nodes")
         rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
         await store.add_raw_edges([tuple(e) for e in rows.values()])
@@ -71,8 +81,11 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
 
 def patch(update: dict) -> dict:
     after = update["after"]
-    values = {"truth_alignment": [after["state"]], "truth_epoch": int(after["epoch"]),
-              "feedback_weight": float(after["weight"])}
+    values = {
+        "truth_alignment": [after["state"]],
+        "truth_epoch": int(after["epoch"]),
+        "feedback_weight": float(after["weight"]),
+    }
     if after.get("confidence") != update["before"].get("confidence"):
         values["confidence"] = after["confidence"]
     if "valid_to" in after and after.get("valid_to") != update["before"].get("valid_to"):
@@ -123,7 +136,7 @@ class Warnings:
         self._found, self._start = found, start
 
     def new(self) -> list[str]:
-        return list(self._found[self._start:])
+        return list(self._found[self._start :])
 
 
 @contextlib.contextmanager
@@ -182,16 +195,20 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
         journal.begin(intent)
         step("journalled")
         await apply(store, intent, hook)
-        await asyncio.sleep(0)  # a cancellation asked for during the writes is honoured here, before the commit point
+        await asyncio.sleep(
+            0
+        )  # a cancellation asked for during the writes is honoured here, before the commit point
         journal.commit(entry)
         step("committed")
     except BaseException as error:
         if _committed(journal, epoch):
             with contextlib.suppress(Exception):
                 journal.clear()  # else the next write (or open) clears it: the epoch is in the log
-            warn(f"the change of epoch {epoch} is committed and kept, but what follows its commit point failed "
-                 f"({type(error).__name__}: {' '.join(str(error).split())[:300]}); do not run it again "
-                 "(check names anything left to fix)")
+            warn(
+                f"the change of epoch {epoch} is committed and kept, but what follows its commit point failed "
+                f"({type(error).__name__}: {' '.join(str(error).split())[:300]}); do not run it again "
+                "(check names anything left to fix)"
+            )
             if not isinstance(error, Exception):  # a cancellation after the commit point: the change holds
                 raise
             return
@@ -203,7 +220,8 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
             raise RollbackFailed(
                 f"a write failed ({type(error).__name__}: {error}) and rolling it back failed too "
                 f"({type(again).__name__}: {again}); the change is still journalled and is rolled back "
-                "when the data root is next opened: stop this process and run check") from error
+                "when the data root is next opened: stop this process and run check"
+            ) from error
         raise
     await housekeeping(store)
 
@@ -230,10 +248,14 @@ async def _recover(store: BeliefStore, journal: Journal) -> str | None:
         if intent is None:
             # no unfinished intent: the line had committed (the intent is cleared only after the
             # append), so the damage came later and its history is lost (check names it)
-            done.append("cut a damaged last line from revisions.jsonl: no change was unfinished, so it had "
-                        "committed and its history is lost (run check)")
+            done.append(
+                "cut a damaged last line from revisions.jsonl: no change was unfinished, so it had "
+                "committed and its history is lost (run check)"
+            )
         else:
-            done.append("cut a torn last line from revisions.jsonl (an append cut short before its commit point)")
+            done.append(
+                "cut a torn last line from revisions.jsonl (an append cut short before its commit point)"
+            )
     if intent is not None:
         done.append(await _settle(store, journal, intent))
     return "; ".join(done) or None
@@ -247,8 +269,10 @@ async def _settle(store: BeliefStore, journal: Journal, intent) -> str:
     if wrong:
         # not written by begin() (that is atomic): never guess what to undo; keep it for a human
         aside = journal.set_aside_pending()
-        return (f"journal/pending.json is not an intent FALSIFY wrote ({wrong}); moved it to {aside} untouched "
-                "(run check to see whether the stores agree)")
+        return (
+            f"journal/pending.json is not an intent FALSIFY wrote ({wrong}); moved it to {aside} untouched "
+            "(run check to see whether the stores agree)"
+        )
     if journal.committed(int(intent["epoch"])):
         journal.clear()
         return f"epoch {intent['epoch']} had committed; cleared its journal entry"

@@ -51,10 +51,16 @@ def _never_closed() -> bool:
     return False
 
 
-def revision_tasks(stores: Stores, *, use_llm: Optional[bool] = None, dry_run: bool = False,
-                   pin_reason: str = "--target", what: str = "facts",
-                   results: Optional[Callable[[FactJob], dict]] = None,
-                   closed: Callable[[], bool] = _never_closed) -> list:
+def revision_tasks(
+    stores: Stores,
+    *,
+    use_llm: Optional[bool] = None,
+    dry_run: bool = False,
+    pin_reason: str = "--target",
+    what: str = "facts",
+    results: Optional[Callable[[FactJob], dict]] = None,
+    closed: Callable[[], bool] = _never_closed,
+) -> list:
     """The cognee Tasks of a revision bound to opened ``stores``. ``use_llm`` defaults to
     whether ``LLM_API_KEY`` is set (in the settings the stores go by). With ``dry_run``
     only detection runs (nothing is written).
@@ -72,15 +78,26 @@ def revision_tasks(stores: Stores, *, use_llm: Optional[bool] = None, dry_run: b
     the facade the Tasks were built from is closed: then they raise :class:`FacadeClosed`
     before anything is read or written."""
     use_llm = bool(stores.settings.llm_key) if use_llm is None else use_llm
-    options = RevisionOptions(what=what, dry_run=dry_run, pin_reason=pin_reason, use_llm=use_llm,
-                              threshold=threshold(stores.settings), limit=stores.settings.gate1_k)
+    options = RevisionOptions(
+        what=what,
+        dry_run=dry_run,
+        pin_reason=pin_reason,
+        use_llm=use_llm,
+        threshold=threshold(stores.settings),
+        limit=stores.settings.gate1_k,
+    )
     detect = make_detect_task(stores, options)
     runs = _Runs()
     tasks = [task(_first(detect, closed, results if dry_run else None, runs), needs_llm=use_llm)]
     if dry_run:
         return tasks
-    return tasks + [task(collect_belief_subgraph), task(propagate_refutation), task(promote_competing_hypothesis),
-                    task(forget_orphan_deadends), task(_last(write_revision, results, runs))]
+    return tasks + [
+        task(collect_belief_subgraph),
+        task(propagate_refutation),
+        task(promote_competing_hypothesis),
+        task(forget_orphan_deadends),
+        task(_last(write_revision, results, runs)),
+    ]
 
 
 class _Runs:
@@ -112,8 +129,10 @@ def _applied_note(applied: list) -> str:
         return "nothing of this pipeline run was applied"
     keys = [r.get("new_evidence") or r.get("fact", "?")[:40] for r in applied if isinstance(r, dict)]
     epochs = sorted({r.get("epoch") for r in applied if isinstance(r, dict) and r.get("epoch") is not None})
-    return (f"this pipeline run applied {len(applied)} fact(s) before it ({', '.join(map(str, keys))}; "
-            f"epoch {', '.join(map(str, epochs)) or 'none'}), in error.applied")
+    return (
+        f"this pipeline run applied {len(applied)} fact(s) before it ({', '.join(map(str, keys))}; "
+        f"epoch {', '.join(map(str, epochs)) or 'none'}), in error.applied"
+    )
 
 
 async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> None:
@@ -133,13 +152,20 @@ async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> 
         applied = runs.of(ctx)
         error.applied = applied
         if error.args and isinstance(error.args[0], str):
-            error.args = (f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
-                          "waiting were not applied]",) + error.args[1:]
+            error.args = (
+                f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
+                "waiting were not applied]",
+            ) + error.args[1:]
         raise speak(error)
-    applied_here = f"the facts before it were applied (epoch {batch.epoch})" if batch.entry is not None \
+    applied_here = (
+        f"the facts before it were applied (epoch {batch.epoch})"
+        if batch.entry is not None
         else "no fact before it changed anything"
-    stopped = type(error)(f"{batch.options.what} item {stop.at + 1}: {error} "
-                          f"[{applied_here}; this fact and the ones after it were not applied]")
+    )
+    stopped = type(error)(
+        f"{batch.options.what} item {stop.at + 1}: {error} "
+        f"[{applied_here}; this fact and the ones after it were not applied]"
+    )
     stopped.applied = runs.of(ctx) + written
     raise speak(stopped)
 
@@ -147,8 +173,10 @@ async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> 
 def _first(detect, closed: Callable[[], bool], results, runs: _Runs):
     async def detect_contradictions(items, ctx=None):
         if closed():
-            raise FacadeClosed("these revision Tasks belong to a closed Falsify (its writer lock is released); "
-                               "open or attach it again and build the Tasks from the new one; nothing was written")
+            raise FacadeClosed(
+                "these revision Tasks belong to a closed Falsify (its writer lock is released); "
+                "open or attach it again and build the Tasks from the new one; nothing was written"
+            )
         batches = await detect(items, ctx)
         for batch in batches:
             if batch.failed and (batch.options.dry_run or not batch.jobs):  # no later task ends this batch
@@ -186,8 +214,13 @@ async def run_revision(stores: Stores, batch: RevisionBatch) -> RevisionBatch:
     anything was applied (a stop part-way through is the caller's to raise, after the
     results of the facts applied: ``batch.stop``)."""
     options = batch.options
-    tasks = revision_tasks(stores, use_llm=options.use_llm, dry_run=options.dry_run,
-                           pin_reason=options.pin_reason, what=options.what)
+    tasks = revision_tasks(
+        stores,
+        use_llm=options.use_llm,
+        dry_run=options.dry_run,
+        pin_reason=options.pin_reason,
+        what=options.what,
+    )
     try:
         await start_detection(batch)  # overlaps the runner's start-up; the first task takes its result
         await run_pipeline(tasks, [batch], "falsify_revision")

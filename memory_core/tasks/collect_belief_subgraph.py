@@ -21,20 +21,34 @@ async def _collect(batch: RevisionBatch) -> None:
     if batch.options.dry_run:
         return
     new = {j.new_key for j in batch.jobs}
-    seeds = sorted({node_id("evidence", c.key) for j in batch.jobs if j.detection
-                    for c in j.detection.candidates if c.key not in new})
+    seeds = sorted(
+        {
+            node_id("evidence", c.key)
+            for j in batch.jobs
+            if j.detection
+            for c in j.detection.candidates
+            if c.key not in new
+        }
+    )
     # the hypotheses the caller named (supports/refutes), read with their rivals
-    named = sorted({node_id("hypothesis", j.request.hypothesis[1]) for j in batch.jobs if j.request.hypothesis})
-    batch.view = (await batch.stores.store.affected_view(seeds, hypotheses=named) if seeds or named
-                  else BeliefView())
+    named = sorted(
+        {node_id("hypothesis", j.request.hypothesis[1]) for j in batch.jobs if j.request.hypothesis}
+    )
+    batch.view = (
+        await batch.stores.store.affected_view(seeds, hypotheses=named) if seeds or named else BeliefView()
+    )
     # what supersedes/disputes reach (reinstatement), forgotten nodes as ghosts,
     # the policies and trust that decide each contradiction
     wanted = set(seeds)
     contradicted = {c.key for j in batch.jobs if j.detection for c in j.detection.candidates}
     trust_asked = any(r.trust is not None or r.policy == TRUST_RANKED for r in batch.requests)
-    found = await reconciliation_inputs(batch.stores, batch.view,
-                                        [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted],
-                                        contradicted, trust_asked)
+    found = await reconciliation_inputs(
+        batch.stores,
+        batch.view,
+        [k for k, n in batch.view.nodes.items() if node_id(n.kind, k) in wanted],
+        contradicted,
+        trust_asked,
+    )
     batch.reconciliation = found
     batch.ghosts, batch.memory = found.ghosts.tombstones, found.ghosts.memory
     batch.registered = dict(found.registered)  # later facts of the batch learn the sources it registers

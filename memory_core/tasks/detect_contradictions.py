@@ -22,8 +22,17 @@ from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
-from memory_core.judging.detect import (CALLER, Candidate, Detection, candidates_from, decided_by_caller, earlier_candidates,
-                                        finish_detection, pinned, undecided_note)
+from memory_core.judging.detect import (
+    CALLER,
+    Candidate,
+    Detection,
+    candidates_from,
+    decided_by_caller,
+    earlier_candidates,
+    finish_detection,
+    pinned,
+    undecided_note,
+)
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
@@ -152,10 +161,12 @@ def reserve_keys(batch: RevisionBatch) -> None:
             continue
         if job.request.key is not None and job.request.key != readable_key(job.request.fact):
             tomb = gone[norm]
-            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
-                             f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
-                             "why); a forgotten key is never given to another node; choose another key; "
-                             "nothing was revised")
+            raise InputError(
+                f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
+                f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
+                "why); a forgotten key is never given to another node; choose another key; "
+                "nothing was revised"
+            )
         n = 2
         while normalise_key(f"{job.new_key}_{n}") in gone:
             n += 1
@@ -174,10 +185,16 @@ async def detect_batch(batch: RevisionBatch) -> None:
         props = stored.get(job.new_key)
         if props is None:
             continue
-        if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(job.fact.split()):
-            job.already = f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
+        if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(
+            job.fact.split()
+        ):
+            job.already = (
+                f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
+            )
         else:
-            raise InputError(f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key")
+            raise InputError(
+                f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
+            )
     await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
@@ -197,7 +214,9 @@ async def detect_batch(batch: RevisionBatch) -> None:
 async def _hypotheses(batch: RevisionBatch) -> None:
     """The hypotheses the caller named (``supports``/``refutes``): each must be a stored
     hypothesis; its question is where the fact is recorded."""
-    asked = {job.index: job.request.hypothesis for job in batch.jobs if job.request.hypothesis and not job.already}
+    asked = {
+        job.index: job.request.hypothesis for job in batch.jobs if job.request.hypothesis and not job.already
+    }
     if not asked:
         return
     found = await batch.stores.store.find_keys(sorted({h for _, h, _ in asked.values()}))
@@ -207,8 +226,10 @@ async def _hypotheses(batch: RevisionBatch) -> None:
         kind, key, _ = asked[job.index]
         props = found.get(key)
         if props is None or props.get("type") != "Hypothesis":
-            raise InputError(f"{_where(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
-                             field=kind)
+            raise InputError(
+                f"{_where(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
+                field=kind,
+            )
         job.hypothesis_question = props.get("question_key")
 
 
@@ -219,25 +240,40 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
     on fact *k* stops the batch there."""
     store = batch.stores.store
-    queries = [Query(j.fact, j.request.triple, vectors.get(j.index), frozenset(exclude),
-                     timeline=j.request.valid_from is not None) for j in jobs]
+    queries = [
+        Query(
+            j.fact,
+            j.request.triple,
+            vectors.get(j.index),
+            frozenset(exclude),
+            timeline=j.request.valid_from is not None,
+        )
+        for j in jobs
+    ]
     found = await gate1_many(store, queries, batch.options.limit, batch.options.threshold)
     # the batch's earlier facts count as stored for the ones after them (not in a dry run)
-    earlier = (EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
-               if len(batch.jobs) > 1 and not batch.options.dry_run else None)
+    earlier = (
+        EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
+        if len(batch.jobs) > 1 and not batch.options.dry_run
+        else None
+    )
     prepared = []
     for job, got in zip(jobs, found):
         candidates, props_by_key = candidates_from(got)
         if earlier is not None:
-            extra, extra_props = earlier_candidates(earlier, job.index, batch.options.limit, batch.options.threshold)
+            extra, extra_props = earlier_candidates(
+                earlier, job.index, batch.options.limit, batch.options.threshold
+            )
             candidates += extra
             props_by_key.update(extra_props)
         if job.request.record:  # the caller decided: none of them is contradicted (no judge asked)
             decided_by_caller(candidates)
         prepared.append((job, candidates, props_by_key))
     declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
-    cases = [Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
-             for job, candidates, props in prepared]
+    cases = [
+        Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
+        for job, candidates, props in prepared
+    ]
     stop = await judge_cases(cases, batch.options.use_llm)
     if stop is not None:
         batch.stop = Stop(stop[1], jobs[stop[0]].index)
@@ -248,7 +284,9 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
                 job.detection.judge = CALLER
 
 
-async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict) -> Detection:
+async def detect_fact(
+    batch: RevisionBatch, job: FactJob, new_keys: set, exclude: set, vectors: dict
+) -> Detection:
     store = batch.stores.store
     request = job.request
     earlier = [j for j in batch.jobs[: job.index] if not j.already] if not batch.options.dry_run else []
@@ -262,7 +300,9 @@ async def detect_fact(batch: RevisionBatch, job: FactJob, new_keys: set, exclude
             detection = await pinned(store, request.fact, request.target, batch.options.pin_reason)
         except LookupError as error:
             raise InputError(f"{_where(batch, job)}{error}", field="target") from None
-        detection.candidates[0].distance = await _distance_to(store, request.fact, detection.candidates[0].key)
+        detection.candidates[0].distance = await _distance_to(
+            store, request.fact, detection.candidates[0].key
+        )
         return detection
     raise AssertionError("detect_fact is for pinned facts; free facts go through judge_together")
 
@@ -287,7 +327,9 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
 
 
 def _where(batch: RevisionBatch, job: FactJob) -> str:
-    return f"{batch.options.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
+    return (
+        f"{batch.options.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
+    )
 
 
 async def _distance_to(store, fact: str, key: str) -> Optional[float]:

@@ -34,11 +34,17 @@ async def begin_fact(job: FactJob) -> None:
         return
     candidates = job.detection.candidates if job.detection else []
     # only the candidates' states matter here: alive or disputed (still contestable) at this point
-    alive = {c.key for c in candidates if c.key in view.nodes
-             and (view.nodes[c.key].alive or view.nodes[c.key].state == "disputed")}
+    alive = {
+        c.key
+        for c in candidates
+        if c.key in view.nodes and (view.nodes[c.key].alive or view.nodes[c.key].state == "disputed")
+    }
     new_keys = batch.new_keys
-    alive |= {c.key for c in candidates if c.key not in view.nodes
-              and c.key not in batch.forgotten_nodes and c.key not in new_keys}
+    alive |= {
+        c.key
+        for c in candidates
+        if c.key not in view.nodes and c.key not in batch.forgotten_nodes and c.key not in new_keys
+    }
     if job.request.valid_from is not None and job.request.triple is not None:
         # a timed value takes its place in its subject+predicate's whole timeline: the values
         # already superseded in time count too (core.validity)
@@ -53,18 +59,31 @@ async def begin_fact(job: FactJob) -> None:
             raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
     r = job.request
     if job.question is None:
-        raise InputError("--record: there is no question to record the fact in (nothing is loaded yet): load an "
-                         "investigation first, or name a stored hypothesis with --supports or --refutes", field="record")
-    new_node = Node(job.new_key, "evidence", question=job.question, text=job.fact, weight=0.5,
-                    valid_from=r.valid_from, valid_to=r.valid_to)
+        raise InputError(
+            "--record: there is no question to record the fact in (nothing is loaded yet): load an "
+            "investigation first, or name a stored hypothesis with --supports or --refutes",
+            field="record",
+        )
+    new_node = Node(
+        job.new_key,
+        "evidence",
+        question=job.question,
+        text=job.fact,
+        weight=0.5,
+        valid_from=r.valid_from,
+        valid_to=r.valid_to,
+    )
     # who wins each contradiction, and the trust a source named for the first time is registered with
     fact = NewFact(job.new_key, job.question, r.source, r.asserted_at, r.trust, r.policy)
-    decisions, job.registered_trust = decisions_for(batch.reconciliation.policy, fact,
-                                                    [k for k, _, _ in job.verdicts], batch.registered, today())
+    decisions, job.registered_trust = decisions_for(
+        batch.reconciliation.policy, fact, [k for k, _, _ in job.verdicts], batch.registered, today()
+    )
     if job.registered_trust is not None:
         batch.registered[r.source] = job.registered_trust  # later facts of the batch know it
     # valid time first: a contradiction between facts true at different times is no revision
-    stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k, _, _ in job.verdicts if k in view.nodes}
+    stored = {
+        k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k, _, _ in job.verdicts if k in view.nodes
+    }
     timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to), stored)
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
@@ -73,10 +92,20 @@ async def begin_fact(job: FactJob) -> None:
         bear_on_hypothesis(job)
     # a value already superseded in time that the fact contradicts for the same period
     validity.reopen(view, job.plan, kept, decisions, job.new_key)
-    recorded = {j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
-                for j in batch.jobs if j.plan is not None}
-    await rejudge_returning(batch.stores.store, view, job.plan, [(job.new_key, job.fact, job.request.triple)],
-                            use_llm=batch.options.use_llm, recorded=recorded, ghosts=batch.ghosts)
+    recorded = {
+        j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
+        for j in batch.jobs
+        if j.plan is not None
+    }
+    await rejudge_returning(
+        batch.stores.store,
+        view,
+        job.plan,
+        [(job.new_key, job.fact, job.request.triple)],
+        use_llm=batch.options.use_llm,
+        recorded=recorded,
+        ghosts=batch.ghosts,
+    )
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
     revision.propagate_refutation(view, job.plan, batch.memory, ghosts)
@@ -99,9 +128,13 @@ def bear_on_hypothesis(job: FactJob) -> None:
         raise InputError(f"--{kind} {key!r}: no hypothesis with that key in this data root", field=kind)
     if node.question != job.question:
         against = job.narrowed.acting[0].key if job.narrowed and job.narrowed.acting else None
-        raise InputError(f"--{kind} {key!r}: that hypothesis belongs to question {node.question!r}, the fact to "
-                         f"{job.question!r}" + (f" (it contradicts {against})" if against else "")
-                         + "; one fact joins one question", field=kind)
+        raise InputError(
+            f"--{kind} {key!r}: that hypothesis belongs to question {node.question!r}, the fact to "
+            f"{job.question!r}"
+            + (f" (it contradicts {against})" if against else "")
+            + "; one fact joins one question",
+            field=kind,
+        )
     edge = Edge(SUPPORTS if kind == "supports" else REFUTES, job.new_key, key, weight=weight)
     if edge not in view.out_edges(edge.src, edge.kind):
         view.add_edge(edge)

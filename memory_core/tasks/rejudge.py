@@ -39,8 +39,9 @@ def recorded_props(key: str, claim: str, question: Optional[str], triple: Option
     return props
 
 
-async def _props(store: BeliefStore, recorded: Mapping[str, dict], ghosts: Mapping[str, dict],
-                 keys: list[str]) -> dict[str, dict]:
+async def _props(
+    store: BeliefStore, recorded: Mapping[str, dict], ghosts: Mapping[str, dict], keys: list[str]
+) -> dict[str, dict]:
     """Stored properties of ``keys``: the revision's own new facts, forgotten nodes' tombstones, the store."""
     found: dict[str, dict] = {k: dict(recorded[k]) for k in keys if k in recorded}
     for key in keys:
@@ -52,8 +53,9 @@ async def _props(store: BeliefStore, recorded: Mapping[str, dict], ghosts: Mappi
     return found
 
 
-async def _alive_same_sp(store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str,
-                         exclude: set[str]) -> list[dict]:
+async def _alive_same_sp(
+    store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str, exclude: set[str]
+) -> list[dict]:
     """Evidence under subject|predicate ``sp`` that holds once this revision is applied."""
     result = []
     seen = set()
@@ -64,16 +66,26 @@ async def _alive_same_sp(store: BeliefStore, recorded: Mapping[str, dict], view,
                 seen.add(key)
     for props in await store.nodes_by_sp(sp):
         key = props.get("key")
-        if key and key not in exclude and key not in seen and \
-                reinstatement.alive_after(view, new_labels, key, state_of(props)):
+        if (
+            key
+            and key not in exclude
+            and key not in seen
+            and reinstatement.alive_after(view, new_labels, key, state_of(props))
+        ):
             result.append(props)
     return result
 
 
-async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
-                            facts: list[tuple[str, str, Optional[tuple]]], *, use_llm: bool,
-                            recorded: Mapping[str, dict] = {}, ghosts: Mapping[str, dict] = {}
-                            ) -> list[reinstatement.Rejudged]:
+async def rejudge_returning(
+    store: BeliefStore,
+    view: BeliefView,
+    plan: Plan,
+    facts: list[tuple[str, str, Optional[tuple]]],
+    *,
+    use_llm: bool,
+    recorded: Mapping[str, dict] = {},
+    ghosts: Mapping[str, dict] = {},
+) -> list[reinstatement.Rejudged]:
     """``facts``: the revision's new facts as (key, text, triple or None); the first one
     is the one that supersedes what stays dead. ``recorded``: the properties of the facts
     the revision has recorded so far (key -> :func:`recorded_props`); ``ghosts``: the
@@ -105,8 +117,9 @@ async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
                     continue
                 decided = True
                 if v.relation in ACTS and v.confidence >= ACT_THRESHOLD:
-                    verdicts[key] = reinstatement.Rejudged(key, by_key, v.relation, v.confidence, "structured",
-                                                           f"{fkey}: {v.rationale}")
+                    verdicts[key] = reinstatement.Rejudged(
+                        key, by_key, v.relation, v.confidence, "structured", f"{fkey}: {v.rationale}"
+                    )
                     break
             if key not in verdicts and triple and not multi_valued(decl, triple[1]):
                 # single-valued: another alive value for the same subject and predicate contradicts it
@@ -114,9 +127,14 @@ async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
                 for other in await _alive_same_sp(store, recorded, view, new_labels, sp, {key}):
                     if normalise_term(other.get("object", "")) != normalise_term(triple[2]):
                         verdicts[key] = reinstatement.Rejudged(
-                            key, by_key, "contradicts", 0.9, "structured",
+                            key,
+                            by_key,
+                            "contradicts",
+                            0.9,
+                            "structured",
                             f"{other['key']} holds another value of the single-valued {triple[1]!r} of {triple[0]!r}: "
-                            f"{other.get('object')!r}, not {triple[2]!r}")
+                            f"{other.get('object')!r}, not {triple[2]!r}",
+                        )
                         break
             if key in verdicts:
                 continue
@@ -126,8 +144,10 @@ async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
             fkey, ftext, _ = facts[0]
             try:
                 answers = await LLMJudge(store.settings).judge(
-                    ftext, [(k, (props.get(k) or {}).get("claim") or view.nodes[k].text) for k in ask_llm],
-                    predicates=None)
+                    ftext,
+                    [(k, (props.get(k) or {}).get("claim") or view.nodes[k].text) for k in ask_llm],
+                    predicates=None,
+                )
             except JudgeError:
                 answers = {}
             for key in ask_llm:
@@ -135,7 +155,9 @@ async def rejudge_returning(store: BeliefStore, view: BeliefView, plan: Plan,
                 if v is None:
                     undecided.append(key)
                 elif v.relation in ACTS and v.confidence >= ACT_THRESHOLD:
-                    verdicts[key] = reinstatement.Rejudged(key, by_key, v.relation, v.confidence, "llm", v.rationale)
+                    verdicts[key] = reinstatement.Rejudged(
+                        key, by_key, v.relation, v.confidence, "llm", v.rationale
+                    )
         else:
             undecided += ask_llm
         if not verdicts:

@@ -23,6 +23,7 @@ def _batch_of(item: Union[FactJob, RevisionBatch]) -> RevisionBatch:
 
 def timed(name: str):
     """For tasks taking one FactJob or RevisionBatch per call (``fn(item)``)."""
+
     def wrap(fn: Callable[[Item], Awaitable[None]]):
         @functools.wraps(fn)
         async def task(items: Sequence[Item], ctx=None) -> Sequence[Item]:
@@ -36,10 +37,15 @@ def timed(name: str):
                 except BaseException as error:  # raised by the caller after the run
                     batch.fail(error)
                 elapsed = round((time.perf_counter() - start) * 1000, 2)
-                for job in ([item] if item is not batch else batch.jobs):
-                    job.timings[name] = round(job.timings.get(name, 0.0) + (elapsed if item is not batch
-                                                                              else elapsed / max(1, len(batch.jobs))), 2)
+                for job in [item] if item is not batch else batch.jobs:
+                    job.timings[name] = round(
+                        job.timings.get(name, 0.0)
+                        + (elapsed if item is not batch else elapsed / max(1, len(batch.jobs))),
+                        2,
+                    )
             return items
+
         task.__name__ = task.__qualname__ = name
         return task
+
     return wrap

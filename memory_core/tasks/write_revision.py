@@ -37,12 +37,25 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
             continue
         node = view.nodes[key]
         r = job.request
-        props = evidence_props(key, job.fact, node.question, r.source, r.asserted_at, r.triple,
-                               trust=job.registered_trust, valid_from=node.valid_from, valid_to=node.valid_to)
+        props = evidence_props(
+            key,
+            job.fact,
+            node.question,
+            r.source,
+            r.asserted_at,
+            r.triple,
+            trust=job.registered_trust,
+            valid_from=node.valid_from,
+            valid_to=node.valid_to,
+        )
         own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
         # an edge to a forgotten node that stays forgotten (kept dead by a re-judgement) is not
         # stored: the node is not either
-        own += [edge_row(e, kinds) for e in job.plan.new_edges if e.dst not in vanished and e.dst not in lost_ghosts]
+        own += [
+            edge_row(e, kinds)
+            for e in job.plan.new_edges
+            if e.dst not in vanished and e.dst not in lost_ghosts
+        ]
         add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
     changed = []
     for job in recorded:
@@ -52,11 +65,22 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         if key in new_keys or key not in batch.original:
             continue
         before, after = batch.original[key], _after(batch, key)
-        update = {"id": node_id(after.kind, key), "key": key,
-                  "before": {"state": before.state, "epoch": before.epoch, "weight": before.weight,
-                             "confidence": before.confidence},
-                  "after": {"state": after.state, "epoch": after.epoch, "weight": after.weight,
-                            "confidence": after.confidence}}
+        update = {
+            "id": node_id(after.kind, key),
+            "key": key,
+            "before": {
+                "state": before.state,
+                "epoch": before.epoch,
+                "weight": before.weight,
+                "confidence": before.confidence,
+            },
+            "after": {
+                "state": after.state,
+                "epoch": after.epoch,
+                "weight": after.weight,
+                "confidence": after.confidence,
+            },
+        }
         if before.valid_to != after.valid_to:  # valid time ended: logged, undone exactly
             update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
         update_list.append(update)
@@ -67,17 +91,34 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     absent |= {node_id(n.kind, k) for k, n in gone.items()}
     add_nodes += restored_entries(batch.ghosts, restored, view, absent)
     forgotten_stored = [k for k in gone if k not in new_keys and k not in batch.ghosts]
-    intent = {"epoch": batch.epoch, "add_nodes": add_nodes, "updates": update_list,
-              "del_nodes": await tombstones(batch.stores.store, gone, forgotten_stored)}
+    intent = {
+        "epoch": batch.epoch,
+        "add_nodes": add_nodes,
+        "updates": update_list,
+        "del_nodes": await tombstones(batch.stores.store, gone, forgotten_stored),
+    }
     facts = []
     changes = []
     for job in recorded:
         d = job.narrowed
-        facts.append({"fact": job.fact, "new_evidence": job.new_key, "judge": d.judge,
-                      "candidates": [c.as_dict() for c in d.candidates], "forgotten": list(job.plan.forgotten)})
+        facts.append(
+            {
+                "fact": job.fact,
+                "new_evidence": job.new_key,
+                "judge": d.judge,
+                "candidates": [c.as_dict() for c in d.candidates],
+                "forgotten": list(job.plan.forgotten),
+            }
+        )
         changes += [dict(c, fact=job.fact) if len(recorded) > 1 else c for c in log_changes(job.plan)]
-    entry = {"epoch": batch.epoch, "kind": "revise", "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "changes": changes, "forgotten": [k for j in recorded for k in j.plan.forgotten], "intent": intent}
+    entry = {
+        "epoch": batch.epoch,
+        "kind": "revise",
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "changes": changes,
+        "forgotten": [k for j in recorded for k in j.plan.forgotten],
+        "intent": intent,
+    }
     decisions = [d for j in recorded for d in j.plan.decisions]
     if decisions:
         entry["decisions"] = decisions

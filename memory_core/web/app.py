@@ -30,9 +30,20 @@ from urllib.parse import unquote, urlencode
 from memory_core.core.investigation import MAX_FILE
 from memory_core.session import Gate
 from memory_core.web import routes
-from memory_core.web.guard import (HTML_TYPE, JSON_TYPE, SECURITY_HEADERS, UNAUTHORIZED_PAGE, HTTPError, Request,
-                                   authorized, check_origin, cookie_name, local_location, same_token,
-                                   token_cookie)
+from memory_core.web.guard import (
+    HTML_TYPE,
+    JSON_TYPE,
+    SECURITY_HEADERS,
+    UNAUTHORIZED_PAGE,
+    HTTPError,
+    Request,
+    authorized,
+    check_origin,
+    cookie_name,
+    local_location,
+    same_token,
+    token_cookie,
+)
 from memory_core.web.vendor import FIX as VENDOR_FIX
 from memory_core.web.vendor import NODE_MODULES, STATIC_DIR, VENDOR, vendor_file  # noqa: F401 (re-exported)
 
@@ -62,10 +73,20 @@ CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
 
 
 class ViewerApp:
-    def __init__(self, gate: Gate, *, ui_dir: Path | str = UI_DIR, max_body: int = MAX_BODY,
-                 bound_host: str = "127.0.0.1", token: Optional[str] = None, mcp=None,
-                 cli: Optional[CliRunner] = None, cli_secret: Optional[str] = None,
-                 node_modules: Path | str = NODE_MODULES, viewer: bool = True):
+    def __init__(
+        self,
+        gate: Gate,
+        *,
+        ui_dir: Path | str = UI_DIR,
+        max_body: int = MAX_BODY,
+        bound_host: str = "127.0.0.1",
+        token: Optional[str] = None,
+        mcp=None,
+        cli: Optional[CliRunner] = None,
+        cli_secret: Optional[str] = None,
+        node_modules: Path | str = NODE_MODULES,
+        viewer: bool = True,
+    ):
         self.gate = gate
         self.viewer = viewer  # False: the warm CLI's channel only (the stdio MCP server without --viewer)
         self.ui_dir = Path(ui_dir).resolve()
@@ -79,7 +100,9 @@ class ViewerApp:
             from mcp.server.transport_security import TransportSecuritySettings
 
             # Host/Origin are checked by our guard for every route, /mcp included
-            mcp.streamable_http_app(transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+            mcp.streamable_http_app(
+                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+            )
             self._mcp_handler = mcp.session_manager.handle_request
         self.cli = cli
         self.cli_secret = cli_secret
@@ -127,12 +150,18 @@ class ViewerApp:
     async def _dispatch(self, request: Request, send) -> None:
         check_origin(request, self.bound_host)
         path = request.raw_path
-        if path == "/api/cli" and self.cli is not None and self.cli_secret \
-                and same_token(request.bearer(), self.cli_secret):
+        if (
+            path == "/api/cli"
+            and self.cli is not None
+            and self.cli_secret
+            and same_token(request.bearer(), self.cli_secret)
+        ):
             return await self._cli(request, send)
         if not self.viewer:
-            raise HTTPError(404, "no viewer here: this server answers the warm CLI only (start `mcp --viewer` for "
-                                 "a viewer)")
+            raise HTTPError(
+                404,
+                "no viewer here: this server answers the warm CLI only (start `mcp --viewer` for a viewer)",
+            )
         if not authorized(request, self.token):
             return await self._unauthorized(request, send)
         if path == "/mcp" and self._mcp_handler is not None:
@@ -161,47 +190,85 @@ class ViewerApp:
             # one-time ?token=: set the HttpOnly cookie and drop the token from the address
             rest = {k: v for k, v in request.query.items() if k != "token"}
             location = local_location(request.raw_path) + ("?" + urlencode(rest, doseq=True) if rest else "")
-            return await self._send(request, send, 303, b"", "text/plain; charset=utf-8",
-                                    {"Location": location, "Set-Cookie": token_cookie(self.token, cookie_name(request))})
+            return await self._send(
+                request,
+                send,
+                303,
+                b"",
+                "text/plain; charset=utf-8",
+                {"Location": location, "Set-Cookie": token_cookie(self.token, cookie_name(request))},
+            )
         headers = {"WWW-Authenticate": 'Bearer realm="falsify"'}
         if page and (request.raw_path == "/" or request.raw_path.endswith(".html")):
             return await self._send(request, send, 401, UNAUTHORIZED_PAGE.encode(), HTML_TYPE, headers)
-        raise HTTPError(401, "this FALSIFY server needs its access token (Authorization: Bearer <token>, "
-                             "or open the page with ?token=<token>)", headers)
+        raise HTTPError(
+            401,
+            "this FALSIFY server needs its access token (Authorization: Bearer <token>, "
+            "or open the page with ?token=<token>)",
+            headers,
+        )
 
     # ---- answers -------------------------------------------------------------------
-    async def _send(self, request: Request, send, status: int, body: bytes, content_type: str,
-                    extra: Optional[dict] = None) -> None:
-        headers = {"Content-Type": content_type, "Content-Length": str(len(body)), **SECURITY_HEADERS,
-                   "Cache-Control": "no-store", **(extra or {})}
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()]})
+    async def _send(
+        self,
+        request: Request,
+        send,
+        status: int,
+        body: bytes,
+        content_type: str,
+        extra: Optional[dict] = None,
+    ) -> None:
+        headers = {
+            "Content-Type": content_type,
+            "Content-Length": str(len(body)),
+            **SECURITY_HEADERS,
+            "Cache-Control": "no-store",
+            **(extra or {}),
+        }
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": b"" if request.method == "HEAD" else body})
 
     async def _json(self, request: Request, send, status: int, payload, extra: Optional[dict] = None) -> None:
         body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
         await self._send(request, send, status, body, JSON_TYPE, extra)
 
-    async def _error(self, request: Request, send, status: int, message: str, extra: Optional[dict] = None,
-                     field: Optional[str] = None) -> None:
+    async def _error(
+        self,
+        request: Request,
+        send,
+        status: int,
+        message: str,
+        extra: Optional[dict] = None,
+        field: Optional[str] = None,
+    ) -> None:
         from memory_core.core.redaction import redact  # an endpoint's message may echo a key
 
-        await self._json(request, send, status, {"error": redact(message), **({"field": field} if field else {})},
-                         extra)
+        await self._json(
+            request, send, status, {"error": redact(message), **({"field": field} if field else {})}, extra
+        )
 
     # ---- static files ------------------------------------------------------------
     async def _static(self, request: Request, send, path: str) -> None:
         if path == "/":
             path = "/graph.html"
         if path.startswith("/vendor/"):
-            name = path[len("/vendor/"):]
+            name = path[len("/vendor/") :]
             if name not in VENDOR:
                 raise HTTPError(404, "not found")
             target = vendor_file(name, self.ui_dir / "vendor", self.node_modules)
             if target is None:
                 raise HTTPError(404, f"vendor file {name} missing: {VENDOR_FIX}")
-            return await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[".js"],
-                                    {"Cache-Control": "no-cache"})
+            return await self._send(
+                request, send, 200, target.read_bytes(), STATIC_TYPES[".js"], {"Cache-Control": "no-cache"}
+            )
         target = self._resolve(path)
         await self._send(request, send, 200, target.read_bytes(), STATIC_TYPES[target.suffix.lower()])
 
@@ -237,8 +304,11 @@ class ViewerApp:
         so one client cannot hold every connection the server has (web.server's caps)."""
         client = (request.scope.get("client") or ("?",))[0]
         if self._streams.get(client, 0) >= MAX_STREAMS_PER_CLIENT:
-            raise HTTPError(503, f"too many open event streams from this client (at most {MAX_STREAMS_PER_CLIENT})",
-                            {"Retry-After": "5"})
+            raise HTTPError(
+                503,
+                f"too many open event streams from this client (at most {MAX_STREAMS_PER_CLIENT})",
+                {"Retry-After": "5"},
+            )
         self._streams[client] = self._streams.get(client, 0) + 1
         try:
             return await serve()
@@ -252,8 +322,12 @@ class ViewerApp:
         """Server-sent events: ``hello`` with the current version, then one ``change`` per
         change of the graph, a comment every 15 s; ends when the client goes or the server stops."""
         queue = self.gate.subscribe()
-        headers = {"Content-Type": "text/event-stream; charset=utf-8", **SECURITY_HEADERS,
-                   "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        headers = {
+            "Content-Type": "text/event-stream; charset=utf-8",
+            **SECURITY_HEADERS,
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+        }
         gone = asyncio.Event()
 
         async def watch():
@@ -265,28 +339,46 @@ class ViewerApp:
 
         watcher = asyncio.ensure_future(watch())
         try:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+                }
+            )
             hello = json.dumps({"version": self.gate.version})
-            await send({"type": "http.response.body", "body": f"retry: 2000\nevent: hello\ndata: {hello}\n\n".encode(),
-                        "more_body": True})
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": f"retry: 2000\nevent: hello\ndata: {hello}\n\n".encode(),
+                    "more_body": True,
+                }
+            )
             while not gone.is_set() and not self.stopping.is_set():
                 getter = asyncio.ensure_future(queue.get())
                 stop = asyncio.ensure_future(self.stopping.wait())
-                done, _ = await asyncio.wait({getter, stop, watcher}, timeout=KEEPALIVE_S,
-                                             return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    {getter, stop, watcher}, timeout=KEEPALIVE_S, return_when=asyncio.FIRST_COMPLETED
+                )
                 stop.cancel()
                 if getter not in done:
                     getter.cancel()
                     if not done:
-                        await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+                        await send(
+                            {"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True}
+                        )
                     continue
                 event = getter.result()
                 if event is None:  # the gate closed
                     break
                 data = json.dumps(event, ensure_ascii=False, default=str)
-                await send({"type": "http.response.body", "body": f"event: change\ndata: {data}\n\n".encode(),
-                            "more_body": True})
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": f"event: change\ndata: {data}\n\n".encode(),
+                        "more_body": True,
+                    }
+                )
             if not gone.is_set():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
@@ -321,7 +413,7 @@ class ViewerApp:
     async def _cli(self, request: Request, send) -> None:
         body = await request.read_json(CLI_MAX_BODY)
         if not isinstance(body, dict) or not isinstance(body.get("argv"), list):
-            raise HTTPError(400, "the body must be {\"argv\": [str, ...], \"cwd\": str, \"stdin\": str?}")
+            raise HTTPError(400, 'the body must be {"argv": [str, ...], "cwd": str, "stdin": str?}')
         stdin = body.get("stdin")
         if stdin is not None and not isinstance(stdin, str):
             raise HTTPError(400, "'stdin' must be a string")

@@ -49,7 +49,7 @@ class LoopThread:
         if self.loop.is_closed():
             return
         if self._thread.is_alive():  # cancel what is still pending (e.g. sse-starlette's shutdown watcher),
-            try:                      # so closing the loop destroys no pending task
+            try:  # so closing the loop destroys no pending task
                 asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(10)
             except (concurrent.futures.TimeoutError, RuntimeError):
                 pass

@@ -28,7 +28,9 @@ from memory_core.web.vendor import style_hashes
 JSON_TYPE = "application/json; charset=utf-8"
 HTML_TYPE = "text/html; charset=utf-8"
 CSP = (  # style-src: our stylesheet, and the graph library's injected <style> elements by hash
-    "default-src 'self'; script-src 'self'; " + " ".join(["style-src 'self'", *style_hashes()]) + "; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; "
+    + " ".join(["style-src 'self'", *style_hashes()])
+    + "; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
 )
@@ -45,7 +47,9 @@ DRAIN_LIMIT = 1 << 20
 
 
 class HTTPError(Exception):
-    def __init__(self, status: int, message: str, headers: Optional[dict] = None, field: Optional[str] = None):
+    def __init__(
+        self, status: int, message: str, headers: Optional[dict] = None, field: Optional[str] = None
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
@@ -67,11 +71,15 @@ def check_token(token: str) -> str:
     travels in a header, a cookie and a URL, so printable ASCII without separators."""
     if not TOKEN_CHARS.fullmatch(token):
         bad = next((c for c in token if not TOKEN_CHARS.fullmatch(c)), "")
-        raise ValueError(f"the access token may hold only letters, digits and - . _ ~ + / = "
-                         f"(it has {'a space' if bad == ' ' else repr(bad)})")
+        raise ValueError(
+            f"the access token may hold only letters, digits and - . _ ~ + / = "
+            f"(it has {'a space' if bad == ' ' else repr(bad)})"
+        )
     if len(token) < TOKEN_MIN:
-        raise ValueError(f"the access token is {len(token)} characters long; use at least {TOKEN_MIN} "
-                         "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))')")
+        raise ValueError(
+            f"the access token is {len(token)} characters long; use at least {TOKEN_MIN} "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))')"
+        )
     return token
 
 
@@ -80,7 +88,9 @@ def same_token(given: Optional[str], expected: Optional[str]) -> bool:
     text, also non-ASCII or undecodable, compares without error)."""
     if not given or not expected:
         return False
-    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
+    )
 
 
 def cookie_name(request: "Request") -> str:
@@ -100,8 +110,9 @@ class Request:
         self.method: str = scope["method"]
         raw = scope.get("raw_path") or scope["path"].encode("utf-8")
         self.raw_path: str = raw.decode("latin-1").split("?", 1)[0]  # still percent-encoded
-        self.query: dict[str, list[str]] = parse_qs(scope.get("query_string", b"").decode("latin-1"),
-                                                    keep_blank_values=True)
+        self.query: dict[str, list[str]] = parse_qs(
+            scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True
+        )
         self.headers: dict[str, str] = {}
         for key, value in scope.get("headers", []):
             name, text = key.decode("latin-1").lower(), value.decode("latin-1")
@@ -138,7 +149,9 @@ class Request:
         if ctype != "application/json":
             raise HTTPError(400, "Content-Type must be application/json")
         from memory_core.core.errors import InputError
-        from memory_core.core.investigation import loads_json  # the one strict reader (duplicate fields refused)
+        from memory_core.core.investigation import (
+            loads_json,
+        )  # the one strict reader (duplicate fields refused)
 
         try:
             return loads_json(raw, "request body")
@@ -150,7 +163,9 @@ class Request:
         if self.header("transfer-encoding"):
             if chunked:
                 return await self._body(max_body, f"request body too large (the limit is {max_body} bytes)")
-            raise HTTPError(411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"})
+            raise HTTPError(
+                411, "chunked bodies are not accepted; send Content-Length", {"Connection": "close"}
+            )
         try:
             length = int(self.header("content-length") or "")
         except ValueError:
@@ -159,8 +174,11 @@ class Request:
             raise HTTPError(400, "bad Content-Length", {"Connection": "close"})
         if length > max_body:
             await self._drain(min(length, DRAIN_LIMIT))
-            raise HTTPError(413, f"request body too large ({length} bytes; the limit is {max_body})",
-                            {"Connection": "close"})
+            raise HTTPError(
+                413,
+                f"request body too large ({length} bytes; the limit is {max_body})",
+                {"Connection": "close"},
+            )
         return await self._body(length)
 
     async def _body(self, limit: int, too_long: str = "the body is longer than its Content-Length") -> bytes:

@@ -78,7 +78,9 @@ async def scoreboard(gate: Gate, query: dict) -> dict:
     pinned = _epoch(query, "inquiry")
     when = {**_epoch(query), **_epoch(query, "as_of")}
     async with _session(gate) as fx:
-        if not question and not pinned:  # the default question; failing that "" lets the facade pick its only one
+        if (
+            not question and not pinned
+        ):  # the default question; failing that "" lets the facade pick its only one
             question = fx.default_question() or ""
         return await fx.recall(question, **when, **pinned)
 
@@ -88,8 +90,11 @@ async def revise(gate: Gate, body) -> dict:
         raise HTTPError(400, "the body must be a JSON object")
     unknown = sorted(set(body) - REVISE_FIELDS)
     if unknown:
-        raise HTTPError(400, f"unknown field(s): {', '.join(unknown)} (a revision takes {', '.join(REVISE_FIELDS)})",
-                        field=unknown[0])
+        raise HTTPError(
+            400,
+            f"unknown field(s): {', '.join(unknown)} (a revision takes {', '.join(REVISE_FIELDS)})",
+            field=unknown[0],
+        )
     fact = body.get("fact")
     if not isinstance(fact, str) or not fact.strip():
         raise HTTPError(400, "'fact' must be a non-empty string", field="fact")

@@ -13,8 +13,9 @@ an awaitable of it), called inside the server's loop, e.g.
 Safety: loopback by default. Bound to any other address the server refuses to
 start without a token (``--token`` or ``FALSIFY_TOKEN``) and then every request
 must carry it (:mod:`memory_core.web.guard`). Anything that resolves outside the
-viewer's static files (package data, plus the allow-listed vendor builds) is a 404; bodies are capped (413); cross-origin or foreign-Host requests are
-refused; every response carries ``nosniff`` and a strict Content-Security-Policy.
+viewer's static files (package data, plus the allow-listed vendor builds) is a 404; bodies
+are capped (413); cross-origin or foreign-Host requests are refused; every response carries
+``nosniff`` and a strict Content-Security-Policy.
 
 The warm CLI: started with a ``cli`` runner, the server writes its address and a
 per-start secret to ``<root>/server.json`` (mode 0600) and answers
@@ -60,8 +61,10 @@ MAX_PER_CLIENT = 32
 READ_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 _BUSY = b"too many connections; try again later\n"
-REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-           b"content-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY)
+REFUSED = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+    b"content-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY
+)
 
 
 class TokenRequired(Exception):
@@ -90,7 +93,11 @@ def _protocol():
         def busy(self) -> bool:
             """Answering a request it has received whole (or streaming an answer): never shed."""
             cycle = self.cycle
-            return cycle is not None and not cycle.response_complete and (not cycle.more_body or cycle.response_started)
+            return (
+                cycle is not None
+                and not cycle.response_complete
+                and (not cycle.more_body or cycle.response_started)
+            )
 
         def _since(self) -> float:
             """How long it has been idle or sending: the oldest goes first when room is needed."""
@@ -161,17 +168,36 @@ def _protocol():
 def uvicorn_config(app) -> "uvicorn.Config":
     # uvicorn's own 503 (limit_concurrency) counts the new connection too: one above our cap, so
     # the shedding above decides who stays
-    return uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=2,
-                          server_header=False, date_header=False, http=_protocol(),
-                          limit_concurrency=MAX_CONNECTIONS + 1, timeout_keep_alive=KEEP_ALIVE_S)
+    return uvicorn.Config(
+        app,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+        server_header=False,
+        date_header=False,
+        http=_protocol(),
+        limit_concurrency=MAX_CONNECTIONS + 1,
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
 
 
 class ViewerServer:
     """A bound viewer: ``serve_forever()`` until ``shutdown()``; then ``server_close()``
     (closes the facade it opened and stops the loop). ``make_server`` builds it."""
 
-    def __init__(self, app, host: str, port: int, ui_dir: Path, max_body: int, token: Optional[str] = None,
-                 mcp: bool = False, cli=None, root: Optional[Path] = None):
+    def __init__(
+        self,
+        app,
+        host: str,
+        port: int,
+        ui_dir: Path,
+        max_body: int,
+        token: Optional[str] = None,
+        mcp: bool = False,
+        cli=None,
+        root: Optional[Path] = None,
+    ):
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise CannotListen(f"--port must be a number from 0 to 65535 (0: any free port), got {port}")
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -202,8 +228,16 @@ class ViewerServer:
 
                 mcp_server = build_server(self.gate)
             secret = secrets.token_urlsafe(32) if cli is not None else None
-            self.app = ViewerApp(self.gate, ui_dir=ui_dir, max_body=max_body, bound_host=host, token=token,
-                                 mcp=mcp_server, cli=cli, cli_secret=secret)
+            self.app = ViewerApp(
+                self.gate,
+                ui_dir=ui_dir,
+                max_body=max_body,
+                bound_host=host,
+                token=token,
+                mcp=mcp_server,
+                cli=cli,
+                cli_secret=secret,
+            )
             self._uvicorn = uvicorn.Server(uvicorn_config(self.app))
             if cli is not None and root is not None:
                 self.discovery = write_discovery(root, self.url, secret)
@@ -277,8 +311,9 @@ def remove_discovery(path: Optional[Path]) -> None:
         pass
 
 
-async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1",
-                          viewer: bool = False) -> None:
+async def serve_alongside(
+    gate: Gate, root: Path, cli, stop: asyncio.Event, host: str = "127.0.0.1", viewer: bool = False
+) -> None:
     """From inside a loop that already runs (the stdio MCP server's): serve the warm CLI for
     ``gate`` on loopback (a free port; each request carries the per-start secret of
     ``<root>/server.json``, mode 0600) until ``stop`` is set. ``viewer``: the viewer and its
@@ -327,8 +362,11 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
         discovery = write_discovery(root, url, secret, {"viewer_token": made} if made else None)
         if viewer:
             where = f'"viewer_token" in {discovery}' if made else "FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE)"
-            print(f"FALSIFY viewer for this MCP session: {url}\n{access_note(url, where)}", file=sys.stderr,
-                  flush=True)
+            print(
+                f"FALSIFY viewer for this MCP session: {url}\n{access_note(url, where)}",
+                file=sys.stderr,
+                flush=True,
+            )
 
         async def stopper():
             await stop.wait()
@@ -349,9 +387,11 @@ async def serve_alongside(gate: Gate, root: Path, cli, stop: asyncio.Event, host
 def access_note(url: str, where: str) -> str:
     """How to get into a viewer that needs its token, without the token itself (it is never
     printed: terminals, logs and screen shares keep what is printed)."""
-    return (f"FALSIFY viewer access: the page needs its access token once: open {url}?token=TOKEN, TOKEN being "
-            f"the one in {where} (the page then keeps it in an HttpOnly cookie; API clients send "
-            "Authorization: Bearer TOKEN)")
+    return (
+        f"FALSIFY viewer access: the page needs its access token once: open {url}?token=TOKEN, TOKEN being "
+        f"the one in {where} (the page then keeps it in an HttpOnly cookie; API clients send "
+        "Authorization: Bearer TOKEN)"
+    )
 
 
 def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[str]:
@@ -373,7 +413,8 @@ def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[st
         raise TokenRequired(
             f"refusing to serve on {host}, beyond loopback, without a token: anyone who can reach this address "
             "could read and revise the memory. Set FALSIFY_TOKEN (or FALSIFY_TOKEN_FILE, a file holding it), e.g. "
-            f"FALSIFY_TOKEN={secrets.token_urlsafe(24)}")
+            f"FALSIFY_TOKEN={secrets.token_urlsafe(24)}"
+        )
     if token is not None:
         try:
             check_token(token)
@@ -382,9 +423,17 @@ def resolve_token(host: str, token: Optional[str], settings=None) -> Optional[st
     return token
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = UI_DIR,
-                max_body: int = MAX_BODY, token: Optional[str] = None, mcp: bool = False, cli=None,
-                root: Optional[Path] = None) -> ViewerServer:
+def make_server(
+    app,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ui_dir: Path | str = UI_DIR,
+    max_body: int = MAX_BODY,
+    token: Optional[str] = None,
+    mcp: bool = False,
+    cli=None,
+    root: Optional[Path] = None,
+) -> ViewerServer:
     """Bind the viewer (port 0 picks a free port); call ``serve_forever()`` and,
     when done, ``shutdown()`` then ``server_close()`` (which also stops the loop).
     Beyond loopback a token is required (:class:`TokenRequired` otherwise)."""
@@ -392,12 +441,22 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | s
     return ViewerServer(app, host, port, Path(ui_dir), max_body, token=token, mcp=mcp, cli=cli, root=root)
 
 
-def serve(app, host: str = "127.0.0.1", port: int = 8765, ui_dir: Path | str = UI_DIR,
-          max_body: int = MAX_BODY, ready=None, token: Optional[str] = None, mcp: bool = False, cli=None,
-          root: Optional[Path] = None) -> None:
+def serve(
+    app,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ui_dir: Path | str = UI_DIR,
+    max_body: int = MAX_BODY,
+    ready=None,
+    token: Optional[str] = None,
+    mcp: bool = False,
+    cli=None,
+    root: Optional[Path] = None,
+) -> None:
     """Serve until interrupted. ``ready(url)`` is called once the port is bound."""
-    server = make_server(app, host=host, port=port, ui_dir=ui_dir, max_body=max_body, token=token, mcp=mcp,
-                         cli=cli, root=root)
+    server = make_server(
+        app, host=host, port=port, ui_dir=ui_dir, max_body=max_body, token=token, mcp=mcp, cli=cli, root=root
+    )
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: close the root, remove server.json
     try:
@@ -421,8 +480,16 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), ready=None,
-               token: Optional[str] = None, mcp: bool = False, cli=None) -> int:
+def run_server(
+    root=None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    seeds=(),
+    ready=None,
+    token: Optional[str] = None,
+    mcp: bool = False,
+    cli=None,
+) -> int:
     """Serve the real facade for one data root (``python main.py serve``); ``seeds``
     are investigation files loaded first. Returns an exit code."""
     from memory_core.store.data_root import resolve_root
@@ -434,10 +501,15 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
         print(f"error: {error}", file=sys.stderr)
         return 2
     if token and (settings.token or "").strip() != token.strip():
-        print("warning: a --token on the command line is visible to every local user (ps, /proc); set "
-              "FALSIFY_TOKEN or FALSIFY_TOKEN_FILE (a file holding it) instead", file=sys.stderr)
+        print(
+            "warning: a --token on the command line is visible to every local user (ps, /proc); set "
+            "FALSIFY_TOKEN or FALSIFY_TOKEN_FILE (a file holding it) instead",
+            file=sys.stderr,
+        )
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        print(f"error: --port must be a number from 0 to 65535 (0: any free port), got {port}", file=sys.stderr)
+        print(
+            f"error: --port must be a number from 0 to 65535 (0: any free port), got {port}", file=sys.stderr
+        )
         return 2
 
     async def open_app():
@@ -453,8 +525,16 @@ def run_server(root=None, host: str = "127.0.0.1", port: int = 8765, seeds=(), r
         return app
 
     try:
-        serve(open_app, host=host, port=port, ready=ready, token=token, mcp=mcp, cli=cli,
-              root=resolve_root(root, settings))
+        serve(
+            open_app,
+            host=host,
+            port=port,
+            ready=ready,
+            token=token,
+            mcp=mcp,
+            cli=cli,
+            root=resolve_root(root, settings),
+        )
     except CannotListen as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -21,8 +21,7 @@ BACKENDS = [EmbeddedBackend, PostgresBackend]
 
 def protocol(cls) -> dict[str, object]:
     """The public methods a class declares (its own and inherited), by name."""
-    return {name: member for name, member in inspect.getmembers(cls, callable)
-            if not name.startswith("_")}
+    return {name: member for name, member in inspect.getmembers(cls, callable) if not name.startswith("_")}
 
 
 @pytest.mark.parametrize("cls", BACKENDS, ids=lambda c: c.__name__)
@@ -47,8 +46,11 @@ def test_the_settings_choose_the_backend():
     embedded = backends.choose(settings.read({}))
     assert type(embedded) is EmbeddedBackend and embedded.beliefs_in_root
     url = "postgresql://falsify:pw@db.example:5433/beliefs"
-    pg = backends.choose(settings.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": url,
-                                      "FALSIFY_LOCK_TIMEOUT": "7"}))
+    pg = backends.choose(
+        settings.read(
+            {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": url, "FALSIFY_LOCK_TIMEOUT": "7"}
+        )
+    )
     assert type(pg) is PostgresBackend and not pg.beliefs_in_root and pg.url == url
     assert pg.settings.lock_timeout == 7.0
     # the lock and the cognee settings come from the backend object, not from a name
@@ -71,7 +73,9 @@ def test_postgres_needs_a_database_named():
     from memory_core.core.errors import InputError
 
     with pytest.raises(InputError) as caught:
-        backends.choose(settings.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "mysql://x@h/d"}))
+        backends.choose(
+            settings.read({"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "mysql://x@h/d"})
+        )
     assert "FALSIFY_DATABASE_URL must be postgresql://" in str(caught.value)
 
 

@@ -33,6 +33,7 @@ def cancelling(step: str, cancel) -> object:
     def hook(name: str) -> None:
         if name == step:
             cancel()
+
     return hook
 
 
@@ -53,7 +54,9 @@ async def cancelled_in_scope(app, op: str, prefix: str, step: str) -> None:
         finally:
             app.hook = None
     # past the commit point the call may end before it awaits again: then nothing is left to cancel
-    assert scope.cancelled_caught or step == "committed", f"{op} at {step}: the cancellation never reached the call"
+    assert scope.cancelled_caught or step == "committed", (
+        f"{op} at {step}: the cancellation never reached the call"
+    )
 
 
 async def cancelled_task(app, op: str, prefix: str, step: str) -> None:
@@ -142,8 +145,9 @@ async def test_repair_rolls_back_first_and_never_re_adds_what_it_rolled_back(app
     assert "the journal holds an unfinished intent" in found["problems"]
     repaired = await app.check(repair=True)
     assert any("rolled back the unfinished change" in r for r in repaired["repaired"]), repaired
-    assert not any("re-indexed" in r or "restored" in r or "cannot restore" in r for r in repaired["repaired"]), \
-        repaired
+    assert not any(
+        "re-indexed" in r or "restored" in r or "cannot restore" in r for r in repaired["repaired"]
+    ), repaired
     assert app.journal.pending() is None
     await assert_whole(app, before, prefix, problems_before)
     assert f"{prefix}F_audit" not in (await state(app, prefix))["status"]["nodes"]
@@ -161,8 +165,10 @@ async def test_a_stored_epoch_no_log_could_hold_is_damage_repaired_in_one_run(ap
     await app.store.checkpoint()
     mine = lambda problems: [p for p in problems if p.startswith(f"{prefix}E_qa ")]  # noqa: E731
     found = await app.check()
-    assert mine(found["problems"]) == [f"{prefix}E_qa carries epoch a 31-digit number, beyond any epoch FALSIFY "
-                                       "writes (0..9007199254740991): the stored node is damaged"], found
+    assert mine(found["problems"]) == [
+        f"{prefix}E_qa carries epoch a 31-digit number, beyond any epoch FALSIFY "
+        "writes (0..9007199254740991): the stored node is damaged"
+    ], found
     assert not any("history lost" in p and "10000000000" in p for p in found["problems"])
     repaired = await app.check(repair=True)
     assert any(r.startswith(f"gave {prefix}E_qa epoch") for r in repaired["repaired"]), repaired

@@ -9,7 +9,6 @@ edge among the nodes it returns, and the add_data_points trap we work around.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -45,7 +44,9 @@ def test_cognee_tokenizer_resolves_from_hub_layout(app):
 
     engine = get_embedding_engine()
     tok = engine.tokenizer
-    assert type(tok).__name__ == "HuggingFaceTokenizer", "token counting fell back (tiktoken would need the network)"
+    assert type(tok).__name__ == "HuggingFaceTokenizer", (
+        "token counting fell back (tiktoken would need the network)"
+    )
     assert tok.count_tokens("the QA report was back-dated") < 20
 
 
@@ -84,7 +85,9 @@ async def test_add_data_points_still_wipes_state(app, prefix):
     await app.store.add_points([point])
     i = node_id("evidence", prefix + "E")
     await app.store.set_states({i: ("refuted", 4)})
-    await app.store.add_points([Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")])
+    await app.store.add_points(
+        [Evidence(key=prefix + "E", claim=f"{prefix} trap probe", question_key=prefix + "Q")]
+    )
     assert (await app.store.truth_states([i]))[i]["truth_alignment"] == ["alive"]  # "refuted" was wiped
 
 
@@ -100,20 +103,33 @@ async def test_update_nodes_writes_where_cognee_reads(app, prefix):
     ge = app.store.graph
     k = node_id("conclusion", prefix + "K")
     before = (await ge.get_nodes([k]))[0]
-    await app.store.update_nodes({k: {"truth_alignment": ["invalidated"], "truth_epoch": 11,
-                                      "feedback_weight": 0.125, "confidence": 0.3}})
+    await app.store.update_nodes(
+        {
+            k: {
+                "truth_alignment": ["invalidated"],
+                "truth_epoch": 11,
+                "feedback_weight": 0.125,
+                "confidence": 0.3,
+            }
+        }
+    )
     await app.store.checkpoint()
     assert (await ge.get_node_truth_state([k]))[k] == {"truth_alignment": ["invalidated"], "truth_epoch": 11}
     after = (await ge.get_nodes([k]))[0]
     assert after["feedback_weight"] == 0.125 and after["confidence"] == 0.3
-    untouched = {f for f in before if f not in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence", "updated_at")}
+    untouched = {
+        f
+        for f in before
+        if f not in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence", "updated_at")
+    }
     assert {f: after.get(f) for f in untouched} == {f: before[f] for f in untouched}
     # and cognee's own writer still agrees on the layout: its write is what we read back
     assert (await ge.set_node_feedback_weights({k: 0.75}))[k] is True
     assert (await app.store.raw_nodes([k]))[k]["feedback_weight"] == 0.75
     # put back what FALSIFY stored (the root is shared with later tests and their checks)
-    await app.store.update_nodes({k: {f: before[f] for f in ("truth_alignment", "truth_epoch", "feedback_weight",
-                                                             "confidence")}})
+    await app.store.update_nodes(
+        {k: {f: before[f] for f in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence")}}
+    )
     await app.store.checkpoint()
 
 
@@ -127,7 +143,10 @@ async def test_edge_lookups_match_cognee(app, prefix):
     e = node_id("evidence", prefix + "E_qa")
     ours = {(d if s == e else s, r) for s, d, r, _ in await app.store.all_edges_of([e])}
     # Ladybug's get_edges puts e first; the postgres adapter returns (source, rel, target): take the other end
-    theirs = {(str(m["id"]) if str(n["id"]) == e else str(n["id"]), r) for n, r, m in await app.store.graph.get_edges(e)}
+    theirs = {
+        (str(m["id"]) if str(n["id"]) == e else str(n["id"]), r)
+        for n, r, m in await app.store.graph.get_edges(e)
+    }
     assert ours == theirs and len(ours) >= 3
     ids = sorted({e} | {other for other, _ in ours})
     assert await app.store.raw_nodes(ids) == {n["id"]: n for n in await app.store.graph.get_nodes(ids)}
@@ -153,7 +172,9 @@ async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
     indexed = bool(await (await conn.open_table(name)).list_indices())
     assert after == 1 or (indexed and after == 2 < before), (before, after, indexed)
     assert await app.store.vector_ids(name) == rows
-    assert [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)] == hits
+    assert [
+        (str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)
+    ] == hits
 
 
 @ladybug_only
@@ -191,7 +212,12 @@ def test_node_ids_and_collections_match_cognees_own():
 
 
 def _minimal(kind: str, key: str) -> dict:
-    text = {"question": "question", "hypothesis": "statement", "evidence": "claim", "conclusion": "statement"}[kind]
+    text = {
+        "question": "question",
+        "hypothesis": "statement",
+        "evidence": "claim",
+        "conclusion": "statement",
+    }[kind]
     fields = {"key": key, text: "t"}
     if kind != "question":
         fields["question_key"] = "Q"
@@ -214,7 +240,9 @@ async def test_vector_adapter_embeds_through_its_embedding_engine(app):
     with embedder.reuse_vectors(app.store.vector, memo, learn=True) as stand_in:  # each distinct text once
         first = await adapter.embed_data(["a text embedded once", "a text embedded once"])
         again = await adapter.embed_data(["a text embedded once"])
-    assert (stand_in.embedded, stand_in.reused) == (1, 2) and list(first[0]) == list(again[0]) == list(memo["a text embedded once"])
+    assert (stand_in.embedded, stand_in.reused) == (1, 2) and list(first[0]) == list(again[0]) == list(
+        memo["a text embedded once"]
+    )
     assert adapter.embedding_engine is real
 
 
@@ -239,13 +267,20 @@ async def test_run_history_prune_keeps_the_newest_own_runs(app):
     async def newest_runs(name, n):
         async with get_relational_engine().get_async_session() as session:
             rows = await session.execute(
-                select(PipelineRun.pipeline_run_id).where(PipelineRun.pipeline_name == name)
-                .group_by(PipelineRun.pipeline_run_id).order_by(func.max(PipelineRun.created_at).desc()).limit(n))
+                select(PipelineRun.pipeline_run_id)
+                .where(PipelineRun.pipeline_name == name)
+                .group_by(PipelineRun.pipeline_run_id)
+                .order_by(func.max(PipelineRun.created_at).desc())
+                .limit(n)
+            )
             return [r[0] for r in rows]
 
     newest = await newest_runs("falsify_warm_up", 2)
     removed = await prune_run_history(2, ("falsify_warm_up",))
     assert removed == 2 * (before["falsify_warm_up"] - 2)  # a STARTED and a COMPLETED row per run
-    assert await run_counts(names) == {"falsify_warm_up": 2, "host_pipeline_contract": before["host_pipeline_contract"]}
+    assert await run_counts(names) == {
+        "falsify_warm_up": 2,
+        "host_pipeline_contract": before["host_pipeline_contract"],
+    }
     assert await newest_runs("falsify_warm_up", 5) == newest
     assert await prune_run_history(0, ("falsify_warm_up",)) == 0  # 0 keeps everything

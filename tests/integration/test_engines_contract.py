@@ -20,8 +20,10 @@ ladybug_only = pytest.mark.skipif(BACKEND != "ladybug", reason="the embedded eng
 def test_the_engine_caches_have_the_operations_release_uses():
     graph = importlib.import_module("cognee.infrastructure.databases.graph.get_graph_engine")
     vector = importlib.import_module("cognee.infrastructure.databases.vector.create_vector_engine")
-    for module, cache, factory in ((graph, "graph_engine_cache", "_create_graph_engine"),
-                                   (vector, "vector_engine_cache", "_create_vector_engine")):
+    for module, cache, factory in (
+        (graph, "graph_engine_cache", "_create_graph_engine"),
+        (vector, "vector_engine_cache", "_create_vector_engine"),
+    ):
         assert callable(getattr(getattr(module, cache), "evict"))
         assert callable(getattr(getattr(module, factory), "cache_await_closed"))
         assert callable(getattr(module, factory.lstrip("_")))
@@ -95,4 +97,6 @@ def test_the_relational_config_says_where_cognees_databases_are(root):
     from memory_core.store import backends, settings
 
     assert get_relational_config().db_path.startswith(str(Paths(root).system))
-    assert host_settings(Paths(root), backends.choose(settings.current())) == []  # this process's own root: nothing of a host's
+    assert (
+        host_settings(Paths(root), backends.choose(settings.current())) == []
+    )  # this process's own root: nothing of a host's

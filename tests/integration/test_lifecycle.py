@@ -43,13 +43,23 @@ async def test_a_closed_facade_refuses_every_method_and_writes_nothing(root, app
     await fx.close()
     epoch = app.journal.epoch()
     calls = {
-        "load": lambda: fx.load(seed_with_prefix(prefix + "x")), "load_file": lambda: fx.load_file("nope.json"),
-        "revise": lambda: fx.revise(AUDIT, target=f"{prefix}E_qa"), "revise_many": lambda: fx.revise_many([AUDIT]),
-        "resolve": lambda: fx.resolve(f"{prefix}E_qa", f"{prefix}E_email"), "undo": lambda: fx.undo(),
-        "check": lambda: fx.check(repair=True), "status": lambda: fx.status(), "snapshot": lambda: fx.snapshot(),
-        "recall": lambda: fx.recall(), "search": lambda: fx.search("QA"), "explain": lambda: fx.explain("K"),
-        "warm_up": lambda: fx.warm_up(), "revision_log": lambda: fx.revision_log(), "timeline": lambda: fx.timeline(),
-        "default_question": lambda: fx.default_question(), "forgotten": lambda: fx.forgotten(),
+        "load": lambda: fx.load(seed_with_prefix(prefix + "x")),
+        "load_file": lambda: fx.load_file("nope.json"),
+        "revise": lambda: fx.revise(AUDIT, target=f"{prefix}E_qa"),
+        "revise_many": lambda: fx.revise_many([AUDIT]),
+        "resolve": lambda: fx.resolve(f"{prefix}E_qa", f"{prefix}E_email"),
+        "undo": lambda: fx.undo(),
+        "check": lambda: fx.check(repair=True),
+        "status": lambda: fx.status(),
+        "snapshot": lambda: fx.snapshot(),
+        "recall": lambda: fx.recall(),
+        "search": lambda: fx.search("QA"),
+        "explain": lambda: fx.explain("K"),
+        "warm_up": lambda: fx.warm_up(),
+        "revision_log": lambda: fx.revision_log(),
+        "timeline": lambda: fx.timeline(),
+        "default_question": lambda: fx.default_question(),
+        "forgotten": lambda: fx.forgotten(),
     }
     for name, make in calls.items():
         with pytest.raises(FacadeClosed) as raised:
@@ -89,43 +99,91 @@ async def test_mcp_arguments_are_checked_strictly_against_the_schema(app, prefix
         tools = {t.name: t for t in (await mcp_client.list_tools()).tools}
         before = app.journal.epoch()
         wrong = [
-            ("search", {"query": "QA", "top_k": "2"}, ['error: top_k: must be an integer, got the string "2"']),
+            (
+                "search",
+                {"query": "QA", "top_k": "2"},
+                ['error: top_k: must be an integer, got the string "2"'],
+            ),
             ("status", {"epoch": "1"}, ['error: epoch: must be an integer or null, got the string "1"']),
-            ("search", {"query": "QA", "include_dead": "yes"}, ['error: include_dead: must be true or false, got the string "yes"']),
-            ("search", {"query": "QA", "include_dead": 1}, ["error: include_dead: must be true or false, got the number 1"]),
-            ("revise", {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": "true"},
-             ['error: dry_run: must be true or false, got the string "true"']),
-            ("revise", {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": "no", "bogus": 1},
-             ['error: dry_run: must be true or false, got the string "no"',
-              "error: bogus: revise has no such argument (its arguments: " + ", ".join(tools["revise"].input_schema["properties"]) + ")"]),
-            ("revise", {"fact": AUDIT, "record": 1}, ["error: record: must be true or false, got the number 1"]),
-            ("revise_many", {"facts": json.dumps([AUDIT])}, ['error: facts: must be an array, got the string "[\\"Forensic ...']),
-            ("revise_many", {"facts": [AUDIT, 7]}, ["error: facts[1]: must be an object or a string, got the number 7"]),
+            (
+                "search",
+                {"query": "QA", "include_dead": "yes"},
+                ['error: include_dead: must be true or false, got the string "yes"'],
+            ),
+            (
+                "search",
+                {"query": "QA", "include_dead": 1},
+                ["error: include_dead: must be true or false, got the number 1"],
+            ),
+            (
+                "revise",
+                {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": "true"},
+                ['error: dry_run: must be true or false, got the string "true"'],
+            ),
+            (
+                "revise",
+                {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": "no", "bogus": 1},
+                [
+                    'error: dry_run: must be true or false, got the string "no"',
+                    "error: bogus: revise has no such argument (its arguments: "
+                    + ", ".join(tools["revise"].input_schema["properties"])
+                    + ")",
+                ],
+            ),
+            (
+                "revise",
+                {"fact": AUDIT, "record": 1},
+                ["error: record: must be true or false, got the number 1"],
+            ),
+            (
+                "revise_many",
+                {"facts": json.dumps([AUDIT])},
+                ['error: facts: must be an array, got the string "[\\"Forensic ...'],
+            ),
+            (
+                "revise_many",
+                {"facts": [AUDIT, 7]},
+                ["error: facts[1]: must be an object or a string, got the number 7"],
+            ),
             ("revise", {}, ["error: fact: required (a string)"]),
         ]
         for name, arguments, lines in wrong:
             result = await mcp_client.call_tool(name, arguments)
             assert result.is_error, (name, arguments)
             got = result.content[0].text.split("\n")
-            assert len(got) == len(lines) and all(g == e or (e.endswith("...") and g.startswith(e[:-3]))
-                                                  for g, e in zip(got, lines)), result.content[0].text
+            assert len(got) == len(lines) and all(
+                g == e or (e.endswith("...") and g.startswith(e[:-3])) for g, e in zip(got, lines)
+            ), result.content[0].text
         assert app.journal.epoch() == before  # nothing ran
         ok = await mcp_client.call_tool("search", {"query": "QA report", "top_k": 2, "include_dead": False})
         assert not ok.is_error and len(ok.structured_content["result"]) == 2
         float_from_int = await mcp_client.call_tool(  # JSON's integer is a number: trust 1 is allowed
-            "revise", {"fact": AUDIT, "target": f"{prefix}E_qa", "source": "audit", "trust": 1, "dry_run": True})
+            "revise",
+            {"fact": AUDIT, "target": f"{prefix}E_qa", "source": "audit", "trust": 1, "dry_run": True},
+        )
         assert not float_from_int.is_error, float_from_int.content[0].text
         schema = tools["revise"].input_schema["properties"]
-        assert {"record", "supports", "refutes", "weight"} <= set(schema) and all(p.get("description") for p in schema.values())
+        assert {"record", "supports", "refutes", "weight"} <= set(schema) and all(
+            p.get("description") for p in schema.values()
+        )
 
 
 async def test_no_cli_flag_reaches_a_python_or_mcp_caller(app, prefix):
     async with mcp(app) as mcp_client:
         await app.load(seed_with_prefix(prefix))
         errors = []
-        for kwargs in ({"target": f"{prefix}NOPE"}, {"triple": "only|two"}, {"trust": 2, "source": "s"}, {"trust": 0.5},
-                       {"policy": "loudest"}, {"valid_from": "yesterday"}, {"record": True, "target": f"{prefix}E_qa"},
-                       {"weight": 0.4}, {"supports": f"{prefix}NOPE", "record": True}, {"key": "bad key"}):
+        for kwargs in (
+            {"target": f"{prefix}NOPE"},
+            {"triple": "only|two"},
+            {"trust": 2, "source": "s"},
+            {"trust": 0.5},
+            {"policy": "loudest"},
+            {"valid_from": "yesterday"},
+            {"record": True, "target": f"{prefix}E_qa"},
+            {"weight": 0.4},
+            {"supports": f"{prefix}NOPE", "record": True},
+            {"key": "bad key"},
+        ):
             with pytest.raises(InputError) as raised:
                 await app.revise(AUDIT, **kwargs)
             errors.append(str(raised.value))
@@ -142,19 +200,24 @@ async def test_no_cli_flag_reaches_a_python_or_mcp_caller(app, prefix):
         assert pinned["candidates"][0]["rationale"] == f"pinned: target names {prefix}E_qa; gates skipped"
         assert flags_in(errors) == [] and flags_in([offline, pinned, many]) == []
         mcp_texts = []
-        for name, arguments in (("revise", {"fact": AUDIT, "target": f"{prefix}NOPE"}),
-                                ("revise", {"fact": AUDIT, "trust": 0.5}),
-                                ("revise", {"fact": WORDS, "dry_run": True}),
-                                ("revise", {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": True}),
-                                ("revise_many", {"facts": [WORDS], "dry_run": True}),
-                                ("resolve", {"loser": f"{prefix}NOPE", "winner": f"{prefix}E_qa"})):
+        for name, arguments in (
+            ("revise", {"fact": AUDIT, "target": f"{prefix}NOPE"}),
+            ("revise", {"fact": AUDIT, "trust": 0.5}),
+            ("revise", {"fact": WORDS, "dry_run": True}),
+            ("revise", {"fact": AUDIT, "target": f"{prefix}E_qa", "dry_run": True}),
+            ("revise_many", {"facts": [WORDS], "dry_run": True}),
+            ("resolve", {"loser": f"{prefix}NOPE", "winner": f"{prefix}E_qa"}),
+        ):
             result = await mcp_client.call_tool(name, arguments)
             mcp_texts.append(result.content[0].text)
         assert mcp_texts[0].startswith(f"error: target '{prefix}NOPE'")
         assert "record: true" in mcp_texts[2] and "target KEY" in mcp_texts[2]
         assert flags_in(mcp_texts) == [], mcp_texts
         # the CLI's words stay the CLI's
-        assert render("decide yourself: --target KEY, or --record", "cli") == "decide yourself: --target KEY, or --record"
+        assert (
+            render("decide yourself: --target KEY, or --record", "cli")
+            == "decide yourself: --target KEY, or --record"
+        )
 
 
 def own_investigation(prefix: str) -> tuple[str, str]:
@@ -162,12 +225,21 @@ def own_investigation(prefix: str) -> tuple[str, str]:
     shared: the same claims under other prefixes would tie with these), and a fact in words
     near them."""
     word = f"zq{prefix.strip('_')}"
-    inv = investigation(prefix, hypotheses=[{"key": "A", "statement": f"The {word} plant passed"},
-                                            {"key": "B", "statement": f"The {word} plant failed"}],
-                        evidence=[{"key": "E_report", "claim": f"The {word} inspector's report says the valves passed."},
-                                  {"key": "E_email", "claim": f"A {word} supplier email says the valves were swapped."}],
-                        edges=[{"type": "supports", "from": "E_report", "to": "A"},
-                               {"type": "supports", "from": "E_email", "to": "B"}])
+    inv = investigation(
+        prefix,
+        hypotheses=[
+            {"key": "A", "statement": f"The {word} plant passed"},
+            {"key": "B", "statement": f"The {word} plant failed"},
+        ],
+        evidence=[
+            {"key": "E_report", "claim": f"The {word} inspector's report says the valves passed."},
+            {"key": "E_email", "claim": f"A {word} supplier email says the valves were swapped."},
+        ],
+        edges=[
+            {"type": "supports", "from": "E_report", "to": "A"},
+            {"type": "supports", "from": "E_email", "to": "B"},
+        ],
+    )
     return inv, f"The {word} supplier email about the valves turned out to be genuine."
 
 
@@ -177,14 +249,20 @@ async def test_the_offline_protocol_on_the_api(app, prefix):
     epoch = app.journal.epoch()
     dry = await app.revise(WORDS, dry_run=True)
     assert dry["dry_run"] is True and dry["new_evidence"] is None and dry["epoch"] is None
-    assert dry["to_decide"] and dry["to_decide"] == [c["key"] for c in dry["candidates"] if c["relation"] is None]
+    assert dry["to_decide"] and dry["to_decide"] == [
+        c["key"] for c in dry["candidates"] if c["relation"] is None
+    ]
     own = [k for k in dry["to_decide"] if k.startswith(prefix)]
     assert own[0] == f"{prefix}E_email" and dry["to_decide"][0] == own[0]  # its own claim, nearest first
     real = await app.revise(WORDS)
-    assert [k for k in real["to_decide"] if k.startswith(prefix)] == own  # the same decision offered, not recorded
+    assert [
+        k for k in real["to_decide"] if k.startswith(prefix)
+    ] == own  # the same decision offered, not recorded
     assert real["epoch"] is None and app.journal.epoch() == epoch
     # none of these: recorded, unjudged, supporting hypothesis B with weight 0.7
-    recorded = await app.revise(WORDS, record=True, supports=f"{prefix}B", weight=0.7, key=f"{prefix}F_genuine")
+    recorded = await app.revise(
+        WORDS, record=True, supports=f"{prefix}B", weight=0.7, key=f"{prefix}F_genuine"
+    )
     assert recorded["new_evidence"] == f"{prefix}F_genuine" and recorded["epoch"] == epoch + 1
     assert recorded["judge"] == "caller" and recorded["refuted"] == [] and "to_decide" not in recorded
     assert {c["relation"] for c in recorded["candidates"]} == {"consistent"}
@@ -223,11 +301,14 @@ async def test_the_offline_protocol_through_mcp(app, prefix):
         await app.load(seed_with_prefix(prefix))
         offered = (await mcp_client.call_tool("revise", {"fact": WORDS, "dry_run": True})).structured_content
         assert offered["to_decide"] and offered["dry_run"] is True
-        decided = await mcp_client.call_tool("revise", {"fact": WORDS, "record": True, "supports": f"{prefix}C",
-                                                         "weight": 0.25})
+        decided = await mcp_client.call_tool(
+            "revise", {"fact": WORDS, "record": True, "supports": f"{prefix}C", "weight": 0.25}
+        )
         assert not decided.is_error, decided.content[0].text
         result = decided.structured_content
-        assert result["judge"] == "caller" and result["edges_added"] == [f"supports {result['new_evidence']} -> {prefix}C"]
+        assert result["judge"] == "caller" and result["edges_added"] == [
+            f"supports {result['new_evidence']} -> {prefix}C"
+        ]
         assert flags_in(result) == []
         await app.undo()
 
@@ -250,8 +331,12 @@ async def test_the_offline_protocol_through_the_viewers_api(app, prefix):
     with pytest.raises(HTTPError) as raised:
         await routes.revise(gate, {"fact": WORDS, "record": True, "target": f"{prefix}E_qa"})
     assert raised.value.field == "record" and "record: true" in raised.value.message
-    recorded = await routes.revise(gate, {"fact": WORDS, "record": True, "refutes": f"{prefix}B", "weight": 0.4})
-    assert recorded["judge"] == "caller" and recorded["edges_added"] == [f"refutes {recorded['new_evidence']} -> {prefix}B"]
+    recorded = await routes.revise(
+        gate, {"fact": WORDS, "record": True, "refutes": f"{prefix}B", "weight": 0.4}
+    )
+    assert recorded["judge"] == "caller" and recorded["edges_added"] == [
+        f"refutes {recorded['new_evidence']} -> {prefix}B"
+    ]
     await app.undo()
 
 

@@ -15,8 +15,15 @@ import pytest
 from memory_core import Falsify, InputError
 from memory_core.shell import cli
 
-COMMANDS = [["status"], ["status", "--json"], ["explain", "K"], ["recall"], ["check"], ["undo"],
-            ["resolve", "E1", "--winner", "E2"]]
+COMMANDS = [
+    ["status"],
+    ["status", "--json"],
+    ["explain", "K"],
+    ["recall"],
+    ["check"],
+    ["undo"],
+    ["resolve", "E1", "--winner", "E2"],
+]
 
 
 def run_main(argv) -> tuple[int, str]:

@@ -15,7 +15,9 @@ import pytest
 
 from conftest import BACKEND, SEED, cli
 
-pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)")
+pytestmark = pytest.mark.skipif(
+    BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,9 @@ import pytest
 
 from conftest import BACKEND, cli, clean_env, seed_with_prefix
 
-pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)")
+pytestmark = pytest.mark.skipif(
+    BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
+)
 
 
 async def _sql(engine, statement: str, params: dict | None = None) -> list:
@@ -28,10 +30,14 @@ async def _sql(engine, statement: str, params: dict | None = None) -> list:
 
 async def test_cognee_runs_on_its_postgres_adapters(app):
     assert type(app.store.backend).__name__ == "PostgresBackend"
-    assert os.environ["GRAPH_DATABASE_PROVIDER"] == "postgres" and os.environ["VECTOR_DB_PROVIDER"] == "pgvector"
+    assert (
+        os.environ["GRAPH_DATABASE_PROVIDER"] == "postgres" and os.environ["VECTOR_DB_PROVIDER"] == "pgvector"
+    )
     with pytest.raises(NotImplementedError):  # cognee's postgres graph adapter: no raw queries
         await app.store.graph.query("MATCH (n) RETURN n")
-    assert (await _sql(app.store.vector.engine, "SELECT extname FROM pg_extension WHERE extname = 'vector'")) == [("vector",)]
+    assert (
+        await _sql(app.store.vector.engine, "SELECT extname FROM pg_extension WHERE extname = 'vector'")
+    ) == [("vector",)]
 
 
 async def test_update_nodes_is_one_jsonb_merge_cognee_reads(app, prefix):
@@ -40,20 +46,39 @@ async def test_update_nodes_is_one_jsonb_merge_cognee_reads(app, prefix):
     await app.load(seed_with_prefix(prefix))
     k = node_id("conclusion", prefix + "K")
     before = (await app.store.graph.get_nodes([k]))[0]
-    await app.store.update_nodes({k: {"truth_alignment": ["invalidated"], "truth_epoch": 11,
-                                      "feedback_weight": 0.125, "confidence": 0.3},
-                                  "00000000-0000-0000-0000-000000000000": {"truth_epoch": 1}})  # missing: skipped
+    await app.store.update_nodes(
+        {
+            k: {
+                "truth_alignment": ["invalidated"],
+                "truth_epoch": 11,
+                "feedback_weight": 0.125,
+                "confidence": 0.3,
+            },
+            "00000000-0000-0000-0000-000000000000": {"truth_epoch": 1},
+        }
+    )  # missing: skipped
     after = (await app.store.graph.get_nodes([k]))[0]
-    assert (after["truth_alignment"], after["truth_epoch"], after["feedback_weight"], after["confidence"]) == \
-        (["invalidated"], 11, 0.125, 0.3)
-    untouched = {f for f in before if f not in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence", "updated_at")}
+    assert (
+        after["truth_alignment"],
+        after["truth_epoch"],
+        after["feedback_weight"],
+        after["confidence"],
+    ) == (["invalidated"], 11, 0.125, 0.3)
+    untouched = {
+        f
+        for f in before
+        if f not in ("truth_alignment", "truth_epoch", "feedback_weight", "confidence", "updated_at")
+    }
     assert {f: after.get(f) for f in untouched} == {f: before[f] for f in untouched}
     # cognee's subgraph reader sees it too (the view FALSIFY builds reads the same rows)
     nodes, _ = await app.store.graph.get_neighborhood([node_id("question", prefix + "Q")], depth=1)
     assert dict(nodes)[k]["truth_alignment"] == ["invalidated"]
     # the stored column really is JSONB with the merged keys (one row, one statement)
-    rows = await _sql(app.store.graph.engine, "SELECT properties->'truth_epoch', jsonb_typeof(properties) "
-                      "FROM graph_node WHERE id = :id", {"id": k})
+    rows = await _sql(
+        app.store.graph.engine,
+        "SELECT properties->'truth_epoch', jsonb_typeof(properties) FROM graph_node WHERE id = :id",
+        {"id": k},
+    )
     assert rows == [(11, "object")]
 
 
@@ -64,7 +89,10 @@ async def test_sql_reads_equal_cognee_reads(app, prefix):
     e = node_id("evidence", prefix + "E_qa")
     ours = {(d if s == e else s, r) for s, d, r, _ in await app.store.all_edges_of([e])}
     # cognee's postgres get_edges returns (source, relationship, target) rows; the other end is ours
-    theirs = {(str(m["id"]) if str(n["id"]) == e else str(n["id"]), r) for n, r, m in await app.store.graph.get_edges(e)}
+    theirs = {
+        (str(m["id"]) if str(n["id"]) == e else str(n["id"]), r)
+        for n, r, m in await app.store.graph.get_edges(e)
+    }
     assert ours == theirs and len(ours) >= 3
     ids = sorted({e} | {other for other, _ in ours})
     assert await app.store.raw_nodes(ids) == {n["id"]: n for n in await app.store.graph.get_nodes(ids)}
@@ -80,7 +108,9 @@ async def test_hnsw_index_per_collection_same_answers_as_exact_scan(app, prefix)
     await app.store.compact_vectors()  # the housekeeping step: idempotent
     for kind in ("question", "hypothesis", "evidence", "conclusion"):
         name = collection(kind)
-        rows = await _sql(app.store.vector.engine, "SELECT indexdef FROM pg_indexes WHERE tablename = :t", {"t": name})
+        rows = await _sql(
+            app.store.vector.engine, "SELECT indexdef FROM pg_indexes WHERE tablename = :t", {"t": name}
+        )
         assert any("USING hnsw" in r[0] and "vector_cosine_ops" in r[0] for r in rows), (name, rows)
     name = collection("evidence")
     hits = [str(h.id) for h in await app.store.search(name, "the QA report was back-dated", 5)]
@@ -88,16 +118,26 @@ async def test_hnsw_index_per_collection_same_answers_as_exact_scan(app, prefix)
     vector = (await app.store.vector.embedding_engine.embed_text(["the QA report was back-dated"]))[0]
     async with app.store.vector.engine.begin() as conn:
         await conn.execute(text("SET LOCAL enable_indexscan = off"))
-        exact = [str(r[0]) for r in (await conn.execute(
-            text(f'SELECT id FROM "{name}" ORDER BY vector <=> CAST(:v AS vector) LIMIT 5'),
-            {"v": str(list(vector))})).all()]
+        exact = [
+            str(r[0])
+            for r in (
+                await conn.execute(
+                    text(f'SELECT id FROM "{name}" ORDER BY vector <=> CAST(:v AS vector) LIMIT 5'),
+                    {"v": str(list(vector))},
+                )
+            ).all()
+        ]
     assert hits == exact and len(hits) == 5
     # the index serves cognee's query shape (on a table this small the planner prefers a scan
     # unless told otherwise; on a large one it picks the index by itself)
     async with app.store.vector.engine.begin() as conn:
         await conn.execute(text("SET LOCAL enable_seqscan = off"))
-        plan = (await conn.execute(text(f'EXPLAIN SELECT id FROM "{name}" ORDER BY vector <=> CAST(:v AS vector) '
-                                        "LIMIT 5"), {"v": str(list(vector))})).all()
+        plan = (
+            await conn.execute(
+                text(f'EXPLAIN SELECT id FROM "{name}" ORDER BY vector <=> CAST(:v AS vector) LIMIT 5'),
+                {"v": str(list(vector))},
+            )
+        ).all()
     assert "falsify_hnsw" in " ".join(r[0] for r in plan)
     ef = await _sql(app.store.vector.engine, "SHOW hnsw.ef_search")
     assert int(ef[0][0]) >= 420  # recall asks for up to MAX_TOP_K * 4 + 20 rows
@@ -163,5 +203,9 @@ def test_the_database_records_its_embedder_for_every_machine(app, tmp_path):
     other = dict(mine, model="someone-else/another-model", dimensions=1024)
     with pytest.raises(EmbedderMismatch) as caught:
         check_database_embedder(url, other)
-    assert caught.value.exit_code == 4 and "this database" in str(caught.value) and "another-model" in str(caught.value)
+    assert (
+        caught.value.exit_code == 4
+        and "this database" in str(caught.value)
+        and "another-model" in str(caught.value)
+    )
     assert check_database_embedder(url, mine) == mine  # the refusal changed nothing

@@ -22,21 +22,19 @@ import os
 import pytest
 
 from bench.reference import MEdge, MNode, Model
-from bench.wholegraph import (accepts_shared_antecedents, describe, differences, run_sequence,
-                              sequence_case)
+from bench.wholegraph import accepts_shared_antecedents, describe, differences, run_sequence, sequence_case
 
 SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "5"))
 SEED_BASE = int(os.environ.get("FALSIFY_PROPERTY_SEED", "1000"))
-GHOST_RESTORED_ALIVE = ("known bug (found by this test, 2026-12-01): when a refuter is refuted, a forgotten "
-                        "conclusion that also rests on ANOTHER forgotten node is restored as alive (the other "
-                        "ghost is not in the view, and a node outside the view counts as alive); the pure "
-                        "rules on the whole graph keep it forgotten")
 KNOWN: dict = {}  # seed -> why it fails today (strict: a fix makes it pass, then remove it); 1002 fixed
 
 
 def seeds():
-    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN[s])) if s in KNOWN else s
-            for s in range(SEED_BASE, SEED_BASE + SEQUENCES)]
+    return [
+        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN[s])) if s in KNOWN else s
+        for s in range(SEED_BASE, SEED_BASE + SEQUENCES)
+    ]
+
 
 pytestmark = pytest.mark.slow
 
@@ -62,11 +60,15 @@ async def test_revision_sequence_matches_whole_graph_rules(app, seed):
 
 def alternative_pair(prefix: str) -> dict:
     p = lambda k: prefix + k  # noqa: E731
-    return {"question": {"key": p("Q"), "text": "Does c hold?"},
-            "evidence": [{"key": p("a"), "claim": "a was observed"}, {"key": p("b"), "claim": "b was observed"}],
-            "conclusions": [{"key": p("c"), "statement": "c follows from a, or from b"}],
-            "edges": [{"type": "depends_on", "from": p("c"), "to": p("a"), "group": "j1"},
-                      {"type": "depends_on", "from": p("c"), "to": p("b"), "group": "j2"}]}
+    return {
+        "question": {"key": p("Q"), "text": "Does c hold?"},
+        "evidence": [{"key": p("a"), "claim": "a was observed"}, {"key": p("b"), "claim": "b was observed"}],
+        "conclusions": [{"key": p("c"), "statement": "c follows from a, or from b"}],
+        "edges": [
+            {"type": "depends_on", "from": p("c"), "to": p("a"), "group": "j1"},
+            {"type": "depends_on", "from": p("c"), "to": p("b"), "group": "j2"},
+        ],
+    }
 
 
 async def test_refuting_both_alternatives_keeps_the_first_anchor(app):
@@ -80,8 +82,10 @@ async def test_refuting_both_alternatives_keeps_the_first_anchor(app):
     status = await app.status()
     nodes = {n["key"]: n["state"] for n in status["nodes"] if n["key"].startswith(prefix)}
     assert nodes[prefix + "a"] == "refuted" and prefix + "c" not in nodes
-    assert any(e["type"] == "supersedes" and e["from"] == prefix + "F1" and e["to"] == prefix + "a"
-               for e in status["edges"])
+    assert any(
+        e["type"] == "supersedes" and e["from"] == prefix + "F1" and e["to"] == prefix + "a"
+        for e in status["edges"]
+    )
 
 
 async def test_comparison_sees_a_wrongly_forgotten_node(app):
@@ -95,10 +99,18 @@ async def test_comparison_sees_a_wrongly_forgotten_node(app):
     m = Model()
     for k in ("Q", "a", "b", "c", "F1"):
         kind = {"Q": "question", "c": "conclusion"}.get(k, "evidence")
-        m.nodes[prefix + k] = MNode(prefix + k, kind, prefix + "Q", state="refuted" if k == "a" else "alive",
-                                    weight=0.0 if k == "a" else 0.5)
-    m.edges = [MEdge("depends_on", prefix + "c", prefix + "a", group="j1"),
-               MEdge("depends_on", prefix + "c", prefix + "b", group="j2"), MEdge("supersedes", prefix + "F1", prefix + "a")]
+        m.nodes[prefix + k] = MNode(
+            prefix + k,
+            kind,
+            prefix + "Q",
+            state="refuted" if k == "a" else "alive",
+            weight=0.0 if k == "a" else 0.5,
+        )
+    m.edges = [
+        MEdge("depends_on", prefix + "c", prefix + "a", group="j1"),
+        MEdge("depends_on", prefix + "c", prefix + "b", group="j2"),
+        MEdge("supersedes", prefix + "F1", prefix + "a"),
+    ]
     assert differences(status, m, prefix) == []
     del m.nodes[prefix + "a"]
     assert any("stored as refuted (expected forgotten)" in d for d in differences(status, m, prefix))
@@ -106,13 +118,22 @@ async def test_comparison_sees_a_wrongly_forgotten_node(app):
     assert any(d.startswith(prefix + "zz: missing") for d in differences(status, m, prefix))
 
 
-async def test_loaded_supersedes_edge_labels_the_superseded_evidence(app):  # was xfail: LOADED_SUPERSEDES, fixed
+async def test_loaded_supersedes_edge_labels_the_superseded_evidence(
+    app,
+):  # was xfail: LOADED_SUPERSEDES, fixed
     prefix = "pwsup_"
-    inv = {"question": {"key": prefix + "Q", "text": "Which value holds?"},
-           "evidence": [{"key": prefix + "old", "claim": "the old value"}, {"key": prefix + "new", "claim": "the new value"}],
-           "conclusions": [{"key": prefix + "K", "statement": "rests on the old value"}],
-           "edges": [{"type": "supersedes", "from": prefix + "new", "to": prefix + "old"},
-                     {"type": "depends_on", "from": prefix + "K", "to": prefix + "old"}]}
+    inv = {
+        "question": {"key": prefix + "Q", "text": "Which value holds?"},
+        "evidence": [
+            {"key": prefix + "old", "claim": "the old value"},
+            {"key": prefix + "new", "claim": "the new value"},
+        ],
+        "conclusions": [{"key": prefix + "K", "statement": "rests on the old value"}],
+        "edges": [
+            {"type": "supersedes", "from": prefix + "new", "to": prefix + "old"},
+            {"type": "depends_on", "from": prefix + "K", "to": prefix + "old"},
+        ],
+    }
     report = await run_sequence(app, inv, [], prefix)
     assert report["differences"] == [], describe(inv, [], report)
 
@@ -123,13 +144,19 @@ async def test_reinstatement_does_not_restore_a_conclusion_resting_on_another_gh
     on the dead, forgotten K0: it must stay forgotten."""
     prefix = "pwghost_"
     p = lambda k: prefix + k  # noqa: E731
-    inv = {"question": {"key": p("Q"), "text": "Does K2 hold?"},
-           "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E3", "E4")],
-           "conclusions": [{"key": p("K0"), "statement": "K0 follows from E3"},
-                           {"key": p("K2"), "statement": "K2 follows from K0 and E4"}],
-           "edges": [{"type": "depends_on", "from": p("K0"), "to": p("E3")},
-                     {"type": "depends_on", "from": p("K2"), "to": p("K0")},
-                     {"type": "depends_on", "from": p("K2"), "to": p("E4")}]}
+    inv = {
+        "question": {"key": p("Q"), "text": "Does K2 hold?"},
+        "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E3", "E4")],
+        "conclusions": [
+            {"key": p("K0"), "statement": "K0 follows from E3"},
+            {"key": p("K2"), "statement": "K2 follows from K0 and E4"},
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("K0"), "to": p("E3")},
+            {"type": "depends_on", "from": p("K2"), "to": p("K0")},
+            {"type": "depends_on", "from": p("K2"), "to": p("E4")},
+        ],
+    }
     report = await run_sequence(app, inv, [p("E3"), p("E4"), p("F2")], prefix)
     assert report["revisions"] == 3
     assert report["differences"] == [], describe(inv, [], report)
@@ -154,16 +181,22 @@ async def test_reinstated_consumer_of_a_forgotten_node_dies_again(app):
     the forgotten, dead K2, whose edges went with it: K1 must die again."""
     prefix = "pwback_"
     p = lambda k: prefix + k  # noqa: E731
-    inv = {"question": {"key": p("Q"), "text": "Does K1 hold?"},
-           "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E0", "E1", "E5")],
-           "conclusions": [{"key": p("K0"), "statement": "K0 uses K1 a little"},
-                           {"key": p("K1"), "statement": "K1 follows from E1, or from E0 and K2"},
-                           {"key": p("K2"), "statement": "K2 follows from E5"}],
-           "edges": [{"type": "depends_on", "from": p("K2"), "to": p("E5")},
-                     {"type": "depends_on", "from": p("K1"), "to": p("E1"), "group": "g0"},
-                     {"type": "depends_on", "from": p("K1"), "to": p("E0"), "group": "g1"},
-                     {"type": "depends_on", "from": p("K1"), "to": p("K2"), "group": "g1"},
-                     {"type": "depends_on", "from": p("K0"), "to": p("K1"), "critical": False}]}
+    inv = {
+        "question": {"key": p("Q"), "text": "Does K1 hold?"},
+        "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E0", "E1", "E5")],
+        "conclusions": [
+            {"key": p("K0"), "statement": "K0 uses K1 a little"},
+            {"key": p("K1"), "statement": "K1 follows from E1, or from E0 and K2"},
+            {"key": p("K2"), "statement": "K2 follows from E5"},
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("K2"), "to": p("E5")},
+            {"type": "depends_on", "from": p("K1"), "to": p("E1"), "group": "g0"},
+            {"type": "depends_on", "from": p("K1"), "to": p("E0"), "group": "g1"},
+            {"type": "depends_on", "from": p("K1"), "to": p("K2"), "group": "g1"},
+            {"type": "depends_on", "from": p("K0"), "to": p("K1"), "critical": False},
+        ],
+    }
     report = await run_sequence(app, inv, [p("E1"), p("E5"), p("F1"), p("E1")], prefix)
     assert report["revisions"] == 4
     assert report["differences"] == [], describe(inv, [], report)

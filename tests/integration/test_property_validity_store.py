@@ -36,8 +36,11 @@ def case(seed: int, prefix: str):
 
 
 def intervals(status: dict, prefix: str) -> dict:
-    return {n["key"]: (n.get("valid_from"), n.get("valid_to")) for n in status["nodes"]
-            if n["key"].startswith(prefix) and n["type"] == "evidence"}
+    return {
+        n["key"]: (n.get("valid_from"), n.get("valid_to"))
+        for n in status["nodes"]
+        if n["key"].startswith(prefix) and n["type"] == "evidence"
+    }
 
 
 def model_intervals(model) -> dict:
@@ -68,8 +71,13 @@ async def test_timed_updates_match_the_reference(app, seed):
             key, triple = f"{prefix}F{n}", (subject, "led by", leader)
             stack.append(model.copy())
             want = revise_in_time(model, key, triple, (start, end), question)
-            result = await app.revise(f"{subject.capitalize()} was led by {leader}.", triple="|".join(triple),
-                                      key=key, valid_from=start, valid_to=end)
+            result = await app.revise(
+                f"{subject.capitalize()} was led by {leader}.",
+                triple="|".join(triple),
+                key=key,
+                valid_from=start,
+                valid_to=end,
+            )
             assert result["new_evidence"] == key, result
             timed = {k: c for k, c in want["cases"].items() if c != "untimed"}
             assert (result.get("validity") or {}) == timed, (step, result)
@@ -97,7 +105,9 @@ def test_the_sequences_reach_every_case_of_valid_time():
         model = loaded_model(inv)
         for n, step in enumerate(s for s in steps if s != "undo"):
             subject, leader, start, end = step
-            got = revise_in_time(model, f"F{n}", (subject, "led by", leader), (start, end), inv["question"]["key"])
+            got = revise_in_time(
+                model, f"F{n}", (subject, "led by", leader), (start, end), inv["question"]["key"]
+            )
             seen |= set(got["cases"].values())
             shortened += len(got["shortened"])
     assert {"disjoint", "ends_stored", "new_precedes", "same_period"} <= seen, seen

@@ -44,16 +44,35 @@ def case(seed: int, prefix: str):
     many = rnd.random() < 0.5
     for i, subject in enumerate(subjects):
         value = rnd.choice(VALUES)
-        evidence.append({"key": f"{prefix}E{i}", "claim": f"{subject.capitalize()} was made by {value}.",
-                         "subject": subject, "predicate": "made by", "object": value})
+        evidence.append(
+            {
+                "key": f"{prefix}E{i}",
+                "claim": f"{subject.capitalize()} was made by {value}.",
+                "subject": subject,
+                "predicate": "made by",
+                "object": value,
+            }
+        )
         if many:
             colour = rnd.choice(COLOURS)
-            evidence.append({"key": f"{prefix}C{i}", "claim": f"{subject.capitalize()} is painted {colour}.",
-                             "subject": subject, "predicate": "colour", "object": colour})
+            evidence.append(
+                {
+                    "key": f"{prefix}C{i}",
+                    "claim": f"{subject.capitalize()} is painted {colour}.",
+                    "subject": subject,
+                    "predicate": "colour",
+                    "object": colour,
+                }
+            )
     keys = [e["key"] for e in evidence]
     conclusions, hypotheses, edges = resting_on(rnd, prefix, keys)
-    inv = {"question": {"key": q, "text": f"Who made the lots of {prefix}?"}, "hypotheses": hypotheses,
-           "evidence": evidence, "conclusions": conclusions, "edges": edges}
+    inv = {
+        "question": {"key": q, "text": f"Who made the lots of {prefix}?"},
+        "hypotheses": hypotheses,
+        "evidence": evidence,
+        "conclusions": conclusions,
+        "edges": edges,
+    }
     if many:
         inv["predicates"] = {"colour": "many", "made by": "one"}
     steps = []
@@ -70,8 +89,11 @@ def case(seed: int, prefix: str):
 
 def fact_of(prefix: str, n: int, step) -> dict:
     subject, predicate, value = step
-    text = (f"{subject.capitalize()} was made by {value}." if predicate == "made by"
-            else f"{subject.capitalize()} is painted {value}.")
+    text = (
+        f"{subject.capitalize()} was made by {value}."
+        if predicate == "made by"
+        else f"{subject.capitalize()} is painted {value}."
+    )
     return {"fact": text, "triple": f"{subject}|{predicate}|{value}", "key": f"{prefix}F{n}"}
 
 

@@ -35,20 +35,40 @@ def bridge(prefix: str, with_hypotheses: bool = True) -> dict:
     data = {
         "question": {"key": p("Q"), "text": f"Can the truck cross bridge {prefix}?"},
         "evidence": [
-            {"key": p("E_limit"), "claim": f"The posted weight limit of bridge {prefix} was 40 tonnes.",
-             "subject": f"bridge {prefix}", "predicate": "posted weight limit", "object": "40 tonnes",
-             "source_id": "county sign register"},
-            {"key": p("E_truck"), "claim": f"The truck of haulier {prefix} weighs 35 tonnes loaded.",
-             "source_id": "weighbridge ticket"}],
-        "conclusions": [{"key": p("K"), "statement": f"The loaded truck of haulier {prefix} is under the limit of "
-                                                    f"bridge {prefix}."}],
-        "edges": [{"type": "depends_on", "from": p("K"), "to": p("E_limit")},
-                  {"type": "depends_on", "from": p("K"), "to": p("E_truck")}],
+            {
+                "key": p("E_limit"),
+                "claim": f"The posted weight limit of bridge {prefix} was 40 tonnes.",
+                "subject": f"bridge {prefix}",
+                "predicate": "posted weight limit",
+                "object": "40 tonnes",
+                "source_id": "county sign register",
+            },
+            {
+                "key": p("E_truck"),
+                "claim": f"The truck of haulier {prefix} weighs 35 tonnes loaded.",
+                "source_id": "weighbridge ticket",
+            },
+        ],
+        "conclusions": [
+            {
+                "key": p("K"),
+                "statement": f"The loaded truck of haulier {prefix} is under the limit of bridge {prefix}.",
+            }
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("K"), "to": p("E_limit")},
+            {"type": "depends_on", "from": p("K"), "to": p("E_truck")},
+        ],
     }
     if with_hypotheses:
-        data["hypotheses"] = [{"key": p("H_cross"), "statement": f"The truck can cross bridge {prefix}.", "prior": 0.6},
-                              {"key": p("H_detour"), "statement": f"The truck must detour around bridge {prefix}.",
-                               "prior": 0.4}]
+        data["hypotheses"] = [
+            {"key": p("H_cross"), "statement": f"The truck can cross bridge {prefix}.", "prior": 0.6},
+            {
+                "key": p("H_detour"),
+                "statement": f"The truck must detour around bridge {prefix}.",
+                "prior": 0.4,
+            },
+        ]
         data["edges"] += [{"type": "supports", "from": p("E_truck"), "to": p("H_cross"), "weight": 0.8}]
     return data
 
@@ -58,13 +78,18 @@ async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replace
     question = f"What was the posted weight limit of bridge {prefix}?"
     before = await app.recall(question)
     assert before["falsify"]["nodes"][0] == f"{prefix}E_limit", before["falsify"]
-    assert "40 tonnes" in before["falsify"]["answer"] and "county sign register" in before["falsify"]["sources"]
+    assert (
+        "40 tonnes" in before["falsify"]["answer"] and "county sign register" in before["falsify"]["sources"]
+    )
     assert before["investigation"] == f"{prefix}Q" and before["relevance"]["matched"]
     # the inquiry's own question still leads with its best-supported hypothesis
     own = await app.recall(f"Can the truck cross bridge {prefix}?")
     assert own["falsify"]["nodes"][:2] == [f"{prefix}H_cross", f"{prefix}E_truck"]
-    revised = await app.revise(f"The posted weight limit of bridge {prefix} was lowered to 30 tonnes.",
-                               triple=f"bridge {prefix}|posted weight limit|30 tonnes", key=f"{prefix}F_limit")
+    revised = await app.revise(
+        f"The posted weight limit of bridge {prefix} was lowered to 30 tonnes.",
+        triple=f"bridge {prefix}|posted weight limit|30 tonnes",
+        key=f"{prefix}F_limit",
+    )
     assert revised["refuted"] == [f"{prefix}E_limit"]
     after = await app.recall(question)
     assert after["falsify"]["nodes"][0] == f"{prefix}F_limit", after["falsify"]
@@ -73,7 +98,9 @@ async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replace
     # plain RAG's mark follows the state of what it cited (the refuted limit is stale)
     cited = after["baseline"]["nodes"][0]
     assert (after["scoreboard"]["baseline_mark"] == "[STALE]") == (after["baseline_states"][cited] != "alive")
-    assert all(m["key"] != f"{prefix}E_limit" for m in after["falsify"]["matches"])  # dead beliefs never enter
+    assert all(
+        m["key"] != f"{prefix}E_limit" for m in after["falsify"]["matches"]
+    )  # dead beliefs never enter
 
 
 async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_conclusions(app, prefix):
@@ -87,26 +114,52 @@ async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_concl
     assert finding["falsify"]["nodes"][0] == f"{prefix}K" and finding["falsify"]["kind"] == "conclusion"
     # a conclusion answers with what it rests on, down to its premises and their sources
     assert set(finding["falsify"]["nodes"]) == {f"{prefix}K", f"{prefix}E_limit", f"{prefix}E_truck"}
-    assert {a["key"] for a in finding["falsify"]["rests_on"]["antecedents"]} == {f"{prefix}E_limit", f"{prefix}E_truck"}
+    assert {a["key"] for a in finding["falsify"]["rests_on"]["antecedents"]} == {
+        f"{prefix}E_limit",
+        f"{prefix}E_truck",
+    }
     assert set(finding["falsify"]["sources"]) == {"county sign register", "weighbridge ticket"}
     assert "Rests on:" in finding["falsify"]["answer"]
 
 
 async def test_a_hypothesis_whose_support_died_is_unsupported_never_the_answer(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
-    await app.load(json.dumps({
-        "question": {"key": p("Q"), "text": f"Who supplied the valves of plant {prefix}?"},
-        "hypotheses": [{"key": p("H_acme"), "statement": f"Acme supplied the valves of plant {prefix}.", "prior": 0.6}],
-        "evidence": [{"key": p("E_acme"), "claim": f"The valves of plant {prefix} were supplied by Acme.",
-                      "subject": f"valves of plant {prefix}", "predicate": "supplied by", "object": "Acme"}],
-        "edges": [{"type": "supports", "from": p("E_acme"), "to": p("H_acme"), "weight": 0.9}]}))
-    await app.revise(f"The valves of plant {prefix} were supplied by Bolt.", triple=f"valves of plant {prefix}|supplied by|Bolt",
-                     key=p("F_bolt"))
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": p("Q"), "text": f"Who supplied the valves of plant {prefix}?"},
+                "hypotheses": [
+                    {
+                        "key": p("H_acme"),
+                        "statement": f"Acme supplied the valves of plant {prefix}.",
+                        "prior": 0.6,
+                    }
+                ],
+                "evidence": [
+                    {
+                        "key": p("E_acme"),
+                        "claim": f"The valves of plant {prefix} were supplied by Acme.",
+                        "subject": f"valves of plant {prefix}",
+                        "predicate": "supplied by",
+                        "object": "Acme",
+                    }
+                ],
+                "edges": [{"type": "supports", "from": p("E_acme"), "to": p("H_acme"), "weight": 0.9}],
+            }
+        )
+    )
+    await app.revise(
+        f"The valves of plant {prefix} were supplied by Bolt.",
+        triple=f"valves of plant {prefix}|supplied by|Bolt",
+        key=p("F_bolt"),
+    )
     result = await app.recall(f"Who supplied the valves of plant {prefix}?")
     assert p("H_acme") not in result["falsify"]["nodes"] and "Acme" not in result["falsify"]["answer"]
     assert [u["key"] for u in result["falsify"]["unsupported"]] == [p("H_acme")]
     assert result["falsify"]["nodes"][0] == p("F_bolt") and "Bolt" in result["falsify"]["answer"]
-    assert result["scoreboard"]["falsify_mark"] == "[revised]"  # a fact a revision recorded, not the stale hypothesis
+    assert (
+        result["scoreboard"]["falsify_mark"] == "[revised]"
+    )  # a fact a revision recorded, not the stale hypothesis
 
 
 def derivation(prefix: str) -> dict:
@@ -115,31 +168,59 @@ def derivation(prefix: str) -> dict:
     p = lambda k: f"{prefix}{k}"  # noqa: E731
     return {
         "question": {"key": p("Q"), "text": f"Where does the ferry of harbour {prefix} sail from?"},
-        "hypotheses": [{"key": p("H"), "statement": f"The ferry of harbour {prefix} sails from the north pier.",
-                        "prior": 0.5},
-                       {"key": p("H2"), "statement": f"The ferry of harbour {prefix} sails from the south pier.",
-                        "prior": 0.3}],
-        "evidence": [{"key": p("E"), "claim": f"The ferry terminal of harbour {prefix} is on the north pier.",
-                      "subject": f"ferry terminal of harbour {prefix}", "predicate": "located on",
-                      "object": "north pier", "valid_from": "2012-01-01"},
-                     {"key": p("D"), "claim": f"Ferries of harbour {prefix} board at the north pier gate.",
-                      "source_id": "harbour timetable"},
-                     {"key": p("W"), "claim": f"A sign of harbour {prefix} points to the south pier.",
-                      "source_id": "photo"}],
-        "conclusions": [{"key": p("K"), "statement": f"Passengers of harbour {prefix} park at the north car park."}],
-        "edges": [{"type": "depends_on", "from": p("D"), "to": p("E")},
-                  {"type": "depends_on", "from": p("K"), "to": p("D")},
-                  {"type": "supports", "from": p("D"), "to": p("H"), "weight": 0.9},
-                  {"type": "supports", "from": p("W"), "to": p("H2"), "weight": 0.1}],
+        "hypotheses": [
+            {
+                "key": p("H"),
+                "statement": f"The ferry of harbour {prefix} sails from the north pier.",
+                "prior": 0.5,
+            },
+            {
+                "key": p("H2"),
+                "statement": f"The ferry of harbour {prefix} sails from the south pier.",
+                "prior": 0.3,
+            },
+        ],
+        "evidence": [
+            {
+                "key": p("E"),
+                "claim": f"The ferry terminal of harbour {prefix} is on the north pier.",
+                "subject": f"ferry terminal of harbour {prefix}",
+                "predicate": "located on",
+                "object": "north pier",
+                "valid_from": "2012-01-01",
+            },
+            {
+                "key": p("D"),
+                "claim": f"Ferries of harbour {prefix} board at the north pier gate.",
+                "source_id": "harbour timetable",
+            },
+            {
+                "key": p("W"),
+                "claim": f"A sign of harbour {prefix} points to the south pier.",
+                "source_id": "photo",
+            },
+        ],
+        "conclusions": [
+            {"key": p("K"), "statement": f"Passengers of harbour {prefix} park at the north car park."}
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("D"), "to": p("E")},
+            {"type": "depends_on", "from": p("K"), "to": p("D")},
+            {"type": "supports", "from": p("D"), "to": p("H"), "weight": 0.9},
+            {"type": "supports", "from": p("W"), "to": p("H2"), "weight": 0.1},
+        ],
     }
 
 
 async def test_as_of_labels_derived_beliefs_on_the_slice(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
     await app.load(json.dumps(derivation(prefix)))
-    ended = await app.revise(f"The ferry terminal of harbour {prefix} is on the south pier.",
-                             triple=f"ferry terminal of harbour {prefix}|located on|south pier", key=p("F"),
-                             valid_from="2020-01-01")
+    ended = await app.revise(
+        f"The ferry terminal of harbour {prefix} is on the south pier.",
+        triple=f"ferry terminal of harbour {prefix}|located on|south pier",
+        key=p("F"),
+        valid_from="2020-01-01",
+    )
     assert {p("E"), p("D"), p("K")} <= set(ended["superseded"])
     question = f"Where does the ferry of harbour {prefix} sail from?"
     now = await app.recall(question)
@@ -148,8 +229,12 @@ async def test_as_of_labels_derived_beliefs_on_the_slice(app, prefix):
     assert then["falsify"]["nodes"] == [p("H"), p("D")], then["falsify"]
     assert then["scoreboard"]["falsify_mark"] == ""
     parked = await app.recall(f"Where do passengers of harbour {prefix} park?", as_of="2015-06-01")
-    assert parked["falsify"]["nodes"] == [p("K"), p("D"), p("E")], parked["falsify"]  # K holds on the slice, with its chain
-    assert (await app.recall(f"Where do passengers of harbour {prefix} park?"))["falsify"]["nodes"][:1] != [p("K")]
+    assert parked["falsify"]["nodes"] == [p("K"), p("D"), p("E")], parked[
+        "falsify"
+    ]  # K holds on the slice, with its chain
+    assert (await app.recall(f"Where do passengers of harbour {prefix} park?"))["falsify"]["nodes"][:1] != [
+        p("K")
+    ]
     later = await app.recall(question, as_of="2021-01-01")
     assert later["falsify"]["nodes"][0] == p("H2")
     before = await app.recall(question, as_of="2001-01-01")  # nothing timed yet; W has no valid time
@@ -162,18 +247,40 @@ async def test_as_of_labels_derived_beliefs_on_the_slice(app, prefix):
 
 async def test_marks_at_a_date_are_computed_on_that_slice(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
-    await app.load(json.dumps({
-        "question": {"key": p("Q"), "text": f"Who chairs the board of Vexa {prefix}?"},
-        "evidence": [{"key": p("E_ann"), "claim": f"Ann chairs the board of Vexa {prefix}.",
-                      "subject": f"board of Vexa {prefix}", "predicate": "chaired by", "object": "Ann",
-                      "valid_from": "2010-01-01"}]}))
-    await app.revise(f"Ben chairs the board of Vexa {prefix}.", triple=f"board of Vexa {prefix}|chaired by|Ben",
-                     key=p("F_ben"), valid_from="2018-01-01")
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": p("Q"), "text": f"Who chairs the board of Vexa {prefix}?"},
+                "evidence": [
+                    {
+                        "key": p("E_ann"),
+                        "claim": f"Ann chairs the board of Vexa {prefix}.",
+                        "subject": f"board of Vexa {prefix}",
+                        "predicate": "chaired by",
+                        "object": "Ann",
+                        "valid_from": "2010-01-01",
+                    }
+                ],
+            }
+        )
+    )
+    await app.revise(
+        f"Ben chairs the board of Vexa {prefix}.",
+        triple=f"board of Vexa {prefix}|chaired by|Ben",
+        key=p("F_ben"),
+        valid_from="2018-01-01",
+    )
     question = f"Who chairs the board of Vexa {prefix}, per the register?"
-    early, late = await app.recall(question, as_of="2012-06-01"), await app.recall(question, as_of="2020-06-01")
+    early, late = (
+        await app.recall(question, as_of="2012-06-01"),
+        await app.recall(question, as_of="2020-06-01"),
+    )
     assert early["falsify"]["nodes"] == [p("E_ann")] and late["falsify"]["nodes"] == [p("F_ben")]
     cited = early["baseline"]["nodes"][0]
-    assert cited == late["baseline"]["nodes"][0] and cited in (p("E_ann"), p("F_ben"))  # plain RAG has no dates
+    assert cited == late["baseline"]["nodes"][0] and cited in (
+        p("E_ann"),
+        p("F_ben"),
+    )  # plain RAG has no dates
     # Ann's value was valid in 2012 (stale in 2020); Ben's is valid from 2018 (not in 2012)
     assert early["baseline_states"][cited] == ("alive" if cited == p("E_ann") else "superseded")
     assert late["baseline_states"][cited] == ("alive" if cited == p("F_ben") else "superseded")
@@ -185,27 +292,58 @@ async def test_marks_at_a_date_are_computed_on_that_slice(app, prefix):
 async def test_paths_follow_alive_triples_hop_by_hop(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
     song, band = f"Song {prefix}", f"Band {prefix}"
-    triples = [("E_perf", song, "performer", band), ("E_mgr", band, "manager", f"Manager {prefix}"),
-               ("E_cit", f"Manager {prefix}", "citizenship", "Ruritania"),
-               ("E_mem1", band, "member", f"Ann {prefix}"), ("E_mem2", band, "member", f"Bo {prefix}"),
-               ("E_born1", f"Ann {prefix}", "born in", "Lakeside"), ("E_born2", f"Bo {prefix}", "born in", "Hilltown"),
-               ("E_solo", f"Solo {prefix}", "manager", f"Agent {prefix}"),
-               ("E_agent", f"Agent {prefix}", "citizenship", "Freedonia")]
-    await app.load(json.dumps({
-        "question": {"key": p("Q"), "text": f"Who is behind {song}?"},
-        "predicates": {"member": "many"},
-        "evidence": [{"key": p(k), "claim": f"{s} {pr} {o}.", "subject": s, "predicate": pr, "object": o,
-                      "source_id": f"registry {k}"} for k, s, pr, o in triples]}))
+    triples = [
+        ("E_perf", song, "performer", band),
+        ("E_mgr", band, "manager", f"Manager {prefix}"),
+        ("E_cit", f"Manager {prefix}", "citizenship", "Ruritania"),
+        ("E_mem1", band, "member", f"Ann {prefix}"),
+        ("E_mem2", band, "member", f"Bo {prefix}"),
+        ("E_born1", f"Ann {prefix}", "born in", "Lakeside"),
+        ("E_born2", f"Bo {prefix}", "born in", "Hilltown"),
+        ("E_solo", f"Solo {prefix}", "manager", f"Agent {prefix}"),
+        ("E_agent", f"Agent {prefix}", "citizenship", "Freedonia"),
+    ]
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": p("Q"), "text": f"Who is behind {song}?"},
+                "predicates": {"member": "many"},
+                "evidence": [
+                    {
+                        "key": p(k),
+                        "claim": f"{s} {pr} {o}.",
+                        "subject": s,
+                        "predicate": pr,
+                        "object": o,
+                        "source_id": f"registry {k}",
+                    }
+                    for k, s, pr, o in triples
+                ],
+            }
+        )
+    )
     walked = await app.recall(path=f"{song}|performer|manager|citizenship")
     assert walked["path"]["values"] == ["Ruritania"] and walked["path"]["complete"]
     assert walked["falsify"]["nodes"] == [p("E_perf"), p("E_mgr"), p("E_cit")]
-    assert [h["values"][0]["object"] for h in walked["path"]["hops"]] == [band, f"Manager {prefix}", "Ruritania"]
-    assert "registry E_cit" in walked["falsify"]["sources"] and walked["question"] == f"{song}|performer|manager|citizenship"
+    assert [h["values"][0]["object"] for h in walked["path"]["hops"]] == [
+        band,
+        f"Manager {prefix}",
+        "Ruritania",
+    ]
+    assert (
+        "registry E_cit" in walked["falsify"]["sources"]
+        and walked["question"] == f"{song}|performer|manager|citizenship"
+    )
     fan = await app.recall(path=f"{band}|member|born in")  # a many predicate fans out
     assert [v["object"] for v in fan["path"]["hops"][0]["values"]] == [f"Ann {prefix}", f"Bo {prefix}"]
-    assert fan["path"]["hops"][0]["cardinality"] == "many" and sorted(fan["path"]["values"]) == ["Hilltown", "Lakeside"]
+    assert fan["path"]["hops"][0]["cardinality"] == "many" and sorted(fan["path"]["values"]) == [
+        "Hilltown",
+        "Lakeside",
+    ]
     epoch = app.journal.epoch()
-    await app.revise(f"{song} performer Solo {prefix}.", triple=f"{song}|performer|Solo {prefix}", key=p("F_perf"))
+    await app.revise(
+        f"{song} performer Solo {prefix}.", triple=f"{song}|performer|Solo {prefix}", key=p("F_perf")
+    )
     now = await app.recall(path=f"{song}|performer|manager|citizenship")
     assert now["path"]["values"] == ["Freedonia"] and now["falsify"]["nodes"][0] == p("F_perf")
     assert now["path"]["hops"][0]["not_used"] == [{"key": p("E_perf"), "object": band, "state": "refuted"}]
@@ -225,22 +363,51 @@ async def test_paths_follow_alive_triples_hop_by_hop(app, prefix):
 
 async def test_a_path_at_a_date_follows_the_value_valid_then(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
-    await app.load(json.dumps({
-        "question": {"key": p("Q"), "text": f"Where is the head office of Orbis {prefix}?"},
-        "evidence": [{"key": p("E_hq"), "claim": f"Orbis {prefix} has its head office in Lyon.", "subject": f"Orbis {prefix}",
-                      "predicate": "head office", "object": f"Lyon {prefix}", "valid_from": "2005-01-01"},
-                     {"key": p("E_lyon"), "claim": f"Lyon {prefix} is in France.", "subject": f"Lyon {prefix}",
-                      "predicate": "country", "object": "France"},
-                     {"key": p("E_gva"), "claim": f"Geneva {prefix} is in Switzerland.", "subject": f"Geneva {prefix}",
-                      "predicate": "country", "object": "Switzerland"}]}))
-    await app.revise(f"Orbis {prefix} has its head office in Geneva.", triple=f"Orbis {prefix}|head office|Geneva {prefix}",
-                     key=p("F_hq"), valid_from="2019-01-01")
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": p("Q"), "text": f"Where is the head office of Orbis {prefix}?"},
+                "evidence": [
+                    {
+                        "key": p("E_hq"),
+                        "claim": f"Orbis {prefix} has its head office in Lyon.",
+                        "subject": f"Orbis {prefix}",
+                        "predicate": "head office",
+                        "object": f"Lyon {prefix}",
+                        "valid_from": "2005-01-01",
+                    },
+                    {
+                        "key": p("E_lyon"),
+                        "claim": f"Lyon {prefix} is in France.",
+                        "subject": f"Lyon {prefix}",
+                        "predicate": "country",
+                        "object": "France",
+                    },
+                    {
+                        "key": p("E_gva"),
+                        "claim": f"Geneva {prefix} is in Switzerland.",
+                        "subject": f"Geneva {prefix}",
+                        "predicate": "country",
+                        "object": "Switzerland",
+                    },
+                ],
+            }
+        )
+    )
+    await app.revise(
+        f"Orbis {prefix} has its head office in Geneva.",
+        triple=f"Orbis {prefix}|head office|Geneva {prefix}",
+        key=p("F_hq"),
+        valid_from="2019-01-01",
+    )
     path = f"Orbis {prefix}|head office|country"
     assert (await app.recall(path=path))["path"]["values"] == ["Switzerland"]
     then = await app.recall(path=path, as_of="2010-01-01")
     assert then["path"]["values"] == ["France"] and then["as_of"] == "2010-01-01"
     assert then["falsify"]["untimed"] == [p("E_lyon")]  # no valid time: taken as holding then, and said so
-    assert then["scoreboard"]["baseline_mark"] == "[STALE]"  # plain RAG also follows Geneva, not valid in 2010
+    assert (
+        then["scoreboard"]["baseline_mark"] == "[STALE]"
+    )  # plain RAG also follows Geneva, not valid in 2010
 
 
 async def test_a_pinned_inquiry_answers_only_from_its_beliefs(app, prefix):
@@ -266,9 +433,12 @@ async def test_the_cognee_task_answers_as_recall_does(app, prefix):
         return results
 
     question = f"What was the posted weight limit of bridge {prefix}?"
-    await cognee.run_custom_pipeline(tasks=recall_tasks(app) + [task(keep)],
-                                     data=[question, {"question": question, "inquiry": f"{prefix}Q"}],
-                                     dataset="falsify", pipeline_name="recall_test")
+    await cognee.run_custom_pipeline(
+        tasks=recall_tasks(app) + [task(keep)],
+        data=[question, {"question": question, "inquiry": f"{prefix}Q"}],
+        dataset="falsify",
+        pipeline_name="recall_test",
+    )
     direct = await app.recall(question)
     assert len(seen) == 2 and all(r["falsify"]["nodes"] == direct["falsify"]["nodes"] for r in seen)
 
@@ -279,8 +449,10 @@ async def test_the_mcp_tool_takes_an_inquiry_and_a_path(app, prefix):
 
     await app.load(json.dumps(bridge(prefix)))
     server = build_server(Gate(app))
-    pinned = await server.call_tool("recall", {"question": f"What was the posted weight limit of bridge {prefix}?",
-                                               "inquiry": f"{prefix}Q"})
+    pinned = await server.call_tool(
+        "recall",
+        {"question": f"What was the posted weight limit of bridge {prefix}?", "inquiry": f"{prefix}Q"},
+    )
     assert not pinned.is_error and pinned.structured_content["falsify"]["nodes"][0] == f"{prefix}E_limit"
     walked = await server.call_tool("recall", {"path": f"bridge {prefix}|posted weight limit"})
     assert not walked.is_error and walked.structured_content["path"]["values"] == ["40 tonnes"]

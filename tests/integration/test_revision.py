@@ -13,7 +13,7 @@ FACT = "Forensic audit: the March QA report was back-dated."
 
 
 def states(status, prefix):
-    return {n["key"][len(prefix):]: n for n in status["nodes"] if n["key"].startswith(prefix)}
+    return {n["key"][len(prefix) :]: n for n in status["nodes"] if n["key"].startswith(prefix)}
 
 
 async def truth(app, prefix, key, kind):
@@ -74,25 +74,46 @@ def chain(prefix, subject):
     """E1 (triple) <- K1 <- K2 (non-critical to E2), two hypotheses."""
     return investigation(
         prefix,
-        hypotheses=[{"key": "H1", "statement": "the plant in Ulm made the part"},
-                    {"key": "H2", "statement": "the plant in Graz made the part"}],
-        evidence=[{"key": "E1", "claim": f"The part {subject} was made in Ulm.", "subject": f"part {subject}",
-                   "predicate": "was made in", "object": "Ulm"},
-                  {"key": "E2", "claim": f"The part {subject} passed inspection in Graz.", "subject": f"part {subject}",
-                   "predicate": "passed inspection in", "object": "Graz"}],
-        conclusions=[{"key": "K1", "statement": f"{subject} is an Ulm part", "confidence": 0.9},
-                     {"key": "K2", "statement": f"{subject} warranty is German", "confidence": 0.8}],
-        edges=[{"type": "depends_on", "from": "K1", "to": "E1"},
-               {"type": "depends_on", "from": "K2", "to": "K1"},
-               {"type": "depends_on", "from": "K2", "to": "E2", "critical": False},
-               {"type": "supports", "from": "E1", "to": "H1", "weight": 0.9},
-               {"type": "supports", "from": "E2", "to": "H2", "weight": 0.6}])
+        hypotheses=[
+            {"key": "H1", "statement": "the plant in Ulm made the part"},
+            {"key": "H2", "statement": "the plant in Graz made the part"},
+        ],
+        evidence=[
+            {
+                "key": "E1",
+                "claim": f"The part {subject} was made in Ulm.",
+                "subject": f"part {subject}",
+                "predicate": "was made in",
+                "object": "Ulm",
+            },
+            {
+                "key": "E2",
+                "claim": f"The part {subject} passed inspection in Graz.",
+                "subject": f"part {subject}",
+                "predicate": "passed inspection in",
+                "object": "Graz",
+            },
+        ],
+        conclusions=[
+            {"key": "K1", "statement": f"{subject} is an Ulm part", "confidence": 0.9},
+            {"key": "K2", "statement": f"{subject} warranty is German", "confidence": 0.8},
+        ],
+        edges=[
+            {"type": "depends_on", "from": "K1", "to": "E1"},
+            {"type": "depends_on", "from": "K2", "to": "K1"},
+            {"type": "depends_on", "from": "K2", "to": "E2", "critical": False},
+            {"type": "supports", "from": "E1", "to": "H1", "weight": 0.9},
+            {"type": "supports", "from": "E2", "to": "H2", "weight": 0.6},
+        ],
+    )
 
 
 async def test_structured_judge_contradicts_by_triple(app, prefix):
     subject = f"X-{prefix}"
     await app.load(chain(prefix, subject))
-    result = await app.revise(f"The part {subject} was actually made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    result = await app.revise(
+        f"The part {subject} was actually made in Lyon.", triple=f"part {subject}|was made in|Lyon"
+    )
     assert result["judge"] == "structured"
     assert result["refuted"] == [prefix + "E1"]
     assert sorted(result["invalidated"]) == [prefix + "K1", prefix + "K2"]
@@ -105,11 +126,15 @@ async def test_structured_judge_supports_same_object(app, prefix):
     subject = f"Y-{prefix}"
     await app.load(chain(prefix, subject))
     before = states(await app.status(), prefix)
-    result = await app.revise(f"Records confirm part {subject} came from Ulm.", triple=f"part {subject}|was made in|Ulm")
+    result = await app.revise(
+        f"Records confirm part {subject} came from Ulm.", triple=f"part {subject}|was made in|Ulm"
+    )
     assert result["refuted"] == [] and result["invalidated"] == []
     assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["supports"]
     after = states(await app.status(), prefix)
-    assert {k: v["state"] for k, v in after.items() if k in before} == {k: v["state"] for k, v in before.items()}
+    assert {k: v["state"] for k, v in after.items() if k in before} == {
+        k: v["state"] for k, v in before.items()
+    }
     assert result["new_evidence"] in {n["key"] for n in (await app.status())["nodes"]}  # the fact is recorded
 
 
@@ -137,7 +162,9 @@ async def test_dry_run_changes_nothing(app, prefix):
     subject = f"V-{prefix}"
     await app.load(chain(prefix, subject))
     status, epoch = await app.status(), app.journal.epoch()
-    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon", dry_run=True)
+    result = await app.revise(
+        f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon", dry_run=True
+    )
     assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["contradicts"]
     # the preview lists what the revision would apply, and writes nothing
     assert result["refuted"] == [prefix + "E1"] and result["dry_run"] is True and "dry run" in result["note"]
@@ -148,8 +175,10 @@ async def test_dry_run_changes_nothing(app, prefix):
 async def test_noncritical_decay_on_real_stores(app, prefix):
     subject = f"U-{prefix}"
     await app.load(chain(prefix, subject))
-    result = await app.revise(f"Part {subject} never passed inspection in Graz; it passed in Porto.",
-                              triple=f"part {subject}|passed inspection in|Porto")
+    result = await app.revise(
+        f"Part {subject} never passed inspection in Graz; it passed in Porto.",
+        triple=f"part {subject}|passed inspection in|Porto",
+    )
     assert result["refuted"] == [prefix + "E2"] and result["weakened"] == [prefix + "K2"]
     s = states(await app.status(), prefix)
     assert s["K2"]["state"] == "alive" and s["K2"]["confidence"] == pytest.approx(0.4)
@@ -160,13 +189,24 @@ async def test_noncritical_decay_on_real_stores(app, prefix):
 async def test_multiple_contradictions_and_diamond_on_real_stores(app, prefix):
     inv = investigation(
         prefix,
-        evidence=[{"key": "E0", "claim": f"{prefix} base fact"},
-                  {"key": "E1", "claim": f"{prefix} derived one"}, {"key": "E2", "claim": f"{prefix} derived two"},
-                  {"key": "E3", "claim": f"{prefix} other base"}],
-        conclusions=[{"key": "K", "statement": f"{prefix} diamond top"}, {"key": "L", "statement": f"{prefix} needs E3"}],
-        edges=[{"type": "depends_on", "from": "E1", "to": "E0"}, {"type": "depends_on", "from": "E2", "to": "E0"},
-               {"type": "depends_on", "from": "K", "to": "E1"}, {"type": "depends_on", "from": "K", "to": "E2"},
-               {"type": "depends_on", "from": "L", "to": "E3"}])
+        evidence=[
+            {"key": "E0", "claim": f"{prefix} base fact"},
+            {"key": "E1", "claim": f"{prefix} derived one"},
+            {"key": "E2", "claim": f"{prefix} derived two"},
+            {"key": "E3", "claim": f"{prefix} other base"},
+        ],
+        conclusions=[
+            {"key": "K", "statement": f"{prefix} diamond top"},
+            {"key": "L", "statement": f"{prefix} needs E3"},
+        ],
+        edges=[
+            {"type": "depends_on", "from": "E1", "to": "E0"},
+            {"type": "depends_on", "from": "E2", "to": "E0"},
+            {"type": "depends_on", "from": "K", "to": "E1"},
+            {"type": "depends_on", "from": "K", "to": "E2"},
+            {"type": "depends_on", "from": "L", "to": "E3"},
+        ],
+    )
     await app.load(inv)
     result = await app.revise(f"{prefix} audit voids E0", target=prefix + "E0")
     assert sorted(result["invalidated"]) == sorted(prefix + k for k in ("E1", "E2", "K"))
@@ -176,11 +216,15 @@ async def test_multiple_contradictions_and_diamond_on_real_stores(app, prefix):
 
 async def test_cycle_on_real_stores(app, prefix):
     inv = investigation(
-        prefix, evidence=[{"key": "E0", "claim": f"{prefix} root fact"}],
+        prefix,
+        evidence=[{"key": "E0", "claim": f"{prefix} root fact"}],
         conclusions=[{"key": "K1", "statement": f"{prefix} k1"}, {"key": "K2", "statement": f"{prefix} k2"}],
-        edges=[{"type": "depends_on", "from": "K1", "to": "E0", "group": "a"},
-               {"type": "depends_on", "from": "K1", "to": "K2", "group": "b"},
-               {"type": "depends_on", "from": "K2", "to": "K1"}])
+        edges=[
+            {"type": "depends_on", "from": "K1", "to": "E0", "group": "a"},
+            {"type": "depends_on", "from": "K1", "to": "K2", "group": "b"},
+            {"type": "depends_on", "from": "K2", "to": "K1"},
+        ],
+    )
     await app.load(inv)
     result = await app.revise(f"{prefix} E0 is false", target=prefix + "E0")
     assert sorted(result["invalidated"]) == [prefix + "K1", prefix + "K2"]
@@ -188,10 +232,14 @@ async def test_cycle_on_real_stores(app, prefix):
 
 async def test_partial_refutation_on_real_stores(app, prefix):
     inv = investigation(
-        prefix, evidence=[{"key": "E_qa", "claim": f"{prefix} qa"}, {"key": "E_alt", "claim": f"{prefix} alt"}],
+        prefix,
+        evidence=[{"key": "E_qa", "claim": f"{prefix} qa"}, {"key": "E_alt", "claim": f"{prefix} alt"}],
         conclusions=[{"key": "K", "statement": f"{prefix} k"}],
-        edges=[{"type": "depends_on", "from": "K", "to": "E_qa", "group": "g1"},
-               {"type": "depends_on", "from": "K", "to": "E_alt", "group": "g2"}])
+        edges=[
+            {"type": "depends_on", "from": "K", "to": "E_qa", "group": "g1"},
+            {"type": "depends_on", "from": "K", "to": "E_alt", "group": "g2"},
+        ],
+    )
     await app.load(inv)
     result = await app.revise(f"{prefix} qa was wrong", target=prefix + "E_qa")
     assert result["invalidated"] == [] and result["forgotten"] == []
@@ -204,17 +252,26 @@ async def test_gate1_finds_near_paraphrase(app, prefix):
 
     subject = f"T-{prefix}"
     await app.load(chain(prefix, subject))
-    found = await gate1(app.store, f"The part {subject} was manufactured in Ulm.", gate1_threshold("fastembed-local", app.store.settings), 5, set())
+    found = await gate1(
+        app.store,
+        f"The part {subject} was manufactured in Ulm.",
+        gate1_threshold("fastembed-local", app.store.settings),
+        5,
+        set(),
+    )
     assert prefix + "E1" in [c.key for c in found]
 
 
 async def test_bad_revise_input_is_rejected_before_anything(app, prefix):
     epoch = app.journal.epoch()
-    for kwargs, fragment in [({"fact": "  "}, "empty"), ({"fact": "x" * 9000}, "limit"),
-                             ({"fact": "ok", "triple": "a|b"}, "subject|predicate|object"),
-                             ({"fact": "ok", "target": prefix + "NOPE"}, "no evidence with that key"),
-                             ({"fact": "ok", "asserted_at": "yesterday"}, "ISO date"),
-                             ({"fact": "bell\x07"}, "control character")]:
+    for kwargs, fragment in [
+        ({"fact": "  "}, "empty"),
+        ({"fact": "x" * 9000}, "limit"),
+        ({"fact": "ok", "triple": "a|b"}, "subject|predicate|object"),
+        ({"fact": "ok", "target": prefix + "NOPE"}, "no evidence with that key"),
+        ({"fact": "ok", "asserted_at": "yesterday"}, "ISO date"),
+        ({"fact": "bell\x07"}, "control character"),
+    ]:
         with pytest.raises(InputError) as error:
             await app.revise(**kwargs)
         assert fragment in str(error.value)
@@ -244,16 +301,35 @@ def test_revise_file_applies_lines_in_order(tmp_path):
     inv.write_text(chain("", "P1"))
     assert cli(root, "load", inv).returncode == 0
     facts = tmp_path / "facts.jsonl"
-    facts.write_text("\n".join(_json.dumps(x) for x in [
-        {"fact": "The part P1 was made in Lyon.", "triple": "part P1|was made in|Lyon", "key": "N1", "source": "audit"},
-        {"fact": "Part P1 passed inspection in Porto.", "triple": "part P1|passed inspection in|Porto", "key": "N2"},
-        {"fact": "The part P1 was made in Lyon.", "triple": "part P1|was made in|Lyon", "key": "N1"},
-    ]) + "\n")
+    facts.write_text(
+        "\n".join(
+            _json.dumps(x)
+            for x in [
+                {
+                    "fact": "The part P1 was made in Lyon.",
+                    "triple": "part P1|was made in|Lyon",
+                    "key": "N1",
+                    "source": "audit",
+                },
+                {
+                    "fact": "Part P1 passed inspection in Porto.",
+                    "triple": "part P1|passed inspection in|Porto",
+                    "key": "N2",
+                },
+                {"fact": "The part P1 was made in Lyon.", "triple": "part P1|was made in|Lyon", "key": "N1"},
+            ]
+        )
+        + "\n"
+    )
     proc = cli(root, "revise", "--file", facts, "--json")
     assert proc.returncode == 0, proc.stderr
     lines = [_json.loads(x) for x in proc.stdout.splitlines()]
     assert len(lines) == 3
-    assert lines[0]["refuted"] == ["E1"] and sorted(lines[0]["invalidated"]) == ["K1", "K2"] and lines[0]["epoch"] == 2
+    assert (
+        lines[0]["refuted"] == ["E1"]
+        and sorted(lines[0]["invalidated"]) == ["K1", "K2"]
+        and lines[0]["epoch"] == 2
+    )
     assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 2
     assert lines[2].get("already_applied") and lines[2]["epoch"] is None
     undo = _json.loads(cli(root, "undo", "--json").stdout)
@@ -267,9 +343,16 @@ async def test_structured_lookup_finds_evidence_gate1_missed(app, prefix):
     inv = json.loads(chain(prefix, subject))
     # gate 1 keeps a bounded top k: claims worded like the fact (about other shipments, so the
     # structured judge finds them unrelated) fill it, whatever else the shared root holds
-    inv["evidence"] += [{"key": f"{prefix}D{i}", "claim": f"Customs papers list Lyon as the origin of shipment {i}.",
-                         "subject": f"shipment {i} {prefix}", "predicate": "has origin", "object": "Lyon"}
-                        for i in range(10)]
+    inv["evidence"] += [
+        {
+            "key": f"{prefix}D{i}",
+            "claim": f"Customs papers list Lyon as the origin of shipment {i}.",
+            "subject": f"shipment {i} {prefix}",
+            "predicate": "has origin",
+            "object": "Lyon",
+        }
+        for i in range(10)
+    ]
     await app.load(json.dumps(inv))
     # worded far from the stored claim: gate 1 alone would not pass it
     fact = "Customs papers list Lyon as the origin."
@@ -287,13 +370,23 @@ async def test_decided_contradiction_lands_despite_undecidable_neighbours(app, p
     subject = f"R-{prefix}"
     inv = investigation(
         prefix,
-        evidence=[{"key": "E1", "claim": f"The part {subject} was made in Ulm.", "subject": f"part {subject}",
-                   "predicate": "was made in", "object": "Ulm"},
-                  {"key": "E3", "claim": f"The part {subject} was made in Ulm by hand."}],  # no triple
+        evidence=[
+            {
+                "key": "E1",
+                "claim": f"The part {subject} was made in Ulm.",
+                "subject": f"part {subject}",
+                "predicate": "was made in",
+                "object": "Ulm",
+            },
+            {"key": "E3", "claim": f"The part {subject} was made in Ulm by hand."},
+        ],  # no triple
         conclusions=[{"key": "K1", "statement": f"{subject} is an Ulm part"}],
-        edges=[{"type": "depends_on", "from": "K1", "to": "E1"}])
+        edges=[{"type": "depends_on", "from": "K1", "to": "E1"}],
+    )
     await app.load(inv)
-    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    result = await app.revise(
+        f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon"
+    )
     assert prefix + "E3" in [c["key"] for c in result["candidates"]]
     assert result["refuted"] == [prefix + "E1"] and result["invalidated"] == [prefix + "K1"]
     # the note says what happened: applied, with E3 left as it is (no "decide yourself" on an applied revision)
@@ -310,7 +403,9 @@ async def test_early_detection_is_taken_when_nothing_came_between(app, prefix):
     subject = f"U-{prefix}"
     await app.load(chain(prefix, subject))
     used, redone = EARLY["used"], EARLY["redone"]
-    result = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon")
+    result = await app.revise(
+        f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon"
+    )
     assert result["refuted"] == [prefix + "E1"]
     assert (EARLY["used"], EARLY["redone"]) == (used + 1, redone)
     assert result["timings"]["detect_contradictions"] > 0
@@ -329,19 +424,32 @@ async def test_early_detection_is_redone_when_another_revision_came_between(app,
 
     subject = f"V-{prefix}"
     await app.load(chain(prefix, subject))
-    late = requests_from([{"fact": f"The part {subject} was made in Graz.", "triple": f"part {subject}|was made in|Graz",
-                           "key": prefix + "N_graz"}])
-    batch = RevisionBatch(app.stores, late, RevisionOptions(threshold=threshold(app.stores.settings),
-                                                          limit=DEFAULT_LIMIT))
+    late = requests_from(
+        [
+            {
+                "fact": f"The part {subject} was made in Graz.",
+                "triple": f"part {subject}|was made in|Graz",
+                "key": prefix + "N_graz",
+            }
+        ]
+    )
+    batch = RevisionBatch(
+        app.stores, late, RevisionOptions(threshold=threshold(app.stores.settings), limit=DEFAULT_LIMIT)
+    )
     await start_detection(batch)
     await asyncio.wait([batch.detecting])  # detected while only E1 said where the part was made
-    between = await app.revise(f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon",
-                               key=prefix + "N_lyon")
+    between = await app.revise(
+        f"The part {subject} was made in Lyon.",
+        triple=f"part {subject}|was made in|Lyon",
+        key=prefix + "N_lyon",
+    )
     assert between["refuted"] == [prefix + "E1"]
     redone = EARLY["redone"]
     await run_revision(app.stores, batch)
     assert EARLY["redone"] == redone + 1
     result = result_of(batch.jobs[0])
-    assert result["refuted"] == [prefix + "N_lyon"]  # not the stale view, in which only E1 (now dead) contradicted it
+    assert result["refuted"] == [
+        prefix + "N_lyon"
+    ]  # not the stale view, in which only E1 (now dead) contradicted it
     state = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
     assert state[prefix + "N_lyon"] == "refuted" and state[prefix + "N_graz"] == "alive"

@@ -46,7 +46,11 @@ class StandInApp:
 
     async def snapshot(self):
         await self._enter("snapshot")
-        return {"nodes": [{"key": "Q", "type": "question", "state": "alive", "text": "Q?"}], "edges": [], "epoch": 1}
+        return {
+            "nodes": [{"key": "Q", "type": "question", "state": "alive", "text": "Q?"}],
+            "edges": [],
+            "epoch": 1,
+        }
 
     async def recall(self, question, **kwargs):
         await self._enter("recall", question, *sorted(kwargs.items()))
@@ -54,7 +58,9 @@ class StandInApp:
 
     def revision_log(self):
         self.calls.append(("revision_log", ()))
-        return [{"epoch": 1, "key": "E", "rule": "r", "from": "alive", "to": "refuted", "cause": "c", "fact": "f"}]
+        return [
+            {"epoch": 1, "key": "E", "rule": "r", "from": "alive", "to": "refuted", "cause": "c", "fact": "f"}
+        ]
 
     def default_question(self):
         return "Default question?"
@@ -134,8 +140,12 @@ def assert_json_error(status, headers, data, expected_status):
 
 
 def test_index_and_assets_have_types_and_security_headers(server):
-    for path, ctype in [("/", "text/html; charset=utf-8"), ("/graph.html", "text/html; charset=utf-8"),
-                        ("/app.js", "text/javascript; charset=utf-8"), ("/style.css", "text/css; charset=utf-8")]:
+    for path, ctype in [
+        ("/", "text/html; charset=utf-8"),
+        ("/graph.html", "text/html; charset=utf-8"),
+        ("/app.js", "text/javascript; charset=utf-8"),
+        ("/style.css", "text/css; charset=utf-8"),
+    ]:
         status, headers, data = request(server, "GET", path)
         assert status == 200, path
         assert headers["content-type"] == ctype
@@ -160,8 +170,12 @@ def test_page_loads_nothing_from_elsewhere_and_has_no_inline_script():
     for name in modules + ["style.css", "graph.html"]:
         text = (UI / name).read_text()
         if name.endswith(".js"):  # modern syntax: modules, no var, imports only from this folder
-            assert "var " not in text and "\"use strict\"" not in text, name
-            for spec in [line.split(" from ")[1].strip(' ";') for line in text.splitlines() if line.startswith("import ")]:
+            assert "var " not in text and '"use strict"' not in text, name
+            for spec in [
+                line.split(" from ")[1].strip(' ";')
+                for line in text.splitlines()
+                if line.startswith("import ")
+            ]:
                 assert spec.startswith("./") and spec.endswith(".js"), (name, spec)
         assert "http://" not in text and "https://" not in text, name
         assert "innerHTML" not in text and "dangerouslySetInnerHTML" not in text, name
@@ -173,8 +187,14 @@ def test_vendor_files_are_an_allow_list(server):
         assert status == 200, name
         assert headers["content-type"] == "text/javascript; charset=utf-8"
         assert data[:200].strip(), name
-    for path in ["/vendor/react.development.js", "/vendor/", "/vendor/../package.json",
-                 "/vendor/%2e%2e/package.json", "/vendor/react/package.json", "/node_modules/react/umd/react.production.min.js"]:
+    for path in [
+        "/vendor/react.development.js",
+        "/vendor/",
+        "/vendor/../package.json",
+        "/vendor/%2e%2e/package.json",
+        "/vendor/react/package.json",
+        "/node_modules/react/umd/react.production.min.js",
+    ]:
         assert_json_error(*request(server, "GET", path), 404)
 
 
@@ -217,26 +237,29 @@ def test_make_ui_copies_exactly_the_allow_list(tmp_path):
     assert "react" in licences
 
 
-@pytest.mark.parametrize("path", [
-    "/../memory_core/server.py",
-    "/%2e%2e/memory_core/server.py",
-    "/%2E%2E%2Fmemory_core%2Fserver.py",
-    "/..%2f..%2fetc%2fpasswd",
-    "/%252e%252e/memory_core/server.py",
-    "/..\\memory_core\\server.py",
-    "/%5c..%5cmemory_core%5cserver.py",
-    "//etc/passwd",
-    "/%2fetc%2fpasswd",
-    "/etc/passwd",
-    "/package.json",
-    "/package-lock.json",
-    "/node_modules",
-    "/node_modules/react/package.json",
-    "/.gitignore",
-    "/graph.html%00.js",
-    "/%ff%fe.js",
-    "/nope.html",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../memory_core/server.py",
+        "/%2e%2e/memory_core/server.py",
+        "/%2E%2E%2Fmemory_core%2Fserver.py",
+        "/..%2f..%2fetc%2fpasswd",
+        "/%252e%252e/memory_core/server.py",
+        "/..\\memory_core\\server.py",
+        "/%5c..%5cmemory_core%5cserver.py",
+        "//etc/passwd",
+        "/%2fetc%2fpasswd",
+        "/etc/passwd",
+        "/package.json",
+        "/package-lock.json",
+        "/node_modules",
+        "/node_modules/react/package.json",
+        "/.gitignore",
+        "/graph.html%00.js",
+        "/%ff%fe.js",
+        "/nope.html",
+    ],
+)
 def test_traversal_and_non_ui_paths_are_404(server, path):
     assert_json_error(*request(server, "GET", path), 404)
 
@@ -285,8 +308,13 @@ def test_scoreboard_pins_an_inquiry(running):
     server = running(app)
     status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=Q_bridge")
     assert status == 200 and app.calls[-1] == ("recall", ("", ("inquiry", "Q_bridge")))  # its own question
-    status, _, _ = request(server, "GET", "/api/scoreboard?q=How%20heavy%3F&inquiry=Q_bridge&as_of=2020-01-01")
-    assert status == 200 and app.calls[-1] == ("recall", ("How heavy?", ("as_of", "2020-01-01"), ("inquiry", "Q_bridge")))
+    status, _, _ = request(
+        server, "GET", "/api/scoreboard?q=How%20heavy%3F&inquiry=Q_bridge&as_of=2020-01-01"
+    )
+    assert status == 200 and app.calls[-1] == (
+        "recall",
+        ("How heavy?", ("as_of", "2020-01-01"), ("inquiry", "Q_bridge")),
+    )
     status, _, _ = request(server, "GET", "/api/scoreboard?inquiry=a&inquiry=b")
     assert status == 400
 
@@ -294,21 +322,44 @@ def test_scoreboard_pins_an_inquiry(running):
 def test_revise_passes_fields_through(server):
     from memory_core.core.requests import readable_key
 
-    status, headers, data = post_json(server, {"fact": "  A new fact.  ", "triple": "s|p|o", "target": "E_qa"})
+    status, headers, data = post_json(
+        server, {"fact": "  A new fact.  ", "triple": "s|p|o", "target": "E_qa"}
+    )
     assert status == 200 and headers["content-type"] == "application/json; charset=utf-8"
     # no key given: the viewer's readable key, derived from the fact's words
-    assert json.loads(data) == {"fact": "A new fact.", "triple": "s|p|o", "target": "E_qa",
-                                "key": readable_key("A new fact."), "refuted": [], "epoch": 2}
+    assert json.loads(data) == {
+        "fact": "A new fact.",
+        "triple": "s|p|o",
+        "target": "E_qa",
+        "key": readable_key("A new fact."),
+        "refuted": [],
+        "epoch": 2,
+    }
     assert readable_key("A new fact.").startswith("F_new_fact_")
-    status, _, data = post_json(server, {"fact": "Only a fact", "triple": None, "target": "", "key": "F_mine"})
+    status, _, data = post_json(
+        server, {"fact": "Only a fact", "triple": None, "target": "", "key": "F_mine"}
+    )
     assert status == 200 and json.loads(data)["triple"] is None and json.loads(data)["target"] is None
     assert json.loads(data)["key"] == "F_mine"
 
 
-@pytest.mark.parametrize("body", [
-    b"{not json", b"", b"\xff\xfe", b"[1, 2]", b'"fact"', b"{}", b'{"fact": ""}', b'{"fact": "   "}',
-    b'{"fact": 42}', b'{"fact": "x", "triple": 7}', b'{"fact": "x", "target": ["E"]}', b'{"fact": "x", "extra": 1}',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{not json",
+        b"",
+        b"\xff\xfe",
+        b"[1, 2]",
+        b'"fact"',
+        b"{}",
+        b'{"fact": ""}',
+        b'{"fact": "   "}',
+        b'{"fact": 42}',
+        b'{"fact": "x", "triple": 7}',
+        b'{"fact": "x", "target": ["E"]}',
+        b'{"fact": "x", "extra": 1}',
+    ],
+)
 def test_bad_revise_bodies_are_400(server, body):
     assert_json_error(*post_json(server, body), 400)
 
@@ -317,7 +368,9 @@ def test_revise_needs_json_content_type(server):
     body = json.dumps({"fact": "x"}).encode()
     for ctype in ("text/plain", "application/x-www-form-urlencoded", None):
         headers = {"Content-Type": ctype} if ctype else {}
-        assert "Content-Type" in assert_json_error(*request(server, "POST", "/api/revise", body, headers), 400)
+        assert "Content-Type" in assert_json_error(
+            *request(server, "POST", "/api/revise", body, headers), 400
+        )
 
 
 def test_revise_value_error_is_400_and_other_errors_do_not_leak(server):
@@ -339,22 +392,40 @@ def test_oversized_body_is_413(running):
 def test_missing_length_and_chunked_bodies_are_refused(server):
     host, port = server.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=10)
-    conn.request("POST", "/api/revise", body=iter([b'{"fact": "x"}']),
-                 headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    conn.request(
+        "POST",
+        "/api/revise",
+        body=iter([b'{"fact": "x"}']),
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
     resp = conn.getresponse()
     assert resp.status == 411 and "error" in json.loads(resp.read())
     conn.close()
-    assert_json_error(*request(server, "POST", "/api/revise", None, {"Content-Type": "application/json"}), 411)
+    assert_json_error(
+        *request(server, "POST", "/api/revise", None, {"Content-Type": "application/json"}), 411
+    )
 
 
 def test_unknown_routes_are_404_json(server):
-    for method, path in [("GET", "/api/nope"), ("POST", "/api/nope"), ("GET", "/api"), ("GET", "/api/graph/x")]:
+    for method, path in [
+        ("GET", "/api/nope"),
+        ("POST", "/api/nope"),
+        ("GET", "/api"),
+        ("GET", "/api/graph/x"),
+    ]:
         assert_json_error(*request(server, method, path, b"{}" if method == "POST" else None), 404)
 
 
 def test_wrong_methods_are_405(server):
-    cases = [("POST", "/api/graph", "GET"), ("GET", "/api/revise", "POST"), ("DELETE", "/api/revise", "POST"),
-             ("PUT", "/api/log", "GET"), ("POST", "/", "GET, HEAD"), ("PUT", "/app.js", "GET, HEAD"), ("OPTIONS", "/api/revise", "POST")]
+    cases = [
+        ("POST", "/api/graph", "GET"),
+        ("GET", "/api/revise", "POST"),
+        ("DELETE", "/api/revise", "POST"),
+        ("PUT", "/api/log", "GET"),
+        ("POST", "/", "GET, HEAD"),
+        ("PUT", "/app.js", "GET, HEAD"),
+        ("OPTIONS", "/api/revise", "POST"),
+    ]
     for method, path, allowed in cases:
         status, headers, data = request(server, method, path, b"{}" if method in ("POST", "PUT") else None)
         assert_json_error(status, headers, data, 405)
@@ -378,8 +449,11 @@ def test_foreign_host_and_cross_origin_are_refused(server):
 def test_calls_run_one_at_a_time_on_one_loop_thread(running):
     app = StandInApp()
     server = running(app)
-    jobs = [lambda: request(server, "GET", "/api/graph"), lambda: post_json(server, {"fact": "f"}),
-            lambda: request(server, "GET", "/api/scoreboard?q=q")] * 6
+    jobs = [
+        lambda: request(server, "GET", "/api/graph"),
+        lambda: post_json(server, {"fact": "f"}),
+        lambda: request(server, "GET", "/api/scoreboard?q=q"),
+    ] * 6
     with ThreadPoolExecutor(max_workers=9) as pool:
         results = list(pool.map(lambda job: job()[0], jobs))
     assert results == [200] * len(jobs)
@@ -459,8 +533,13 @@ def test_token_none_wrong_right_and_cookie(running, monkeypatch):
     real = guard.hmac.compare_digest
     monkeypatch.setattr(guard.hmac, "compare_digest", lambda a, b: compared.append(1) or real(a, b))
     server = running(token=TOKEN)
-    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {TOKEN}x"},
-                    {"Authorization": TOKEN}, {"Cookie": "falsify_token=nope"}):
+    for headers in (
+        {},
+        {"Authorization": "Bearer nope"},
+        {"Authorization": f"Bearer {TOKEN}x"},
+        {"Authorization": TOKEN},
+        {"Cookie": "falsify_token=nope"},
+    ):
         for path in ("/api/graph", "/app.js", "/api/events"):
             status, got, data = request(server, "GET", path, headers=headers)
             assert status == 401, (path, headers)
@@ -478,7 +557,11 @@ def test_token_none_wrong_right_and_cookie(running, monkeypatch):
     status, headers, _ = request(server, "GET", f"/?token={TOKEN}&q=1")
     assert status == 303 and headers["location"] == "/?q=1"
     cookie = headers["set-cookie"]
-    assert cookie.startswith(f"falsify_token_{server.server_address[1]}={TOKEN};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert (
+        cookie.startswith(f"falsify_token_{server.server_address[1]}={TOKEN};")
+        and "HttpOnly" in cookie
+        and "SameSite=Strict" in cookie
+    )
     jar = {"Cookie": cookie.split(";")[0]}
     assert request(server, "GET", "/", headers=jar)[0] == 200
     assert request(server, "GET", "/api/graph", headers=jar)[0] == 200
@@ -545,8 +628,9 @@ def test_warm_cli_route_needs_the_servers_secret(running):
     headers = {"Content-Type": "application/json"}
     assert request(server, "POST", "/api/cli", body, headers)[0] == 404
     assert request(server, "POST", "/api/cli", body, {**headers, "Authorization": "Bearer guess"})[0] == 404
-    status, _, data = request(server, "POST", "/api/cli", body,
-                              {**headers, "Authorization": f"Bearer {server.app.cli_secret}"})
+    status, _, data = request(
+        server, "POST", "/api/cli", body, {**headers, "Authorization": f"Bearer {server.app.cli_secret}"}
+    )
     assert status == 200 and json.loads(data) == {"stdout": "out\n", "stderr": "", "exit": 0}
     assert seen == [({"argv": ["status", "--json"], "cwd": "/", "stdin": None}, None)]
 
@@ -555,8 +639,9 @@ def test_serve_reports_its_url_and_stops(monkeypatch):
     seen, made = [], []
     original = srv.make_server
     monkeypatch.setattr(srv, "make_server", lambda *a, **kw: made.append(original(*a, **kw)) or made[-1])
-    thread = threading.Thread(target=srv.serve, args=(StandInApp(),),
-                              kwargs={"port": 0, "ready": seen.append}, daemon=True)
+    thread = threading.Thread(
+        target=srv.serve, args=(StandInApp(),), kwargs={"port": 0, "ready": seen.append}, daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + 10
     while not seen and time.monotonic() < deadline:

@@ -136,11 +136,29 @@ async def test_a_session_used_after_its_block_refuses(app):
 
 def test_the_session_offers_every_facade_method_with_its_signature():
     lifecycle = {"open", "attach", "close", "warm_up"}
-    methods = {name for name, value in vars(Falsify).items()
-               if inspect.isfunction(value) and not name.startswith("_") and name not in lifecycle}
-    assert methods == {"load", "load_file", "revise", "revise_many", "resolve", "undo", "check", "status",
-                       "snapshot", "recall", "search", "explain", "revision_log", "timeline",
-                       "default_question", "forgotten"}
+    methods = {
+        name
+        for name, value in vars(Falsify).items()
+        if inspect.isfunction(value) and not name.startswith("_") and name not in lifecycle
+    }
+    assert methods == {
+        "load",
+        "load_file",
+        "revise",
+        "revise_many",
+        "resolve",
+        "undo",
+        "check",
+        "status",
+        "snapshot",
+        "recall",
+        "search",
+        "explain",
+        "revision_log",
+        "timeline",
+        "default_question",
+        "forgotten",
+    }
     for name in methods:
         mine, theirs = vars(Session)[name], vars(Falsify)[name]
         assert inspect.signature(mine) == inspect.signature(theirs), name
@@ -149,8 +167,11 @@ def test_the_session_offers_every_facade_method_with_its_signature():
 
 def test_which_calls_write_is_declared_once_on_the_facade():
     def writing(arguments):
-        return {name for name, value in vars(Falsify).items() if inspect.isfunction(value)
-                and changes_graph(value, arguments)}
+        return {
+            name
+            for name, value in vars(Falsify).items()
+            if inspect.isfunction(value) and changes_graph(value, arguments)
+        }
 
     assert writing({}) == {"load", "load_file", "revise", "revise_many", "resolve", "undo"}
     assert writing({"repair": True}) == writing({}) | {"check"}
@@ -162,8 +183,9 @@ def test_the_warm_cli_shares_the_declaration():
     assert set(warm_server.RUNS) == remote.FORWARDED
     # the client (standard library only, it cannot import the facade) words its errors from its own
     # list of writing commands: the declaration's
-    assert remote.WRITERS == {command for command, method in warm_server.RUNS.items()
-                              if changes_graph(method, {"repair": True})}
+    assert remote.WRITERS == {
+        command for command, method in warm_server.RUNS.items() if changes_graph(method, {"repair": True})
+    }
 
 
 async def test_a_warm_command_is_announced_when_its_method_writes(root, app, prefix):

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -27,21 +26,41 @@ pytestmark = pytest.mark.slow
 
 
 def limits(prefix: str, *extra) -> str:
-    return investigation(prefix, hypotheses=[{"key": "H", "statement": "Trucks of 38 t may cross."}],
-                         evidence=[{"key": "E40", "claim": f"The {prefix} bridge limit is 40 t.", "subject": f"bridge {prefix}",
-                                    "predicate": "limit", "object": "40 t", "valid_from": "2010-01-01"}, *extra],
-                         conclusions=[{"key": "K", "statement": "The truck route is allowed."}],
-                         edges=[{"type": "depends_on", "from": "K", "to": "E40"},
-                                {"type": "supports", "from": "E40", "to": "H", "weight": 0.8}])
+    return investigation(
+        prefix,
+        hypotheses=[{"key": "H", "statement": "Trucks of 38 t may cross."}],
+        evidence=[
+            {
+                "key": "E40",
+                "claim": f"The {prefix} bridge limit is 40 t.",
+                "subject": f"bridge {prefix}",
+                "predicate": "limit",
+                "object": "40 t",
+                "valid_from": "2010-01-01",
+            },
+            *extra,
+        ],
+        conclusions=[{"key": "K", "statement": "The truck route is allowed."}],
+        edges=[
+            {"type": "depends_on", "from": "K", "to": "E40"},
+            {"type": "supports", "from": "E40", "to": "H", "weight": 0.8},
+        ],
+    )
 
 
 async def value(app, prefix, tons: str, start=None, end=None, key=None, **kw):
-    return await app.revise(f"The {prefix} bridge limit is {tons}.", triple=f"bridge {prefix}|limit|{tons}",
-                            key=f"{prefix}{key or 'E' + tons.split()[0]}", valid_from=start, valid_to=end, **kw)
+    return await app.revise(
+        f"The {prefix} bridge limit is {tons}.",
+        triple=f"bridge {prefix}|limit|{tons}",
+        key=f"{prefix}{key or 'E' + tons.split()[0]}",
+        valid_from=start,
+        valid_to=end,
+        **kw,
+    )
 
 
 def nodes(status: dict, prefix: str) -> dict:
-    return {n["key"][len(prefix):]: n for n in status["nodes"] if n["key"].startswith(prefix)}
+    return {n["key"][len(prefix) :]: n for n in status["nodes"] if n["key"].startswith(prefix)}
 
 
 def spans(status: dict, prefix: str, *keys) -> dict:
@@ -62,15 +81,23 @@ async def test_a_late_value_ends_where_the_earliest_later_value_starts(app, pref
     assert late["validity"] == {f"{prefix}E30": "new_precedes", f"{prefix}E40": "new_precedes"}
     assert late["intervals"] == {f"{prefix}E45": {"valid_from": "2005-01-01", "valid_to": "2010-01-01"}}
     now = await app.status()
-    assert spans(now, prefix, "E45", "E40", "E30") == {"E45": ("2005-01-01", "2010-01-01"),
-                                                        "E40": ("2010-01-01", "2018-03-01"), "E30": ("2018-03-01", None)}
+    assert spans(now, prefix, "E45", "E40", "E30") == {
+        "E45": ("2005-01-01", "2010-01-01"),
+        "E40": ("2010-01-01", "2018-03-01"),
+        "E30": ("2018-03-01", None),
+    }
     assert mine(await app.check(), prefix) == []
     between = await value(app, prefix, "35 t", "2014-01-01")
     assert between["validity"][f"{prefix}E40"] == "ends_stored" and between["superseded"] == [f"{prefix}E35"]
-    assert between["intervals"][f"{prefix}E40"] == {"valid_from": "2010-01-01", "valid_to": "2014-01-01",
-                                                     "was": "2018-03-01"}
-    assert spans(await app.status(), prefix, "E40", "E35") == {"E40": ("2010-01-01", "2014-01-01"),
-                                                                 "E35": ("2014-01-01", "2018-03-01")}
+    assert between["intervals"][f"{prefix}E40"] == {
+        "valid_from": "2010-01-01",
+        "valid_to": "2014-01-01",
+        "was": "2018-03-01",
+    }
+    assert spans(await app.status(), prefix, "E40", "E35") == {
+        "E40": ("2010-01-01", "2014-01-01"),
+        "E35": ("2014-01-01", "2018-03-01"),
+    }
     assert nodes(await app.status(), prefix)["E40"]["state"] == "superseded"
     assert "held until 2014-01-01" in str(await app.explain(f"{prefix}E40"))
     assert mine(await app.check(), prefix) == []
@@ -78,24 +105,40 @@ async def test_a_late_value_ends_where_the_earliest_later_value_starts(app, pref
     assert spans(await app.status(), prefix, "E40")["E40"] == ("2010-01-01", "2018-03-01")
     same = await value(app, prefix, "50 t", "2010-01-01")  # the same period as 40 t, superseded in time
     assert f"{prefix}E40" in same["refuted"], same
-    assert nodes(await app.status(), prefix).get("E40", {}).get("state", "forgotten") in ("refuted", "forgotten")
+    assert nodes(await app.status(), prefix).get("E40", {}).get("state", "forgotten") in (
+        "refuted",
+        "forgotten",
+    )
     assert mine(await app.check(), prefix) == []
 
 
 async def test_check_reports_overlapping_values_and_repair_names_them(app, prefix):
-    other = {"key": "E45", "claim": f"The {prefix} bridge limit is 45 t.", "subject": f"bridge {prefix}",
-             "predicate": "limit", "object": "45 t", "valid_from": "2005-01-01", "valid_to": "2012-01-01"}
+    other = {
+        "key": "E45",
+        "claim": f"The {prefix} bridge limit is 45 t.",
+        "subject": f"bridge {prefix}",
+        "predicate": "limit",
+        "object": "45 t",
+        "valid_from": "2005-01-01",
+        "valid_to": "2012-01-01",
+    }
     await app.load(limits(prefix, other))
     try:
         found = mine(await app.check(), prefix)
-        assert found == [f"{prefix}E40 and {prefix}E45 are two values of single-valued 'bridge {prefix}|limit' that "
-                         "both held from 2010-01-01 until 2012-01-01 (overlapping validity)"], found
+        assert found == [
+            f"{prefix}E40 and {prefix}E45 are two values of single-valued 'bridge {prefix}|limit' that "
+            "both held from 2010-01-01 until 2012-01-01 (overlapping validity)"
+        ], found
         repaired = await app.check(repair=True)
         assert not repaired["clean_after_repair"]
-        assert any(f"{prefix}E40 and {prefix}E45" in c and "not for check to guess" in c
-                   for c in repaired["cannot_restore"]), repaired
-        assert spans(await app.status(), prefix, "E40", "E45") == {"E40": ("2010-01-01", None),
-                                                                    "E45": ("2005-01-01", "2012-01-01")}
+        assert any(
+            f"{prefix}E40 and {prefix}E45" in c and "not for check to guess" in c
+            for c in repaired["cannot_restore"]
+        ), repaired
+        assert spans(await app.status(), prefix, "E40", "E45") == {
+            "E40": ("2010-01-01", None),
+            "E45": ("2005-01-01", "2012-01-01"),
+        }
     finally:
         await app.undo()  # the shared root stays consistent for the tests after this one
 
@@ -105,8 +148,10 @@ async def test_one_side_timed_is_decided_as_untimed_and_says_so(app, prefix):
     result = await value(app, prefix, "20 t")
     assert result["validity"] == {f"{prefix}E40": "one_side_untimed"}
     assert result["refuted"] == [f"{prefix}E40"]
-    assert f"{prefix}E40 is valid from 2010-01-01 but {prefix}E20 has no valid_from: time cannot order them" \
-        in result["note"], result["note"]
+    assert (
+        f"{prefix}E40 is valid from 2010-01-01 but {prefix}E20 has no valid_from: time cannot order them"
+        in result["note"]
+    ), result["note"]
 
 
 async def test_an_empty_interval_is_refused_everywhere(app, prefix):
@@ -122,30 +167,47 @@ async def test_an_empty_interval_is_refused_everywhere(app, prefix):
     assert app.journal.epoch() == epoch
 
 
-CHAIN = dict(hypotheses=[{"key": "HA", "statement": "The supplier is reliable."},
-                         {"key": "HB", "statement": "The supplier is unreliable."}],
-             evidence=[{"key": "EQ", "claim": "The March QA report says all parts passed."},
-                       {"key": "EB", "claim": "The supplier delivered late twice."}],
-             conclusions=[{"key": "K", "statement": "The parts are fit."}, {"key": "K2", "statement": "They can ship."},
-                          {"key": "K3", "statement": "The order can close."}],
-             edges=[{"type": "depends_on", "from": "K", "to": "EQ"}, {"type": "depends_on", "from": "K2", "to": "K"},
-                    {"type": "depends_on", "from": "K3", "to": "K2"},
-                    {"type": "supports", "from": "EQ", "to": "HA", "weight": 0.8},
-                    {"type": "supports", "from": "EB", "to": "HB", "weight": 0.6}])
+CHAIN = dict(
+    hypotheses=[
+        {"key": "HA", "statement": "The supplier is reliable."},
+        {"key": "HB", "statement": "The supplier is unreliable."},
+    ],
+    evidence=[
+        {"key": "EQ", "claim": "The March QA report says all parts passed."},
+        {"key": "EB", "claim": "The supplier delivered late twice."},
+    ],
+    conclusions=[
+        {"key": "K", "statement": "The parts are fit."},
+        {"key": "K2", "statement": "They can ship."},
+        {"key": "K3", "statement": "The order can close."},
+    ],
+    edges=[
+        {"type": "depends_on", "from": "K", "to": "EQ"},
+        {"type": "depends_on", "from": "K2", "to": "K"},
+        {"type": "depends_on", "from": "K3", "to": "K2"},
+        {"type": "supports", "from": "EQ", "to": "HA", "weight": 0.8},
+        {"type": "supports", "from": "EB", "to": "HB", "weight": 0.6},
+    ],
+)
 
 
 async def audit(app, prefix):
-    return await app.revise(f"Forensic audit {prefix}: the March QA report was back-dated.", target=f"{prefix}EQ",
-                            key=f"{prefix}F1")
+    return await app.revise(
+        f"Forensic audit {prefix}: the March QA report was back-dated.",
+        target=f"{prefix}EQ",
+        key=f"{prefix}F1",
+    )
 
 
 async def test_a_load_resting_on_a_forgotten_node_enters_invalidated_and_returns_with_it(app, prefix):
     await app.load(investigation(prefix, **CHAIN))
     first = await audit(app, prefix)
     assert f"{prefix}K" in first["forgotten"]
-    fragment = {"question": {"key": f"{prefix}Q"},
-                "conclusions": [{"key": f"{prefix}K9", "statement": "The parts can be installed."}],
-                "edges": [{"type": "depends_on", "from": f"{prefix}K9", "to": f"{prefix}K"}]}
+    fragment = {
+        "question": {"key": f"{prefix}Q"},
+        "conclusions": [{"key": f"{prefix}K9", "statement": "The parts can be installed."}],
+        "edges": [{"type": "depends_on", "from": f"{prefix}K9", "to": f"{prefix}K"}],
+    }
     loaded = await app.load(fragment)
     assert loaded["invalidated"] == [f"{prefix}K9"], loaded
     assert any(f"{prefix}K9 rests on it and is invalidated" in n for n in loaded["notes"]), loaded["notes"]
@@ -158,7 +220,8 @@ async def test_a_load_resting_on_a_forgotten_node_enters_invalidated_and_returns
     now = await app.status()
     assert nodes(now, prefix)["K9"]["state"] == "alive"
     assert {"type": "depends_on", "from": f"{prefix}K9", "to": f"{prefix}K"}.items() <= next(
-        e for e in now["edges"] if e["from"] == f"{prefix}K9").items()
+        e for e in now["edges"] if e["from"] == f"{prefix}K9"
+    ).items()
     assert mine(await app.check(), prefix) == []
     await app.undo()
     assert nodes(await app.status(), prefix)["K9"]["state"] == "invalidated"
@@ -173,11 +236,17 @@ async def test_a_forgotten_key_is_reserved_on_every_write_path(app, prefix):
         await app.revise("Something else entirely.", key=f"{prefix}K", target=f"{prefix}EB")
     with pytest.raises(InputError, match="reserved"):
         await app.revise_many([{"fact": "Another thing.", "key": f"{prefix}k2", "target": f"{prefix}EB"}])
-    other = {"question": {"key": f"{prefix}Q"}, "conclusions": [{"key": f"{prefix}K", "statement": "Another one."}]}
+    other = {
+        "question": {"key": f"{prefix}Q"},
+        "conclusions": [{"key": f"{prefix}K", "statement": "Another one."}],
+    }
     with pytest.raises(InputError, match="reserved"):
         await app.load(other)
     assert app.journal.epoch() == epoch
-    same = {"question": {"key": f"{prefix}Q"}, "conclusions": [{"key": f"{prefix}K", "statement": "The parts are fit."}]}
+    same = {
+        "question": {"key": f"{prefix}Q"},
+        "conclusions": [{"key": f"{prefix}K", "statement": "The parts are fit."}],
+    }
     again = await app.load(same)  # the same node again: a re-load, skipped with a note
     assert again["epoch"] is None and any("not re-added" in n for n in again["notes"])
 
@@ -187,8 +256,13 @@ async def test_a_derived_key_that_names_a_forgotten_node_moves_on(app, prefix):
 
     await app.load(investigation(prefix, **CHAIN))
     fact = f"The {prefix} parts passed their second test."  # derived evidence: rests on EQ
-    await app.load({"question": {"key": f"{prefix}Q"}, "evidence": [{"key": fact_key(fact), "claim": fact}],
-                    "edges": [{"type": "depends_on", "from": fact_key(fact), "to": f"{prefix}EQ"}]})
+    await app.load(
+        {
+            "question": {"key": f"{prefix}Q"},
+            "evidence": [{"key": fact_key(fact), "claim": fact}],
+            "edges": [{"type": "depends_on", "from": fact_key(fact), "to": f"{prefix}EQ"}],
+        }
+    )
     gone = await audit(app, prefix)
     assert fact_key(fact) in gone["forgotten"], gone
     result = await app.revise(fact, target=f"{prefix}EB")  # no key given: derived, and that one is reserved
@@ -231,7 +305,10 @@ async def test_a_later_value_ends_disputed_values_which_stay_disputed(app, prefi
     assert later["validity"] == {f"{prefix}E40": "ends_stored", f"{prefix}E42": "ends_stored"}
     now = nodes(await app.status(), prefix)
     assert {k: (now[k]["state"], now[k].get("valid_to")) for k in ("E40", "E42", "E30")} == {
-        "E40": ("disputed", "2020-01-01"), "E42": ("disputed", "2020-01-01"), "E30": ("alive", None)}
+        "E40": ("disputed", "2020-01-01"),
+        "E42": ("disputed", "2020-01-01"),
+        "E30": ("alive", None),
+    }
     assert mine(await app.check(), prefix) == []
     await app.undo()
     now = nodes(await app.status(), prefix)

@@ -22,26 +22,37 @@ pytestmark = pytest.mark.slow
 
 
 def company(prefix: str, valid_from=None, valid_to=None) -> str:
-    ev = {"key": "E_alice", "claim": f"Alice is the CEO of Acme {prefix}.", "subject": f"acme {prefix}",
-          "predicate": "ceo", "object": "Alice"}
+    ev = {
+        "key": "E_alice",
+        "claim": f"Alice is the CEO of Acme {prefix}.",
+        "subject": f"acme {prefix}",
+        "predicate": "ceo",
+        "object": "Alice",
+    }
     if valid_from:
         ev["valid_from"] = valid_from
     if valid_to:
         ev["valid_to"] = valid_to
-    return investigation(prefix, hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
-                         evidence=[ev],
-                         conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
-                         edges=[{"type": "depends_on", "from": "K", "to": "E_alice"},
-                                {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9}])
+    return investigation(
+        prefix,
+        hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
+        evidence=[ev],
+        conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
+        edges=[
+            {"type": "depends_on", "from": "K", "to": "E_alice"},
+            {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9},
+        ],
+    )
 
 
 def states(status: dict, prefix: str) -> dict:
-    return {n["key"][len(prefix):]: n for n in status["nodes"] if n["key"].startswith(prefix)}
+    return {n["key"][len(prefix) :]: n for n in status["nodes"] if n["key"].startswith(prefix)}
 
 
 async def bob(app, prefix, **kw):
-    return await app.revise(f"Bob is the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Bob",
-                            key=f"{prefix}F_bob", **kw)
+    return await app.revise(
+        f"Bob is the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Bob", key=f"{prefix}F_bob", **kw
+    )
 
 
 async def test_new_value_ends_the_stored_one_and_undo_restores_it(app, prefix):
@@ -67,7 +78,11 @@ async def test_intervals_that_do_not_overlap_are_no_contradiction(app, prefix):
     result = await bob(app, prefix, valid_from="2010-01-01")
     assert result["refuted"] == [] and result["superseded"] == []
     now = states(await app.status(), prefix)
-    assert now["E_alice"]["state"] == "alive" and now["K"]["state"] == "alive" and now["F_bob"]["state"] == "alive"
+    assert (
+        now["E_alice"]["state"] == "alive"
+        and now["K"]["state"] == "alive"
+        and now["F_bob"]["state"] == "alive"
+    )
     assert now["E_alice"]["valid_to"] == "2005-01-01"
 
 
@@ -77,10 +92,16 @@ async def test_an_earlier_new_value_is_recorded_as_superseded(app, prefix):
     assert result["refuted"] == [] and result["superseded"] == [f"{prefix}F_bob"]
     now = states(await app.status(), prefix)
     assert now["F_bob"]["state"] == "superseded" and now["F_bob"]["valid_to"] == "2016-01-01"
-    assert now["E_alice"]["state"] == "alive" and "valid_to" not in now["E_alice"] and now["K"]["state"] == "alive"
+    assert (
+        now["E_alice"]["state"] == "alive"
+        and "valid_to" not in now["E_alice"]
+        and now["K"]["state"] == "alive"
+    )
 
 
-@pytest.mark.parametrize("stored, new", [("2010-01-01", "2010-01-01"), (None, "2016-01-01"), ("2010-01-01", None)])
+@pytest.mark.parametrize(
+    "stored, new", [("2010-01-01", "2010-01-01"), (None, "2016-01-01"), ("2010-01-01", None)]
+)
 async def test_same_period_or_untimed_is_a_revision_as_before(app, prefix, stored, new):
     await app.load(company(prefix, stored))
     result = await bob(app, prefix, valid_from=new)
@@ -90,9 +111,14 @@ async def test_same_period_or_untimed_is_a_revision_as_before(app, prefix, store
     assert "K" not in now or now["K"]["state"] == "invalidated"
 
 
-@pytest.mark.parametrize("kw, match", [({"valid_from": "2016-13-01"}, "valid_from"),
-                                       ({"valid_to": "soon"}, "valid_to"),
-                                       ({"valid_from": "2016-01-01", "valid_to": "2015-01-01"}, "before")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"valid_from": "2016-13-01"}, "valid_from"),
+        ({"valid_to": "soon"}, "valid_to"),
+        ({"valid_from": "2016-01-01", "valid_to": "2015-01-01"}, "before"),
+    ],
+)
 async def test_bad_dates_write_nothing(app, prefix, kw, match):
     from memory_core.core.errors import InputError
 
@@ -116,30 +142,48 @@ async def test_recall_as_of_before_inside_and_after_a_supersession(app, prefix):
 
     inv = json.loads(data)
     inv["hypotheses"].append(dict(bob_h, key=f"{prefix}H_bob"))
-    inv["evidence"].append({"key": f"{prefix}E_carol", "claim": f"Carol is the CEO of Acme {prefix} (audit).",
-                            "subject": f"carol {prefix}", "predicate": "ceo of", "object": "Acme"})
+    inv["evidence"].append(
+        {
+            "key": f"{prefix}E_carol",
+            "claim": f"Carol is the CEO of Acme {prefix} (audit).",
+            "subject": f"carol {prefix}",
+            "predicate": "ceo of",
+            "object": "Acme",
+        }
+    )
     inv["edges"].append({"type": "supports", "from": f"{prefix}E_carol", "to": f"{prefix}H", "weight": 0.1})
     await app.load(json.dumps(inv))
     # a fact that was never true: Carol's evidence is refuted, never used at any date
-    await app.revise(f"Carol was never CEO of Acme {prefix}.", triple=f"carol {prefix}|ceo of|nobody",
-                     key=f"{prefix}F_nocarol")
+    await app.revise(
+        f"Carol was never CEO of Acme {prefix}.",
+        triple=f"carol {prefix}|ceo of|nobody",
+        key=f"{prefix}F_nocarol",
+    )
     result = await bob(app, prefix, valid_from="2016-01-01")
     assert f"{prefix}E_alice" in result["superseded"]
-    fx = await app.load({"question": {"key": f"{prefix}Q"},
-                         "edges": [{"type": "supports", "from": f"{prefix}F_bob", "to": f"{prefix}H_bob",
-                                    "weight": 0.9}]})
+    fx = await app.load(
+        {
+            "question": {"key": f"{prefix}Q"},
+            "edges": [{"type": "supports", "from": f"{prefix}F_bob", "to": f"{prefix}H_bob", "weight": 0.9}],
+        }
+    )
     assert fx is not None
     now = await app.recall(question)
     assert now["falsify"]["nodes"][0] == f"{prefix}H_bob" and "as_of" not in now
     inside = await app.recall(question, as_of="2012-06-01")
     assert inside["as_of"] == "2012-06-01"
-    assert inside["falsify"]["nodes"] == [f"{prefix}H", f"{prefix}E_alice"]  # Carol's refuted support never counts
+    assert inside["falsify"]["nodes"] == [
+        f"{prefix}H",
+        f"{prefix}E_alice",
+    ]  # Carol's refuted support never counts
     after = await app.recall(question, as_of="2020-01-01")
     assert after["falsify"]["nodes"] == [f"{prefix}H_bob", f"{prefix}F_bob"]
     at_change = await app.recall(question, as_of="2016-01-01")  # half-open: Bob from that day
     assert at_change["falsify"]["nodes"][0] == f"{prefix}H_bob"
     before = await app.recall(question, as_of="2001-01-01")
-    assert before["falsify"]["nodes"] == [] and before["falsify"]["answer"].startswith("no alive belief answers it")
+    assert before["falsify"]["nodes"] == [] and before["falsify"]["answer"].startswith(
+        "no alive belief answers it"
+    )
     # composed with belief time: valid in 2012 as believed before Bob's revision
     past = await app.recall(question, epoch=app.journal.epoch() - 2, as_of="2012-06-01")
     assert past["falsify"]["nodes"] == [f"{prefix}H", f"{prefix}E_alice"] and past["as_of"] == "2012-06-01"

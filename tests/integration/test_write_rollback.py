@@ -40,19 +40,26 @@ def failing_at(step: str):
     def hook(name: str) -> None:
         if name == step:
             raise InjectedIOError(5, f"injected I/O error at {step}")
+
     return hook
 
 
 def mine(status, prefix: str) -> dict:
     nodes = {n["key"]: n for n in status["nodes"] if n["key"].startswith(prefix)}
-    edges = sorted(json.dumps(e, sort_keys=True) for e in status["edges"]
-                   if str(e.get("from", "")).startswith(prefix) or str(e.get("to", "")).startswith(prefix))
+    edges = sorted(
+        json.dumps(e, sort_keys=True)
+        for e in status["edges"]
+        if str(e.get("from", "")).startswith(prefix) or str(e.get("to", "")).startswith(prefix)
+    )
     return {"nodes": nodes, "edges": edges}
 
 
 async def state(app, prefix: str) -> dict:
-    return {"status": mine(await app.status(), prefix), "epoch": app.journal.epoch(),
-            "log": len(list(app.journal.entries()))}
+    return {
+        "status": mine(await app.status(), prefix),
+        "epoch": app.journal.epoch(),
+        "log": len(list(app.journal.entries())),
+    }
 
 
 async def attempt(app, op: str, prefix: str, step: str):
@@ -91,8 +98,9 @@ async def test_an_io_error_at_every_write_step_is_rolled_back_in_process(app, pr
         await assert_whole(app, empty, prefix, problems_before)
     # after the commit point: the load is kept, and reported as done, with a warning naming what failed
     result = await attempt(app, "load", prefix, "committed")
-    assert result["epoch"] and any("injected I/O error at committed" in w and "committed and kept" in w
-                                   for w in result["warnings"]), result
+    assert result["epoch"] and any(
+        "injected I/O error at committed" in w and "committed and kept" in w for w in result["warnings"]
+    ), result
     loaded = await state(app, prefix)
     assert loaded["epoch"] == empty["epoch"] + 1 and loaded["status"]["nodes"]
     await assert_whole(app, loaded, prefix, problems_before)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import memory_core
-from memory_core import (EmbedderMismatch, Falsify, FalsifyError, InputError, JudgeError, RootBusy)
+from memory_core import EmbedderMismatch, Falsify, FalsifyError, InputError, JudgeError, RootBusy
 
 REPO = Path(__file__).resolve().parents[2]
 FACT = "Forensic audit: the March QA report was back-dated."
@@ -20,17 +20,32 @@ async def main(root: str) -> dict:
     async with Falsify.open(root) as fx:
         seen["load"] = await fx.load(REPO / "examples" / "company_x.json")
         seen["load_again"] = await fx.load(str(REPO / "examples" / "company_x.json"))
-        fragment = {"question": {"key": "Q"},
-                    "evidence": [{"key": "E_memo", "claim": "An internal memo of April 2021 mentions brake complaints.",
-                                  "source_id": "memo-4"}],
-                    "conclusions": [{"key": "K_memo", "statement": "Complaints reached management by April 2021."}],
-                    "edges": [{"type": "depends_on", "from": "K_memo", "to": "E_memo"},
-                              {"type": "depends_on", "from": "K_memo", "to": "E_qa", "critical": False},
-                              {"type": "supports", "from": "E_memo", "to": "B", "weight": 0.4}]}
+        fragment = {
+            "question": {"key": "Q"},
+            "evidence": [
+                {
+                    "key": "E_memo",
+                    "claim": "An internal memo of April 2021 mentions brake complaints.",
+                    "source_id": "memo-4",
+                }
+            ],
+            "conclusions": [{"key": "K_memo", "statement": "Complaints reached management by April 2021."}],
+            "edges": [
+                {"type": "depends_on", "from": "K_memo", "to": "E_memo"},
+                {"type": "depends_on", "from": "K_memo", "to": "E_qa", "critical": False},
+                {"type": "supports", "from": "E_memo", "to": "B", "weight": 0.4},
+            ],
+        }
         seen["fragment"] = await fx.load(fragment)
         seen["status_before"] = await fx.status()
-        seen["bad_fragment"] = await _error(fx.load({"question": {"key": "Q"}, "edges": [
-            {"type": "depends_on", "from": "K_memo", "to": "NOWHERE"}]}))
+        seen["bad_fragment"] = await _error(
+            fx.load(
+                {
+                    "question": {"key": "Q"},
+                    "edges": [{"type": "depends_on", "from": "K_memo", "to": "NOWHERE"}],
+                }
+            )
+        )
         seen["status_after_bad"] = await fx.status()
         seen["bad_fact"] = await _error(fx.revise("   "))
         seen["bad_target"] = await _error(fx.revise(FACT, target="NO_SUCH_KEY"))
@@ -44,8 +59,12 @@ async def main(root: str) -> dict:
         seen["undo"] = await fx.undo()
         seen["status_after_undo"] = await fx.status()
         seen["check"] = await fx.check()
-        seen["many"] = await fx.revise_many([{"fact": FACT, "target": "E_qa", "key": "F_audit"},
-                                            "Penguins are flightless birds of the southern hemisphere."])
+        seen["many"] = await fx.revise_many(
+            [
+                {"fact": FACT, "target": "E_qa", "key": "F_audit"},
+                "Penguins are flightless birds of the southern hemisphere.",
+            ]
+        )
         seen["undo_many"] = await fx.undo()
         seen["status_after_undo_many"] = await fx.status()
         seen["bad_many"] = await _error(fx.revise_many([{"fact": FACT}, {"fact": FACT, "color": "red"}]))
@@ -55,9 +74,13 @@ async def main(root: str) -> dict:
             raise KeyError("boom")
     except KeyError:
         seen["lock_free_after_exception"] = await _reopen(root)
-    seen["exit_codes"] = {cls.__name__: cls.exit_code for cls in
-                          (FalsifyError, InputError, RootBusy, EmbedderMismatch, JudgeError)}
-    seen["hierarchy"] = all(issubclass(c, FalsifyError) for c in (InputError, RootBusy, EmbedderMismatch, JudgeError))
+    seen["exit_codes"] = {
+        cls.__name__: cls.exit_code
+        for cls in (FalsifyError, InputError, RootBusy, EmbedderMismatch, JudgeError)
+    }
+    seen["hierarchy"] = all(
+        issubclass(c, FalsifyError) for c in (InputError, RootBusy, EmbedderMismatch, JudgeError)
+    )
     return seen
 
 

@@ -43,7 +43,8 @@ def has_pending_intent(root) -> bool:
     root = Path(root)
     if POSTGRES:
         return bool(sql(root, "SELECT to_regclass('falsify_intent') IS NOT NULL")[0][0]) and bool(
-            sql(root, "SELECT count(*) FROM falsify_intent")[0][0])
+            sql(root, "SELECT count(*) FROM falsify_intent")[0][0]
+        )
     return (root / "journal" / "pending.json").exists()
 
 

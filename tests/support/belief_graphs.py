@@ -10,8 +10,10 @@ from bench.graphs import loaded_model, pick_target, random_investigation  # noqa
 
 
 def investigations(prefix: str = "", shared: bool = False, **limits):
-    return st.builds(lambda rng: random_investigation(rng, prefix=prefix, shared=shared, **limits),
-                     st.randoms(use_true_random=False))
+    return st.builds(
+        lambda rng: random_investigation(rng, prefix=prefix, shared=shared, **limits),
+        st.randoms(use_true_random=False),
+    )
 
 
 def revision_picks(min_size: int = 1, max_size: int = 5):

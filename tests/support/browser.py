@@ -12,8 +12,14 @@ import pytest
 
 CHROMIUM = Path(os.environ.get("FALSIFY_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 

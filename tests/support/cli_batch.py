@@ -84,8 +84,13 @@ def snapshot(root: str) -> dict:
         parsed = json.loads(status["stdout"]) if status["code"] == 0 else None
     except ValueError:
         parsed = None
-    return {"status": parsed, "status_code": status["code"], "log": _digest(r / "revisions.jsonl"),
-            "meta": _digest(r / "falsify.json"), "pending": _digest(r / "journal" / "pending.json")}
+    return {
+        "status": parsed,
+        "status_code": status["code"],
+        "log": _digest(r / "revisions.jsonl"),
+        "meta": _digest(r / "falsify.json"),
+        "pending": _digest(r / "journal" / "pending.json"),
+    }
 
 
 def _with_env(env: dict):
@@ -97,6 +102,7 @@ def _with_env(env: dict):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
     for k, v in env.items():
         if v is None:
             os.environ.pop(k, None)
@@ -113,8 +119,10 @@ async def _search(kind: str, text: str, limit: int) -> list[str]:
     store = await BeliefStore.open(backend=backends.choose(settings.current()))
     hits = await store.search(collection(kind), text, limit)
     found = await store.raw_nodes(str(h.id) for h in hits)
-    return [[found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>", float(h.score)]
-            for h in hits]
+    return [
+        [found[str(h.id)].get("key") if str(h.id) in found else f"<no graph node {h.id}>", float(h.score)]
+        for h in hits
+    ]
 
 
 async def _vector_keys() -> dict:
@@ -142,13 +150,21 @@ async def _pipeline(root: str, data: list) -> dict:
     app = await Falsify.open(root, purpose="tests/support/cli_batch.py")
     try:
         # the stub's endpoint fails on purpose: cognee's LLM connection test is skipped, as a host's may be
-        await cognee.run_custom_pipeline(tasks=memory_core.revision_tasks(app), data=data, dataset="host",
-                                         pipeline_name="host_revision", skip_connection_test=True)
+        await cognee.run_custom_pipeline(
+            tasks=memory_core.revision_tasks(app),
+            data=data,
+            dataset="host",
+            pipeline_name="host_revision",
+            skip_connection_test=True,
+        )
         return {"raised": None}
     except Exception as error:
-        return {"raised": type(error).__name__, "message": str(error),
-                "exit_code": error.exit_code if isinstance(error, FalsifyError) else None,
-                "applied": [[r.get("new_evidence"), r.get("epoch")] for r in error.__dict__.get("applied", [])]}
+        return {
+            "raised": type(error).__name__,
+            "message": str(error),
+            "exit_code": error.exit_code if isinstance(error, FalsifyError) else None,
+            "applied": [[r.get("new_evidence"), r.get("epoch")] for r in error.__dict__.get("applied", [])],
+        }
     finally:
         await app.close()
 
@@ -163,6 +179,7 @@ def _locked(root: str, fn):
             return await fn()
         finally:
             await app.close()
+
     return asyncio.run(go())
 
 
@@ -184,8 +201,12 @@ def _hold_lock(root: str, purpose: str):
     second writer's would be), until its stdin is closed."""
     import subprocess
 
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(REPO), root, purpose], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(REPO), root, purpose],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     if holder.stdout.readline().strip() != "held":
         holder.kill()
         raise RuntimeError("the lock holder could not take the writer lock")
@@ -211,8 +232,12 @@ def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
     if op == "control":
         import urllib.request
 
-        req = urllib.request.Request(step["url"], data=json.dumps(step["json"]).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            step["url"],
+            data=json.dumps(step["json"]).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
         with opener.open(req, timeout=10) as resp:
             result["code"] = resp.status

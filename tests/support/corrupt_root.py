@@ -47,7 +47,8 @@ async def main(root: str) -> str:
         orphan = str(uuid.uuid4())
         table.add([dict(row, id=orphan)])
         await app.store.graph.set_node_truth_state(
-            {node_id("evidence", "E_qa"): {"truth_alignment": ["refuted"], "truth_epoch": 1}})
+            {node_id("evidence", "E_qa"): {"truth_alignment": ["refuted"], "truth_epoch": 1}}
+        )
         return orphan
     finally:
         await app.close()
@@ -66,12 +67,16 @@ def corrupt_postgres(url: str, node_id) -> str:
         with conn.cursor() as cur:
             cur.execute('DELETE FROM "Evidence_claim" WHERE id = %s', (node_id("evidence", "E_email"),))
             assert cur.rowcount == 1, cur.rowcount
-            cur.execute('INSERT INTO "Evidence_claim" (id, payload, vector) '
-                        'SELECT %s, payload, vector FROM "Evidence_claim" WHERE id = %s',
-                        (orphan, node_id("evidence", "E_qa")))
+            cur.execute(
+                'INSERT INTO "Evidence_claim" (id, payload, vector) '
+                'SELECT %s, payload, vector FROM "Evidence_claim" WHERE id = %s',
+                (orphan, node_id("evidence", "E_qa")),
+            )
             assert cur.rowcount == 1, cur.rowcount
-            cur.execute("UPDATE graph_node SET properties = properties || %s::jsonb WHERE id = %s",
-                        (json.dumps({"truth_alignment": ["refuted"], "truth_epoch": 1}), node_id("evidence", "E_qa")))
+            cur.execute(
+                "UPDATE graph_node SET properties = properties || %s::jsonb WHERE id = %s",
+                (json.dumps({"truth_alignment": ["refuted"], "truth_epoch": 1}), node_id("evidence", "E_qa")),
+            )
             assert cur.rowcount == 1, cur.rowcount
     finally:
         conn.close()

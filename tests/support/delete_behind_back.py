@@ -22,7 +22,10 @@ async def main(root: str, kind: str, key: str) -> None:
 
     app = await Falsify.open(root, purpose="tests/support/delete_behind_back.py")
     try:
-        from memory_core.store.models import collection, node_id  # imports cognee: once the root is configured
+        from memory_core.store.models import (
+            collection,
+            node_id,
+        )  # imports cognee: once the root is configured
         import lancedb
         from cognee.infrastructure.databases.vector.config import get_vectordb_config
 

@@ -51,8 +51,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "support"))
 POSTGRES = os.environ.get("FALSIFY_BACKEND") == "postgres"
 
-STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges",
-         "del_nodes", "committed")
+STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges", "del_nodes", "committed")
 CHILD_TIMEOUT = 180.0
 
 
@@ -178,8 +177,12 @@ class Driver:
 
     @staticmethod
     def read(base: Path, how: str) -> dict:
-        out = Path(str(base) + ".out").read_text(errors="replace") if Path(str(base) + ".out").exists() else ""
-        err = Path(str(base) + ".err").read_text(errors="replace") if Path(str(base) + ".err").exists() else ""
+        out = (
+            Path(str(base) + ".out").read_text(errors="replace") if Path(str(base) + ".out").exists() else ""
+        )
+        err = (
+            Path(str(base) + ".err").read_text(errors="replace") if Path(str(base) + ".err").exists() else ""
+        )
         return {"how": how, "stdout": out, "stderr": err}
 
     # ---- root states -----------------------------------------------------
@@ -238,10 +241,23 @@ class Driver:
         if op == "resolve":  # end the dispute "disputed" holds, for the new fact
             return ["resolve", self.target, "--winner", self.fact_key, "--json"]
         if op == "reinstate":  # refute the fact that refuted the target: it and K come back
-            return ["revise", "The forensic audit was retracted by its author.", "--target", self.fact_key, "--json"]
+            return [
+                "revise",
+                "The forensic audit was retracted by its author.",
+                "--target",
+                self.fact_key,
+                "--json",
+            ]
         if op == "end_validity":  # a new CEO from 2021: the stored one held until then (valid_to written)
-            return ["revise", "Sam Ortiz is the CEO of Company X.", "--triple", "company x|ceo|Sam Ortiz",
-                    "--valid-from", "2021-06-01", "--json"]
+            return [
+                "revise",
+                "Sam Ortiz is the CEO of Company X.",
+                "--triple",
+                "company x|ceo|Sam Ortiz",
+                "--valid-from",
+                "2021-06-01",
+                "--json",
+            ]
         raise ValueError(op)
 
     @property
@@ -250,16 +266,40 @@ class Driver:
 
         return fact_key(self.fact)
 
-    START = {"load": "empty", "revise": "loaded", "undo": "revised", "resolve": "disputed", "reinstate": "revised",
-             "end_validity": "timed"}
-    AFTER = {"load": "loaded", "revise": "revised", "undo": "undone", "resolve": "resolved", "reinstate": "reinstated",
-             "end_validity": "ended"}
+    START = {
+        "load": "empty",
+        "revise": "loaded",
+        "undo": "revised",
+        "resolve": "disputed",
+        "reinstate": "revised",
+        "end_validity": "timed",
+    }
+    AFTER = {
+        "load": "loaded",
+        "revise": "revised",
+        "undo": "undone",
+        "resolve": "resolved",
+        "reinstate": "reinstated",
+        "end_validity": "ended",
+    }
     # evidence true from 2015 and a conclusion resting on it: the supersession in time's start
-    TIMED = {"question": {"key": "Q"},
-             "evidence": [{"key": "E_ceo", "claim": "Dana Reyes is the CEO of Company X.", "subject": "company x",
-                           "predicate": "ceo", "object": "Dana Reyes", "valid_from": "2015-01-01"}],
-             "conclusions": [{"key": "K_ceo", "statement": "Company X's 2018 recall plan was signed off by Dana Reyes."}],
-             "edges": [{"type": "depends_on", "from": "K_ceo", "to": "E_ceo"}]}
+    TIMED = {
+        "question": {"key": "Q"},
+        "evidence": [
+            {
+                "key": "E_ceo",
+                "claim": "Dana Reyes is the CEO of Company X.",
+                "subject": "company x",
+                "predicate": "ceo",
+                "object": "Dana Reyes",
+                "valid_from": "2015-01-01",
+            }
+        ],
+        "conclusions": [
+            {"key": "K_ceo", "statement": "Company X's 2018 recall plan was signed off by Dana Reyes."}
+        ],
+        "edges": [{"type": "depends_on", "from": "K_ceo", "to": "E_ceo"}],
+    }
 
     def prepare(self) -> dict:
         """Build the pristine roots and the expected before/after states, timing
@@ -273,7 +313,9 @@ class Driver:
         states = {"empty": json.loads(first["stdout"])}
         for op, after in (("load", "loaded"), ("revise", "revised"), ("undo", "undone")):
             t0 = time.monotonic()
-            pid, base = self.fork_cli([self.argv_of(op), ["status", "--json"]])  # the op, then its after-state
+            pid, base = self.fork_cli(
+                [self.argv_of(op), ["status", "--json"]]
+            )  # the op, then its after-state
             seen, gone = None, None
             while True:  # watch the journal intent appear and disappear: the write window
                 done, status = os.waitpid(pid, os.WNOHANG)
@@ -298,8 +340,12 @@ class Driver:
                 self.save(after)
         # a dispute (loaded + the fact under preserve_both), resolved; and a reinstatement
         self.reset("loaded")
-        pid, base = self.fork_cli([["revise", self.fact, "--target", self.target, "--policy", "preserve_both",
-                                    "--json"], ["status", "--json"]])
+        pid, base = self.fork_cli(
+            [
+                ["revise", self.fact, "--target", self.target, "--policy", "preserve_both", "--json"],
+                ["status", "--json"],
+            ]
+        )
         made = self.read(base, self.wait(pid))
         assert made["how"] == "exit 0", made
         states["disputed"] = json.loads(Path(f"{base}.out1").read_text())
@@ -374,7 +420,7 @@ class Driver:
         child = self.read(base, how)
         killed_recovery = None
         if spec.get("kill_recovery"):
-            pid_b, base_b = self.fork_cli(["check", "--json"])
+            pid_b, _ = self.fork_cli(["check", "--json"])
             killed_recovery = rng.uniform(0.0, spec["kill_recovery"])
             self.kill_after(pid_b, killed_recovery)
             killed_recovery = {"delay": round(killed_recovery, 4), "how": self.wait(pid_b)}
@@ -390,22 +436,36 @@ class Driver:
             outcome = "after"
         expected_lines = info["log_lines"][before_name] + (1 if outcome == "after" else 0)
         return {
-            "spec": spec, "child": how, "child_stderr": child["stderr"][-1500:],
-            "delay": None if delay is None else round(delay, 4), "killed_recovery": killed_recovery,
-            "outcome": outcome, "check_clean": bool(seen["check"] and seen["check"].get("clean")),
-            "check": seen["check"], "check_how": seen["check_how"], "check_stderr": seen["check_stderr"],
-            "recovered": seen["recovered"], "pending": seen["pending"], "log_lines": seen["log_lines"],
+            "spec": spec,
+            "child": how,
+            "child_stderr": child["stderr"][-1500:],
+            "delay": None if delay is None else round(delay, 4),
+            "killed_recovery": killed_recovery,
+            "outcome": outcome,
+            "check_clean": bool(seen["check"] and seen["check"].get("clean")),
+            "check": seen["check"],
+            "check_how": seen["check_how"],
+            "check_stderr": seen["check_stderr"],
+            "recovered": seen["recovered"],
+            "pending": seen["pending"],
+            "log_lines": seen["log_lines"],
             "log_ok": seen["log_lines"] == expected_lines,
             "seconds": {"reset": round(t_reset, 3), "op": round(t_child, 3), "observe": round(t_obs, 3)},
-            "status_diff": None if outcome != "neither" else _diff(seen["status"], states[before_name], states[after_name]),
+            "status_diff": None
+            if outcome != "neither"
+            else _diff(seen["status"], states[before_name], states[after_name]),
         }
 
 
 def _diff(got, before, after) -> str:
     if got is None:
         return "no status"
+
     def index(s):
-        return {("node", n["key"]): n for n in s["nodes"]} | {("edge", e["type"], e["from"], e["to"]): e for e in s["edges"]}
+        return {("node", n["key"]): n for n in s["nodes"]} | {
+            ("edge", e["type"], e["from"], e["to"]): e for e in s["edges"]
+        }
+
     g, b, a = index(got), index(before), index(after)
     lines = []
     for k in sorted(set(g) | set(b) | set(a), key=str):
@@ -436,16 +496,14 @@ def warm_imports() -> None:
     from cognee.infrastructure.databases.graph.ladybug import adapter  # noqa: F401
     from cognee.modules.users.models import User  # noqa: F401
     from sqlalchemy.orm import configure_mappers
-    from memory_core import api as app
-    from memory_core.ops import check
-    from memory_core.shell import cli
-    from memory_core.judging import detect
-    from memory_core.store import intents
-    from memory_core.ops import load as loader
-    from memory_core.ops import revise
-    from memory_core.ops import status
-    from memory_core.tasks import revision_tasks as tasks
-    from memory_core.ops import undo
+
+    # imported here, before the trials fork, so no child pays for them (used by name nowhere)
+    from memory_core import api  # noqa: F401
+    from memory_core.judging import detect  # noqa: F401
+    from memory_core.ops import check, load, revise, status, undo  # noqa: F401
+    from memory_core.shell import cli  # noqa: F401
+    from memory_core.store import intents  # noqa: F401
+    from memory_core.tasks import revision_tasks  # noqa: F401
     from memory_core.store import writer  # noqa: F401
 
     configure_mappers()  # pure Python, ~0.7 s that every child would pay on its first query

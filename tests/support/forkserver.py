@@ -40,10 +40,34 @@ REPO = Path(__file__).resolve().parents[2]
 
 # what the server imports before it forks: cognee's third-party stack (thread-free imports that
 # read no root-bound setting at import)
-STACK = ("litellm", "openai", "dlt", "sqlalchemy", "sqlalchemy.orm", "sqlalchemy.ext.asyncio", "pandas",
-         "pyarrow", "pyarrow.dataset", "onnxruntime", "tokenizers", "alembic", "aiosqlite",
-         "lance_namespace", "lance_namespace_urllib3_client", "pydantic", "pydantic_settings", "fastapi",
-         "httpx", "networkx", "numpy", "tiktoken", "instructor", "structlog", "psycopg2", "asyncpg")
+STACK = (
+    "litellm",
+    "openai",
+    "dlt",
+    "sqlalchemy",
+    "sqlalchemy.orm",
+    "sqlalchemy.ext.asyncio",
+    "pandas",
+    "pyarrow",
+    "pyarrow.dataset",
+    "onnxruntime",
+    "tokenizers",
+    "alembic",
+    "aiosqlite",
+    "lance_namespace",
+    "lance_namespace_urllib3_client",
+    "pydantic",
+    "pydantic_settings",
+    "fastapi",
+    "httpx",
+    "networkx",
+    "numpy",
+    "tiktoken",
+    "instructor",
+    "structlog",
+    "psycopg2",
+    "asyncpg",
+)
 
 
 def _launcher():
@@ -53,7 +77,9 @@ def _launcher():
     starts at once."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("falsify_launcher_preload", REPO / "memory_core" / "shell" / "launcher.py")
+    spec = importlib.util.spec_from_file_location(
+        "falsify_launcher_preload", REPO / "memory_core" / "shell" / "launcher.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -62,8 +88,11 @@ def _launcher():
 _LAUNCHER = _launcher()
 STACK = tuple(dict.fromkeys((*STACK, *_LAUNCHER.PRELOAD)))
 # set before the imports, as memory_core.store.data_root.configure() would (never a network fetch)
-QUIET = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "TELEMETRY_DISABLED": "1",
-         "ARROW_DEFAULT_MEMORY_POOL": "system"}
+QUIET = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "TELEMETRY_DISABLED": "1",
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+}
 # never imported by the server: FALSIFY and cognee read their settings at import, lancedb starts a
 # thread, huggingface_hub (under fastembed) reads HF_HUB_OFFLINE / HF_HUB_CACHE into constants
 FORBIDDEN = ("cognee", "memory_core", "lancedb", "huggingface_hub", "fastembed", "transformers")
@@ -74,6 +103,7 @@ def enabled() -> bool:
 
 
 # ---- the server ------------------------------------------------------------------------
+
 
 def _recv_request(conn: socket.socket):
     """A request: a 4-byte length (sent with the child's stdin/stdout/stderr fds), then JSON."""
@@ -108,7 +138,14 @@ def _child(request: dict, fds: list[int], keep_closed: list[socket.socket], stre
                 os.close(fd)
         if request.get("new_group"):
             os.setsid()
-        for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        for sig in (
+            signal.SIGTERM,
+            signal.SIGCHLD,
+            signal.SIGHUP,
+            signal.SIGQUIT,
+            signal.SIGUSR1,
+            signal.SIGUSR2,
+        ):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
@@ -118,13 +155,23 @@ def _child(request: dict, fds: list[int], keep_closed: list[socket.socket], stre
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         import io
 
-        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
-                                     encoding=streams["encoding"], errors=streams["errors"])
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
-                                      encoding=streams["encoding"], errors=streams["errors"],
-                                      write_through=bool(os.environ.get("PYTHONUNBUFFERED")))
-        sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
-                                      encoding=streams["encoding"], errors="backslashreplace", line_buffering=True)
+        sys.stdin = io.TextIOWrapper(
+            io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+            encoding=streams["encoding"],
+            errors=streams["errors"],
+        )
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+            encoding=streams["encoding"],
+            errors=streams["errors"],
+            write_through=bool(os.environ.get("PYTHONUNBUFFERED")),
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+            encoding=streams["encoding"],
+            errors="backslashreplace",
+            line_buffering=True,
+        )
         sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
         argv = request["argv"]
         extra_path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -268,11 +315,21 @@ def server() -> str:
             return _server["path"]
         work = Path(tempfile.mkdtemp(prefix="falsify-forkserver-"))
         path = str(work / "sock")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_", "COGNEE_", "SYSTEM_ROOT", "DATA_ROOT"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_", "COGNEE_", "SYSTEM_ROOT", "DATA_ROOT"))
+        }
         log = open(work / "server.log", "w")
-        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), path], cwd=REPO, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), path],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
         line = proc.stdout.readline()
         if line.strip() != "ready":
             proc.kill()
@@ -298,8 +355,17 @@ class ForkPopen:
     ``pid``, ``returncode``, ``stdin``/``stdout``/``stderr`` (``subprocess.PIPE``, a file
     or ``None``), ``poll``, ``wait``, ``communicate``, ``send_signal``, ``kill``, ``terminate``."""
 
-    def __init__(self, args, cwd=None, env=None, stdin=None, stdout=None, stderr=None, text=False,
-                 start_new_session=False):
+    def __init__(
+        self,
+        args,
+        cwd=None,
+        env=None,
+        stdin=None,
+        stdout=None,
+        stderr=None,
+        text=False,
+        start_new_session=False,
+    ):
         self.args = args
         args = [str(a) if not isinstance(a, bytes) else os.fsdecode(a) for a in args]
         if not args or args[0] != sys.executable:
@@ -340,8 +406,12 @@ class ForkPopen:
             self.stdin = io.TextIOWrapper(self.stdin, write_through=True) if self.stdin else None
             self.stdout = io.TextIOWrapper(self.stdout) if self.stdout else None
             self.stderr = io.TextIOWrapper(self.stderr) if self.stderr else None
-        request = {"argv": args, "cwd": str(cwd or os.getcwd()),
-                   "env": dict(os.environ if env is None else env), "new_group": bool(start_new_session)}
+        request = {
+            "argv": args,
+            "cwd": str(cwd or os.getcwd()),
+            "env": dict(os.environ if env is None else env),
+            "new_group": bool(start_new_session),
+        }
         body = json.dumps(request).encode()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.connect(server())
@@ -400,8 +470,11 @@ class ForkPopen:
             results[name] = stream.read()
             stream.close()
 
-        threads = [threading.Thread(target=drain, args=(n, s), daemon=True)
-                   for n, s in (("stdout", self.stdout), ("stderr", self.stderr)) if s is not None]
+        threads = [
+            threading.Thread(target=drain, args=(n, s), daemon=True)
+            for n, s in (("stdout", self.stdout), ("stderr", self.stderr))
+            if s is not None
+        ]
         for t in threads:
             t.start()
         if self.stdin is not None:
@@ -440,17 +513,44 @@ def popen(args, cwd=None, env=None, stdin=None, stdout=None, stderr=None, text=F
     return ForkPopen(args, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr, text=text)
 
 
-def run(args, cwd=None, env=None, capture_output=False, timeout=None, input=None, text=False,
-        stdout=None, stderr=None, check=False) -> subprocess.CompletedProcess:
+def run(
+    args,
+    cwd=None,
+    env=None,
+    capture_output=False,
+    timeout=None,
+    input=None,
+    text=False,
+    stdout=None,
+    stderr=None,
+    check=False,
+) -> subprocess.CompletedProcess:
     """``subprocess.run`` for a child of the fork server (a cold ``subprocess.run`` when
     ``FALSIFY_TEST_FORK=0``)."""
     if not enabled():
-        return subprocess.run(args, cwd=cwd, env=env, capture_output=capture_output, timeout=timeout,
-                              input=input, text=text, stdout=stdout, stderr=stderr, check=check)
+        return subprocess.run(
+            args,
+            cwd=cwd,
+            env=env,
+            capture_output=capture_output,
+            timeout=timeout,
+            input=input,
+            text=text,
+            stdout=stdout,
+            stderr=stderr,
+            check=check,
+        )
     if capture_output:
         stdout = stderr = subprocess.PIPE
-    proc = ForkPopen(args, cwd=cwd, env=env, stdin=subprocess.PIPE if input is not None else None,
-                     stdout=stdout, stderr=stderr, text=text)
+    proc = ForkPopen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if input is not None else None,
+        stdout=stdout,
+        stderr=stderr,
+        text=text,
+    )
     try:
         out, err = proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -30,8 +30,16 @@ DEMO_FACT = "Forensic audit: the March QA report was back-dated."
 
 # what memory_core.store.data_root.configure() sets for the root it serves: a child serving another
 # root must not inherit them from a test process that configured one (tests/conftest.py does)
-ROOT_BOUND = ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECTORY", "COGNEE_LOGS_DIR",
-              "FASTEMBED_CACHE_PATH", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "COGNEE_ENV_FILE")
+ROOT_BOUND = (
+    "SYSTEM_ROOT_DIRECTORY",
+    "DATA_ROOT_DIRECTORY",
+    "CACHE_ROOT_DIRECTORY",
+    "COGNEE_LOGS_DIR",
+    "FASTEMBED_CACHE_PATH",
+    "HF_HUB_CACHE",
+    "TIKTOKEN_CACHE_DIR",
+    "COGNEE_ENV_FILE",
+)
 
 
 # kept from the test session's environment: no warm launcher, a private runtime directory (conftest.py)
@@ -42,9 +50,13 @@ def clean_env(**extra) -> dict:
     """The parent's environment without any LLM/embedding/FALSIFY settings: the
     offline embedder, no LLM judge (LLM_API_KEY is set empty so a developer's
     .env cannot switch it on), no fault injection, nothing bound to another root."""
-    env = {k: v for k, v in os.environ.items()
-           if (not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) or k in KEPT) and k not in ("DEMO_MODE", "REFUTED_ID")
-           and k not in ROOT_BOUND}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if (not k.startswith(("LLM_", "EMBEDDING_", "FALSIFY_")) or k in KEPT)
+        and k not in ("DEMO_MODE", "REFUTED_ID")
+        and k not in ROOT_BOUND
+    }
     env["LLM_API_KEY"] = ""
     env["FALSIFY_EMBEDDER"] = "local"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -55,8 +67,14 @@ def clean_env(**extra) -> dict:
 def run_cli(root, *argv, env=None, timeout=180, stdin=None) -> subprocess.CompletedProcess:
     """``python main.py --root ROOT ARGV...`` in a subprocess (argv may hold bytes)."""
     args = [sys.executable, "main.py", "--root", str(root), *argv]
-    return forkserver.run(args, cwd=REPO, env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout,
-                          input=stdin)
+    return forkserver.run(
+        args,
+        cwd=REPO,
+        env=backend_env(root, env or clean_env()),
+        capture_output=True,
+        timeout=timeout,
+        input=stdin,
+    )
 
 
 def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> list[dict]:
@@ -65,12 +83,18 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     plan = workdir / "plan.json"
     out = workdir / "result.json"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
-    proc = forkserver.run([sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
-                          env=backend_env(root, env or clean_env()), capture_output=True, timeout=timeout)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
+        cwd=REPO,
+        env=backend_env(root, env or clean_env()),
+        capture_output=True,
+        timeout=timeout,
+    )
     results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
     assert proc.returncode == 0 and len(results) == len(steps), (
         f"batch driver failed (exit {proc.returncode}) after {len(results)}/{len(steps)} steps\n"
-        f"stderr:\n{proc.stderr.decode(errors='replace')[-4000:]}")
+        f"stderr:\n{proc.stderr.decode(errors='replace')[-4000:]}"
+    )
     return results
 
 
@@ -116,8 +140,11 @@ def revised_root(tmp_path_factory, name: str) -> tuple[Path, Path]:
     (epoch 2), in a new work directory: (work, root)."""
     work = tmp_path_factory.mktemp(name)
     root = copy_root(loaded_root(tmp_path_factory), work / "r1")
-    r = run_batch(root, [{"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]}],
-                  work / "b0")[0]
+    r = run_batch(
+        root,
+        [{"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]}],
+        work / "b0",
+    )[0]
     assert r["code"] == 0, r["stderr"][-2000:]
     return work, root
 

@@ -32,12 +32,28 @@ EXAMPLE = REPO / "examples" / "company_x.json"
 AUDIT = "Forensic audit: the March QA report was back-dated."
 
 # what must never run on the loop's thread: importing cognee's stack, building an engine, running the model
-HEAVY = ("cognee", "litellm", "lancedb", "ladybug", "onnxruntime", "fastembed", "alembic", "aiosqlite", "mako",
-         "tokenizers", "tiktoken")
-BUILDS = {("ladybug/adapter.py", "__init__"), ("LanceDBAdapter.py", "__init__"),
-          ("FastembedEmbeddingEngine.py", "__init__"), ("fastembed/text/text_embedding.py", "__init__"),
-          ("fastembed/text/text_embedding.py", "embed"), ("onnxruntime_inference_collection.py", "run"),
-          ("onnxruntime_inference_collection.py", "__init__")}
+HEAVY = (
+    "cognee",
+    "litellm",
+    "lancedb",
+    "ladybug",
+    "onnxruntime",
+    "fastembed",
+    "alembic",
+    "aiosqlite",
+    "mako",
+    "tokenizers",
+    "tiktoken",
+)
+BUILDS = {
+    ("ladybug/adapter.py", "__init__"),
+    ("LanceDBAdapter.py", "__init__"),
+    ("FastembedEmbeddingEngine.py", "__init__"),
+    ("fastembed/text/text_embedding.py", "__init__"),
+    ("fastembed/text/text_embedding.py", "embed"),
+    ("onnxruntime_inference_collection.py", "run"),
+    ("onnxruntime_inference_collection.py", "__init__"),
+}
 
 
 async def loop_mode(root: Path) -> dict:
@@ -102,8 +118,13 @@ async def loop_mode(root: Path) -> dict:
 
     await run("control", on_the_loop)
     beat.cancel()
-    return {"gaps_ms": {k: round(v * 1000, 1) for k, v in gaps.items()}, "phase_ms": took, "ticks": ticks,
-            "on_loop": on_loop, "load": os.getloadavg()}
+    return {
+        "gaps_ms": {k: round(v * 1000, 1) for k, v in gaps.items()},
+        "phase_ms": took,
+        "ticks": ticks,
+        "on_loop": on_loop,
+        "load": os.getloadavg(),
+    }
 
 
 async def release_mode(root: Path) -> dict:
@@ -114,8 +135,12 @@ async def release_mode(root: Path) -> dict:
     epoch = fx.journal.epoch()
     await fx.close()
     refused = []
-    for name, call in (("revise", lambda: fx.revise(AUDIT, target="E_qa")), ("load", lambda: fx.load(str(EXAMPLE))),
-                       ("undo", lambda: fx.undo()), ("status", lambda: fx.status())):
+    for name, call in (
+        ("revise", lambda: fx.revise(AUDIT, target="E_qa")),
+        ("load", lambda: fx.load(str(EXAMPLE))),
+        ("undo", lambda: fx.undo()),
+        ("status", lambda: fx.status()),
+    ):
         try:
             await call()
         except FacadeClosed:
@@ -124,8 +149,12 @@ async def release_mode(root: Path) -> dict:
     await asyncio.to_thread(sys.stdin.readline)  # another process uses the root now
     async with Falsify.open(root) as again:
         status = await again.status()
-        out = {"refused": refused, "epoch_at_close": epoch, "epoch_now": again.journal.epoch(),
-               "states": {n["key"]: n["state"] for n in status["nodes"]}}
+        out = {
+            "refused": refused,
+            "epoch_at_close": epoch,
+            "epoch_now": again.journal.epoch(),
+            "states": {n["key"]: n["state"] for n in status["nodes"]},
+        }
     return out
 
 
@@ -144,7 +173,12 @@ def host_config_mode(root: Path, imported: bool) -> dict:
             await Falsify.open(root / "falsify_root")
             return {"raised": False}
         except FalsifyError as error:
-            return {"raised": True, "class": type(error).__name__, "exit_code": error.exit_code, "message": str(error)}
+            return {
+                "raised": True,
+                "class": type(error).__name__,
+                "exit_code": error.exit_code,
+                "message": str(error),
+            }
 
     out = asyncio.run(attempt())
     after = dict(os.environ)

@@ -87,7 +87,9 @@ class StubLLM:
                 except ValueError:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
                 with stub._lock:
-                    stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "tag": stub.tag})
+                    stub.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "body": body, "tag": stub.tag}
+                    )
                     mode = stub.mode
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "not found"}}')
@@ -101,9 +103,16 @@ class StubLLM:
                     code = int(stub.status)
                     message = f"stub says HTTP {code}"
                     if stub.error_message:
-                        message = str(stub.error_message).replace("{authorization}", self.headers.get("Authorization", ""))
-                    err = {"error": {"message": message, "type": "server_error" if code >= 500 else "invalid_request_error",
-                                     "code": str(code)}}
+                        message = str(stub.error_message).replace(
+                            "{authorization}", self.headers.get("Authorization", "")
+                        )
+                    err = {
+                        "error": {
+                            "message": message,
+                            "type": "server_error" if code >= 500 else "invalid_request_error",
+                            "code": str(code),
+                        }
+                    }
                     # x-should-retry: false -- the OpenAI client then reports the error at once instead of
                     # retrying it twice itself first (cognee's own retry still applies)
                     self._send(code, json.dumps(err).encode(), headers={"x-should-retry": "false"})
@@ -118,20 +127,36 @@ class StubLLM:
                             bad = json.loads(stub.malformed_content)
                         except ValueError:
                             bad = None
-                        content = (json.dumps({"verdicts": [dict(bad, key=k) for k, _ in batch]}) if isinstance(bad, dict)
-                                   else stub.malformed_content)
+                        content = (
+                            json.dumps({"verdicts": [dict(bad, key=k) for k, _ in batch]})
+                            if isinstance(bad, dict)
+                            else stub.malformed_content
+                        )
                     else:
-                        content = json.dumps({"verdicts": [dict(stub.verdict_for(claim), key=k) for k, claim in batch]})
+                        content = json.dumps(
+                            {"verdicts": [dict(stub.verdict_for(claim), key=k) for k, claim in batch]}
+                        )
                 else:
-                    content = stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
-                system = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
+                    content = (
+                        stub.malformed_content if mode == "malformed" else json.dumps(stub.pick_verdict(body))
+                    )
+                system = " ".join(
+                    str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system"
+                )
                 if mode == "verdict" and system.startswith("Answer the question"):
                     content = json.dumps({"answer": stub.answer_for(body)})
                 reply = {
-                    "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
+                    "id": "chatcmpl-stub",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
                     "model": body.get("model", "stub"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": content},
+                        }
+                    ],
                     "usage": stub.usage_for(body, content),
                 }
                 self._send(200, json.dumps(reply).encode())
@@ -140,11 +165,15 @@ class StubLLM:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def pick_verdict(self, body: dict) -> dict:
         """The verdict for one request: by a substring of the user message's STORED line."""
-        text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        text = " ".join(
+            str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"
+        )
         stored = next((line for line in text.splitlines() if line.startswith("STORED = ")), text)
         with self._lock:
             for needle, verdict in self.verdict_by_stored.items():
@@ -165,13 +194,15 @@ class StubLLM:
     @staticmethod
     def batch_claims(body: dict):
         """The (key, claim) pairs of a batch judge request, or None for any other request."""
-        text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        text = "\n".join(
+            str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"
+        )
         lines = text.splitlines()
         start = next((i for i, line in enumerate(lines) if line.startswith("STORED claims")), None)
         if start is None:
             return None
         pairs = []
-        for line in lines[start + 1:]:
+        for line in lines[start + 1 :]:
             try:
                 item = json.loads(line)
             except ValueError:
@@ -196,7 +227,9 @@ class StubLLM:
     def answer_for(self, body: dict) -> str:
         """recall's answer requests: echo the first context line, so a test can see
         which context each side's answer was written from."""
-        text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+        text = " ".join(
+            str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"
+        )
         first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), "")
         return f"stub LLM answer from: {first}"
 

@@ -54,16 +54,19 @@ def ensure_os_user(name: str = PG_USER) -> pwd.struct_passwd | None:
     try:
         return pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-                       check=False, capture_output=True, text=True)
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
         return pwd.getpwnam(name)
 
 
 class PgServer:
     """initdb + pg_ctl start in a temporary directory; ``stop()`` removes everything."""
 
-    def __init__(self, port: int | None = None, base: str | os.PathLike | None = None,
-                 durable: bool = False):
+    def __init__(self, port: int | None = None, base: str | os.PathLike | None = None, durable: bool = False):
         # durable=False (tests): fsync off - the server itself is never killed in the tests,
         # only its clients are; the benchmark uses durable=True (PostgreSQL's defaults).
         self.durable = durable
@@ -82,8 +85,9 @@ class PgServer:
         if self.user is not None:
             kwargs = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
         env = {"PATH": f"{self.bin}:/usr/bin:/bin", "LC_ALL": "C", "LANG": "C", "HOME": str(self.dir)}
-        proc = subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=self.dir,
-                              timeout=timeout, **kwargs)
+        proc = subprocess.run(
+            list(args), capture_output=True, text=True, env=env, cwd=self.dir, timeout=timeout, **kwargs
+        )
         if check and proc.returncode != 0:
             log = self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
             raise RuntimeError(f"{args[0]} failed ({proc.returncode}): {proc.stderr or proc.stdout}\n{log}")
@@ -92,13 +96,34 @@ class PgServer:
     def start(self) -> "PgServer":
         if self.user is not None:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                  "-E", "UTF8", "--no-instructions", "--no-sync")
+        self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-instructions",
+            "--no-sync",
+        )
         options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=300"
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
-                  "-w", "-t", "60", "start")
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         self.started = True
         # every database created afterwards (CREATE DATABASE copies template1) has pgvector
         self.sql("CREATE EXTENSION IF NOT EXISTS vector", database="template1")
@@ -109,8 +134,17 @@ class PgServer:
 
     def stop(self) -> None:
         if self.started:
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop",
-                      check=False, timeout=60)
+            self._run(
+                str(self.bin / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+                check=False,
+                timeout=60,
+            )
             self.started = False
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -135,12 +169,6 @@ class PgServer:
                 return cur.fetchall() if cur.description else None
         finally:
             conn.close()
-
-    def create_database(self, name: str) -> str:
-        """A fresh database (dropped first if it exists) with pgvector; returns its URL."""
-        self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        self.sql(f'CREATE DATABASE "{name}"')
-        return self.url(name)
 
 
 def main() -> None:  # pragma: no cover - manual helper
@@ -210,7 +238,11 @@ def root_env(root, fresh: bool = False) -> dict:
         except Exception as error:  # another process created it first
             if "already exists" not in str(error):
                 raise
-    return {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": _with_database(admin, name), ADMIN_ENV: admin}
+    return {
+        "FALSIFY_BACKEND": "postgres",
+        "FALSIFY_DATABASE_URL": _with_database(admin, name),
+        ADMIN_ENV: admin,
+    }
 
 
 def copy_database(src_root, dst_root) -> None:
@@ -219,8 +251,11 @@ def copy_database(src_root, dst_root) -> None:
     src, dst = database_name(src_root), database_name(dst_root)
     _admin_sql(f'DROP DATABASE IF EXISTS "{dst}" WITH (FORCE)', admin)
     # a template must have no other connections
-    _admin_sql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{src}' "
-               "AND pid <> pg_backend_pid()", admin)
+    _admin_sql(
+        f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{src}' "
+        "AND pid <> pg_backend_pid()",
+        admin,
+    )
     _admin_sql(f'CREATE DATABASE "{dst}" TEMPLATE "{src}"', admin)
 
 

@@ -7,7 +7,6 @@ with its exit code, and the writer lock released on leaving the block."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,8 +23,14 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory):
     root = tmp_path_factory.mktemp("api") / "root"
-    proc = forkserver.run([sys.executable, str(REPO / "tests" / "support" / "api_driver.py"), str(root)], cwd=REPO,
-                          env=clean_env(), capture_output=True, text=True, timeout=900)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "tests" / "support" / "api_driver.py"), str(root)],
+        cwd=REPO,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -35,8 +40,18 @@ def keys(status: dict) -> dict:
 
 
 def test_curated_exports(seen):
-    for name in ("Falsify", "FalsifyError", "InputError", "RootBusy", "EmbedderMismatch", "JudgeError",
-                 "RevisionResult", "Evidence", "revision_tasks", "recall_tasks"):
+    for name in (
+        "Falsify",
+        "FalsifyError",
+        "InputError",
+        "RootBusy",
+        "EmbedderMismatch",
+        "JudgeError",
+        "RevisionResult",
+        "Evidence",
+        "revision_tasks",
+        "recall_tasks",
+    ):
         assert name in seen["all"]
 
 
@@ -56,8 +71,11 @@ def test_bad_input_changes_nothing(seen):
     assert seen["bad_fact"]["exit_code"] == 2 and "empty" in seen["bad_fact"]["message"]
     assert seen["bad_target"]["exit_code"] == 2 and "NO_SUCH_KEY" in seen["bad_target"]["message"]
     assert seen["bad_search"]["exit_code"] == 2 and "top_k" in seen["bad_search"]["message"]
-    assert seen["bad_many"]["exit_code"] == 2 and "line 2" in seen["bad_many"]["message"] and \
-        "color" in seen["bad_many"]["message"]
+    assert (
+        seen["bad_many"]["exit_code"] == 2
+        and "line 2" in seen["bad_many"]["message"]
+        and "color" in seen["bad_many"]["message"]
+    )
 
 
 def test_revise_recall_search_explain(seen):
@@ -93,7 +111,12 @@ def test_revise_many_is_one_batch(seen):
 
 
 def test_errors_and_lock(seen):
-    assert seen["exit_codes"] == {"FalsifyError": 1, "InputError": 2, "RootBusy": 3, "EmbedderMismatch": 4,
-                                  "JudgeError": 5}
+    assert seen["exit_codes"] == {
+        "FalsifyError": 1,
+        "InputError": 2,
+        "RootBusy": 3,
+        "EmbedderMismatch": 4,
+        "JudgeError": 5,
+    }
     assert seen["hierarchy"] is True
     assert seen["closed_lock_free"] is True and seen["lock_free_after_exception"] is True

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,7 +21,9 @@ import pytest
 import forkserver
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("FALSIFY_BENCH_DATA") or REPO.parent / "shared" / "bench" / "out_mquake_hard_beliefs.json")
+DATA = Path(
+    os.environ.get("FALSIFY_BENCH_DATA") or REPO.parent / "shared" / "bench" / "out_mquake_hard_beliefs.json"
+)
 QUICK_CASES = 20
 QUICK_BATCH = "batch_10"
 TIMEOUT = 2400  # seconds; a loaded 2-core machine needed more than 1200 for the quick run
@@ -33,8 +34,10 @@ def missing_data(env=os.environ) -> str | None:
     (``CI`` set to true/1/yes: a CI run that silently skips the benchmark proves nothing)."""
     if DATA.is_file():
         return None
-    why = (f"MQuAKE-hard benchmark data not found at {DATA} (the shared data directory ../shared/bench "
-           "beside the clone, or $FALSIFY_BENCH_DATA)")
+    why = (
+        f"MQuAKE-hard benchmark data not found at {DATA} (the shared data directory ../shared/bench "
+        "beside the clone, or $FALSIFY_BENCH_DATA)"
+    )
     if env.get("CI", "").strip().lower() in ("1", "true", "yes"):
         return "fail: " + why
     return "skip: " + why
@@ -62,12 +65,20 @@ def result(data, tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["FALSIFY_BENCH_DATA"] = str(DATA)
     env.pop("FALSIFY_GATE1_THRESHOLD", None)
-    if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres":  # the root's own database (tests/support/pg_server.py)
+    if (
+        os.environ.get("FALSIFY_TEST_BACKEND") == "postgres"
+    ):  # the root's own database (tests/support/pg_server.py)
         import pg_server
 
         env.update(pg_server.root_env(root))
-    proc = forkserver.run([sys.executable, "-m", "bench.mquake", "--quick", "--json", "--progress", "0",
-                           "--root", str(root)], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    proc = forkserver.run(
+        [sys.executable, "-m", "bench.mquake", "--quick", "--json", "--progress", "0", "--root", str(root)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert proc.returncode == 0, f"bench.mquake --quick failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
     return json.loads(proc.stdout)
 
@@ -120,7 +131,9 @@ def test_per_case_exact(result, data):
     report = result["scenarios"]["per_case"]
     groups = report["detail"]["groups"]
     assert [g["group"] for g in groups] == [f"case {c['case_id']}" for c in cases]
-    assert any(c["cross_case_invalidated"] for c in cases), "the quick cases must include cross-case invalidations"
+    assert any(c["cross_case_invalidated"] for c in cases), (
+        "the quick cases must include cross-case invalidations"
+    )
     for case, group in zip(cases, groups):
         assert group["observed"] == sorted(case["expected_invalidated"]), group["group"]
         assert group["collateral"] == [] and group["missed"] == [], group
@@ -175,8 +188,14 @@ def test_detection_study_is_consistent(result, data):
 
 def deep_pure(where: Path, cases: int = 10) -> dict:
     env = dict(os.environ, PYTHONPATH=str(where), FALSIFY_BENCH_DATA=str(DATA))
-    proc = forkserver.run([sys.executable, "-m", "bench.deep", "--pure", "--cases", str(cases), "--sequences", "20",
-                           "--json"], cwd=where, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    proc = forkserver.run(
+        [sys.executable, "-m", "bench.deep", "--pure", "--cases", str(cases), "--sequences", "20", "--json"],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout)
 
@@ -189,9 +208,13 @@ def deep_intact(data):
 
 # the pure engine only (no store): the embedded session runs it; the PostgreSQL one would repeat it
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("FALSIFY_TEST_BACKEND") == "postgres",
-                    reason="pure engine, no backend: run once, in the embedded session")
-@pytest.mark.parametrize("mutant", ["justifications_ignore_group", "labels_gamma_single_pass", "forget_superseded_too"])
+@pytest.mark.skipif(
+    os.environ.get("FALSIFY_TEST_BACKEND") == "postgres",
+    reason="pure engine, no backend: run once, in the embedded session",
+)
+@pytest.mark.parametrize(
+    "mutant", ["justifications_ignore_group", "labels_gamma_single_pass", "forget_superseded_too"]
+)
 def test_deep_benchmark_fails_on_a_broken_rule(data, deep_intact, tmp_path, mutant):
     """The deep-graph scenario scores the pure engine against the independent
     reference: 100 % on the rules as they are, and not on a copy of the package
@@ -201,8 +224,12 @@ def test_deep_benchmark_fails_on_a_broken_rule(data, deep_intact, tmp_path, muta
 
     intact = deep_intact
     for name in ("mquake_deep", "generated"):
-        assert intact[name]["revisions_equal_to_reference" if name == "generated" else "graph_equal_to_reference"] \
-            == intact[name]["revisions"], intact[name]
+        assert (
+            intact[name][
+                "revisions_equal_to_reference" if name == "generated" else "graph_equal_to_reference"
+            ]
+            == intact[name]["revisions"]
+        ), intact[name]
     assert intact["mquake_deep"]["precision"] == intact["mquake_deep"]["recall"] == 1.0
 
     copy = tmp_path / "repo"
@@ -213,4 +240,6 @@ def test_deep_benchmark_fails_on_a_broken_rule(data, deep_intact, tmp_path, muta
     path.write_text(apply(path.read_text(encoding="utf-8"), m), encoding="utf-8")
     broken = deep_pure(copy)
     deep, gen = broken["mquake_deep"], broken["generated"]
-    assert deep["graph_equal_to_reference"] < deep["revisions"] or gen["sequences_with_differences"] > 0, broken
+    assert deep["graph_equal_to_reference"] < deep["revisions"] or gen["sequences_with_differences"] > 0, (
+        broken
+    )

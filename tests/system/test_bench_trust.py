@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -34,10 +33,32 @@ def result(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["FALSIFY_BENCH_DATA"] = str(DATA)
     env.pop("FALSIFY_GATE1_THRESHOLD", None)
-    proc = forkserver.run([sys.executable, "-m", "bench.mquake", "--scenario", "per_case", "--limit", str(QUICK_CASES),
-                           "--trust-ranked", "--keep-revisions", "--json", "--progress", "0", "--root", str(root)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-    assert proc.returncode == 0, f"bench.mquake --trust-ranked failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
+    proc = forkserver.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.mquake",
+            "--scenario",
+            "per_case",
+            "--limit",
+            str(QUICK_CASES),
+            "--trust-ranked",
+            "--keep-revisions",
+            "--json",
+            "--progress",
+            "0",
+            "--root",
+            str(root),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, (
+        f"bench.mquake --trust-ranked failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
+    )
     return json.loads(proc.stdout)
 
 

@@ -21,10 +21,12 @@ import json
 import pytest
 
 from backend_helpers import POSTGRES
-from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, revised_root, run_batch
+from harness import copy_root, nodes_by_key, revised_root, run_batch
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(POSTGRES, reason="the revision log is a file only on the embedded backend")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(POSTGRES, reason="the revision log is a file only on the embedded backend"),
+]
 
 CHECKS = [
     {"name": "check", "op": "cli", "argv": ["check", "--json"]},
@@ -53,8 +55,10 @@ def test_a_lost_log_is_named_and_the_repair_says_it_cannot_restore_it(revised, d
         log.write_bytes(b"")
     else:
         log.unlink()
-    steps = CHECKS + [{"name": "undo", "op": "cli", "argv": ["undo", "--json"]},
-                      {"name": "status", "op": "cli", "argv": ["status", "--json"]}]
+    steps = CHECKS + [
+        {"name": "undo", "op": "cli", "argv": ["undo", "--json"]},
+        {"name": "status", "op": "cli", "argv": ["status", "--json"]},
+    ]
     results = {r["name"]: r for r in run_batch(root, steps, work / f"b-{damage}")}
     check = results["check"]
     assert check["code"] == 1, check["stderr"][-2000:]

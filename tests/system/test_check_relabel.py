@@ -45,8 +45,10 @@ def batch(root, work, *commands):
     """The commands in one tests/support/cli_batch.py process (each opens the root as a CLI run
     does), as CompletedProcess objects with bytes, like ``run_cli``'s."""
     steps = [{"name": " ".join(argv), "argv": list(argv)} for argv in commands]
-    return [subprocess.CompletedProcess(r["name"], r["code"], r["stdout"].encode(), r["stderr"].encode())
-            for r in run_batch(root, steps, work)]
+    return [
+        subprocess.CompletedProcess(r["name"], r["code"], r["stdout"].encode(), r["stderr"].encode())
+        for r in run_batch(root, steps, work)
+    ]
 
 
 def statuses(proc) -> dict:
@@ -58,19 +60,39 @@ def statuses(proc) -> dict:
 def relabelled(tmp_path_factory):
     root = copy_root(loaded_root(tmp_path_factory), tmp_path_factory.mktemp("relabel") / "root")
     work = tmp_path_factory.mktemp("relabel_batches")
-    revised, before = batch(root, work / "revise", ["revise", DEMO_FACT, "--target", "E_qa", "--json"],
-                            ["status", "--json"])
+    revised, before = batch(
+        root, work / "revise", ["revise", DEMO_FACT, "--target", "E_qa", "--json"], ["status", "--json"]
+    )
     assert revised.returncode == 0, revised.stderr.decode(errors="replace")
     before = statuses(before)
     # behind FALSIFY's back, in a process of its own
-    corrupt = forkserver.run([sys.executable, "-c", SET_ALIVE.format(repo=str(REPO), root=str(root))],
-                             env=clean_env(), capture_output=True, text=True, timeout=300)
+    corrupt = forkserver.run(
+        [sys.executable, "-c", SET_ALIVE.format(repo=str(REPO), root=str(root))],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert corrupt.returncode == 0, corrupt.stderr[-3000:]
     corrupted, check, repair, again, explain, after = batch(
-        root, work / "check", ["status", "--json"], ["check", "--json"], ["check", "--repair", "--json"],
-        ["check", "--json"], ["explain", "E_qa", "--json"], ["status", "--json"])
-    return {"before": before, "corrupted": statuses(corrupted), "check": check, "repair": repair, "again": again,
-            "after": statuses(after), "explain": explain}
+        root,
+        work / "check",
+        ["status", "--json"],
+        ["check", "--json"],
+        ["check", "--repair", "--json"],
+        ["check", "--json"],
+        ["explain", "E_qa", "--json"],
+        ["status", "--json"],
+    )
+    return {
+        "before": before,
+        "corrupted": statuses(corrupted),
+        "check": check,
+        "repair": repair,
+        "again": again,
+        "after": statuses(after),
+        "explain": explain,
+    }
 
 
 def test_check_names_the_mislabelled_node(relabelled):
@@ -79,7 +101,9 @@ def test_check_names_the_mislabelled_node(relabelled):
     check = relabelled["check"]
     assert check.returncode == 1
     problems = json.loads(check.stdout)["problems"]
-    assert any(p.startswith("E_qa is alive but the three-valued labelling makes it") for p in problems), problems
+    assert any(p.startswith("E_qa is alive but the three-valued labelling makes it") for p in problems), (
+        problems
+    )
 
 
 def test_repair_relabels_it_and_check_is_clean_after(relabelled):
@@ -90,8 +114,9 @@ def test_repair_relabels_it_and_check_is_clean_after(relabelled):
     assert out["clean_after_repair"] is True, out["problems_after_repair"]
     assert relabelled["again"].returncode == 0 and json.loads(relabelled["again"].stdout)["clean"] is True
     # every node is back in the state the revision left it in
-    assert {k: n["state"] for k, n in relabelled["after"].items()} == \
-        {k: n["state"] for k, n in relabelled["before"].items()}
+    assert {k: n["state"] for k, n in relabelled["after"].items()} == {
+        k: n["state"] for k, n in relabelled["before"].items()
+    }
 
 
 def test_the_repair_is_explained(relabelled):

@@ -21,7 +21,6 @@ torn line are recovered when the root is opened, and named under
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -42,8 +41,13 @@ def repaired(tmp_path_factory):
     work = tmp_path_factory.mktemp("check")
     root = copy_root(base, work / "root")
     # one process: corrupt the stores, then a real revise that the fault hook kills mid-write
-    corrupt = forkserver.run([sys.executable, str(REPO / "tests" / "support" / "corrupt_root.py"), str(root), FACT, "E_email"],
-                             cwd=REPO, env=backend_env(root, clean_env()), capture_output=True, timeout=300)
+    corrupt = forkserver.run(
+        [sys.executable, str(REPO / "tests" / "support" / "corrupt_root.py"), str(root), FACT, "E_email"],
+        cwd=REPO,
+        env=backend_env(root, clean_env()),
+        capture_output=True,
+        timeout=300,
+    )
     assert corrupt.returncode == -9, corrupt.stderr.decode(errors="replace")[-3000:]
     orphan = corrupt.stdout.decode().strip().splitlines()[0]
     assert has_pending_intent(root)
@@ -112,7 +116,12 @@ def test_the_data_after_repair(repaired):
     assert now["K"]["state"] == "invalidated"  # the repair settled the broken justification
     assert now["E_qa"]["state"] == "refuted"  # the corrupted state itself is data, kept
     email = now["E_email"]  # re-indexed with its state, weight and epoch intact
-    assert (email["state"], email["feedback_weight"], email["epoch"], email["text"]) == ("alive", 0.5, 1, E_EMAIL)
+    assert (email["state"], email["feedback_weight"], email["epoch"], email["text"]) == (
+        "alive",
+        0.5,
+        1,
+        E_EMAIL,
+    )
     top = results["search"]["keys"][0]
     assert top[0] == "E_email" and top[1] < 0.01  # found again by vector search
     assert orphan not in json.dumps(results["vectors"]["keys"])

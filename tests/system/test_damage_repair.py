@@ -34,8 +34,10 @@ import pytest
 from backend_helpers import POSTGRES
 from harness import EXAMPLE, clean_env, copy_root, nodes_by_key, revised_root, run_batch, run_cli
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(POSTGRES, reason="the revision log and falsify.json are files of the embedded root")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(POSTGRES, reason="the revision log and falsify.json are files of the embedded root"),
+]
 
 CHECK = {"name": "check", "op": "cli", "argv": ["check", "--json"]}
 REPAIR = {"name": "repair", "op": "cli", "argv": ["check", "--repair", "--json"]}
@@ -57,13 +59,6 @@ def out(result: dict):
     return json.loads(result["stdout"])
 
 
-def one_line_error(result: dict, code: int) -> str:
-    lines = [line for line in result["stderr"].splitlines() if line.strip()]
-    assert result["code"] == code and len(lines) == 1 and lines[0].startswith("error: "), result
-    assert "Traceback" not in result["stderr"]
-    return lines[0]
-
-
 PENDING = {
     "float_epoch": {"epoch": 3.0, "add_nodes": []},
     "string_epoch": {"epoch": "3", "updates": []},
@@ -78,17 +73,32 @@ def test_a_pending_intent_of_the_wrong_shape_is_set_aside_by_every_command(revis
     work, r1 = revised
     steps = []
     for name, intent in PENDING.items():
-        steps.append({"name": name, "op": "cli", "argv": ["status", "--json"],
-                      "root_files": {"journal/pending.json": json.dumps(intent)}})
+        steps.append(
+            {
+                "name": name,
+                "op": "cli",
+                "argv": ["status", "--json"],
+                "root_files": {"journal/pending.json": json.dumps(intent)},
+            }
+        )
         steps.append({"name": f"{name}_check", "op": "cli", "argv": ["check", "--json"]})
-    steps.append({"name": "repeated_field", "op": "cli", "argv": ["check", "--repair", "--json"],
-                  "root_files": {"journal/pending.json": '{"epoch": 3, "epoch": 4}'}})
+    steps.append(
+        {
+            "name": "repeated_field",
+            "op": "cli",
+            "argv": ["check", "--repair", "--json"],
+            "root_files": {"journal/pending.json": '{"epoch": 3, "epoch": 4}'},
+        }
+    )
     root = copy_root(r1, work / "pending")
     results = batch(root, steps, work / "b-pending")
     for name in PENDING:
         r = results[name]
         assert r["code"] == 0, (name, r["stderr"][-2000:])
-        assert "[recovery] journal/pending.json is not an intent FALSIFY wrote" in r["stderr"], (name, r["stderr"])
+        assert "[recovery] journal/pending.json is not an intent FALSIFY wrote" in r["stderr"], (
+            name,
+            r["stderr"],
+        )
         assert out(results[f"{name}_check"]) == {"clean": True, "problems": []}, name
     assert results["repeated_field"]["code"] == 0, results["repeated_field"]["stderr"][-2000:]
     assert "appears twice" in results["repeated_field"]["stderr"]
@@ -105,17 +115,28 @@ def test_a_wrong_meta_epoch_is_named_and_repaired_in_one_run(revised):
     meta = json.loads((root / "falsify.json").read_text())
     steps = []
     for i, epoch in enumerate(META_EPOCHS):
-        steps += [dict(CHECK, name=f"check{i}", root_files={"falsify.json": json.dumps(dict(meta, epoch=epoch))}),
-                  dict(REPAIR, name=f"repair{i}"), dict(AFTER, name=f"after{i}")]
-    steps += [{"name": "damage", "op": "cli", "argv": ["status", "--json"],
-               "root_files": {"falsify.json": json.dumps(dict(meta, epoch=10**30))}},
-              {"name": "undo", "op": "cli", "argv": ["undo", "--json"]}]
+        steps += [
+            dict(CHECK, name=f"check{i}", root_files={"falsify.json": json.dumps(dict(meta, epoch=epoch))}),
+            dict(REPAIR, name=f"repair{i}"),
+            dict(AFTER, name=f"after{i}"),
+        ]
+    steps += [
+        {
+            "name": "damage",
+            "op": "cli",
+            "argv": ["status", "--json"],
+            "root_files": {"falsify.json": json.dumps(dict(meta, epoch=10**30))},
+        },
+        {"name": "undo", "op": "cli", "argv": ["undo", "--json"]},
+    ]
     results = batch(root, steps, work / "b-meta")
     for i, epoch in enumerate(META_EPOCHS):
         check = out(results[f"check{i}"])
         assert results[f"check{i}"]["code"] == 1, (epoch, check)
         assert any(p.startswith("falsify.json's epoch is") for p in check["problems"]), (epoch, check)
-        assert not any(p.startswith("history lost") for p in check["problems"]), check  # damage, not lost history
+        assert not any(p.startswith("history lost") for p in check["problems"]), (
+            check
+        )  # damage, not lost history
         repair = out(results[f"repair{i}"])
         assert any("reset falsify.json's epoch" in r and "to 2" in r for r in repair["repaired"]), repair
         assert repair["clean_after_repair"] is True
@@ -144,24 +165,39 @@ def test_a_damaged_log_line_is_named_and_set_aside_by_one_repair(revised):
             lines.insert(1, lines[0])
         else:  # the load's own line garbled: its history is then lost, and recorded as such
             lines[0] = b"\x00\x01 not json at all\n"
-        steps += [dict(CHECK, name=f"check-{damage}",
-                       root_files={"revisions.jsonl": b"".join(lines).decode("latin-1")}),
-                  dict(REPAIR, name=f"repair-{damage}"), dict(AFTER, name=f"after-{damage}")]
+        steps += [
+            dict(
+                CHECK,
+                name=f"check-{damage}",
+                root_files={"revisions.jsonl": b"".join(lines).decode("latin-1")},
+            ),
+            dict(REPAIR, name=f"repair-{damage}"),
+            dict(AFTER, name=f"after-{damage}"),
+        ]
     results = batch(root, steps + [STATUS], work / "b-log")
     for damage in LOG_DAMAGE:
         check = out(results[f"check-{damage}"])
         named = [p for p in check["problems"] if p.startswith("revisions.jsonl line")]
         assert results[f"check-{damage}"]["code"] == 1 and named, check
-        assert ("line 2 repeats line 1" in named[0]) if damage == "repeated" else ("is not valid JSON" in named[0])
+        assert (
+            ("line 2 repeats line 1" in named[0])
+            if damage == "repeated"
+            else ("is not valid JSON" in named[0])
+        )
         repair = results[f"repair-{damage}"]
         assert repair["code"] == 0, repair["stderr"][-2000:]
-        assert any(r.startswith("set aside 1 damaged line(s) of revisions.jsonl") for r in out(repair)["repaired"])
+        assert any(
+            r.startswith("set aside 1 damaged line(s) of revisions.jsonl") for r in out(repair)["repaired"]
+        )
         if damage == "entry_garbled":
-            assert any("cannot restore the revision log of epoch(s) 1" in c for c in out(repair)["cannot_restore"])
+            assert any(
+                "cannot restore the revision log of epoch(s) 1" in c for c in out(repair)["cannot_restore"]
+            )
         assert out(results[f"after-{damage}"]) == {"clean": True, "problems": []}
     aside = sorted(root.glob("revisions.set-aside-*.jsonl"))
-    assert len(aside) == len(LOG_DAMAGE) and all(json.loads(a.read_text().splitlines()[0])["line"] in (1, 2)
-                                                 for a in aside)
+    assert len(aside) == len(LOG_DAMAGE) and all(
+        json.loads(a.read_text().splitlines()[0])["line"] in (1, 2) for a in aside
+    )
     now = nodes_by_key(out(results["status"]))
     assert now["E_qa"]["state"] == "refuted" and "K" not in now  # the stores were not touched
 
@@ -175,7 +211,9 @@ def test_a_cut_committed_line_is_lost_history_and_its_forgotten_node_stays_forgo
     recovered = out(results["check"]).get("recovered_at_open", "")
     assert "had committed and its history is lost" in recovered and "before its commit point" not in recovered
     repair = out(results["repair"])
-    assert not any("restored" in r for r in repair["repaired"]), repair  # K was forgotten by the lost revision
+    assert not any("restored" in r for r in repair["repaired"]), (
+        repair
+    )  # K was forgotten by the lost revision
     assert out(results["after"]) == {"clean": True, "problems": []}
     assert "K" not in nodes_by_key(out(results["status"]))
 
@@ -184,8 +222,9 @@ def test_past_the_commit_point_a_failure_is_a_warning_and_the_change_is_applied_
     work, r1 = revised
     root = copy_root(r1, work / "commit")
     (root / "falsify.json.tmp").mkdir()  # the meta file's update (after the log line) cannot be written
-    results = batch(root, [{"name": "undo", "op": "cli", "argv": ["undo", "--json"]}, STATUS, CHECK],
-                    work / "b-commit")
+    results = batch(
+        root, [{"name": "undo", "op": "cli", "argv": ["undo", "--json"]}, STATUS, CHECK], work / "b-commit"
+    )
     undo = results["undo"]
     assert undo["code"] == 0, undo["stderr"][-2000:]
     warnings = [line for line in undo["stderr"].splitlines() if line.startswith("warning: ")]
@@ -204,8 +243,13 @@ def test_a_lost_meta_file_is_rebuilt_from_the_stores_or_refused(revised):
     work, r1 = revised
     root = copy_root(r1, work / "lost-meta")
     (root / "falsify.json").unlink()
-    other = clean_env(FALSIFY_EMBEDDER=None, LLM_API_KEY="sk-test-0123456789abcdef", EMBEDDING_PROVIDER="openai",
-                      EMBEDDING_MODEL="openai/text-embedding-3-large", EMBEDDING_DIMENSIONS="3072")
+    other = clean_env(
+        FALSIFY_EMBEDDER=None,
+        LLM_API_KEY="sk-test-0123456789abcdef",
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_MODEL="openai/text-embedding-3-large",
+        EMBEDDING_DIMENSIONS="3072",
+    )
     other.pop("FALSIFY_EMBEDDER", None)
     refused = run_cli(root, "status", "--json", env=other)
     err = refused.stderr.decode(errors="replace")
@@ -222,16 +266,23 @@ def test_a_lost_meta_file_is_rebuilt_from_the_stores_or_refused(revised):
 
 def test_a_rejected_command_on_a_new_root_creates_nothing(tmp_path):
     repeated = tmp_path / "repeated.json"
-    repeated.write_text('{"question": {"key": "Q", "text": "one?"}, "question": {"key": "Q2", "text": "two?"}}')
+    repeated.write_text(
+        '{"question": {"key": "Q", "text": "one?"}, "question": {"key": "Q2", "text": "two?"}}'
+    )
     fragment = tmp_path / "fragment.json"  # names a stored question nothing has
     fragment.write_text('{"question": {"key": "Q"}, "evidence": [{"key": "E1", "claim": "a claim."}]}')
-    cases = [(["load", str(repeated)], "field 'question' appears twice"),
-             (["load", str(fragment)], "'text'"),
-             (["revise", "x", "--target", "NOPE"], "--target 'NOPE': no evidence with that key"),
-             (["load", str(EXAMPLE), "--bogus"], "unrecognized arguments")]
+    cases = [
+        (["load", str(repeated)], "field 'question' appears twice"),
+        (["load", str(fragment)], "'text'"),
+        (["revise", "x", "--target", "NOPE"], "--target 'NOPE': no evidence with that key"),
+        (["load", str(EXAMPLE), "--bogus"], "unrecognized arguments"),
+    ]
     for i, (argv, says) in enumerate(cases):
         root = tmp_path / f"new{i}" / "root"
         proc = run_cli(root, *argv)
         err = proc.stderr.decode(errors="replace")
         assert proc.returncode == 2 and says in err, (argv, err[-2000:])
-        assert not (tmp_path / f"new{i}").exists(), (argv, sorted(p.name for p in (tmp_path / f"new{i}").rglob("*")))
+        assert not (tmp_path / f"new{i}").exists(), (
+            argv,
+            sorted(p.name for p in (tmp_path / f"new{i}").rglob("*")),
+        )

@@ -24,20 +24,32 @@ def sessions(tmp_path_factory):
     read these outputs and run the whole demo on a copy of the root."""
     work = tmp_path_factory.mktemp("demo")
     root = work / "demo"
-    one, before = run_batch(root, [{"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
-                                   {"name": "recall", "op": "cli", "argv": ["recall", "--json"]}],
-                            work / "b1", env=clean_env())
+    one, before = run_batch(
+        root,
+        [
+            {"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
+            {"name": "recall", "op": "cli", "argv": ["recall", "--json"]},
+        ],
+        work / "b1",
+        env=clean_env(),
+    )
     assert one["code"] == 0, one["stderr"]
     two = cli(root, "--session", "2")
     assert two.returncode == 0, two.stderr
     after, again, why, human = run_batch(
-        root, [{"name": "recall", "op": "cli", "argv": ["recall", QUESTION, "--json"]},
-               {"name": "session 2 again", "op": "cli", "argv": ["--session", "2"], "snapshot": True},
-               {"name": "explain K", "op": "cli", "argv": ["explain", "K", "--json"]},
-               {"name": "explain K in words", "op": "cli", "argv": ["explain", "K"]}],
-        work / "b2", env=clean_env())
-    return SimpleNamespace(root=root, before=js(before), after=js(after), again=again, why=js(why),
-                           human=ok(human)["stdout"])
+        root,
+        [
+            {"name": "recall", "op": "cli", "argv": ["recall", QUESTION, "--json"]},
+            {"name": "session 2 again", "op": "cli", "argv": ["--session", "2"], "snapshot": True},
+            {"name": "explain K", "op": "cli", "argv": ["explain", "K", "--json"]},
+            {"name": "explain K in words", "op": "cli", "argv": ["explain", "K"]},
+        ],
+        work / "b2",
+        env=clean_env(),
+    )
+    return SimpleNamespace(
+        root=root, before=js(before), after=js(after), again=again, why=js(why), human=ok(human)["stdout"]
+    )
 
 
 def test_cross_session_recall_and_stale_baseline(sessions):
@@ -77,14 +89,22 @@ def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_pa
     root = copy_root(sessions.root, tmp_path / "d")
     kept = cli(root, "--demo", "--keep", timeout=300)
     assert kept.returncode == 0, kept.stderr
-    assert "reused" in kept.stdout and "already recorded" in kept.stdout and "started clean" not in kept.stdout
+    assert (
+        "reused" in kept.stdout and "already recorded" in kept.stdout and "started clean" not in kept.stdout
+    )
     proc = cli(root, "--demo", timeout=300)  # running the demo again starts clean (and says so)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr
     assert "started clean" in out and "Session 1" in out and "Session 2" in out
-    assert "nothing new to load" not in out and "already recorded" not in out  # really clean: built and revised anew
+    assert (
+        "nothing new to load" not in out and "already recorded" not in out
+    )  # really clean: built and revised anew
     assert re.search(r"new process \d+", out)
-    assert re.search(r"contradiction \(pinned, gates skipped\): E_qa \(cosine distance 0\.\d{3}, shown only; judge=pinned conf=1\.00\)", out)
+    assert re.search(
+        r"contradiction \(pinned, gates skipped\): E_qa \(cosine distance 0\.\d{3}, shown only; "
+        r"judge=pinned conf=1\.00\)",
+        out,
+    )
     assert "judge pinned" in out
     # offline, gate 1's ranked candidates come first (E_qa ranked first), then the pin decides
     assert re.search(r"#1 E_qa \(cosine distance 0\.\d{3}, lexical \d+\.\d{2}\)", out)
@@ -94,7 +114,7 @@ def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_pa
     assert "A superseded -> B ignites" in out
     assert "forgot 1 orphan (K) from graph + vector" in out
     assert re.search(r"revision total \d+ ms", out)
-    board = out[out.rindex("[SCOREBOARD]"):]
+    board = out[out.rindex("[SCOREBOARD]") :]
     assert re.search(r"FALSIFY recall : .*January 2021.* \[revised\]", board)
     assert re.search(r"Plain-RAG {6}: .*15 March 2021.* \[STALE\]", board)
     assert "AI revised, not forgot." in board
@@ -116,15 +136,31 @@ def test_with_a_key_llm_answers_and_judge_fallback(tmp_path):
 
     root = tmp_path / "k"
     with StubLLM() as stub:
-        env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
-                        FALSIFY_EMBEDDER="local", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        env = clean_env(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT=stub.url,
+            LLM_MODEL="openai/stub",
+            FALSIFY_EMBEDDER="local",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
         stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
-        one, two, after = run_batch(root, [{"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
-                                           {"name": "session 2", "op": "cli", "argv": ["--session", "2"]},
-                                           {"name": "recall", "op": "cli", "argv": ["recall", "--json"]}],
-                                    tmp_path / "batch", env=env)
+        one, two, after = run_batch(
+            root,
+            [
+                {"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
+                {"name": "session 2", "op": "cli", "argv": ["--session", "2"]},
+                {"name": "recall", "op": "cli", "argv": ["recall", "--json"]},
+            ],
+            tmp_path / "batch",
+            env=env,
+        )
         ok(one)
-        assert "fell back to the pin" in ok(two)["stdout"] or "two-gate judge (hybrid gate 1 + LLM)" in two["stdout"]
+        assert (
+            "fell back to the pin" in ok(two)["stdout"]
+            or "two-gate judge (hybrid gate 1 + LLM)" in two["stdout"]
+        )
         after = js(after)
     assert after["mode"] == "llm"
     assert after["falsify"]["answer"].startswith("stub LLM answer from: X knew via supplier email")

@@ -37,24 +37,51 @@ def run(tmp_path_factory):
     base = loaded_root(tmp_path_factory)
     work = tmp_path_factory.mktemp("epochs")
     root = copy_root(base, work / "root")
-    steps = [status_step("status_1"), recall_step("recall_1"),
-             {"name": "audit", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--key", "F_audit", "--json"]},
-             status_step("status_2"), recall_step("recall_2"),
-             {"name": "retraction", "op": "cli", "argv": ["revise", RETRACTION, "--target", "F_audit", "--json"]},
-             status_step("status_3"), recall_step("recall_3"),
-             {"name": "r2", "op": "cli", "argv": ["revise", R2_FACT, "--target", "E_email", "--json"]},
-             status_step("status_4"), recall_step("recall_4"),
-             {"name": "undo_r2", "op": "cli", "argv": ["undo", "--json"]},
-             status_step("status_5"), recall_step("recall_5"),
-             {"name": "undo_retraction", "op": "cli", "argv": ["undo", "--json"]},
-             status_step("status_6"), recall_step("recall_6")]
-    steps += [{"name": f"at_{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]} for n in range(LAST + 1)]
-    steps += [{"name": f"recall_at_{n}", "op": "cli", "argv": ["recall", "--epoch", str(n), "--json"]}
-              for n in range(1, LAST + 1)]
+    steps = [
+        status_step("status_1"),
+        recall_step("recall_1"),
+        {
+            "name": "audit",
+            "op": "cli",
+            "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--key", "F_audit", "--json"],
+        },
+        status_step("status_2"),
+        recall_step("recall_2"),
+        {"name": "retraction", "op": "cli", "argv": ["revise", RETRACTION, "--target", "F_audit", "--json"]},
+        status_step("status_3"),
+        recall_step("recall_3"),
+        {"name": "r2", "op": "cli", "argv": ["revise", R2_FACT, "--target", "E_email", "--json"]},
+        status_step("status_4"),
+        recall_step("recall_4"),
+        {"name": "undo_r2", "op": "cli", "argv": ["undo", "--json"]},
+        status_step("status_5"),
+        recall_step("recall_5"),
+        {"name": "undo_retraction", "op": "cli", "argv": ["undo", "--json"]},
+        status_step("status_6"),
+        recall_step("recall_6"),
+    ]
+    steps += [
+        {"name": f"at_{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]}
+        for n in range(LAST + 1)
+    ]
+    steps += [
+        {"name": f"recall_at_{n}", "op": "cli", "argv": ["recall", "--epoch", str(n), "--json"]}
+        for n in range(1, LAST + 1)
+    ]
     steps += [{"name": "text_at_1", "op": "cli", "argv": ["status", "--epoch", "1"]}]
-    steps += [{"name": f"bad_{i}", "op": "cli", "argv": [command, "--epoch", value, "--json"], "snapshot": True}
-              for i, (command, value) in enumerate([("status", "-1"), ("status", str(LAST + 1)), ("status", "x"),
-                                                    ("recall", "1.5"), ("recall", "99"), ("status", "")])]
+    steps += [
+        {"name": f"bad_{i}", "op": "cli", "argv": [command, "--epoch", value, "--json"], "snapshot": True}
+        for i, (command, value) in enumerate(
+            [
+                ("status", "-1"),
+                ("status", str(LAST + 1)),
+                ("status", "x"),
+                ("recall", "1.5"),
+                ("recall", "99"),
+                ("status", ""),
+            ]
+        )
+    ]
     return {r["name"]: r for r in run_batch(root, steps, work / "batch")}
 
 
@@ -135,31 +162,49 @@ def test_an_epoch_that_does_not_exist_is_exit_2_and_writes_nothing(run, i):
 
 # ---- the API, on the session root -------------------------------------------------------------
 
+
 async def test_api_status_and_recall_at_each_epoch(app, prefix):
     from conftest import investigation
     from memory_core.core.errors import InputError
 
-    inv = investigation(prefix, hypotheses=[{"key": "H1", "statement": "The pump failed first."},
-                                            {"key": "H2", "statement": "The valve failed first."}],
-                        evidence=[{"key": "E1", "claim": "The pump log shows a fault at 09:00."},
-                                  {"key": "E2", "claim": "The valve sensor tripped at 09:05."}],
-                        conclusions=[{"key": "C1", "statement": "The pump caused the outage."}],
-                        edges=[{"type": "supports", "from": "E1", "to": "H1"},
-                               {"type": "supports", "from": "E2", "to": "H2"},
-                               {"type": "depends_on", "from": "C1", "to": "E1"}])
+    inv = investigation(
+        prefix,
+        hypotheses=[
+            {"key": "H1", "statement": "The pump failed first."},
+            {"key": "H2", "statement": "The valve failed first."},
+        ],
+        evidence=[
+            {"key": "E1", "claim": "The pump log shows a fault at 09:00."},
+            {"key": "E2", "claim": "The valve sensor tripped at 09:05."},
+        ],
+        conclusions=[{"key": "C1", "statement": "The pump caused the outage."}],
+        edges=[
+            {"type": "supports", "from": "E1", "to": "H1"},
+            {"type": "supports", "from": "E2", "to": "H2"},
+            {"type": "depends_on", "from": "C1", "to": "E1"},
+        ],
+    )
     seen, question = {}, f"Question {prefix}: what happened?"
     await app.load(inv)
     seen[app.journal.epoch()] = (await app.status(), await app.recall(question))
     first = await app.revise("The pump log was from another plant.", target=f"{prefix}E1")
     seen[app.journal.epoch()] = (await app.status(), await app.recall(question))
-    await app.revise("The other plant's log was itself misfiled.", target=first["new_evidence"])  # reinstates E1
+    await app.revise(
+        "The other plant's log was itself misfiled.", target=first["new_evidence"]
+    )  # reinstates E1
     seen[app.journal.epoch()] = (await app.status(), await app.recall(question))
     await app.undo()
     seen[app.journal.epoch()] = (await app.status(), await app.recall(question))
     mine = lambda s: {n["key"]: n["state"] for n in s["nodes"] if n["key"].startswith(prefix)}
     loaded, refuted, reinstated, undone = sorted(seen)
-    assert mine(seen[loaded][0])[f"{prefix}C1"] == "alive" and mine(seen[refuted][0]).get(f"{prefix}C1") != "alive"
-    assert mine(seen[reinstated][0])[f"{prefix}E1"] == "alive" and mine(seen[undone][0])[f"{prefix}E1"] == "refuted"
+    assert (
+        mine(seen[loaded][0])[f"{prefix}C1"] == "alive"
+        and mine(seen[refuted][0]).get(f"{prefix}C1") != "alive"
+    )
+    assert (
+        mine(seen[reinstated][0])[f"{prefix}E1"] == "alive"
+        and mine(seen[undone][0])[f"{prefix}E1"] == "refuted"
+    )
     for epoch, (status, recall) in seen.items():
         at = await app.status(epoch=epoch)
         assert at.pop("epoch") == epoch and at == status
@@ -168,7 +213,9 @@ async def test_api_status_and_recall_at_each_epoch(app, prefix):
         assert past["falsify"] == recall["falsify"] and past["verdict"] == recall["verdict"]
     rows = {row["epoch"]: row for row in app.timeline()}
     assert rows[refuted]["kind"] == "revise" and rows[refuted]["judge"] == "pinned"
-    assert {"key": f"{prefix}E1", "rule": "contradicted", "from": "alive", "to": "refuted"} in rows[refuted]["changes"]
+    assert {"key": f"{prefix}E1", "rule": "contradicted", "from": "alive", "to": "refuted"} in rows[refuted][
+        "changes"
+    ]
     assert rows[reinstated]["undone_at"] == undone and rows[undone]["undoes"] == reinstated
     current = app.journal.epoch()
     log = list(app.journal.entries())  # the log lives in files, or on PostgreSQL in the database
@@ -185,15 +232,33 @@ async def test_api_status_at_an_epoch_before_and_after_a_supersession_in_time(ap
     """valid_to written by a supersession in time, then undone: each epoch's status again."""
     from conftest import investigation
 
-    ev = {"key": "E_alice", "claim": f"Alice is the CEO of Acme {prefix}.", "subject": f"acme {prefix}",
-          "predicate": "ceo", "object": "Alice", "valid_from": "2010-01-01"}
-    await app.load(investigation(prefix, hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
-                                 evidence=[ev], conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
-                                 edges=[{"type": "depends_on", "from": "K", "to": "E_alice"},
-                                        {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9}]))
+    ev = {
+        "key": "E_alice",
+        "claim": f"Alice is the CEO of Acme {prefix}.",
+        "subject": f"acme {prefix}",
+        "predicate": "ceo",
+        "object": "Alice",
+        "valid_from": "2010-01-01",
+    }
+    await app.load(
+        investigation(
+            prefix,
+            hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
+            evidence=[ev],
+            conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
+            edges=[
+                {"type": "depends_on", "from": "K", "to": "E_alice"},
+                {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9},
+            ],
+        )
+    )
     seen = {app.journal.epoch(): await app.status()}
-    result = await app.revise(f"Bob is the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Bob",
-                              key=f"{prefix}F_bob", valid_from="2016-01-01")
+    result = await app.revise(
+        f"Bob is the CEO of Acme {prefix}.",
+        triple=f"acme {prefix}|ceo|Bob",
+        key=f"{prefix}F_bob",
+        valid_from="2016-01-01",
+    )
     assert result["validity"] == {f"{prefix}E_alice": "ends_stored"}
     seen[app.journal.epoch()] = await app.status()
     await app.undo()

@@ -56,9 +56,14 @@ STEPS_REACHED = {
 QUICK_RANDOM = 4  # random kills on top of the named-step trials (make bench runs 300)
 # the PostgreSQL sample: every operation, killed before and (for most) after its commit point
 # (revise's every step is tests/system/test_postgres_crash.py's); 8 named + 2 random = 10 trials
-PG_SAMPLE_STEPS = {"load": ["edges", "committed"], "revise": ["updates"],
-                   "undo": ["del_nodes", "committed"], "resolve": ["del_edges"], "reinstate": ["node_edges"],
-                   "end_validity": ["updates"]}
+PG_SAMPLE_STEPS = {
+    "load": ["edges", "committed"],
+    "revise": ["updates"],
+    "undo": ["del_nodes", "committed"],
+    "resolve": ["del_edges"],
+    "reinstate": ["node_edges"],
+    "end_validity": ["updates"],
+}
 PG_QUICK_RANDOM = 2
 
 
@@ -79,13 +84,29 @@ def run_driver(work: Path, trials: list[dict], seed: int, prepared: Path | None 
     """A driver process for ``trials``; with ``prepared`` (another driver's work directory) it
     copies that driver's pristine roots and reference runs instead of preparing its own."""
     work.mkdir(parents=True, exist_ok=True)
-    config = {"work": str(work), "fact": DEMO_FACT, "target": "E_qa", "example": str(EXAMPLE), "seed": seed,
-              "trials": trials, "prepared": str(prepared) if prepared else None}
+    config = {
+        "work": str(work),
+        "fact": DEMO_FACT,
+        "target": "E_qa",
+        "example": str(EXAMPLE),
+        "seed": seed,
+        "trials": trials,
+        "prepared": str(prepared) if prepared else None,
+    }
     (work / "config.json").write_text(json.dumps(config))
     # on postgres the driver's root (work/root) has its own database, named after its path
-    return forkserver.popen([sys.executable, str(REPO / "tests" / "support" / "fault_driver.py"), str(work / "config.json"),
-                             str(work / "result.json")], cwd=REPO, env=backend_env(work / "root", clean_env()),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return forkserver.popen(
+        [
+            sys.executable,
+            str(REPO / "tests" / "support" / "fault_driver.py"),
+            str(work / "config.json"),
+            str(work / "result.json"),
+        ],
+        cwd=REPO,
+        env=backend_env(work / "root", clean_env()),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +118,10 @@ def trials(tmp_path_factory):
     # ~9 forked CLI children, instead of the same twice), leaving the cores to the other work
     halves = [all_trials[0::2], all_trials[1::2]]
     base = tmp_path_factory.mktemp("faults")
-    procs = [run_driver(base / "driver0", halves[0], seed=1),
-             run_driver(base / "driver1", halves[1], seed=2, prepared=base / "driver0")]
+    procs = [
+        run_driver(base / "driver0", halves[0], seed=1),
+        run_driver(base / "driver1", halves[1], seed=2, prepared=base / "driver0"),
+    ]
     reports = []
     try:
         for i, proc in enumerate(procs):
@@ -107,7 +130,8 @@ def trials(tmp_path_factory):
             report = json.loads(result.read_text()) if result.exists() else {"trials": []}
             assert proc.returncode == 0 and len(report["trials"]) == len(halves[i]), (
                 f"fault driver {i} failed (exit {proc.returncode}) after {len(report['trials'])} trials:\n"
-                f"{err.decode(errors='replace')[-4000:]}")
+                f"{err.decode(errors='replace')[-4000:]}"
+            )
             reports.append(report)
     finally:
         for proc in procs:
@@ -121,7 +145,11 @@ def test_enough_trials(trials):
     count = sum(len(r["trials"]) for r in trials)
     named = sum(len(steps) for steps in (PG_SAMPLE_STEPS if POSTGRES else STEPS_REACHED).values())
     assert count >= named + (1 if POSTGRES else QUICK_RANDOM), count
-    kinds = {(t["spec"]["op"], "step" if t["spec"].get("step") else t["spec"]["kill"]) for r in trials for t in r["trials"]}
+    kinds = {
+        (t["spec"]["op"], "step" if t["spec"].get("step") else t["spec"]["kill"])
+        for r in trials
+        for t in r["trials"]
+    }
     assert {op for op, _ in kinds} == {"load", "revise", "undo", "resolve", "reinstate", "end_validity"}
 
 
@@ -140,24 +168,33 @@ def test_reference_runs(trials):
         reinstated = {n["key"]: n for n in s["reinstated"]["nodes"]}
         assert reinstated["E_qa"]["state"] == reinstated["K"]["state"] == "alive"
         timed, ended = ({n["key"]: n for n in s[name]["nodes"]} for name in ("timed", "ended"))
-        assert timed["E_ceo"]["state"] == timed["K_ceo"]["state"] == "alive" and "valid_to" not in timed["E_ceo"]
+        assert (
+            timed["E_ceo"]["state"] == timed["K_ceo"]["state"] == "alive" and "valid_to" not in timed["E_ceo"]
+        )
         assert ended["E_ceo"]["state"] == ended["K_ceo"]["state"] == "superseded"
         assert ended["E_ceo"]["valid_to"] == "2021-06-01"
 
 
 def _describe(t: dict) -> str:
-    return (f"{t['spec']} child={t['child']} delay={t['delay']} recovery_kill={t['killed_recovery']} "
-            f"outcome={t['outcome']} check={t['check']} check_how={t['check_how']} recovered={t['recovered']} "
-            f"log_lines={t['log_lines']} pending={t['pending']}\nchild stderr: {t['child_stderr'][-800:]}\n"
-            f"check stderr: {t['check_stderr'][-800:]}\nstatus diff:\n{t['status_diff']}")
+    return (
+        f"{t['spec']} child={t['child']} delay={t['delay']} recovery_kill={t['killed_recovery']} "
+        f"outcome={t['outcome']} check={t['check']} check_how={t['check_how']} recovered={t['recovered']} "
+        f"log_lines={t['log_lines']} pending={t['pending']}\nchild stderr: {t['child_stderr'][-800:]}\n"
+        f"check stderr: {t['check_stderr'][-800:]}\nstatus diff:\n{t['status_diff']}"
+    )
 
 
 def test_every_trial_is_whole_or_absent_and_clean(trials):
     failures = []
     for report in trials:
         for t in report["trials"]:
-            ok = (t["check_how"] == "exit 0" and t["check_clean"] and not t["pending"]
-                  and t["outcome"] in ("before", "after") and t["log_ok"])
+            ok = (
+                t["check_how"] == "exit 0"
+                and t["check_clean"]
+                and not t["pending"]
+                and t["outcome"] in ("before", "after")
+                and t["log_ok"]
+            )
             if not ok:
                 failures.append(_describe(t))
     assert not failures, f"{len(failures)} trial(s) left an inconsistent root:\n\n" + "\n\n".join(failures)

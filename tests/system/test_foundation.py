@@ -21,8 +21,14 @@ async def test_load_status_round_trip(app, prefix):
     status = await app.status()
     mine = nodes_of(status, prefix)
     assert {k: n["type"] for k, n in mine.items()} == {
-        prefix + "Q": "question", prefix + "A": "hypothesis", prefix + "B": "hypothesis", prefix + "C": "hypothesis",
-        prefix + "E_qa": "evidence", prefix + "E_email": "evidence", prefix + "K": "conclusion"}
+        prefix + "Q": "question",
+        prefix + "A": "hypothesis",
+        prefix + "B": "hypothesis",
+        prefix + "C": "hypothesis",
+        prefix + "E_qa": "evidence",
+        prefix + "E_email": "evidence",
+        prefix + "K": "conclusion",
+    }
     assert all(n["state"] == "alive" for n in mine.values())
     assert mine[prefix + "K"]["confidence"] == 0.8
     assert mine[prefix + "A"]["prior"] == 0.4
@@ -30,7 +36,13 @@ async def test_load_status_round_trip(app, prefix):
     seed = json.loads(SEED.read_text())
     assert mine[prefix + "E_qa"]["text"] == seed["evidence"][0]["claim"]
     edges = [e for e in status["edges"] if e["from"].startswith(prefix)]
-    assert {"type": "depends_on", "from": prefix + "K", "to": prefix + "E_qa", "critical": True, "group": None} in edges
+    assert {
+        "type": "depends_on",
+        "from": prefix + "K",
+        "to": prefix + "E_qa",
+        "critical": True,
+        "group": None,
+    } in edges
     assert {"type": "supports", "from": prefix + "E_qa", "to": prefix + "A", "weight": 0.8} in edges
     assert len(edges) == 3
 
@@ -51,12 +63,26 @@ async def test_reload_is_a_noop_and_never_resets_state_or_weight(app, prefix):
 
 async def test_reload_adds_only_new_nodes_and_edges(app, prefix):
     ev = [{"key": "E1", "claim": f"{prefix} the pump failed in May."}]
-    await app.load(investigation(prefix, evidence=ev, conclusions=[{"key": "K1", "statement": "pump failure"}],
-                                 edges=[{"type": "depends_on", "from": "K1", "to": "E1"}]))
+    await app.load(
+        investigation(
+            prefix,
+            evidence=ev,
+            conclusions=[{"key": "K1", "statement": "pump failure"}],
+            edges=[{"type": "depends_on", "from": "K1", "to": "E1"}],
+        )
+    )
     ev2 = ev + [{"key": "E2", "claim": f"{prefix} the valve failed in June."}]
-    result = await app.load(investigation(prefix, evidence=ev2, conclusions=[{"key": "K1", "statement": "pump failure"}],
-                                          edges=[{"type": "depends_on", "from": "K1", "to": "E1"},
-                                                 {"type": "depends_on", "from": "K1", "to": "E2", "critical": False}]))
+    result = await app.load(
+        investigation(
+            prefix,
+            evidence=ev2,
+            conclusions=[{"key": "K1", "statement": "pump failure"}],
+            edges=[
+                {"type": "depends_on", "from": "K1", "to": "E1"},
+                {"type": "depends_on", "from": "K1", "to": "E2", "critical": False},
+            ],
+        )
+    )
     assert result["added"] == [prefix + "E2"]
     assert result["edges_added"] == [f"depends_on {prefix}K1 -> {prefix}E2"]
 
@@ -65,8 +91,14 @@ async def test_new_node_resting_on_dead_evidence_enters_invalidated(app, prefix)
     ev = [{"key": "E1", "claim": f"{prefix} the sensor log shows a spike at noon."}]
     await app.load(investigation(prefix, evidence=ev))
     await app.store.set_states({node_id("evidence", prefix + "E1"): ("refuted", 3)})
-    result = await app.load(investigation(prefix, evidence=ev, conclusions=[{"key": "K", "statement": "spike at noon"}],
-                                          edges=[{"type": "depends_on", "from": "K", "to": "E1"}]))
+    result = await app.load(
+        investigation(
+            prefix,
+            evidence=ev,
+            conclusions=[{"key": "K", "statement": "spike at noon"}],
+            edges=[{"type": "depends_on", "from": "K", "to": "E1"}],
+        )
+    )
     assert result["invalidated"] == [prefix + "K"]
     assert nodes_of(await app.status(), prefix)[prefix + "K"]["state"] == "invalidated"
 
@@ -82,21 +114,38 @@ async def test_delete_removes_graph_node_and_vector_row(app, prefix):
     assert k_id not in {str(h.id) for h in hits}
 
 
-@pytest.mark.parametrize("mutate,fragment", [
-    (lambda d: d.update(edges=d["edges"] + [{"type": "depends_on", "from": "K", "to": "NOPE"}]), "names unknown key"),
-    (lambda d: d["evidence"].append(dict(d["evidence"][0])), "duplicate key"),
-    (lambda d: d["evidence"].append(dict(d["evidence"][0], key="e_QA")), "duplicate key"),
-    (lambda d: d.update(edges=[{"type": "supports", "from": "A", "to": "E_qa", "weight": 0.5}]), "supports edge goes from evidence"),
-    (lambda d: d.update(edges=[{"type": "supports", "from": "E_qa", "to": "A", "weight": 1.5}]), "outside 0..1"),
-    (lambda d: d["conclusions"][0].pop("statement"), "missing 'statement'"),
-    (lambda d: d["hypotheses"][0].update(statement="   "), "'statement' is empty"),
-    (lambda d: d.update(edges=[{"type": "depends_on", "from": "K", "to": "K"}]), "itself"),
-    (lambda d: d["evidence"][0].update(colour="red"), "unknown field(s) colour"),
-])
+@pytest.mark.parametrize(
+    "mutate,fragment",
+    [
+        (
+            lambda d: d.update(edges=d["edges"] + [{"type": "depends_on", "from": "K", "to": "NOPE"}]),
+            "names unknown key",
+        ),
+        (lambda d: d["evidence"].append(dict(d["evidence"][0])), "duplicate key"),
+        (lambda d: d["evidence"].append(dict(d["evidence"][0], key="e_QA")), "duplicate key"),
+        (
+            lambda d: d.update(edges=[{"type": "supports", "from": "A", "to": "E_qa", "weight": 0.5}]),
+            "supports edge goes from evidence",
+        ),
+        (
+            lambda d: d.update(edges=[{"type": "supports", "from": "E_qa", "to": "A", "weight": 1.5}]),
+            "outside 0..1",
+        ),
+        (lambda d: d["conclusions"][0].pop("statement"), "missing 'statement'"),
+        (lambda d: d["hypotheses"][0].update(statement="   "), "'statement' is empty"),
+        (lambda d: d.update(edges=[{"type": "depends_on", "from": "K", "to": "K"}]), "itself"),
+        (lambda d: d["evidence"][0].update(colour="red"), "unknown field(s) colour"),
+    ],
+)
 async def test_invalid_files_rejected_with_nothing_written(app, prefix, mutate, fragment):
     data = json.loads(SEED.read_text())
     mutate(data)
-    text = json.dumps(data).replace('"key": "', f'"key": "{prefix}').replace('"from": "', f'"from": "{prefix}').replace('"to": "', f'"to": "{prefix}')
+    text = (
+        json.dumps(data)
+        .replace('"key": "', f'"key": "{prefix}')
+        .replace('"from": "', f'"from": "{prefix}')
+        .replace('"to": "', f'"to": "{prefix}')
+    )
     before = (await app.status(), app.journal.epoch())
     with pytest.raises(InputError) as error:
         await app.load(text)
@@ -105,9 +154,14 @@ async def test_invalid_files_rejected_with_nothing_written(app, prefix, mutate, 
 
 
 async def test_nan_and_bad_json_rejected(app):
-    for text, fragment in [('{"question": {"key": "Q", "text": "x"}, "hypotheses": [{"key": "H", "statement": "s", "prior": NaN}]}', "NaN"),
-                           ('{"question": {"key": "Q", "text": "x"', "invalid JSON"),
-                           (b'{"question": {"key": "Q", "text": "\xff"}}', "not valid UTF-8")]:
+    for text, fragment in [
+        (
+            '{"question": {"key": "Q", "text": "x"}, "hypotheses": [{"key": "H", "statement": "s", "prior": NaN}]}',
+            "NaN",
+        ),
+        ('{"question": {"key": "Q", "text": "x"', "invalid JSON"),
+        (b'{"question": {"key": "Q", "text": "\xff"}}', "not valid UTF-8"),
+    ]:
         with pytest.raises(InputError) as error:
             await app.load(text)
         assert fragment in str(error.value)
@@ -117,11 +171,20 @@ async def test_offline_embedder_really_embeds(app):
     from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
     engine = get_embedding_engine()
-    assert type(engine).__name__ == "FastembedEmbeddingEngine" and engine.model == "sentence-transformers/all-MiniLM-L6-v2"
-    a, b, c = await engine.embed_text(["The QA report was back-dated.",
-                                       "Someone falsified the date on the quality report.",
-                                       "Bananas are rich in potassium."])
-    cos = lambda x, y: sum(p * q for p, q in zip(x, y)) / (sum(p * p for p in x) ** 0.5 * sum(q * q for q in y) ** 0.5)
+    assert (
+        type(engine).__name__ == "FastembedEmbeddingEngine"
+        and engine.model == "sentence-transformers/all-MiniLM-L6-v2"
+    )
+    a, b, c = await engine.embed_text(
+        [
+            "The QA report was back-dated.",
+            "Someone falsified the date on the quality report.",
+            "Bananas are rich in potassium.",
+        ]
+    )
+    cos = lambda x, y: (
+        sum(p * q for p, q in zip(x, y)) / (sum(p * p for p in x) ** 0.5 * sum(q * q for q in y) ** 0.5)
+    )
     assert len(a) == 384
     assert cos(a, b) > cos(a, c) + 0.2
 
@@ -140,11 +203,18 @@ def test_ids_states_and_weights_survive_restart(tmp_path):
     # ids are derived from keys: the same in every process -- a cold interpreter (its own hash
     # seed, so not forked from a shared parent) and this one
     import subprocess, sys
-    code = ("import sys; from memory_core.store import backends, data_root, settings; "
-            "data_root.configure(sys.argv[1], backends.choose(settings.current())); "
-            "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))")
-    cold = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ids")], capture_output=True, text=True,
-                          cwd=str(SEED.parent.parent))
+
+    code = (
+        "import sys; from memory_core.store import backends, data_root, settings; "
+        "data_root.configure(sys.argv[1], backends.choose(settings.current())); "
+        "from memory_core.store.models import node_id; print(node_id('evidence', 'E_qa'))"
+    )
+    cold = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "ids")],
+        capture_output=True,
+        text=True,
+        cwd=str(SEED.parent.parent),
+    )
     assert cold.returncode == 0, cold.stderr[-2000:]
     assert cold.stdout.strip() == str(node_id("evidence", "E_qa"))
     assert len(first["nodes"]) == 7
@@ -160,11 +230,21 @@ def test_no_command_without_key_prints_how_to_set_it(tmp_path):
 @pytest.mark.slow
 def test_root_records_embedder_and_refuses_another(tmp_path):
     root = tmp_path / "r"
-    assert cli(root, "load", SEED).returncode == 0  # a write creates the root (status on a missing root is exit 2)
+    assert (
+        cli(root, "load", SEED).returncode == 0
+    )  # a write creates the root (status on a missing root is exit 2)
     meta = json.loads((root / "falsify.json").read_text())
     assert meta["embedder"]["provider"] == "fastembed-local"
-    proc = cli(root, "status", env=clean_env(EMBEDDING_PROVIDER="openai", EMBEDDING_MODEL="openai/text-embedding-3-small",
-                                             EMBEDDING_DIMENSIONS="1536", EMBEDDING_API_KEY="sk-test"))
+    proc = cli(
+        root,
+        "status",
+        env=clean_env(
+            EMBEDDING_PROVIDER="openai",
+            EMBEDDING_MODEL="openai/text-embedding-3-small",
+            EMBEDDING_DIMENSIONS="1536",
+            EMBEDDING_API_KEY="sk-test",
+        ),
+    )
     assert proc.returncode == 4
     assert "built with embedder" in proc.stderr
 
@@ -185,9 +265,23 @@ def test_shell_beats_stray_dotenv(tmp_path):
     env = clean_env(FALSIFY_GATE1_THRESHOLD="0.3")
     assert cli(root, "load", SEED).returncode == 0
     # forked after the third-party imports; the child imports cognee (which looks for a .env) in work/
-    proc = forkserver.run([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise", "--dry-run", "--json",
-                           "The QA report is dated 15 March 2021."], cwd=work, env=env, capture_output=True, text=True,
-                          timeout=240)
+    proc = forkserver.run(
+        [
+            sys.executable,
+            str(REPO / "main.py"),
+            "--root",
+            str(root),
+            "revise",
+            "--dry-run",
+            "--json",
+            "The QA report is dated 15 March 2021.",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["threshold"] == 0.3
     assert (root / "cognee_system").is_dir() and not (work / "nonexistent").exists()
@@ -203,7 +297,16 @@ def test_child_process_inherits_the_offline_embedder(tmp_path, app):
 
     assert os.environ["EMBEDDING_PROVIDER"] == "fastembed"  # set by this process's configure()
     # forked after the third-party imports (none reads EMBEDDING_*), with exactly this environment
-    proc = forkserver.run([sys.executable, str(REPO / "main.py"), "--root", str(tmp_path / "child"), "load", str(SEED)],
-                          cwd=REPO, env=dict(os.environ), capture_output=True, text=True, timeout=240)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "main.py"), "--root", str(tmp_path / "child"), "load", str(SEED)],
+        cwd=REPO,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads((tmp_path / "child" / "falsify.json").read_text())["embedder"]["provider"] == "fastembed-local"
+    assert (
+        json.loads((tmp_path / "child" / "falsify.json").read_text())["embedder"]["provider"]
+        == "fastembed-local"
+    )

@@ -20,14 +20,31 @@ pytestmark = pytest.mark.slow
 
 
 def test_host_pipeline_revises_with_falsify_tasks(tmp_path):
-    proc = forkserver.run([sys.executable, str(REPO / "examples" / "cognee_pipeline.py"), "--root", str(tmp_path)],
-                          cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=900)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "examples" / "cognee_pipeline.py"), "--root", str(tmp_path)],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout)  # stdout is exactly one JSON object (cognee's notes go to stderr)
-    assert out["states"] == {"Q": "alive", "A": "superseded", "B": "alive", "E1": "refuted", "E2": "alive",
-                             "K": "(not in graph)", "F_audit": "alive"}
-    assert {"contradicted", "justification_lost", "orphaned", "promoted", "support_lost"} <= set(out["logged_rules"])
-    assert [(r["new_evidence"], r["refuted"]) for r in out["results"]] == [("F_audit", ["E1"])]  # the host Task's input
+    assert out["states"] == {
+        "Q": "alive",
+        "A": "superseded",
+        "B": "alive",
+        "E1": "refuted",
+        "E2": "alive",
+        "K": "(not in graph)",
+        "F_audit": "alive",
+    }
+    assert {"contradicted", "justification_lost", "orphaned", "promoted", "support_lost"} <= set(
+        out["logged_rules"]
+    )
+    assert [(r["new_evidence"], r["refuted"]) for r in out["results"]] == [
+        ("F_audit", ["E1"])
+    ]  # the host Task's input
     assert out["home_unchanged"] is True
     assert out["environment_variables_changed"] == []
     assert out["cognee_roots_unchanged"] is True
@@ -38,8 +55,14 @@ def test_host_pipeline_revises_with_falsify_tasks(tmp_path):
 def _host(mode: str, tmp_path) -> dict:
     """tests/support/host_program.py MODE, from a temporary directory outside the checkout."""
     # forked after the third-party imports: the host program configures cognee and imports it itself
-    proc = forkserver.run([sys.executable, str(REPO / "tests" / "support" / "host_program.py"), mode, "--root", str(tmp_path)],
-                          cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=900)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "tests" / "support" / "host_program.py"), mode, "--root", str(tmp_path)],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout)
 
@@ -48,8 +71,11 @@ def test_attach_refuses_cognee_defaults_naming_the_settings(tmp_path):
     out = _host("defaults", tmp_path)
     assert out["attached"] is False
     assert out["error"]["class"] == "HostConfigError" and out["error"]["exit_code"] == 6
-    for setting in ("GRAPH_DATABASE_SUBPROCESS_ENABLED=false", "VECTOR_DB_SUBPROCESS_ENABLED=false",
-                    "ENABLE_BACKEND_ACCESS_CONTROL=false"):
+    for setting in (
+        "GRAPH_DATABASE_SUBPROCESS_ENABLED=false",
+        "VECTOR_DB_SUBPROCESS_ENABLED=false",
+        "ENABLE_BACKEND_ACCESS_CONTROL=false",
+    ):
         assert setting in out["error"]["message"]
     assert out["state_files"] == []  # nothing of FALSIFY's was created
 
@@ -61,7 +87,9 @@ def test_host_pipeline_errors_closed_tasks_lock_wait_and_second_root(tmp_path):
     assert bad["raised"] is True and bad["class"] == "InputError" and bad["exit_code"] == 2, bad
     assert "NOPE" in bad["message"] and bad["epoch_unchanged"] is True
     assert bad["recorded"] == ["DATASET_PROCESSING_ERRORED"]
-    assert [(r["new_evidence"], r["refuted"], r["invalidated"]) for r in out["results"]] == [("F_audit", ["E1"], ["K"])]
+    assert [(r["new_evidence"], r["refuted"], r["invalidated"]) for r in out["results"]] == [
+        ("F_audit", ["E1"], ["K"])
+    ]
     # every fact of a batch reaches the host's Task, once its batch is written, and nothing else does
     batch = out["batch"]
     assert batch["calls"] == [1, 1, 1] and batch["keys"] == ["G1", "G2", "G3"], batch
@@ -82,9 +110,13 @@ def test_host_pipeline_errors_closed_tasks_lock_wait_and_second_root(tmp_path):
     assert "this item and any item still waiting were not applied" in mixed["message"]
     assert "--target" not in mixed["message"]
     closed = out["closed"]
-    assert closed["raised"] is True and closed["class"] == "FacadeClosed" and closed["epoch_unchanged"] is True
+    assert (
+        closed["raised"] is True and closed["class"] == "FacadeClosed" and closed["epoch_unchanged"] is True
+    )
     busy = out["busy"]
-    assert busy["raised"] is True and busy["class"] == "RootBusy" and "this process holds it" in busy["message"]
+    assert (
+        busy["raised"] is True and busy["class"] == "RootBusy" and "this process holds it" in busy["message"]
+    )
     assert busy["ticks_while_waiting"] > 0  # the wait did not block the event loop
     second = out["second_root"]
     assert second["raised"] is True and second["class"] == "RootConflict" and second["created"] is False

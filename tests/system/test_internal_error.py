@@ -6,7 +6,6 @@ that raises ``KeyError('E1')`` (what a cross-file load used to do)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,8 +32,22 @@ sys.exit(main(sys.argv[1:]))
 @pytest.mark.slow
 def test_unexpected_error_is_one_line_and_a_log_file(tmp_path):
     root = tmp_path / "root"
-    proc = forkserver.run([sys.executable, "-c", DRIVER, "--root", str(root), "load", str(REPO / "examples" / "company_x.json")],
-                          cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=600)
+    proc = forkserver.run(
+        [
+            sys.executable,
+            "-c",
+            DRIVER,
+            "--root",
+            str(root),
+            "load",
+            str(REPO / "examples" / "company_x.json"),
+        ],
+        cwd=REPO,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr

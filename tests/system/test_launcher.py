@@ -51,12 +51,18 @@ class Launcher:
         self.base, self.env = base, env
         self.log = open(base / "test-launcher.log", "a")
         code = launcher_module().fingerprint()
-        self.proc = forkserver.popen([sys.executable, str(LAUNCHER_PY), "--serve", str(base), code], cwd="/",
-                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log,
-                                     text=True)
+        self.proc = forkserver.popen(
+            [sys.executable, str(LAUNCHER_PY), "--serve", str(base), code],
+            cwd="/",
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
         line = self.proc.stdout.readline().strip()
         assert line.startswith("ready "), (line, (base / "test-launcher.log").read_text()[-3000:])
-        self.socket = Path(line[len("ready "):])
+        self.socket = Path(line[len("ready ") :])
         self.pid = self.proc.pid
 
     def children(self) -> list[int]:
@@ -82,6 +88,7 @@ def zombie(pid: int) -> bool:
 
 def spare_of(launcher: "Launcher") -> int:
     """The launcher's one child once the command before has gone: the spare it prepared."""
+
     def one():
         found = [p for p in launcher.children() if not zombie(p)]
         return found[0] if len(found) == 1 else None
@@ -160,8 +167,15 @@ def root(tmp_path_factory, tmp_path):
 
 def main_py(*args, env, cwd=REPO, input=None, timeout=180) -> subprocess.CompletedProcess:
     """``python main.py ARGS`` as a caller (a fork-server child: it starts in milliseconds)."""
-    return forkserver.run([sys.executable, str(REPO / "main.py"), *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, input=input, timeout=timeout)
+    return forkserver.run(
+        [sys.executable, str(REPO / "main.py"), *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
+    )
 
 
 def hold_lock(root: Path):
@@ -176,7 +190,9 @@ def hold_lock(root: Path):
 def waits_for_the_lock(pid: int, root: Path) -> bool:
     """Whether process ``pid`` has the root's lock file open (it then tries to take it)."""
     try:
-        return any(os.readlink(fd).endswith(str(root / "writer.lock")) for fd in Path(f"/proc/{pid}/fd").iterdir())
+        return any(
+            os.readlink(fd).endswith(str(root / "writer.lock")) for fd in Path(f"/proc/{pid}/fd").iterdir()
+        )
     except OSError:
         return False
 
@@ -196,28 +212,54 @@ def wait_for(predicate, timeout=120.0, what="a condition"):
     pytest.fail(f"timed out waiting for {what}")
 
 
-def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exit_code(launcher, root, tmp_path):
+def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exit_code(
+    launcher, root, tmp_path
+):
     env = launched_env(launcher.base, FALSIFY_GATE1_K="1")
     status = main_py("--root", root, "status", env=env)
     assert status.returncode == 0, status.stderr
     assert f"ran warm: forked by the FALSIFY launcher (pid {launcher.pid})" in status.stdout
     # the working directory: a relative --root and a relative file; standard input: load -
     fragment = {"question": {"key": "Q"}, "evidence": [{"key": "E_launched", "claim": "A launched claim."}]}
-    loaded = main_py("--root", os.path.relpath(root, tmp_path), "load", "-", "--json", env=env, cwd=tmp_path,
-                     input=json.dumps(fragment))
+    loaded = main_py(
+        "--root",
+        os.path.relpath(root, tmp_path),
+        "load",
+        "-",
+        "--json",
+        env=env,
+        cwd=tmp_path,
+        input=json.dumps(fragment),
+    )
     assert loaded.returncode == 0, loaded.stderr
     assert json.loads(loaded.stdout)["added"] == ["E_launched"]
     # the environment: FALSIFY_HOME finds the root, FALSIFY_GATE1_K=1 bounds gate 1 as it does cold
-    dry = main_py("revise", "The March QA report was written in April.", "--dry-run", "--json",
-                  env=dict(env, FALSIFY_HOME=str(root)), cwd=tmp_path)
+    dry = main_py(
+        "revise",
+        "The March QA report was written in April.",
+        "--dry-run",
+        "--json",
+        env=dict(env, FALSIFY_HOME=str(root)),
+        cwd=tmp_path,
+    )
     assert dry.returncode == 0, dry.stderr
     assert len(json.loads(dry.stdout)["candidates"]) == 1
-    wide = main_py("revise", "The March QA report was written in April.", "--dry-run", "--json",
-                   env=dict(env, FALSIFY_HOME=str(root), FALSIFY_GATE1_K="8"), cwd=tmp_path)
+    wide = main_py(
+        "revise",
+        "The March QA report was written in April.",
+        "--dry-run",
+        "--json",
+        env=dict(env, FALSIFY_HOME=str(root), FALSIFY_GATE1_K="8"),
+        cwd=tmp_path,
+    )
     assert len(json.loads(wide.stdout)["candidates"]) > 1
     # exit codes and messages are the command's own, and the same cold
-    for args in (["revise", "A fact.", "--target", "NOPE"], ["status", "--bogus"], ["recall", "--as-of", "yesterday"],
-                 ["load", "missing.json"]):
+    for args in (
+        ["revise", "A fact.", "--target", "NOPE"],
+        ["status", "--bogus"],
+        ["recall", "--as-of", "yesterday"],
+        ["load", "missing.json"],
+    ):
         warm = main_py("--root", root, *args, env=env)
         cold = main_py("--root", root, *args, env=clean_env())
         assert warm.returncode == cold.returncode == 2, (args, warm.stderr, cold.stderr)
@@ -231,9 +273,23 @@ def test_ctrl_c_reaches_the_launched_command(launcher, root):
     fd = hold_lock(root)
     try:
         env = launched_env(launcher.base, FALSIFY_LOCK_TIMEOUT="120")
-        caller = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise",
-                                   "Some fact.", "--target", "E_qa"], cwd=REPO, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        caller = forkserver.popen(
+            [
+                sys.executable,
+                str(REPO / "main.py"),
+                "--root",
+                str(root),
+                "revise",
+                "Some fact.",
+                "--target",
+                "E_qa",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         child = wait_for(launcher.children, what="the launched child")[0]
         wait_for(lambda: waits_for_the_lock(child, root), what="the child waiting for the writer lock")
         caller.send_signal(signal.SIGINT)
@@ -241,7 +297,10 @@ def test_ctrl_c_reaches_the_launched_command(launcher, root):
     finally:
         release(fd)
     assert caller.returncode == 130 and "interrupted" in err, (caller.returncode, err[-2000:])
-    wait_for(lambda: not Path(f"/proc/{child}").exists() or child not in launcher.children(), what="the child's end")
+    wait_for(
+        lambda: not Path(f"/proc/{child}").exists() or child not in launcher.children(),
+        what="the child's end",
+    )
     after = json.loads(main_py("--root", root, "status", "--json", env=clean_env()).stdout)
     assert nodes_by_key(after)["E_qa"]["state"] == "alive"  # nothing was revised
 
@@ -266,10 +325,24 @@ def test_nothing_runs_twice_when_the_launcher_dies_mid_command(launcher, root):
     fd = hold_lock(root)
     env = launched_env(launcher.base, FALSIFY_LOCK_TIMEOUT="120")
     try:
-        caller = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise",
-                                   "Forensic audit: the March QA report was back-dated.", "--target", "E_qa",
-                                   "--json"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
+        caller = forkserver.popen(
+            [
+                sys.executable,
+                str(REPO / "main.py"),
+                "--root",
+                str(root),
+                "revise",
+                "Forensic audit: the March QA report was back-dated.",
+                "--target",
+                "E_qa",
+                "--json",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_for(launcher.children, what="the launched child")
         os.kill(launcher.pid, signal.SIGKILL)
         launcher.proc.wait(30)
@@ -278,8 +351,9 @@ def test_nothing_runs_twice_when_the_launcher_dies_mid_command(launcher, root):
     out, err = caller.communicate(timeout=240)
     assert caller.returncode == 0, err[-3000:]
     assert json.loads(out)["refuted"] == ["E_qa"]
-    assert [entry.get("kind") for entry in log_entries(root)] == ["load", "revise"], \
-        [entry.get("kind") for entry in log_entries(root)]  # one revision, run once
+    assert [entry.get("kind") for entry in log_entries(root)] == ["load", "revise"], [
+        entry.get("kind") for entry in log_entries(root)
+    ]  # one revision, run once
     # the dead launcher's socket is still there, and nothing listens: the next command starts a new one
     # (a real process: this one pays the cold start) and runs in it
     replaced = main_py("--root", root, "status", env=env, timeout=600)
@@ -317,17 +391,26 @@ def test_the_socket_is_private_and_a_shared_directory_is_not_used(launcher, root
 
 
 def test_bypasses_run_the_command_cold(launcher, root):
-    for extra, args, reason in (({"FALSIFY_NO_SERVER": "1"}, [], "FALSIFY_NO_SERVER=1"),
-                                ({}, ["--cold"], "--cold"),
-                                ({"FALSIFY_LAUNCHER": "0"}, [], "FALSIFY_LAUNCHER=0")):
+    for extra, args, reason in (
+        ({"FALSIFY_NO_SERVER": "1"}, [], "FALSIFY_NO_SERVER=1"),
+        ({}, ["--cold"], "--cold"),
+        ({"FALSIFY_LAUNCHER": "0"}, [], "FALSIFY_LAUNCHER=0"),
+    ):
         done = main_py("--root", root, *args, "status", env=dict(launched_env(launcher.base), **extra))
         assert done.returncode == 0, done.stderr
         assert f"(ran cold ({reason}))" in done.stdout
     # interpreter options the launcher does not have: cold (a real interpreter, started with -W)
-    helped = subprocess.run([sys.executable, "-W", "ignore", str(REPO / "main.py"), "--help"], cwd=REPO,
-                            env=launched_env(launcher.base), capture_output=True, text=True, timeout=120)
-    assert helped.returncode == 0 and "ran cold (interpreter options differ from the launcher's)" in \
-        " ".join(helped.stdout.split())
+    helped = subprocess.run(
+        [sys.executable, "-W", "ignore", str(REPO / "main.py"), "--help"],
+        cwd=REPO,
+        env=launched_env(launcher.base),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert helped.returncode == 0 and "ran cold (interpreter options differ from the launcher's)" in " ".join(
+        helped.stdout.split()
+    )
     helped = main_py("--help", env=launched_env(launcher.base))
     assert f"ran warm: forked by the FALSIFY launcher (pid {launcher.pid})" in " ".join(helped.stdout.split())
 
@@ -335,7 +418,9 @@ def test_bypasses_run_the_command_cold(launcher, root):
 def test_the_launcher_is_keyed_to_its_code_and_environment(tmp_path):
     """Another checkout, an edited file, or an environment its imports read: another launcher."""
     first = tmp_path / "a" / "memory_core"
-    shutil.copytree(REPO / "memory_core", first, ignore=shutil.ignore_patterns("__pycache__", "static", "_model_files"))
+    shutil.copytree(
+        REPO / "memory_core", first, ignore=shutil.ignore_patterns("__pycache__", "static", "_model_files")
+    )
     second = tmp_path / "b" / "memory_core"
     shutil.copytree(first, second)
     a = launcher_module(first / "shell" / "launcher.py", "falsify_launcher_a")
@@ -348,8 +433,13 @@ def test_the_launcher_is_keyed_to_its_code_and_environment(tmp_path):
     env = {"HOME": "/h", "PATH": "/bin", "PWD": "/x", "LLM_API_KEY": "k"}
     digest = a.environment_digest(keys, env)
     assert a.environment_digest(keys, dict(env, PWD="/y", LLM_API_KEY="other", OLDPWD="/z")) == digest
-    for changed in ({"LITELLM_LOG": "DEBUG"}, {"FSSPEC_CONFIG_DIR": "/c"}, {"LANG": "fr_FR.UTF-8"},
-                    {"PYTHONPATH": "/p"}, {"HOME": "/other"}):
+    for changed in (
+        {"LITELLM_LOG": "DEBUG"},
+        {"FSSPEC_CONFIG_DIR": "/c"},
+        {"LANG": "fr_FR.UTF-8"},
+        {"PYTHONPATH": "/p"},
+        {"HOME": "/other"},
+    ):
         assert a.environment_digest(keys, dict(env, **changed)) != digest, changed
 
 
@@ -369,8 +459,12 @@ async def test_an_mcp_server_spawned_by_an_agent_runs_in_the_launcher(launcher, 
     from mcp.client import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   env=launched_env(launcher.base), cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+        env=launched_env(launcher.base),
+        cwd=str(REPO),
+    )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         result = await session.call_tool("status", {})
@@ -394,7 +488,9 @@ def test_a_spare_runs_the_next_command_of_the_same_kind(launcher, root):
     warm = main_py("--root", root, "recall", "--json", env=env)
     assert warm.returncode == 0, warm.stderr
     assert json.loads(warm.stdout) == json.loads(fresh.stdout)
-    wait_for(lambda: spare not in launcher.children() or zombie(spare), what="the spare's end")  # it ran the recall
+    wait_for(
+        lambda: spare not in launcher.children() or zombie(spare), what="the spare's end"
+    )  # it ran the recall
     spare_of(launcher)  # and the launcher prepared the next one
     noted = main_py("--root", root, "status", env=env)
     assert "cognee already imported for this root" in noted.stdout  # the spare the recall left
@@ -409,10 +505,22 @@ def test_a_command_whose_caller_is_killed_dies_with_it(launcher, root):
     here) is killed too, and nothing is written."""
     fd = hold_lock(root)
     try:
-        caller = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "revise",
-                                   "Some fact.", "--target", "E_qa"], cwd=REPO,
-                                  env=launched_env(launcher.base, FALSIFY_LOCK_TIMEOUT="120"),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        caller = forkserver.popen(
+            [
+                sys.executable,
+                str(REPO / "main.py"),
+                "--root",
+                str(root),
+                "revise",
+                "Some fact.",
+                "--target",
+                "E_qa",
+            ],
+            cwd=REPO,
+            env=launched_env(launcher.base, FALSIFY_LOCK_TIMEOUT="120"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         child = wait_for(launcher.children, what="the launched child")[0]
         wait_for(lambda: waits_for_the_lock(child, root), what="the child waiting for the writer lock")
         caller.kill()

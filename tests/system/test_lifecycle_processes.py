@@ -29,8 +29,15 @@ HOST = REPO / "tests" / "support" / "lifecycle_host.py"
 
 
 def host(mode: str, tmp_path, **kw) -> dict:
-    proc = forkserver.run([sys.executable, str(HOST), mode, "--root", str(tmp_path)], cwd=tmp_path,
-                          env=host_env(), capture_output=True, text=True, timeout=900, **kw)
+    proc = forkserver.run(
+        [sys.executable, str(HOST), mode, "--root", str(tmp_path)],
+        cwd=tmp_path,
+        env=host_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        **kw,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -41,8 +48,10 @@ def test_the_event_loop_keeps_running_while_falsify_opens_and_works(tmp_path):
     the model when it does run there). The pauses are printed, not asserted: what a worker
     thread cannot hide is C code holding Python's GIL (docs/python-api.md, "Lifecycle")."""
     out = host("loop", tmp_path)
-    print(f"\nlongest pause of the event loop per phase (ms): {out['gaps_ms']}; phases took (ms) "
-          f"{out['phase_ms']}; load average {out['load']}")
+    print(
+        f"\nlongest pause of the event loop per phase (ms): {out['gaps_ms']}; phases took (ms) "
+        f"{out['phase_ms']}; load average {out['load']}"
+    )
     seen = [entry for entry in out["on_loop"] if entry[0] != "control"]
     assert seen == [], seen
     assert any(phase == "control" and "embed" in what for phase, what in out["on_loop"]), out["on_loop"]
@@ -52,14 +61,26 @@ def test_the_event_loop_keeps_running_while_falsify_opens_and_works(tmp_path):
 def test_close_frees_the_root_for_another_process_at_once(tmp_path):
     """A host closes its facade and keeps running: another process opens the root at once
     (no 'Could not set lock on file'), writes, and the host then opens the root again."""
-    proc = forkserver.popen([sys.executable, str(HOST), "release", "--root", str(tmp_path)], cwd=tmp_path,
-                            env=host_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = forkserver.popen(
+        [sys.executable, str(HOST), "release", "--root", str(tmp_path)],
+        cwd=tmp_path,
+        env=host_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.strip() == "closed", line
-        other = run_cli(tmp_path / "root", "revise", "Forensic audit: the March QA report was back-dated.",
-                        "--target", "E_qa", "--json")
+        other = run_cli(
+            tmp_path / "root",
+            "revise",
+            "Forensic audit: the March QA report was back-dated.",
+            "--target",
+            "E_qa",
+            "--json",
+        )
         assert other.returncode == 0, other.stderr
         assert json.loads(other.stdout)["refuted"] == ["E_qa"]
         proc.stdin.write("go\n")
@@ -91,13 +112,24 @@ async def test_mcp_tries_a_failed_opening_again(tmp_path):
     holder; once it is gone, the next call opens the root (the failure was not kept)."""
     root = tmp_path / "root"
     assert run_cli(root, "load", str(EXAMPLE), "--json").returncode == 0
-    holder = forkserver.popen([sys.executable, "-c", (
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "os.ftruncate(fd, 0); os.pwrite(fd, f'pid {os.getpid()} (python main.py revise)'.encode(), 0)\n"
-        "print('held', flush=True); sys.stdin.readline()\n")],
-        cwd=tmp_path, env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = forkserver.popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, os, sys, time\n"
+                f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR)\n"
+                "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+                "os.ftruncate(fd, 0); os.pwrite(fd, f'pid {os.getpid()} (python main.py revise)'.encode(), 0)\n"
+                "print('held', flush=True); sys.stdin.readline()\n"
+            ),
+        ],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         params = server_params(root)
@@ -134,8 +166,12 @@ def _get(url: str, headers=None):
 
 
 def _post(url: str, body: dict, headers=None):
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read())
@@ -146,7 +182,10 @@ def _post(url: str, body: dict, headers=None):
 async def test_stdio_mcp_serves_no_http_writer_unless_asked(tmp_path):
     root = tmp_path / "root"
     errlog = (tmp_path / "server.stderr").open("w+")
-    async with stdio_client(server_params(root), errlog=errlog) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(server_params(root), errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         await call(session, "add_beliefs", fragment=SEED)
         info = json.loads((root / "server.json").read_text())
@@ -179,7 +218,9 @@ async def test_stdio_mcp_viewer_needs_its_token_and_never_prints_it(tmp_path):
         assert _post(info["url"] + "api/revise", {"fact": "x", "target": "E_qa"})[0] == 401
         status, body = _get(info["url"] + "api/graph", {"Authorization": f"Bearer {token}"})
         assert status == 200 and json.loads(body)["nodes"]
-        assert _get(info["url"] + "api/graph", {"Authorization": f"Bearer {token}", "Origin": "null"})[0] == 403
+        assert (
+            _get(info["url"] + "api/graph", {"Authorization": f"Bearer {token}", "Origin": "null"})[0] == 403
+        )
     errlog.seek(0)
     printed = errlog.read()
     assert info["url"] in printed and "?token=TOKEN" in printed
@@ -189,10 +230,25 @@ async def test_stdio_mcp_viewer_needs_its_token_and_never_prints_it(tmp_path):
 def test_serve_prints_the_viewer_address_never_the_token(tmp_path):
     token = "test-token-0123456789abc"
     root = tmp_path / "root"
-    proc = forkserver.popen([sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed",
-                             str(EXAMPLE), "--port", "0", "--mcp"], cwd=REPO,
-                            env=clean_env(PYTHONUNBUFFERED="1", FALSIFY_TOKEN=token), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = forkserver.popen(
+        [
+            sys.executable,
+            "-m",
+            "memory_core.web.server",
+            "--root",
+            str(root),
+            "--seed",
+            str(EXAMPLE),
+            "--port",
+            "0",
+            "--mcp",
+        ],
+        cwd=REPO,
+        env=clean_env(PYTHONUNBUFFERED="1", FALSIFY_TOKEN=token),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     printed = []
     try:
         for line in proc.stdout:  # the start-up lines, up to the MCP address (the last one printed)
@@ -219,16 +275,36 @@ def test_the_cli_offers_and_takes_the_offline_decisions(tmp_path_factory, tmp_pa
 
     root = copy_root(loaded_root(tmp_path_factory), tmp_path / "root")
     fact = "The supplier email about the valve turned out to be genuine."
-    dry, shown, done, both = run_batch(root, [
-        {"name": "dry", "op": "cli", "argv": ["revise", fact, "--dry-run", "--json"]},
-        {"name": "shown", "op": "cli", "argv": ["revise", fact]},
-        {"name": "done", "op": "cli", "argv": ["revise", fact, "--record", "--supports", "B", "--weight", "0.6", "--json"]},
-        {"name": "both", "op": "cli", "argv": ["revise", "Another fact.", "--record", "--target", "E_qa"]},
-    ], tmp_path / "batch")
-    assert dry["code"] == 0 and json.loads(dry["stdout"])["to_decide"]  # a dry run lists what there is to decide
-    assert shown["code"] == 0 and "--target" in shown["stdout"] and f"revise '{fact}' --record" in shown["stdout"]
+    dry, shown, done, both = run_batch(
+        root,
+        [
+            {"name": "dry", "op": "cli", "argv": ["revise", fact, "--dry-run", "--json"]},
+            {"name": "shown", "op": "cli", "argv": ["revise", fact]},
+            {
+                "name": "done",
+                "op": "cli",
+                "argv": ["revise", fact, "--record", "--supports", "B", "--weight", "0.6", "--json"],
+            },
+            {
+                "name": "both",
+                "op": "cli",
+                "argv": ["revise", "Another fact.", "--record", "--target", "E_qa"],
+            },
+        ],
+        tmp_path / "batch",
+    )
+    assert (
+        dry["code"] == 0 and json.loads(dry["stdout"])["to_decide"]
+    )  # a dry run lists what there is to decide
+    assert (
+        shown["code"] == 0
+        and "--target" in shown["stdout"]
+        and f"revise '{fact}' --record" in shown["stdout"]
+    )
     assert done["code"] == 0, done["stderr"]
     result = json.loads(done["stdout"])
     assert result["judge"] == "caller" and result["epoch"] == 2
-    assert result["edges_added"] == [f"supports {result['new_evidence']} -> B"] and "--record" in result["note"]
+    assert (
+        result["edges_added"] == [f"supports {result['new_evidence']} -> B"] and "--record" in result["note"]
+    )
     assert both["code"] == 2 and "--record" in both["stderr"] and "--target" in both["stderr"]

@@ -20,7 +20,18 @@ pytestmark = pytest.mark.slow
 
 SEED = json.loads((REPO / "examples" / "company_x.json").read_text())
 AUDIT = "Forensic audit: the March QA report was back-dated."
-TOOLS = {"add_beliefs", "revise", "revise_many", "resolve", "recall", "search", "status", "explain", "undo", "check"}
+TOOLS = {
+    "add_beliefs",
+    "revise",
+    "revise_many",
+    "resolve",
+    "recall",
+    "search",
+    "status",
+    "explain",
+    "undo",
+    "check",
+}
 
 
 def server_params(root: Path) -> StdioServerParameters:
@@ -52,13 +63,34 @@ async def test_every_tool_over_stdio(tmp_path):
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         assert set(listed) == TOOLS
         params = {name: set(tool.input_schema.get("properties", {})) for name, tool in listed.items()}
-        assert params == {"add_beliefs": {"fragment"},
-                          "revise": {"fact", "triple", "target", "key", "source", "asserted_at", "trust", "policy",
-                                     "valid_from", "valid_to", "record", "supports", "refutes", "weight", "dry_run"},
-                          "revise_many": {"facts", "dry_run"}, "resolve": {"loser", "winner"},
-                          "recall": {"question", "epoch", "as_of", "inquiry", "path"}, "search": {"query", "top_k", "include_dead"},
-                          "status": {"epoch"},
-                          "explain": {"key"}, "undo": set(), "check": set()}
+        assert params == {
+            "add_beliefs": {"fragment"},
+            "revise": {
+                "fact",
+                "triple",
+                "target",
+                "key",
+                "source",
+                "asserted_at",
+                "trust",
+                "policy",
+                "valid_from",
+                "valid_to",
+                "record",
+                "supports",
+                "refutes",
+                "weight",
+                "dry_run",
+            },
+            "revise_many": {"facts", "dry_run"},
+            "resolve": {"loser", "winner"},
+            "recall": {"question", "epoch", "as_of", "inquiry", "path"},
+            "search": {"query", "top_k", "include_dead"},
+            "status": {"epoch"},
+            "explain": {"key"},
+            "undo": set(),
+            "check": set(),
+        }
         assert listed["revise"].input_schema["required"] == ["fact"]
         for tool in listed.values():
             assert len(tool.description) > 150, tool.name  # written for a model, not a one-liner
@@ -69,15 +101,27 @@ async def test_every_tool_over_stdio(tmp_path):
         loaded = await call(session, "add_beliefs", fragment=first)
         assert loaded.get("epoch") is not None
         await call(session, "add_beliefs", fragment={"question": {"key": "Q"}, "evidence": SEED["evidence"]})
-        await call(session, "add_beliefs", fragment=json.dumps(
-            {"question": {"key": "Q"}, "conclusions": SEED["conclusions"], "edges": SEED["edges"]}))
+        await call(
+            session,
+            "add_beliefs",
+            fragment=json.dumps(
+                {"question": {"key": "Q"}, "conclusions": SEED["conclusions"], "edges": SEED["edges"]}
+            ),
+        )
         before = await call(session, "status")
         assert keys(before["nodes"]) == {k: "alive" for k in ("Q", "A", "B", "C", "E_qa", "E_email", "K")}
 
         # a bad fragment: a tool error naming the offending entry; nothing written
-        bad = await session.call_tool("add_beliefs", {"fragment": {
-            "question": {"key": "Q"}, "evidence": [{"key": "E_new", "claim": "A new claim."}],
-            "edges": [{"type": "supports", "from": "E_new", "to": "NOPE_H"}]}})
+        bad = await session.call_tool(
+            "add_beliefs",
+            {
+                "fragment": {
+                    "question": {"key": "Q"},
+                    "evidence": [{"key": "E_new", "claim": "A new claim."}],
+                    "edges": [{"type": "supports", "from": "E_new", "to": "NOPE_H"}],
+                }
+            },
+        )
         assert bad.is_error and bad.structured_content is None
         assert bad.content[0].text.startswith("error: ") and "NOPE_H" in bad.content[0].text
         not_json = await session.call_tool("add_beliefs", {"fragment": "{not json"})
@@ -88,7 +132,11 @@ async def test_every_tool_over_stdio(tmp_path):
 
         # read-only tools
         hits = (await call(session, "search", query="QA report brake valve", top_k=3))["result"]
-        assert hits and hits[0]["key"] == "E_qa" and {"key", "type", "text", "state", "distance", "sources"} <= set(hits[0])
+        assert (
+            hits
+            and hits[0]["key"] == "E_qa"
+            and {"key", "type", "text", "state", "distance", "sources"} <= set(hits[0])
+        )
         board = await call(session, "recall")
         assert board["question"] == SEED["question"]["text"] and "falsify" in board and "baseline" in board
         assert (await call(session, "check"))["clean"] is True
@@ -101,17 +149,33 @@ async def test_every_tool_over_stdio(tmp_path):
         why = await call(session, "explain", key="E_qa")
         assert why["key"] == "E_qa" and any(e.get("state") == "refuted" for e in why["events"])
         assert AUDIT in json.dumps(why)
-        alive = {h["key"] for h in (await call(session, "search", query="QA report brake valve", top_k=5))["result"]}
-        dead = {h["key"] for h in (await call(session, "search", query="QA report brake valve", top_k=5,
-                                               include_dead=True))["result"]}
+        alive = {
+            h["key"]
+            for h in (await call(session, "search", query="QA report brake valve", top_k=5))["result"]
+        }
+        dead = {
+            h["key"]
+            for h in (
+                await call(session, "search", query="QA report brake valve", top_k=5, include_dead=True)
+            )["result"]
+        }
         assert "E_qa" not in alive and "E_qa" in dead
         # K is forgotten now: its key is reserved (a tool error naming it, nothing written); explain of a
         # key nothing ever had is a tool error too
         snapshot = await call(session, "status")
-        taken = await session.call_tool("revise", {"fact": "Another conclusion.", "key": "K", "target": "E_email"})
+        taken = await session.call_tool(
+            "revise", {"fact": "Another conclusion.", "key": "K", "target": "E_email"}
+        )
         assert taken.is_error and "'K' is reserved" in taken.content[0].text
-        retaken = await session.call_tool("add_beliefs", {"fragment": {
-            "question": {"key": "Q"}, "conclusions": [{"key": "K", "statement": "Something else."}]}})
+        retaken = await session.call_tool(
+            "add_beliefs",
+            {
+                "fragment": {
+                    "question": {"key": "Q"},
+                    "conclusions": [{"key": "K", "statement": "Something else."}],
+                }
+            },
+        )
         assert retaken.is_error and "reserved" in retaken.content[0].text
         unknown = await session.call_tool("explain", {"key": "NOPE_KEY"})
         assert unknown.is_error and "NOPE_KEY" in unknown.content[0].text
@@ -138,22 +202,39 @@ async def test_every_tool_over_stdio(tmp_path):
         assert keys(after_undo["nodes"]) == keys(before["nodes"])
 
         # many facts at once: one bad fact rejects the list (nothing written); then one batch, one undo
-        bad_many = await session.call_tool("revise_many", {"facts": [{"fact": "ok"}, {"fact": "x", "target": 7}]})
+        bad_many = await session.call_tool(
+            "revise_many", {"facts": [{"fact": "ok"}, {"fact": "x", "target": 7}]}
+        )
         assert bad_many.is_error and "facts line 2" in bad_many.content[0].text
         assert await call(session, "status") == after_undo
-        many = (await call(session, "revise_many", facts=[
-            {"fact": AUDIT, "target": "E_qa", "key": "F_audit"},
-            {"fact": "The audit itself was retracted by the auditor.", "target": "F_audit"}]))["result"]
+        many = (
+            await call(
+                session,
+                "revise_many",
+                facts=[
+                    {"fact": AUDIT, "target": "E_qa", "key": "F_audit"},
+                    {"fact": "The audit itself was retracted by the auditor.", "target": "F_audit"},
+                ],
+            )
+        )["result"]
         assert many[0]["new_evidence"] == "F_audit" and many[0]["refuted"] == ["E_qa"]
-        assert many[1]["refuted"] == ["F_audit"] and "E_qa" in many[1]["reinstated"]  # the second sees the first
+        assert (
+            many[1]["refuted"] == ["F_audit"] and "E_qa" in many[1]["reinstated"]
+        )  # the second sees the first
         assert many[0]["epoch"] == many[1]["epoch"]
         assert keys((await call(session, "status"))["nodes"])["E_qa"] == "alive"
         await call(session, "undo")
         assert await call(session, "status") == after_undo
 
         # a dispute (preserve_both), then resolve it: the loser is refuted, the winner alive
-        disputed = await call(session, "revise", fact="The QA report was signed on the day of the test.",
-                              target="E_qa", key="E_sig", policy="preserve_both")
+        disputed = await call(
+            session,
+            "revise",
+            fact="The QA report was signed on the day of the test.",
+            target="E_qa",
+            key="E_sig",
+            policy="preserve_both",
+        )
         assert set(disputed["disputed"]) >= {"E_qa", "E_sig"}
         not_disputed = await session.call_tool("resolve", {"loser": "E_qa", "winner": "E_email"})
         assert not_disputed.is_error and "dispute" in not_disputed.content[0].text
@@ -192,10 +273,15 @@ async def test_busy_root_is_a_tool_error_naming_the_holder(tmp_path):
 
 def test_agent_session_example(tmp_path):
     """examples/agent_session.py plays the demo's story through MCP: recall before and after the audit."""
-    import subprocess
 
-    proc = forkserver.run([sys.executable, str(REPO / "examples" / "agent_session.py"), "--root", str(tmp_path / "root")],
-                          cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=900)
+    proc = forkserver.run(
+        [sys.executable, str(REPO / "examples" / "agent_session.py"), "--root", str(tmp_path / "root")],
+        cwd=REPO,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert "added Q, A, B, C" in out and "depends_on K -> E_qa" in out

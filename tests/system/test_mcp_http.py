@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -35,9 +34,24 @@ START_TIMEOUT = 240
 def start_server(root, *extra, env=None):
     """``python -m memory_core.web.server`` on port 0; returns (process, url)."""
     proc = forkserver.popen(
-        [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
-        cwd=REPO, env=env or clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-        stderr=open(root.parent / "server.log", "w"), text=True)
+        [
+            sys.executable,
+            "-m",
+            "memory_core.web.server",
+            "--root",
+            str(root),
+            "--seed",
+            str(SEED),
+            "--port",
+            "0",
+            *extra,
+        ],
+        cwd=REPO,
+        env=env or clean_env(PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=open(root.parent / "server.log", "w"),
+        text=True,
+    )
     url = viewer_url(proc, START_TIMEOUT)
     if url is None:
         stop(proc)
@@ -134,7 +148,9 @@ async def test_tools_over_streamable_http_and_live_events(server):
     auth = {"Authorization": f"Bearer {TOKEN}"}
     stream = EventStream(url, auth)
     try:
-        assert stream.resp.status == 200 and stream.resp.getheader("Content-Type").startswith("text/event-stream")
+        assert stream.resp.status == 200 and stream.resp.getheader("Content-Type").startswith(
+            "text/event-stream"
+        )
         name, hello = stream.next()
         assert name == "hello" and "version" in hello
 
@@ -144,8 +160,15 @@ async def test_tools_over_streamable_http_and_live_events(server):
             status = await session.call_tool("status", {})
             assert not status.is_error
             assert {n["key"] for n in status.structured_content["nodes"]} >= {"Q", "A", "B", "E_qa", "K"}
-            bad = await session.call_tool("add_beliefs", {"fragment": {"question": {"key": "Q"},
-                                                                       "edges": [{"type": "supports", "from": "E_qa", "to": "NOPE"}]}})
+            bad = await session.call_tool(
+                "add_beliefs",
+                {
+                    "fragment": {
+                        "question": {"key": "Q"},
+                        "edges": [{"type": "supports", "from": "E_qa", "to": "NOPE"}],
+                    }
+                },
+            )
             assert bad.is_error and "NOPE" in bad.content[0].text
             revised = await session.call_tool("revise", {"fact": AUDIT, "target": "E_qa"})
             assert not revised.is_error, revised.content[0].text
@@ -157,8 +180,15 @@ async def test_tools_over_streamable_http_and_live_events(server):
             assert not board.is_error and "falsify" in board.structured_content
             checked = await session.call_tool("check", {})
             assert not checked.is_error and checked.structured_content["clean"] is True
-            added = await session.call_tool("add_beliefs", {"fragment": {
-                "question": {"key": "Q"}, "evidence": [{"key": "E_http", "claim": "An HTTP-added claim."}]}})
+            added = await session.call_tool(
+                "add_beliefs",
+                {
+                    "fragment": {
+                        "question": {"key": "Q"},
+                        "evidence": [{"key": "E_http", "claim": "An HTTP-added claim."}],
+                    }
+                },
+            )
             assert not added.is_error and added.structured_content["added"] == ["E_http"]
             undone = await session.call_tool("undo", {})
             assert not undone.is_error and undone.structured_content["kind"] == "load"
@@ -199,16 +229,32 @@ def test_a_repeated_field_over_http_is_refused_and_nothing_is_written(server):
     graph is unchanged."""
     url, _ = server
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    headers = dict(auth, **{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode()
+    headers = dict(
+        auth, **{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    )
+    init = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+    ).encode()
     status, got, _ = _post(url, "/mcp", init, headers)
     assert status == 200, status
-    session = dict(headers, **{"mcp-session-id": got.get("mcp-session-id", ""), "mcp-protocol-version": "2025-06-18"})
+    session = dict(
+        headers, **{"mcp-session-id": got.get("mcp-session-id", ""), "mcp-protocol-version": "2025-06-18"}
+    )
     _post(url, "/mcp", b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', session)
     before = get(url, "/api/graph", auth)[2]
-    body = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "revise", "arguments": '
-            b'{"fact": "The supplier email was forged.", "target": "E_email", "dry_run": true, "dry_run": false}}}')
+    body = (
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "revise", "arguments": '
+        b'{"fact": "The supplier email was forged.", "target": "E_email", "dry_run": true, "dry_run": false}}}'
+    )
     status, _, answer = _post(url, "/mcp", body, session)
     error = json.loads(answer)
     assert status == 400 and error["id"] == 2 and error["error"]["code"] == -32600, answer
@@ -219,8 +265,12 @@ def test_a_repeated_field_over_http_is_refused_and_nothing_is_written(server):
 def test_every_route_needs_the_token(server):
     url, _ = server
     for path in ["/", "/graph.html", "/app.js", "/api/graph", "/api/log", "/api/events", "/mcp"]:
-        for headers in ({}, {"Authorization": "Bearer wrong-token"}, {"Authorization": f"Basic {TOKEN}"},
-                        {"Cookie": "falsify_token=wrong"}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong-token"},
+            {"Authorization": f"Basic {TOKEN}"},
+            {"Cookie": "falsify_token=wrong"},
+        ):
             status, got, body = get(url, path, headers)
             assert status == 401, (path, headers, status)
     status, headers, body = get(url, "/")
@@ -234,15 +284,25 @@ def test_every_route_needs_the_token(server):
     cookie = headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     status, _, body = get(url, "/", {"Cookie": cookie.split(";")[0]})
-    assert status == 200 and b"<div id=\"root\">" in body
+    assert status == 200 and b'<div id="root">' in body
     assert get(url, "/?token=wrong")[0] == 401
 
 
 def test_mcp_needs_the_token(server):
     url, _ = server
     parts = urlsplit(url)
-    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    initialize = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+    )
     for token, expected in (("wrong", 401), (None, 401), (TOKEN, 200)):
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -258,8 +318,24 @@ def test_mcp_needs_the_token(server):
 def test_beyond_loopback_without_a_token_refuses_to_start(tmp_path):
     root = tmp_path / "root"
     env = {k: v for k, v in clean_env().items() if k != "FALSIFY_TOKEN"}
-    proc = forkserver.run([sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--host", "0.0.0.0",
-                           "--port", "0"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    proc = forkserver.run(
+        [
+            sys.executable,
+            "-m",
+            "memory_core.web.server",
+            "--root",
+            str(root),
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "token" in proc.stderr and "0.0.0.0" in proc.stderr
     assert not (root / "falsify.json").exists()  # refused before opening anything

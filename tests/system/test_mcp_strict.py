@@ -22,7 +22,10 @@ pytestmark = pytest.mark.slow
 async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
     root = tmp_path / "root"
     errlog = (tmp_path / "server.stderr").open("w+")
-    async with stdio_client(server_params(root), errlog=errlog) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(server_params(root), errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         init = await session.initialize()
         version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
         assert init.server_info.version == version
@@ -33,11 +36,14 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
 
         await call(session, "add_beliefs", fragment=SEED)
         before = await call(session, "status")
-        bogus = await session.call_tool("revise", {"fact": "Forensic audit: the QA report was back-dated.",
-                                                   "target": "E_qa", "bogus": 1})
+        bogus = await session.call_tool(
+            "revise", {"fact": "Forensic audit: the QA report was back-dated.", "target": "E_qa", "bogus": 1}
+        )
         assert bogus.is_error, bogus.content[0].text
         assert "bogus" in bogus.content[0].text
-        misspelt = await session.call_tool("revise", {"fact": "The supplier email was forged.", "dryrun": True})
+        misspelt = await session.call_tool(
+            "revise", {"fact": "The supplier email was forged.", "dryrun": True}
+        )
         assert misspelt.is_error and "dryrun" in misspelt.content[0].text
         assert (await session.call_tool("status", {"verbose": True})).is_error
         # errors name the tool's arguments, not the CLI's flags
@@ -45,8 +51,13 @@ async def test_unknown_arguments_version_instructions_and_shutdown(tmp_path):
         assert wrong_target.is_error and "target 'NO_SUCH_EVIDENCE'" in wrong_target.content[0].text
         assert "--target" not in wrong_target.content[0].text
         # a fragment given as JSON text with a repeated field is refused, as the CLI refuses it
-        repeated = await session.call_tool("add_beliefs", {"fragment": '{"question": {"key": "Q"}, "evidence": '
-                                                           '[{"key": "E60", "claim": "first", "claim": "second"}]}'})
+        repeated = await session.call_tool(
+            "add_beliefs",
+            {
+                "fragment": '{"question": {"key": "Q"}, "evidence": '
+                '[{"key": "E60", "claim": "first", "claim": "second"}]}'
+            },
+        )
         assert repeated.is_error, repeated.content[0].text
         assert "claim" in repeated.content[0].text
         after = await call(session, "status")
@@ -68,9 +79,14 @@ class RawStdio:
         import forkserver
         from harness import clean_env
 
-        self.proc = forkserver.popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "mcp"], cwd=REPO,
-                                     env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=open(root.parent / "raw.stderr", "w"))
+        self.proc = forkserver.popen(
+            [sys.executable, str(REPO / "main.py"), "--root", str(root), "mcp"],
+            cwd=REPO,
+            env=clean_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(root.parent / "raw.stderr", "w"),
+        )
 
     def send(self, text: str) -> None:
         self.proc.stdin.write(text.encode() + b"\n")
@@ -94,12 +110,32 @@ class RawStdio:
 def _initialize(raw) -> None:
     import json
 
-    raw.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+    raw.send(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+    )
     assert "result" in raw.answer(1)
     raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-    raw.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                         "params": {"name": "add_beliefs", "arguments": {"fragment": SEED}}}))
+    raw.send(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "add_beliefs", "arguments": {"fragment": SEED}},
+            }
+        )
+    )
     assert raw.answer(2)["result"].get("isError") is not True
 
 
@@ -109,25 +145,38 @@ def _repeated_fields_are_refused(raw) -> None:
     ``add_beliefs`` fragment object is refused the same way."""
     import json
 
-    status = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+    status = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "status", "arguments": {}},
+    }
     raw.send(json.dumps(status))
     before = raw.answer(3)["result"]["structuredContent"]
-    raw.send('{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "revise", "arguments": '
-             '{"fact": "Forensic audit: the March QA report was back-dated.", "target": "E_qa", '
-             '"dry_run": true, "dry_run": false}}}')
+    raw.send(
+        '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "revise", "arguments": '
+        '{"fact": "Forensic audit: the March QA report was back-dated.", "target": "E_qa", '
+        '"dry_run": true, "dry_run": false}}}'
+    )
     refused = raw.answer(4)
-    assert refused["error"]["code"] == -32600 and "'dry_run' appears twice" in refused["error"]["message"], refused
-    raw.send('{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add_beliefs", "arguments": '
-             '{"fragment": {"question": {"key": "Q"}, "evidence": [{"key": "E61", "claim": "first", '
-             '"claim": "second"}]}}}}')
+    assert refused["error"]["code"] == -32600 and "'dry_run' appears twice" in refused["error"]["message"], (
+        refused
+    )
+    raw.send(
+        '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add_beliefs", "arguments": '
+        '{"fragment": {"question": {"key": "Q"}, "evidence": [{"key": "E61", "claim": "first", '
+        '"claim": "second"}]}}}}'
+    )
     assert "'claim' appears twice" in raw.answer(5)["error"]["message"]
     raw.send(json.dumps(dict(status, id=6)))
     assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
 
 
-CANCELLED_FACTS = [("Forensic audit: the March QA report was back-dated.", "E_qa"),
-                   ("The supplier email was forged by a contractor.", "E_email"),
-                   ("A second audit found the QA report back-dated too.", "E_qa")]
+CANCELLED_FACTS = [
+    ("Forensic audit: the March QA report was back-dated.", "E_qa"),
+    ("The supplier email was forged by a contractor.", "E_email"),
+    ("A second audit found the QA report back-dated too.", "E_qa"),
+]
 
 
 def _cancelled_mid_write(raw, root) -> list[str]:
@@ -141,25 +190,64 @@ def _cancelled_mid_write(raw, root) -> list[str]:
     outcomes = []
     ident = 10
     for fact, target in CANCELLED_FACTS:
-        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
-                             "params": {"name": "status", "arguments": {}}}))
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "method": "tools/call",
+                    "params": {"name": "status", "arguments": {}},
+                }
+            )
+        )
         before = raw.answer(ident)["result"]["structuredContent"]
         revise_id = ident + 1
-        raw.send(json.dumps({"jsonrpc": "2.0", "id": revise_id, "method": "tools/call", "params": {
-            "name": "revise", "arguments": {"fact": fact, "target": target}}}))
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": revise_id,
+                    "method": "tools/call",
+                    "params": {"name": "revise", "arguments": {"fact": fact, "target": target}},
+                }
+            )
+        )
         pending = root / "journal" / "pending.json"
         deadline = time.monotonic() + 120
         while not pending.exists() and time.monotonic() < deadline:
             time.sleep(0.0005)
-        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                             "params": {"requestId": revise_id, "reason": "test"}}))
-        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 2, "method": "tools/call",
-                             "params": {"name": "check", "arguments": {}}}))
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": revise_id, "reason": "test"},
+                }
+            )
+        )
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident + 2,
+                    "method": "tools/call",
+                    "params": {"name": "check", "arguments": {}},
+                }
+            )
+        )
         checked = raw.answer(ident + 2)["result"]["structuredContent"]
         assert not pending.exists(), "an intent was left journalled"
         assert checked["clean"] is True, checked
-        raw.send(json.dumps({"jsonrpc": "2.0", "id": ident + 3, "method": "tools/call",
-                             "params": {"name": "status", "arguments": {}}}))
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident + 3,
+                    "method": "tools/call",
+                    "params": {"name": "status", "arguments": {}},
+                }
+            )
+        )
         after = raw.answer(ident + 3)["result"]["structuredContent"]
         if after == before:
             outcomes.append("rolled back")

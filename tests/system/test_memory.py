@@ -25,7 +25,12 @@ STEPS = [
     {"name": "undo1", "op": "cli", "argv": ["undo", "--json"]},
     {"name": "revise2", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"]},
     {"name": "undo2", "op": "cli", "argv": ["undo", "--json"]},
-    {"name": "revise3", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"], "snapshot": True},
+    {
+        "name": "revise3",
+        "op": "cli",
+        "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"],
+        "snapshot": True,
+    },
     {"name": "check", "op": "cli", "argv": ["check", "--json"]},
     {"name": "keys", "op": "vector_keys"},
     {"name": "housekeeping", "op": "housekeeping"},
@@ -34,7 +39,9 @@ STEPS = [
 
 def manifests(root) -> dict[str, int]:
     tables = (root / "cognee_system").rglob("*.lance")
-    return {t.name: len(list((t / "_versions").glob("*.manifest"))) for t in tables if (t / "_versions").is_dir()}
+    return {
+        t.name: len(list((t / "_versions").glob("*.manifest"))) for t in tables if (t / "_versions").is_dir()
+    }
 
 
 def run(tmp_path_factory, name: str, **env):
@@ -49,12 +56,27 @@ def run(tmp_path_factory, name: str, **env):
 @pytest.fixture(scope="module")
 def housekeeping(tmp_path_factory):
     return {
-        "on": run(tmp_path_factory, "housekeeping_on", FALSIFY_GRAPH_REOPEN_EVERY="1", FALSIFY_VECTOR_PRUNE_EVERY="1",
-                  FALSIFY_VECTOR_PRUNE_AGE_S="0"),
-        "off": run(tmp_path_factory, "housekeeping_off", FALSIFY_GRAPH_REOPEN_EVERY="0", FALSIFY_VECTOR_PRUNE_EVERY="0"),
+        "on": run(
+            tmp_path_factory,
+            "housekeeping_on",
+            FALSIFY_GRAPH_REOPEN_EVERY="1",
+            FALSIFY_VECTOR_PRUNE_EVERY="1",
+            FALSIFY_VECTOR_PRUNE_AGE_S="0",
+        ),
+        "off": run(
+            tmp_path_factory,
+            "housekeeping_off",
+            FALSIFY_GRAPH_REOPEN_EVERY="0",
+            FALSIFY_VECTOR_PRUNE_EVERY="0",
+        ),
         # a compaction (EXPORT + IMPORT into a new file, swapped in) at every commit after the first
-        "compact": run(tmp_path_factory, "housekeeping_compact", FALSIFY_GRAPH_REOPEN_EVERY="1",
-                       FALSIFY_VECTOR_PRUNE_EVERY="0", FALSIFY_GRAPH_COMPACT_RATIO="0.000001"),
+        "compact": run(
+            tmp_path_factory,
+            "housekeeping_compact",
+            FALSIFY_GRAPH_REOPEN_EVERY="1",
+            FALSIFY_VECTOR_PRUNE_EVERY="0",
+            FALSIFY_GRAPH_COMPACT_RATIO="0.000001",
+        ),
     }
 
 
@@ -71,12 +93,13 @@ def test_reopening_the_graph_after_every_commit_changes_nothing(housekeeping):
     off, _, _ = housekeeping["off"]
     assert results["keys"]["keys"] == off["keys"]["keys"]
     other = nodes_by_key(off["revise3"]["after"]["status"])
-    assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == \
-        {k: (n["state"], n["feedback_weight"]) for k, n in after.items()}
+    assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == {
+        k: (n["state"], n["feedback_weight"]) for k, n in after.items()
+    }
 
 
 def test_old_vector_versions_are_pruned(housekeeping):
-    _, before_on, on = housekeeping["on"]
+    _, _, on = housekeeping["on"]
     _, before_off, off = housekeeping["off"]
     assert on and off
     grew = {t: off[t] - before_off.get(t, 0) for t in off}
@@ -98,8 +121,9 @@ def test_compacting_the_graph_after_every_commit_changes_nothing(housekeeping):
     assert results["keys"]["keys"] == off["keys"]["keys"]
     after = nodes_by_key(results["revise3"]["after"]["status"])
     other = nodes_by_key(off["revise3"]["after"]["status"])
-    assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == \
-        {k: (n["state"], n["feedback_weight"]) for k, n in after.items()}
+    assert {k: (n["state"], n["feedback_weight"]) for k, n in other.items()} == {
+        k: (n["state"], n["feedback_weight"]) for k, n in after.items()
+    }
     assert json.loads(results["revise3"]["stdout"])["refuted"] == ["E_qa"]
 
 
@@ -116,15 +140,24 @@ def test_a_compaction_killed_midway_leaves_a_whole_graph(tmp_path_factory, step)
     base = loaded_root(tmp_path_factory)
     root = copy_root(base, tmp_path_factory.mktemp("compact_" + step) / "root")
     databases = root / "cognee_system" / "databases"
-    proc = run_cli(root, "revise", DEMO_FACT, "--target", "E_qa", "--json",
-                   env=clean_env(FALSIFY_FAULT_AT=step, **COMPACT_EVERY_COMMIT))
+    proc = run_cli(
+        root,
+        "revise",
+        DEMO_FACT,
+        "--target",
+        "E_qa",
+        "--json",
+        env=clean_env(FALSIFY_FAULT_AT=step, **COMPACT_EVERY_COMMIT),
+    )
     assert proc.returncode == -9, proc.stderr.decode(errors="replace")[-2000:]  # killed where asked
     assert (databases / "cognee_graph_ladybug").is_file()
     # the next process (one batch process: status, check, then an undo that compacts again after it)
-    steps = [{"name": "status", "op": "cli", "argv": ["status", "--json"]},
-             {"name": "check", "op": "cli", "argv": ["check", "--json"]},
-             {"name": "undo", "op": "cli", "argv": ["undo", "--json"], "env": COMPACT_EVERY_COMMIT},
-             {"name": "after", "op": "cli", "argv": ["status", "--json"]}]
+    steps = [
+        {"name": "status", "op": "cli", "argv": ["status", "--json"]},
+        {"name": "check", "op": "cli", "argv": ["check", "--json"]},
+        {"name": "undo", "op": "cli", "argv": ["undo", "--json"], "env": COMPACT_EVERY_COMMIT},
+        {"name": "after", "op": "cli", "argv": ["status", "--json"]},
+    ]
     r = {x["name"]: x for x in run_batch(root, steps, root.parent / "batch")}
     assert r["status"]["code"] == 0, r["status"]["stderr"][-2000:]
     assert nodes_by_key(json.loads(r["status"]["stdout"]))["E_qa"]["state"] == "refuted"
@@ -133,7 +166,9 @@ def test_a_compaction_killed_midway_leaves_a_whole_graph(tmp_path_factory, step)
     assert r["undo"]["code"] == 0, r["undo"]["stderr"][-2000:]
     assert not [p.name for p in databases.iterdir() if p.name.endswith((".compact", ".export"))]
     if str(base) not in _LOADED:  # the loaded template's states, read once for the three kill points
-        _LOADED[str(base)] = {k: (n["state"], n["feedback_weight"]) for k, n in nodes_by_key(status_of(base)).items()}
+        _LOADED[str(base)] = {
+            k: (n["state"], n["feedback_weight"]) for k, n in nodes_by_key(status_of(base)).items()
+        }
     loaded = _LOADED[str(base)]
     after = nodes_by_key(json.loads(r["after"]["stdout"]))
     assert {k: (n["state"], n["feedback_weight"]) for k, n in after.items()} == loaded

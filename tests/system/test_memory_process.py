@@ -65,8 +65,14 @@ def run(code: str, root, **extra) -> dict:
     env = clean_env(**extra)
     if "ARROW_DEFAULT_MEMORY_POOL" not in extra:  # set in this process by conftest's configure()
         env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
-    proc = subprocess.run([sys.executable, "-c", code, str(root)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(root)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

@@ -37,12 +37,25 @@ def test_rrf_is_the_documented_rule():
 async def test_lexical_search_contract(app, prefix):
     from memory_core.store.lexical import query_words
 
-    assert query_words("Forensic audit: the 'March' QA-report!") == ["forensic", "audit", "the", "march", "qa", "report"]
+    assert query_words("Forensic audit: the 'March' QA-report!") == [
+        "forensic",
+        "audit",
+        "the",
+        "march",
+        "qa",
+        "report",
+    ]
     word = f"zq{prefix.strip('_')}"  # a word no other test's evidence has
-    await app.load(investigation(prefix, evidence=[
-        {"key": "E1", "claim": f"The {word} ledger was filed."},
-        {"key": "E2", "claim": f"The {word} ledger and the {word} invoice were filed."},
-        {"key": "E3", "claim": "Penguins live in the southern hemisphere."}]))
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "E1", "claim": f"The {word} ledger was filed."},
+                {"key": "E2", "claim": f"The {word} ledger and the {word} invoice were filed."},
+                {"key": "E3", "claim": "Penguins live in the southern hemisphere."},
+            ],
+        )
+    )
     keys = await app.store.find_keys([prefix + k for k in ("E1", "E2", "E3")])
     by_id = {props["id"]: key for key, props in keys.items()}
     [hits, none] = await app.store.lexical("Evidence_claim", [f"{word} invoice", "?! ..."], 10)
@@ -59,30 +72,48 @@ async def test_lexical_search_contract(app, prefix):
 async def test_batch_vector_ranking_equals_per_fact_search(app, prefix):
     from memory_core.judging.retrieval import BATCH_GATE1_MIN, Query, VectorRetriever, gate1_many
 
-    await app.load(investigation(prefix, evidence=[{"key": f"E{i}", "claim": f"{prefix} part {i} came from plant {i % 3}."}
-                                                   for i in range(6)]))
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": f"E{i}", "claim": f"{prefix} part {i} came from plant {i % 3}."} for i in range(6)
+            ],
+        )
+    )
     facts = [f"{prefix} part {i} was made at plant {i % 2}." for i in range(BATCH_GATE1_MIN)]
     vectors = await app.store.embed(facts)
     queries = [Query(f, None, v) for f, v in zip(facts, vectors)]
-    together = await gate1_many(app.store, queries, 5, None, (VectorRetriever(),))  # in memory: one read of the vectors
+    together = await gate1_many(
+        app.store, queries, 5, None, (VectorRetriever(),)
+    )  # in memory: one read of the vectors
     for q, got in zip(queries, together):
         [alone] = await gate1_many(app.store, [q], 5, None, (VectorRetriever(),))  # one search
         assert got.ids == alone.ids
-        assert [got.distance[i] for i in got.ids] == pytest.approx([alone.distance[i] for i in alone.ids], abs=1e-4)
+        assert [got.distance[i] for i in got.ids] == pytest.approx(
+            [alone.distance[i] for i in alone.ids], abs=1e-4
+        )
 
 
 async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(app, prefix):
     word = f"zr{prefix.strip('_')}"
-    await app.load(investigation(prefix, evidence=[
-        {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
-        {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."}],
-        conclusions=[{"key": "K", "statement": f"{word} knew in March"}],
-        edges=[{"type": "depends_on", "from": "K", "to": "E_qa"}]))
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
+                {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."},
+            ],
+            conclusions=[{"key": "K", "statement": f"{word} knew in March"}],
+            edges=[{"type": "depends_on", "from": "K", "to": "E_qa"}],
+        )
+    )
     epoch = app.journal.epoch()
     fact = f"Forensic audit: the {word} March QA report was back-dated."
     result = await app.revise(fact)
     assert result["epoch"] is None and result["new_evidence"] is None and app.journal.epoch() == epoch
-    mine = [c for c in result["candidates"] if c["key"].startswith(prefix)]  # the shared root holds other tests' too
+    mine = [
+        c for c in result["candidates"] if c["key"].startswith(prefix)
+    ]  # the shared root holds other tests' too
     assert [c["key"] for c in mine][0] == prefix + "E_qa"
     assert result["to_decide"] == [c["key"] for c in result["candidates"]]
     first = mine[0]
@@ -100,16 +131,20 @@ def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path
     from harness import run_batch
 
     root = tmp_path / "root"
-    steps = [{"name": "load", "argv": ["load", str(REPO / "examples" / "company_x.json")]},
-             {"name": "text", "argv": ["--root", str(root), "revise", AUDIT], "snapshot": True},
-             {"name": "json", "argv": ["revise", AUDIT, "--json"]}]
+    steps = [
+        {"name": "load", "argv": ["load", str(REPO / "examples" / "company_x.json")]},
+        {"name": "text", "argv": ["--root", str(root), "revise", AUDIT], "snapshot": True},
+        {"name": "json", "argv": ["revise", AUDIT, "--json"]},
+    ]
     results = run_batch(root, [dict(s, op="cli") for s in steps], tmp_path / "w1")
     text, as_json = results[1], results[2]
     assert text["code"] == 0 and as_json["code"] == 0, (text, as_json)
     assert text["before"] == text["after"]  # nothing recorded
     out = text["stdout"]
     assert "candidate #1 E_qa" in out and "undecided" in out and "you decide" in out
-    commands = [line.strip() for line in out.splitlines() if "--target" in line and line.strip().startswith("python")]
+    commands = [
+        line.strip() for line in out.splitlines() if "--target" in line and line.strip().startswith("python")
+    ]
     assert commands and commands[0].endswith("--target E_qa")
     parsed = json.loads(as_json["stdout"])
     assert parsed["to_decide"][0] == "E_qa" and parsed["epoch"] is None
@@ -117,7 +152,9 @@ def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path
     # the printed command, as a user would paste it (minus `python main.py`)
     argv = shlex.split(commands[0])[2:]
     assert argv[:2] == ["--root", str(root)]
-    done = run_batch(root, [{"op": "cli", "name": "pasted", "argv": argv[2:] + ["--json"]}], tmp_path / "w2")[0]
+    done = run_batch(root, [{"op": "cli", "name": "pasted", "argv": argv[2:] + ["--json"]}], tmp_path / "w2")[
+        0
+    ]
     assert done["code"] == 0, done
     assert json.loads(done["stdout"])["refuted"] == ["E_qa"]
 
@@ -133,8 +170,12 @@ async def test_mcp_offline_agent_protocol(tmp_path):
         import pg_server
 
         env.update(pg_server.root_env(root))
-    params = StdioServerParameters(command=sys.executable, args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-                                   env=env, cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
+        env=env,
+        cwd=str(REPO),
+    )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
@@ -166,14 +207,26 @@ async def test_a_new_judge_is_one_class_in_the_chain():
             return True
 
         async def decide(self, cases):
-            return [{c.key: ContradictionJudgement(rationale="marker", relation="contradicts", confidence=0.8)
-                     for c in case.undecided if "forged" in case.fact and "report" in c.claim} for case in cases]
+            return [
+                {
+                    c.key: ContradictionJudgement(rationale="marker", relation="contradicts", confidence=0.8)
+                    for c in case.undecided
+                    if "forged" in case.fact and "report" in c.claim
+                }
+                for case in cases
+            ]
 
-    cands = [Candidate("E1", "Q", "The QA report is dated March.", 0.6), Candidate("E2", "Q", "Lot 7 came from Ulm.", 0.3)]
+    cands = [
+        Candidate("E1", "Q", "The QA report is dated March.", 0.6),
+        Candidate("E2", "Q", "Lot 7 came from Ulm.", 0.3),
+    ]
     props = {"E2": {"subject": "lot 7", "predicate": "came from", "object": "Ulm"}}
     case = Case("The QA report was forged; lot 7 came from Ulm.", ("lot 7", "came from", "Ulm"), cands, props)
     assert await judge_cases([case], use_llm=False, judges=[StructuredJudge(), MarkerJudge()]) is None
-    assert [(c.key, c.relation, c.judge) for c in cands] == [("E1", "contradicts", "marker"), ("E2", "supports", "structured")]
+    assert [(c.key, c.relation, c.judge) for c in cands] == [
+        ("E1", "contradicts", "marker"),
+        ("E2", "supports", "structured"),
+    ]
     assert finish_detection(cands, None).judge == "marker+structured"
     assert [j.name for j in JUDGES] == ["structured", "llm"]  # the default chain is unchanged
 
@@ -184,9 +237,15 @@ async def test_gate1_k_bounds_what_revise_judges(app, prefix, monkeypatch):
     import dataclasses
 
     word = f"zk{prefix.strip('_')}"
-    await app.load(investigation(prefix, evidence=[
-        {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
-        {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."}]))
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
+                {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."},
+            ],
+        )
+    )
     fact = f"Forensic audit: the {word} March QA report was back-dated."
     wide = await app.revise(fact, dry_run=True)
     assert len(wide["candidates"]) >= 2

@@ -17,7 +17,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -37,16 +36,25 @@ STATIC = REPO / "memory_core" / "web" / "static"
 
 
 def pins(text: str) -> dict[str, str]:
-    return {m.group(1).lower(): m.group(2) for m in re.finditer(r'"?([A-Za-z0-9_.\-]+)==([0-9][^"\s,]*)', text)}
+    return {
+        m.group(1).lower(): m.group(2) for m in re.finditer(r'"?([A-Za-z0-9_.\-]+)==([0-9][^"\s,]*)', text)
+    }
 
 
 def test_pyproject_pins_match_requirements():
-    declared = pins((REPO / "pyproject.toml").read_text().split("[project.scripts]")[0].split("[build-system]")[1]
-                    .split("[project]")[1])
+    declared = pins(
+        (REPO / "pyproject.toml")
+        .read_text()
+        .split("[project.scripts]")[0]
+        .split("[build-system]")[1]
+        .split("[project]")[1]
+    )
     required = pins((REPO / "requirements.txt").read_text())
     assert declared, "no pins found in pyproject.toml"
     for name, version in declared.items():
-        assert required.get(name) == version, f"{name}: pyproject {version}, requirements.txt {required.get(name)}"
+        assert required.get(name) == version, (
+            f"{name}: pyproject {version}, requirements.txt {required.get(name)}"
+        )
 
 
 def test_the_examples_investigation_is_the_demo_seed():
@@ -59,8 +67,14 @@ def test_the_examples_investigation_is_the_demo_seed():
 def test_package_data_lists_the_viewer_and_the_demo_seed():
     text = (REPO / "pyproject.toml").read_text()
     data = text.split("[tool.setuptools.package-data]")[1]
-    for line in ['"memory_core.web" = [', '"static/*.html"', '"static/*.js"', '"static/*.css"', '"static/vendor/*.js"',
-                 '"memory_core.shell" = ["demo_data/*.json"]']:
+    for line in [
+        '"memory_core.web" = [',
+        '"static/*.html"',
+        '"static/*.js"',
+        '"static/*.css"',
+        '"static/vendor/*.js"',
+        '"memory_core.shell" = ["demo_data/*.json"]',
+    ]:
         assert line in data, line
     served = {p.name for p in STATIC.iterdir() if p.is_file()}
     assert {"graph.html", "app.js", "style.css"} <= served
@@ -72,9 +86,14 @@ def build(args: list[str], cwd: Path) -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
 
 
-PACKAGE_DATA = ["memory_core/py.typed", "memory_core/web/static/graph.html", "memory_core/web/static/app.js",
-                "memory_core/web/static/style.css", "memory_core/web/static/vendor/THIRD_PARTY_LICENSES.txt",
-                "memory_core/shell/demo_data/company_x.json"]
+PACKAGE_DATA = [
+    "memory_core/py.typed",
+    "memory_core/web/static/graph.html",
+    "memory_core/web/static/app.js",
+    "memory_core/web/static/style.css",
+    "memory_core/web/static/vendor/THIRD_PARTY_LICENSES.txt",
+    "memory_core/shell/demo_data/company_x.json",
+]
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +107,41 @@ def installed(tmp_path_factory):
     clone = tmp_path / "clone"
     build(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], tmp_path)
     dist = tmp_path / "dist"
-    build([sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})"], clone)
+    build(
+        [sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})"],
+        clone,
+    )
     sdist = next(dist.glob("falsify-*.tar.gz"))
-    build([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist / "direct"),
-           str(clone)], tmp_path)
-    build([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-           str(dist / "from_sdist"), str(sdist)], tmp_path)
+    build(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist / "direct"),
+            str(clone),
+        ],
+        tmp_path,
+    )
+    build(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist / "from_sdist"),
+            str(sdist),
+        ],
+        tmp_path,
+    )
     import tarfile
     import zipfile
 
@@ -109,8 +157,21 @@ def installed(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next((venv / "lib").glob("python3.*/site-packages"))
     (site / "_falsify_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-                              "--no-deps", str(wheels[1])], capture_output=True, text=True)
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheels[1]),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert install.returncode == 0, install.stderr[-3000:]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -120,13 +181,24 @@ def installed(tmp_path_factory):
 @pytest.mark.slow
 def test_pip_install_gives_the_falsify_command(installed):
     venv, site, elsewhere = installed
-    help_ = subprocess.run([str(venv / "bin" / "falsify"), "--help"], cwd=elsewhere, capture_output=True, text=True)
+    help_ = subprocess.run(
+        [str(venv / "bin" / "falsify"), "--help"], cwd=elsewhere, capture_output=True, text=True
+    )
     assert help_.returncode == 0, help_.stderr
     assert "revise" in help_.stdout and "--root" in help_.stdout
     assert help_.stdout.startswith("usage: falsify ")  # the installed command's name, not main.py
-    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import memory_core, sys; print(memory_core.__file__); "
-                            "print(sorted(memory_core.__all__)[:3]); from memory_core.store import embedder; "
-                            "print(embedder._SHIPPED.is_dir())"], cwd=elsewhere, capture_output=True, text=True)
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import memory_core, sys; print(memory_core.__file__); "
+            "print(sorted(memory_core.__all__)[:3]); from memory_core.store import embedder; "
+            "print(embedder._SHIPPED.is_dir())",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+    )
     assert where.returncode == 0, where.stderr
     path, _, shipped = where.stdout.splitlines()
     assert str(site) in path, path  # the installed copy, not the checkout
@@ -150,10 +222,18 @@ def test_installed_demo_and_viewer_need_no_checkout(installed):
     (package data) and runs both sessions; `falsify serve` on that root serves the page, its
     modules and a vendor build (package data), and the demo's revised graph."""
     venv, site, elsewhere = installed
-    where = subprocess.run([str(venv / "bin" / "python"), "-c", "from memory_core.shell import demo; "
-                            "from memory_core.web import app, vendor; print(demo.SEED); print(app.UI_DIR); "
-                            "print(vendor.vendor_file('react-force-graph-2d.min.js')); print(demo.PROG)"],
-                           cwd=elsewhere, capture_output=True, text=True)
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "from memory_core.shell import demo; "
+            "from memory_core.web import app, vendor; print(demo.SEED); print(app.UI_DIR); "
+            "print(vendor.vendor_file('react-force-graph-2d.min.js')); print(demo.PROG)",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+    )
     assert where.returncode == 0, where.stderr
     seed, ui_dir, vendored, prog = where.stdout.splitlines()
     for path in (seed, ui_dir, vendored):
@@ -162,20 +242,38 @@ def test_installed_demo_and_viewer_need_no_checkout(installed):
 
     root = elsewhere / "demo-root"
     env = clean_env(PYTHONUNBUFFERED="1")
-    demo = subprocess.run([str(venv / "bin" / "falsify"), "--root", str(root), "--demo"], cwd=elsewhere, env=env,
-                          capture_output=True, text=True, timeout=400)
+    demo = subprocess.run(
+        [str(venv / "bin" / "falsify"), "--root", str(root), "--demo"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-3000:]
     assert "Session 1" in demo.stdout and "forward cascade: K invalidated" in demo.stdout
-    assert "started clean" not in demo.stdout  # a fresh root: nothing to clear (tests/system/test_demo.py reruns on a used one)
+    assert (
+        "started clean" not in demo.stdout
+    )  # a fresh root: nothing to clear (tests/system/test_demo.py reruns on a used one)
     assert f"falsify --root {root} serve" in demo.stdout  # the hints name the installed command
 
-    server = subprocess.Popen([str(venv / "bin" / "falsify"), "--root", str(root), "serve", "--port", "0"],
-                              cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [str(venv / "bin" / "falsify"), "--root", str(root), "serve", "--port", "0"],
+        cwd=elsewhere,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = viewer_url(server, 240)
-        assert url, f"falsify serve did not start: {server.stderr.read()[-3000:] if server.poll() is not None else ''}"
+        assert url, (
+            f"falsify serve did not start: {server.stderr.read()[-3000:] if server.poll() is not None else ''}"
+        )
         status, page = get(url, "/")
-        installed_static = site / "memory_core" / "web" / "static"  # the clone's copy (the checkout may differ)
+        installed_static = (
+            site / "memory_core" / "web" / "static"
+        )  # the clone's copy (the checkout may differ)
         assert status == 200 and page == (installed_static / "graph.html").read_bytes()
         assert get(url, "/app.js") == (200, (installed_static / "app.js").read_bytes())
         status, script = get(url, "/vendor/react-force-graph-2d.min.js")
@@ -207,10 +305,13 @@ def render(url: str, states: dict) -> None:
 
     with open_page() as (page, requests, problems):
         page.goto(url)
-        page.wait_for_function("n => document.querySelectorAll('#node-list li').length === n", arg=len(states),
-                               timeout=30000)
+        page.wait_for_function(
+            "n => document.querySelectorAll('#node-list li').length === n", arg=len(states), timeout=30000
+        )
         page.wait_for_timeout(1500)  # let the layout settle before looking at the canvas
-        listed = page.eval_on_selector_all("#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))")
+        listed = page.eval_on_selector_all(
+            "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))"
+        )
         assert listed == states
         drawn = page.evaluate("""() => { const c = document.querySelector('#graph canvas');
             if (!c) return 0; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -228,7 +329,12 @@ def test_mypy_reads_the_installed_package(installed, mypy_cache):
 
     venv, site, elsewhere = installed
     assert (site / "memory_core" / "py.typed").is_file()
-    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=str(venv / "bin" / "python"), cwd=elsewhere,
-                cache=mypy_cache)
+    proc = mypy(
+        TYPED / "client.py",
+        TYPED / "mistakes.py",
+        python=str(venv / "bin" / "python"),
+        cwd=elsewhere,
+        cache=mypy_cache,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc)

@@ -23,7 +23,6 @@ All scenarios share one root (their keys differ), run in one batch process
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -37,8 +36,10 @@ PARTIAL = {
     "question": {"key": "Q12", "text": "Does c hold?"},
     "evidence": [{"key": "a", "claim": "Fact a holds."}, {"key": "b", "claim": "Fact b holds."}],
     "conclusions": [{"key": "c", "statement": "Conclusion c holds."}],
-    "edges": [{"type": "depends_on", "from": "c", "to": "a", "group": "j1"},
-              {"type": "depends_on", "from": "c", "to": "b", "group": "j2"}],
+    "edges": [
+        {"type": "depends_on", "from": "c", "to": "a", "group": "j1"},
+        {"type": "depends_on", "from": "c", "to": "b", "group": "j2"},
+    ],
 }
 
 # Building Problem Solvers, jtms-ex.lisp ex1: assumptions a..e; f <- (a, b); e <- (b, c);
@@ -60,8 +61,10 @@ BPS = {
 
 FIRST = {
     "question": {"key": "XF", "text": "Cross-file question"},
-    "evidence": [{"key": "xf_e1", "claim": "The first file's evidence one."},
-                 {"key": "xf_e2", "claim": "The first file's evidence two."}],
+    "evidence": [
+        {"key": "xf_e1", "claim": "The first file's evidence one."},
+        {"key": "xf_e2", "claim": "The first file's evidence two."},
+    ],
 }
 # a fragment of the stored question: its conclusion rests on the first file's evidence
 SECOND = {
@@ -137,7 +140,6 @@ def test_partial_view_does_not_forget_a_superseded_node(run):
     assert not any(e["rule"] == "orphaned" for e in explained["events"])
 
 
-
 @pytest.fixture(scope="module")
 def damaged(run, tmp_path_factory):
     """The root after the sequence, with a deleted behind FALSIFY's back (graph node and its
@@ -145,8 +147,19 @@ def damaged(run, tmp_path_factory):
     _, source = run
     work = tmp_path_factory.mktemp("partial_view_damaged")
     root = copy_root(source, work / "root")
-    proc = forkserver.run([sys.executable, str(REPO / "tests" / "support" / "delete_behind_back.py"), str(root), "evidence", "a"],
-                          cwd=REPO, env=clean_env(), capture_output=True, timeout=300)
+    proc = forkserver.run(
+        [
+            sys.executable,
+            str(REPO / "tests" / "support" / "delete_behind_back.py"),
+            str(root),
+            "evidence",
+            "a",
+        ],
+        cwd=REPO,
+        env=clean_env(),
+        capture_output=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
     steps = [
         cli("status_damaged", "status", "--json"),
@@ -195,9 +208,12 @@ def prefixed(data: dict, p: str) -> dict:
 
 
 def mine(status: dict, p: str):
-    nodes = {n["key"][len(p):]: n for n in status["nodes"] if n["key"].startswith(p)}
-    edges = {(e["type"], e["from"][len(p):], e["to"][len(p):]): e for e in status["edges"]
-             if e["from"].startswith(p) and e["to"].startswith(p)}
+    nodes = {n["key"][len(p) :]: n for n in status["nodes"] if n["key"].startswith(p)}
+    edges = {
+        (e["type"], e["from"][len(p) :], e["to"][len(p) :]): e
+        for e in status["edges"]
+        if e["from"].startswith(p) and e["to"].startswith(p)
+    }
     return nodes, edges
 
 
@@ -246,10 +262,14 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
     nodes, edges = mine(await app.status(), prefix)
     assert nodes["xf_k"]["state"] == "alive" and nodes["xf3_k"]["state"] == "alive"
     assert ("depends_on", "xf3_k", "xf_e2") in edges  # status shows edges between investigations
-    r = await app.revise("The first file's evidence one was wrong.", target=prefix + "xf_e1", key=prefix + "n1")
+    r = await app.revise(
+        "The first file's evidence one was wrong.", target=prefix + "xf_e1", key=prefix + "n1"
+    )
     assert r["refuted"] == [prefix + "xf_e1"] and r["invalidated"] == [prefix + "xf_k"]
     assert r["forgotten"] == [prefix + "xf_k"]
-    r = await app.revise("The first file's evidence two was wrong.", target=prefix + "xf_e2", key=prefix + "n2")
+    r = await app.revise(
+        "The first file's evidence two was wrong.", target=prefix + "xf_e2", key=prefix + "n2"
+    )
     assert r["refuted"] == [prefix + "xf_e2"] and r["invalidated"] == [prefix + "xf3_k"]
 
     # a node resting on a forgotten key: it enters invalidated (the labelling's state), the edge is kept
@@ -257,8 +277,14 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
     loaded = await app.load(prefixed(FORGOTTEN_REF, prefix))
     assert loaded["added"] == [prefix + "xf_k2"] and loaded["edges_added"] == []
     assert loaded["invalidated"] == [prefix + "xf_k2"]
-    assert any(n.startswith(f"edge depends_on {prefix}xf_k2 -> {prefix}xf_k: {prefix}xf_k was forgotten by the "
-                            "revision of epoch") and "is invalidated" in n for n in loaded["notes"]), loaded["notes"]
+    assert any(
+        n.startswith(
+            f"edge depends_on {prefix}xf_k2 -> {prefix}xf_k: {prefix}xf_k was forgotten by the "
+            "revision of epoch"
+        )
+        and "is invalidated" in n
+        for n in loaded["notes"]
+    ), loaded["notes"]
     # an edge naming a key that exists nowhere: refused, naming the edge, nothing written
     from memory_core.core.errors import InputError
 
@@ -271,10 +297,16 @@ async def test_second_file_rests_on_the_first_files_evidence(app, prefix):
 RIVALS = {
     "question": {"key": "P1", "text": "Which hypothesis holds?"},
     "hypotheses": [{"key": "h1", "statement": "h1 holds."}, {"key": "h1b", "statement": "h1b holds."}],
-    "evidence": [{"key": "e", "claim": "e was observed."}, {"key": "s", "claim": "s was observed."},
-                 {"key": "t", "claim": "t was observed."}],
-    "edges": [{"type": "supports", "from": "e", "to": "h1"}, {"type": "supports", "from": "s", "to": "h1"},
-              {"type": "supports", "from": "t", "to": "h1b"}],
+    "evidence": [
+        {"key": "e", "claim": "e was observed."},
+        {"key": "s", "claim": "s was observed."},
+        {"key": "t", "claim": "t was observed."},
+    ],
+    "edges": [
+        {"type": "supports", "from": "e", "to": "h1"},
+        {"type": "supports", "from": "s", "to": "h1"},
+        {"type": "supports", "from": "t", "to": "h1b"},
+    ],
 }
 OTHER = {  # another investigation's hypothesis also rests on e
     "question": {"key": "P2", "text": "Another question"},
@@ -292,7 +324,11 @@ async def test_supporting_evidence_kept_for_an_alive_hypothesis_outside_the_regi
     r = await app.revise("e was a misreading.", target=prefix + "e", key=prefix + "not_e")
     assert r["refuted"] == [prefix + "e"] and r["forgotten"] == []
     r = await app.revise("s was a misreading.", target=prefix + "s", key=prefix + "not_s")
-    assert r["refuted"] == [prefix + "s"] and prefix + "h1" in r["superseded"] and r["promoted"] == [prefix + "h1b"]
+    assert (
+        r["refuted"] == [prefix + "s"]
+        and prefix + "h1" in r["superseded"]
+        and r["promoted"] == [prefix + "h1b"]
+    )
     assert r["forgotten"] == []  # not e: alive h2 (outside the revision's region) consumes it
     nodes, edges = mine(await app.status(), prefix)
     assert nodes["e"]["state"] == "refuted" and ("supports", "e", "h2") in edges

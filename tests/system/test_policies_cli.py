@@ -26,17 +26,32 @@ R2_FACT = "The forensic audit's author retracted it: the QA report's date was ge
 
 def investigation(tmp_path) -> str:
     data = json.loads(EXAMPLE.read_text(encoding="utf-8"))
-    data["sources"] = [{"id": data["evidence"][0]["source_id"], "trust": 0.9, "name": "Company X QA"},
-                       {"id": "tabloid", "trust": 0.2}]
+    data["sources"] = [
+        {"id": data["evidence"][0]["source_id"], "trust": 0.9, "name": "Company X QA"},
+        {"id": "tabloid", "trust": 0.2},
+    ]
     path = tmp_path / "company_x_sources.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return str(path)
 
 
 def facts_file(work) -> str:
-    lines = [{"fact": DEMO_FACT, "target": "E_qa", "key": "F_l1", "source": "blog2", "trust": 0.1,
-              "policy": "trust_ranked"},
-             {"fact": "The Valtec email was fabricated.", "target": "E_email", "key": "F_l2", "policy": "preserve_both"}]
+    lines = [
+        {
+            "fact": DEMO_FACT,
+            "target": "E_qa",
+            "key": "F_l1",
+            "source": "blog2",
+            "trust": 0.1,
+            "policy": "trust_ranked",
+        },
+        {
+            "fact": "The Valtec email was fabricated.",
+            "target": "E_email",
+            "key": "F_l2",
+            "policy": "preserve_both",
+        },
+    ]
     path = work / "facts.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return str(path)
@@ -57,17 +72,53 @@ def run(tmp_path_factory):
     steps = [
         cli("load", "load", investigation(work), "--json"),
         # latest_wins: a fact dated before the QA report loses and is recorded refuted
-        cli("older", "revise", DEMO_FACT, "--target", "E_qa", "--asserted-at", "2019-01-01", "--key", "F_old", "--json"),
+        cli(
+            "older",
+            "revise",
+            DEMO_FACT,
+            "--target",
+            "E_qa",
+            "--asserted-at",
+            "2019-01-01",
+            "--key",
+            "F_old",
+            "--json",
+        ),
         cli("undo_older", "undo", "--json"),
         # latest_wins: an undated fact is dated today and wins (what FALSIFY always did)
         cli("newer", "revise", DEMO_FACT, "--target", "E_qa", "--key", "F_new", "--json"),
         search_k("search_newer"),
         cli("undo_newer", "undo", "--json"),
         # trust_ranked: a tabloid loses to the QA lab whatever its date
-        cli("tabloid", "revise", DEMO_FACT, "--target", "E_qa", "--key", "F_tab", "--source", "tabloid",
-            "--policy", "trust_ranked", "--json"),
-        cli("tabloid_text", "revise", "The QA report is fake, says a blog.", "--target", "E_qa", "--key", "F_blog",
-            "--source", "blog", "--trust", "0.1", "--policy", "trust_ranked"),
+        cli(
+            "tabloid",
+            "revise",
+            DEMO_FACT,
+            "--target",
+            "E_qa",
+            "--key",
+            "F_tab",
+            "--source",
+            "tabloid",
+            "--policy",
+            "trust_ranked",
+            "--json",
+        ),
+        cli(
+            "tabloid_text",
+            "revise",
+            "The QA report is fake, says a blog.",
+            "--target",
+            "E_qa",
+            "--key",
+            "F_blog",
+            "--source",
+            "blog",
+            "--trust",
+            "0.1",
+            "--policy",
+            "trust_ranked",
+        ),
         cli("undo_blog", "undo", "--json"),
         cli("undo_tabloid", "undo", "--json"),
         # the same fields on revise --file lines (one batch, one epoch)
@@ -77,7 +128,18 @@ def run(tmp_path_factory):
         cli("bad_policy", "revise", DEMO_FACT, "--target", "E_qa", "--policy", "coin_toss", "--json"),
         cli("bad_trust", "revise", DEMO_FACT, "--target", "E_qa", "--source", "s", "--trust", "2", "--json"),
         # preserve_both: a dispute
-        cli("dispute", "revise", DEMO_FACT, "--target", "E_qa", "--key", "F_d", "--policy", "preserve_both", "--json"),
+        cli(
+            "dispute",
+            "revise",
+            DEMO_FACT,
+            "--target",
+            "E_qa",
+            "--key",
+            "F_d",
+            "--policy",
+            "preserve_both",
+            "--json",
+        ),
         cli("recall_dispute", "recall", "--json", snapshot=False),
         cli("recall_dispute_text", "recall", snapshot=False),
         cli("check_dispute", "check", "--json", snapshot=False),
@@ -92,10 +154,28 @@ def run(tmp_path_factory):
         cli("resolve_not_disputed", "resolve", "E_email", "--winner", "E_qa", "--json"),
         cli("undo_dispute", "undo", "--json"),
         # a dispute found by the structured judge, settled by a later revision whose policy picks a winner
-        cli("tri_dispute", "revise", "The QA report is dated 20 May 2021.", "--triple", QA_SP + "|20 May 2021",
-            "--key", "F_may", "--policy", "preserve_both", "--json"),
-        cli("tri_settle", "revise", "The QA report is dated 1 June 2021.", "--triple", QA_SP + "|1 June 2021",
-            "--key", "F_june", "--json"),
+        cli(
+            "tri_dispute",
+            "revise",
+            "The QA report is dated 20 May 2021.",
+            "--triple",
+            QA_SP + "|20 May 2021",
+            "--key",
+            "F_may",
+            "--policy",
+            "preserve_both",
+            "--json",
+        ),
+        cli(
+            "tri_settle",
+            "revise",
+            "The QA report is dated 1 June 2021.",
+            "--triple",
+            QA_SP + "|1 June 2021",
+            "--key",
+            "F_june",
+            "--json",
+        ),
         cli("check_settled", "check", "--json", snapshot=False),
         cli("undo_settle", "undo", "--json"),
         cli("undo_tri_dispute", "undo", "--json"),

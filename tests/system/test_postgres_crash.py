@@ -16,15 +16,21 @@ import pytest
 from conftest import BACKEND
 from harness import DEMO_FACT, clean_env, copy_root, loaded_root, run_batch, run_cli
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
+    ),
+]
 
 # the steps the pinned demo revision passes (it adds a node and its edges, updates states,
 # forgets K); "committed" is after the commit point
 STEPS = ("journalled", "nodes", "node_edges", "updates", "del_nodes", "committed")
-READ = [{"name": "check", "op": "cli", "argv": ["check", "--json"]},
-        {"name": "status", "op": "cli", "argv": ["status", "--json"]},
-        {"name": "vectors", "op": "vector_keys"}]
+READ = [
+    {"name": "check", "op": "cli", "argv": ["check", "--json"]},
+    {"name": "status", "op": "cli", "argv": ["status", "--json"]},
+    {"name": "vectors", "op": "vector_keys"},
+]
 
 
 def intents_left(root) -> int:
@@ -37,8 +43,11 @@ def intents_left(root) -> int:
 def read(root, work) -> dict:
     results = {r["name"]: r for r in run_batch(root, READ, work)}
     assert results["check"]["code"] == 0, results["check"]["stderr"][-2000:]
-    return {"check": json.loads(results["check"]["stdout"]), "status": json.loads(results["status"]["stdout"]),
-            "vectors": results["vectors"]["keys"]}
+    return {
+        "check": json.loads(results["check"]["stdout"]),
+        "status": json.loads(results["status"]["stdout"]),
+        "vectors": results["vectors"]["keys"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +67,9 @@ def references(tmp_path_factory):
 def test_sigkill_mid_revision_leaves_nothing_half_written(references, step):
     base, work, before, after = references
     root = copy_root(base, work / f"crash-{step}")
-    proc = run_cli(root, "revise", DEMO_FACT, "--target", "E_qa", "--json", env=clean_env(FALSIFY_FAULT_AT=step))
+    proc = run_cli(
+        root, "revise", DEMO_FACT, "--target", "E_qa", "--json", env=clean_env(FALSIFY_FAULT_AT=step)
+    )
     assert proc.returncode == -9, proc.stderr.decode(errors="replace")[-2000:]  # killed by the fault hook
     assert intents_left(root) == (0 if step == "committed" else 1)  # killed mid-revision: its intent is there
     now = read(root, work / f"read-{step}")

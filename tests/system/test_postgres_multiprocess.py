@@ -23,16 +23,26 @@ import pytest
 import forkserver
 from conftest import BACKEND, REPO
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
+    ),
+]
 
 WRITERS, PER_WRITER, READERS, READS = 2, 2, 2, 3
 
 
 def investigation() -> dict:
-    evidence = [{"key": f"E_{w}_{i}", "claim": f"Witness {w}-{i} saw the shipment leave the depot on day {w * 10 + i}.",
-                 "stance": "supports"}
-                for w in range(WRITERS) for i in range(PER_WRITER)]
+    evidence = [
+        {
+            "key": f"E_{w}_{i}",
+            "claim": f"Witness {w}-{i} saw the shipment leave the depot on day {w * 10 + i}.",
+            "stance": "supports",
+        }
+        for w in range(WRITERS)
+        for i in range(PER_WRITER)
+    ]
     return {
         "question": {"key": "Q", "text": "Did the shipment leave the depot?"},
         "hypotheses": [{"key": "H", "statement": "The shipment left the depot.", "prior": 0.5}],
@@ -52,8 +62,13 @@ def spawn_batch(root: Path, steps: list[dict], work: Path, env: dict) -> tuple[s
     work.mkdir(parents=True, exist_ok=True)
     plan, out = work / "plan.json", work / "result.json"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
-    proc = forkserver.popen([sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)], cwd=REPO,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = forkserver.popen(
+        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     return proc, out
 
 
@@ -72,10 +87,22 @@ def test_two_writers_three_readers_one_database(tmp_path):
 
     procs = []
     for w in range(WRITERS):
-        steps = [{"name": f"w{w}r{i}", "op": "cli",
-                  "argv": ["revise", f"Depot log {w}-{i}: the shipment was still inside on day {w * 10 + i}.",
-                           "--target", f"E_{w}_{i}", "--key", f"N_{w}_{i}", "--json"]}
-                 for i in range(PER_WRITER)]
+        steps = [
+            {
+                "name": f"w{w}r{i}",
+                "op": "cli",
+                "argv": [
+                    "revise",
+                    f"Depot log {w}-{i}: the shipment was still inside on day {w * 10 + i}.",
+                    "--target",
+                    f"E_{w}_{i}",
+                    "--key",
+                    f"N_{w}_{i}",
+                    "--json",
+                ],
+            }
+            for i in range(PER_WRITER)
+        ]
         procs.append(("writer", *spawn_batch(tmp_path / f"writer{w}", steps, tmp_path / f"w{w}", env)))
     for r in range(READERS):
         steps = [{"name": f"r{r}s{i}", "op": "cli", "argv": ["status", "--json"]} for i in range(READS)]
@@ -108,17 +135,19 @@ def test_two_writers_three_readers_one_database(tmp_path):
         refuted = [k for k, n in by_key.items() if k.startswith("E_") and n["state"] == "refuted"]
         new = [k for k in by_key if k.startswith("N_")]
         assert len(refuted) == done and len(new) == done, (epoch, refuted, new)
-        assert sorted(by_key[k]["epoch"] for k in new) == list(range(2, epoch + 1))  # no epoch missing or torn
+        assert sorted(by_key[k]["epoch"] for k in new) == list(
+            range(2, epoch + 1)
+        )  # no epoch missing or torn
 
     final = run_cli(tmp_path / "checker-root", "status", "--json", env=env)
     by_key = {n["key"]: n for n in json.loads(final.stdout)["nodes"]}
     assert sorted(k for k in by_key if k.startswith("N_")) == sorted(
-        f"N_{w}_{i}" for w in range(WRITERS) for i in range(PER_WRITER))
+        f"N_{w}_{i}" for w in range(WRITERS) for i in range(PER_WRITER)
+    )
     assert all(by_key[f"E_{w}_{i}"]["state"] == "refuted" for w in range(WRITERS) for i in range(PER_WRITER))
     check = run_cli(tmp_path / "checker-root", "check", "--json", env=env)
     assert check.returncode == 0, check.stderr.decode(errors="replace")
     report = json.loads(check.stdout)
     assert report.get("clean", report.get("ok")) is True, report
-    log = pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log",
-                               url)
+    log = pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log", url)
     assert log == [(1 + WRITERS * PER_WRITER, 1 + WRITERS * PER_WRITER)]

@@ -27,12 +27,24 @@ OFF_TOPIC = "Who painted the Mona Lisa?"
 LIMIT_QUESTION = "What was the posted weight limit of the Elm Street bridge?"
 BRIDGE = {
     "question": {"key": "Q_bridge", "text": "What do we know about the Elm Street bridge?"},
-    "evidence": [{"key": "E_limit", "claim": "The posted weight limit of the Elm Street bridge was 40 tonnes.",
-                  "subject": "Elm Street bridge", "predicate": "posted weight limit", "object": "40 tonnes",
-                  "source_id": "county sign register"},
-                 {"key": "E_span", "claim": "The Elm Street bridge spans 60 metres over the canal.",
-                  "source_id": "survey 2019"}],
-    "conclusions": [{"key": "K_trucks", "statement": "Trucks over 40 tonnes must not use the Elm Street bridge."}],
+    "evidence": [
+        {
+            "key": "E_limit",
+            "claim": "The posted weight limit of the Elm Street bridge was 40 tonnes.",
+            "subject": "Elm Street bridge",
+            "predicate": "posted weight limit",
+            "object": "40 tonnes",
+            "source_id": "county sign register",
+        },
+        {
+            "key": "E_span",
+            "claim": "The Elm Street bridge spans 60 metres over the canal.",
+            "source_id": "survey 2019",
+        },
+    ],
+    "conclusions": [
+        {"key": "K_trucks", "statement": "Trucks over 40 tonnes must not use the Elm Street bridge."}
+    ],
     "edges": [{"type": "depends_on", "from": "K_trucks", "to": "E_limit"}],
 }
 
@@ -65,8 +77,16 @@ def run(tmp_path_factory):
         cli("bad_inquiry", "recall", LIMIT_QUESTION, "--inquiry", "Q_nope"),
         cli("bad_path", "recall", "--path", "Elm Street bridge"),
         cli("path_and_question", "recall", LIMIT_QUESTION, "--path", "Elm Street bridge|posted weight limit"),
-        cli("lower", "revise", "The posted weight limit of the Elm Street bridge was lowered to 30 tonnes.",
-            "--triple", "Elm Street bridge|posted weight limit|30 tonnes", "--key", "F_limit", "--json"),
+        cli(
+            "lower",
+            "revise",
+            "The posted weight limit of the Elm Street bridge was lowered to 30 tonnes.",
+            "--triple",
+            "Elm Street bridge|posted weight limit|30 tonnes",
+            "--key",
+            "F_limit",
+            "--json",
+        ),
     ]
     results = {r["name"]: r for r in run_batch(root, steps, work / "batch", timeout=900)}
     results["root"] = root
@@ -76,7 +96,10 @@ def run(tmp_path_factory):
 def test_an_off_topic_question_uses_no_node_and_lists_the_stored_questions(run):
     for name, stored in (("off_topic", ["Q"]), ("neither", ["Q", "Q_bridge"])):
         result = js(run[name])
-        assert result["falsify"]["nodes"] == [] and result["falsify"]["answer"] == "nothing stored matches the question"
+        assert (
+            result["falsify"]["nodes"] == []
+            and result["falsify"]["answer"] == "nothing stored matches the question"
+        )
         assert [q["key"] for q in result["stored_questions"]] == stored
         assert result["relevance"]["matched"] is False
         assert result["relevance"]["best_distance"] > result["relevance"]["floor"]
@@ -103,7 +126,9 @@ def test_the_demo_question_keeps_its_scoreboard_beside_a_second_inquiry(run):
 def test_a_question_about_the_second_inquiry_is_answered_from_it(run):
     result = js(run["limit"])
     assert result["investigation"] == "Q_bridge" and result["falsify"]["nodes"][0] == "E_limit"
-    assert "40 tonnes" in result["falsify"]["answer"] and result["falsify"]["sources"] == ["county sign register"]
+    assert "40 tonnes" in result["falsify"]["answer"] and result["falsify"]["sources"] == [
+        "county sign register"
+    ]
 
 
 def test_no_question_with_several_inquiries_asks_for_one(run):
@@ -134,14 +159,23 @@ def test_with_a_key_the_llm_writes_from_alive_beliefs_only(run):
 
     assert js(run["lower"])["refuted"] == ["E_limit"]
     with StubLLM() as stub:
-        env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
-                        NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        env = clean_env(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT=stub.url,
+            LLM_MODEL="openai/stub",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
         proc = run_cli(run["root"], "recall", LIMIT_QUESTION, "--json", env=env)
         asked = [json.dumps(r["body"]) for r in stub.requests if "Question:" in json.dumps(r.get("body"))]
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["mode"] == "llm" and result["falsify"]["nodes"][0] == "F_limit"
-    assert result["falsify"]["answer"].startswith("stub LLM answer from: The posted weight limit of the Elm Street "
-                                                  "bridge was lowered to 30 tonnes")
-    falsify_request = next(a for a in asked if "lowered to 30 tonnes" in a.split("Context")[1].split("\\n")[1])
+    assert result["falsify"]["answer"].startswith(
+        "stub LLM answer from: The posted weight limit of the Elm Street bridge was lowered to 30 tonnes"
+    )
+    falsify_request = next(
+        a for a in asked if "lowered to 30 tonnes" in a.split("Context")[1].split("\\n")[1]
+    )
     assert "was 40 tonnes" not in falsify_request  # the refuted limit is never in FALSIFY's context

@@ -29,14 +29,24 @@ def result(tmp_path_factory):
     if why:
         pytest.skip(why[6:])
     root = tmp_path_factory.mktemp("recall_qa") / "root"
-    env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith(("EMBEDDING_", "FALSIFY_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "LLM_API_KEY" and not k.startswith(("EMBEDDING_", "FALSIFY_"))
+    }
     env["FALSIFY_BENCH_DATA"] = str(DATA)
     if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres":
         import pg_server
 
         env.update(pg_server.root_env(root))
-    proc = forkserver.run([sys.executable, "-m", "bench.recall_qa", "--quick", "--json", "--root", str(root)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
+    proc = forkserver.run(
+        [sys.executable, "-m", "bench.recall_qa", "--quick", "--json", "--root", str(root)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, f"bench.recall_qa --quick failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
     return json.loads(proc.stdout)
 
@@ -48,7 +58,10 @@ def test_after_the_edits_falsify_answers_from_the_new_values(result):
     assert after["multi_hop_path"]["falsify"] >= 0.9, after["path_misses"]
     for phase in ("before", "after"):
         scores = result["phases"][phase]
-        assert scores["single_hop"]["falsify_dead_used"] == 0 and scores["multi_hop_path"]["falsify_dead_used"] == 0
+        assert (
+            scores["single_hop"]["falsify_dead_used"] == 0
+            and scores["multi_hop_path"]["falsify_dead_used"] == 0
+        )
         assert scores["single_hop"]["baseline"] is not None  # plain RAG's score is reported
     assert result["edits"]["recorded"] > 0
 

@@ -33,21 +33,41 @@ def registered():
 
 HOSTILE = [
     # (text, secrets it must not show, what must stay)
-    (f"Incorrect API key provided: Bearer {KEY}. You can find your API key at https://example", [KEY, "hostileKEY"],
-     "Incorrect API key provided"),
+    (
+        f"Incorrect API key provided: Bearer {KEY}. You can find your API key at https://example",
+        [KEY, "hostileKEY"],
+        "Incorrect API key provided",
+    ),
     (f"Incorrect API key provided: {KEY[:12]}**************{KEY[-4:]}", [KEY[:12]], "Incorrect API key"),
-    ('{"error": {"message": "denied", "request": {"headers": {"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}}}}',
-     ["dXNlcjpwYXNzd29yZA"], '"Authorization": "'),
+    (
+        '{"error": {"message": "denied", "request": {"headers": {"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}}}}',
+        ["dXNlcjpwYXNzd29yZA"],
+        '"Authorization": "',
+    ),
     ("proxy said: authorization=Token abcdef1234567890; retry", ["abcdef1234567890"], "proxy said"),
-    ("could not connect to postgresql://u:SECRET@b2@db.example:5432/x", ["SECRET", "b2@"], "db.example:5432/x"),
+    (
+        "could not connect to postgresql://u:SECRET@b2@db.example:5432/x",
+        ["SECRET", "b2@"],
+        "db.example:5432/x",
+    ),
     ("dsn postgresql://alice:pa:ss@w0rd@host/db failed", ["pa:ss", "w0rd"], "@host/db failed"),
-    ('config {"api_key": "live-8c2f9a7d", "password": "hunter2!"}', ["live-8c2f9a7d", "hunter2!"], '"api_key": "'),
+    (
+        'config {"api_key": "live-8c2f9a7d", "password": "hunter2!"}',
+        ["live-8c2f9a7d", "hunter2!"],
+        '"api_key": "',
+    ),
     ("GET /v1?api-key=QWERTY123456&x=1 failed", ["QWERTY123456"], "failed"),
-    ("keys leaked: sk-ant-api03-AbCdEfGh12345678 AKIAIOSFODNN7EXAMPLE ghp_0123456789abcdefghij "
-     "xoxb-1234-5678-abcdefgh AIzaSyA1234567890abcdefghijklmnopqrstu hf_abcdefghijklmnopqrst",
-     ["AbCdEfGh", "IOSFODNN7", "0123456789abcdefghij", "xoxb-1234", "AIzaSyA1234567890", "hf_abcdefghij"], "keys leaked"),
-    ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U expired",
-     ["eyJhbGciOiJIUzI1NiJ9"], "expired"),
+    (
+        "keys leaked: sk-ant-api03-AbCdEfGh12345678 AKIAIOSFODNN7EXAMPLE ghp_0123456789abcdefghij "
+        "xoxb-1234-5678-abcdefgh AIzaSyA1234567890abcdefghijklmnopqrstu hf_abcdefghijklmnopqrst",
+        ["AbCdEfGh", "IOSFODNN7", "0123456789abcdefghij", "xoxb-1234", "AIzaSyA1234567890", "hf_abcdefghij"],
+        "keys leaked",
+    ),
+    (
+        "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U expired",
+        ["eyJhbGciOiJIUzI1NiJ9"],
+        "expired",
+    ),
     (f"the tail of your key ...{KEY[-10:]} is revoked", [KEY[-10:]], "is revoked"),
 ]
 
@@ -60,13 +80,16 @@ def test_hostile_messages_are_masked(text, hidden, kept):
     assert kept in masked and MASK in masked, masked
 
 
-@pytest.mark.parametrize("text", [
-    "error: --target 'E_qa': no evidence with that key",
-    "error: evidence[0]: key 'E_q\u0430' mixes letters of CYRILLIC, LATIN",
-    "history lost: falsify.json says epoch 2, but the revision log ends at epoch 1",
-    "error: the data root /tmp/x can be written by its group (mode 0775): chmod 700 /tmp/x",
-    "recall: the question 'what is the token budget?' has no alive answer",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "error: --target 'E_qa': no evidence with that key",
+        "error: evidence[0]: key 'E_q\u0430' mixes letters of CYRILLIC, LATIN",
+        "history lost: falsify.json says epoch 2, but the revision log ends at epoch 1",
+        "error: the data root /tmp/x can be written by its group (mode 0775): chmod 700 /tmp/x",
+        "recall: the question 'what is the token budget?' has no alive answer",
+    ],
+)
 def test_falsify_messages_pass_unchanged(text):
     assert redact(text) == text
 
@@ -121,11 +144,25 @@ def test_a_judge_failure_echoing_the_key_prints_no_key(tmp_path_factory):
     root = copy_root(loaded_root(tmp_path_factory), work / "root")
     with StubLLM() as stub:
         stub.mode, stub.status = "status", 401
-        stub.error_message = ("Incorrect API key provided: {authorization}. Key " + KEY + " (suffix " + KEY[-8:]
-                              + ") at postgresql://u:" + PASSWORD + "@db/x")
-        env = clean_env(LLM_API_KEY=KEY, LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
-                        FALSIFY_EMBEDDER="local", FALSIFY_JUDGE_TIMEOUT="30", NO_PROXY="127.0.0.1,localhost",
-                        no_proxy="127.0.0.1,localhost")
+        stub.error_message = (
+            "Incorrect API key provided: {authorization}. Key "
+            + KEY
+            + " (suffix "
+            + KEY[-8:]
+            + ") at postgresql://u:"
+            + PASSWORD
+            + "@db/x"
+        )
+        env = clean_env(
+            LLM_API_KEY=KEY,
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT=stub.url,
+            LLM_MODEL="openai/stub",
+            FALSIFY_EMBEDDER="local",
+            FALSIFY_JUDGE_TIMEOUT="30",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
         proc = run_cli(root, "revise", "The QA report was written long after March 2021.", env=env)
         assert stub.calls() >= 1
     err = proc.stderr.decode(errors="replace")

@@ -17,20 +17,37 @@ from llm_stub import StubLLM
 
 pytestmark = pytest.mark.slow
 
-ACME, BOLT, CRANE = ("Lot 7 was manufactured by Acme.", "Lot 7 was manufactured by Bolt.",
-                     "Lot 7 was manufactured by Crane.")
+ACME, BOLT, CRANE = (
+    "Lot 7 was manufactured by Acme.",
+    "Lot 7 was manufactured by Bolt.",
+    "Lot 7 was manufactured by Crane.",
+)
 CONTRA = {"rationale": "one maker per lot", "relation": "contradicts", "confidence": 0.9}
 UNRELATED = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
 
 
 def investigation(path) -> str:
-    path.write_text(json.dumps({
-        "question": {"key": "Q_lot", "text": "Who manufactured lot 7?"},
-        "hypotheses": [{"key": "H_acme", "statement": "Acme manufactured lot 7.", "prior": 0.6}],
-        "evidence": [{"key": "E_acme", "claim": ACME}],
-        "conclusions": [{"key": "K", "statement": "Lot 7's defects trace back to Acme's plant.", "confidence": 0.8}],
-        "edges": [{"type": "depends_on", "from": "K", "to": "E_acme"},
-                  {"type": "supports", "from": "E_acme", "to": "H_acme", "weight": 0.9}]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "question": {"key": "Q_lot", "text": "Who manufactured lot 7?"},
+                "hypotheses": [{"key": "H_acme", "statement": "Acme manufactured lot 7.", "prior": 0.6}],
+                "evidence": [{"key": "E_acme", "claim": ACME}],
+                "conclusions": [
+                    {
+                        "key": "K",
+                        "statement": "Lot 7's defects trace back to Acme's plant.",
+                        "confidence": 0.8,
+                    }
+                ],
+                "edges": [
+                    {"type": "depends_on", "from": "K", "to": "E_acme"},
+                    {"type": "supports", "from": "E_acme", "to": "H_acme", "weight": 0.9},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     return str(path)
 
 
@@ -39,9 +56,17 @@ def run(tmp_path_factory):
     work = tmp_path_factory.mktemp("rejudge_llm")
     with StubLLM() as stub:
         control = stub.url + "/control"
-        env = clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT=stub.url, LLM_MODEL="openai/stub",
-                        FALSIFY_EMBEDDER="local", FALSIFY_JUDGE_TIMEOUT="60", FALSIFY_VERDICT_CACHE="0",
-                        NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        env = clean_env(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT=stub.url,
+            LLM_MODEL="openai/stub",
+            FALSIFY_EMBEDDER="local",
+            FALSIFY_JUDGE_TIMEOUT="60",
+            FALSIFY_VERDICT_CACHE="0",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
         both = {json.dumps(ACME): CONTRA, json.dumps(BOLT): CONTRA}
         only_bolt = {json.dumps(ACME): UNRELATED, json.dumps(BOLT): CONTRA}
 
@@ -49,8 +74,12 @@ def run(tmp_path_factory):
             return {"name": name, "op": "cli", "argv": list(argv), "snapshot": True}
 
         def judge(name, verdicts):
-            return {"name": name, "op": "control", "url": control,
-                    "json": {"mode": "verdict", "verdict_by_stored": verdicts, "verdict": UNRELATED, "tag": name}}
+            return {
+                "name": name,
+                "op": "control",
+                "url": control,
+                "json": {"mode": "verdict", "verdict_by_stored": verdicts, "verdict": UNRELATED, "tag": name},
+            }
 
         steps = [
             cli("load", "load", investigation(work / "lot7.json"), "--json"),
@@ -89,14 +118,20 @@ def test_the_llm_keeps_a_contradicted_value_dead(run):
     assert "not reinstated" in texts and "llm" in texts
     # the re-judgement asked the LLM about Acme against Crane
     asked = [q for q in requests if q["tag"] == "set_both"]
-    assert any(ACME in m["content"] and CRANE in m["content"] for q in asked for m in q["body"]["messages"]
-               if m["role"] == "user")
+    assert any(
+        ACME in m["content"] and CRANE in m["content"]
+        for q in asked
+        for m in q["body"]["messages"]
+        if m["role"] == "user"
+    )
 
 
 def test_the_llm_lets_an_unrelated_value_come_back(run):
     results, _ = run
     crane = js(results["crane_unrelated"])
-    assert crane["refuted"] == ["F_bolt"] and "E_acme" in crane["reinstated"] and not crane.get("not_reinstated")
+    assert (
+        crane["refuted"] == ["F_bolt"] and "E_acme" in crane["reinstated"] and not crane.get("not_reinstated")
+    )
     s = states(results["crane_unrelated"])
     assert s["E_acme"] == "alive" and s["K"] == "alive"
     assert js(results["check"])["clean"]

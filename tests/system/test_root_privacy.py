@@ -40,8 +40,14 @@ def loose(root) -> list[str]:
 @pytest.mark.slow
 def test_a_root_made_by_the_cli_is_private(tmp_path):
     root = tmp_path / "root"
-    r = run_batch(root, [{"name": "load", "op": "cli", "argv": ["load", "examples/company_x.json"]},
-                         {"name": "check", "op": "cli", "argv": ["check"]}], tmp_path / "b")
+    r = run_batch(
+        root,
+        [
+            {"name": "load", "op": "cli", "argv": ["load", "examples/company_x.json"]},
+            {"name": "check", "op": "cli", "argv": ["check"]},
+        ],
+        tmp_path / "b",
+    )
     assert [x["code"] for x in r] == [0, 0], r
     assert loose(root) == []
     assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
@@ -60,16 +66,29 @@ def test_a_root_made_by_the_cli_is_private(tmp_path):
 
 
 def test_an_internal_error_log_masks_secrets(tmp_path, monkeypatch):
-    from memory_core.shell import cli
+    from memory_core.shell import commands
 
-    monkeypatch.setattr(sys, "argv", ["main.py", "--database", f"postgresql://alice:{SECRET}@db.example/x",
-                                      "serve", "--token", SECRET + "-tok", "--mcp"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "main.py",
+            "--database",
+            f"postgresql://alice:{SECRET}@db.example/x",
+            "serve",
+            "--token",
+            SECRET + "-tok",
+            "--mcp",
+        ],
+    )
     monkeypatch.setenv("LLM_API_KEY", "sk-" + SECRET)
     try:
-        raise RuntimeError(f"could not connect to postgresql://alice:{SECRET}@db.example/x "
-                           f"(key sk-{SECRET}, Authorization: Bearer {SECRET}-tok)")
+        raise RuntimeError(
+            f"could not connect to postgresql://alice:{SECRET}@db.example/x "
+            f"(key sk-{SECRET}, Authorization: Bearer {SECRET}-tok)"
+        )
     except RuntimeError as error:
-        line = cli.internal_error(error, tmp_path)
+        line = commands.internal_error(error, tmp_path)
     logs = list((tmp_path / "logs").glob("internal-error-*.log"))
     assert len(logs) == 1
     text = logs[0].read_text()
@@ -117,7 +136,9 @@ CASES = [  # (owner is another user, mode, lock is a link, what the one error li
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("other,mode,link,says", CASES, ids=["other-user", "world-writable", "group-writable", "link"])
+@pytest.mark.parametrize(
+    "other,mode,link,says", CASES, ids=["other-user", "world-writable", "group-writable", "link"]
+)
 def test_an_unsafe_root_is_refused_and_nothing_is_written(tmp_path, other, mode, link, says):
     if other and os.getuid() != 0:
         pytest.skip("making a folder another user's needs root")
@@ -127,8 +148,10 @@ def test_an_unsafe_root_is_refused_and_nothing_is_written(tmp_path, other, mode,
     proc = run_cli(root, "load", str(REPO / "examples" / "company_x.json"))
     err = proc.stderr.decode(errors="replace")
     lines = [line for line in err.splitlines() if line.strip()]
-    assert proc.returncode == 2 and len(lines) == 1 and says in lines[0] and str(root) in lines[0], err[-2000:]
-    assert ("chmod 700" in lines[0] or "chown" in lines[0] or "rm " in lines[0]), lines[0]
+    assert proc.returncode == 2 and len(lines) == 1 and says in lines[0] and str(root) in lines[0], err[
+        -2000:
+    ]
+    assert "chmod 700" in lines[0] or "chown" in lines[0] or "rm " in lines[0], lines[0]
     assert victim.read_text() == "the victim's data\n" and stat.S_IMODE(victim.stat().st_mode) == 0o644
     assert sorted(p.name for p in root.iterdir()) == before  # nothing was made in it
     assert stat.S_IMODE(os.lstat(root).st_mode) == mode and os.lstat(root).st_uid == owner

@@ -27,8 +27,17 @@ from test_server import StandInApp, request, running, setting  # noqa: F401  (th
 TOKEN = "hardening-token-0123456789"
 
 
-@pytest.mark.parametrize("bad", ["short-token", "tøken-with-non-ascii-0123", "token;with;semicolons-0123",
-                                 "token with spaces 0123456789", "token,comma-0123456789", 'quote"token-0123456789'])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "short-token",
+        "tøken-with-non-ascii-0123",
+        "token;with;semicolons-0123",
+        "token with spaces 0123456789",
+        "token,comma-0123456789",
+        'quote"token-0123456789',
+    ],
+)
 def test_unusable_tokens_are_refused_at_start(bad, setting, capsys):  # noqa: F811
     setting("FALSIFY_TOKEN", None)
     with pytest.raises(srv.TokenRequired):
@@ -51,19 +60,32 @@ def test_a_bad_setting_is_one_line_and_exit_2(tmp_path):
     reads its settings once) before it binds or opens the root, naming the variable."""
     env = dict(os.environ, FALSIFY_LLM_CONCURRENCY="many")
     env.pop("FALSIFY_TOKEN", None)
-    proc = subprocess.run([sys.executable, "-m", "memory_core.web.server", "--root", str(tmp_path / "root"),
-                           "--port", "0"], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memory_core.web.server", "--root", str(tmp_path / "root"), "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        "error: FALSIFY_LLM_CONCURRENCY='many': expected a whole number, 1 to 256"], proc.stderr
+        "error: FALSIFY_LLM_CONCURRENCY='many': expected a whole number, 1 to 256"
+    ], proc.stderr
     assert not (tmp_path / "root").exists()
 
 
 def test_presented_tokens_never_fail_and_the_cookie_is_per_port(running):  # noqa: F811
     one, two = running(token=TOKEN), running(token=TOKEN)
     for given in ("t\u00f8ken", "%C3%B8", "x" * 5000, "a;b c", ""):
-        assert request(one, "GET", "/api/graph", headers={"Authorization": f"Bearer {given}".encode("utf-8").decode(
-            "latin-1")})[0] == 401
+        assert (
+            request(
+                one,
+                "GET",
+                "/api/graph",
+                headers={"Authorization": f"Bearer {given}".encode("utf-8").decode("latin-1")},
+            )[0]
+            == 401
+        )
         assert request(one, "GET", f"/?token={quote(given)}")[0] == 401
     cookies = []
     for server in (one, two):
@@ -74,14 +96,21 @@ def test_presented_tokens_never_fail_and_the_cookie_is_per_port(running):  # noq
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
         cookies.append(cookie.split(";")[0])
     assert cookies[0] != cookies[1]
-    assert request(two, "GET", "/api/graph", headers={"Cookie": cookies[0]})[0] == 401  # another port's cookie
+    assert (
+        request(two, "GET", "/api/graph", headers={"Cookie": cookies[0]})[0] == 401
+    )  # another port's cookie
     assert request(two, "GET", "/api/graph", headers={"Cookie": cookies[1]})[0] == 200
 
 
 def test_a_token_redirect_stays_on_this_server(running):  # noqa: F811
     server = running(token=TOKEN)
     redirected = 0
-    for path in ("//evil.example/x.html", "/\\evil.example/x.html", "///evil.example/", "/%2F%2Fevil.example/"):
+    for path in (
+        "//evil.example/x.html",
+        "/\\evil.example/x.html",
+        "///evil.example/",
+        "/%2F%2Fevil.example/",
+    ):
         status, headers, _ = request(server, "GET", f"{path}?token={TOKEN}")
         if status == 303:
             redirected += 1
@@ -140,8 +169,13 @@ def _read_response(sock) -> int:
             raise ConnectionError("closed before the response")
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
-    length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length")))
+    length = int(
+        next(
+            line.split(b":", 1)[1]
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        )
+    )
     while len(body) < length:
         chunk = sock.recv(4096)
         if not chunk:
@@ -171,7 +205,9 @@ def _slow_client(host: str, port: int, outcome: list, dripping: threading.Event)
     dripping.set()
     try:
         sock.settimeout(DRIP_S)
-        for byte in (b"GET /api/graph HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * DRIP_LIMIT)[:DRIP_LIMIT]:
+        for byte in (b"GET /api/graph HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * DRIP_LIMIT)[
+            :DRIP_LIMIT
+        ]:
             sock.sendall(bytes([byte]))
             try:
                 if sock.recv(100) == b"":
@@ -212,13 +248,34 @@ def test_a_slow_client_locks_no_one_out(running, monkeypatch):  # noqa: F811
         threads.append(thread)
         dripping.wait(10)
     secret = server.app.cli_secret
-    mcp_init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode()
-    asks = [("GET", "/", None, {}), ("GET", "/api/graph", None, {}),
-            ("POST", "/mcp", mcp_init, {"Content-Type": "application/json",
-                                        "Accept": "application/json, text/event-stream"}),
-            ("POST", "/api/cli", json.dumps({"argv": ["status"], "cwd": "/"}).encode(),
-             {"Content-Type": "application/json", "Authorization": f"Bearer {secret}"})]
+    mcp_init = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+    ).encode()
+    asks = [
+        ("GET", "/", None, {}),
+        ("GET", "/api/graph", None, {}),
+        (
+            "POST",
+            "/mcp",
+            mcp_init,
+            {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+        ),
+        (
+            "POST",
+            "/api/cli",
+            json.dumps({"argv": ["status"], "cwd": "/"}).encode(),
+            {"Content-Type": "application/json", "Authorization": f"Bearer {secret}"},
+        ),
+    ]
     answers = [request(server, *asks[i % len(asks)])[0] for i in range(20)]
     for thread in threads:
         thread.join(DRIP_LIMIT * DRIP_S + 15)
@@ -227,12 +284,15 @@ def test_a_slow_client_locks_no_one_out(running, monkeypatch):  # noqa: F811
     assert all(first == 200 and how == "closed by the server" for first, how in outcomes), outcomes
 
 
-@pytest.mark.parametrize("host,port", [("127.0.0.1", 99999), ("127.0.0.1", -5), ("999.1.1.1", 0),
-                                       ("no such host .invalid", 0)])
+@pytest.mark.parametrize(
+    "host,port", [("127.0.0.1", 99999), ("127.0.0.1", -5), ("999.1.1.1", 0), ("no such host .invalid", 0)]
+)
 def test_bad_host_or_port_is_one_line_exit_2(host, port, capsys):
     assert srv.run_server(None, host, port, token=TOKEN if host != "127.0.0.1" else None) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len([line for line in err if line.startswith("error:")]) == 1 and "Traceback" not in "\n".join(err), err
+    assert len([line for line in err if line.startswith("error:")]) == 1 and "Traceback" not in "\n".join(
+        err
+    ), err
 
 
 def test_a_busy_port_is_one_line_exit_2(capsys):

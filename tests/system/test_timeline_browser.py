@@ -12,8 +12,16 @@ from __future__ import annotations
 import pytest
 
 from browser import open_page
-from test_viewer_browser import (DEMO_FACT, real_problems, settle, start_viewer, states, stop_viewer, tooltip_of,
-                                 wait_for)
+from test_viewer_browser import (
+    DEMO_FACT,
+    real_problems,
+    settle,
+    start_viewer,
+    states,
+    stop_viewer,
+    tooltip_of,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow  # a viewer process and Chromium
 
@@ -63,7 +71,9 @@ def test_step_back_to_epoch_1_and_forward_again(viewer):
             page.click("#epoch-back")
             settle(page)
         wait_for(page, "() => document.querySelector('#timeline').dataset.shown === '1'")
-        wait_for(page, "() => !!document.querySelector('#node-list li[data-key=\"K\"]:not([data-forgotten])')")
+        wait_for(
+            page, "() => !!document.querySelector('#node-list li[data-key=\"K\"]:not([data-forgotten])')"
+        )
         assert states(page)["K"] == "alive" and states(page)["E_qa"] == "alive"
         assert "history" in page.inner_text("#epoch")
         assert window_shown(page) == 1
@@ -75,7 +85,9 @@ def test_step_back_to_epoch_1_and_forward_again(viewer):
         assert states(page)["E_qa"] == "refuted" and "K" not in states(page)
 
         # a revision arriving while the past is shown: the timeline follows, the graph stays at epoch 2
-        status, fourth = page.evaluate(POST, ["The QA report's back-dating was confirmed by a second auditor.", first["new_evidence"]])
+        status, fourth = page.evaluate(
+            POST, ["The QA report's back-dating was confirmed by a second auditor.", first["new_evidence"]]
+        )
         assert status == 200, fourth
         wait_for(page, "() => !!document.querySelector('#epochs li[data-epoch=\"5\"]')")
         assert shown(page) == "2" and "K" not in states(page)
@@ -99,9 +111,17 @@ def test_a_missing_epoch_is_a_400(viewer):
             assert status == 400, bad
 
 
-TIMED = {"question": {"key": "Q"},
-         "evidence": [{"key": "E_ceo", "claim": "Alice was the chief executive of Company X.",
-                       "valid_from": "2010-01-01", "valid_to": "2016-12-31"}]}
+TIMED = {
+    "question": {"key": "Q"},
+    "evidence": [
+        {
+            "key": "E_ceo",
+            "claim": "Alice was the chief executive of Company X.",
+            "valid_from": "2010-01-01",
+            "valid_to": "2016-12-31",
+        }
+    ],
+}
 
 
 def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(tmp_path):
@@ -128,21 +148,44 @@ def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(tmp_
 
 # ---- the timeline shows exactly the graph of every epoch, in both directions ----------------
 
-LIMITS = {"question": {"key": "QL", "text": "What is the bridge weight limit?"},
-          "hypotheses": [{"key": "HL", "statement": "Trucks of 38 t may cross the bridge.", "prior": 0.5}],
-          "evidence": [{"key": "L40", "claim": "The bridge weight limit is 40 t.", "subject": "bridge",
-                        "predicate": "weight limit", "object": "40 t", "valid_from": "2010-01-01"}],
-          "conclusions": [{"key": "KL", "statement": "The 38 t truck route over the bridge is allowed."}],
-          "edges": [{"type": "depends_on", "from": "KL", "to": "L40"},
-                    {"type": "supports", "from": "L40", "to": "HL", "weight": 0.8}]}
-MORE = {"question": {"key": "Q"},
-        "conclusions": [{"key": "K_late", "statement": "The recall notice rests on the March finding."}],
-        "edges": [{"type": "depends_on", "from": "K_late", "to": "K"}]}
+LIMITS = {
+    "question": {"key": "QL", "text": "What is the bridge weight limit?"},
+    "hypotheses": [{"key": "HL", "statement": "Trucks of 38 t may cross the bridge.", "prior": 0.5}],
+    "evidence": [
+        {
+            "key": "L40",
+            "claim": "The bridge weight limit is 40 t.",
+            "subject": "bridge",
+            "predicate": "weight limit",
+            "object": "40 t",
+            "valid_from": "2010-01-01",
+        }
+    ],
+    "conclusions": [{"key": "KL", "statement": "The 38 t truck route over the bridge is allowed."}],
+    "edges": [
+        {"type": "depends_on", "from": "KL", "to": "L40"},
+        {"type": "supports", "from": "L40", "to": "HL", "weight": 0.8},
+    ],
+}
+MORE = {
+    "question": {"key": "Q"},
+    "conclusions": [{"key": "K_late", "statement": "The recall notice rests on the March finding."}],
+    "edges": [{"type": "depends_on", "from": "K_late", "to": "K"}],
+}
 
 
 def limit(value: str, start: str, key: str) -> list:
-    return ["revise", f"The bridge weight limit is {value}.", "--triple", f"bridge|weight limit|{value}",
-            "--valid-from", start, "--key", key, "--json"]
+    return [
+        "revise",
+        f"The bridge weight limit is {value}.",
+        "--triple",
+        f"bridge|weight limit|{value}",
+        "--valid-from",
+        start,
+        "--key",
+        key,
+        "--json",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -159,24 +202,36 @@ def epochs_root(tmp_path_factory):
     limits.write_text(json.dumps(LIMITS))
     more.write_text(json.dumps(MORE))
     root = work / "root"
-    steps = [["load", str(EXAMPLE), "--json"],  # 1
-             ["revise", DEMO_FACT, "--target", "E_qa", "--key", "F_audit", "--json"],  # 2: refutes E_qa, forgets K
-             ["load", str(limits), "--json"],  # 3
-             limit("30 t", "2018-03-01", "L30"),  # 4: 40 t held until 2018
-             limit("45 t", "2005-01-01", "L45"),  # 5: arrives late: held until 2010
-             limit("35 t", "2014-01-01", "L35"),  # 6: 40 t now held until 2014
-             ["undo", "--json"],  # 7: 35 t goes, 40 t's end back to 2018
-             ["load", str(more), "--json"],  # 8: K_late rests on the forgotten K: invalidated
-             ["revise", R2_FACT, "--target", "E_email", "--key", "F_fabricated", "--json"]]  # 9
+    steps = [
+        ["load", str(EXAMPLE), "--json"],  # 1
+        ["revise", DEMO_FACT, "--target", "E_qa", "--key", "F_audit", "--json"],  # 2: refutes E_qa, forgets K
+        ["load", str(limits), "--json"],  # 3
+        limit("30 t", "2018-03-01", "L30"),  # 4: 40 t held until 2018
+        limit("45 t", "2005-01-01", "L45"),  # 5: arrives late: held until 2010
+        limit("35 t", "2014-01-01", "L35"),  # 6: 40 t now held until 2014
+        ["undo", "--json"],  # 7: 35 t goes, 40 t's end back to 2018
+        ["load", str(more), "--json"],  # 8: K_late rests on the forgotten K: invalidated
+        ["revise", R2_FACT, "--target", "E_email", "--key", "F_fabricated", "--json"],
+    ]  # 9
     plan = [{"name": f"e{i}", "op": "cli", "argv": argv} for i, argv in enumerate(steps, 1)]
-    plan += [{"name": f"status{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]}
-             for n in range(len(steps) + 1)]
+    plan += [
+        {"name": f"status{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]}
+        for n in range(len(steps) + 1)
+    ]
     results = run_batch(root, plan, work / "batch")
     for r in results:
         assert r["code"] == 0, (r["name"], r["stderr"][-2000:])
-    at = {n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
-          for n in range(len(steps) + 1)}
-    assert "K" in at[1] and "K" not in at[2] and at[8]["K_late"] == "invalidated" and "L35" in at[6] and "L35" not in at[7]
+    at = {
+        n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
+        for n in range(len(steps) + 1)
+    }
+    assert (
+        "K" in at[1]
+        and "K" not in at[2]
+        and at[8]["K_late"] == "invalidated"
+        and "L35" in at[6]
+        and "L35" not in at[7]
+    )
     return root, at
 
 
@@ -186,20 +241,34 @@ def shows_exactly(page, epoch: int, want: dict, vanished: bool = False) -> None:
     node list, leaving nodes (struck through until their animation ends) aside; with
     ``vanished``, once they are gone too."""
     target = "null" if epoch is None else str(epoch)
-    wait_for(page, f"() => window.__falsify.shownEpoch === {target} && window.__falsify.pending === 0"
-                   + (" && window.__falsify.ghosts === 0" if vanished else ""))
+    wait_for(
+        page,
+        f"() => window.__falsify.shownEpoch === {target} && window.__falsify.pending === 0"
+        + (" && window.__falsify.ghosts === 0" if vanished else ""),
+    )
     keys = sorted(want)
-    wait_for(page, """(keys) => JSON.stringify(window.__falsify.painted.filter((k) => !k.endsWith(' (forgotten)')))
-                                === JSON.stringify(keys)""", keys)
-    assert sorted(k for k in page.evaluate("() => window.__falsify.drawn") if not k.endswith(" (forgotten)")) == keys
-    listed = page.eval_on_selector_all("#node-list li:not([data-forgotten])",
-                                       "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))")
+    wait_for(
+        page,
+        """(keys) => JSON.stringify(window.__falsify.painted.filter((k) => !k.endsWith(' (forgotten)')))
+                                === JSON.stringify(keys)""",
+        keys,
+    )
+    assert (
+        sorted(k for k in page.evaluate("() => window.__falsify.drawn") if not k.endswith(" (forgotten)"))
+        == keys
+    )
+    listed = page.eval_on_selector_all(
+        "#node-list li:not([data-forgotten])",
+        "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))",
+    )
     assert listed == want, (epoch, listed, want)
     if vanished:
         assert states(page) == want and page.evaluate("() => window.__falsify.painted") == keys
 
 
-def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and_now_and_rows_say_what_changed(epochs_root):
+def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and_now_and_rows_say_what_changed(
+    epochs_root,
+):
     root, at = epochs_root
     last = max(at)
     proc, url = start_viewer(root)
@@ -219,9 +288,13 @@ def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and
             page.click("#epoch-forward")  # the last epoch is the live graph
             shows_exactly(page, None, at[last])
             for n in (1, last - 2, 0, 5, 3):  # scrubbing jumps, then Now
-                page.eval_on_selector("#epoch-scrub", """(el, n) => {
+                page.eval_on_selector(
+                    "#epoch-scrub",
+                    """(el, n) => {
                     const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-                    set.call(el, String(n)); el.dispatchEvent(new Event('input', {bubbles: true})); }""", n)
+                    set.call(el, String(n)); el.dispatchEvent(new Event('input', {bubbles: true})); }""",
+                    n,
+                )
                 shows_exactly(page, n, at[n])
                 page.click("#epoch-now")
                 shows_exactly(page, None, at[last])
@@ -254,14 +327,13 @@ def rows_list_what_each_epoch_added_changed_and_forgot(page, problems) -> None:
     assert problems == [], problems
     # K is forgotten: the viewer may not give its key to a new fact (a 400 naming it, nothing written)
     status, body = page.evaluate("""async () => {
-      const res = await fetch('/api/revise', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                                              body: JSON.stringify({fact: 'Another thing.', key: 'K', target: 'E_email'})});
+      const res = await fetch('/api/revise', {method: 'POST',
+          headers: {'Content-Type': 'application/json'},
+          body: JSON.stringify({fact: 'Another thing.', key: 'K', target: 'E_email'})});
       return [res.status, await res.json()]; }""")
     assert status == 400 and "'K' is reserved" in body["error"], body
     assert page.get_attribute("#timeline", "data-current") == "9"
     assert [p for p in problems if "status of 400" not in p] == [], problems  # only that refusal
-
-
 
 
 def test_a_fact_decided_in_the_viewer_gets_a_readable_key(viewer):
@@ -276,8 +348,11 @@ def test_a_fact_decided_in_the_viewer_gets_a_readable_key(viewer):
         page.wait_for_selector("#candidates li", timeout=60000)
         settle(page)
         page.click('#candidates li button[data-relation="contradicts"]')  # the first ranked candidate
-        wait_for(page, "() => window.__falsify.lastRevision && window.__falsify.lastRevision.epoch != null",
-                 timeout_ms=60000)
+        wait_for(
+            page,
+            "() => window.__falsify.lastRevision && window.__falsify.lastRevision.epoch != null",
+            timeout_ms=60000,
+        )
         key = page.evaluate("() => window.__falsify.lastRevision.new_evidence")
         assert key.startswith("F_valve_supplier_recalled_batch_") and len(key) < 40, key
         settle(page)
@@ -285,6 +360,9 @@ def test_a_fact_decided_in_the_viewer_gets_a_readable_key(viewer):
         page.fill("#target", key)
         page.fill("#new-key", "F_recall_withdrawn")
         page.click("#revise")
-        wait_for(page, "() => window.__falsify.lastRevision?.new_evidence === 'F_recall_withdrawn'",
-                 timeout_ms=60000)
+        wait_for(
+            page,
+            "() => window.__falsify.lastRevision?.new_evidence === 'F_recall_withdrawn'",
+            timeout_ms=60000,
+        )
         assert problems == [], problems

@@ -16,8 +16,13 @@ REPO = Path(__file__).resolve().parents[2]
 TYPED = REPO / "tests" / "typed"
 
 
-def mypy(*files: Path, python: str | None = None, cwd: Path | None = None, mypypath: Path | None = None,
-         cache: Path | None = None):
+def mypy(
+    *files: Path,
+    python: str | None = None,
+    cwd: Path | None = None,
+    mypypath: Path | None = None,
+    cache: Path | None = None,
+):
     """mypy on ``files``; with ``cache`` incremental, in that cache directory (the session's checks
     share one: pydantic is checked once; mypy rechecks any module whose source differs from it)."""
     env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
@@ -28,8 +33,9 @@ def mypy(*files: Path, python: str | None = None, cwd: Path | None = None, mypyp
         args += ["--incremental", "--cache-dir", str(cache)]
     if python:
         args += ["--python-executable", python]
-    return subprocess.run(args + [str(f) for f in files], cwd=cwd or REPO, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        args + [str(f) for f in files], cwd=cwd or REPO, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def marked_lines(path: Path) -> set[int]:
@@ -50,7 +56,10 @@ def test_mypy_is_pinned_alike_everywhere():
         assert len(found) == 1, found
         return found[0]
 
-    versions = {name: pin((REPO / name).read_text()) for name in ("requirements.txt", "requirements.lock", "pyproject.toml")}
+    versions = {
+        name: pin((REPO / name).read_text())
+        for name in ("requirements.txt", "requirements.lock", "pyproject.toml")
+    }
     assert len(set(versions.values())) == 1, versions
     from importlib.metadata import version
 
@@ -74,9 +83,12 @@ def test_mypy_sees_the_package_this_environment_installed(tmp_path, mypy_cache):
     from a directory outside the checkout, with this interpreter's site-packages (the
     editable install of ``make setup`` is a path entry mypy follows; tests/system/test_packaging.py
     checks a wheel the same way)."""
-    proc = mypy(TYPED / "client.py", TYPED / "mistakes.py", python=sys.executable, cwd=tmp_path, cache=mypy_cache)
+    proc = mypy(
+        TYPED / "client.py", TYPED / "mistakes.py", python=sys.executable, cwd=tmp_path, cache=mypy_cache
+    )
     assert "Cannot find implementation or library stub" not in proc.stdout, (
         "mypy cannot see memory_core in this environment: an editable install in setuptools' default mode "
-        "(an import hook); reinstall with `make setup` (editable_mode=compat)\n" + proc.stdout)
+        "(an import hook); reinstall with `make setup` (editable_mode=compat)\n" + proc.stdout
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc)

@@ -36,10 +36,20 @@ def run(tmp_path_factory):
     steps = [
         {"name": "vectors_loaded", "op": "vector_keys"},
         search_k("search_loaded"),
-        {"name": "r1", "op": "cli", "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"], "snapshot": True},
+        {
+            "name": "r1",
+            "op": "cli",
+            "argv": ["revise", DEMO_FACT, "--target", "E_qa", "--json"],
+            "snapshot": True,
+        },
         search_k("search_r1"),
         {"name": "vectors_r1", "op": "vector_keys"},
-        {"name": "r2", "op": "cli", "argv": ["revise", R2_FACT, "--target", "E_email", "--json"], "snapshot": True},
+        {
+            "name": "r2",
+            "op": "cli",
+            "argv": ["revise", R2_FACT, "--target", "E_email", "--json"],
+            "snapshot": True,
+        },
         {"name": "vectors_r2", "op": "vector_keys"},
         {"name": "undo_r2", "op": "cli", "argv": ["undo", "--json"], "snapshot": True},
         {"name": "vectors_undo_r2", "op": "vector_keys"},

@@ -26,23 +26,40 @@ QUESTION = "Who runs Acme?"
 
 
 def acme(prefix: str, valid_from=None, valid_to=None, extra=()) -> dict:
-    ev = {"key": f"E_{prefix}", "claim": f"Alice is the CEO of Acme-{prefix}.", "subject": f"acme {prefix}",
-          "predicate": "ceo", "object": "Alice"}
+    ev = {
+        "key": f"E_{prefix}",
+        "claim": f"Alice is the CEO of Acme-{prefix}.",
+        "subject": f"acme {prefix}",
+        "predicate": "ceo",
+        "object": "Alice",
+    }
     ev.update({k: v for k, v in (("valid_from", valid_from), ("valid_to", valid_to)) if v})
     return {
         "question": {"key": f"Q_{prefix}", "text": f"Who runs Acme-{prefix}? ({QUESTION})"},
-        "hypotheses": [{"key": f"H_{prefix}_alice", "statement": f"Alice runs Acme-{prefix}."},
-                       {"key": f"H_{prefix}_bob", "statement": f"Bob runs Acme-{prefix}."}],
+        "hypotheses": [
+            {"key": f"H_{prefix}_alice", "statement": f"Alice runs Acme-{prefix}."},
+            {"key": f"H_{prefix}_bob", "statement": f"Bob runs Acme-{prefix}."},
+        ],
         "evidence": [ev, *extra],
         "conclusions": [{"key": f"K_{prefix}", "statement": f"Acme-{prefix}'s 2012 plan was Alice's."}],
-        "edges": [{"type": "depends_on", "from": f"K_{prefix}", "to": f"E_{prefix}"},
-                  {"type": "supports", "from": f"E_{prefix}", "to": f"H_{prefix}_alice", "weight": 0.9}],
+        "edges": [
+            {"type": "depends_on", "from": f"K_{prefix}", "to": f"E_{prefix}"},
+            {"type": "supports", "from": f"E_{prefix}", "to": f"H_{prefix}_alice", "weight": 0.9},
+        ],
     }
 
 
 def bob(prefix: str, *flags) -> list[str]:
-    return ["revise", f"Bob is the CEO of Acme-{prefix}.", "--triple", f"acme {prefix}|ceo|Bob",
-            "--key", f"F_{prefix}", *flags, "--json"]
+    return [
+        "revise",
+        f"Bob is the CEO of Acme-{prefix}.",
+        "--triple",
+        f"acme {prefix}|ceo|Bob",
+        "--key",
+        f"F_{prefix}",
+        *flags,
+        "--json",
+    ]
 
 
 def cli(name, *argv, snapshot=False):
@@ -58,29 +75,70 @@ def run(tmp_path_factory):
         path.write_text(json.dumps(data), encoding="utf-8")
         return str(path)
 
-    carol = {"key": "E_end_carol", "claim": "Carol is the CFO of Acme-end.", "subject": "acme end",
-             "predicate": "cfo", "object": "Carol"}
-    support_bob = {"question": {"key": "Q_end"},
-                   "edges": [{"type": "supports", "from": "F_end", "to": "H_end_bob", "weight": 0.9}]}
+    carol = {
+        "key": "E_end_carol",
+        "claim": "Carol is the CFO of Acme-end.",
+        "subject": "acme end",
+        "predicate": "cfo",
+        "object": "Carol",
+    }
+    support_bob = {
+        "question": {"key": "Q_end"},
+        "edges": [{"type": "supports", "from": "F_end", "to": "H_end_bob", "weight": 0.9}],
+    }
     facts = work / "facts.jsonl"
-    rows = [{"fact": "Dan is the CEO of Acme-file.", "triple": "acme file|ceo|Dan", "key": "F_file",
-             "valid_from": "1990-01-01"},
-            {"fact": "Gus is the CEO of Acme-file.", "triple": "acme file|ceo|Gus", "key": "F_file3",
-             "valid_from": "1980-01-01", "valid_to": "1985-01-01"},
-            {"fact": "Eve is the CEO of Acme-file.", "triple": "acme file|ceo|Eve", "key": "F_file2",
-             "valid_from": "2020-01-01"}]
+    rows = [
+        {
+            "fact": "Dan is the CEO of Acme-file.",
+            "triple": "acme file|ceo|Dan",
+            "key": "F_file",
+            "valid_from": "1990-01-01",
+        },
+        {
+            "fact": "Gus is the CEO of Acme-file.",
+            "triple": "acme file|ceo|Gus",
+            "key": "F_file3",
+            "valid_from": "1980-01-01",
+            "valid_to": "1985-01-01",
+        },
+        {
+            "fact": "Eve is the CEO of Acme-file.",
+            "triple": "acme file|ceo|Eve",
+            "key": "F_file2",
+            "valid_from": "2020-01-01",
+        },
+    ]
     facts.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     bad_facts = work / "bad.jsonl"
-    bad_facts.write_text(json.dumps({"fact": "Zed is the CEO.", "valid_from": "2020-02-30"}) + "\n", encoding="utf-8")
+    bad_facts.write_text(
+        json.dumps({"fact": "Zed is the CEO.", "valid_from": "2020-02-30"}) + "\n", encoding="utf-8"
+    )
     steps = [
-        cli("load_end", "load", write("end.json", dict(acme("end", "2010-01-01"),
-                                                       evidence=acme("end", "2010-01-01")["evidence"] + [carol],
-                                                       edges=acme("end")["edges"] + [
-                                                           {"type": "supports", "from": "E_end_carol",
-                                                            "to": "H_end_alice", "weight": 0.1}])), "--json"),
+        cli(
+            "load_end",
+            "load",
+            write(
+                "end.json",
+                dict(
+                    acme("end", "2010-01-01"),
+                    evidence=acme("end", "2010-01-01")["evidence"] + [carol],
+                    edges=acme("end")["edges"]
+                    + [{"type": "supports", "from": "E_end_carol", "to": "H_end_alice", "weight": 0.1}],
+                ),
+            ),
+            "--json",
+        ),
         # Carol's evidence is refuted (never true): never used, at any date
-        cli("no_carol", "revise", "Nobody was CFO of Acme-end.", "--triple", "acme end|cfo|nobody", "--key",
-            "F_nocarol", "--json"),
+        cli(
+            "no_carol",
+            "revise",
+            "Nobody was CFO of Acme-end.",
+            "--triple",
+            "acme end|cfo|nobody",
+            "--key",
+            "F_nocarol",
+            "--json",
+        ),
         cli("status_before", "status", "--json", snapshot=True),
         cli("end", *bob("end", "--valid-from", "2016-01-01"), snapshot=True),
         cli("status_ended", "status", "--json"),
@@ -109,15 +167,37 @@ def run(tmp_path_factory):
         cli("check_all", "check", "--json"),
         # bad input: exit 2, nothing written
         cli("bad_date", *bob("early", "--valid-from", "2016-13-01"), snapshot=True),
-        cli("bad_order", *bob("early", "--valid-from", "2016-01-01", "--valid-to", "2015-01-01"), snapshot=True),
+        cli(
+            "bad_order",
+            *bob("early", "--valid-from", "2016-01-01", "--valid-to", "2015-01-01"),
+            snapshot=True,
+        ),
         cli("bad_file", "revise", "--file", str(bad_facts), "--json", snapshot=True),
-        cli("bad_load", "load", write("bad.json", acme("badload", "2016-01-01", "2015-12-31")), "--json",
-            snapshot=True),
-        cli("bad_flag_with_file", "revise", "--file", str(facts), "--valid-from", "2016-01-01", "--json",
-            snapshot=True),
+        cli(
+            "bad_load",
+            "load",
+            write("bad.json", acme("badload", "2016-01-01", "2015-12-31")),
+            "--json",
+            snapshot=True,
+        ),
+        cli(
+            "bad_flag_with_file",
+            "revise",
+            "--file",
+            str(facts),
+            "--valid-from",
+            "2016-01-01",
+            "--json",
+            snapshot=True,
+        ),
         cli("empty", *bob("early", "--valid-from", "2016-01-01", "--valid-to", "2016-01-01"), snapshot=True),
-        cli("empty_load", "load", write("empty.json", acme("emptyload", "2016-01-01", "2016-01-01")), "--json",
-            snapshot=True),
+        cli(
+            "empty_load",
+            "load",
+            write("empty.json", acme("emptyload", "2016-01-01", "2016-01-01")),
+            "--json",
+            snapshot=True,
+        ),
         # a dry run's text prints the whole plan, marked as a preview; the real run then applies it
         cli("load_dry", "load", write("dry.json", acme("dry", "2010-01-01")), "--json"),
         cli("dry_text", *bob("dry", "--valid-from", "2016-01-01", "--dry-run")[:-1], snapshot=True),
@@ -174,7 +254,10 @@ def test_intervals_that_do_not_overlap_and_an_earlier_value(run):
     nodes = nodes_by_key(js(run["status_all"]))
     assert nodes["E_gap"]["state"] == nodes["K_gap"]["state"] == nodes["F_gap"]["state"] == "alive"
     assert nodes["F_early"]["state"] == "superseded" and nodes["F_early"]["valid_to"] == "2016-01-01"
-    assert nodes["E_early"]["state"] == nodes["K_early"]["state"] == "alive" and "valid_to" not in nodes["E_early"]
+    assert (
+        nodes["E_early"]["state"] == nodes["K_early"]["state"] == "alive"
+        and "valid_to" not in nodes["E_early"]
+    )
 
 
 def test_the_same_period_is_a_revision_as_before(run):
@@ -186,10 +269,11 @@ def test_the_same_period_is_a_revision_as_before(run):
 def test_file_lines_carry_validity(run):
     lines = [json.loads(line) for line in ok(run["file"])["stdout"].splitlines() if line.strip()]
     # the later lines are compared with the whole timeline: F_file, superseded in time by then, too
-    assert [line["validity"] for line in lines] == [{"E_file": "new_precedes"},
-                                                    {"E_file": "disjoint", "F_file": "disjoint"},
-                                                    {"E_file": "ends_stored", "F_file3": "disjoint",
-                                                     "F_file": "disjoint"}]
+    assert [line["validity"] for line in lines] == [
+        {"E_file": "new_precedes"},
+        {"E_file": "disjoint", "F_file": "disjoint"},
+        {"E_file": "ends_stored", "F_file3": "disjoint", "F_file": "disjoint"},
+    ]
     nodes = nodes_by_key(js(run["status_all"]))
     assert nodes["F_file"]["state"] == "superseded" and nodes["F_file"]["valid_to"] == "2000-01-01"
     assert nodes["F_file3"]["state"] == "alive" and nodes["F_file3"]["valid_to"] == "1985-01-01"
@@ -202,18 +286,24 @@ def test_a_dry_run_prints_the_whole_plan_as_a_preview(run):
     text = ok(run["dry_text"])["stdout"]
     assert run["dry_text"]["before"] == run["dry_text"]["after"]  # nothing written
     real = js(run["real"])
-    assert f"PREVIEW (dry run, nothing written): the revision would record F_dry as epoch {real['epoch']}" in text
+    assert (
+        f"PREVIEW (dry run, nothing written): the revision would record F_dry as epoch {real['epoch']}"
+        in text
+    )
     assert f"superseded: {', '.join(real['superseded'])}" in text and real["superseded"], text
     assert "valid time: F_dry [2016-01-01, …); E_dry [2010-01-01, 2016-01-01) (was open)" in text, text
     dry = js(run["dry_json"])
     assert dry["preview"] == {"new_evidence": "F_dry", "epoch": real["epoch"]}
-    assert {k: dry[k] for k in ("superseded", "refuted", "invalidated", "forgotten", "intervals")} == \
-        {k: real[k] for k in ("superseded", "refuted", "invalidated", "forgotten", "intervals")}
+    assert {k: dry[k] for k in ("superseded", "refuted", "invalidated", "forgotten", "intervals")} == {
+        k: real[k] for k in ("superseded", "refuted", "invalidated", "forgotten", "intervals")
+    }
 
 
 def test_text_outputs_show_intervals(run):
-    assert "valid time: F_end [2016-01-01, …); E_end [2010-01-01, 2016-01-01) (was open)" in \
-        ok(run["end_again"])["stdout"]
+    assert (
+        "valid time: F_end [2016-01-01, …); E_end [2010-01-01, 2016-01-01) (was open)"
+        in ok(run["end_again"])["stdout"]
+    )
     status = ok(run["status_text"])["stdout"]
     assert "VALID" in status.splitlines()[0]
     line = next(row for row in status.splitlines() if row.startswith("E_dry "))
@@ -227,10 +317,18 @@ def test_explain_of_an_unknown_key_is_exit_2(run):
 
 # the CLI names a revision's field by its flag (--valid-from), a file line's too; an investigation
 # file's field by its own name (bad_load)
-@pytest.mark.parametrize("name, words", [("bad_date", "--valid-from"), ("bad_order", "before"),
-                                         ("bad_file", "--valid-from"), ("bad_load", "before"),
-                                         ("bad_flag_with_file", "valid_from"), ("empty", "empty"),
-                                         ("empty_load", "empty")])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("bad_date", "--valid-from"),
+        ("bad_order", "before"),
+        ("bad_file", "--valid-from"),
+        ("bad_load", "before"),
+        ("bad_flag_with_file", "valid_from"),
+        ("empty", "empty"),
+        ("empty_load", "empty"),
+    ],
+)
 def test_bad_dates_are_exit_2_and_write_nothing(run, name, words):
     r = run[name]
     assert r["code"] == 2 and words in r["stderr"], (r["stdout"], r["stderr"])

@@ -28,13 +28,27 @@ LOT_SP = "lot 7|manufactured by"
 def acme() -> dict:
     return {
         "question": {"key": "Q_lot", "text": "Who manufactured lot 7?"},
-        "hypotheses": [{"key": "H_acme", "statement": "Acme manufactured lot 7.", "prior": 0.6},
-                       {"key": "H_crane", "statement": "Crane manufactured lot 7.", "prior": 0.3}],
-        "evidence": [{"key": "E_acme", "claim": "Lot 7 was manufactured by Acme.", "subject": "lot 7",
-                      "predicate": "manufactured by", "object": "Acme", "asserted_at": "2024-01-01"}],
-        "conclusions": [{"key": "K", "statement": "Lot 7's defects trace back to Acme's plant.", "confidence": 0.8}],
-        "edges": [{"type": "depends_on", "from": "K", "to": "E_acme"},
-                  {"type": "supports", "from": "E_acme", "to": "H_acme", "weight": 0.9}],
+        "hypotheses": [
+            {"key": "H_acme", "statement": "Acme manufactured lot 7.", "prior": 0.6},
+            {"key": "H_crane", "statement": "Crane manufactured lot 7.", "prior": 0.3},
+        ],
+        "evidence": [
+            {
+                "key": "E_acme",
+                "claim": "Lot 7 was manufactured by Acme.",
+                "subject": "lot 7",
+                "predicate": "manufactured by",
+                "object": "Acme",
+                "asserted_at": "2024-01-01",
+            }
+        ],
+        "conclusions": [
+            {"key": "K", "statement": "Lot 7's defects trace back to Acme's plant.", "confidence": 0.8}
+        ],
+        "edges": [
+            {"type": "depends_on", "from": "K", "to": "E_acme"},
+            {"type": "supports", "from": "E_acme", "to": "H_acme", "weight": 0.9},
+        ],
     }
 
 
@@ -42,16 +56,35 @@ def curie(predicates) -> dict:
     data = {
         "question": {"key": "Q_curie", "text": "What do we know about Marie Curie?"},
         "hypotheses": [{"key": "H_curie", "statement": "Marie Curie lived in France.", "prior": 0.5}],
-        "evidence": [{"key": "E_fr", "claim": "Marie Curie speaks French.", "subject": "Marie Curie",
-                      "predicate": "speaks", "object": "French"},
-                     {"key": "E_cap", "claim": "The capital of Poland is Krakow.", "subject": "Poland",
-                      "predicate": "Capital", "object": "Krakow"}],
-        "conclusions": [{"key": "K_fr", "statement": "Marie Curie could lecture at the Sorbonne in its language.",
-                         "confidence": 0.7},
-                        {"key": "K_cap", "statement": "Poland's government sits in Krakow.", "confidence": 0.6}],
-        "edges": [{"type": "depends_on", "from": "K_fr", "to": "E_fr"},
-                  {"type": "depends_on", "from": "K_cap", "to": "E_cap"},
-                  {"type": "supports", "from": "E_fr", "to": "H_curie", "weight": 0.8}],
+        "evidence": [
+            {
+                "key": "E_fr",
+                "claim": "Marie Curie speaks French.",
+                "subject": "Marie Curie",
+                "predicate": "speaks",
+                "object": "French",
+            },
+            {
+                "key": "E_cap",
+                "claim": "The capital of Poland is Krakow.",
+                "subject": "Poland",
+                "predicate": "Capital",
+                "object": "Krakow",
+            },
+        ],
+        "conclusions": [
+            {
+                "key": "K_fr",
+                "statement": "Marie Curie could lecture at the Sorbonne in its language.",
+                "confidence": 0.7,
+            },
+            {"key": "K_cap", "statement": "Poland's government sits in Krakow.", "confidence": 0.6},
+        ],
+        "edges": [
+            {"type": "depends_on", "from": "K_fr", "to": "E_fr"},
+            {"type": "depends_on", "from": "K_cap", "to": "E_cap"},
+            {"type": "supports", "from": "E_fr", "to": "H_curie", "weight": 0.8},
+        ],
     }
     if predicates is not None:
         data["predicates"] = predicates
@@ -68,10 +101,28 @@ def lines(path, rows) -> str:
     return str(path)
 
 
-BOLT = ["revise", "Lot 7 was manufactured by Bolt.", "--triple", LOT_SP + "|Bolt", "--asserted-at", "2024-02-01",
-        "--key", "F_bolt", "--json"]
-CRANE = ["revise", "Lot 7 was manufactured by Crane.", "--triple", LOT_SP + "|Crane", "--asserted-at", "2024-03-01",
-         "--key", "F_crane", "--json"]
+BOLT = [
+    "revise",
+    "Lot 7 was manufactured by Bolt.",
+    "--triple",
+    LOT_SP + "|Bolt",
+    "--asserted-at",
+    "2024-02-01",
+    "--key",
+    "F_bolt",
+    "--json",
+]
+CRANE = [
+    "revise",
+    "Lot 7 was manufactured by Crane.",
+    "--triple",
+    LOT_SP + "|Crane",
+    "--asserted-at",
+    "2024-03-01",
+    "--key",
+    "F_crane",
+    "--json",
+]
 
 
 def cli(name, *argv, snapshot=True):
@@ -81,10 +132,23 @@ def cli(name, *argv, snapshot=True):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     work = tmp_path_factory.mktemp("chains")
-    chain = lines(work / "chain.jsonl", [
-        {"fact": "Lot 7 was manufactured by Bolt.", "triple": LOT_SP + "|Bolt", "asserted_at": "2024-02-01", "key": "F_bolt"},
-        {"fact": "Lot 7 was manufactured by Crane.", "triple": LOT_SP + "|Crane", "asserted_at": "2024-03-01",
-         "key": "F_crane"}])
+    chain = lines(
+        work / "chain.jsonl",
+        [
+            {
+                "fact": "Lot 7 was manufactured by Bolt.",
+                "triple": LOT_SP + "|Bolt",
+                "asserted_at": "2024-02-01",
+                "key": "F_bolt",
+            },
+            {
+                "fact": "Lot 7 was manufactured by Crane.",
+                "triple": LOT_SP + "|Crane",
+                "asserted_at": "2024-03-01",
+                "key": "F_crane",
+            },
+        ],
+    )
     steps = [
         cli("load", "load", write(work / "acme.json", acme()), "--json"),
         # one at a time
@@ -116,11 +180,32 @@ def run(tmp_path_factory):
         cli("bad_value", "load", write(work / "bad1.json", curie({"speaks": "several"})), "--json"),
         cli("bad_type", "load", write(work / "bad2.json", curie(["speaks"])), "--json"),
         cli("bad_name", "load", write(work / "bad3.json", curie({"speaks|to": "many"})), "--json"),
-        cli("load_curie", "load", write(work / "curie.json", curie({"Speaks": "many", "capital": "one"})), "--json"),
-        cli("polish", "revise", "Marie Curie speaks Polish.", "--triple", "Marie Curie|speaks|Polish", "--key", "F_pl",
-            "--json"),
-        cli("warsaw", "revise", "The capital of Poland is Warsaw.", "--triple", "Poland|capital|Warsaw",
-            "--key", "F_waw", "--json"),
+        cli(
+            "load_curie",
+            "load",
+            write(work / "curie.json", curie({"Speaks": "many", "capital": "one"})),
+            "--json",
+        ),
+        cli(
+            "polish",
+            "revise",
+            "Marie Curie speaks Polish.",
+            "--triple",
+            "Marie Curie|speaks|Polish",
+            "--key",
+            "F_pl",
+            "--json",
+        ),
+        cli(
+            "warsaw",
+            "revise",
+            "The capital of Poland is Warsaw.",
+            "--triple",
+            "Poland|capital|Warsaw",
+            "--key",
+            "F_waw",
+            "--json",
+        ),
         cli("check_curie", "check", "--json", snapshot=False),
     ]
     return {r["name"]: r for r in run_batch(work / "root", steps, work / "batch", timeout=900)}
@@ -167,8 +252,10 @@ def test_the_chain_in_one_batch(run):
     assert s["F_crane"] == "alive" and s["F_bolt"] == "refuted"
     assert s.get("E_acme", "forgotten") != "alive" and s.get("K", "forgotten") != "alive"
     assert "H_acme" not in results[1]["reinstated"]
-    assert nodes_by_key(after(run["file"]))["H_acme"]["feedback_weight"] == \
-        nodes_by_key(after(run["bolt"]))["H_acme"]["feedback_weight"]
+    assert (
+        nodes_by_key(after(run["file"]))["H_acme"]["feedback_weight"]
+        == nodes_by_key(after(run["bolt"]))["H_acme"]["feedback_weight"]
+    )
     assert "Crane" in js(run["recall_file"])["falsify"]["answer"]
     assert js(run["check_file"])["clean"]
     assert after(run["undo_file"]) == after(run["load"])
@@ -227,7 +314,11 @@ def test_a_dispute_and_its_resolution_keep_the_oldest_dead(run):
     r = js(run["resolve"])
     assert sorted(r["refuted"]) == ["E_acme", "F_bolt"] and "E_acme" not in r["reinstated"], r
     s = states(after(run["resolve"]))
-    assert s["F_crane"] == "alive" and s.get("E_acme", "forgotten") != "alive" and s.get("K", "forgotten") != "alive"
+    assert (
+        s["F_crane"] == "alive"
+        and s.get("E_acme", "forgotten") != "alive"
+        and s.get("K", "forgotten") != "alive"
+    )
     assert js(run["check_resolve"])["clean"]
     assert after(run["undo_resolve"]) == before(run["resolve"])
     assert after(run["undo_bolt2"]) == after(run["load"])

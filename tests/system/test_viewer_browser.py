@@ -43,8 +43,24 @@ def start_viewer(root, *extra):
     env = {k: v for k, v in os.environ.items() if k != "LLM_API_KEY" and not k.startswith("EMBEDDING_")}
     env["PYTHONUNBUFFERED"] = "1"
     proc = forkserver.popen(
-        [sys.executable, "-m", "memory_core.web.server", "--root", str(root), "--seed", str(SEED), "--port", "0", *extra],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+        [
+            sys.executable,
+            "-m",
+            "memory_core.web.server",
+            "--root",
+            str(root),
+            "--seed",
+            str(SEED),
+            "--port",
+            "0",
+            *extra,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=open(log, "w"),
+        text=True,
+    )
     url = viewer_url(proc, START_TIMEOUT)
     if url is None:
         stop_viewer(proc)
@@ -78,7 +94,8 @@ def viewer(tmp_path_factory):
 
 def states(page) -> dict:
     return page.eval_on_selector_all(
-        "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))")
+        "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))"
+    )
 
 
 def real_problems(problems) -> list[str]:
@@ -116,15 +133,27 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
         for li in page.query_selector_all("#node-list li"):
             assert li.get_attribute("data-color") == COLOURS["alive"]
             assert li.eval_on_selector(".swatch", "e => getComputedStyle(e).backgroundColor") == GREEN
-        types = page.eval_on_selector_all("#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.type]))")
-        assert types == {"Q": "question", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis",
-                         "E_qa": "evidence", "E_email": "evidence", "K": "conclusion"}
+        types = page.eval_on_selector_all(
+            "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.type]))"
+        )
+        assert types == {
+            "Q": "question",
+            "A": "hypothesis",
+            "B": "hypothesis",
+            "C": "hypothesis",
+            "E_qa": "evidence",
+            "E_email": "evidence",
+            "K": "conclusion",
+        }
         snap = page.evaluate("window.__falsify.snapshot")
         assert {n["key"] for n in snap["nodes"]} == SEED_KEYS
         page.wait_for_timeout(1500)  # let the layout settle before looking at the canvas
         green_pixels = page.evaluate("""() => {
-            const c = document.querySelector('#graph canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            let n = 0; for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 46) < 8 && Math.abs(d[i+1] - 157) < 8 && Math.abs(d[i+2] - 79) < 8) n++;
+            const c = document.querySelector('#graph canvas');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 4)
+                if (Math.abs(d[i] - 46) < 8 && Math.abs(d[i+1] - 157) < 8 && Math.abs(d[i+2] - 79) < 8) n++;
             return n; }""")
         assert green_pixels > 200, "no alive-green nodes drawn on the canvas"
         assert page.inner_text("#scoreboard-caption") == "AI revised, not forgot"
@@ -147,9 +176,12 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
         assert result["superseded"] == ["A"] and result["promoted"] == ["B"]
 
         # E_qa refuted (flashing red), A superseded, B promoted (glowing), K struck through
-        wait_for(page, """() => {
+        wait_for(
+            page,
+            """() => {
             const s = k => (document.querySelector(`#node-list li[data-key="${k}"]`) || {dataset: {}}).dataset;
-            return s('E_qa').state === 'refuted' && s('A').state === 'superseded' && s('B').state === 'alive'; }""")
+            return s('E_qa').state === 'refuted' && s('A').state === 'superseded' && s('B').state === 'alive'; }""",
+        )
         lis = {k: page.query_selector(f'#node-list li[data-key="{k}"]') for k in ("E_qa", "A", "B")}
         assert lis["E_qa"].get_attribute("data-color") == COLOURS["refuted"]
         assert lis["A"].get_attribute("data-color") == COLOURS["superseded"]
@@ -157,15 +189,29 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
         # ... and then K is gone, after showing struck through on its way out
         wait_for(page, "() => !document.querySelector('#node-list li[data-key=\"K\"]')")
         seen = set(page.evaluate("window.__seen"))
-        assert {"E_qa:refuted:flash", "B:alive:glow", "A:superseded:dim", "K:invalidated:strike", "K:struck"} <= seen, \
-            sorted(seen)
+        assert {
+            "E_qa:refuted:flash",
+            "B:alive:glow",
+            "A:superseded:dim",
+            "K:invalidated:strike",
+            "K:struck",
+        } <= seen, sorted(seen)
         assert page.evaluate("window.__falsify.lastRevision.forgotten").count("K") == 1
         after = states(page)
-        assert after["E_qa"] == "refuted" and after["A"] == "superseded" and after["B"] == "alive" and after["C"] == "alive"
+        assert (
+            after["E_qa"] == "refuted"
+            and after["A"] == "superseded"
+            and after["B"] == "alive"
+            and after["C"] == "alive"
+        )
         assert "K" not in after and result["new_evidence"] in after
 
         # the scoreboard: FALSIFY revised, plain RAG stale
-        wait_for(page, "() => /\\[revised\\]/.test(document.querySelector('#scoreboard').innerText)", timeout_ms=10000)
+        wait_for(
+            page,
+            "() => /\\[revised\\]/.test(document.querySelector('#scoreboard').innerText)",
+            timeout_ms=10000,
+        )
         board = page.inner_text("#scoreboard")
         assert "AI revised, not forgot" in board and "[revised]" in board and "[STALE]" in board
         assert "E_qa" in page.inner_text("#log")
@@ -185,8 +231,10 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
 
 
 def test_untrusted_text_is_shown_as_text(viewer, tmp_path):
-    payload = ("Memo <img src=x onerror=window.__pwned=1> says "
-               "<script>window.__pwned=2</script> and <b onmouseover=window.__pwned=3>bold</b>.")
+    payload = (
+        "Memo <img src=x onerror=window.__pwned=1> says "
+        "<script>window.__pwned=2</script> and <b onmouseover=window.__pwned=3>bold</b>."
+    )
     with open_page() as (page, requests, problems):
         page.goto(viewer)
         page.wait_for_selector("#node-list li", timeout=15000)
@@ -232,7 +280,9 @@ async def revise_through_mcp(base: str, fact: str, target: str) -> dict:
     from mcp.client import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(300)) as client:
+    async with httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(300)
+    ) as client:
         async with streamable_http_client(base + "mcp", http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -248,7 +298,8 @@ RECORD_EFFECTS = """() => {
     const note = () => document.querySelectorAll('#node-list li').forEach(li => {
         window.__seen.push(`${li.dataset.key}:${li.dataset.state}:${li.dataset.effect}`);
         const k = li.querySelector('.k');
-        if (k && getComputedStyle(k).textDecorationLine === 'line-through') window.__seen.push(`${li.dataset.key}:struck`);
+        if (k && getComputedStyle(k).textDecorationLine === 'line-through')
+            window.__seen.push(`${li.dataset.key}:struck`);
     });
     new MutationObserver(note).observe(document.getElementById('root'),
         {subtree: true, childList: true, attributes: true, attributeFilter: ['data-effect', 'data-state']});
@@ -263,22 +314,36 @@ def test_an_agents_revision_through_mcp_shows_up_in_an_open_page(shared, tmp_pat
         page.goto(shared)  # ?token= sets the HttpOnly cookie and comes back without it
         assert page.url == base
         page.wait_for_selector("#node-list li", timeout=15000)
-        wait_for(page, "n => document.querySelectorAll('#node-list li').length === n", len(SEED_KEYS), timeout_ms=15000)
+        wait_for(
+            page,
+            "n => document.querySelectorAll('#node-list li').length === n",
+            len(SEED_KEYS),
+            timeout_ms=15000,
+        )
         wait_for(page, "() => window.__falsify.live === true", timeout_ms=30000)  # the event stream is open
         assert states(page) == {key: "alive" for key in SEED_KEYS}
         page.evaluate(RECORD_EFFECTS)
 
-        with ThreadPoolExecutor(1) as agent:  # the agent, not the page (its own thread: playwright owns this loop)
+        with ThreadPoolExecutor(
+            1
+        ) as agent:  # the agent, not the page (its own thread: playwright owns this loop)
             result = agent.submit(anyio.run, revise_through_mcp, base, DEMO_FACT, "E_qa").result(600)
         assert result["refuted"] == ["E_qa"] and result["promoted"] == ["B"]
 
-        wait_for(page, """() => {
+        wait_for(
+            page,
+            """() => {
             const s = k => (document.querySelector(`#node-list li[data-key="${k}"]`) || {dataset: {}}).dataset;
             return s('E_qa').state === 'refuted' && s('A').state === 'superseded' && s('B').state === 'alive'; }""",
-                 timeout_ms=60000)
+            timeout_ms=60000,
+        )
         # played as a revision (its result drove the animation), not just reloaded
-        wait_for(page, "e => window.__falsify.lastRevision && window.__falsify.lastRevision.epoch === e",
-                 result["epoch"], timeout_ms=30000)
+        wait_for(
+            page,
+            "e => window.__falsify.lastRevision && window.__falsify.lastRevision.epoch === e",
+            result["epoch"],
+            timeout_ms=30000,
+        )
         seen = set(page.evaluate("window.__seen"))
         assert "E_qa:refuted:flash" in seen and "B:alive:glow" in seen, sorted(seen)
         wait_for(page, "() => !document.querySelector('#node-list li[data-key=\"K\"]')", timeout_ms=30000)
@@ -315,7 +380,9 @@ def test_offline_candidates_marked_and_decided_in_the_viewer(tmp_path):
             page.wait_for_selector('#candidates li[data-key="E_qa"]', timeout=15000)
             listed = page.eval_on_selector_all("#candidates li", "els => els.map(e => e.dataset.key)")
             assert listed == offered["to_decide"]
-            effects = page.eval_on_selector_all("#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.effect]))")
+            effects = page.eval_on_selector_all(
+                "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.effect]))"
+            )
             assert {k for k, v in effects.items() if v == "candidate"} == set(offered["to_decide"])
             assert states(page)["E_qa"] == "alive"  # nothing recorded yet
             # supersedes explains itself; unrelated marks the candidate
@@ -328,7 +395,11 @@ def test_offline_candidates_marked_and_decided_in_the_viewer(tmp_path):
                 page.click('#candidates li[data-key="E_qa"] button[data-relation="contradicts"]')
             result = done.value.json()
             assert result["refuted"] == ["E_qa"] and result["judge"] == "pinned"
-            wait_for(page, "() => (document.querySelector('#node-list li[data-key=\"E_qa\"]') || {dataset: {}}).dataset.state === 'refuted'")
+            wait_for(
+                page,
+                "() => (document.querySelector('#node-list li[data-key=\"E_qa\"]') || "
+                "{dataset: {}}).dataset.state === 'refuted'",
+            )
             wait_for(page, "() => !document.querySelector('#candidates')")
             # none of these: the fact is recorded as new evidence, supporting a hypothesis chosen in the panel
             page.fill("#fact", "The supplier email about the valve turned out to be genuine.")
@@ -342,9 +413,14 @@ def test_offline_candidates_marked_and_decided_in_the_viewer(tmp_path):
             with page.expect_response(lambda r: r.url.endswith("/api/revise")) as done:
                 page.click("#record")
             recorded = done.value.json()
-            assert recorded["judge"] == "caller" and recorded["edges_added"] == [f"supports {recorded['new_evidence']} -> B"]
+            assert recorded["judge"] == "caller" and recorded["edges_added"] == [
+                f"supports {recorded['new_evidence']} -> B"
+            ]
             wait_for(page, "() => !document.querySelector('#candidates')")
-            wait_for(page, f"() => !!document.querySelector('#node-list li[data-key=\"{recorded['new_evidence']}\"]')")
+            wait_for(
+                page,
+                f"() => !!document.querySelector('#node-list li[data-key=\"{recorded['new_evidence']}\"]')",
+            )
             assert foreign(requests) == []
             assert real_problems(problems) == []
     finally:

@@ -19,12 +19,16 @@ from memory_core.shell import cli
 def test_render_per_vocabulary():
     text = "--target 'NOPE': no evidence; give the fact as --triple 'S|P|O' or --target KEY; --trust: must be a number"
     assert render(text, "cli") == text
-    assert render(text, "python") == ("target='NOPE': no evidence; give the fact as triple='S|P|O' or target=KEY; "
-                                      "trust: must be a number")
-    assert render(text, "mcp") == ("target 'NOPE': no evidence; give the fact as triple 'S|P|O' or target KEY; "
-                                   "trust: must be a number")
-    assert render("with --file, put them on each line; --targets", "python") == \
-        "with --file, put them on each line; --targets"  # not an argument of the API
+    assert render(text, "python") == (
+        "target='NOPE': no evidence; give the fact as triple='S|P|O' or target=KEY; trust: must be a number"
+    )
+    assert render(text, "mcp") == (
+        "target 'NOPE': no evidence; give the fact as triple 'S|P|O' or target KEY; trust: must be a number"
+    )
+    assert (
+        render("with --file, put them on each line; --targets", "python")
+        == "with --file, put them on each line; --targets"
+    )  # not an argument of the API
 
 
 async def test_python_callers_read_keywords(app, prefix):
@@ -32,8 +36,9 @@ async def test_python_callers_read_keywords(app, prefix):
     with pytest.raises(InputError) as raised:
         await app.revise("The QA report was back-dated.", target=f"{prefix}NOPE")
     assert str(raised.value).startswith(f"target='{prefix}NOPE'") and "--" not in str(raised.value)
-    result = await app.revise("Forensic audit: the March QA report was back-dated.", target=f"{prefix}E_qa",
-                              dry_run=True)
+    result = await app.revise(
+        "Forensic audit: the March QA report was back-dated.", target=f"{prefix}E_qa", dry_run=True
+    )
     assert "pinned by target" in result["note"] and "--target" not in result["note"]
 
 

@@ -20,15 +20,22 @@ from conftest import REPO, SEED, cli, clean_env
 
 pytestmark = pytest.mark.slow
 
-FRAGMENT = {"question": {"key": "Q"},
-            "evidence": [{"key": "E_warm", "claim": "A warm-CLI claim about valve housings."}],
-            "edges": [{"type": "supports", "from": "E_warm", "to": "C", "weight": 0.3}]}
+FRAGMENT = {
+    "question": {"key": "Q"},
+    "evidence": [{"key": "E_warm", "claim": "A warm-CLI claim about valve housings."}],
+    "edges": [{"type": "supports", "from": "E_warm", "to": "C", "weight": 0.3}],
+}
 
 
 def start_serve(root):
-    proc = subprocess.Popen([sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
-                            cwd=REPO, env=clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-                            stderr=open(root.parent / "serve.log", "w"), text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
+        cwd=REPO,
+        env=clean_env(PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=open(root.parent / "serve.log", "w"),
+        text=True,
+    )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
     deadline = time.monotonic() + 240
@@ -55,7 +62,11 @@ def test_a_running_server_answers_the_cli(tmp_path):
     try:
         assert cli(root, "load", SEED).returncode == 0
         info = json.loads((root / "server.json").read_text())
-        assert info["pid"] == server.pid and info["url"].startswith("http://127.0.0.1:") and len(info["secret"]) >= 32
+        assert (
+            info["pid"] == server.pid
+            and info["url"].startswith("http://127.0.0.1:")
+            and len(info["secret"]) >= 32
+        )
         assert oct((root / "server.json").stat().st_mode & 0o777) == "0o600"
         # the server holds the root: a CLI that did not ask it would find the root busy
         busy = cli(root, "status", env=clean_env(FALSIFY_NO_SERVER="1", FALSIFY_LOCK_TIMEOUT="0"))
@@ -68,9 +79,18 @@ def test_a_running_server_answers_the_cli(tmp_path):
         # are refused (naming them, nothing run); another backend is another store (run cold, here)
         other = cli(root, "revise", "Some fact.", "--dry-run", env=clean_env(FALSIFY_GATE1_K="1"))
         assert other.returncode == 3 and "FALSIFY_GATE1_K" in other.stderr and not other.stdout, answer(other)
-        elsewhere = cli(root, "revise", "Some fact.", "--target", "E_qa",
-                        env=clean_env(FALSIFY_BACKEND="postgres", FALSIFY_LOCK_TIMEOUT="0",
-                                      FALSIFY_DATABASE_URL="postgresql://nobody@127.0.0.1:9/none"))
+        elsewhere = cli(
+            root,
+            "revise",
+            "Some fact.",
+            "--target",
+            "E_qa",
+            env=clean_env(
+                FALSIFY_BACKEND="postgres",
+                FALSIFY_LOCK_TIMEOUT="0",
+                FALSIFY_DATABASE_URL="postgresql://nobody@127.0.0.1:9/none",
+            ),
+        )
         assert elsewhere.returncode != 0 and "FALSIFY server" not in elsewhere.stderr, answer(elsewhere)
         states = {n["key"]: n["state"] for n in json.loads(cli(root, "status", "--json").stdout)["nodes"]}
         assert states["E_qa"] == "alive"  # the embedded root was not written
@@ -90,10 +110,25 @@ def test_a_running_server_answers_the_cli(tmp_path):
         assert "E_warm" in json.loads(loaded.stdout)["added"]
         assert cli(root, "undo").returncode == 0
         # a relative --root and a relative file, from another directory: resolved as the client sees them
-        other = subprocess.run([sys.executable, str(REPO / "main.py"), "--root", os.path.relpath(root, tmp_path),
-                                "load", os.path.relpath(SEED, tmp_path), "--json"], cwd=tmp_path, env=clean_env(),
-                               capture_output=True, text=True, timeout=600)
-        assert other.returncode == 0 and json.loads(other.stdout)["epoch"] is None, other.stderr  # nothing new
+        other = subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "main.py"),
+                "--root",
+                os.path.relpath(root, tmp_path),
+                "load",
+                os.path.relpath(SEED, tmp_path),
+                "--json",
+            ],
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert other.returncode == 0 and json.loads(other.stdout)["epoch"] is None, (
+            other.stderr
+        )  # nothing new
         # any input the cold path takes: 12 MB on standard input (base64 on the wire) loads as it would cold
         padded = json.dumps(FRAGMENT) + " " * (12 * 1024 * 1024)
         big = cli(root, "load", "-", "--json", input=padded)
@@ -105,8 +140,12 @@ def test_a_running_server_answers_the_cli(tmp_path):
         for argv in (["load", str(fifo)], ["revise", "--file", str(fifo)], ["load", "/dev/zero"]):
             refused = cli(root, *argv, timeout=60)
             lines = refused.stderr.strip().splitlines()
-            assert refused.returncode == 2 and len(lines) == 1 and "not a regular file" in lines[0], answer(refused)
-        assert cli(root, "status", "--json", timeout=60).returncode == 0  # and everyone else is still answered
+            assert refused.returncode == 2 and len(lines) == 1 and "not a regular file" in lines[0], answer(
+                refused
+            )
+        assert (
+            cli(root, "status", "--json", timeout=60).returncode == 0
+        )  # and everyone else is still answered
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(60)
@@ -128,9 +167,12 @@ def test_a_running_server_answers_the_cli(tmp_path):
 def test_a_stale_server_file_is_ignored(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (root / "server.json").write_text(json.dumps({"url": "http://127.0.0.1:9/", "secret": "x" * 40,
-                                                  "pid": int(dead.stdout)}))
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    (root / "server.json").write_text(
+        json.dumps({"url": "http://127.0.0.1:9/", "secret": "x" * 40, "pid": int(dead.stdout)})
+    )
     loaded = cli(root, "load", SEED)
     assert loaded.returncode == 0, loaded.stderr
 
@@ -155,4 +197,6 @@ def test_settings_are_compared_by_meaning():
     from memory_core.shell.warm_server import settings_differ
 
     assert settings_differ(None) == []  # a request that does not say its settings runs with the server's
-    assert "FALSIFY_GATE1_K" in settings_differ({"salt": "s", "digests": settings_digests({"FALSIFY_GATE1_K": "1"}, "s")})
+    assert "FALSIFY_GATE1_K" in settings_differ(
+        {"salt": "s", "digests": settings_digests({"FALSIFY_GATE1_K": "1"}, "s")}
+    )

@@ -23,13 +23,15 @@ import pytest
 
 from backend_helpers import POSTGRES, log_entries
 from conftest import REPO, SEED, cli, clean_env
-from harness import DEMO_FACT, copy_root, loaded_root, nodes_by_key, revised_root, run_batch
+from harness import copy_root, nodes_by_key, revised_root
 from test_warm_cli import start_serve
 
 
 def remote_module():
     """remote.py as main.py loads it: on its own, standard library only."""
-    spec = importlib.util.spec_from_file_location("falsify_remote_test", REPO / "memory_core" / "shell" / "remote.py")
+    spec = importlib.util.spec_from_file_location(
+        "falsify_remote_test", REPO / "memory_core" / "shell" / "remote.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -45,7 +47,8 @@ def test_every_parser_command_is_forwarded_or_exempted():
         commands |= set(action.choices)
     assert commands == remote.FORWARDED | remote.NOT_FORWARDED, (
         "a command of the parser is neither forwarded to a running server nor exempted: "
-        f"{sorted(commands ^ (remote.FORWARDED | remote.NOT_FORWARDED))}")
+        f"{sorted(commands ^ (remote.FORWARDED | remote.NOT_FORWARDED))}"
+    )
     assert not remote.FORWARDED & remote.NOT_FORWARDED
     assert remote.FORWARDED <= set(cli_module.COMMANDS) and remote.WRITERS <= remote.FORWARDED
     assert "resolve" in remote.FORWARDED and "resolve" in remote.WRITERS
@@ -53,7 +56,10 @@ def test_every_parser_command_is_forwarded_or_exempted():
 
 def test_a_database_option_is_never_forwarded():
     remote = remote_module()
-    for argv in (["--database", "postgresql://u@h/db", "status"], ["--database=postgresql://u@h/db", "status"]):
+    for argv in (
+        ["--database", "postgresql://u@h/db", "status"],
+        ["--database=postgresql://u@h/db", "status"],
+    ):
         assert remote._scan(argv) is None, argv
     assert remote._scan(["--root", "r", "resolve", "E1", "--winner", "E2"]) == ("r", "resolve")
 
@@ -65,7 +71,8 @@ def test_the_client_reads_the_typed_settings_and_imports_nothing_heavy(tmp_path)
     (where cli.main reports it, exit 2)."""
     code = (
         "import importlib.util, json, sys\n"
-        f"spec = importlib.util.spec_from_file_location('falsify_remote', {str(REPO / 'memory_core' / 'shell' / 'remote.py')!r})\n"
+        "spec = importlib.util.spec_from_file_location('falsify_remote', "
+        f"{str(REPO / 'memory_core' / 'shell' / 'remote.py')!r})\n"
         "remote = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(remote)\n"
         "try:\n"
@@ -75,17 +82,32 @@ def test_the_client_reads_the_typed_settings_and_imports_nothing_heavy(tmp_path)
         "    seen = [type(error).__name__, str(error)]\n"
         "answered = remote.forward(['status'])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('memory_core', 'pydantic', 'cognee', 'dotenv'))\n"
-        "print(json.dumps({'seen': seen, 'answered': answered, 'heavy': heavy}))\n")
+        "print(json.dumps({'seen': seen, 'answered': answered, 'heavy': heavy}))\n"
+    )
 
     def client(**env):
-        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=clean_env(**env),
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env=clean_env(**env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
 
     home = str(tmp_path / "home")
-    assert client(FALSIFY_HOME=home, FALSIFY_NO_SERVER="yes") == {"seen": [home, True], "answered": None, "heavy": []}
-    assert client(FALSIFY_HOME=" ", FALSIFY_NO_SERVER="0") == {"seen": [None, False], "answered": None, "heavy": []}
+    assert client(FALSIFY_HOME=home, FALSIFY_NO_SERVER="yes") == {
+        "seen": [home, True],
+        "answered": None,
+        "heavy": [],
+    }
+    assert client(FALSIFY_HOME=" ", FALSIFY_NO_SERVER="0") == {
+        "seen": [None, False],
+        "answered": None,
+        "heavy": [],
+    }
     bad = client(FALSIFY_NO_SERVER="sometimes")
     assert bad["seen"][0] == "SettingsError" and "FALSIFY_NO_SERVER" in bad["seen"][1], bad
     assert bad["answered"] is None and bad["heavy"] == [], bad
@@ -101,7 +123,9 @@ def revised(tmp_path_factory):
 def test_a_server_killed_after_committing_is_not_asked_twice(revised, monkeypatch):
     work, r1 = revised
     root = copy_root(r1, work / "killed")
-    monkeypatch.setattr("test_warm_cli.clean_env", lambda **extra: clean_env(FALSIFY_FAULT_AT="committed", **extra))
+    monkeypatch.setattr(
+        "test_warm_cli.clean_env", lambda **extra: clean_env(FALSIFY_FAULT_AT="committed", **extra)
+    )
     server = start_serve(root)
     try:
         undo = cli(root, "undo")
@@ -116,7 +140,10 @@ def test_a_server_killed_after_committing_is_not_asked_twice(revised, monkeypatc
     assert "undid" not in undo.stdout
     entries = log_entries(root)
     assert [(e["epoch"], e["kind"], e.get("undoes")) for e in entries] == [
-        (1, "load", None), (2, "revise", None), (3, "undo", 2)]
+        (1, "load", None),
+        (2, "revise", None),
+        (3, "undo", 2),
+    ]
     # the root is whole: the load is there, the revision reverted; the stale server.json is ignored
     status = cli(root, "status", "--json")
     assert status.returncode == 0, status.stderr
@@ -156,5 +183,7 @@ def test_the_warm_cli_carries_what_the_cold_path_takes():
     from memory_core.web.app import CLI_MAX_BODY
 
     assert LOAD_LIMIT == MAX_FILE  # remote.py is loaded on its own (standard library only): a copy
-    body = json.dumps({"argv": ["load", "-"], "cwd": "/" * 4096, "stdin": base64.b64encode(b"x" * 3).decode()})
+    body = json.dumps(
+        {"argv": ["load", "-"], "cwd": "/" * 4096, "stdin": base64.b64encode(b"x" * 3).decode()}
+    )
     assert len(base64.b64encode(b"x" * (LOAD_LIMIT + 1))) + len(body) < CLI_MAX_BODY

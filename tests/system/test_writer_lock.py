@@ -26,8 +26,13 @@ pytestmark = pytest.mark.slow
 
 
 def popen(root, *argv, **env):
-    return forkserver.popen([sys.executable, "main.py", "--root", str(root), *argv], cwd=REPO,
-                            env=clean_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return forkserver.popen(
+        [sys.executable, "main.py", "--root", str(root), *argv],
+        cwd=REPO,
+        env=clean_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_for(predicate, what: str, proc=None, limit: float = 120.0):
@@ -54,7 +59,11 @@ def test_second_process_waits_then_fails_naming_the_holder(tmp_path):
     waiter = None
     try:
         tag = f"pid {holder.pid} (python main.py load)"
-        wait_for(lambda: lock.exists() and lock.read_text(errors="replace").startswith(tag), "the holder's lock", holder)
+        wait_for(
+            lambda: lock.exists() and lock.read_text(errors="replace").startswith(tag),
+            "the holder's lock",
+            holder,
+        )
         os.kill(holder.pid, signal.SIGSTOP)  # holds the lock, does nothing
 
         busy = run_cli(root, "status", "--json", env=clean_env(FALSIFY_LOCK_TIMEOUT="1"))
@@ -92,9 +101,11 @@ def test_a_killed_holder_never_blocks_the_next_process(tmp_path):
 
     root = tmp_path / "root"
     root.mkdir()
-    code = ("import sys, time; sys.path.insert(0, %r); from memory_core.store.lock import WriterLock; "
-            "WriterLock(%r, 'python main.py revise').acquire(); print('held', flush=True); time.sleep(600)"
-            % (str(REPO), str(root / "writer.lock")))
+    code = (
+        "import sys, time; sys.path.insert(0, %r); from memory_core.store.lock import WriterLock; "
+        "WriterLock(%r, 'python main.py revise').acquire(); print('held', flush=True); time.sleep(600)"
+        % (str(REPO), str(root / "writer.lock"))
+    )
     holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"held"

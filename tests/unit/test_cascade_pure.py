@@ -18,8 +18,15 @@ from memory_core.core.revision import plan_revision, plan_settle
 def view_of(nodes: dict[str, str], edges: list[Edge], **states) -> BeliefView:
     v = BeliefView()
     for key, kind in nodes.items():
-        v.add_node(Node(key, kind, question="Q", state=states.get(key, ALIVE),
-                        confidence=0.8 if kind == "conclusion" else None))
+        v.add_node(
+            Node(
+                key,
+                kind,
+                question="Q",
+                state=states.get(key, ALIVE),
+                confidence=0.8 if kind == "conclusion" else None,
+            )
+        )
     for e in edges:
         v.add_edge(e)
     return v
@@ -34,10 +41,23 @@ def fact(key="F"):
 
 
 def seed_view():
-    nodes = {"Q": "question", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis",
-             "E_qa": "evidence", "E_email": "evidence", "K": "conclusion"}
-    return view_of(nodes, [dep("K", "E_qa"), Edge("supports", "E_qa", "A", weight=0.8),
-                           Edge("supports", "E_email", "B", weight=0.7)])
+    nodes = {
+        "Q": "question",
+        "A": "hypothesis",
+        "B": "hypothesis",
+        "C": "hypothesis",
+        "E_qa": "evidence",
+        "E_email": "evidence",
+        "K": "conclusion",
+    }
+    return view_of(
+        nodes,
+        [
+            dep("K", "E_qa"),
+            Edge("supports", "E_qa", "A", weight=0.8),
+            Edge("supports", "E_email", "B", weight=0.7),
+        ],
+    )
 
 
 def test_direct_refutation_cascade_promotion_forget():
@@ -64,8 +84,10 @@ def test_supersedes_verdict_marks_superseded_and_keeps_it():
 
 def test_cycle_goes_down_together_and_terminates():
     # K1 and K2 support each other in a cycle; their only external support is E0.
-    v = view_of({"E0": "evidence", "K1": "conclusion", "K2": "conclusion"},
-                [dep("K1", "E0", group="a"), dep("K1", "K2", group="b"), dep("K2", "K1")])
+    v = view_of(
+        {"E0": "evidence", "K1": "conclusion", "K2": "conclusion"},
+        [dep("K1", "E0", group="a"), dep("K1", "K2", group="b"), dep("K2", "K1")],
+    )
     plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, fact())
     assert v.nodes["K1"].state == INVALIDATED and v.nodes["K2"].state == INVALIDATED
     assert sorted(plan.invalidated) == ["K1", "K2"]
@@ -79,27 +101,39 @@ def test_cycle_goes_down_together_and_terminates():
 def test_a_plain_chain_is_no_cycle():
     """E0 <- K1 <- K2 <- K3: every conclusion down the chain lost its antecedent; none is
     told "only circular support remained" (there is no cycle)."""
-    v = view_of({"E0": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
-                [dep("K1", "E0"), dep("K2", "K1"), dep("K3", "K2")])
+    v = view_of(
+        {"E0": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
+        [dep("K1", "E0"), dep("K2", "K1"), dep("K3", "K2")],
+    )
     plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, fact())
     details = {c.key: c.detail for c in plan.changes if c.rule == "justification_lost"}
-    assert details == {"K1": "no justification holds: its antecedent E0 is dead",
-                       "K2": "no justification holds: its antecedent K1 is dead",
-                       "K3": "no justification holds: its antecedent K2 is dead"}
+    assert details == {
+        "K1": "no justification holds: its antecedent E0 is dead",
+        "K2": "no justification holds: its antecedent K1 is dead",
+        "K3": "no justification holds: its antecedent K2 is dead",
+    }
 
 
 def test_cycle_with_independent_support_survives():
-    v = view_of({"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
-                [dep("K1", "E0", group="a"), dep("K1", "K2", group="b"), dep("K2", "K1", group="x"),
-                 dep("K2", "E1", group="y")])
+    v = view_of(
+        {"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
+        [
+            dep("K1", "E0", group="a"),
+            dep("K1", "K2", group="b"),
+            dep("K2", "K1", group="x"),
+            dep("K2", "E1", group="y"),
+        ],
+    )
     plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, fact())
     # K2 holds through E1; K1 holds through K2
     assert v.nodes["K1"].alive and v.nodes["K2"].alive and plan.invalidated == []
 
 
 def test_multiple_contradictions_at_once_single_forget_pass():
-    v = view_of({"E1": "evidence", "E2": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
-                [dep("K1", "E1"), dep("K2", "E2"), dep("K3", "E1"), dep("K3", "E2")])
+    v = view_of(
+        {"E1": "evidence", "E2": "evidence", "K1": "conclusion", "K2": "conclusion", "K3": "conclusion"},
+        [dep("K1", "E1"), dep("K2", "E2"), dep("K3", "E1"), dep("K3", "E2")],
+    )
     plan = plan_revision(v, [("E1", "contradicts", 0.9), ("E2", "contradicts", 0.7)], 1, None, fact())
     assert sorted(plan.refuted) == ["E1", "E2"]
     assert sorted(plan.invalidated) == ["K1", "K2", "K3"]
@@ -108,8 +142,10 @@ def test_multiple_contradictions_at_once_single_forget_pass():
 
 
 def test_partial_refutation_alternative_justification():
-    v = view_of({"E_qa": "evidence", "E_alt": "evidence", "K": "conclusion"},
-                [dep("K", "E_qa", group="g1"), dep("K", "E_alt", group="g2")])
+    v = view_of(
+        {"E_qa": "evidence", "E_alt": "evidence", "K": "conclusion"},
+        [dep("K", "E_qa", group="g1"), dep("K", "E_alt", group="g2")],
+    )
     plan = plan_revision(v, [("E_qa", "contradicts", 0.9)], 1, None, None)
     assert v.nodes["K"].alive and plan.invalidated == []
     # E_qa still feeds a live node: refuted but retained
@@ -123,8 +159,10 @@ def test_ungrouped_critical_edges_form_one_justification():
 
 
 def test_diamond_changes_each_node_once():
-    v = view_of({"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
-                [dep("E1", "E0"), dep("E2", "E0"), dep("K", "E1"), dep("K", "E2")])
+    v = view_of(
+        {"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
+        [dep("E1", "E0"), dep("E2", "E0"), dep("K", "E1"), dep("K", "E2")],
+    )
     plan = plan_revision(v, [("E0", "contradicts", 0.9)], 1, None, None)
     keys = [c.key for c in plan.changes]
     assert sorted(keys) == ["E0", "E1", "E2", "K"] and len(set(keys)) == len(keys)
@@ -132,8 +170,10 @@ def test_diamond_changes_each_node_once():
 
 
 def test_noncritical_dependency_decays_confidence_only():
-    v = view_of({"E_qa": "evidence", "E_ok": "evidence", "K": "conclusion"},
-                [dep("K", "E_ok"), dep("K", "E_qa", critical=False)])
+    v = view_of(
+        {"E_qa": "evidence", "E_ok": "evidence", "K": "conclusion"},
+        [dep("K", "E_ok"), dep("K", "E_qa", critical=False)],
+    )
     plan = plan_revision(v, [("E_qa", "contradicts", 0.9)], 1, None, None)
     assert v.nodes["K"].alive
     assert v.nodes["K"].confidence == 0.8 * DECAY
@@ -143,17 +183,32 @@ def test_noncritical_dependency_decays_confidence_only():
 
 
 def test_no_supported_rival_keeps_hypothesis_alive_weakened():
-    v = view_of({"E1": "evidence", "A": "hypothesis", "C": "hypothesis"}, [Edge("supports", "E1", "A", weight=0.9)])
+    v = view_of(
+        {"E1": "evidence", "A": "hypothesis", "C": "hypothesis"}, [Edge("supports", "E1", "A", weight=0.9)]
+    )
     plan = plan_revision(v, [("E1", "contradicts", 0.9)], 1, None, fact())
     assert v.nodes["A"].alive and v.nodes["A"].weight == 0.25
     assert plan.promoted == [] and plan.weakened == ["A"]
 
 
 def test_refutes_edges_lower_support_and_rival_choice():
-    v = view_of({"E1": "evidence", "E2": "evidence", "E3": "evidence", "E4": "evidence",
-                 "A": "hypothesis", "B": "hypothesis", "C": "hypothesis"},
-                [Edge("supports", "E1", "A", weight=0.9), Edge("supports", "E2", "B", weight=0.9),
-                 Edge("refutes", "E4", "B", weight=0.5), Edge("supports", "E3", "C", weight=0.6)])
+    v = view_of(
+        {
+            "E1": "evidence",
+            "E2": "evidence",
+            "E3": "evidence",
+            "E4": "evidence",
+            "A": "hypothesis",
+            "B": "hypothesis",
+            "C": "hypothesis",
+        },
+        [
+            Edge("supports", "E1", "A", weight=0.9),
+            Edge("supports", "E2", "B", weight=0.9),
+            Edge("refutes", "E4", "B", weight=0.5),
+            Edge("supports", "E3", "C", weight=0.6),
+        ],
+    )
     assert v.support("B") == 0.9 - 0.5
     plan = plan_revision(v, [("E1", "contradicts", 0.9)], 1, None, fact())
     assert plan.promoted == ["C"]  # 0.6 beats 0.4
@@ -161,8 +216,10 @@ def test_refutes_edges_lower_support_and_rival_choice():
 
 
 def test_promotion_stays_strictly_on_top_at_cap():
-    v = view_of({"E1": "evidence", "E2": "evidence", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis"},
-                [Edge("supports", "E1", "A"), Edge("supports", "E2", "B")])
+    v = view_of(
+        {"E1": "evidence", "E2": "evidence", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis"},
+        [Edge("supports", "E1", "A"), Edge("supports", "E2", "B")],
+    )
     v.nodes["C"].weight = 1.0
     plan_revision(v, [("E1", "contradicts", 0.9)], 1, None, fact())
     assert v.nodes["B"].weight == 1.0 and v.nodes["C"].weight < 1.0
@@ -182,6 +239,7 @@ def test_settle_on_load_invalidates_new_node_resting_on_dead():
 
 
 # ---- properties over random graphs -------------------------------------------------
+
 
 def reference_of(v: BeliefView):
     """The independent reference (bench.reference): justifications from the raw edges."""
@@ -217,7 +275,9 @@ def graphs(draw):
         for t in targets:
             if t == c:
                 continue
-            edges.append(dep(c, t, critical=draw(st.integers(0, 4)) > 0, group=draw(st.sampled_from([None, "a", "b"]))))
+            edges.append(
+                dep(c, t, critical=draw(st.integers(0, 4)) > 0, group=draw(st.sampled_from([None, "a", "b"])))
+            )
     premises = [e for e in ev if not any(x.src == e and x.critical for x in edges)]
     hit = draw(st.lists(st.sampled_from(premises or ev), min_size=1, max_size=3, unique=True))
     return nodes, edges, hit
@@ -275,8 +335,13 @@ def test_revision_is_deterministic(g):
     for order in (hit, list(reversed(hit))):
         v = copy.deepcopy(base)
         plan = plan_revision(v, [(h, "contradicts", 0.9) for h in order], 1, None, None)
-        results.append(([(c.key, c.rule, c.after["state"]) for c in plan.changes], plan.forgotten,
-                        {k: n.state for k, n in v.nodes.items()}))
+        results.append(
+            (
+                [(c.key, c.rule, c.after["state"]) for c in plan.changes],
+                plan.forgotten,
+                {k: n.state for k, n in v.nodes.items()},
+            )
+        )
     assert results[0] == results[1]
 
 
@@ -290,8 +355,13 @@ def test_orphans_respect_supersedes_anchor():
 def test_a_node_loaded_onto_a_disputed_antecedent_enters_disputed():
     """The load takes the state the three-valued labelling gives: resting on a disputed
     node is disputed (undefined), not invalidated; resting on a dead one is invalidated."""
-    v = view_of({"E": "evidence", "G": "evidence", "D": "evidence", "K": "conclusion", "K2": "conclusion"},
-                [Edge("disputes", "G", "E"), dep("K", "E"), dep("K2", "D")], E="disputed", G="disputed", D=REFUTED)
+    v = view_of(
+        {"E": "evidence", "G": "evidence", "D": "evidence", "K": "conclusion", "K2": "conclusion"},
+        [Edge("disputes", "G", "E"), dep("K", "E"), dep("K2", "D")],
+        E="disputed",
+        G="disputed",
+        D=REFUTED,
+    )
     plan = plan_settle(v, ["K", "K2"], 3)
     assert v.nodes["K"].state == "disputed" and v.nodes["K2"].state == INVALIDATED
     assert plan.invalidated == ["K2"] and plan.disputed == ["K"]

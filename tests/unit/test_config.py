@@ -12,25 +12,52 @@ from memory_core.store.settings import SettingsError
 def test_defaults_when_nothing_is_set():
     s = settings.read({})
     assert s == settings.Settings()
-    assert (s.backend, s.lock_timeout, s.gate1_k, s.gate1_threshold, s.llm_concurrency) == ("ladybug", 30.0, 8, None, 4)
+    assert (s.backend, s.lock_timeout, s.gate1_k, s.gate1_threshold, s.llm_concurrency) == (
+        "ladybug",
+        30.0,
+        8,
+        None,
+        4,
+    )
     assert s.verdict_cache is True and s.no_server is False and s.arrow_pool == "system"
 
 
 def test_values_are_parsed_and_typed():
-    s = settings.read({"FALSIFY_BACKEND": "PostgreSQL", "FALSIFY_LOCK_TIMEOUT": "0.5", "FALSIFY_GATE1_K": "3",
-                     "FALSIFY_GATE1_THRESHOLD": "1.5", "FALSIFY_VERDICT_CACHE": "off", "FALSIFY_NO_SERVER": "1",
-                     "FALSIFY_ARROW_POOL": "", "LLM_API_KEY": "sk-x", "FALSIFY_HOME": " /tmp/r "})
+    s = settings.read(
+        {
+            "FALSIFY_BACKEND": "PostgreSQL",
+            "FALSIFY_LOCK_TIMEOUT": "0.5",
+            "FALSIFY_GATE1_K": "3",
+            "FALSIFY_GATE1_THRESHOLD": "1.5",
+            "FALSIFY_VERDICT_CACHE": "off",
+            "FALSIFY_NO_SERVER": "1",
+            "FALSIFY_ARROW_POOL": "",
+            "LLM_API_KEY": "sk-x",
+            "FALSIFY_HOME": " /tmp/r ",
+        }
+    )
     assert (s.backend, s.lock_timeout, s.gate1_k, s.gate1_threshold) == ("postgres", 0.5, 3, 1.5)
     assert s.verdict_cache is False and s.no_server is True and s.arrow_pool == "" and s.llm_key is True
     assert s.home == "/tmp/r"
 
 
-@pytest.mark.parametrize("name, value", [
-    ("FALSIFY_BACKEND", "mysql"), ("FALSIFY_LOCK_TIMEOUT", "soon"), ("FALSIFY_LOCK_TIMEOUT", "-1"),
-    ("FALSIFY_GATE1_K", "0"), ("FALSIFY_GATE1_K", "2.5"), ("FALSIFY_GATE1_THRESHOLD", "3"),
-    ("FALSIFY_LLM_CONCURRENCY", "many"), ("FALSIFY_LLM_BUDGET_USD", "-0.1"), ("FALSIFY_JUDGE_TIMEOUT", "0"),
-    ("FALSIFY_VERDICT_CACHE", "maybe"), ("FALSIFY_RUN_HISTORY_KEEP", "-3"), ("FALSIFY_ARROW_POOL", "tcmalloc"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("FALSIFY_BACKEND", "mysql"),
+        ("FALSIFY_LOCK_TIMEOUT", "soon"),
+        ("FALSIFY_LOCK_TIMEOUT", "-1"),
+        ("FALSIFY_GATE1_K", "0"),
+        ("FALSIFY_GATE1_K", "2.5"),
+        ("FALSIFY_GATE1_THRESHOLD", "3"),
+        ("FALSIFY_LLM_CONCURRENCY", "many"),
+        ("FALSIFY_LLM_BUDGET_USD", "-0.1"),
+        ("FALSIFY_JUDGE_TIMEOUT", "0"),
+        ("FALSIFY_VERDICT_CACHE", "maybe"),
+        ("FALSIFY_RUN_HISTORY_KEEP", "-3"),
+        ("FALSIFY_ARROW_POOL", "tcmalloc"),
+    ],
+)
 def test_a_bad_value_names_the_variable(name, value):
     with pytest.raises(SettingsError) as caught:
         settings.read({name: value})
@@ -39,7 +66,9 @@ def test_a_bad_value_names_the_variable(name, value):
 
 
 def test_the_repr_holds_no_secret():
-    s = settings.read({"FALSIFY_TOKEN": "t0ken-0123456789abcdef", "FALSIFY_DATABASE_URL": "postgresql://a:PW@h/db"})
+    s = settings.read(
+        {"FALSIFY_TOKEN": "t0ken-0123456789abcdef", "FALSIFY_DATABASE_URL": "postgresql://a:PW@h/db"}
+    )
     assert s.token == "t0ken-0123456789abcdef"
     assert "t0ken" not in repr(s) and "PW" not in repr(s)
 
@@ -72,11 +101,21 @@ def test_every_setting_is_one_row_of_the_table():
 def test_the_postgres_variables_are_read_with_the_rest_and_the_password_is_kept_out_of_the_repr():
     from memory_core.store.backends.postgres import database_url
 
-    env = {"DB_HOST": " db.example ", "DB_PORT": "6543", "DB_USERNAME": "u@x", "DB_PASSWORD": "p/w-SECRET",
-           "DB_NAME": "beliefs"}
+    env = {
+        "DB_HOST": " db.example ",
+        "DB_PORT": "6543",
+        "DB_USERNAME": "u@x",
+        "DB_PASSWORD": "p/w-SECRET",
+        "DB_NAME": "beliefs",
+    }
     s = settings.read(env)
-    assert (s.db_host, s.db_port, s.db_username, s.db_password, s.db_name) == \
-        ("db.example", "6543", "u@x", "p/w-SECRET", "beliefs")
+    assert (s.db_host, s.db_port, s.db_username, s.db_password, s.db_name) == (
+        "db.example",
+        "6543",
+        "u@x",
+        "p/w-SECRET",
+        "beliefs",
+    )
     assert "SECRET" not in repr(s)
     assert database_url(s) == "postgresql://u%40x:p%2Fw-SECRET@db.example:6543/beliefs"
     assert database_url(settings.read(dict(env, DB_PORT=""))).endswith("@db.example:5432/beliefs")
@@ -99,8 +138,13 @@ def test_the_postgres_backend_reads_no_variable_itself():
 
 
 # the shells and the API's opening: the only modules that ask for this process's settings
-ALLOWED_TO_FETCH = ("memory_core/store/settings.py", "memory_core/api.py", "memory_core/shell/",
-                    "memory_core/web/", "memory_core/mcp/")
+ALLOWED_TO_FETCH = (
+    "memory_core/store/settings.py",
+    "memory_core/api.py",
+    "memory_core/shell/",
+    "memory_core/web/",
+    "memory_core/mcp/",
+)
 
 
 CONFIG_MODULE = "memory_core.store.settings"  # the module holding the process's settings
@@ -126,8 +170,12 @@ def fetches(source: str) -> list[int]:
         if not isinstance(node, ast.Call):
             continue
         f = node.func
-        if isinstance(f, ast.Attribute) and f.attr in ("current", "reload") \
-                and isinstance(f.value, ast.Name) and f.value.id in modules:
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr in ("current", "reload")
+            and isinstance(f.value, ast.Name)
+            and f.value.id in modules
+        ):
             lines.append(node.lineno)
         elif isinstance(f, ast.Name) and f.id in functions:
             lines.append(node.lineno)

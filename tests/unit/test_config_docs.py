@@ -34,7 +34,9 @@ def table_rows(text: str) -> set[str]:
 
 def test_the_parser_reads_the_settings_it_is_known_for():
     found = parsed()
-    assert {"FALSIFY_HOME", "FALSIFY_LLM_CONCURRENCY", "FALSIFY_TOKEN_FILE", "FALSIFY_GATE1_K"} <= found, found
+    assert {"FALSIFY_HOME", "FALSIFY_LLM_CONCURRENCY", "FALSIFY_TOKEN_FILE", "FALSIFY_GATE1_K"} <= found, (
+        found
+    )
     assert len(found) >= 20, found
 
 
@@ -43,9 +45,12 @@ def test_every_setting_is_in_the_table_and_the_page_names_no_other():
     settings = parsed()
     rows = {v for v in table_rows(text) if v.startswith("FALSIFY_")}
     assert sorted(settings - rows) == [], "settings missing from the table in docs/configuration.md"
-    assert sorted(rows - settings) == [], "rows in docs/configuration.md for variables settings.py does not read"
-    assert sorted(named(text) - settings) == [], \
+    assert sorted(rows - settings) == [], (
+        "rows in docs/configuration.md for variables settings.py does not read"
+    )
+    assert sorted(named(text) - settings) == [], (
         "docs/configuration.md names variables settings.py does not read (tests' variables go in docs/tests.md)"
+    )
 
 
 def test_the_table_has_the_two_llm_settings_config_keeps():

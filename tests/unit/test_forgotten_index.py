@@ -4,8 +4,13 @@ the Memory of every change), through revisions, reinstatements and undos."""
 
 from __future__ import annotations
 
-from memory_core.store.forgotten import (ForgottenIndex, current_tombstones, forgotten_index, memory_of,
-                                        registered_sources)
+from memory_core.store.forgotten import (
+    ForgottenIndex,
+    current_tombstones,
+    forgotten_index,
+    memory_of,
+    registered_sources,
+)
 
 
 class ListJournal:
@@ -22,29 +27,76 @@ class ListJournal:
 
 
 def tomb(key, state="invalidated", edges=()):
-    return {"id": f"id-{key}", "kind": "conclusion", "key": key, "state": state, "epoch": 1, "weight": 0.0,
-            "props": {"key": key, "type": "Conclusion"}, "edges": [list(e) for e in edges]}
+    return {
+        "id": f"id-{key}",
+        "kind": "conclusion",
+        "key": key,
+        "state": state,
+        "epoch": 1,
+        "weight": 0.0,
+        "props": {"key": key, "type": "Conclusion"},
+        "edges": [list(e) for e in edges],
+    }
 
 
 def change(key, before, after, rule="justification_lost", cause=()):
-    return {"key": key, "rule": rule, "cause": list(cause), "before": {"state": before, "weight": 0.5},
-            "after": {"state": after, "weight": 0.0 if after != "alive" else 0.5}}
+    return {
+        "key": key,
+        "rule": rule,
+        "cause": list(cause),
+        "before": {"state": before, "weight": 0.5},
+        "after": {"state": after, "weight": 0.0 if after != "alive" else 0.5},
+    }
 
 
 ENTRIES = [
     {"epoch": 1, "kind": "load", "intent": {"epoch": 1, "add_nodes": [], "del_nodes": []}},
-    {"epoch": 2, "kind": "revise", "changes": [change("E1", "alive", "refuted", "contradicted"), change("K", "alive", "invalidated"),
-                                               change("B", "alive", "alive", "promoted", ["A"])],
-     "intent": {"epoch": 2, "del_nodes": [tomb("K", edges=[("id-K", "id-E1", "depends_on", {}), ("id-J", "id-K", "depends_on", {})])]}},
-    {"epoch": 3, "kind": "revise", "changes": [change("E2", "alive", "refuted", "contradicted"), change("L", "alive", "invalidated")],
-     "intent": {"epoch": 3, "del_nodes": [tomb("L")]}},
+    {
+        "epoch": 2,
+        "kind": "revise",
+        "changes": [
+            change("E1", "alive", "refuted", "contradicted"),
+            change("K", "alive", "invalidated"),
+            change("B", "alive", "alive", "promoted", ["A"]),
+        ],
+        "intent": {
+            "epoch": 2,
+            "del_nodes": [
+                tomb("K", edges=[("id-K", "id-E1", "depends_on", {}), ("id-J", "id-K", "depends_on", {})])
+            ],
+        },
+    },
+    {
+        "epoch": 3,
+        "kind": "revise",
+        "changes": [change("E2", "alive", "refuted", "contradicted"), change("L", "alive", "invalidated")],
+        "intent": {"epoch": 3, "del_nodes": [tomb("L")]},
+    },
     {"epoch": 4, "kind": "undo", "undoes": 3, "changes": []},
-    {"epoch": 5, "kind": "revise", "changes": [change("F1", "alive", "refuted", "contradicted"), change("K", "invalidated", "alive", "reinstated")],
-     "restored": ["K"], "intent": {"epoch": 5, "add_nodes": [tomb("K", "alive", edges=[("id-J", "id-K", "depends_on", {})])],
-                                   "del_nodes": []}},
+    {
+        "epoch": 5,
+        "kind": "revise",
+        "changes": [
+            change("F1", "alive", "refuted", "contradicted"),
+            change("K", "invalidated", "alive", "reinstated"),
+        ],
+        "restored": ["K"],
+        "intent": {
+            "epoch": 5,
+            "add_nodes": [tomb("K", "alive", edges=[("id-J", "id-K", "depends_on", {})])],
+            "del_nodes": [],
+        },
+    },
     {"epoch": 6, "kind": "undo", "undoes": 5, "changes": []},
-    {"epoch": 7, "kind": "revise", "changes": [change("E3", "alive", "refuted", "contradicted"), change("M", "alive", "invalidated")],
-     "intent": {"epoch": 7, "del_nodes": [tomb("M", edges=[("id-N", "id-M", "depends_on", {"group": "g1"})])]}},
+    {
+        "epoch": 7,
+        "kind": "revise",
+        "changes": [change("E3", "alive", "refuted", "contradicted"), change("M", "alive", "invalidated")],
+        "intent": {
+            "epoch": 7,
+            "del_nodes": [tomb("M", edges=[("id-N", "id-M", "depends_on", {"group": "g1"})])],
+        },
+    },
 ]
 
 
@@ -60,8 +112,11 @@ def test_following_the_log_equals_reading_it_whole():
             assert index.antecedents_of(ids) == fresh.antecedents_of(ids), (n, ids)
         assert index._consumers == fresh._consumers, n
         whole = memory_of(ENTRIES[:n])
-        assert (index.memory.before_death, index.memory.promotions, index.memory.weakened) == \
-               (whole.before_death, whole.promotions, whole.weakened), n
+        assert (index.memory.before_death, index.memory.promotions, index.memory.weakened) == (
+            whole.before_death,
+            whole.promotions,
+            whole.weakened,
+        ), n
     assert sorted(index.gone) == ["k", "m"]  # L's forgetting was undone; K's reinstatement was undone
     assert index.gone["k"]["state"] == "invalidated"
     assert sorted(index.antecedents_of(["id-J", "id-N", "id-X"])) == ["K", "M"]

@@ -23,7 +23,11 @@ def test_backwards_is_forwards_reversed(tmp_path, block):
     rng = random.Random(block)
     entries = [{"epoch": i, "kind": "revision", "pad": "x" * rng.randrange(0, 300)} for i in range(1, 60)]
     journal = write_log(tmp_path, entries, torn='{"epoch": 60, "kind": "revi')
-    assert list(journal.entries_backwards(block=block)) == list(reversed(list(journal.entries()))) == entries[::-1]
+    assert (
+        list(journal.entries_backwards(block=block))
+        == list(reversed(list(journal.entries())))
+        == entries[::-1]
+    )
     assert journal.last_entry() == entries[-1] and journal.epoch() == 59
 
 
@@ -47,5 +51,7 @@ def test_last_undoable_skips_what_was_undone(tmp_path):
 
 
 def test_committed_finds_an_epoch_from_the_end(tmp_path):
-    journal = write_log(tmp_path, [{"epoch": e, "kind": "revision"} for e in (1, 2, 3, 5)], torn='{"epoch": 6')
+    journal = write_log(
+        tmp_path, [{"epoch": e, "kind": "revision"} for e in (1, 2, 3, 5)], torn='{"epoch": 6'
+    )
     assert [journal.committed(e) for e in range(0, 8)] == [False, True, True, True, False, True, False, False]

@@ -187,8 +187,10 @@ def cycle_chains(package: Path = PACKAGE) -> list[str]:
     graph = import_graph(package)
     chains = []
     for cycle in cycles(graph):
-        steps = [f"{file_of(a, package)}:{','.join(map(str, sorted(set(graph[a][b]))))}"
-                 for a, b in zip(cycle, cycle[1:])]
+        steps = [
+            f"{file_of(a, package)}:{','.join(map(str, sorted(set(graph[a][b]))))}"
+            for a, b in zip(cycle, cycle[1:])
+        ]
         chains.append(" -> ".join(steps + [file_of(cycle[-1], package)]))
     return chains
 
@@ -201,13 +203,21 @@ def violations(package: Path = PACKAGE) -> list[str]:
         mine = LAYERS.index(layer_of(me))
         for line, target in imports_of(path, package, known):
             top = target.split(".")[0]
-            if top in ENGINE_PACKAGES and layer_of(me) != STORE_ONLY and me not in ENGINE_USERS_BESIDE_THE_STORE:
-                bad.append(f"{me}:{line} imports {target} (only the store layer, {sorted(ENGINE_USERS_BESIDE_THE_STORE)} "
-                           "import cognee and its engines)")
+            if (
+                top in ENGINE_PACKAGES
+                and layer_of(me) != STORE_ONLY
+                and me not in ENGINE_USERS_BESIDE_THE_STORE
+            ):
+                bad.append(
+                    f"{me}:{line} imports {target} (only the store layer, {sorted(ENGINE_USERS_BESIDE_THE_STORE)} "
+                    "import cognee and its engines)"
+                )
             if top == "memory_core":
                 theirs = LAYERS.index(layer_of(target))
                 if theirs > mine:
-                    bad.append(f"{me}:{line} ({LAYERS[mine]}) imports {target} ({LAYERS[theirs]}, a layer above)")
+                    bad.append(
+                        f"{me}:{line} ({LAYERS[mine]}) imports {target} ({LAYERS[theirs]}, a layer above)"
+                    )
     return bad
 
 
@@ -236,17 +246,22 @@ def test_imports_point_down_only():
 
 def test_no_import_cycles():
     chains = cycle_chains()
-    assert not chains, ("import cycles (each file imports the next, at the line given):\n  "
-                        + "\n  ".join(chains))
+    assert not chains, "import cycles (each file imports the next, at the line given):\n  " + "\n  ".join(
+        chains
+    )
 
 
 def test_the_checker_sees_an_upward_import(tmp_path):
     """The layer test can fail: a core module importing the CLI, and cognee, is reported."""
     copy = package_copy(tmp_path)
-    (copy / "core" / "_layer_probe.py").write_text("def f():\n    from memory_core.shell import cli\n    import cognee\n")
+    (copy / "core" / "_layer_probe.py").write_text(
+        "def f():\n    from memory_core.shell import cli\n    import cognee\n"
+    )
     found = violations(copy)
-    assert any(v.startswith("memory_core.core._layer_probe:2 ") and "memory_core.shell.cli (shell" in v
-               for v in found), found
+    assert any(
+        v.startswith("memory_core.core._layer_probe:2 ") and "memory_core.shell.cli (shell" in v
+        for v in found
+    ), found
     assert any(v.startswith("memory_core.core._layer_probe:3 imports cognee") for v in found), found
     assert not any("_layer_probe" in v for v in violations()), "the probe reached the real tree"
 
@@ -260,8 +275,10 @@ def test_the_checker_sees_a_cycle(tmp_path):
     (copy / "core" / "_cycle_b.py").write_text("def f():\n    import memory_core.core._cycle_a\n")
     (copy / "core" / "_cycle_c.py").write_text("from memory_core.core._cycle_a import _cycle_b\n")
     chains = cycle_chains(copy)
-    assert "memory_core/core/_cycle_a.py:3 -> memory_core/core/_cycle_b.py:2 -> memory_core/core/_cycle_a.py" \
-        in chains, chains
+    assert (
+        "memory_core/core/_cycle_a.py:3 -> memory_core/core/_cycle_b.py:2 -> memory_core/core/_cycle_a.py"
+        in chains
+    ), chains
     assert not any("_cycle_c" in chain for chain in chains), chains
     assert not any("_cycle_" in chain for chain in cycle_chains()), "the probe reached the real tree"
 
@@ -277,8 +294,10 @@ def test_a_longer_cycle_is_one_chain_in_import_order(tmp_path):
     (copy / "core" / "sub" / "__init__.py").write_text("from memory_core.core import x\n")
     (copy / "core" / "x.py").write_text("\n\nimport memory_core.core.y\n")
     (copy / "core" / "y.py").write_text("from .z import THING\n")
-    (copy / "core" / "z.py").write_text("from memory_core.core.sub import NAME  # the package's own name\n"
-                                        "THING = 1\n")
+    (copy / "core" / "z.py").write_text(
+        "from memory_core.core.sub import NAME  # the package's own name\nTHING = 1\n"
+    )
     assert cycle_chains(copy) == [
         "memory_core/core/sub/__init__.py:1 -> memory_core/core/x.py:3 -> memory_core/core/y.py:1"
-        " -> memory_core/core/z.py:1 -> memory_core/core/sub/__init__.py"]
+        " -> memory_core/core/z.py:1 -> memory_core/core/sub/__init__.py"
+    ]

@@ -6,9 +6,9 @@ ghosts, the memory of earlier plans passed on) and the reference model
 (:mod:`bench.reference`: justifications and attackers built from the raw edges,
 three-valued labels of the whole graph by its own alternating fixpoint, orphans
 searched over the whole graph) must agree on every node's presence, state,
-weight and confidence, and on the stored edges, after every revision. Graphs hold hypotheses (unequal weights and priors), supports and
-refutes with unequal weights, loaded supersedes edges, non-critical edges
-(decay), alternative justifications, chains, cycles and shared antecedents; the
+weight and confidence, and on the stored edges, after every revision. Graphs hold
+hypotheses (unequal weights and priors), supports and refutes with unequal weights, loaded
+supersedes edges, non-critical edges (decay), alternative justifications, chains, cycles and shared antecedents; the
 revisions may target the new facts of earlier revisions (so provenance anchors
 lose their superseder).
 
@@ -27,8 +27,10 @@ HYP_WEIGHTS = (0.2, 0.5, 0.8, 1.0)
 
 
 def picture(nodes) -> dict:
-    return {k: (str(n.state), round(n.weight, 6), None if n.confidence is None else round(n.confidence, 6))
-            for k, n in nodes.items()}
+    return {
+        k: (str(n.state), round(n.weight, 6), None if n.confidence is None else round(n.confidence, 6))
+        for k, n in nodes.items()
+    }
 
 
 def model_edges(model: Model) -> set:
@@ -104,7 +106,9 @@ def test_engine_matches_whole_graph_reference_after_every_revision(case):
         # each node changes at most once per revision; nothing outside the target's downstream changed
         region = reach(before, {target}) | {f"F{step}"}
         moved = {k for k in before.nodes if picture({k: before.nodes[k]}) != picture({k: model.nodes[k]})}
-        assert moved <= region, f"revision {step} changed {sorted(moved - region)} outside what {target} reaches"
+        assert moved <= region, (
+            f"revision {step} changed {sorted(moved - region)} outside what {target} reaches"
+        )
         states = [c.key for c in plan.changes if c.before["state"] != c.after["state"]]
         assert len(states) == len(set(states)), f"a node changed state twice: {states}"
 

@@ -12,7 +12,9 @@ from bench.reference import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, MEdge, MNod
 from test_property_pure import Engine, agree
 
 
-def small(nodes: dict[str, str], edges: list[tuple], weights: dict | None = None, priors: dict | None = None) -> Model:
+def small(
+    nodes: dict[str, str], edges: list[tuple], weights: dict | None = None, priors: dict | None = None
+) -> Model:
     """nodes: key -> kind; edges: (kind, src, dst[, group or weight]); kind
     ``depends_on_nc`` is a non-critical depends_on."""
     m = Model()
@@ -44,24 +46,38 @@ def both(model: Model, *targets: str):
 def test_put_back_needs_more_than_one_pass():
     """K1 holds through K2 (or E0); K2 through E0 or E1. Refuting E0: K2 is put back
     through E1 and only then K1 through K2 (a single pass of the fixpoint misses K1)."""
-    m = small({"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
-              [("depends_on", "K1", "K2", "a"), ("depends_on", "K1", "E0", "b"),
-               ("depends_on", "K2", "E0", "x"), ("depends_on", "K2", "E1", "y")])
+    m = small(
+        {"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
+        [
+            ("depends_on", "K1", "K2", "a"),
+            ("depends_on", "K1", "E0", "b"),
+            ("depends_on", "K2", "E0", "x"),
+            ("depends_on", "K2", "E1", "y"),
+        ],
+    )
     engine, _, _ = both(m, "E0")
     assert engine.nodes["K1"].state == ALIVE and engine.nodes["K2"].state == ALIVE
 
 
 def test_long_chain_of_alternatives_all_put_back():
-    m = small({"E0": "evidence", "E1": "evidence", **{f"K{i}": "conclusion" for i in range(5)}},
-              [("depends_on", "K0", "E0", "a"), ("depends_on", "K0", "E1", "b")]
-              + [e for i in range(1, 5) for e in (("depends_on", f"K{i}", "E0", "a"), ("depends_on", f"K{i}", f"K{i - 1}", "b"))])
+    m = small(
+        {"E0": "evidence", "E1": "evidence", **{f"K{i}": "conclusion" for i in range(5)}},
+        [("depends_on", "K0", "E0", "a"), ("depends_on", "K0", "E1", "b")]
+        + [
+            e
+            for i in range(1, 5)
+            for e in (("depends_on", f"K{i}", "E0", "a"), ("depends_on", f"K{i}", f"K{i - 1}", "b"))
+        ],
+    )
     engine, _, _ = both(m, "E0")
     assert all(engine.nodes[f"K{i}"].state == ALIVE for i in range(5))
 
 
 def test_cycle_without_outside_support_goes_down():
-    m = small({"E0": "evidence", "K1": "conclusion", "K2": "conclusion"},
-              [("depends_on", "K1", "E0", "a"), ("depends_on", "K1", "K2", "b"), ("depends_on", "K2", "K1")])
+    m = small(
+        {"E0": "evidence", "K1": "conclusion", "K2": "conclusion"},
+        [("depends_on", "K1", "E0", "a"), ("depends_on", "K1", "K2", "b"), ("depends_on", "K2", "K1")],
+    )
     engine, _, plans = both(m, "E0")
     assert sorted(plans[0].invalidated) == ["K1", "K2"] and sorted(plans[0].forgotten) == ["K1", "K2"]
 
@@ -88,8 +104,10 @@ def test_refuter_refuted_reinstates():
 def test_first_alternative_stays_refuted_when_the_second_falls():
     """The property test's first sequence: c holds by a (j1) or b (j2); refute a (F1), then b (F2):
     a stays, refuted, anchored by F1; c is invalidated and forgotten."""
-    m = small({"a": "evidence", "b": "evidence", "c": "conclusion"},
-              [("depends_on", "c", "a", "j1"), ("depends_on", "c", "b", "j2")])
+    m = small(
+        {"a": "evidence", "b": "evidence", "c": "conclusion"},
+        [("depends_on", "c", "a", "j1"), ("depends_on", "c", "b", "j2")],
+    )
     engine, _, plans = both(m, "a", "b")
     assert plans[0].invalidated == [] and plans[0].forgotten == []
     assert engine.nodes["a"].state == REFUTED and "a" not in engine.ghosts
@@ -97,17 +115,25 @@ def test_first_alternative_stays_refuted_when_the_second_falls():
 
 
 def test_alternative_justifications_are_separate_groups():
-    m = small({"A": "evidence", "B": "evidence", "C": "conclusion"},
-              [("depends_on", "C", "A", "j1"), ("depends_on", "C", "B", "j2")])
+    m = small(
+        {"A": "evidence", "B": "evidence", "C": "conclusion"},
+        [("depends_on", "C", "A", "j1"), ("depends_on", "C", "B", "j2")],
+    )
     engine, _, plans = both(m, "A")
     assert engine.nodes["C"].state == ALIVE and plans[0].invalidated == []
 
 
 def test_shared_antecedent_in_two_justifications():
     """g holds by (a, e) or by (d, e) (Building Problem Solvers, ex1)."""
-    m = small({"a": "evidence", "d": "evidence", "e": "evidence", "g": "conclusion"},
-              [("depends_on", "g", "a", "j1"), ("depends_on", "g", "e", "j1"),
-               ("depends_on", "g", "d", "j2"), ("depends_on", "g", "e", "j2")])
+    m = small(
+        {"a": "evidence", "d": "evidence", "e": "evidence", "g": "conclusion"},
+        [
+            ("depends_on", "g", "a", "j1"),
+            ("depends_on", "g", "e", "j1"),
+            ("depends_on", "g", "d", "j2"),
+            ("depends_on", "g", "e", "j2"),
+        ],
+    )
     engine, _, _ = both(m.copy(), "a")
     assert engine.nodes["g"].state == ALIVE
     engine, _, plans = both(m, "a", "e")
@@ -117,10 +143,23 @@ def test_shared_antecedent_in_two_justifications():
 def rivals(weights: dict, priors: dict, support: dict) -> Model:
     """A loses its only supporter E_A; B and C are its rivals with the given
     supporting-edge weights, feedback weights and priors."""
-    return small({"E_A": "evidence", "E_B": "evidence", "E_C": "evidence",
-                  "A": "hypothesis", "B": "hypothesis", "C": "hypothesis"},
-                 [("supports", "E_A", "A", 1.0), ("supports", "E_B", "B", support["B"]),
-                  ("supports", "E_C", "C", support["C"])], weights=weights, priors=priors)
+    return small(
+        {
+            "E_A": "evidence",
+            "E_B": "evidence",
+            "E_C": "evidence",
+            "A": "hypothesis",
+            "B": "hypothesis",
+            "C": "hypothesis",
+        },
+        [
+            ("supports", "E_A", "A", 1.0),
+            ("supports", "E_B", "B", support["B"]),
+            ("supports", "E_C", "C", support["C"]),
+        ],
+        weights=weights,
+        priors=priors,
+    )
 
 
 def test_rival_with_more_support_wins_over_heavier_rival():
@@ -157,8 +196,10 @@ def test_reinstated_hypothesis_undoes_the_promotion():
 
 
 def test_decay_counts_each_dead_noncritical_dependency():
-    m = small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
-              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0"), ("depends_on", "E1", "E0")])
+    m = small(
+        {"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
+        [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0"), ("depends_on", "E1", "E0")],
+    )
     m.nodes["K"].confidence = 0.8
     engine, _, _ = both(m, "E0")
     # E0 refuted and E1 invalidated; only E0 is a non-critical dependency of K
@@ -173,8 +214,10 @@ def test_load_settles_new_nodes_with_more_than_one_pass():
     from memory_core.core.beliefs import BeliefView, Edge, Node
     from memory_core.core.revision import plan_settle
 
-    m = small({"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
-              [("depends_on", "K1", "K2", "a"), ("depends_on", "K1", "E0", "b"), ("depends_on", "K2", "E1")])
+    m = small(
+        {"E0": "evidence", "E1": "evidence", "K1": "conclusion", "K2": "conclusion"},
+        [("depends_on", "K1", "K2", "a"), ("depends_on", "K1", "E0", "b"), ("depends_on", "K2", "E1")],
+    )
     m.nodes["E0"].state, m.nodes["E0"].weight = REFUTED, 0.0
     labels = m.labels()
     view = BeliefView()
@@ -191,9 +234,15 @@ def test_load_settles_new_nodes_with_more_than_one_pass():
 def test_decay_per_dead_noncritical_dependency_compounds():
     """K has non-critical dependencies on E0 and on E1 (which rests on E0): refuting
     E0 kills both, so K's confidence is halved twice."""
-    m = small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
-              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0"), ("depends_on_nc", "K", "E1"),
-               ("depends_on", "E1", "E0")])
+    m = small(
+        {"E0": "evidence", "E1": "evidence", "E2": "evidence", "K": "conclusion"},
+        [
+            ("depends_on", "K", "E2"),
+            ("depends_on_nc", "K", "E0"),
+            ("depends_on_nc", "K", "E1"),
+            ("depends_on", "E1", "E0"),
+        ],
+    )
     m.nodes["K"].confidence = 0.8
     engine, _, _ = both(m, "E0")
     assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.2
@@ -215,8 +264,10 @@ def test_load_keeps_a_node_with_only_a_noncritical_dependency():
 
 
 def test_decay_of_an_unset_confidence_starts_from_one():
-    m = small({"E0": "evidence", "E2": "evidence", "K": "conclusion"},
-              [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0")])
+    m = small(
+        {"E0": "evidence", "E2": "evidence", "K": "conclusion"},
+        [("depends_on", "K", "E2"), ("depends_on_nc", "K", "E0")],
+    )
     engine, _, _ = both(m, "E0")
     assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.5
 
@@ -231,15 +282,29 @@ def test_load_invalidates_with_weight_zero():
     view.add_node(Node("K", "conclusion", question="Q"))
     view.add_edge(Edge("depends_on", "K", "E0"))
     plan = plan_settle(view, ["K"], 1)
-    assert plan.invalidated == ["K"] and view.nodes["K"].state == INVALIDATED and view.nodes["K"].weight == 0.0
+    assert (
+        plan.invalidated == ["K"] and view.nodes["K"].state == INVALIDATED and view.nodes["K"].weight == 0.0
+    )
 
 
 def supported_chain() -> Model:
     """E1 rests on E0 and supports H (with E2); the rival R is supported by E3."""
-    return small({"E0": "evidence", "E1": "evidence", "E2": "evidence", "E3": "evidence",
-                  "H": "hypothesis", "R": "hypothesis"},
-                 [("depends_on", "E1", "E0"), ("supports", "E1", "H", 0.9), ("supports", "E2", "H", 0.5),
-                  ("supports", "E3", "R", 0.6)])
+    return small(
+        {
+            "E0": "evidence",
+            "E1": "evidence",
+            "E2": "evidence",
+            "E3": "evidence",
+            "H": "hypothesis",
+            "R": "hypothesis",
+        },
+        [
+            ("depends_on", "E1", "E0"),
+            ("supports", "E1", "H", 0.9),
+            ("supports", "E2", "H", 0.5),
+            ("supports", "E3", "R", 0.6),
+        ],
+    )
 
 
 def test_dead_evidence_supporting_an_alive_hypothesis_is_kept():

@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from bench.reference import ALIVE, end_validity as model_end_validity, from_investigation, revise_in_time, valid_time_case
+from bench.reference import (
+    ALIVE,
+    end_validity as model_end_validity,
+    from_investigation,
+    revise_in_time,
+    valid_time_case,
+)
 from bench.wholegraph import Engine
 from belief_graphs import investigations, pick_target, revision_picks
 from memory_core.core import validity
@@ -53,8 +59,10 @@ def test_holds_at_is_the_half_open_interval(span, when):
 
 
 def picture(nodes) -> dict:
-    return {k: (str(n.state), round(n.weight, 6), None if n.confidence is None else round(n.confidence, 6))
-            for k, n in nodes.items()}
+    return {
+        k: (str(n.state), round(n.weight, 6), None if n.confidence is None else round(n.confidence, 6))
+        for k, n in nodes.items()
+    }
 
 
 @st.composite
@@ -107,8 +115,11 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
 
 
 @settings(max_examples=200, deadline=None)
-@given(interval(), st.sampled_from([d for d in DATES if d]),
-       st.sampled_from(["alive", "refuted", "superseded", "invalidated"]))
+@given(
+    interval(),
+    st.sampled_from([d for d in DATES if d]),
+    st.sampled_from(["alive", "refuted", "superseded", "invalidated"]),
+)
 def test_as_of_counts_a_fact_only_inside_its_interval_and_never_a_refuted_one(span, when, state):
     from memory_core.core.beliefs import Node
 
@@ -121,6 +132,7 @@ def test_as_of_counts_a_fact_only_inside_its_interval_and_never_a_refuted_one(sp
 
 
 # ---- a fact's whole timeline: histories whose values arrive out of order ------------------
+
 
 def engine_of(model) -> Engine:
     """The pure rules' state for ``model``, valid time included."""
@@ -148,22 +160,30 @@ def rejudge_structured(view, plan, model_after, triple) -> None:
             mine = model_after.nodes[key].triple
             if mine is None:
                 continue
-            if model_after.contradicted_by_triple(key, triple) or (model_after.single_valued(key) and any(
-                    other != key and reinstatement.alive_after(view, new_labels, other)
-                    and model_after.nodes.get(other) is not None and model_after.nodes[other].triple is not None
+            if model_after.contradicted_by_triple(key, triple) or (
+                model_after.single_valued(key)
+                and any(
+                    other != key
+                    and reinstatement.alive_after(view, new_labels, other)
+                    and model_after.nodes.get(other) is not None
+                    and model_after.nodes[other].triple is not None
                     and model_after.same_value_slot(other, mine)
                     and model_after.nodes[other].triple[2].casefold() != mine[2].casefold()
-                    for other in view.nodes)):
+                    for other in view.nodes
+                )
+            ):
                 hit.append(key)
         if not hit:
             return
         for key in hit:
-            reinstatement.keep_dead(view, plan, reinstatement.Rejudged(key, plan.new_node.key, "contradicts", 0.9,
-                                                                       "structured"))
+            reinstatement.keep_dead(
+                view, plan, reinstatement.Rejudged(key, plan.new_node.key, "contradicts", 0.9, "structured")
+            )
 
 
-def engine_in_time(engine: Engine, model_before, new_key: str, triple: tuple, new: tuple, question: str,
-                   epoch: int) -> dict:
+def engine_in_time(
+    engine: Engine, model_before, new_key: str, triple: tuple, new: tuple, question: str, epoch: int
+) -> dict:
     """One timed fact through the pure rules exactly as a revision applies them
     (``tasks.propagate_refutation``): the structured judge's verdicts on the fact's whole
     timeline, read in valid time, the policy's default (the fact wins), then its place in time."""
@@ -179,6 +199,7 @@ def engine_in_time(engine: Engine, model_before, new_key: str, triple: tuple, ne
     validity.reopen(view, plan, timed["kept"], {}, new_key)
     model_after = model_before.copy()  # the triples the structured judge reads (the new fact's too)
     from bench.reference import MNode
+
     model_after.nodes[new_key] = MNode(new_key, "evidence", question, triple=triple)
     rejudge_structured(view, plan, model_after, triple)
     revision.propagate_refutation(view, plan, engine.memory, set(engine.ghosts))
@@ -219,19 +240,39 @@ def test_out_of_order_histories_match_the_reference(seed, order):
         assert picture(stored) == picture(model.stored()), (n, steps, inv)
         evidence = [k for k, node in model.stored().items() if node.kind == "evidence"]
         assert timelines(stored, evidence) == timelines(model.stored(), evidence), (n, steps)
-        held = [(k, f"{model.nodes[k].triple[0]}|led by", model.nodes[k].triple[2],
-                 (stored[k].valid_from, stored[k].valid_to)) for k in evidence
-                if model.nodes[k].triple and (stored[k].state in ("alive", "disputed") or
-                                              (stored[k].state == "superseded" and stored[k].valid_to))]
+        held = [
+            (
+                k,
+                f"{model.nodes[k].triple[0]}|led by",
+                model.nodes[k].triple[2],
+                (stored[k].valid_from, stored[k].valid_to),
+            )
+            for k in evidence
+            if model.nodes[k].triple
+            and (
+                stored[k].state in ("alive", "disputed")
+                or (stored[k].state == "superseded" and stored[k].valid_to)
+            )
+        ]
         assert validity.overlaps(held) == [], (n, steps, held)
 
 
 def test_the_issue_history_ends_the_late_value_where_the_next_known_one_starts():
     """40 t from 2010, then 30 t from 2018 (40 t held until 2018), then 45 t from 2005: 45 t
     held until 2010, where the earliest later known value (40 t, superseded in time) starts."""
-    inv = {"question": {"key": "Q", "text": "limit?"},
-           "evidence": [{"key": "E40", "claim": "40 t", "subject": "bridge", "predicate": "limit", "object": "40 t",
-                         "valid_from": "2010-01-01"}]}
+    inv = {
+        "question": {"key": "Q", "text": "limit?"},
+        "evidence": [
+            {
+                "key": "E40",
+                "claim": "40 t",
+                "subject": "bridge",
+                "predicate": "limit",
+                "object": "40 t",
+                "valid_from": "2010-01-01",
+            }
+        ],
+    }
     from bench.graphs import loaded_model
 
     model = loaded_model(inv)
@@ -241,5 +282,9 @@ def test_the_issue_history_ends_the_late_value_where_the_next_known_one_starts()
         revise_in_time(model, key, ("bridge", "limit", obj), (start, None), "Q")
         engine_in_time(engine, before, key, ("bridge", "limit", obj), (start, None), "Q", n)
     got = timelines(engine.nodes, ["E45", "E40", "E30"])
-    assert got == {"E45": ("2005-01-01", "2010-01-01"), "E40": ("2010-01-01", "2018-03-01"), "E30": ("2018-03-01", None)}
+    assert got == {
+        "E45": ("2005-01-01", "2010-01-01"),
+        "E40": ("2010-01-01", "2018-03-01"),
+        "E30": ("2018-03-01", None),
+    }
     assert got == timelines(model.nodes, ["E45", "E40", "E30"])

@@ -14,10 +14,11 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def table_after(page: str, heading: str, first_column: str) -> list[list[str]]:
-    """The rows (cells) of the first table after ``heading`` in ``docs/page`` whose header starts with ``first_column``."""
+    """The rows (cells) of the first table after ``heading`` in ``docs/page`` whose header starts
+    with ``first_column``."""
     text = (DOCS / page).read_text(encoding="utf-8")
-    text = text[text.index(heading):]
-    text = text[text.index(f"| {first_column} |"):]
+    text = text[text.index(heading) :]
+    text = text[text.index(f"| {first_column} |") :]
     rows = []
     for line in text.splitlines()[2:]:
         if not line.startswith("|"):
@@ -37,8 +38,20 @@ def test_python_api_table_matches_the_signatures():
     for cell, _ in rows:
         for call in re.findall(r"`(?:Falsify\.)?(\w+)\(([^`]*)\)`", cell):
             documented[call[0]] = names_in(call[1])
-    for name in ("open", "attach", "load", "revise", "revise_many", "resolve", "recall", "search", "status",
-                 "explain", "undo", "check"):
+    for name in (
+        "open",
+        "attach",
+        "load",
+        "revise",
+        "revise_many",
+        "resolve",
+        "recall",
+        "search",
+        "status",
+        "explain",
+        "undo",
+        "check",
+    ):
         assert name in documented, f"docs/python-api.md's table lacks {name}"
     for name, params in documented.items():
         method = getattr(Falsify, name)
@@ -46,7 +59,9 @@ def test_python_api_table_matches_the_signatures():
         # internal knobs (purpose, lock-free reading, the CLI's pin reason and progress callbacks) may stay unlisted
         internal = {"purpose", "pin_reason", "what", "on_result"}
         assert params <= real, f"{name}: docs/python-api.md names {params - real}, not in the signature"
-        assert real - internal <= params, f"{name}: docs/python-api.md's row lacks {sorted(real - internal - params)}"
+        assert real - internal <= params, (
+            f"{name}: docs/python-api.md's row lacks {sorted(real - internal - params)}"
+        )
 
 
 def test_mcp_tool_table_matches_the_tools():
@@ -54,7 +69,9 @@ def test_mcp_tool_table_matches_the_tools():
     from memory_core.mcp.server import build_server
 
     server = build_server(Gate(lambda: None))
-    tools = {tool.name: set(tool.parameters.get("properties", {})) for tool in server._tool_manager.list_tools()}
+    tools = {
+        tool.name: set(tool.parameters.get("properties", {})) for tool in server._tool_manager.list_tools()
+    }
     rows = {row[0].strip("`"): row[1] for row in table_after("mcp.md", "**Tools**", "tool")}
     assert set(rows) == set(tools)
     for name, params in tools.items():

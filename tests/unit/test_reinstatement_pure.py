@@ -8,10 +8,23 @@ import pytest
 
 from memory_core.core import reinstatement
 from memory_core.core.beliefs import BeliefView, Edge, Node
-from memory_core.core.cardinality import (MANY, ONE, cardinality, check_predicates, declarations_text, merged,
-                                          multi_valued, stored_predicates)
+from memory_core.core.cardinality import (
+    MANY,
+    ONE,
+    cardinality,
+    check_predicates,
+    declarations_text,
+    merged,
+    multi_valued,
+    stored_predicates,
+)
 from memory_core.core.errors import InputError
-from memory_core.core.revision import begin, forget_orphans, promote_competing_hypothesis, propagate_refutation
+from memory_core.core.revision import (
+    begin,
+    forget_orphans,
+    promote_competing_hypothesis,
+    propagate_refutation,
+)
 
 
 def chain_view() -> BeliefView:
@@ -28,8 +41,13 @@ def chain_view() -> BeliefView:
 
 
 def crane(view: BeliefView):
-    return begin(view, [("F_bolt", "contradicts", 0.9)], 2, "Lot 7 was manufactured by Crane.",
-                 Node("F_crane", "evidence", question="Q", text="Lot 7 was manufactured by Crane."))
+    return begin(
+        view,
+        [("F_bolt", "contradicts", 0.9)],
+        2,
+        "Lot 7 was manufactured by Crane.",
+        Node("F_crane", "evidence", question="Q", text="Lot 7 was manufactured by Crane."),
+    )
 
 
 def finish(view, plan):
@@ -48,7 +66,9 @@ def test_what_a_revision_would_bring_back():
     assert back == ["E_acme"]  # evidence only: K comes back through it, not on its own
     assert labels["F_bolt"] == "dead" and labels["E_acme"] == "alive" and labels["K"] == "alive"
     assert reinstatement.returning(view, seeds, forced, skip=["E_acme"])[0] == []
-    assert reinstatement.alive_after(view, labels, "F_crane") and not reinstatement.alive_after(view, labels, "F_bolt")
+    assert reinstatement.alive_after(view, labels, "F_crane") and not reinstatement.alive_after(
+        view, labels, "F_bolt"
+    )
 
 
 def test_a_dispute_would_bring_it_back_disputed():
@@ -57,8 +77,16 @@ def test_a_dispute_would_bring_it_back_disputed():
     from memory_core.core.policy import Decision
 
     view = chain_view()
-    plan = begin(view, [("F_bolt", "contradicts", 0.9)], 2, "Crane", Node("F_crane", "evidence", question="Q"),
-                 decisions={"F_bolt": Decision("F_bolt", "F_crane", None, "preserve_both", "no policy could order them")})
+    plan = begin(
+        view,
+        [("F_bolt", "contradicts", 0.9)],
+        2,
+        "Crane",
+        Node("F_crane", "evidence", question="Q"),
+        decisions={
+            "F_bolt": Decision("F_bolt", "F_crane", None, "preserve_both", "no policy could order them")
+        },
+    )
     back, labels = reinstatement.returning(view, *reinstatement.seeds_of(plan))
     assert back == ["E_acme"] and labels["E_acme"] == "disputed"
 
@@ -72,8 +100,18 @@ def test_without_a_verdict_the_old_value_comes_back():
 def test_kept_dead_it_and_what_rests_on_it_stay_dead():
     view = chain_view()
     plan = crane(view)
-    reinstatement.keep_dead(view, plan, reinstatement.Rejudged("E_acme", "F_crane", "contradicts", 0.9, "structured",
-                                                               "same subject and predicate, another object"))
+    reinstatement.keep_dead(
+        view,
+        plan,
+        reinstatement.Rejudged(
+            "E_acme",
+            "F_crane",
+            "contradicts",
+            0.9,
+            "structured",
+            "same subject and predicate, another object",
+        ),
+    )
     assert Edge("supersedes", "F_crane", "E_acme", confidence=0.9) in plan.new_edges
     seeds, forced = reinstatement.seeds_of(plan)
     assert reinstatement.returning(view, seeds, forced)[0] == []
@@ -91,7 +129,9 @@ def test_keeping_one_dead_can_bring_back_what_it_had_refuted():
     and C are both dead then) would come back in turn."""
     view = BeliefView()
     for key, state in (("A", "refuted"), ("B", "refuted"), ("C", "alive")):
-        view.add_node(Node(key, "evidence", state=state, weight=0.0 if state != "alive" else 0.5, question="Q"))
+        view.add_node(
+            Node(key, "evidence", state=state, weight=0.0 if state != "alive" else 0.5, question="Q")
+        )
     view.add_edge(Edge("supersedes", "B", "A"))
     view.add_edge(Edge("supersedes", "C", "B"))
     view.add_edge(Edge("supersedes", "C", "A"))  # C was judged against A when B died
@@ -102,7 +142,12 @@ def test_keeping_one_dead_can_bring_back_what_it_had_refuted():
     assert reinstatement.returning(view, seeds, forced, skip=["B"])[0] == ["A"]
     reinstatement.keep_dead(view, plan, reinstatement.Rejudged("A", "D", "contradicts", 0.9, "structured"))
     finish(view, plan)
-    assert {k: view.nodes[k].state for k in "ABCD"} == {"A": "refuted", "B": "refuted", "C": "refuted", "D": "alive"}
+    assert {k: view.nodes[k].state for k in "ABCD"} == {
+        "A": "refuted",
+        "B": "refuted",
+        "C": "refuted",
+        "D": "alive",
+    }
 
 
 def test_unjudged_reinstatement_says_so():
@@ -124,7 +169,16 @@ def test_predicate_declarations():
     text = declarations_text({"speaks": MANY, "capital": ONE})
     assert '["speaks"]' in text and "NOT a contradiction" in text and '["capital"]' in text
     assert declarations_text({}) == ""
-    for bad in ({"speaks": "several"}, {"speaks": 1}, {"": "many"}, {"a|b": "many"}, ["speaks"], "many",
-                {"Speaks": "many", "speaks": "one"}, {"x" * 201: "one"}, {"a\tb": "one"}):
+    for bad in (
+        {"speaks": "several"},
+        {"speaks": 1},
+        {"": "many"},
+        {"a|b": "many"},
+        ["speaks"],
+        "many",
+        {"Speaks": "many", "speaks": "one"},
+        {"x" * 201: "one"},
+        {"a\tb": "one"},
+    ):
         with pytest.raises(InputError):
             check_predicates(bad)

@@ -11,8 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge, Node
 from memory_core.core.errors import InputError
-from memory_core.core.policy import (
-    EVIDENCE, FACT, Claim, Decision, check_policy, check_trust, decide)
+from memory_core.core.policy import EVIDENCE, FACT, Claim, Decision, check_policy, check_trust, decide
 from memory_core.core.revision import plan_relabel, plan_resolve, plan_revision
 from memory_core.core.tms import Memory, labels, three_valued_violations
 from memory_core.core.vocabulary import DISPUTED
@@ -21,6 +20,7 @@ TODAY = "2026-12-01"
 
 
 # ---- policies -----------------------------------------------------------------------
+
 
 def test_latest_wins_by_date_undated_and_tie():
     e = Claim("E", asserted_at="2021-03-01")
@@ -35,20 +35,35 @@ def test_latest_wins_by_date_undated_and_tie():
     d = decide("latest_wins", Claim("E"), Claim("F", asserted_at="1900-01-01"), TODAY)
     assert d.winner == FACT and "undated" in d.reason
     # date-times and dates compare on one time line
-    assert decide("latest_wins", Claim("E", asserted_at="2021-03-01T10:00:00Z"),
-                  Claim("F", asserted_at="2021-03-01"), TODAY).winner == EVIDENCE
+    assert (
+        decide(
+            "latest_wins",
+            Claim("E", asserted_at="2021-03-01T10:00:00Z"),
+            Claim("F", asserted_at="2021-03-01"),
+            TODAY,
+        ).winner
+        == EVIDENCE
+    )
 
 
 def test_trust_ranked_and_fallback():
-    d = decide("trust_ranked", Claim("E_qa", trust=0.9, asserted_at="2019-01-01"),
-               Claim("F", trust=0.2, asserted_at="2024-01-01"), TODAY)
+    d = decide(
+        "trust_ranked",
+        Claim("E_qa", trust=0.9, asserted_at="2019-01-01"),
+        Claim("F", trust=0.2, asserted_at="2024-01-01"),
+        TODAY,
+    )
     assert d.winner == EVIDENCE and d.reason == "E_qa kept: trust 0.9 > 0.2 (trust_ranked)"
     assert d.winner_key == "E_qa" and d.loser_key == "F"
     d = decide("trust_ranked", Claim("E", trust=0.3), Claim("F", trust=0.8), TODAY)
     assert d.winner == FACT and d.reason == "F wins: trust 0.8 > 0.3 (trust_ranked)"
     # equal trust: latest_wins
-    d = decide("trust_ranked", Claim("E", trust=0.5, asserted_at="2025-01-01"),
-               Claim("F", trust=0.5, asserted_at="2020-01-01"), TODAY)
+    d = decide(
+        "trust_ranked",
+        Claim("E", trust=0.5, asserted_at="2025-01-01"),
+        Claim("F", trust=0.5, asserted_at="2020-01-01"),
+        TODAY,
+    )
     assert d.winner == EVIDENCE and "latest_wins" in d.reason
 
 
@@ -69,11 +84,19 @@ def test_bad_policy_and_trust_values():
 
 # ---- the worked example -------------------------------------------------------------
 
+
 def view_of(nodes: dict[str, str], edges: list[Edge], **states) -> BeliefView:
     v = BeliefView()
     for key, kind in nodes.items():
-        v.add_node(Node(key, kind, question="Q", state=states.get(key, ALIVE),
-                        confidence=0.8 if kind == "conclusion" else None))
+        v.add_node(
+            Node(
+                key,
+                kind,
+                question="Q",
+                state=states.get(key, ALIVE),
+                confidence=0.8 if kind == "conclusion" else None,
+            )
+        )
     for e in edges:
         v.add_edge(e)
     return v
@@ -88,10 +111,27 @@ def fact(key="F"):
 
 
 def seed_view():
-    nodes = {"Q": "question", "A": "hypothesis", "B": "hypothesis", "C": "hypothesis",
-             "E_qa": "evidence", "E_email": "evidence", "E_alt": "evidence", "K": "conclusion", "K2": "conclusion"}
-    return view_of(nodes, [dep("K", "E_qa"), dep("K2", "E_qa", group="a"), dep("K2", "E_alt", group="b"),
-                           Edge("supports", "E_qa", "A", weight=0.8), Edge("supports", "E_email", "B", weight=0.7)])
+    nodes = {
+        "Q": "question",
+        "A": "hypothesis",
+        "B": "hypothesis",
+        "C": "hypothesis",
+        "E_qa": "evidence",
+        "E_email": "evidence",
+        "E_alt": "evidence",
+        "K": "conclusion",
+        "K2": "conclusion",
+    }
+    return view_of(
+        nodes,
+        [
+            dep("K", "E_qa"),
+            dep("K2", "E_qa", group="a"),
+            dep("K2", "E_alt", group="b"),
+            Edge("supports", "E_qa", "A", weight=0.8),
+            Edge("supports", "E_email", "B", weight=0.7),
+        ],
+    )
 
 
 def decision(e, f, winner):
@@ -105,19 +145,23 @@ def states(v):
 def test_evidence_wins_records_the_fact_refuted_and_changes_nothing_else():
     v = seed_view()
     before = states(v)
-    plan = plan_revision(v, [("E_qa", "contradicts", 0.9)], 1, "tabloid", fact(),
-                         {"E_qa": decision("E_qa", "F", EVIDENCE)})
+    plan = plan_revision(
+        v, [("E_qa", "contradicts", 0.9)], 1, "tabloid", fact(), {"E_qa": decision("E_qa", "F", EVIDENCE)}
+    )
     assert v.nodes["F"].state == REFUTED and plan.refuted == ["F"]
     assert [c.rule for c in plan.changes] == ["outranked"]
     assert {k: s for k, s in states(v).items() if k != "F"} == before
-    assert [(e.kind, e.src, e.dst, e.confidence) for e in plan.new_edges] == [("supersedes", "E_qa", "F", 0.9)]
+    assert [(e.kind, e.src, e.dst, e.confidence) for e in plan.new_edges] == [
+        ("supersedes", "E_qa", "F", 0.9)
+    ]
     assert plan.forgotten == [] and plan.decisions[0]["winner"] == "E_qa"
 
 
 def test_dispute_makes_dependents_disputed_and_touches_no_hypothesis():
     v = seed_view()
-    plan = plan_revision(v, [("E_qa", "contradicts", 0.9)], 1, None, fact(),
-                         {"E_qa": decision("E_qa", "F", None)})
+    plan = plan_revision(
+        v, [("E_qa", "contradicts", 0.9)], 1, None, fact(), {"E_qa": decision("E_qa", "F", None)}
+    )
     assert v.nodes["E_qa"].state == DISPUTED and v.nodes["F"].state == DISPUTED
     assert v.nodes["K"].state == DISPUTED  # its only support runs through disputed evidence
     assert v.nodes["K2"].alive  # an alternative alive justification
@@ -130,15 +174,25 @@ def test_dispute_makes_dependents_disputed_and_touches_no_hypothesis():
 @pytest.mark.parametrize("winner", ["F", "E_qa"])
 def test_resolve_equals_winning_outright(winner):
     disputed = seed_view()
-    plan_revision(disputed, [("E_qa", "contradicts", 0.9)], 1, None, fact(), {"E_qa": decision("E_qa", "F", None)})
+    plan_revision(
+        disputed, [("E_qa", "contradicts", 0.9)], 1, None, fact(), {"E_qa": decision("E_qa", "F", None)}
+    )
     loser = "E_qa" if winner == "F" else "F"
     plan = plan_resolve(disputed, loser, winner, 2)
     outright = seed_view()
-    plan_revision(outright, [("E_qa", "contradicts", 0.9)], 1, None, fact(),
-                  {"E_qa": decision("E_qa", "F", FACT if winner == "F" else EVIDENCE)})
+    plan_revision(
+        outright,
+        [("E_qa", "contradicts", 0.9)],
+        1,
+        None,
+        fact(),
+        {"E_qa": decision("E_qa", "F", FACT if winner == "F" else EVIDENCE)},
+    )
     assert states(disputed) == states(outright)
     assert [(e.kind, e.src, e.dst) for e in plan.removed_edges] == [("disputes", "F", "E_qa")]
-    assert [(e.kind, e.src, e.dst, e.confidence) for e in plan.new_edges] == [("supersedes", winner, loser, 0.9)]
+    assert [(e.kind, e.src, e.dst, e.confidence) for e in plan.new_edges] == [
+        ("supersedes", winner, loser, 0.9)
+    ]
     if winner == "F":
         assert disputed.nodes["K"].state == INVALIDATED and plan.forgotten == ["K"]
         assert plan.promoted == ["B"] and disputed.nodes["A"].state == SUPERSEDED
@@ -169,7 +223,9 @@ def test_reinstatement_brings_back_forgotten_dependents_and_hypotheses():
     memory.absorb(second)
     assert v.nodes["F1"].state == REFUTED and v.nodes["E_qa"].alive and v.nodes["K"].alive
     assert second.restored == ["K"] and v.nodes["A"].alive and v.nodes["A"].weight == 0.5
-    assert v.nodes["B"].weight == 0.5 and second.demoted == ["B"]  # promoted only because A had lost its support
+    assert v.nodes["B"].weight == 0.5 and second.demoted == [
+        "B"
+    ]  # promoted only because A had lost its support
     assert v.nodes["E_qa"].weight == 0.5  # the weight it had before it died
     e = next(c for c in second.changes if c.key == "E_qa")
     assert e.rule == "reinstated" and e.cause == ["F1"]
@@ -190,6 +246,7 @@ def test_supersedes_verdict_passes_on_what_the_old_value_superseded():
 
 
 # ---- an independent model of the three-valued labelling -----------------------------
+
 
 def model_labels(v: BeliefView) -> dict[str, str]:
     """The issue's rule, computed another way: premise statuses by Kleene
@@ -228,8 +285,11 @@ def model_labels(v: BeliefView) -> dict[str, str]:
         while grew:
             grew = False
             for k in keys:
-                if k not in got and k not in premises and any(all(a in got for a in ants)
-                                                              for _, ants in v.justifications(k)):
+                if (
+                    k not in got
+                    and k not in premises
+                    and any(all(a in got for a in ants) for _, ants in v.justifications(k))
+                ):
                     got.add(k)
                     grew = True
         return got
@@ -249,16 +309,32 @@ def scenarios(draw):
     n_c = draw(st.integers(1, 7))
     ev = [f"E{i}" for i in range(n_e)]
     co = [f"K{i}" for i in range(n_c)]
-    nodes = {**{e: "evidence" for e in ev}, **{c: "conclusion" for c in co}, "H1": "hypothesis", "H2": "hypothesis"}
+    nodes = {
+        **{e: "evidence" for e in ev},
+        **{c: "conclusion" for c in co},
+        "H1": "hypothesis",
+        "H2": "hypothesis",
+    }
     edges = []
     for c in co:
         for t in draw(st.lists(st.sampled_from(ev + co), min_size=0, max_size=3, unique=True)):
             if t != c:
-                edges.append(dep(c, t, critical=draw(st.integers(0, 5)) > 0, group=draw(st.sampled_from([None, "a", "b"]))))
+                edges.append(
+                    dep(
+                        c,
+                        t,
+                        critical=draw(st.integers(0, 5)) > 0,
+                        group=draw(st.sampled_from([None, "a", "b"])),
+                    )
+                )
     for e in draw(st.lists(st.sampled_from(ev), max_size=3, unique=True)):
         edges.append(Edge("supports", e, draw(st.sampled_from(["H1", "H2"])), weight=0.6))
     # operations: (index of the contradicted premise among evidence and earlier facts, decision)
-    ops = draw(st.lists(st.tuples(st.integers(0, 20), st.sampled_from([FACT, EVIDENCE, None])), min_size=1, max_size=4))
+    ops = draw(
+        st.lists(
+            st.tuples(st.integers(0, 20), st.sampled_from([FACT, EVIDENCE, None])), min_size=1, max_size=4
+        )
+    )
     return nodes, edges, ops
 
 
@@ -281,8 +357,16 @@ def run_ops(v: BeliefView, ops, memory: Memory, ghosts: set[str]):
         premises = sorted(k for k, n in v.nodes.items() if n.kind == "evidence" and not v.justifications(k))
         target = premises[pick % len(premises)]
         new = fact(f"F{i}")
-        plan = plan_revision(v, [(target, "contradicts", 0.9)], i, None, new,
-                             {target: decision(target, new.key, winner)}, memory=memory, ghosts=ghosts)
+        plan = plan_revision(
+            v,
+            [(target, "contradicts", 0.9)],
+            i,
+            None,
+            new,
+            {target: decision(target, new.key, winner)},
+            memory=memory,
+            ghosts=ghosts,
+        )
         memory.absorb(plan)
         ghosts |= set(plan.forgotten)
         ghosts -= set(plan.restored)
@@ -324,18 +408,34 @@ def test_resolving_a_dispute_equals_winning_outright(s, fact_wins):
         return
     n = len(ops)
     disputed, outright = copy.deepcopy(base), copy.deepcopy(base)
-    plan = plan_revision(disputed, [(target, "contradicts", 0.9)], n, None, fact(f"F{n}"),
-                         {target: decision(target, f"F{n}", None)}, ghosts=ghosts)
+    plan = plan_revision(
+        disputed,
+        [(target, "contradicts", 0.9)],
+        n,
+        None,
+        fact(f"F{n}"),
+        {target: decision(target, f"F{n}", None)},
+        ghosts=ghosts,
+    )
     assert plan.forgotten == []
     if disputed.nodes[target].state != DISPUTED:
         return
     winner, loser = (f"F{n}", target) if fact_wins else (target, f"F{n}")
     resolved = plan_resolve(disputed, loser, winner, n + 1, ghosts=ghosts)
-    direct = plan_revision(outright, [(target, "contradicts", 0.9)], n, None, fact(f"F{n}"),
-                           {target: decision(target, f"F{n}", FACT if fact_wins else EVIDENCE)}, ghosts=ghosts)
+    direct = plan_revision(
+        outright,
+        [(target, "contradicts", 0.9)],
+        n,
+        None,
+        fact(f"F{n}"),
+        {target: decision(target, f"F{n}", FACT if fact_wins else EVIDENCE)},
+        ghosts=ghosts,
+    )
     assert sorted(resolved.forgotten) == sorted(direct.forgotten)
     assert states(disputed) == states(outright)
-    assert {k: label(v.state) for k, v in disputed.nodes.items() if k in model_labels(disputed)} == model_labels(disputed)
+    assert {
+        k: label(v.state) for k, v in disputed.nodes.items() if k in model_labels(disputed)
+    } == model_labels(disputed)
     for k in resolved.forgotten:
         assert disputed.nodes[k].state in (REFUTED, INVALIDATED)
 
@@ -352,11 +452,15 @@ def test_reinstatement_then_re_refutation_returns_the_earlier_labels(s):
     if v.nodes[target].state != ALIVE:
         return
     forgotten_before = set(ghosts)
-    first = plan_revision(v, [(target, "contradicts", 0.9)], 10, None, fact("R1"), memory=memory, ghosts=ghosts)
+    first = plan_revision(
+        v, [(target, "contradicts", 0.9)], 10, None, fact("R1"), memory=memory, ghosts=ghosts
+    )
     memory.absorb(first)
     ghosts |= set(first.forgotten)
     earlier = states(v)
-    second = plan_revision(v, [("R1", "contradicts", 0.9)], 11, None, fact("R2"), memory=memory, ghosts=ghosts)
+    second = plan_revision(
+        v, [("R1", "contradicts", 0.9)], 11, None, fact("R2"), memory=memory, ghosts=ghosts
+    )
     memory.absorb(second)
     assert v.nodes[target].alive  # nothing else supersedes it: reinstated
     assert set(second.restored) <= ghosts
@@ -371,22 +475,36 @@ def test_reinstatement_then_re_refutation_returns_the_earlier_labels(s):
 
 # ---- format and requests ------------------------------------------------------------
 
+
 def test_investigation_sources_and_policy():
     import json
 
     from memory_core.core.investigation import parse
 
-    base = {"question": {"key": "Q", "text": "Who?"},
-            "evidence": [{"key": "E", "claim": "c", "source_id": "lab"}]}
-    inv = parse(json.dumps(dict(base, sources=[{"id": "lab", "trust": 0.9, "name": "QA lab"}, {"id": "blog", "trust": 0}],
-                                policy="trust_ranked")))
+    base = {
+        "question": {"key": "Q", "text": "Who?"},
+        "evidence": [{"key": "E", "claim": "c", "source_id": "lab"}],
+    }
+    inv = parse(
+        json.dumps(
+            dict(
+                base,
+                sources=[{"id": "lab", "trust": 0.9, "name": "QA lab"}, {"id": "blog", "trust": 0}],
+                policy="trust_ranked",
+            )
+        )
+    )
     assert inv.policy == "trust_ranked"
     assert inv.sources == [{"id": "lab", "trust": 0.9, "name": "QA lab"}, {"id": "blog", "trust": 0.0}]
     assert parse(json.dumps(base)).policy is None and parse(json.dumps(base)).sources == []
-    bad = [({"policy": "newest"}, "policy"), ({"sources": [{"id": "x", "trust": 2}]}, "trust"),
-           ({"sources": [{"id": "x"}]}, "missing 'trust'"), ({"sources": [{"id": "x", "trust": 0.5, "url": 1}]}, "unknown"),
-           ({"sources": [{"id": "x", "trust": 0.5}, {"id": "x", "trust": 0.2}]}, "duplicate"),
-           ({"sources": {"x": 1}}, "must be a list")]
+    bad = [
+        ({"policy": "newest"}, "policy"),
+        ({"sources": [{"id": "x", "trust": 2}]}, "trust"),
+        ({"sources": [{"id": "x"}]}, "missing 'trust'"),
+        ({"sources": [{"id": "x", "trust": 0.5, "url": 1}]}, "unknown"),
+        ({"sources": [{"id": "x", "trust": 0.5}, {"id": "x", "trust": 0.2}]}, "duplicate"),
+        ({"sources": {"x": 1}}, "must be a list"),
+    ]
     for extra, message in bad:
         with pytest.raises(InputError, match=message):
             parse(json.dumps(dict(base, **extra)))
@@ -403,7 +521,9 @@ def test_revision_requests_trust_and_policy():
         revision_request("f", source="s", trust=1.2)
     with pytest.raises(InputError, match="--policy"):
         revision_request("f", policy="coin_toss")
-    lines = fact_lines('{"fact": "a", "source": "s", "trust": 0.3, "policy": "preserve_both"}\n', "facts.jsonl")
+    lines = fact_lines(
+        '{"fact": "a", "source": "s", "trust": 0.3, "policy": "preserve_both"}\n', "facts.jsonl"
+    )
     assert (lines[0].trust, lines[0].policy) == (0.3, "preserve_both")
     with pytest.raises(InputError, match="facts.jsonl line 2: --policy"):
         fact_lines('{"fact": "a"}\n{"fact": "b", "policy": "x"}\n', "facts.jsonl")
@@ -422,20 +542,36 @@ def test_relabelling_scrambled_states_restores_the_independent_models_labels(s, 
     for _ in run_ops(v, ops, memory, ghosts):
         pass
     expected = model_labels(v)
-    decided = sorted(k for k in expected if k not in ghosts and
-                     (v.justifications(k) or any(e.dst == k or (e.kind == "disputes" and e.src == k)
-                                                 for e in v.edges if e.kind in ("supersedes", "disputes"))))
+    decided = sorted(
+        k
+        for k in expected
+        if k not in ghosts
+        and (
+            v.justifications(k)
+            or any(
+                e.dst == k or (e.kind == "disputes" and e.src == k)
+                for e in v.edges
+                if e.kind in ("supersedes", "disputes")
+            )
+        )
+    )
     if not decided:
         return
     scrambled = data.draw(st.lists(st.sampled_from(decided), min_size=1, max_size=4, unique=True))
     for k in scrambled:
-        v.nodes[k].state = data.draw(st.sampled_from([ALIVE, DISPUTED, INVALIDATED if v.justifications(k) else REFUTED]))
+        v.nodes[k].state = data.draw(
+            st.sampled_from([ALIVE, DISPUTED, INVALIDATED if v.justifications(k) else REFUTED])
+        )
     wrong = [k for k, _, _ in three_valued_violations(v)]
     assert set(wrong) <= set(scrambled)
     plan = plan_relabel(v, wrong, 99, memory)
     assert {k: label(v.nodes[k].state) for k in expected} == expected
     assert three_valued_violations(v) == []
     # one state change per node (a confidence decay through a non-critical edge is its own change)
-    keys = [c.key for c in plan.changes if c.rule not in ("demoted", "rebalanced", "promoted", "noncritical_decay")]
+    keys = [
+        c.key
+        for c in plan.changes
+        if c.rule not in ("demoted", "rebalanced", "promoted", "noncritical_decay")
+    ]
     assert sorted(keys) == sorted(set(keys)) and set(wrong) <= set(keys)
     assert all(c.cause or c.rule == "repair" for c in plan.changes if c.key in wrong)

@@ -24,9 +24,13 @@ PROBING_ALLOWED = ("store/", "judging/llm.py", "shell/", "mcp/", "web/", "__init
 def probes(path: Path) -> list[tuple[str, str]]:
     """(file, what is probed) for every getattr/hasattr call in ``path``."""
     tree = ast.parse(path.read_text(), str(path))
-    return [(str(path.relative_to(PACKAGE)), ast.unparse(node.args[0]))
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")]
+    return [
+        (str(path.relative_to(PACKAGE)), ast.unparse(node.args[0]))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "hasattr")
+    ]
 
 
 def test_no_getattr_or_hasattr_below_the_shells():

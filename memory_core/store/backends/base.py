@@ -63,10 +63,19 @@ def unique_edges(rows, types) -> list[tuple[str, str, str, dict]]:
 RUN_HISTORY_EVERY = 50  # commits between two prunes of cognee's pipeline-run rows
 
 _commits = 0
-_stats = {"graph_reopens": 0, "graph_reopen_ms": 0.0, "vector_prunes": 0, "vector_prune_ms": 0.0,
-          "vector_reconnects": 0, "trimmed_mb": 0.0,
-          "run_rows_pruned": 0, "run_history_ms": 0.0, "graph_compactions": 0, "graph_compacted_mb": 0.0,
-          "graph_compact_ms": 0.0}
+_stats = {
+    "graph_reopens": 0,
+    "graph_reopen_ms": 0.0,
+    "vector_prunes": 0,
+    "vector_prune_ms": 0.0,
+    "vector_reconnects": 0,
+    "trimmed_mb": 0.0,
+    "run_rows_pruned": 0,
+    "run_history_ms": 0.0,
+    "graph_compactions": 0,
+    "graph_compacted_mb": 0.0,
+    "graph_compact_ms": 0.0,
+}
 
 
 def count(name: str, amount: float = 1) -> None:

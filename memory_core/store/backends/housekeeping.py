@@ -54,7 +54,10 @@ from memory_core.store.backends.base import log, stats  # noqa: F401  (stats re-
 
 def settings(s: Settings) -> dict:
     """How often the housekeeping runs under the settings ``s`` (``bench.soak`` records it)."""
-    return {"FALSIFY_GRAPH_REOPEN_EVERY": s.graph_reopen_every, "FALSIFY_VECTOR_PRUNE_EVERY": s.vector_prune_every}
+    return {
+        "FALSIFY_GRAPH_REOPEN_EVERY": s.graph_reopen_every,
+        "FALSIFY_VECTOR_PRUNE_EVERY": s.vector_prune_every,
+    }
 
 
 @contextlib.contextmanager
@@ -79,8 +82,15 @@ async def reopen_graph(graph, home=None) -> bool:
     """Close and reopen cognee's Ladybug database in place (the adapter stays the
     same object, so cognee's cached engine keeps working). False if the adapter is
     not a local Ladybug one (PostgreSQL, subprocess mode)."""
-    if not all(hasattr(graph, a) for a in ("_connection_lock", "_drain_in_flight_queries", "_drop_native_resources",
-                                             "get_or_init_connection")):
+    if not all(
+        hasattr(graph, a)
+        for a in (
+            "_connection_lock",
+            "_drain_in_flight_queries",
+            "_drop_native_resources",
+            "get_or_init_connection",
+        )
+    ):
         return False
     if getattr(graph, "_subprocess_mode", False):
         return False
@@ -99,11 +109,14 @@ def _graph_rows(conn) -> tuple[int, int, str]:
     digest = hashlib.sha256()
     node_cols = [row[1] for row in conn.execute("CALL table_info('Node') RETURN *").get_all()]
     edge_cols = [row[1] for row in conn.execute("CALL table_info('EDGE') RETURN *").get_all()]
-    nodes = conn.execute("MATCH (n:Node) RETURN " + ", ".join(f"n.`{c}`" for c in node_cols) +
-                         " ORDER BY n.id").get_all()
-    edges = conn.execute("MATCH (a:Node)-[e:EDGE]->(b:Node) RETURN a.id, b.id, " +
-                         ", ".join(f"e.`{c}`" for c in edge_cols) +
-                         " ORDER BY a.id, b.id, e.relationship_name, e.properties").get_all()
+    nodes = conn.execute(
+        "MATCH (n:Node) RETURN " + ", ".join(f"n.`{c}`" for c in node_cols) + " ORDER BY n.id"
+    ).get_all()
+    edges = conn.execute(
+        "MATCH (a:Node)-[e:EDGE]->(b:Node) RETURN a.id, b.id, "
+        + ", ".join(f"e.`{c}`" for c in edge_cols)
+        + " ORDER BY a.id, b.id, e.relationship_name, e.properties"
+    ).get_all()
     rows = nodes + edges
     rows.sort(key=repr)  # edges with equal sort keys may come back in either order
     for row in rows:
@@ -186,8 +199,9 @@ async def compact_graph(graph, home=None, fault_at: Optional[str] = None) -> Opt
                 conn.execute(f"EXPORT DATABASE '{export}'")
                 faults.point("compact_exported", fault_at)
                 graph._drop_native_resources()
-                db = ladybug.Database(str(new), buffer_pool_size=graph.kuzu_buffer_pool_size,
-                                      max_db_size=graph.kuzu_max_db_size)
+                db = ladybug.Database(
+                    str(new), buffer_pool_size=graph.kuzu_buffer_pool_size, max_db_size=graph.kuzu_max_db_size
+                )
                 try:
                     fresh = ladybug.Connection(db)
                     fresh.execute(f"IMPORT DATABASE '{export}'")
@@ -198,7 +212,9 @@ async def compact_graph(graph, home=None, fault_at: Optional[str] = None) -> Opt
                     db.close()
                 faults.point("compact_imported", fault_at)
                 if new_rows != old_rows:
-                    raise RuntimeError(f"the rebuilt graph differs ({new_rows[:2]} vs {old_rows[:2]} nodes, edges)")
+                    raise RuntimeError(
+                        f"the rebuilt graph differs ({new_rows[:2]} vs {old_rows[:2]} nodes, edges)"
+                    )
                 for debris in (path.with_name(path.name + ".wal"), new.with_name(new.name + ".wal")):
                     if debris.exists() and debris.stat().st_size > 0:
                         raise RuntimeError(f"{debris.name} is not empty after closing")
@@ -228,9 +244,16 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _reopenable(graph) -> bool:
-    return (all(hasattr(graph, a) for a in ("_connection_lock", "_drain_in_flight_queries", "_drop_native_resources",
-                                             "get_or_init_connection", "db_path"))
-            and not getattr(graph, "_subprocess_mode", False))
+    return all(
+        hasattr(graph, a)
+        for a in (
+            "_connection_lock",
+            "_drain_in_flight_queries",
+            "_drop_native_resources",
+            "get_or_init_connection",
+            "db_path",
+        )
+    ) and not getattr(graph, "_subprocess_mode", False)
 
 
 def _unwrap(engine):

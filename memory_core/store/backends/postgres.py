@@ -93,12 +93,16 @@ def prepare_database(url: str) -> None:
                 if cur.fetchone()[0]:
                     index_graph(cur)
                 try:
-                    cur.execute(f"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET hnsw.ef_search = {EF_SEARCH}', "
-                                "current_database()); END $$")
+                    cur.execute(
+                        f"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET hnsw.ef_search = {EF_SEARCH}', "
+                        "current_database()); END $$"
+                    )
                 except Exception as error:  # noqa: BLE001 - a managed server may refuse: searches stay exact-ish
                     import logging
 
-                    logging.getLogger("falsify").warning("could not set hnsw.ef_search for this database: %s", error)
+                    logging.getLogger("falsify").warning(
+                        "could not set hnsw.ef_search for this database: %s", error
+                    )
             finally:
                 cur.execute("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK_KEY + 1,))
     finally:
@@ -114,8 +118,10 @@ def check_database_embedder(url: str, mine: dict) -> dict:
     conn = connect(url, "falsify embedder check")
     try:
         with conn.cursor() as cur:
-            cur.execute("INSERT INTO falsify_meta (key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
-                        (json.dumps(mine),))
+            cur.execute(
+                "INSERT INTO falsify_meta (key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
+                (json.dumps(mine),),
+            )
             cur.execute("SELECT value FROM falsify_meta WHERE key = 'embedder'")
             recorded = cur.fetchone()[0]
     finally:
@@ -124,7 +130,8 @@ def check_database_embedder(url: str, mine: dict) -> dict:
         raise EmbedderMismatch(
             f"this database ({_redact(url)}) was built with embedder {recorded}, but the current settings "
             f"select {mine}. Vectors of different models cannot be compared: use the same EMBEDDING_* / "
-            "LLM_API_KEY settings as the other users of this database, or another database.")
+            "LLM_API_KEY settings as the other users of this database, or another database."
+        )
     return mine
 
 
@@ -210,13 +217,16 @@ class PostgresBackend(Backend):
                 await conn.execute(text(sql), params)
 
     async def raw_nodes(self, ids: list[str]) -> dict[str, dict]:
-        rows = await self._read("SELECT id, name, type, properties FROM graph_node WHERE id = ANY(:ids)",
-                                {"ids": ids})
+        rows = await self._read(
+            "SELECT id, name, type, properties FROM graph_node WHERE id = ANY(:ids)", {"ids": ids}
+        )
         return {row[0]: node_props(*row) for row in rows}
 
     async def nodes_by_type_name(self, type_: str, name: str) -> list[dict]:
-        rows = await self._read("SELECT id, name, type, properties FROM graph_node WHERE type = :t AND name = :name",
-                                {"t": type_, "name": name})
+        rows = await self._read(
+            "SELECT id, name, type, properties FROM graph_node WHERE type = :t AND name = :name",
+            {"t": type_, "name": name},
+        )
         return [node_props(*row) for row in rows]
 
     async def ids_of_type(self, type_: str) -> list[str]:
@@ -228,30 +238,41 @@ class PostgresBackend(Backend):
             "SELECT source_id, target_id, relationship_name, properties FROM graph_edge WHERE source_id = ANY(:ids) "
             "UNION ALL "
             "SELECT source_id, target_id, relationship_name, properties FROM graph_edge WHERE target_id = ANY(:ids)",
-            {"ids": ids})
+            {"ids": ids},
+        )
         return unique_edges(rows, types)
 
     async def members_of(self, question_ids: list[str], type_: str) -> list[str]:
         rows = await self._read(
             "SELECT e.source_id FROM graph_edge e JOIN graph_node n ON n.id = e.source_id "
             "WHERE e.target_id = ANY(:q) AND e.relationship_name = 'part_of' AND n.type = :t",
-            {"q": question_ids, "t": type_})
+            {"q": question_ids, "t": type_},
+        )
         return [r[0] for r in rows]
 
     async def update_nodes(self, patches: dict[str, dict]) -> None:
         """ONE statement: a JSONB merge (``properties || patch``) per node, where cognee's
         own ``get_nodes``/``get_neighborhood`` read them. Missing ids match no row."""
         items = json.dumps([{"id": i, "patch": p} for i, p in patches.items()])
-        await self._write((
-            "UPDATE graph_node AS n SET properties = COALESCE(n.properties, '{}'::jsonb) || p.patch, "
-            "updated_at = now() FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS p(id text, patch jsonb) "
-            "WHERE n.id = p.id", {"items": items}))
+        await self._write(
+            (
+                "UPDATE graph_node AS n SET properties = COALESCE(n.properties, '{}'::jsonb) || p.patch, "
+                "updated_at = now() FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS p(id text, patch jsonb) "
+                "WHERE n.id = p.id",
+                {"items": items},
+            )
+        )
 
     async def delete_edges(self, rows: list[tuple[str, str, str]]) -> None:
         items = json.dumps([{"s": s, "d": d, "r": r} for s, d, r in rows])
-        await self._write((
-            "DELETE FROM graph_edge AS e USING jsonb_to_recordset(CAST(:items AS jsonb)) AS x(s text, d text, r text) "
-            "WHERE e.source_id = x.s AND e.target_id = x.d AND e.relationship_name = x.r", {"items": items}))
+        await self._write(
+            (
+                "DELETE FROM graph_edge AS e USING jsonb_to_recordset(CAST(:items AS jsonb)) AS x(s text, d "
+                "text, r text) "
+                "WHERE e.source_id = x.s AND e.target_id = x.d AND e.relationship_name = x.r",
+                {"items": items},
+            )
+        )
 
     async def delete_nodes(self, ids: list[str]) -> None:
         # graph_edge's foreign keys cascade: the node's edges go with it
@@ -289,16 +310,21 @@ class PostgresBackend(Backend):
             # each lookup was a scan of graph_node (18 ms on the MQuAKE x10 graph, EXPLAIN ANALYZE).
             async with self.graph.engine.begin() as conn:
                 if (await conn.execute(text("SELECT to_regclass('graph_node') IS NOT NULL"))).scalar():
-                    await conn.execute(text("CREATE INDEX IF NOT EXISTS falsify_node_type_name ON graph_node (type, name)"))
+                    await conn.execute(
+                        text("CREATE INDEX IF NOT EXISTS falsify_node_type_name ON graph_node (type, name)")
+                    )
                     self._graph_indexed = True
         done = []
         for name in names:
             if name in self._indexed or not await self.vector.has_collection(name):
                 continue
             async with self.vector.engine.begin() as conn:
-                await conn.execute(text(
-                    f'CREATE INDEX IF NOT EXISTS "{hnsw_index_name(name)}" ON "{name}" '
-                    "USING hnsw (vector vector_cosine_ops)"))
+                await conn.execute(
+                    text(
+                        f'CREATE INDEX IF NOT EXISTS "{hnsw_index_name(name)}" ON "{name}" '
+                        "USING hnsw (vector vector_cosine_ops)"
+                    )
+                )
                 await conn.execute(text(lexical.postgres_fts_index_sql(name)))  # gate 1's lexical search
             self._indexed.add(name)
             done.append(name)
@@ -325,14 +351,22 @@ def database_url(settings: Settings) -> str:
         if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
             raise InputError("FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
         return "postgresql://" + rest
-    need = {"DB_HOST": settings.db_host, "DB_USERNAME": settings.db_username,
-            "DB_PASSWORD": settings.db_password, "DB_NAME": settings.db_name}
+    need = {
+        "DB_HOST": settings.db_host,
+        "DB_USERNAME": settings.db_username,
+        "DB_PASSWORD": settings.db_password,
+        "DB_NAME": settings.db_name,
+    }
     missing = [k for k, v in need.items() if not v]
     if missing:
-        raise InputError("FALSIFY_BACKEND=postgres needs FALSIFY_DATABASE_URL or DB_HOST, DB_USERNAME, "
-                         f"DB_PASSWORD and DB_NAME (missing: {', '.join(missing)})")
-    return (f"postgresql://{quote(need['DB_USERNAME'], safe='')}:{quote(need['DB_PASSWORD'], safe='')}"
-            f"@{need['DB_HOST']}:{settings.db_port}/{need['DB_NAME']}")
+        raise InputError(
+            "FALSIFY_BACKEND=postgres needs FALSIFY_DATABASE_URL or DB_HOST, DB_USERNAME, "
+            f"DB_PASSWORD and DB_NAME (missing: {', '.join(missing)})"
+        )
+    return (
+        f"postgresql://{quote(need['DB_USERNAME'], safe='')}:{quote(need['DB_PASSWORD'], safe='')}"
+        f"@{need['DB_HOST']}:{settings.db_port}/{need['DB_NAME']}"
+    )
 
 
 def cognee_values(url: str) -> dict[str, str]:
@@ -345,9 +379,15 @@ def cognee_values(url: str) -> dict[str, str]:
         raise InputError("the PostgreSQL URL needs a password (cognee's adapters refuse an empty one)")
     values = {"GRAPH_DATABASE_PROVIDER": "postgres", "VECTOR_DB_PROVIDER": "pgvector"}
     for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
-        values.update({prefix + "HOST": parts.hostname or "localhost", prefix + "PORT": str(parts.port or 5432),
-                       prefix + "USERNAME": unquote(parts.username or ""), prefix + "PASSWORD": unquote(parts.password),
-                       prefix + "NAME": parts.path.lstrip("/")})
+        values.update(
+            {
+                prefix + "HOST": parts.hostname or "localhost",
+                prefix + "PORT": str(parts.port or 5432),
+                prefix + "USERNAME": unquote(parts.username or ""),
+                prefix + "PASSWORD": unquote(parts.password),
+                prefix + "NAME": parts.path.lstrip("/"),
+            }
+        )
     return values
 
 
@@ -377,12 +417,18 @@ class PgWriterLock:
                             "SELECT a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a "
                             "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND l.objid = %s "
                             "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                            (WRITER_LOCK_KEY,))
+                            (WRITER_LOCK_KEY,),
+                        )
                         row = cur.fetchone()
-                        holder = (f"{row[0] or 'a client'}" + (f" at {row[1]}" if row[1] else "")) if row else "another process"
+                        holder = (
+                            (f"{row[0] or 'a client'}" + (f" at {row[1]}" if row[1] else ""))
+                            if row
+                            else "another process"
+                        )
                         raise RootBusy(
                             f"the database {_redact(self.url)} is in use by {holder}; waited {timeout:g}s "
-                            "(set FALSIFY_LOCK_TIMEOUT to wait longer)")
+                            "(set FALSIFY_LOCK_TIMEOUT to wait longer)"
+                        )
                     time.sleep(0.05)
         except BaseException:
             conn.close()
@@ -459,8 +505,10 @@ class PgJournal(Journal):
             if before is None:
                 rows = self._query("SELECT seq, entry FROM falsify_log ORDER BY seq DESC LIMIT %s", (size,))
             else:
-                rows = self._query("SELECT seq, entry FROM falsify_log WHERE seq < %s ORDER BY seq DESC LIMIT %s",
-                                   (before, size))
+                rows = self._query(
+                    "SELECT seq, entry FROM falsify_log WHERE seq < %s ORDER BY seq DESC LIMIT %s",
+                    (before, size),
+                )
             if not rows:
                 return
             for seq, entry in rows:
@@ -473,7 +521,9 @@ class PgJournal(Journal):
     def entries(self) -> Iterator[dict]:
         after = 0
         while True:
-            rows = self._query("SELECT seq, entry FROM falsify_log WHERE seq > %s ORDER BY seq LIMIT 1000", (after,))
+            rows = self._query(
+                "SELECT seq, entry FROM falsify_log WHERE seq > %s ORDER BY seq LIMIT 1000", (after,)
+            )
             if not rows:
                 return
             for seq, entry in rows:
@@ -482,9 +532,12 @@ class PgJournal(Journal):
 
     # ---- pending intent --------------------------------------------------
     def begin(self, intent: dict) -> None:
-        self._query("INSERT INTO falsify_intent (slot, epoch, intent) VALUES (1, %s, %s) "
-                    "ON CONFLICT (slot) DO UPDATE SET epoch = EXCLUDED.epoch, intent = EXCLUDED.intent, "
-                    "written_at = now()", (intent.get("epoch"), json.dumps(intent)))
+        self._query(
+            "INSERT INTO falsify_intent (slot, epoch, intent) VALUES (1, %s, %s) "
+            "ON CONFLICT (slot) DO UPDATE SET epoch = EXCLUDED.epoch, intent = EXCLUDED.intent, "
+            "written_at = now()",
+            (intent.get("epoch"), json.dumps(intent)),
+        )
 
     def pending(self) -> Optional[dict]:
         rows = self._query("SELECT intent FROM falsify_intent WHERE slot = 1")
@@ -506,8 +559,10 @@ class PgJournal(Journal):
         conn.autocommit = False
         try:
             with conn.cursor() as cur:
-                cur.execute("INSERT INTO falsify_log (epoch, entry) VALUES (%s, %s)",
-                            (int(entry["epoch"]), json.dumps(entry, sort_keys=True)))
+                cur.execute(
+                    "INSERT INTO falsify_log (epoch, entry) VALUES (%s, %s)",
+                    (int(entry["epoch"]), json.dumps(entry, sort_keys=True)),
+                )
                 cur.execute("DELETE FROM falsify_intent WHERE slot = 1")
             conn.commit()
         except BaseException:
