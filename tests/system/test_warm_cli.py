@@ -27,6 +27,14 @@ FRAGMENT = {
 }
 
 
+def _default_signals() -> None:
+    """In the child, before exec: SIGINT as a terminal's foreground job gets it (default
+    disposition, unblocked), whatever the test worker's state; a disposition of SIG_IGN
+    inherited from the worker would make the server deaf to the SIGINT the tests stop it with."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def start_serve(root):
     proc = subprocess.Popen(
         [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
@@ -35,6 +43,7 @@ def start_serve(root):
         stdout=subprocess.PIPE,
         stderr=open(root.parent / "serve.log", "w"),
         text=True,
+        preexec_fn=_default_signals,
     )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
