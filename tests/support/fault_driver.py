@@ -36,6 +36,7 @@ are that database: a pristine copy is a database made with ``CREATE DATABASE ...
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
@@ -44,6 +45,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,6 +55,7 @@ POSTGRES = os.environ.get("FALSIFY_BACKEND") == "postgres"
 
 STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges", "del_nodes", "committed")
 CHILD_TIMEOUT = 180.0
+LANCEDB_LOOP = "LanceDBBackgroundEventLoop"  # lancedb's one thread (see warm_imports)
 
 
 class Driver:
@@ -101,7 +104,11 @@ class Driver:
         """Fork a child that runs the CLI on the root; stdout/stderr go to files.
         ``argv`` may be a list of command lines, run one after another (each with
         its own stdout file ``.out<i>``; the exit code is the first non-zero)."""
-        others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+        others = [
+            t
+            for t in threading.enumerate()
+            if t is not threading.main_thread() and t.name != LANCEDB_LOOP  # started again in the child
+        ]
         if others:  # forking with live threads could deadlock the child
             raise RuntimeError(f"driver has threads before fork: {others}")
         self.counter += 1
@@ -508,6 +515,60 @@ def warm_imports() -> None:
 
     configure_mappers()  # pure Python, ~0.7 s that every child would pay on its first query
 
+    # what opening a root imports lazily (memory_core/store/engines.py) and the modules it pulls in
+    from memory_core.store import engines
+
+    for name in (
+        *engines._LAZY_MODULES,
+        "anyio._backends._asyncio",
+        "anyio.streams.memory",
+        "anyio.streams.stapled",
+        "anyio.streams.tls",
+        "cognee_db_workers._kuzu_helpers",
+        "cognee_db_workers.ladybug_migrate",
+        "cognee_db_workers.lancedb_compaction",
+        "ladybug._lbug",
+    ):
+        importlib.import_module(name)
+    # lancedb last (~0.2 s a child): its import starts one thread, its background event loop, which
+    # lancedb itself starts again in a forked child (os.register_at_fork in lancedb/background_loop.py;
+    # its native runtime has a pthread_atfork hook). This driver never uses lancedb, so that thread
+    # is idle whenever it forks (fork_cli allows it and no other). The warning lancedb gives in each
+    # child about it is silenced.
+    warnings.filterwarnings("ignore", message="lancedb fork support is experimental")
+    import lancedb  # noqa: F401
+    from cognee.infrastructure.databases.vector.lancedb import LanceDBAdapter  # noqa: F401
+
+
+def native_threads() -> int:
+    """This process's threads, native ones included (``threading`` sees only Python's)."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def preload_model() -> None:
+    """Load the offline embedding model once, here, so no child loads it again (about 0.6 s
+    of CPU and 600 MB of page faults each). The model is read-only and the same for every
+    root; each child still opens the root's stores itself. A child has no threads but the
+    one fork copied, so the model must not need others: onnxruntime's session is rebuilt
+    with one intra-op thread (no pool) and the tokenizer runs without its thread pool
+    (``TOKENIZERS_PARALLELISM=false``, inherited by the children). Checked: the preload
+    leaves this process with no more threads than before it."""
+    from memory_core.store import embedder
+
+    if not embedder.local_enabled():
+        return
+    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    before = native_threads()
+    engine = get_embedding_engine()  # cached: the children's get_embedding_engine() returns it
+    model = embedder._engine_of(engine).embedding_model.model  # fastembed's ONNX text model
+    model.threads = 1
+    model.load_onnx_model()
+    embedder.warm_model(engine)  # its first run allocates and optimises
+    if native_threads() > before:
+        raise RuntimeError(f"preloading the model started {native_threads() - before} thread(s)")
+
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -521,6 +582,8 @@ def main(argv=None) -> int:
     data_root.configure(work / "root", backends.choose(settings.current()))
     data_root.import_cognee()
     warm_imports()
+    preload_model()
+    cpu = {"imported": _cpu()}  # where the driver's CPU goes (diagnostics; nothing asserts it)
     driver = Driver(work, config["fact"], config["target"], config["example"])
     rng = random.Random(config.get("seed", 7))
     if config.get("prepared"):  # another driver prepares the pristine roots and reference runs once
@@ -533,12 +596,21 @@ def main(argv=None) -> int:
             raise
         (work / "prepared.tmp").write_text(json.dumps(info))
         os.replace(work / "prepared.tmp", work / "prepared.json")  # whole, for a driver adopting it
+    cpu["prepared"] = _cpu()
     report = {"timings": info["timings"], "window": info["window"], "states": info["states"], "trials": []}
+    report["cpu"] = cpu
     out.write_text(json.dumps(report))
     for spec in config["trials"]:
         report["trials"].append(driver.trial(spec, info, rng))
+        cpu["trials"] = _cpu()
         out.write_text(json.dumps(report))
     return 0
+
+
+def _cpu() -> dict:
+    """CPU seconds so far: this process's, and its children's (the trials' processes, reaped)."""
+    t = os.times()
+    return {"self": round(t.user + t.system, 2), "children": round(t.children_user + t.children_system, 2)}
 
 
 if __name__ == "__main__":
