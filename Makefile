@@ -52,7 +52,7 @@ demo: setup ui
 # falsify-pg, created with useradd when missing) on a free loopback port and stops it after.
 PG_TESTS := tests/integration/test_cognee_contract.py tests/integration/test_revision.py tests/system/test_undo.py tests/system/test_bench_quick.py \
             tests/system/test_check_repair.py tests/system/test_fault_injection.py \
-            tests/integration/test_postgres_store.py tests/integration/test_postgres_journal.py tests/system/test_postgres_crash.py \
+            tests/integration/test_postgres_store.py tests/integration/test_postgres_journal.py \
             tests/system/test_postgres_multiprocess.py tests/integration/test_validity_api.py tests/system/test_validity_cli.py \
             tests/system/test_epochs.py tests/system/test_offline_candidates.py tests/integration/test_cancellation.py
 

@@ -56,6 +56,7 @@ POSTGRES = os.environ.get("FALSIFY_BACKEND") == "postgres"
 STEPS = ("journalled", "nodes", "node_edges", "edges", "updates", "del_edges", "del_nodes", "committed")
 CHILD_TIMEOUT = 180.0
 LANCEDB_LOOP = "LanceDBBackgroundEventLoop"  # lancedb's one thread (see warm_imports)
+VECTOR_KEYS = ["<vector keys>"]  # a child's pseudo-command (fork_cli)
 
 
 class Driver:
@@ -103,7 +104,9 @@ class Driver:
     def fork_cli(self, argv: list, env: dict | None = None) -> tuple[int, Path]:
         """Fork a child that runs the CLI on the root; stdout/stderr go to files.
         ``argv`` may be a list of command lines, run one after another (each with
-        its own stdout file ``.out<i>``; the exit code is the first non-zero)."""
+        its own stdout file ``.out<i>``; the exit code is the first non-zero);
+        :data:`VECTOR_KEYS` among them prints every vector row per collection, as the keys of
+        its nodes (tests/support/cli_batch.py's ``vector_keys``)."""
         others = [
             t
             for t in threading.enumerate()
@@ -134,6 +137,12 @@ class Driver:
                         sys.stdout.flush()
                         out_i = os.open(f"{base}.out{i}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
                         os.dup2(out_i, 1)
+                    if command == VECTOR_KEYS:  # every vector row, as the keys of its nodes
+                        if not code:
+                            import cli_batch
+
+                            print(json.dumps(cli_batch._locked(str(self.root), cli_batch._vector_keys)))
+                        continue
                     code = code or cli.main(["--root", str(self.root), *command])
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
@@ -220,18 +229,15 @@ class Driver:
 
     def observe(self) -> dict:
         """Open the root in a fresh process (recovering it), check it, read it."""
-        pid, base = self.fork_cli([["check", "--json"], ["status", "--json"]])
+        pid, base = self.fork_cli([["check", "--json"], ["status", "--json"], VECTOR_KEYS])
         check = self.read(base, self.wait(pid))
-        status_out = Path(f"{base}.out1")
         result = {"check_how": check["how"], "check_stderr": check["stderr"][-2000:]}
         try:
             result["check"] = json.loads(check["stdout"])
         except ValueError:
             result["check"] = None
-        try:
-            result["status"] = json.loads(status_out.read_text()) if status_out.exists() else None
-        except ValueError:
-            result["status"] = None
+        result["status"] = _json_or_none(Path(f"{base}.out1"))
+        result["vectors"] = _json_or_none(Path(f"{base}.out2"))
         result["recovered"] = [l for l in check["stderr"].splitlines() if l.startswith("[recovery]")]
         result["pending"] = self.has_pending()
         result["log_lines"] = self.log_lines()
@@ -314,14 +320,25 @@ class Driver:
         info: dict = {"timings": {}, "window": {}}  # the root is fresh: configure() just created it
         # status creates an empty, initialised root; a dry run writes nothing but runs cognee's
         # pipeline once, which creates its relational tables: every copy then starts warm, as a used root does
-        first = self.run([["status", "--json"], ["revise", "warm up", "--dry-run", "--json"]])
+        states: dict = {}
+        vectors: dict = {}
+
+        def record(name: str, base: Path) -> None:  # a child's [op, status, VECTOR_KEYS]: name's state
+            states[name] = json.loads(Path(f"{base}.out1").read_text())
+            vectors[name] = json.loads(Path(f"{base}.out2").read_text())
+
+        pid, base = self.fork_cli(
+            [["status", "--json"], ["revise", "warm up", "--dry-run", "--json"], VECTOR_KEYS]
+        )
+        first = self.read(base, self.wait(pid))
         assert first["how"] == "exit 0", first
+        states["empty"] = json.loads(first["stdout"])
+        vectors["empty"] = json.loads(Path(f"{base}.out2").read_text())
         self.save("empty")
-        states = {"empty": json.loads(first["stdout"])}
         for op, after in (("load", "loaded"), ("revise", "revised"), ("undo", "undone")):
             t0 = time.monotonic()
             pid, base = self.fork_cli(
-                [self.argv_of(op), ["status", "--json"]]
+                [self.argv_of(op), ["status", "--json"], VECTOR_KEYS]
             )  # the op, then its after-state
             seen, gone = None, None
             while True:  # watch the journal intent appear and disappear: the write window
@@ -342,7 +359,7 @@ class Driver:
             assert result["how"] == "exit 0" and seen and gone, (op, result)
             info["timings"][op] = gone - t0  # from the fork to the commit
             info["window"][op] = [seen - t0, gone - t0]
-            states[after] = json.loads(Path(f"{base}.out1").read_text())
+            record(after, base)
             if after != "undone":
                 self.save(after)
         # a dispute (loaded + the fact under preserve_both), resolved; and a reinstatement
@@ -351,32 +368,34 @@ class Driver:
             [
                 ["revise", self.fact, "--target", self.target, "--policy", "preserve_both", "--json"],
                 ["status", "--json"],
+                VECTOR_KEYS,
             ]
         )
         made = self.read(base, self.wait(pid))
         assert made["how"] == "exit 0", made
-        states["disputed"] = json.loads(Path(f"{base}.out1").read_text())
+        record("disputed", base)
         self.save("disputed")
         for op in ("resolve", "reinstate"):
             self.reset(self.START[op])
-            pid, base = self.fork_cli([self.argv_of(op), ["status", "--json"]])
+            pid, base = self.fork_cli([self.argv_of(op), ["status", "--json"], VECTOR_KEYS])
             result = self.read(base, self.wait(pid))
             assert result["how"] == "exit 0", (op, result)
-            states[self.AFTER[op]] = json.loads(Path(f"{base}.out1").read_text())
+            record(self.AFTER[op], base)
         # valid time: loaded + timed evidence, then a value that ends it (superseded in time)
         self.reset("loaded")
         fragment = self.work / "timed.json"
         fragment.write_text(json.dumps(self.TIMED), encoding="utf-8")
-        pid, base = self.fork_cli([["load", str(fragment), "--json"], ["status", "--json"]])
+        pid, base = self.fork_cli([["load", str(fragment), "--json"], ["status", "--json"], VECTOR_KEYS])
         made = self.read(base, self.wait(pid))
         assert made["how"] == "exit 0", made
-        states["timed"] = json.loads(Path(f"{base}.out1").read_text())
+        record("timed", base)
         self.save("timed")
-        pid, base = self.fork_cli([self.argv_of("end_validity"), ["status", "--json"]])
+        pid, base = self.fork_cli([self.argv_of("end_validity"), ["status", "--json"], VECTOR_KEYS])
         result = self.read(base, self.wait(pid))
         assert result["how"] == "exit 0", ("end_validity", result)
-        states["ended"] = json.loads(Path(f"{base}.out1").read_text())
+        record("ended", base)
         info["states"] = states
+        info["vectors"] = vectors
         info["log_lines"] = {"empty": 0, "loaded": 1, "revised": 2, "disputed": 2, "timed": 2}
         return info
 
@@ -425,6 +444,7 @@ class Driver:
             self.kill_after(pid, delay)
         how = self.wait(pid)
         child = self.read(base, how)
+        pending_at_kill = self.has_pending()  # before any process opens the root again
         killed_recovery = None
         if spec.get("kill_recovery"):
             pid_b, _ = self.fork_cli(["check", "--json"])
@@ -442,6 +462,7 @@ class Driver:
         elif seen["status"] == states[after_name]:
             outcome = "after"
         expected_lines = info["log_lines"][before_name] + (1 if outcome == "after" else 0)
+        expected_vectors = info["vectors"].get({"before": before_name, "after": after_name}.get(outcome))
         return {
             "spec": spec,
             "child": how,
@@ -455,6 +476,11 @@ class Driver:
             "check_stderr": seen["check_stderr"],
             "recovered": seen["recovered"],
             "pending": seen["pending"],
+            "pending_at_kill": pending_at_kill,
+            "epoch": info["log_lines"][before_name] + 1,  # the epoch the operation writes
+            "vectors_ok": seen["vectors"] is not None and seen["vectors"] == expected_vectors,
+            "vectors": seen["vectors"],
+            "expected_vectors": expected_vectors,
             "log_lines": seen["log_lines"],
             "log_ok": seen["log_lines"] == expected_lines,
             "seconds": {"reset": round(t_reset, 3), "op": round(t_child, 3), "observe": round(t_obs, 3)},
@@ -462,6 +488,13 @@ class Driver:
             if outcome != "neither"
             else _diff(seen["status"], states[before_name], states[after_name]),
         }
+
+
+def _json_or_none(path: Path):
+    try:
+        return json.loads(path.read_text()) if path.exists() else None
+    except ValueError:
+        return None
 
 
 def _diff(got, before, after) -> str:

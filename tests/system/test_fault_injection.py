@@ -54,11 +54,11 @@ STEPS_REACHED = {
     "end_validity": ["journalled", "nodes", "node_edges", "updates", "committed"],
 }
 QUICK_RANDOM = 4  # random kills on top of the named-step trials (make bench runs 300)
-# the PostgreSQL sample: every operation, killed before and (for most) after its commit point
-# (revise's every step is tests/system/test_postgres_crash.py's); 8 named + 2 random = 10 trials
+# the PostgreSQL sample: revise killed at every step it reaches, the other operations before and
+# (some) after their commit point; 13 named + 2 random = 15 trials
 PG_SAMPLE_STEPS = {
     "load": ["edges", "committed"],
-    "revise": ["updates"],
+    "revise": STEPS_REACHED["revise"],
     "undo": ["del_nodes", "committed"],
     "resolve": ["del_edges"],
     "reinstate": ["node_edges"],
@@ -179,7 +179,9 @@ def _describe(t: dict) -> str:
     return (
         f"{t['spec']} child={t['child']} delay={t['delay']} recovery_kill={t['killed_recovery']} "
         f"outcome={t['outcome']} check={t['check']} check_how={t['check_how']} recovered={t['recovered']} "
-        f"log_lines={t['log_lines']} pending={t['pending']}\nchild stderr: {t['child_stderr'][-800:]}\n"
+        f"log_lines={t['log_lines']} pending={t['pending']} pending_at_kill={t['pending_at_kill']}\n"
+        f"vectors={t['vectors']} expected_vectors={t['expected_vectors']}\n"
+        f"child stderr: {t['child_stderr'][-800:]}\n"
         f"check stderr: {t['check_stderr'][-800:]}\nstatus diff:\n{t['status_diff']}"
     )
 
@@ -194,6 +196,7 @@ def test_every_trial_is_whole_or_absent_and_clean(trials):
                 and not t["pending"]
                 and t["outcome"] in ("before", "after")
                 and t["log_ok"]
+                and t["vectors_ok"]
             )
             if not ok:
                 failures.append(_describe(t))
@@ -209,8 +212,15 @@ def test_named_steps_fire_and_commit_point_decides(trials):
             assert t["child"] == "signal 9", f"the fault hook never reached {step}: {_describe(t)}"
             expected = "after" if step == "committed" else "before"
             assert t["outcome"] == expected, _describe(t)
-            if expected == "before" and step != "journalled":
+            recovered = str(t["check"].get("recovered_at_open") or "")
+            if expected == "before":
+                # killed mid-write: its intent was there, and the next process rolled it back
+                assert t["pending_at_kill"], _describe(t)
+                assert f"rolled back the unfinished change of epoch {t['epoch']}" in recovered, _describe(t)
                 assert any("rolled back" in line for line in t["recovered"]), _describe(t)
+            else:  # the intent went with the commit: nothing to roll back
+                assert not t["pending_at_kill"], _describe(t)
+                assert "rolled back" not in recovered, _describe(t)
 
 
 def test_random_kills_summary(trials):
