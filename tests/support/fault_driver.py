@@ -4,28 +4,32 @@
 
 One driver process owns one data-root *path* (``<work>/root``; a process serves
 one root) and runs every trial on it. The driver configures FALSIFY for that
-path and imports cognee once, but never opens the stores itself; each step of a
+path, imports cognee and what opening a root imports (lancedb included), and loads
+the offline embedding model, but never opens the stores itself; each step of a
 trial runs in a child made with ``os.fork()`` -- a real, separate process that
 opens the root (lock, journal recovery, Ladybug, LanceDB) through the real CLI
 entry point ``memory_core.shell.cli.main`` and can be SIGKILLed like any other. Forking
-after the imports saves the ~5 s cognee import per process, which is what makes
-dozens of trials affordable.
+after the imports and the model saves what every process would pay again (the ~5 s
+cognee import, ~0.8 s of CPU for lancedb and the model), which is what makes
+dozens of trials affordable (:func:`warm_imports`, :func:`preload_model`).
 
 Per trial:
-1. the root is reset to a pristine copy (empty / loaded / revised) -- no process
+1. the root is reset to a pristine copy (empty / loaded / revised ...) -- no process
    has it open while it is replaced;
-2. child A runs the operation (``load``, ``revise``, ``undo``) and is killed either
+2. child A runs the operation (``load``, ``revise``, ``undo``, ...) and is killed either
    by the fault hook (``FALSIFY_FAULT_AT=step[:n]``, SIGKILL at a named write step)
    or by the driver after a random delay (from the fork, or from the moment the
-   journal intent appears, i.e. inside the write window);
+   journal intent appears, i.e. inside the write window); whether its intent is
+   left is noted before any process opens the root again;
 3. child B (optionally killed mid-recovery itself, then started again) opens the
-   root -- which recovers the journal -- and runs ``check --json`` and
-   ``status --json``.
+   root -- which recovers the journal -- and runs ``check --json``, ``status --json``
+   and reads every vector row (:data:`VECTOR_KEYS`), one process for all three.
 A driver given ``"prepared": OTHER_WORK`` in its config copies that driver's pristine
 roots and reference runs (``prepared.json``) instead of building the same again.
 The trial passes when check is clean, no intent is pending, and the root is in
-exactly the before-state or exactly the after-state of an uninterrupted run,
-with the revision log agreeing (one more committed entry iff after-state).
+exactly the before-state or exactly the after-state of an uninterrupted run (status
+and vector rows), with the revision log agreeing (one more committed entry iff
+after-state).
 
 On PostgreSQL (``FALSIFY_BACKEND=postgres`` and ``FALSIFY_DATABASE_URL`` naming the root's
 own database, set by tests/system/test_fault_injection.py in a postgres session) the root's data

@@ -1,10 +1,11 @@
-"""Crash safety: SIGKILL revise / undo / load at named write steps and at random
-moments, recover in a new process, and require a consistent root holding the
-change wholly or not at all.
+"""Crash safety: SIGKILL revise / undo / load (and resolve, a reinstatement, a supersession
+in time) at named write steps and at random moments, recover in a new process, and require
+a consistent root holding the change wholly or not at all.
 
 The trials run in ``tests/support/fault_driver.py`` (see its docstring: one driver per
-data-root path, a forked child per step, real stores, real SIGKILL). Quick mode
-(``make test``) runs every named-step trial and 4 random ones, split over two driver processes; set
+data-root path, a child forked from the warm driver per step, real stores, real SIGKILL).
+Quick mode (``make test``) runs every named-step trial (each operation killed at every
+write step it reaches: 33) and 4 random ones, split over two driver processes; set
 ``FALSIFY_FAULT_TRIALS=N`` for N random-kill trials on top of the named-step ones
 (``make bench`` runs 300).
 
@@ -13,16 +14,19 @@ For every trial:
   clean: graph and vector store agree, every state obeys the revision rules, no
   journal intent is left, the log parses;
 * ``status`` equals exactly the before-state or exactly the after-state of an
-  uninterrupted run (nodes, states, weights, epochs, texts, edges);
+  uninterrupted run (nodes, states, weights, epochs, texts, edges), and the vector
+  rows (every collection's, as node keys) equal that same state's;
 * the revision log agrees: it has the operation's entry iff the after-state holds;
-* a kill at a named step before the commit point rolls back (before-state); a
-  kill after it (``committed``) keeps the change (after-state).
+* a kill at a named step before the commit point rolls back (before-state): its
+  intent was there right after the kill, and the opening reports "rolled back the
+  unfinished change of epoch N"; a kill after it (``committed``) keeps the change
+  (after-state), with no intent left and nothing rolled back.
 
 Both backends: with ``FALSIFY_TEST_BACKEND=postgres`` the drivers work on their
 roots' own databases (the intent and the log are rows there; see tests/support/fault_driver.py),
-and run a sample: ``PG_SAMPLE_STEPS`` (each operation killed at one or two named steps,
-some at the commit point; tests/system/test_postgres_crash.py kills revise at every step) plus
-``PG_QUICK_RANDOM`` random kills (``FALSIFY_FAULT_TRIALS`` overrides that count too).
+and run ``PG_SAMPLE_STEPS``: revise killed at every step it reaches, each other operation at
+one or two named steps (some at the commit point), plus ``PG_QUICK_RANDOM`` random kills
+(``FALSIFY_FAULT_TRIALS`` overrides that count too).
 """
 
 from __future__ import annotations
