@@ -112,7 +112,9 @@ def test_offline_commands_never_import_litellm_and_the_stand_in_answers_as_litel
     assert out["refuted"] == ["E_qa"], out
     assert out["after"] == [True, False, None], out  # no command needed the real module
     answered, real = out["answered"], out["real"]
-    assert answered["exceptions"], "cognee's import named no litellm exception class: update lazy_litellm's docs"
+    assert answered["exceptions"], (
+        "cognee's import named no litellm exception class: update lazy_litellm's docs"
+    )
     assert real["flags"] == answered["flags"]
     assert real["absent"] == answered["absent"]
     assert real["exceptions"] == answered["exceptions"]
@@ -187,6 +189,11 @@ def test_a_keyed_process_imports_litellm_with_cognee(base, tmp_path):
         print(json.dumps([lazy_litellm.installed(), lazy_litellm.loaded()]))
         """,
         root,
-        clean_env(LLM_API_KEY="test", LLM_PROVIDER="custom", LLM_ENDPOINT="http://127.0.0.1:9", LLM_MODEL="openai/stub"),
+        clean_env(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT="http://127.0.0.1:9",
+            LLM_MODEL="openai/stub",
+        ),
     )
     assert out == [False, True]
