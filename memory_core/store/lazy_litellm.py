@@ -211,11 +211,14 @@ def install() -> bool:
         if spec is None or not spec.submodule_search_locations:
             return False
         standin = _Standin(NAME, "litellm, imported on first use (memory_core.store.lazy_litellm)")
-        standin.__spec__ = spec
-        standin.__file__ = spec.origin
-        standin.__path__ = list(spec.submodule_search_locations)
-        standin.__package__ = NAME
-        standin.__loader__ = spec.loader
+        # what the import system gives a package (a submodule is found under its __path__)
+        vars(standin).update(
+            __spec__=spec,
+            __file__=spec.origin,
+            __path__=list(spec.submodule_search_locations),
+            __package__=NAME,
+            __loader__=spec.loader,
+        )
         if _FINDER not in sys.meta_path:
             sys.meta_path.insert(0, _FINDER)
         sys.modules[NAME] = standin
