@@ -15,8 +15,9 @@ a long-lived server holds, by part.
    client: seconds to ``initialize`` and to the first tool call's answer (``status``), cold
    (``FALSIFY_LAUNCHER=0``) and warm (through the launcher), ``--mcp-runs`` times each.
 4. ``resident``: a fresh process importing and opening what a server does, one part at a time
-   (VmRSS after each: FALSIFY's shell modules, litellm, cognee's other dependencies, cognee
-   itself, the opened root, LanceDB and the embedding model, the first queries, revisions), with
+   (VmRSS after each, and the unique set size: FALSIFY's shell modules, litellm's stand-in,
+   cognee's other dependencies, cognee itself, the opened root with LanceDB and the embedding
+   model, the warm-up, the first queries, revisions), with
    where the memory is at the end (/proc/self/smaps: libraries and mapped files, glibc's heaps,
    other anonymous memory); and a real ``serve`` process's VmRSS after it answered the warm
    CLI's commands (``status``, ``recall``, and ``revise`` + ``undo`` ``--runs`` times).
@@ -159,18 +160,30 @@ def _vm(field: str = "VmRSS") -> float:
     return float("nan")
 
 
+def _uss() -> float:
+    """This process's unique set size (MB): the pages no other process shares
+    (/proc/self/smaps_rollup's Private_Clean + Private_Dirty)."""
+    private = 0
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                private += int(line.split()[1])
+    return private / 1024
+
+
 def parts(root: Path, revisions: int) -> dict:
-    """Import and open what a server does, one part at a time; VmRSS after each (MB)."""
+    """Import and open what a server does, one part at a time; VmRSS after each, and the unique
+    set size (MB)."""
     import importlib
 
     steps: list = []
     last = _vm()
-    steps.append(["the interpreter", round(last, 1), round(last, 1)])
+    steps.append(["the interpreter", round(last, 1), round(last, 1), round(_uss(), 1)])
 
     def step(name: str) -> None:
         nonlocal last
         now = _vm()
-        steps.append([name, round(now - last, 1), round(now, 1)])
+        steps.append([name, round(now - last, 1), round(now, 1), round(_uss(), 1)])
         last = now
 
     from memory_core.store import backends, data_root, process, settings
@@ -180,8 +193,11 @@ def parts(root: Path, revisions: int) -> dict:
     import memory_core.web.server  # noqa: F401
 
     step("FALSIFY's modules (CLI, web server, uvicorn)")
-    importlib.import_module("litellm")
-    step("litellm (cognee imports it at start)")
+    from memory_core.store import lazy_litellm
+
+    if not settings.current().llm_key:
+        lazy_litellm.install()  # as data_root.import_cognee does offline
+    step("litellm: a stand-in, imported on first use (never offline)")
     for name in (
         "openai",
         "dlt",
@@ -192,7 +208,6 @@ def parts(root: Path, revisions: int) -> dict:
         "alembic",
         "networkx",
         "fastapi",
-        "instructor",
         "tiktoken",
         "rdflib",
         "pypdf",
@@ -217,9 +232,9 @@ def parts(root: Path, revisions: int) -> dict:
     async def opened():
         app = await Falsify.open(root, purpose="bench.startup")
         await app.status()
-        step("the opened root (Ladybug, relational database) and a status")
+        step("the opened root (Ladybug, the relational database, LanceDB, the embedding model) and a status")
         await app.warm_up()
-        step("LanceDB and the embedding model (warm_up)")
+        step("warm_up (cognee's pipeline runner, a first search)")
         await app.recall()
         await app.explain("E_qa")
         step("a recall and an explain")
@@ -235,6 +250,7 @@ def parts(root: Path, revisions: int) -> dict:
 
     return {
         "steps": steps,
+        "litellm_imported": lazy_litellm.loaded(),
         "rss_mb": round(_vm(), 1),
         "peak_mb": round(_vm("VmHWM"), 1),
         "where": native_breakdown(),
@@ -385,9 +401,11 @@ def text(report: dict) -> str:
             f"{x['first_tool_call_s']['p50']} s over {x['first_tool_call_s']['n']}"
         )
     r = report["resident"]["by_part"]
-    lines.append("resident size by part (VmRSS, MB; one fresh process):")
-    for name, delta, total in r["steps"]:
-        lines.append(f"  {name:60s} +{delta:7.1f} -> {total:7.1f}")
+    lines.append("resident size by part (VmRSS, MB; one fresh process; USS: its unshared pages):")
+    for name, delta, total, *uss in r["steps"]:
+        lines.append(
+            f"  {name:60s} +{delta:7.1f} -> {total:7.1f}" + (f"  (USS {uss[0]:7.1f})" if uss else "")
+        )
     lines.append(f"  where at the end: {r['where']}")
     lines.append(f"serve (VmRSS / VmHWM, MB): {report['resident']['serve']}")
     return "\n".join(lines)
@@ -424,11 +442,11 @@ def markdown(report: dict) -> str:
         "",
         f"Warm commands {w['pause_s']} s apart (`--pause`).",
         "",
-        "| Resident size (VmRSS, MB; one fresh process opening the demo root) | added | total |",
-        "|---|---|---|",
+        "| Resident size (VmRSS, MB; one fresh process opening the demo root) | added | total | USS |",
+        "|---|---|---|---|",
     ]
-    for name, delta, total in report["resident"]["by_part"]["steps"]:
-        out.append(f"| {name} | {delta:+.1f} | {total:.1f} |")
+    for name, delta, total, *uss in report["resident"]["by_part"]["steps"]:
+        out.append(f"| {name} | {delta:+.1f} | {total:.1f} | {f'{uss[0]:.1f}' if uss else ''} |")
     serve = report["resident"]["serve"]
     last = list(serve)[-1]
     out += [

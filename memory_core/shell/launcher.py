@@ -137,6 +137,8 @@ PRELOAD = (
     "sqlalchemy.ext.mutable",
     "tqdm.contrib.concurrent",
 )
+# what only a command calling a hosted model imports (offline, cognee's import of litellm is deferred)
+HOSTED_ONLY = ("litellm", "instructor")
 # "package.*": the package and every module in it (pure data modules cognee's import loads one by one)
 # never imported by the launcher: they read settings into constants (or start threads) at import
 NEVER = ("cognee", "memory_core", "lancedb", "huggingface_hub", "fastembed", "transformers")
@@ -647,7 +649,11 @@ def _preload() -> dict:
 
     restore, names, scanners = _recording_environ()
     try:
-        for name in _expand(PRELOAD):
+        # litellm only for a launcher whose commands call a hosted model: offline, cognee's import
+        # gets a stand-in (memory_core.store.lazy_litellm) and the real module is never imported
+        # (LLM_API_KEY, read here, keys the launcher)
+        hosted = bool(os.environ.get("LLM_API_KEY", "").strip())
+        for name in _expand(n for n in PRELOAD if hosted or n not in HOSTED_ONLY):
             try:
                 importlib.import_module(name)
             except Exception as error:  # noqa: BLE001  (an optional dependency missing: fine)
@@ -657,6 +663,8 @@ def _preload() -> dict:
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in NEVER)
     if leaked:
         raise SystemExit(f"launcher: the preload imported {leaked[:5]}, which read settings at import")
+    if not hosted and "litellm" in sys.modules:
+        print("launcher: the preload imported litellm: offline commands will hold it", file=sys.stderr)
     threads = [t for t in threading.enumerate() if t is not threading.main_thread()]
     if threads:
         raise SystemExit(f"launcher: threads after the preload: {threads}")

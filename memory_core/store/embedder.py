@@ -370,6 +370,34 @@ class _ShrinkingSession:
         return getattr(self._session, name)
 
 
+# ConstantFolding turns the int8 model's quantized weights into float32 copies when the session is
+# built (about 65 MB resident for a 22 MB model, for the process's life); without it the weights
+# stay int8 (vectors equal to 1e-5; tests/integration/test_embedder_memory.py)
+SESSION_CONFIG = {"optimization.disable_specified_optimizers": "ConstantFolding"}
+
+
+def keep_int8_weights() -> None:
+    """Have fastembed build its onnxruntime sessions with :data:`SESSION_CONFIG` (it passes every
+    text model's session options through ``add_extra_session_options``, a classmethod, before it
+    builds the session). Idempotent; only where the offline model is used; call before cognee's
+    embedding engine is built."""
+    if not local_enabled():
+        return
+    from fastembed.common.onnx_model import OnnxModel
+
+    if getattr(OnnxModel.add_extra_session_options, "_falsify", False):
+        return
+    add = OnnxModel.add_extra_session_options.__func__
+
+    def add_extra_session_options(cls, session_options, extra_options) -> None:
+        add(cls, session_options, extra_options)
+        for key, value in SESSION_CONFIG.items():
+            session_options.add_session_config_entry(key, value)
+
+    add_extra_session_options._falsify = True  # type: ignore[attr-defined]
+    OnnxModel.add_extra_session_options = classmethod(add_extra_session_options)  # type: ignore[method-assign]
+
+
 def lean(engine) -> None:
     """Make cognee's fastembed engine (``engine.embedding_model``: fastembed's TextEmbedding,
     whose ``model.model`` is the onnxruntime session) give its memory arena back after each
@@ -402,6 +430,7 @@ def preload() -> None:
     cognee's embedding engine built, its model loaded."""
     import lancedb  # noqa: F401
 
+    keep_int8_weights()
     embedding_engine()
 
 

@@ -201,7 +201,7 @@ class Settings:
     # housekeeping after commits
     graph_reopen_every: int = setting(
         "FALSIFY_GRAPH_REOPEN_EVERY",
-        100,
+        20,
         _number(  # commits (0 = never)
             int, lambda v: 0 <= v <= MAX_COMMITS, f"{WHOLE} of commits, 0 to {MAX_COMMITS}"
         ),

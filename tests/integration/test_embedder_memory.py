@@ -40,3 +40,33 @@ def test_other_engines_are_left_alone():
     embedder.lean(engine)
     embedder.lean(None)
     assert not hasattr(engine, "embedding_model")
+
+
+async def test_the_offline_model_keeps_its_int8_weights_and_its_vectors(app):
+    """fastembed builds the session with FALSIFY's session config (no ConstantFolding, which
+    would keep a float32 copy of every int8 weight); its vectors are those of a session built
+    with fastembed's own options, to float precision."""
+    import onnxruntime
+
+    engine = embedder.embedding_engine()
+    session = engine.embedding_model.model.model
+    inner = session._session
+    options = inner.get_session_options()
+    for key, value in embedder.SESSION_CONFIG.items():
+        assert options.get_session_config_entry(key) == value
+    folded = onnxruntime.SessionOptions()  # ORT_ENABLE_ALL, as fastembed sets it: constant folding on
+    assert folded.graph_optimization_level == onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    reference = onnxruntime.InferenceSession(
+        str(embedder.model_onnx()),
+        sess_options=folded,
+        providers=inner.get_providers(),
+    )
+    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
+    mine = await engine.embed_text(texts)
+    engine.embedding_model.model.model = reference
+    try:
+        theirs = await engine.embed_text(texts)
+    finally:
+        engine.embedding_model.model.model = session
+    for a, b in zip(mine, theirs):
+        assert list(a) == pytest.approx(list(b), abs=1e-5)

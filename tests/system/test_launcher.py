@@ -367,7 +367,9 @@ def test_nothing_runs_twice_when_the_launcher_dies_mid_command(launcher, root):
         # is one whose variables it knows (else any variable, PWD included, would key it)
         keys = json.loads(next(launcher.base.glob("*.keys")).read_text())
         assert "" not in keys["prefixes"] and {"PWD", "OLDPWD", "SHLVL", "_"}.isdisjoint(keys["names"])
-        assert "LITELLM_LOCAL_MODEL_COST_MAP" in keys["names"]
+        # openai's import reads AZURE_OPENAI_ENDPOINT; LLM_API_KEY decides whether litellm is preloaded
+        assert {"AZURE_OPENAI_ENDPOINT", "LLM_API_KEY"} <= set(keys["names"])
+        assert "LITELLM_LOCAL_MODEL_COST_MAP" not in keys["names"]  # offline: litellm is not imported
         again = main_py("--root", root, "status", env=env)
         assert f"ran warm: forked by the FALSIFY launcher (pid {new_pid})" in again.stdout
     finally:
