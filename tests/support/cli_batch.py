@@ -1,6 +1,6 @@
 """Run many FALSIFY CLI invocations against ONE data root in ONE process.
 
-    python tests/support/cli_batch.py PLAN.json RESULT.json
+    python tests/support/cli_batch.py PLAN.json RESULT.jsonl
 
 A process serves one data root (cognee caches its config) and importing cognee
 costs ~5 s, so the crash/hostile/undo tests batch their cases here instead of
@@ -187,9 +187,16 @@ def _locked(root: str, fn):
     return asyncio.run(go())
 
 
+# The real WriterLock, imported without running memory_core/__init__.py (which imports the facade
+# and with it cognee: seconds of start-up for a process that only takes a file lock).
 HOLDER = """
 import sys
+import types
 sys.path.insert(0, sys.argv[1])
+for name in ("memory_core", "memory_core.store"):
+    package = types.ModuleType(name)
+    package.__path__ = [sys.argv[1] + "/" + name.replace(".", "/")]
+    sys.modules[name] = package
 from pathlib import Path
 from memory_core.store.lock import WriterLock
 
@@ -307,6 +314,7 @@ def main(argv=None) -> int:
     root = plan["root"]
     results = []
     out = Path(argv[1])
+    out.write_text("", encoding="utf-8")
     last_after = None
     for step in plan["steps"]:
         if step.get("argv_from"):
@@ -315,8 +323,9 @@ def main(argv=None) -> int:
         if step.get("argv_from"):
             results[-1]["argv"] = step["argv"]
         last_after = results[-1].get("after")
-        # written after every step, so a hang or crash still leaves what ran
-        out.write_text(json.dumps(results), encoding="utf-8")  # ASCII: lone surrogates survive
+        # one JSON line per step, appended as it ends, so a hang or crash still leaves what ran
+        with out.open("a", encoding="utf-8") as lines:
+            lines.write(json.dumps(results[-1]) + "\n")  # ASCII: lone surrogates survive
     return 0
 
 
