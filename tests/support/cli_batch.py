@@ -189,16 +189,9 @@ def _locked(root: str, fn):
     return asyncio.run(go())
 
 
-# The real WriterLock, imported without running memory_core/__init__.py (which imports the facade
-# and with it cognee: seconds of start-up for a process that only takes a file lock).
 HOLDER = """
 import sys
-import types
 sys.path.insert(0, sys.argv[1])
-for name in ("memory_core", "memory_core.store"):
-    package = types.ModuleType(name)
-    package.__path__ = [sys.argv[1] + "/" + name.replace(".", "/")]
-    sys.modules[name] = package
 from pathlib import Path
 from memory_core.store.lock import WriterLock
 
