@@ -9,7 +9,11 @@ paying a CLI start-up per case. Every ``cli`` step calls ``memory_core.shell.cli
 records the exit code, stdout and stderr. Nothing is mocked: each command opens
 the root (lock, embedder check, journal recovery) and uses the real stores.
 
-PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``op``:
+PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``op``. With
+``"serve": {"seeds": [FILE, ...]}`` in PLAN, once the steps are done the same process serves
+the viewer on the root (``python -m memory_core.web.server --root DIR --seed FILE --port 0``:
+it prints its ``FALSIFY viewer: URL`` line and runs until SIGINT), so a test that builds a root
+and then looks at it pays one process start.
 
 * ``{"op": "cli", "argv": [...], "env": {VAR: value-or-null}, "snapshot": true,
      "hold_lock": "purpose", "meta_patch": {...}}``
@@ -321,6 +325,10 @@ def main(argv=None) -> int:
         # one JSON line per step, appended as it ends, so a hang or crash still leaves what ran
         with out.open("a", encoding="utf-8") as lines:
             lines.write(json.dumps(results[-1]) + "\n")  # ASCII: lone surrogates survive
+    if plan.get("serve") is not None:
+        from memory_core.web.server import run_server
+
+        return run_server(root, port=0, seeds=plan["serve"].get("seeds", []))
     return 0
 
 

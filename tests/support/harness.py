@@ -102,6 +102,24 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     return results
 
 
+def popen_batch(root, steps: list[dict], workdir: Path, serve: dict, env=None, stdout=None, stderr=None):
+    """Start ``steps`` in one ``tests/support/cli_batch.py`` process against ``root`` that then
+    serves the viewer on it (PLAN's ``serve``); returns (process, path of its JSON-lines results)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    plan = workdir / "plan.json"
+    out = workdir / "result.jsonl"
+    plan.write_text(json.dumps({"root": str(root), "steps": steps, "serve": serve}), encoding="utf-8")
+    proc = forkserver.popen(
+        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
+        cwd=REPO,
+        env=backend_env(root, env or clean_env()),
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+    )
+    return proc, out
+
+
 def backend_env(root, env: dict) -> dict:
     """In a test session on the postgres backend (tests/conftest.py), a child for ``root``
     works on the root's own database (unless ``env`` already names one)."""

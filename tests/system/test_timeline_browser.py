@@ -14,6 +14,8 @@ import pytest
 from browser import open_page
 from test_viewer_browser import (
     DEMO_FACT,
+    SEED,
+    START_TIMEOUT,
     real_problems,
     settle,
     start_viewer,
@@ -181,13 +183,15 @@ def limit(value: str, start: str, key: str) -> list:
 
 
 @pytest.fixture(scope="module")
-def epochs_root(tmp_path_factory):
+def epochs_viewer(tmp_path_factory):
     """A root of nine epochs built by the real CLI (loads, revisions that forget, values that
-    arrive late, an undo, a fragment resting on a forgotten node) and ``status --epoch N``
-    of each: (root, {N: {key: state}})."""
+    arrive late, an undo, a fragment resting on a forgotten node) and ``status --epoch N`` of each,
+    then the real viewer server on it -- the same process, once the commands are done (tests/support/
+    cli_batch.py's ``serve``): (root, {N: {key: state}}, URL)."""
     import json
+    import subprocess
 
-    from harness import EXAMPLE, run_batch
+    from harness import EXAMPLE, popen_batch, viewer_url
 
     work = tmp_path_factory.mktemp("falsify-epochs")
     limits, more = work / "limits.json", work / "more.json"
@@ -210,29 +214,31 @@ def epochs_root(tmp_path_factory):
         {"name": f"status{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]}
         for n in range(len(steps) + 1)
     ]
-    results = run_batch(root, plan, work / "batch")
-    for r in results:
-        assert r["code"] == 0, (r["name"], r["stderr"][-2000:])
-    at = {
-        n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
-        for n in range(len(steps) + 1)
-    }
-    assert (
-        "K" in at[1]
-        and "K" not in at[2]
-        and at[8]["K_late"] == "invalidated"
-        and "L35" in at[6]
-        and "L35" not in at[7]
-    )
-    return root, at
-
-
-@pytest.fixture(scope="module")
-def epochs_viewer(epochs_root):
-    """The real server on the epochs root: (root, {N: {key: state}}, URL)."""
-    root, at = epochs_root
-    proc, url = start_viewer(root)
+    log = work / "server.log"
+    with open(log, "w") as stderr:
+        proc, out = popen_batch(
+            root, plan, work / "batch", serve={"seeds": [str(SEED)]}, stdout=subprocess.PIPE, stderr=stderr
+        )
     try:
+        url = viewer_url(proc, START_TIMEOUT)
+        results = [json.loads(line) for line in out.read_text().split("\n") if line] if out.exists() else []
+        assert url is not None and len(results) == len(plan), (
+            f"{len(results)}/{len(plan)} steps, then the viewer did not start; its stderr:\n"
+            + log.read_text()[-4000:]
+        )
+        for r in results:
+            assert r["code"] == 0, (r["name"], r["stderr"][-2000:])
+        at = {
+            n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
+            for n in range(len(steps) + 1)
+        }
+        assert (
+            "K" in at[1]
+            and "K" not in at[2]
+            and at[8]["K_late"] == "invalidated"
+            and "L35" in at[6]
+            and "L35" not in at[7]
+        )
         yield root, at, url
     finally:
         stop_viewer(proc)
