@@ -65,8 +65,8 @@ FAILURES = [
     (
         "http_500",
         {"mode": "status", "status": 500},
-        "4",
-        ["gave no usable verdict within 4s", "HTTP 500", "stub says HTTP 500"],
+        "2",
+        ["gave no usable verdict within 2s", "HTTP 500", "stub says HTTP 500"],
     ),
     (
         "http_401",
@@ -77,13 +77,13 @@ FAILURES = [
     (
         "malformed_verdict",
         {"mode": "malformed"},
-        "4",
+        "2",
         ["malformed verdict", "relation: Input should be 'contradicts'"],
     ),
     (
         "not_json",
         {"mode": "garbage"},
-        "4",
+        "2",
         ["gave no usable verdict", "invalid response", "this is not json"],
     ),
 ]
@@ -163,7 +163,7 @@ def llm_run(tmp_path_factory):
                 "op": "cli",
                 "argv": ["revise", "--file", str(facts), "--json"],
                 "snapshot": True,
-                "env": {"FALSIFY_JUDGE_TIMEOUT": "4"},
+                "env": {"FALSIFY_JUDGE_TIMEOUT": "2"},
             },
             # the same in a host's own cognee pipeline: fact 1 is the caller's decision (no judge), fact 2
             # needs the LLM judge, which fails: fact 1 stays applied, and the run fails once, saying so
@@ -172,7 +172,7 @@ def llm_run(tmp_path_factory):
                 "name": "host_judge_fails",
                 "op": "pipeline",
                 "snapshot": True,
-                "env": {"FALSIFY_JUDGE_TIMEOUT": "4"},
+                "env": {"FALSIFY_JUDGE_TIMEOUT": "2"},
                 "data": [[{"fact": HOST_RECORDED, "key": "F_host", "record": True}, {"fact": FILE_JUDGED}]],
             },
         ]
