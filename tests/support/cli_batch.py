@@ -32,8 +32,6 @@ and then looks at it pays one process start.
   the first line of step NAME's stdout that starts with / contains those words, split as a
   shell would and its first N words dropped, followed by ``argv`` (a printed command, pasted);
   the argv run is recorded as ``argv``.
-  ``root``: run this command on another data root than the plan's (only for commands refused
-  before they open a root: a process serves one root once it has opened it).
 * ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: [key, distance]
   of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
@@ -294,7 +292,7 @@ def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
             meta = json.loads(meta_saved)
             meta.update(step["meta_patch"])
             meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        result.update(call(step.get("root") or root, [str(a) for a in step["argv"]]))
+        result.update(call(root, [str(a) for a in step["argv"]]))
     finally:
         if meta_saved is not None:
             meta_path.write_bytes(meta_saved)

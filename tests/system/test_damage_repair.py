@@ -277,16 +277,11 @@ def test_a_rejected_command_on_a_new_root_creates_nothing(tmp_path):
         (["revise", "x", "--target", "NOPE"], "--target 'NOPE': no evidence with that key"),
         (["load", str(EXAMPLE), "--bogus"], "unrecognized arguments"),
     ]
-    # one process: each command is refused before it opens its root (a process serves one root once
-    # it has opened one: a command that did open its root fails here, naming what it created)
-    steps = [
-        {"name": f"new{i}", "op": "cli", "argv": argv, "root": str(tmp_path / f"new{i}" / "root")}
-        for i, (argv, _) in enumerate(cases)
-    ]
-    results = run_batch(tmp_path / "new0" / "root", steps, tmp_path / "batch")
     for i, (argv, says) in enumerate(cases):
-        err = results[i]["stderr"]
-        assert results[i]["code"] == 2 and says in err, (argv, err[-2000:])
+        root = tmp_path / f"new{i}" / "root"
+        proc = run_cli(root, *argv)
+        err = proc.stderr.decode(errors="replace")
+        assert proc.returncode == 2 and says in err, (argv, err[-2000:])
         assert not (tmp_path / f"new{i}").exists(), (
             argv,
             sorted(p.name for p in (tmp_path / f"new{i}").rglob("*")),
