@@ -1,6 +1,6 @@
 """Run many FALSIFY CLI invocations against ONE data root in ONE process.
 
-    python tests/support/cli_batch.py PLAN.json RESULT.json
+    python tests/support/cli_batch.py PLAN.json RESULT.jsonl
 
 A process serves one data root (cognee caches its config) and importing cognee
 costs ~5 s, so the crash/hostile/undo tests batch their cases here instead of
@@ -9,7 +9,11 @@ paying a CLI start-up per case. Every ``cli`` step calls ``memory_core.shell.cli
 records the exit code, stdout and stderr. Nothing is mocked: each command opens
 the root (lock, embedder check, journal recovery) and uses the real stores.
 
-PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``op``:
+PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``op``. With
+``"serve": {"seeds": [FILE, ...]}`` in PLAN, once the steps are done the same process serves
+the viewer on the root (``python -m memory_core.web.server --root DIR --seed FILE --port 0``:
+it prints its ``FALSIFY viewer: URL`` line and runs until SIGINT), so a test that builds a root
+and then looks at it pays one process start.
 
 * ``{"op": "cli", "argv": [...], "env": {VAR: value-or-null}, "snapshot": true,
      "hold_lock": "purpose", "meta_patch": {...}}``
@@ -24,6 +28,10 @@ PLAN = {"root": DIR, "steps": [STEP, ...]}; STEP is a dict with ``name`` and ``o
   ``meta_patch``: merge keys into ``falsify.json`` for the command, then restore it.
   ``root_files``: ``{relative path: text}`` written into the root just before the
   command (after the "before" snapshot), e.g. a damaged ``journal/pending.json``.
+  ``argv_from``: ``{"step": NAME, "startswith": ..., "contains": ..., "drop": N}``: the command is
+  the first line of step NAME's stdout that starts with / contains those words, split as a
+  shell would and its first N words dropped, followed by ``argv`` (a printed command, pasted);
+  the argv run is recorded as ``argv``.
 * ``{"op": "search", "kind": "conclusion", "text": "...", "limit": 5}``: [key, distance]
   of the nearest rows of that kind's vector collection (cognee's LanceDB adapter).
 * ``{"op": "vector_keys"}``: every vector row per collection, mapped to keys.
@@ -213,6 +221,20 @@ def _hold_lock(root: str, purpose: str):
     return holder
 
 
+def _pasted(step: dict, done: list[dict]) -> list[str]:
+    """The argv of a step given ``argv_from``: a command printed by an earlier step."""
+    import shlex
+
+    spec = step["argv_from"]
+    printed = next(r for r in done if r["name"] == spec["step"])["stdout"]
+    line = next(
+        line.strip()
+        for line in printed.splitlines()
+        if line.strip().startswith(spec["startswith"]) and spec["contains"] in line
+    )
+    return shlex.split(line)[int(spec["drop"]) :] + list(step.get("argv") or [])
+
+
 def run_step(root: str, step: dict, last_after: dict | None = None) -> dict:
     """One step; ``last_after``: the previous step's "after" snapshot when it took one (a ``cli``
     or ``pipeline`` step: nothing has touched the root since), reused as this step's "before"."""
@@ -289,12 +311,22 @@ def main(argv=None) -> int:
     root = plan["root"]
     results = []
     out = Path(argv[1])
+    out.write_text("", encoding="utf-8")
     last_after = None
     for step in plan["steps"]:
+        if step.get("argv_from"):
+            step = dict(step, argv=_pasted(step, results))
         results.append(run_step(root, step, last_after))
+        if step.get("argv_from"):
+            results[-1]["argv"] = step["argv"]
         last_after = results[-1].get("after")
-        # written after every step, so a hang or crash still leaves what ran
-        out.write_text(json.dumps(results), encoding="utf-8")  # ASCII: lone surrogates survive
+        # one JSON line per step, appended as it ends, so a hang or crash still leaves what ran
+        with out.open("a", encoding="utf-8") as lines:
+            lines.write(json.dumps(results[-1]) + "\n")  # ASCII: lone surrogates survive
+    if plan.get("serve") is not None:
+        from memory_core.web.server import run_server
+
+        return run_server(root, port=0, seeds=plan["serve"].get("seeds", []))
     return 0
 
 

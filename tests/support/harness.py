@@ -81,7 +81,7 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
     """Run ``steps`` in one ``tests/support/cli_batch.py`` process against ``root``."""
     workdir.mkdir(parents=True, exist_ok=True)
     plan = workdir / "plan.json"
-    out = workdir / "result.json"
+    out = workdir / "result.jsonl"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
     proc = forkserver.run(
         [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
@@ -90,12 +90,34 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
         capture_output=True,
         timeout=timeout,
     )
-    results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
+    results = (
+        [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
+        if out.exists()
+        else []
+    )
     assert proc.returncode == 0 and len(results) == len(steps), (
         f"batch driver failed (exit {proc.returncode}) after {len(results)}/{len(steps)} steps\n"
         f"stderr:\n{proc.stderr.decode(errors='replace')[-4000:]}"
     )
     return results
+
+
+def popen_batch(root, steps: list[dict], workdir: Path, serve: dict, env=None, stdout=None, stderr=None):
+    """Start ``steps`` in one ``tests/support/cli_batch.py`` process against ``root`` that then
+    serves the viewer on it (PLAN's ``serve``); returns (process, path of its JSON-lines results)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    plan = workdir / "plan.json"
+    out = workdir / "result.jsonl"
+    plan.write_text(json.dumps({"root": str(root), "steps": steps, "serve": serve}), encoding="utf-8")
+    proc = forkserver.popen(
+        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
+        cwd=REPO,
+        env=backend_env(root, env or clean_env()),
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+    )
+    return proc, out
 
 
 def backend_env(root, env: dict) -> dict:

@@ -245,6 +245,29 @@ class StubLLM:
         with self._lock:
             return [r for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions")]
 
+    def judge_env(self, **extra) -> dict:
+        """A child's environment with the LLM judge pointed at this stub: the clean test environment
+        (``harness.clean_env``), cognee's LLM settings naming this endpoint (litellm routes
+        ``openai/stub`` to it, never through a proxy), the offline embedder the roots were built with,
+        a generous judge timeout; ``extra`` adds or overrides settings."""
+        from harness import clean_env
+
+        settings = dict(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT=self.url,
+            LLM_MODEL="openai/stub",
+            FALSIFY_EMBEDDER="local",
+            FALSIFY_JUDGE_TIMEOUT="60",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
+        return clean_env(**dict(settings, **extra))
+
+    def control(self, name: str, **settings) -> dict:
+        """A ``tests/support/cli_batch.py`` step setting what this stub answers next (``POST /control``)."""
+        return {"name": name, "op": "control", "url": self.url + "/control", "json": settings}
+
     def __enter__(self):
         return self.start()
 

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from harness import EXAMPLE, clean_env, copy_root, loaded_root, nodes_by_key, run_batch
+from harness import EXAMPLE, copy_root, loaded_root, nodes_by_key, run_batch
 from llm_stub import StubLLM
 
 pytestmark = pytest.mark.slow
@@ -65,8 +65,8 @@ FAILURES = [
     (
         "http_500",
         {"mode": "status", "status": 500},
-        "4",
-        ["gave no usable verdict within 4s", "HTTP 500", "stub says HTTP 500"],
+        "2",
+        ["gave no usable verdict within 2s", "HTTP 500", "stub says HTTP 500"],
     ),
     (
         "http_401",
@@ -77,13 +77,13 @@ FAILURES = [
     (
         "malformed_verdict",
         {"mode": "malformed"},
-        "4",
+        "2",
         ["malformed verdict", "relation: Input should be 'contradicts'"],
     ),
     (
         "not_json",
         {"mode": "garbage"},
-        "4",
+        "2",
         ["gave no usable verdict", "invalid response", "this is not json"],
     ),
 ]
@@ -102,29 +102,11 @@ def llm_run(tmp_path_factory):
         + "\n"
     )
     with StubLLM() as stub:
-        control = stub.url + "/control"
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            FALSIFY_EMBEDDER="local",
-            FALSIFY_JUDGE_TIMEOUT="60",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env()
         steps = [
-            {
-                "name": "set_bad_setting",
-                "op": "control",
-                "url": control,
-                "json": {
-                    "mode": "verdict",
-                    "verdict_by_stored": {},
-                    "verdict": UNRELATED,
-                    "tag": "bad_setting",
-                },
-            }
+            stub.control(
+                "set_bad_setting", mode="verdict", verdict_by_stored={}, verdict=UNRELATED, tag="bad_setting"
+            )
         ]
         for variable, value, _ in BAD_SETTINGS:
             steps.append(
@@ -137,9 +119,7 @@ def llm_run(tmp_path_factory):
                 }
             )
         for name, settings, timeout, _ in FAILURES:
-            steps.append(
-                {"name": f"set_{name}", "op": "control", "url": control, "json": dict(settings, tag=name)}
-            )
+            steps.append(stub.control(f"set_{name}", **dict(settings, tag=name)))
             steps.append(
                 {
                     "name": name,
@@ -150,75 +130,49 @@ def llm_run(tmp_path_factory):
                 }
             )
         steps += [
-            {
-                "name": "set_weak",
-                "op": "control",
-                "url": control,
-                "json": {
-                    "mode": "verdict",
-                    "verdict_by_stored": WEAK_QA,
-                    "verdict": UNRELATED,
-                    "tag": "below_threshold",
-                },
-            },
+            stub.control(
+                "set_weak",
+                mode="verdict",
+                verdict_by_stored=WEAK_QA,
+                verdict=UNRELATED,
+                tag="below_threshold",
+            ),
             {
                 "name": "below_threshold",
                 "op": "cli",
                 "argv": ["revise", FACT_WEAK, "--json"],
                 "snapshot": True,
             },
-            {
-                "name": "set_unrelated",
-                "op": "control",
-                "url": control,
-                "json": {
-                    "mode": "verdict",
-                    "verdict_by_stored": {},
-                    "verdict": UNRELATED,
-                    "tag": "injection",
-                },
-            },
+            stub.control(
+                "set_unrelated", mode="verdict", verdict_by_stored={}, verdict=UNRELATED, tag="injection"
+            ),
             {"name": "injection", "op": "cli", "argv": ["revise", FACT_INJECT, "--json"], "snapshot": True},
-            {
-                "name": "set_contradicts",
-                "op": "control",
-                "url": control,
-                "json": {
-                    "mode": "verdict",
-                    "verdict_by_stored": CONTRADICTS_QA,
-                    "verdict": UNRELATED,
-                    "tag": "lands",
-                },
-            },
+            stub.control(
+                "set_contradicts",
+                mode="verdict",
+                verdict_by_stored=CONTRADICTS_QA,
+                verdict=UNRELATED,
+                tag="lands",
+            ),
             {"name": "lands", "op": "cli", "argv": ["revise", FACT_LANDS, "--json"], "snapshot": True},
             {"name": "check", "op": "cli", "argv": ["check", "--json"]},
             # revise --file: line 1 is pinned (no judge), line 2 needs the LLM judge, which fails
-            {
-                "name": "set_500_again",
-                "op": "control",
-                "url": control,
-                "json": {"mode": "status", "status": 500, "tag": "file"},
-            },
+            stub.control("set_500_again", mode="status", status=500, tag="file"),
             {
                 "name": "file_judge_fails",
                 "op": "cli",
                 "argv": ["revise", "--file", str(facts), "--json"],
                 "snapshot": True,
-                "env": {"FALSIFY_JUDGE_TIMEOUT": "4"},
+                "env": {"FALSIFY_JUDGE_TIMEOUT": "2"},
             },
             # the same in a host's own cognee pipeline: fact 1 is the caller's decision (no judge), fact 2
             # needs the LLM judge, which fails: fact 1 stays applied, and the run fails once, saying so
-            {
-                "name": "set_500_host",
-                "op": "control",
-                "url": control,
-                "json": {"mode": "status", "status": 500, "tag": "host"},
-            },
+            stub.control("set_500_host", mode="status", status=500, tag="host"),
             {
                 "name": "host_judge_fails",
                 "op": "pipeline",
                 "snapshot": True,
-                "env": {"FALSIFY_JUDGE_TIMEOUT": "4"},
+                "env": {"FALSIFY_JUDGE_TIMEOUT": "2"},
                 "data": [[{"fact": HOST_RECORDED, "key": "F_host", "record": True}, {"fact": FILE_JUDGED}]],
             },
         ]
@@ -388,39 +342,25 @@ def judge_run(tmp_path_factory):
     facts = work / "budget.jsonl"
     facts.write_text("".join(json.dumps({"fact": f}) + "\n" for f in BUDGET_FACTS))
     with StubLLM() as stub:
-        control = stub.url + "/control"
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            FALSIFY_EMBEDDER="local",
-            FALSIFY_JUDGE_TIMEOUT="60",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env()
         steps = [
-            {
-                "name": "set_one_call",
-                "op": "control",
-                "url": control,
-                "json": {
-                    "mode": "verdict",
-                    "verdict_by_stored": {},
-                    "verdict": UNRELATED,
-                    "cost": 0.01,
-                    "tag": "one_call",
-                },
-            },
+            stub.control(
+                "set_one_call",
+                mode="verdict",
+                verdict_by_stored={},
+                verdict=UNRELATED,
+                cost=0.01,
+                tag="one_call",
+            ),
             {
                 "name": "one_call",
                 "op": "cli",
                 "argv": ["revise", FACT_LANDS, "--dry-run", "--json"],
                 "snapshot": True,
             },
-            {"name": "set_cached", "op": "control", "url": control, "json": {"tag": "cached"}},
+            stub.control("set_cached", tag="cached"),
             {"name": "cached", "op": "cli", "argv": ["revise", FACT_LANDS, "--json"], "snapshot": True},
-            {"name": "set_budget", "op": "control", "url": control, "json": {"cost": 0.25, "tag": "budget"}},
+            stub.control("set_budget", cost=0.25, tag="budget"),
             {
                 "name": "budget",
                 "op": "cli",

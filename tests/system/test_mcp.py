@@ -111,6 +111,10 @@ async def test_every_tool_over_stdio(tmp_path):
         before = await call(session, "status")
         assert keys(before["nodes"]) == {k: "alive" for k in ("Q", "A", "B", "C", "E_qa", "E_email", "K")}
 
+        # a second server on the root this one holds: the busy root is a tool error naming the holder
+        await a_second_server_reports_the_busy_root(root)
+        assert await call(session, "status") == before
+
         # a bad fragment: a tool error naming the offending entry; nothing written
         bad = await session.call_tool(
             "add_beliefs",
@@ -253,22 +257,18 @@ async def test_every_tool_over_stdio(tmp_path):
     assert cli_json(root, "status") == last_status
 
 
-async def test_busy_root_is_a_tool_error_naming_the_holder(tmp_path):
-    """A second server on a root another process holds answers initialize and tools/list,
-    then reports the busy root on each call (exit-3 message), writing nothing."""
-    root = tmp_path / "root"
-    env = clean_env(FALSIFY_LOCK_TIMEOUT="1")
-    async with stdio_client(server_params(root)) as (r1, w1), ClientSession(r1, w1) as first:
-        await first.initialize()
-        await call(first, "status")  # the first server holds the root now
-        params = server_params(root)
-        params.env = env
-        async with stdio_client(params) as (r2, w2), ClientSession(r2, w2) as second:
-            await second.initialize()
-            assert {t.name for t in (await second.list_tools()).tools} == TOOLS
-            busy = await second.call_tool("status", {})
-            assert busy.is_error and busy.content[0].text.startswith("error: ")
-            assert "busy" in busy.content[0].text.lower() or "lock" in busy.content[0].text.lower()
+async def a_second_server_reports_the_busy_root(root: Path) -> None:
+    """A second server on a root another process holds (the first server, which holds it for
+    the whole of test_every_tool_over_stdio) answers initialize and tools/list, then reports the
+    busy root on each call (exit-3 message), writing nothing."""
+    params = server_params(root)
+    params.env = clean_env(FALSIFY_LOCK_TIMEOUT="1")
+    async with stdio_client(params) as (r2, w2), ClientSession(r2, w2) as second:
+        await second.initialize()
+        assert {t.name for t in (await second.list_tools()).tools} == TOOLS
+        busy = await second.call_tool("status", {})
+        assert busy.is_error and busy.content[0].text.startswith("error: ")
+        assert "busy" in busy.content[0].text.lower() or "lock" in busy.content[0].text.lower()
 
 
 def test_agent_session_example(tmp_path):

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 
 import pytest
 
+import forkserver
 from conftest import BACKEND, REPO, clean_env, investigation
 
 AUDIT = "Forensic audit: the March QA report was back-dated."
@@ -135,9 +135,15 @@ def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path
         {"name": "load", "argv": ["load", str(REPO / "examples" / "company_x.json")]},
         {"name": "text", "argv": ["--root", str(root), "revise", AUDIT], "snapshot": True},
         {"name": "json", "argv": ["revise", AUDIT, "--json"]},
+        # the first printed --target command, as a user would paste it (minus `python main.py --root ROOT`)
+        {
+            "name": "pasted",
+            "argv": ["--json"],
+            "argv_from": {"step": "text", "startswith": "python", "contains": "--target", "drop": 4},
+        },
     ]
     results = run_batch(root, [dict(s, op="cli") for s in steps], tmp_path / "w1")
-    text, as_json = results[1], results[2]
+    text, as_json, done = results[1], results[2], results[3]
     assert text["code"] == 0 and as_json["code"] == 0, (text, as_json)
     assert text["before"] == text["after"]  # nothing recorded
     out = text["stdout"]
@@ -149,12 +155,10 @@ def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path
     parsed = json.loads(as_json["stdout"])
     assert parsed["to_decide"][0] == "E_qa" and parsed["epoch"] is None
     assert {"claim", "lexical", "rank", "distance"} <= set(parsed["candidates"][0])
-    # the printed command, as a user would paste it (minus `python main.py`)
+    # the printed command, as a user would paste it (minus `python main.py`): the batch ran exactly it
     argv = shlex.split(commands[0])[2:]
     assert argv[:2] == ["--root", str(root)]
-    done = run_batch(root, [{"op": "cli", "name": "pasted", "argv": argv[2:] + ["--json"]}], tmp_path / "w2")[
-        0
-    ]
+    assert done["argv"] == argv[2:] + ["--json"]
     assert done["code"] == 0, done
     assert json.loads(done["stdout"])["refuted"] == ["E_qa"]
 
@@ -170,12 +174,9 @@ async def test_mcp_offline_agent_protocol(tmp_path):
         import pg_server
 
         env.update(pg_server.root_env(root))
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(REPO / "main.py"), "--root", str(root), "mcp"],
-        env=env,
-        cwd=str(REPO),
-    )
+    # forked from the fork server on the SDK client's pipes: a real process, the third-party imports paid once
+    command, args = forkserver.stdio_command([REPO / "main.py", "--root", root, "mcp"])
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(REPO))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}

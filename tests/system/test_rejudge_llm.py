@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from harness import clean_env, nodes_by_key, run_batch
+from harness import nodes_by_key, run_batch
 from llm_stub import StubLLM
 
 pytestmark = pytest.mark.slow
@@ -55,18 +55,7 @@ def investigation(path) -> str:
 def run(tmp_path_factory):
     work = tmp_path_factory.mktemp("rejudge_llm")
     with StubLLM() as stub:
-        control = stub.url + "/control"
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            FALSIFY_EMBEDDER="local",
-            FALSIFY_JUDGE_TIMEOUT="60",
-            FALSIFY_VERDICT_CACHE="0",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env(FALSIFY_VERDICT_CACHE="0")
         both = {json.dumps(ACME): CONTRA, json.dumps(BOLT): CONTRA}
         only_bolt = {json.dumps(ACME): UNRELATED, json.dumps(BOLT): CONTRA}
 
@@ -74,12 +63,7 @@ def run(tmp_path_factory):
             return {"name": name, "op": "cli", "argv": list(argv), "snapshot": True}
 
         def judge(name, verdicts):
-            return {
-                "name": name,
-                "op": "control",
-                "url": control,
-                "json": {"mode": "verdict", "verdict_by_stored": verdicts, "verdict": UNRELATED, "tag": name},
-            }
+            return stub.control(name, mode="verdict", verdict_by_stored=verdicts, verdict=UNRELATED, tag=name)
 
         steps = [
             cli("load", "load", investigation(work / "lot7.json"), "--json"),

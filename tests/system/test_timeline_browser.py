@@ -14,6 +14,8 @@ import pytest
 from browser import open_page
 from test_viewer_browser import (
     DEMO_FACT,
+    SEED,
+    START_TIMEOUT,
     real_problems,
     settle,
     start_viewer,
@@ -103,47 +105,38 @@ def window_shown(page):
 
 
 def test_a_missing_epoch_is_a_400(viewer):
-    with open_page() as (page, _, _problems):
-        page.goto(viewer)
-        page.wait_for_selector("#node-list li", timeout=30000)
-        for bad in ("99", "-1", "x"):
-            status = page.evaluate("async (e) => (await fetch('/api/graph?epoch=' + e)).status", bad)
-            assert status == 400, bad
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
+    for bad in ("99", "-1", "x"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            opener.open(viewer.rstrip("/") + "/api/graph?epoch=" + bad, timeout=60)
+        assert refused.value.code == 400, bad
 
 
 TIMED = {
-    "question": {"key": "Q"},
-    "evidence": [
-        {
-            "key": "E_ceo",
-            "claim": "Alice was the chief executive of Company X.",
-            "valid_from": "2010-01-01",
-            "valid_to": "2016-12-31",
-        }
-    ],
+    "key": "E_ceo",
+    "claim": "Alice was the chief executive of Company X.",
+    "valid_from": "2010-01-01",
+    "valid_to": "2016-12-31",
 }
 
 
-def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(tmp_path):
-    import json
-
-    fragment = tmp_path / "timed.json"
-    fragment.write_text(json.dumps(TIMED))
-    proc, url = start_viewer(tmp_path / "root", "--seed", str(fragment))
-    try:
-        with open_page() as (page, _, problems):
-            page.goto(url)
-            page.wait_for_selector('#node-list li[data-key="E_ceo"]', timeout=30000)
-            assert "2010-01-01 – 2016-12-31" in page.inner_text('#node-list li[data-key="E_ceo"]')
-            assert "valid 2010-01-01 – 2016-12-31" in tooltip_of(page, "E_ceo")
-            settle(page)
-            page.fill("#as-of", "2012-06-30")
-            wait_for(page, "() => document.querySelector('#as-of-note')?.textContent.includes('2012-06-30')")
-            page.click("#as-of-clear")
-            wait_for(page, "() => !document.querySelector('#as-of-note')")
-            assert not real_problems(problems), problems
-    finally:
-        stop_viewer(proc)
+def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(epochs_viewer):
+    """E_ceo (valid 2010-01-01 to 2016-12-31, loaded at epoch 3 of the epochs root below)."""
+    _root, _at, url = epochs_viewer
+    with open_page() as (page, _, problems):
+        page.goto(url)
+        page.wait_for_selector('#node-list li[data-key="E_ceo"]', timeout=30000)
+        assert "2010-01-01 – 2016-12-31" in page.inner_text('#node-list li[data-key="E_ceo"]')
+        assert "valid 2010-01-01 – 2016-12-31" in tooltip_of(page, "E_ceo")
+        settle(page)
+        page.fill("#as-of", "2012-06-30")
+        wait_for(page, "() => document.querySelector('#as-of-note')?.textContent.includes('2012-06-30')")
+        page.click("#as-of-clear")
+        wait_for(page, "() => !document.querySelector('#as-of-note')")
+        assert not real_problems(problems), problems
 
 
 # ---- the timeline shows exactly the graph of every epoch, in both directions ----------------
@@ -159,7 +152,8 @@ LIMITS = {
             "predicate": "weight limit",
             "object": "40 t",
             "valid_from": "2010-01-01",
-        }
+        },
+        TIMED,
     ],
     "conclusions": [{"key": "KL", "statement": "The 38 t truck route over the bridge is allowed."}],
     "edges": [
@@ -189,13 +183,15 @@ def limit(value: str, start: str, key: str) -> list:
 
 
 @pytest.fixture(scope="module")
-def epochs_root(tmp_path_factory):
+def epochs_viewer(tmp_path_factory):
     """A root of nine epochs built by the real CLI (loads, revisions that forget, values that
-    arrive late, an undo, a fragment resting on a forgotten node) and ``status --epoch N``
-    of each: (root, {N: {key: state}})."""
+    arrive late, an undo, a fragment resting on a forgotten node) and ``status --epoch N`` of each,
+    then the real viewer server on it -- the same process, once the commands are done (tests/support/
+    cli_batch.py's ``serve``): (root, {N: {key: state}}, URL)."""
     import json
+    import subprocess
 
-    from harness import EXAMPLE, run_batch
+    from harness import EXAMPLE, popen_batch, viewer_url
 
     work = tmp_path_factory.mktemp("falsify-epochs")
     limits, more = work / "limits.json", work / "more.json"
@@ -218,21 +214,34 @@ def epochs_root(tmp_path_factory):
         {"name": f"status{n}", "op": "cli", "argv": ["status", "--epoch", str(n), "--json"]}
         for n in range(len(steps) + 1)
     ]
-    results = run_batch(root, plan, work / "batch")
-    for r in results:
-        assert r["code"] == 0, (r["name"], r["stderr"][-2000:])
-    at = {
-        n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
-        for n in range(len(steps) + 1)
-    }
-    assert (
-        "K" in at[1]
-        and "K" not in at[2]
-        and at[8]["K_late"] == "invalidated"
-        and "L35" in at[6]
-        and "L35" not in at[7]
-    )
-    return root, at
+    log = work / "server.log"
+    with open(log, "w") as stderr:
+        proc, out = popen_batch(
+            root, plan, work / "batch", serve={"seeds": [str(SEED)]}, stdout=subprocess.PIPE, stderr=stderr
+        )
+    try:
+        url = viewer_url(proc, START_TIMEOUT)
+        results = [json.loads(line) for line in out.read_text().split("\n") if line] if out.exists() else []
+        assert url is not None and len(results) == len(plan), (
+            f"{len(results)}/{len(plan)} steps, then the viewer did not start; its stderr:\n"
+            + log.read_text()[-4000:]
+        )
+        for r in results:
+            assert r["code"] == 0, (r["name"], r["stderr"][-2000:])
+        at = {
+            n: {node["key"]: node["state"] for node in json.loads(results[len(steps) + n]["stdout"])["nodes"]}
+            for n in range(len(steps) + 1)
+        }
+        assert (
+            "K" in at[1]
+            and "K" not in at[2]
+            and at[8]["K_late"] == "invalidated"
+            and "L35" in at[6]
+            and "L35" not in at[7]
+        )
+        yield root, at, url
+    finally:
+        stop_viewer(proc)
 
 
 def shows_exactly(page, epoch: int, want: dict, vanished: bool = False) -> None:
@@ -267,50 +276,46 @@ def shows_exactly(page, epoch: int, want: dict, vanished: bool = False) -> None:
 
 
 def test_every_epoch_shows_exactly_its_graph_stepping_back_forward_scrubbing_and_now_and_rows_say_what_changed(
-    epochs_root,
+    epochs_viewer,
 ):
-    root, at = epochs_root
+    _root, at, url = epochs_viewer
     last = max(at)
-    proc, url = start_viewer(root)
-    try:
-        with open_page() as (page, _, problems):
-            page.goto(url)
-            page.wait_for_selector("#node-list li", timeout=30000)
-            settle(page)
-            shows_exactly(page, None, at[last])
-            assert page.get_attribute("#timeline", "data-current") == str(last)
-            for n in range(last - 1, -1, -1):  # back, one epoch at a time, to the empty root
-                page.click("#epoch-back")
-                shows_exactly(page, n, at[n])
-            for n in range(1, last):  # forward again: every node an epoch added is drawn
-                page.click("#epoch-forward")
-                shows_exactly(page, n, at[n])
-            page.click("#epoch-forward")  # the last epoch is the live graph
-            shows_exactly(page, None, at[last])
-            for n in (1, last - 2, 0, 5, 3):  # scrubbing jumps, then Now
-                page.eval_on_selector(
-                    "#epoch-scrub",
-                    """(el, n) => {
-                    const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-                    set.call(el, String(n)); el.dispatchEvent(new Event('input', {bubbles: true})); }""",
-                    n,
-                )
-                shows_exactly(page, n, at[n])
-                page.click("#epoch-now")
-                shows_exactly(page, None, at[last])
-            page.click("#epoch-back")  # once back, then Now: the whole graph of now again
-            shows_exactly(page, last - 1, at[last - 1], vanished=True)
+    with open_page() as (page, _, problems):
+        page.goto(url)
+        page.wait_for_selector("#node-list li", timeout=30000)
+        settle(page)
+        shows_exactly(page, None, at[last])
+        assert page.get_attribute("#timeline", "data-current") == str(last)
+        for n in range(last - 1, -1, -1):  # back, one epoch at a time, to the empty root
+            page.click("#epoch-back")
+            shows_exactly(page, n, at[n])
+        for n in range(1, last):  # forward again: every node an epoch added is drawn
+            page.click("#epoch-forward")
+            shows_exactly(page, n, at[n])
+        page.click("#epoch-forward")  # the last epoch is the live graph
+        shows_exactly(page, None, at[last])
+        for n in (1, last - 2, 0, 5, 3):  # scrubbing jumps, then Now
+            page.eval_on_selector(
+                "#epoch-scrub",
+                """(el, n) => {
+                const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+                set.call(el, String(n)); el.dispatchEvent(new Event('input', {bubbles: true})); }""",
+                n,
+            )
+            shows_exactly(page, n, at[n])
             page.click("#epoch-now")
-            shows_exactly(page, None, at[last], vanished=True)
-            for n in (2, 0):  # nodes that left are gone once their animation ends
-                page.click(f'#epochs li[data-epoch="{n}"]')
-                shows_exactly(page, n, at[n], vanished=True)
-            page.click("#epoch-now")
-            shows_exactly(page, None, at[last], vanished=True)
-            assert problems == [], problems
-            rows_list_what_each_epoch_added_changed_and_forgot(page, problems)
-    finally:
-        stop_viewer(proc)
+            shows_exactly(page, None, at[last])
+        page.click("#epoch-back")  # once back, then Now: the whole graph of now again
+        shows_exactly(page, last - 1, at[last - 1], vanished=True)
+        page.click("#epoch-now")
+        shows_exactly(page, None, at[last], vanished=True)
+        for n in (2, 0):  # nodes that left are gone once their animation ends
+            page.click(f'#epochs li[data-epoch="{n}"]')
+            shows_exactly(page, n, at[n], vanished=True)
+        page.click("#epoch-now")
+        shows_exactly(page, None, at[last], vanished=True)
+        assert problems == [], problems
+        rows_list_what_each_epoch_added_changed_and_forgot(page, problems)
 
 
 def rows_list_what_each_epoch_added_changed_and_forgot(page, problems) -> None:
