@@ -3,16 +3,52 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from conftest import cli, clean_env
-from harness import copy_root, js, ok, run_batch
+import forkserver
+from conftest import REPO, cli, clean_env
+from harness import backend_env, copy_root, js, ok, run_batch
 
 pytestmark = pytest.mark.slow
 
 QUESTION = "Did Company X know about the defect before the recall?"
+FORK_EXEC = Path(forkserver.__file__).resolve().parent / "fork_exec.py"
+# ``python main.py ARGS`` with ``sys.executable`` set to the script given first
+AS_MAIN = (
+    "import runpy, sys\n"
+    "sys.executable = sys.argv[1]\n"
+    "sys.argv = ['main.py', *sys.argv[2:]]\n"
+    "runpy.run_path('main.py', run_name='__main__')\n"
+)
+
+
+def demo(root, *args, work: Path) -> subprocess.CompletedProcess:
+    """``python main.py --root ROOT --demo ARGS``, forked, and so are the two session processes
+    it starts (``[sys.executable, "-c", ...]``): its ``sys.executable`` is a script that hands
+    the command to the fork server (tests/support/fork_exec.py, as the MCP tests' spawned servers
+    are), which forks each session as a process of its own on the demo's pipes, environment and
+    directory, opening the root from disk. What a cold start checks stays with the installed
+    demo (tests/system/test_packaging.py runs ``falsify --demo`` and its sessions cold)."""
+    if not forkserver.enabled():
+        return cli(root, "--demo", *args, timeout=300)
+    shim = work / "python-forked"
+    command = " ".join(shlex.quote(str(a)) for a in (sys.executable, "-S", FORK_EXEC, forkserver.server()))
+    shim.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
+    shim.chmod(0o755)
+    return forkserver.run(
+        [sys.executable, "-c", AS_MAIN, str(shim), "--root", str(root), "--demo", *args],
+        cwd=REPO,
+        env=backend_env(root, clean_env()),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -87,12 +123,12 @@ def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_pa
     figures it measured. (On a fresh root it says nothing about clearing: the installed demo in
     tests/system/test_packaging.py runs there.)"""
     root = copy_root(sessions.root, tmp_path / "d")
-    kept = cli(root, "--demo", "--keep", timeout=300)
+    kept = demo(root, "--keep", work=tmp_path)
     assert kept.returncode == 0, kept.stderr
     assert (
         "reused" in kept.stdout and "already recorded" in kept.stdout and "started clean" not in kept.stdout
     )
-    proc = cli(root, "--demo", timeout=300)  # running the demo again starts clean (and says so)
+    proc = demo(root, work=tmp_path)  # running the demo again starts clean (and says so)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr
     assert "started clean" in out and "Session 1" in out and "Session 2" in out
