@@ -70,6 +70,7 @@ class Launcher:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
+            end_spares(self.pid)
             self.proc.terminate()
             try:
                 self.proc.wait(30)
@@ -99,6 +100,17 @@ def spare_of(launcher: "Launcher") -> int:
         return first if first is not None and one() == first else None
 
     return wait_for(stable, what="the spare")
+
+
+def end_spares(launcher: int) -> None:
+    """At a test's end, the launcher's children (its spare, importing cognee for a next command that
+    will not come; no command runs by then) are killed with it: left to the launcher's exit, a
+    spare finishes its imports first, on a machine the other tests share."""
+    for pid in children_of(launcher):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def children_of(pid: int) -> list[int]:
@@ -137,6 +149,7 @@ def runtime():
     os.chmod(base, 0o700)
     yield base
     for pid in launchers_in(base):
+        end_spares(pid)
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
@@ -371,6 +384,7 @@ def test_nothing_runs_twice_when_the_launcher_dies_mid_command(launcher, root):
         again = main_py("--root", root, "status", env=env)
         assert f"ran warm: forked by the FALSIFY launcher (pid {new_pid})" in again.stdout
     finally:
+        end_spares(new_pid)
         os.kill(new_pid, signal.SIGTERM)
     wait_for(lambda: not Path(f"/proc/{new_pid}").exists() or zombie(new_pid), what="the new launcher's exit")
 
