@@ -15,11 +15,15 @@ MODEL_STAMP := $(VENV)/.stamp-model
 
 setup: $(STAMP) $(MODEL_STAMP)
 
-# the editable install in setuptools' "compat" mode: a plain path entry (.pth) a type checker can
+# Bytecode: pip compiles every installed module one at a time; compileall does it on every core (about
+# half the wall time on two). The bytecode must exist before the tests, whose child processes never write
+# it. compileall exits 1 when a package ships a file this Python cannot compile (pip ignores those too).
+# Then the editable install in setuptools' "compat" mode: a plain path entry (.pth) a type checker can
 # follow (the default mode's import hook is invisible to mypy: docs/python-api.md, "Type checking")
 $(STAMP): requirements.txt requirements.lock pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt -c requirements.lock
+	$(PY) -m pip install --disable-pip-version-check -q --no-compile -r requirements.txt -c requirements.lock
+	@$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e . \
 		--config-settings editable_mode=compat
 	@touch $(STAMP)

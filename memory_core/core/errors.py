@@ -30,9 +30,12 @@ from contextvars import ContextVar
 
 
 class FalsifyError(Exception):
-    """Base class of every FALSIFY error."""
+    """Base class of every FALSIFY error. ``applied``: when the error stopped a host's pipeline
+    run part-way, the results of the facts that run had applied before it (in order; empty
+    when nothing was), so the host knows what landed (docs/cognee-tasks.md)."""
 
     exit_code = 1
+    applied: tuple = ()
 
 
 class InputError(FalsifyError, ValueError):

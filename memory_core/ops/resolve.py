@@ -22,7 +22,7 @@ from memory_core.core.revision import begin_resolve, finish_resolve
 from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
-from memory_core.store.intents import log_changes, tombstones
+from memory_core.store.intents import log_changes, tombstones, updates as intent_updates
 from memory_core.store.tms_io import extend_view, restored_entries
 from memory_core.tasks.rejudge import rejudge_returning
 
@@ -98,29 +98,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     absent = (forgotten_ids - {ghosts[k]["id"] for k in plan.restored}) | {
         node_id(view.nodes[k].kind, k) for k in forgotten
     }
-    updates = []
-    for key in dict.fromkeys(c.key for c in plan.changes):
-        if key in ghosts or key not in original:
-            continue
-        before, after = original[key], view.nodes[key]
-        updates.append(
-            {
-                "id": node_id(after.kind, key),
-                "key": key,
-                "before": {
-                    "state": before.state,
-                    "epoch": before.epoch,
-                    "weight": before.weight,
-                    "confidence": before.confidence,
-                },
-                "after": {
-                    "state": after.state,
-                    "epoch": after.epoch,
-                    "weight": after.weight,
-                    "confidence": after.confidence,
-                },
-            }
-        )
+    updates = intent_updates(view, original, plan, skip=set(ghosts))
     intent = {
         "epoch": epoch,
         "add_nodes": restored_entries(ghosts, plan.restored, view, absent),

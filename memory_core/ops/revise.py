@@ -14,25 +14,10 @@ from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest
-from memory_core.ops.resolve import plan_fields
+from memory_core.ops.resolve import RESULT_KEYS, plan_fields
 from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
 from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
-
-RESULT_KEYS = (
-    "fact",
-    "new_evidence",
-    "judge",
-    "candidates",
-    "refuted",
-    "superseded",
-    "invalidated",
-    "weakened",
-    "promoted",
-    "forgotten",
-    "epoch",
-    "elapsed_ms",
-)
 
 
 def empty_result(fact: str, new_key: Optional[str]) -> dict:

@@ -375,22 +375,22 @@ async def cmd_revise(args) -> int:
             data, args.file
         )  # the whole file, before waiting for the lock or importing cognee
     else:
-        request = revision_request(
-            args.fact,
-            args.triple,
-            args.target,
-            args.key,
-            args.source,
-            args.asserted_at,
-            trust=_number_arg(args.trust, "--trust"),
-            policy=args.policy,
-            valid_from=args.valid_from,
-            valid_to=args.valid_to,
-            record=args.record,
-            supports=args.supports,
-            refutes=args.refutes,
-            weight=_number_arg(args.weight, "--weight"),
-        )
+        fields = {
+            "triple": args.triple,
+            "target": args.target,
+            "key": args.key,
+            "source": args.source,
+            "asserted_at": args.asserted_at,
+            "trust": _number_arg(args.trust, "--trust"),
+            "policy": args.policy,
+            "valid_from": args.valid_from,
+            "valid_to": args.valid_to,
+            "record": args.record,
+            "supports": args.supports,
+            "refutes": args.refutes,
+            "weight": _number_arg(args.weight, "--weight"),
+        }
+        request = revision_request(args.fact, **fields)  # before waiting for the lock or importing cognee
 
     def show(result):
         if args.json:
@@ -420,25 +420,7 @@ async def cmd_revise(args) -> int:
         if args.file:
             await app.revise_many(requests, what=args.file, dry_run=args.dry_run, on_result=show)
         else:
-            show(
-                await app.revise(
-                    args.fact,
-                    triple=args.triple,
-                    target=args.target,
-                    key=args.key,
-                    source=args.source,
-                    asserted_at=args.asserted_at,
-                    trust=_number_arg(args.trust, "--trust"),
-                    policy=args.policy,
-                    valid_from=args.valid_from,
-                    valid_to=args.valid_to,
-                    record=args.record,
-                    supports=args.supports,
-                    refutes=args.refutes,
-                    weight=_number_arg(args.weight, "--weight"),
-                    dry_run=args.dry_run,
-                )
-            )
+            show(await app.revise(args.fact, **fields, dry_run=args.dry_run))
     finally:
         await app.close()
     return EXIT_OK

@@ -49,31 +49,37 @@ def evidence_props(
     return props
 
 
+def node_update(key: str, before: Node, after: Node) -> dict:
+    """One intent update: a node's state, epoch, weight and confidence before and after the
+    revision (its valid_to too when valid time ended, so undo restores it exactly)."""
+    update = {
+        "id": node_id(after.kind, key),
+        "key": key,
+        "before": {
+            "state": before.state,
+            "epoch": before.epoch,
+            "weight": before.weight,
+            "confidence": before.confidence,
+        },
+        "after": {
+            "state": after.state,
+            "epoch": after.epoch,
+            "weight": after.weight,
+            "confidence": after.confidence,
+        },
+    }
+    if before.valid_to != after.valid_to:
+        update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
+    return update
+
+
 def updates(view: BeliefView, original: dict[str, Node], plan: Plan, skip: set[str]) -> list[dict]:
-    result = []
-    for key in dict.fromkeys(c.key for c in plan.changes):
-        if key in skip or key not in original:
-            continue
-        before, after = original[key], view.nodes[key]
-        result.append(
-            {
-                "id": node_id(after.kind, key),
-                "key": key,
-                "before": {
-                    "state": before.state,
-                    "epoch": before.epoch,
-                    "weight": before.weight,
-                    "confidence": before.confidence,
-                },
-                "after": {
-                    "state": after.state,
-                    "epoch": after.epoch,
-                    "weight": after.weight,
-                    "confidence": after.confidence,
-                },
-            }
-        )
-    return result
+    """The updates of every node ``plan`` changed that was stored before it (not in ``skip``)."""
+    return [
+        node_update(key, original[key], view.nodes[key])
+        for key in dict.fromkeys(c.key for c in plan.changes)
+        if key not in skip and key in original
+    ]
 
 
 async def tombstones(store: BeliefStore, view, keys: list[str]) -> list[dict]:

@@ -13,7 +13,7 @@ from memory_core.core.identity import node_id
 from memory_core.core.vocabulary import PART_OF
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
-from memory_core.store.intents import evidence_props, log_changes, node_entry, tombstones
+from memory_core.store.intents import evidence_props, log_changes, node_entry, node_update, tombstones
 from memory_core.store.tms_io import restored_entries
 from memory_core.tasks.batch import FactJob, RevisionBatch
 
@@ -64,26 +64,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     for key in dict.fromkeys(changed):
         if key in new_keys or key not in batch.original:
             continue
-        before, after = batch.original[key], _after(batch, key)
-        update = {
-            "id": node_id(after.kind, key),
-            "key": key,
-            "before": {
-                "state": before.state,
-                "epoch": before.epoch,
-                "weight": before.weight,
-                "confidence": before.confidence,
-            },
-            "after": {
-                "state": after.state,
-                "epoch": after.epoch,
-                "weight": after.weight,
-                "confidence": after.confidence,
-            },
-        }
-        if before.valid_to != after.valid_to:  # valid time ended: logged, undone exactly
-            update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
-        update_list.append(update)
+        update_list.append(node_update(key, batch.original[key], _after(batch, key)))
     # reinstated ghosts come back from their tombstones (a ghost restored and then
     # forgotten again within the batch was never re-added: it stays forgotten)
     restored = sorted(k for k in batch.restored if k in view.nodes and k not in gone and k in batch.ghosts)

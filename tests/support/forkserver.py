@@ -38,37 +38,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-# what the server imports before it forks: cognee's third-party stack (thread-free imports that
-# read no root-bound setting at import)
-STACK = (
-    "litellm",
-    "openai",
-    "dlt",
-    "sqlalchemy",
-    "sqlalchemy.orm",
-    "sqlalchemy.ext.asyncio",
-    "pandas",
-    "pyarrow",
-    "pyarrow.dataset",
-    "onnxruntime",
-    "tokenizers",
-    "alembic",
-    "aiosqlite",
-    "lance_namespace",
-    "lance_namespace_urllib3_client",
-    "pydantic",
-    "pydantic_settings",
-    "fastapi",
-    "httpx",
-    "networkx",
-    "numpy",
-    "tiktoken",
-    "instructor",
-    "structlog",
-    "psycopg2",
-    "asyncpg",
-)
-
 
 def _launcher():
     """The product's warm launcher (memory_core/shell/launcher.py, standard library only,
@@ -86,7 +55,9 @@ def _launcher():
 
 
 _LAUNCHER = _launcher()
-STACK = tuple(dict.fromkeys((*STACK, *_LAUNCHER.PRELOAD)))
+# what the server imports before it forks: the launcher's preload, the same thread-free imports that
+# read no root-bound setting (one list: a child forked here pays what a launcher's child pays)
+STACK = _LAUNCHER.PRELOAD
 # set before the imports, as memory_core.store.data_root.configure() would (never a network fetch)
 QUIET = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",

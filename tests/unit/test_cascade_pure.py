@@ -9,35 +9,11 @@ import copy
 
 from hypothesis import given, settings, strategies as st
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge, Node
+from memory_core.core.beliefs import INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge
 from memory_core.core.cascade import DECAY
 from memory_core.core.forget import orphans
 from memory_core.core.revision import plan_revision, plan_settle
-
-
-def view_of(nodes: dict[str, str], edges: list[Edge], **states) -> BeliefView:
-    v = BeliefView()
-    for key, kind in nodes.items():
-        v.add_node(
-            Node(
-                key,
-                kind,
-                question="Q",
-                state=states.get(key, ALIVE),
-                confidence=0.8 if kind == "conclusion" else None,
-            )
-        )
-    for e in edges:
-        v.add_edge(e)
-    return v
-
-
-def dep(src, dst, critical=True, group=None):
-    return Edge("depends_on", src, dst, critical=critical, group=group)
-
-
-def fact(key="F"):
-    return Node(key, "evidence", question="Q")
+from belief_views import dep, fact, view_of
 
 
 def seed_view():

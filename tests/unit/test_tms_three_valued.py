@@ -9,12 +9,13 @@ import copy
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge, Node
+from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, BeliefView, Edge
 from memory_core.core.errors import InputError
 from memory_core.core.policy import EVIDENCE, FACT, Claim, Decision, check_policy, check_trust, decide
 from memory_core.core.revision import plan_relabel, plan_resolve, plan_revision
 from memory_core.core.tms import Memory, labels, three_valued_violations
 from memory_core.core.vocabulary import DISPUTED
+from belief_views import dep, fact, view_of
 
 TODAY = "2026-12-01"
 
@@ -83,31 +84,6 @@ def test_bad_policy_and_trust_values():
 
 
 # ---- the worked example -------------------------------------------------------------
-
-
-def view_of(nodes: dict[str, str], edges: list[Edge], **states) -> BeliefView:
-    v = BeliefView()
-    for key, kind in nodes.items():
-        v.add_node(
-            Node(
-                key,
-                kind,
-                question="Q",
-                state=states.get(key, ALIVE),
-                confidence=0.8 if kind == "conclusion" else None,
-            )
-        )
-    for e in edges:
-        v.add_edge(e)
-    return v
-
-
-def dep(src, dst, critical=True, group=None):
-    return Edge("depends_on", src, dst, critical=critical, group=group)
-
-
-def fact(key="F"):
-    return Node(key, "evidence", question="Q")
 
 
 def seed_view():
