@@ -53,16 +53,17 @@ def demo(root, *args, work: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    """The demo's two sessions by hand: session 1 and a recall (one process), session 2 (a new
-    process: the graph comes from disk), then a third process: a recall, session 2 again with
-    the root's state (status, revision log) taken before and after it, and ``explain K`` (JSON
-    and words). What each printed, and the root as they left it (revised once); the tests below
-    read these outputs and run the whole demo on a copy of the root."""
+    """The demo's two sessions by hand: session 2 on no root yet, session 1 and a recall (one
+    process), session 2 (a new process: the graph comes from disk), then a third process: a
+    recall, session 2 again with the root's state (status, revision log) taken before and after
+    it, and ``explain K`` (JSON and words). What each printed, and the root as they left it
+    (revised once); the tests below read these outputs and run the whole demo on a copy of the root."""
     work = tmp_path_factory.mktemp("demo")
     root = work / "demo"
-    one, before = run_batch(
+    early, one, before = run_batch(
         root,
         [
+            {"name": "session 2 first", "op": "cli", "argv": ["--session", "2"]},  # on no root yet
             {"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
             {"name": "recall", "op": "cli", "argv": ["recall", "--json"]},
         ],
@@ -84,7 +85,13 @@ def sessions(tmp_path_factory):
         env=clean_env(),
     )
     return SimpleNamespace(
-        root=root, before=js(before), after=js(after), again=again, why=js(why), human=ok(human)["stdout"]
+        root=root,
+        early=early,
+        before=js(before),
+        after=js(after),
+        again=again,
+        why=js(why),
+        human=ok(human)["stdout"],
     )
 
 
@@ -111,10 +118,10 @@ def test_cross_session_recall_and_stale_baseline(sessions):
     assert again["after"]["log"] == again["before"]["log"]
 
 
-def test_session_two_before_one_says_what_to_do(tmp_path):
-    proc = cli(tmp_path / "empty", "--session", "2")
-    assert proc.returncode == 2
-    assert "--session 1" in proc.stdout
+def test_session_two_before_one_says_what_to_do(sessions):
+    early = sessions.early  # the sessions' process, before session 1: the root did not exist
+    assert early["code"] == 2
+    assert "--session 1" in early["stdout"]
 
 
 def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_path):
