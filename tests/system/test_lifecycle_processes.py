@@ -117,7 +117,7 @@ async def test_mcp_tries_a_failed_opening_again(tmp_path_factory, tmp_path):
             "-c",
             (
                 "import fcntl, os, sys, time\n"
-                f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR)\n"
+                f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
                 "fcntl.flock(fd, fcntl.LOCK_EX)\n"
                 "os.ftruncate(fd, 0); os.pwrite(fd, f'pid {os.getpid()} (python main.py revise)'.encode(), 0)\n"
                 "print('held', flush=True); sys.stdin.readline()\n"
