@@ -232,18 +232,6 @@ def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exi
     status = main_py("--root", root, "status", env=env)
     assert status.returncode == 0, status.stderr
     assert f"ran warm: forked by the FALSIFY launcher (pid {launcher.pid})" in status.stdout
-    # exit codes and messages are the command's own, and the same cold (the first, on the root with
-    # status's environment and directory, runs in the spare status left)
-    for args in (
-        ["revise", "A fact.", "--target", "NOPE"],
-        ["status", "--bogus"],
-        ["recall", "--as-of", "yesterday"],
-        ["load", "missing.json"],
-    ):
-        warm = main_py("--root", root, *args, env=env)
-        cold = main_py("--root", root, *args, env=clean_env())
-        assert warm.returncode == cold.returncode == 2, (args, warm.stderr, cold.stderr)
-        assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr), args
     # the working directory: a relative --root and a relative file; standard input: load -
     fragment = {"question": {"key": "Q"}, "evidence": [{"key": "E_launched", "claim": "A launched claim."}]}
     loaded = main_py(
@@ -278,6 +266,17 @@ def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exi
         cwd=tmp_path,
     )
     assert len(json.loads(wide.stdout)["candidates"]) > 1
+    # exit codes and messages are the command's own, and the same cold
+    for args in (
+        ["revise", "A fact.", "--target", "NOPE"],
+        ["status", "--bogus"],
+        ["recall", "--as-of", "yesterday"],
+        ["load", "missing.json"],
+    ):
+        warm = main_py("--root", root, *args, env=env)
+        cold = main_py("--root", root, *args, env=clean_env())
+        assert warm.returncode == cold.returncode == 2, (args, warm.stderr, cold.stderr)
+        assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr), args
     assert not [pid for pid in launcher.children() if zombie(pid)]  # every command's child was reaped
 
 
