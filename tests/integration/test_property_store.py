@@ -11,7 +11,8 @@ EVERY revision, ``Falsify.status()`` must equal the reference rules
 orphan forgotten, nothing else), the same state, weight and confidence, the same
 edges. Each sequence is then undone to the empty graph.
 
-``make test`` runs a quick sample (``FALSIFY_PROPERTY_SEQUENCES``, default 5);
+``make test`` runs a quick sample (``FALSIFY_PROPERTY_SEQUENCES``, default 3, 5 before;
+the eight fixed cases below, three of them sequences the generator found, run every time);
 ``make bench`` runs a few hundred through ``python -m bench.deep``.
 """
 
@@ -24,7 +25,7 @@ import pytest
 from bench.reference import MEdge, MNode, Model
 from bench.wholegraph import accepts_shared_antecedents, describe, differences, run_sequence, sequence_case
 
-SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "5"))
+SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "3"))
 SEED_BASE = int(os.environ.get("FALSIFY_PROPERTY_SEED", "1000"))
 KNOWN: dict = {}  # seed -> why it fails today (strict: a fix makes it pass, then remove it); 1002 fixed
 

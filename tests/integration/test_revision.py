@@ -294,12 +294,11 @@ def test_revise_file_applies_lines_in_order(tmp_path):
     reverts the whole batch."""
     import json as _json
 
-    from conftest import cli
+    from harness import run_batch
 
     root = tmp_path / "r"
     inv = tmp_path / "inv.json"
     inv.write_text(chain("", "P1"))
-    assert cli(root, "load", inv).returncode == 0
     facts = tmp_path / "facts.jsonl"
     facts.write_text(
         "\n".join(
@@ -321,9 +320,18 @@ def test_revise_file_applies_lines_in_order(tmp_path):
         )
         + "\n"
     )
-    proc = cli(root, "revise", "--file", facts, "--json")
-    assert proc.returncode == 0, proc.stderr
-    lines = [_json.loads(x) for x in proc.stdout.splitlines()]
+    # the four commands in one CLI process (tests/support/cli_batch.py: each step is
+    # ``python main.py ...``'s own entry point, opening the root afresh)
+    steps = [
+        {"name": "load", "op": "cli", "argv": ["load", str(inv)]},
+        {"name": "revise", "op": "cli", "argv": ["revise", "--file", str(facts), "--json"]},
+        {"name": "undo", "op": "cli", "argv": ["undo", "--json"]},
+        {"name": "status", "op": "cli", "argv": ["status", "--json"]},
+    ]
+    r = {x["name"]: x for x in run_batch(root, steps, tmp_path / "batch")}
+    for name in ("load", "revise", "undo", "status"):
+        assert r[name]["code"] == 0, (name, r[name]["stderr"][-2000:])
+    lines = [_json.loads(x) for x in r["revise"]["stdout"].splitlines()]
     assert len(lines) == 3
     assert (
         lines[0]["refuted"] == ["E1"]
@@ -332,9 +340,9 @@ def test_revise_file_applies_lines_in_order(tmp_path):
     )
     assert lines[1]["refuted"] == ["E2"] and lines[1]["epoch"] == 2
     assert lines[2].get("already_applied") and lines[2]["epoch"] is None
-    undo = _json.loads(cli(root, "undo", "--json").stdout)
+    undo = _json.loads(r["undo"]["stdout"])
     assert undo["undone"] == 2 and sorted(undo["removed"]) == ["N1", "N2"]
-    states = {n["key"]: n["state"] for n in _json.loads(cli(root, "status", "--json").stdout)["nodes"]}
+    states = {n["key"]: n["state"] for n in _json.loads(r["status"]["stdout"])["nodes"]}
     assert states["E1"] == "alive" and states["E2"] == "alive" and "N1" not in states
 
 

@@ -136,8 +136,11 @@ async def test_a_log_append_cut_short_by_the_file_size_limit_is_rolled_back(app,
     size = log.stat().st_size
     biggest = max((p.stat().st_size for p in log.parent.rglob("*") if p.is_file()), default=0)
     if biggest > size:  # pad the log (blank lines: every reader skips them) above the stores' files
+        # lines of spaces, not bare newlines: a reader meets a few thousand lines, not millions
+        pad = biggest - size + 4096
+        line = " " * 4095 + "\n"
         with open(log, "a", encoding="utf-8") as f:
-            f.write("\n" * (biggest - size + 4096))
+            f.write(line * (pad // len(line)) + "\n" * (pad % len(line)))
         size = log.stat().st_size
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     saved = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() returns EFBIG instead of a kill

@@ -189,11 +189,21 @@ async def test_offline_embedder_really_embeds(app):
     assert cos(a, b) > cos(a, c) + 0.2
 
 
+LOAD_AND_STATUS = [
+    {"name": "load", "op": "cli", "argv": ["load", str(SEED)]},
+    {"name": "status", "op": "cli", "argv": ["status", "--json"]},
+]
+
+
 @pytest.mark.slow
 def test_ids_states_and_weights_survive_restart(tmp_path):
+    from harness import run_batch
+
     root = tmp_path / "r"
-    assert cli(root, "load", SEED).returncode == 0
-    first = cli_json(root, "status")
+    # load and status in one process (tests/support/cli_batch.py: the CLI's entry point per step)
+    r = {x["name"]: x for x in run_batch(root, LOAD_AND_STATUS, tmp_path / "batch")}
+    assert r["load"]["code"] == 0 and r["status"]["code"] == 0, r["load"]["stderr"][-2000:]
+    first = json.loads(r["status"]["stdout"])
     proc = cli(root, "revise", "Forensic audit: the March QA report was back-dated.", "--target", "E_qa")
     assert proc.returncode == 0, proc.stderr
     second = cli_json(root, "status")  # a third process
@@ -228,11 +238,12 @@ def test_no_command_without_key_prints_how_to_set_it(tmp_path):
 
 
 @pytest.mark.slow
-def test_root_records_embedder_and_refuses_another(tmp_path):
-    root = tmp_path / "r"
-    assert (
-        cli(root, "load", SEED).returncode == 0
-    )  # a write creates the root (status on a missing root is exit 2)
+def test_root_records_embedder_and_refuses_another(tmp_path, tmp_path_factory):
+    from harness import copy_root, loaded_root
+
+    # a write created the root (status on a missing root is exit 2): the loaded template's
+    # ``load`` through the CLI, in a process of its own; a copy of it here
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path / "r")
     meta = json.loads((root / "falsify.json").read_text())
     assert meta["embedder"]["provider"] == "fastembed-local"
     proc = cli(
@@ -250,7 +261,7 @@ def test_root_records_embedder_and_refuses_another(tmp_path):
 
 
 @pytest.mark.slow
-def test_shell_beats_stray_dotenv(tmp_path):
+def test_shell_beats_stray_dotenv(tmp_path, tmp_path_factory):
     """cognee would load a .env found from the working directory with override;
     FALSIFY points COGNEE_ENV_FILE at an empty file, so the shell wins."""
     import sys
@@ -261,9 +272,10 @@ def test_shell_beats_stray_dotenv(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     (work / ".env").write_text("FALSIFY_GATE1_THRESHOLD=1.5\nSYSTEM_ROOT_DIRECTORY=/nonexistent/elsewhere\n")
-    root = tmp_path / "r"
+    from harness import copy_root, loaded_root
+
     env = clean_env(FALSIFY_GATE1_THRESHOLD="0.3")
-    assert cli(root, "load", SEED).returncode == 0
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path / "r")  # a loaded root (the CLI's load)
     # forked after the third-party imports; the child imports cognee (which looks for a .env) in work/
     proc = forkserver.run(
         [

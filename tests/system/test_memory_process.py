@@ -3,7 +3,9 @@ the allocator settings applied when FALSIFY configures a process, and dropping c
 LanceDB connection between commits without losing anything a reader sees.
 
 Each case runs in its own subprocess (a process serves one root, and allocator settings are
-process-wide). Memory figures are measured by ``python -m bench.soak``, never asserted here.
+process-wide): the allocator cases start cold (the settings are applied at a process's start);
+the reconnection case is forked from the test session's fork server (``tests/support/forkserver.py``).
+Memory figures are measured by ``python -m bench.soak``, never asserted here.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import textwrap
 
 import pytest
 
+import forkserver
 from harness import REPO, clean_env, copy_root, loaded_root
 
 CONFIGURE = textwrap.dedent("""
@@ -61,11 +64,13 @@ RECONNECT = textwrap.dedent("""
 """)
 
 
-def run(code: str, root, **extra) -> dict:
+def run(code: str, root, cold: bool = True, **extra) -> dict:
+    """``cold``: a new interpreter (what the allocator settings need); else a child forked
+    from the fork server (third-party imports done, cognee and FALSIFY imported by the child)."""
     env = clean_env(**extra)
     if "ARROW_DEFAULT_MEMORY_POOL" not in extra:  # set in this process by conftest's configure()
         env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
-    proc = subprocess.run(
+    proc = (subprocess.run if cold else forkserver.run)(
         [sys.executable, "-c", code, str(root)],
         cwd=REPO,
         env=env,
@@ -95,7 +100,7 @@ def test_dropping_the_vector_connection_keeps_every_reader_whole(tmp_path_factor
     if os.environ.get("FALSIFY_TEST_BACKEND") == "postgres":
         pytest.skip("LanceDB only")
     root = copy_root(loaded_root(tmp_path_factory), tmp_path_factory.mktemp("reconnect") / "root")
-    seen = run(RECONNECT, root)
+    seen = run(RECONNECT, root, cold=False)
     assert seen["pruned"] >= 1
     assert seen["dropped"] is True and seen["new_connection"] is True
     assert seen["before"] and seen["after"] == seen["before"]
