@@ -120,6 +120,8 @@ def _child(request: dict, fds: list[int], keep_closed: list[socket.socket], stre
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
+        # nothing blocked, as a process a shell starts (the server's own mask came from its pytest worker)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])

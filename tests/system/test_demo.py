@@ -3,30 +3,67 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from conftest import cli, clean_env
-from harness import copy_root, js, ok, run_batch
+import forkserver
+from conftest import REPO, cli, clean_env
+from harness import backend_env, copy_root, js, ok, run_batch
 
 pytestmark = pytest.mark.slow
 
 QUESTION = "Did Company X know about the defect before the recall?"
+FORK_EXEC = Path(forkserver.__file__).resolve().parent / "fork_exec.py"
+# ``python main.py ARGS`` with ``sys.executable`` set to the script given first
+AS_MAIN = (
+    "import runpy, sys\n"
+    "sys.executable = sys.argv[1]\n"
+    "sys.argv = ['main.py', *sys.argv[2:]]\n"
+    "runpy.run_path('main.py', run_name='__main__')\n"
+)
+
+
+def demo(root, *args, work: Path) -> subprocess.CompletedProcess:
+    """``python main.py --root ROOT --demo ARGS``, forked, and so are the two session processes
+    it starts (``[sys.executable, "-c", ...]``): its ``sys.executable`` is a script that hands
+    the command to the fork server (tests/support/fork_exec.py, as the MCP tests' spawned servers
+    are), which forks each session as a process of its own on the demo's pipes, environment and
+    directory, opening the root from disk. What a cold start checks stays with the installed
+    demo (tests/system/test_packaging.py runs ``falsify --demo`` and its sessions cold)."""
+    if not forkserver.enabled():
+        return cli(root, "--demo", *args, timeout=300)
+    shim = work / "python-forked"
+    command = " ".join(shlex.quote(str(a)) for a in (sys.executable, "-S", FORK_EXEC, forkserver.server()))
+    shim.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
+    shim.chmod(0o755)
+    return forkserver.run(
+        [sys.executable, "-c", AS_MAIN, str(shim), "--root", str(root), "--demo", *args],
+        cwd=REPO,
+        env=backend_env(root, clean_env()),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    """The demo's two sessions by hand: session 1 and a recall (one process), session 2 (a new
-    process: the graph comes from disk), then a third process: a recall, session 2 again with
-    the root's state (status, revision log) taken before and after it, and ``explain K`` (JSON
-    and words). What each printed, and the root as they left it (revised once); the tests below
-    read these outputs and run the whole demo on a copy of the root."""
+    """The demo's two sessions by hand: session 2 on no root yet, session 1 and a recall (one
+    process), session 2 (a new process: the graph comes from disk), then a third process: a
+    recall, session 2 again with the root's state (status, revision log) taken before and after
+    it, and ``explain K`` (JSON and words). What each printed, and the root as they left it
+    (revised once); the tests below read these outputs and run the whole demo on a copy of the root."""
     work = tmp_path_factory.mktemp("demo")
     root = work / "demo"
-    one, before = run_batch(
+    early, one, before = run_batch(
         root,
         [
+            {"name": "session 2 first", "op": "cli", "argv": ["--session", "2"]},  # on no root yet
             {"name": "session 1", "op": "cli", "argv": ["--session", "1"]},
             {"name": "recall", "op": "cli", "argv": ["recall", "--json"]},
         ],
@@ -48,7 +85,13 @@ def sessions(tmp_path_factory):
         env=clean_env(),
     )
     return SimpleNamespace(
-        root=root, before=js(before), after=js(after), again=again, why=js(why), human=ok(human)["stdout"]
+        root=root,
+        early=early,
+        before=js(before),
+        after=js(after),
+        again=again,
+        why=js(why),
+        human=ok(human)["stdout"],
     )
 
 
@@ -75,10 +118,10 @@ def test_cross_session_recall_and_stale_baseline(sessions):
     assert again["after"]["log"] == again["before"]["log"]
 
 
-def test_session_two_before_one_says_what_to_do(tmp_path):
-    proc = cli(tmp_path / "empty", "--session", "2")
-    assert proc.returncode == 2
-    assert "--session 1" in proc.stdout
+def test_session_two_before_one_says_what_to_do(sessions):
+    early = sessions.early  # the sessions' process, before session 1: the root did not exist
+    assert early["code"] == 2
+    assert "--session 1" in early["stdout"]
 
 
 def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_path):
@@ -87,12 +130,12 @@ def test_full_demo_output_tells_the_story_with_measured_figures(sessions, tmp_pa
     figures it measured. (On a fresh root it says nothing about clearing: the installed demo in
     tests/system/test_packaging.py runs there.)"""
     root = copy_root(sessions.root, tmp_path / "d")
-    kept = cli(root, "--demo", "--keep", timeout=300)
+    kept = demo(root, "--keep", work=tmp_path)
     assert kept.returncode == 0, kept.stderr
     assert (
         "reused" in kept.stdout and "already recorded" in kept.stdout and "started clean" not in kept.stdout
     )
-    proc = cli(root, "--demo", timeout=300)  # running the demo again starts clean (and says so)
+    proc = demo(root, work=tmp_path)  # running the demo again starts clean (and says so)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr
     assert "started clean" in out and "Session 1" in out and "Session 2" in out

@@ -19,7 +19,7 @@ from mcp.client.stdio import stdio_client
 
 import forkserver
 from conftest import REPO, clean_env
-from harness import EXAMPLE, run_cli
+from harness import EXAMPLE, copy_root, loaded_root, run_cli
 from harness import clean_env as host_env
 from test_mcp import SEED, call, server_params
 
@@ -107,18 +107,17 @@ def test_open_never_takes_over_a_hosts_cognee(tmp_path, mode):
     assert out["environment_changed"] == [] and out["created"] is False
 
 
-async def test_mcp_tries_a_failed_opening_again(tmp_path):
+async def test_mcp_tries_a_failed_opening_again(tmp_path_factory, tmp_path):
     """Another process holds the root when the MCP server starts: the first call names the
     holder; once it is gone, the next call opens the root (the failure was not kept)."""
-    root = tmp_path / "root"
-    assert run_cli(root, "load", str(EXAMPLE), "--json").returncode == 0
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path / "root")  # examples/company_x.json loaded
     holder = forkserver.popen(
         [
             sys.executable,
             "-c",
             (
                 "import fcntl, os, sys, time\n"
-                f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR)\n"
+                f"fd = os.open({str(root / 'writer.lock')!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
                 "fcntl.flock(fd, fcntl.LOCK_EX)\n"
                 "os.ftruncate(fd, 0); os.pwrite(fd, f'pid {os.getpid()} (python main.py revise)'.encode(), 0)\n"
                 "print('held', flush=True); sys.stdin.readline()\n"
@@ -271,7 +270,7 @@ def test_serve_prints_the_viewer_address_never_the_token(tmp_path):
 
 
 def test_the_cli_offers_and_takes_the_offline_decisions(tmp_path_factory, tmp_path):
-    from harness import copy_root, loaded_root, run_batch
+    from harness import run_batch
 
     root = copy_root(loaded_root(tmp_path_factory), tmp_path / "root")
     fact = "The supplier email about the valve turned out to be genuine."

@@ -28,6 +28,7 @@ import pytest
 
 from conftest import clean_env
 from harness import viewer_url
+from test_warm_cli import default_signals
 from memory_core.web import vendor
 
 REPO = Path(__file__).resolve().parents[2]
@@ -264,6 +265,7 @@ def test_installed_demo_and_viewer_need_no_checkout(installed):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,  # stopped with SIGINT below, even when the suite runs in the background
     )
     try:
         url = viewer_url(server, 240)

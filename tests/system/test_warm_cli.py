@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+import forkserver
 from conftest import REPO, SEED, cli, clean_env
 
 pytestmark = pytest.mark.slow
@@ -27,24 +28,37 @@ FRAGMENT = {
 }
 
 
-def _default_signals() -> None:
+def default_signals() -> None:
     """In the child, before exec: SIGINT as a terminal's foreground job gets it (default
-    disposition, unblocked), whatever the test worker's state; a disposition of SIG_IGN
-    inherited from the worker would make the server deaf to the SIGINT the tests stop it with."""
+    disposition, unblocked), whatever the test worker's state. A suite started in the background
+    by a non-interactive shell (``make test &``, ``nohup``) runs with SIGINT (and SIGQUIT) set to
+    SIG_IGN, which every child inherits across exec: a server started so would be deaf to the
+    SIGINT the tests stop it with."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def start_serve(root):
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
-        cwd=REPO,
-        env=clean_env(PYTHONUNBUFFERED="1"),
-        stdout=subprocess.PIPE,
-        stderr=open(root.parent / "serve.log", "w"),
-        text=True,
-        preexec_fn=_default_signals,
-    )
+    """``python main.py --root ROOT serve --port 0``, forked from the fork server (a process of its
+    own, SIGINT at Python's default handler and unblocked, as tests/support/forkserver.py's children
+    start; cold with ``FALSIFY_TEST_FORK=0``), once it prints its address."""
+    args = [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"]
+    log = open(root.parent / "serve.log", "w")
+    if forkserver.enabled():
+        proc = forkserver.popen(
+            args, cwd=REPO, env=clean_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE, stderr=log, text=True
+        )
+    else:
+        proc = subprocess.Popen(
+            args,
+            cwd=REPO,
+            env=clean_env(PYTHONUNBUFFERED="1"),
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            preexec_fn=default_signals,
+        )
+    log.close()
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
     deadline = time.monotonic() + 240
