@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -28,6 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # the fork
 import forkserver
 
 REPO = Path(__file__).resolve().parent.parent
+
+# A suite started in the background by a non-interactive shell (`make test &`, nohup, a CI runner)
+# inherits SIGINT and SIGQUIT ignored, and every process it starts keeps that across exec: a cold
+# child stopped with SIGINT (as a person's Ctrl-C) would never stop. The suite runs them as a
+# terminal's foreground job would: the defaults back (pytest's own Ctrl-C handling included).
+for _sig, _default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGQUIT, signal.SIG_DFL)):
+    if signal.getsignal(_sig) is signal.SIG_IGN:
+        signal.signal(_sig, _default)
 
 # Configure cognee for this process's one data root BEFORE any test module imports
 # memory_core.store.models (which imports cognee): cognee reads its settings at import.
