@@ -84,6 +84,7 @@ class Paths:
 
 
 _configured: Paths | None = None
+_llm_key: bool = False  # whether the settings configure() went by give a hosted LLM key
 
 
 def resolve_root(root: str | os.PathLike | None, settings: config.Settings) -> Path:
@@ -188,7 +189,7 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
     data root's place and the embedder are decided by ``backend.settings`` too. In a
     process that is not FALSIFY's own (:func:`claim_process`), a host's cognee settings
     (:func:`host_settings`) are never overwritten: ``HostConfigError``, nothing changed."""
-    global _configured
+    global _configured, _llm_key
     paths = Paths(resolve_root(root, backend.settings))
     if _attached:
         from memory_core.core.errors import RootConflict
@@ -260,6 +261,7 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
         os.environ.setdefault(key, value)
     embedder.apply_environment(paths)
     _configured = paths
+    _llm_key = bool(backend.settings.llm_key)
     if "cognee" in sys.modules:
         _reapply(paths)
     return paths
@@ -277,7 +279,7 @@ def import_cognee():
     """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
     if _configured is None:
         raise RuntimeError("memory_core.store.data_root.configure() must run before cognee is imported")
-    if "cognee" not in sys.modules and not config.current().llm_key and embedder.local_enabled():
+    if "cognee" not in sys.modules and not _llm_key and embedder.local_enabled():
         # cognee imports litellm at once (~120 MB resident); with no hosted model nothing calls it
         lazy_litellm.install()
     import cognee

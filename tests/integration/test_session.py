@@ -62,9 +62,12 @@ async def test_a_session_announces_what_it_changed_and_nothing_else(app, prefix)
     assert events(heard) == [("revise", revised["epoch"])]  # with its result: the viewer plays it
 
     async with gate.session() as fx:
-        await fx.check(repair=True)  # a repair may change the graph: announced
         undone = await fx.undo()
-    assert undone["undone"] == revised["epoch"] and events(heard) == [("check", None), ("undo", None)]
+        # a repair may change the graph: announced (after the undo: on the shared root a repair of
+        # another test's leftovers would be the last change, which undo refuses to reach past)
+        await fx.check(repair=True)
+    assert undone["undone"] == revised["epoch"], undone
+    assert events(heard) == [("undo", None), ("check", None)]
     assert gate.version == 4
 
 
