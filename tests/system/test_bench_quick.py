@@ -2,7 +2,7 @@
 
 Runs ``python -m bench.mquake --quick --json`` in a subprocess (one process
 serves one data root) on a fresh temporary root with the offline embedder:
-the first 20 per_case cases and batch_10 go through ``Falsify.load`` and
+the first 20 per_case cases (8 on PostgreSQL) and batch_10 go through ``Falsify.load`` and
 ``Falsify.revise`` (structured judge), each case is reverted with
 ``Falsify.undo``. The expected sets are read here, straight from the shared
 data file, and must match EXACTLY: no collateral, no misses, in the store,
@@ -19,12 +19,15 @@ from pathlib import Path
 import pytest
 
 import forkserver
+from backend_helpers import POSTGRES
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(
     os.environ.get("FALSIFY_BENCH_DATA") or REPO.parent / "shared" / "bench" / "out_mquake_hard_beliefs.json"
 )
-QUICK_CASES = 20
+# the first 20 per_case cases on the embedded default (bench.mquake --quick); the PostgreSQL session
+# runs the same checks on the first 8 (32 edits, cross-case invalidations among them) and batch_10
+QUICK_CASES = 8 if POSTGRES else 20
 QUICK_BATCH = "batch_10"
 TIMEOUT = 2400  # seconds; a loaded 2-core machine needed more than 1200 for the quick run
 
@@ -72,7 +75,19 @@ def result(data, tmp_path_factory):
 
         env.update(pg_server.root_env(root))
     proc = forkserver.run(
-        [sys.executable, "-m", "bench.mquake", "--quick", "--json", "--progress", "0", "--root", str(root)],
+        [
+            sys.executable,
+            "-m",
+            "bench.mquake",
+            "--quick",
+            "--limit",
+            str(QUICK_CASES),
+            "--json",
+            "--progress",
+            "0",
+            "--root",
+            str(root),
+        ],
         cwd=REPO,
         env=env,
         capture_output=True,

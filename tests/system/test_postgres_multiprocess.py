@@ -60,7 +60,7 @@ def harness_env(url: str) -> dict:
 
 def spawn_batch(root: Path, steps: list[dict], work: Path, env: dict) -> tuple[subprocess.Popen, Path]:
     work.mkdir(parents=True, exist_ok=True)
-    plan, out = work / "plan.json", work / "result.json"
+    plan, out = work / "plan.json", work / "result.jsonl"
     plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
     proc = forkserver.popen(
         [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
@@ -113,7 +113,7 @@ def test_two_writers_three_readers_one_database(tmp_path):
     for role, proc, out in procs:
         _, err = proc.communicate(timeout=max(1, deadline - time.monotonic()))
         assert proc.returncode == 0, f"{role} failed: {err.decode(errors='replace')[-3000:]}"
-        results[out] = (role, json.loads(out.read_text(encoding="utf-8")))
+        results[out] = (role, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line])
 
     revisions, statuses = [], []
     for role, steps in results.values():
