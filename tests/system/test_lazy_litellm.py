@@ -133,15 +133,7 @@ def test_a_key_reaches_the_real_litellm_through_the_stand_in(base, tmp_path):
             }
         }
         stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            FALSIFY_JUDGE_TIMEOUT="60",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env()
         out = child(
             f"""
             lazy_litellm.install()  # as a process that started offline has it

@@ -113,7 +113,10 @@ def test_two_writers_three_readers_one_database(tmp_path):
     for role, proc, out in procs:
         _, err = proc.communicate(timeout=max(1, deadline - time.monotonic()))
         assert proc.returncode == 0, f"{role} failed: {err.decode(errors='replace')[-3000:]}"
-        results[out] = (role, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line])
+        results[out] = (
+            role,
+            [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line],
+        )
 
     revisions, statuses = [], []
     for role, steps in results.values():
