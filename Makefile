@@ -77,10 +77,12 @@ test: setup lint ui browser docs
 docs: setup
 	$(PY) -m mkdocs build --strict --quiet -d site
 
-# the linter (ruff: pyflakes, syntax errors, line length; configured in pyproject.toml) and the
+# the linter (ruff: pyflakes, syntax errors, line length; configured in pyproject.toml), the formatter's
+# check (the tree as `make format` writes it) and the
 # dead-code check (vulture; tests/support/dead_code_allow.py lists what only a library calls)
 lint: setup
 	$(PY) -m ruff check --quiet .
+	$(PY) -m ruff format --check --quiet .
 	$(PY) -m vulture
 
 # rewrite the tree as the linter wants it (the formatter, then the linter's safe fixes)
