@@ -179,15 +179,7 @@ def test_with_a_key_llm_answers_and_judge_fallback(tmp_path):
 
     root = tmp_path / "k"
     with StubLLM() as stub:
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            FALSIFY_EMBEDDER="local",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env()
         stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
         one, two, after = run_batch(
             root,

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from harness import DEMO_FACT, clean_env, copy_root, js, loaded_root, ok, run_batch, run_cli
+from harness import DEMO_FACT, copy_root, js, loaded_root, ok, run_batch, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -159,14 +159,7 @@ def test_with_a_key_the_llm_writes_from_alive_beliefs_only(run):
 
     assert js(run["lower"])["refuted"] == ["E_limit"]
     with StubLLM() as stub:
-        env = clean_env(
-            LLM_API_KEY="test",
-            LLM_PROVIDER="custom",
-            LLM_ENDPOINT=stub.url,
-            LLM_MODEL="openai/stub",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
+        env = stub.judge_env()
         proc = run_cli(run["root"], "recall", LIMIT_QUESTION, "--json", env=env)
         asked = [json.dumps(r["body"]) for r in stub.requests if "Question:" in json.dumps(r.get("body"))]
     assert proc.returncode == 0, proc.stderr
