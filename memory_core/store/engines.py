@@ -87,9 +87,9 @@ def start(home=None, embedder: bool = True) -> None:
         configure_mappers()
     except Exception:  # noqa: BLE001  (a mapping error surfaces where cognee queries, as before)
         pass
-    from memory_core.store.embedder import keep_int8_weights
+    from memory_core.store.embedder import configure_sessions
 
-    keep_int8_weights()  # before cognee's vector engine builds the embedding engine
+    configure_sessions()  # before cognee's vector engine builds the embedding engine
     graph, vector = _configs()
     with ladybug_home(home):
         _graph_module().create_graph_engine(**graph)

@@ -1,65 +1,71 @@
-"""The offline embedder gives its memory back: cognee's fastembed engine runs an onnxruntime
-session whose CPU arena would otherwise stay at the largest batch it ever embedded for the
-process's life (memory_core.store.embedder.lean). This checks the layout FALSIFY leans on
-(fastembed's TextEmbedding -> its text model -> ``model``, the session) and that the vectors
-are the session's own; bench.startup measures the memory."""
+"""The offline embedder's onnxruntime session: cognee's fastembed engine runs it (fastembed's
+TextEmbedding -> its text model -> ``model``, the session), built by FALSIFY's session options
+(memory_core.store.embedder.configure_sessions): the int8-stored weights folded to float32 once
+when it is built, and no CPU memory arena, which would keep the largest batch ever embedded for
+the process's life. This checks the layout FALSIFY leans on, the options, that a large batch's
+memory goes back, and that the vectors are those of fastembed's own session; bench.startup
+measures the memory."""
 
 from __future__ import annotations
+
+import ctypes
 
 import pytest
 
 from memory_core.store import embedder
 
 
-async def test_the_offline_embedders_session_gives_its_arena_back(app):
+def _session():
     engine = embedder.embedding_engine()
     session = engine.embedding_model.model.model
-    assert isinstance(session, embedder._ShrinkingSession), type(session)
-    inner = session._session
-    assert type(inner).__name__ == "InferenceSession" and callable(inner.run)
-    embedder.lean(engine)  # idempotent
-    assert engine.embedding_model.model.model is session
-    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
-    wrapped = await engine.embed_text(texts)
-    engine.embedding_model.model.model = inner
-    try:
-        raw = await engine.embed_text(texts)
-    finally:
-        engine.embedding_model.model.model = session
-    assert len(wrapped) == len(raw) == 2
-    for a, b in zip(wrapped, raw):
-        assert list(a) == pytest.approx(list(b), abs=1e-6)
+    assert type(session).__name__ == "InferenceSession" and callable(session.run), type(session)
+    return engine, session
 
 
-def test_other_engines_are_left_alone():
-    class Remote:
-        async def embed_text(self, texts):
-            return [[0.0] for _ in texts]
-
-    engine = Remote()
-    embedder.lean(engine)
-    embedder.lean(None)
-    assert not hasattr(engine, "embedding_model")
+def _resident_mb() -> float:
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
 
 
-async def test_the_offline_model_keeps_its_int8_weights_and_its_vectors(app):
-    """fastembed builds the session with FALSIFY's session config (no ConstantFolding, which
-    would keep a float32 copy of every int8 weight); its vectors are those of a session built
-    with fastembed's own options, to float precision."""
+async def test_the_offline_session_has_no_arena_and_folds_its_weights(app):
+    _engine, session = _session()
+    options = session.get_session_options()
+    assert options.enable_cpu_mem_arena is False
+    try:  # constant folding is not disabled (the weights would be made again in every run)
+        disabled = options.get_session_config_entry("optimization.disable_specified_optimizers")
+    except Exception:  # noqa: BLE001  (onnxruntime raises for an entry never set)
+        disabled = ""
+    assert "ConstantFolding" not in disabled
+
+
+async def test_a_large_batch_gives_its_memory_back(app):
+    """With onnxruntime's arena, 64 texts of 120 words leave the process ~600 MB larger for
+    good; without it, what the run allocated goes back to malloc, which returns it."""
+    engine, _session_ = _session()
+    await engine.embed_text(["warm up"])
+    before = _resident_mb()
+    texts = [" ".join(["the supplier warned the company about the valve"] * 15) + f" {i}" for i in range(64)]
+    vectors = await engine.embed_text(texts)
+    assert len(vectors) == 64
+    grown = _resident_mb() - before
+    assert grown < 200, f"the process kept {grown:.0f} MB after one large batch"
+
+
+async def test_the_vectors_are_those_of_fastembeds_own_session(app):
+    """Vectors of FALSIFY's session equal those of a session built with fastembed's own
+    options (ORT_ENABLE_ALL, the default arena), to float precision."""
     import onnxruntime
 
-    engine = embedder.embedding_engine()
-    session = engine.embedding_model.model.model
-    inner = session._session
-    options = inner.get_session_options()
-    for key, value in embedder.SESSION_CONFIG.items():
-        assert options.get_session_config_entry(key) == value
-    folded = onnxruntime.SessionOptions()  # ORT_ENABLE_ALL, as fastembed sets it: constant folding on
-    assert folded.graph_optimization_level == onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    engine, session = _session()
+    theirs_options = onnxruntime.SessionOptions()
+    theirs_options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    assert theirs_options.enable_cpu_mem_arena is True
     reference = onnxruntime.InferenceSession(
-        str(embedder.model_onnx()),
-        sess_options=folded,
-        providers=inner.get_providers(),
+        str(embedder.model_onnx()), sess_options=theirs_options, providers=session.get_providers()
     )
     texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
     mine = await engine.embed_text(texts)
@@ -69,4 +75,4 @@ async def test_the_offline_model_keeps_its_int8_weights_and_its_vectors(app):
     finally:
         engine.embedding_model.model.model = session
     for a, b in zip(mine, theirs):
-        assert list(a) == pytest.approx(list(b), abs=1e-5)
+        assert list(a) == pytest.approx(list(b), abs=1e-6)
