@@ -359,8 +359,9 @@ if __name__ == "__main__":
 # bench/RESULTS.md), while without it each run's buffers go back to malloc, which returns the large ones
 # at once. The vectors are those of fastembed's own session (tests/integration/test_embedder_memory.py).
 def configure_sessions() -> None:
-    """Have fastembed build its onnxruntime sessions without the CPU memory arena. Idempotent;
-    only where the offline model is used; call before cognee's embedding engine is built."""
+    """Have fastembed build its onnxruntime sessions without the CPU memory arena, and only when
+    a text is first embedded (:class:`_DeferredSession`). Idempotent; only where the offline
+    model is used; call before cognee's embedding engine is built."""
     if not local_enabled():
         return
     from fastembed.common.onnx_model import OnnxModel
@@ -368,13 +369,53 @@ def configure_sessions() -> None:
     if getattr(OnnxModel.add_extra_session_options, "_falsify", False):
         return
     add = OnnxModel.add_extra_session_options.__func__
+    load = OnnxModel._load_onnx_model
 
     def add_extra_session_options(cls, session_options, extra_options) -> None:
         add(cls, session_options, extra_options)
         session_options.enable_cpu_mem_arena = False
 
+    def _load_onnx_model(self, *args, **kwargs) -> None:
+        def build():
+            held = self.model
+            load(self, *args, **kwargs)  # sets self.model to the session it built
+            session, self.model = self.model, held
+            return session
+
+        self.model = _DeferredSession(build)
+
     add_extra_session_options._falsify = True  # type: ignore[attr-defined]
     OnnxModel.add_extra_session_options = classmethod(add_extra_session_options)  # type: ignore[method-assign]
+    OnnxModel._load_onnx_model = _load_onnx_model  # type: ignore[method-assign]
+
+
+class _DeferredSession:
+    """fastembed's onnxruntime session (its text model's ``model``), built when it is first used.
+    Building it folds the weights (~0.5 s of CPU, ~110 MB): a process that never embeds a text
+    (``status``, ``explain``, ``check``, a viewer nobody asks to recall) never pays it, and one
+    that does pays it once, on its first text. fastembed still loads the tokenizer at once
+    (cognee's engine reads it when it is built)."""
+
+    def __init__(self, build):
+        import threading
+
+        self._build = build
+        self._session = None
+        self._lock = threading.Lock()
+
+    @property
+    def built(self) -> bool:
+        return self._session is not None
+
+    def session(self):
+        if self._session is None:
+            with self._lock:  # embedding runs in worker threads, sometimes several at once
+                if self._session is None:
+                    self._session = self._build()
+        return self._session
+
+    def __getattr__(self, name):
+        return getattr(self.session(), name)
 
 
 def embedding_engine():
@@ -384,14 +425,20 @@ def embedding_engine():
     return get_embedding_engine()
 
 
-def preload() -> None:
+def preload(waiting=lambda: False) -> None:
     """What a command that embeds (load, revise, recall) does first with the offline embedder,
-    done ahead by a process that will run one (the launcher's spare): LanceDB imported and
-    cognee's embedding engine built, its model loaded."""
+    done ahead by a process that will run one (the launcher's spare): LanceDB imported,
+    cognee's embedding engine built, then its model's session built and run once -- each step
+    only while no command is ``waiting()`` (one that came meanwhile does what is left itself,
+    if it embeds)."""
     import lancedb  # noqa: F401
 
+    if waiting():
+        return
     configure_sessions()
-    embedding_engine()
+    engine = embedding_engine()
+    if not waiting():
+        warm_model(engine)
 
 
 # ---- reusing vectors already computed (a cognee internal: the vector adapters' ``embedding_engine``)
@@ -480,7 +527,7 @@ async def embed_text(engine, texts: list[str]):
 
 
 def warm_model(engine) -> None:
-    """Run a local model once (its first run allocates and optimises: ~0.1-0.5 s), from a
-    worker thread at open, so the first revision does not pay it. No-op for remote models."""
+    """Build a local model's session and run it once (its first run allocates and optimises),
+    so the next text embedded does not pay it. No-op for remote models."""
     if computes_locally(engine):
         list(_engine_of(engine).embedding_model.embed(["warm up"]))
