@@ -1203,7 +1203,7 @@ def _warm(root: str, waiting) -> None:
     import memory_core.shell.cli  # noqa: F401
 
     if embedder.local_enabled() and not waiting():
-        embedder.preload(waiting)
+        embedder.preload()
 
 
 def _print_exc() -> None:

@@ -346,22 +346,41 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-# ---- onnxruntime's memory (a fastembed internal: every text model's session options pass through
-# ``OnnxModel.add_extra_session_options``, a classmethod, before it builds the session)
+# ---- onnxruntime's memory arena (a fastembed internal: its text model's ``model``, the session)
 
 
-# The model stores its weights as int8 and computes in float32 (each weight is Cast, then scaled): with
-# onnxruntime's constant folding the float32 weights are made once, when the session is built (about
-# 65 MB resident); without it they are made again in every run (~70 ms for one short text instead of
-# ~10, and ~190 MB allocated and freed each time). So the weights are folded, and the session has no
-# CPU memory arena: onnxruntime's arena keeps the largest batch it ever ran for the process's life (a
-# bare process embedding 64 texts of 120 words: 1,093 MB with the arena after malloc_trim, 364 without;
-# bench/RESULTS.md), while without it each run's buffers go back to malloc, which returns the large ones
-# at once. The vectors are those of fastembed's own session (tests/integration/test_embedder_memory.py).
-def configure_sessions() -> None:
-    """Have fastembed build its onnxruntime sessions without the CPU memory arena, and only when
-    a text is first embedded (:class:`_DeferredSession`). Idempotent; only where the offline
-    model is used; call before cognee's embedding engine is built."""
+class _ShrinkingSession:
+    """fastembed's onnxruntime session, each run told to give back what the CPU memory arena
+    grew by during the run. onnxruntime keeps its arena at the largest batch the session ever
+    ran, for the process's life (a bare process embedding 5 batches of 64 long texts: RSS
+    1,023 MB, 1,001 after malloc_trim; with the shrinkage 251, 217 after malloc_trim; the same
+    vectors): a long-lived server would otherwise hold the peak of its largest load or batch."""
+
+    def __init__(self, session):
+        import onnxruntime
+
+        self._session = session
+        self._options = onnxruntime.RunOptions()
+        self._options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+    def run(self, output_names, input_feed, run_options=None):
+        return self._session.run(output_names, input_feed, run_options or self._options)
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+
+# ConstantFolding turns the int8 model's quantized weights into float32 copies when the session is
+# built (about 65 MB resident for a 22 MB model, for the process's life); without it the weights
+# stay int8 (vectors equal to 1e-5; tests/integration/test_embedder_memory.py)
+SESSION_CONFIG = {"optimization.disable_specified_optimizers": "ConstantFolding"}
+
+
+def keep_int8_weights() -> None:
+    """Have fastembed build its onnxruntime sessions with :data:`SESSION_CONFIG` (it passes every
+    text model's session options through ``add_extra_session_options``, a classmethod, before it
+    builds the session). Idempotent; only where the offline model is used; call before cognee's
+    embedding engine is built."""
     if not local_enabled():
         return
     from fastembed.common.onnx_model import OnnxModel
@@ -369,76 +388,50 @@ def configure_sessions() -> None:
     if getattr(OnnxModel.add_extra_session_options, "_falsify", False):
         return
     add = OnnxModel.add_extra_session_options.__func__
-    load = OnnxModel._load_onnx_model
 
     def add_extra_session_options(cls, session_options, extra_options) -> None:
         add(cls, session_options, extra_options)
-        session_options.enable_cpu_mem_arena = False
-
-    def _load_onnx_model(self, *args, **kwargs) -> None:
-        def build():
-            held = self.model
-            load(self, *args, **kwargs)  # sets self.model to the session it built
-            session, self.model = self.model, held
-            return session
-
-        self.model = _DeferredSession(build)
+        for key, value in SESSION_CONFIG.items():
+            session_options.add_session_config_entry(key, value)
 
     add_extra_session_options._falsify = True  # type: ignore[attr-defined]
     OnnxModel.add_extra_session_options = classmethod(add_extra_session_options)  # type: ignore[method-assign]
-    OnnxModel._load_onnx_model = _load_onnx_model  # type: ignore[method-assign]
 
 
-class _DeferredSession:
-    """fastembed's onnxruntime session (its text model's ``model``), built when it is first used.
-    Building it folds the weights (~0.5 s of CPU, ~110 MB): a process that never embeds a text
-    (``status``, ``explain``, ``check``, a viewer nobody asks to recall) never pays it, and one
-    that does pays it once, on its first text. fastembed still loads the tokenizer at once
-    (cognee's engine reads it when it is built)."""
-
-    def __init__(self, build):
-        import threading
-
-        self._build = build
-        self._session = None
-        self._lock = threading.Lock()
-
-    @property
-    def built(self) -> bool:
-        return self._session is not None
-
-    def session(self):
-        if self._session is None:
-            with self._lock:  # embedding runs in worker threads, sometimes several at once
-                if self._session is None:
-                    self._session = self._build()
-        return self._session
-
-    def __getattr__(self, name):
-        return getattr(self.session(), name)
+def lean(engine) -> None:
+    """Make cognee's fastembed engine (``engine.embedding_model``: fastembed's TextEmbedding,
+    whose ``model.model`` is the onnxruntime session) give its memory arena back after each
+    batch. Idempotent; any other engine is left alone. tests/integration/test_embedder_memory.py checks
+    the layout."""
+    engine = getattr(engine, "_inner", engine)  # a _ReusingEngine stand-in
+    model = getattr(getattr(engine, "embedding_model", None), "model", None)
+    session = getattr(model, "model", None)
+    if (
+        session is None
+        or isinstance(session, _ShrinkingSession)
+        or not callable(getattr(session, "run", None))
+    ):
+        return
+    model.model = _ShrinkingSession(session)
 
 
 def embedding_engine():
-    """cognee's embedding engine for this process's configuration."""
+    """cognee's embedding engine for this process's configuration, lean (:func:`lean`)."""
     from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
-    return get_embedding_engine()
+    engine = get_embedding_engine()
+    lean(engine)
+    return engine
 
 
-def preload(waiting=lambda: False) -> None:
+def preload() -> None:
     """What a command that embeds (load, revise, recall) does first with the offline embedder,
-    done ahead by a process that will run one (the launcher's spare): LanceDB imported,
-    cognee's embedding engine built, then its model's session built and run once -- each step
-    only while no command is ``waiting()`` (one that came meanwhile does what is left itself,
-    if it embeds)."""
+    done ahead by a process that will run one (the launcher's spare): LanceDB imported and
+    cognee's embedding engine built, its model loaded."""
     import lancedb  # noqa: F401
 
-    if waiting():
-        return
-    configure_sessions()
-    engine = embedding_engine()
-    if not waiting():
-        warm_model(engine)
+    keep_int8_weights()
+    embedding_engine()
 
 
 # ---- reusing vectors already computed (a cognee internal: the vector adapters' ``embedding_engine``)
@@ -523,11 +516,13 @@ async def embed_text(engine, texts: list[str]):
     import asyncio
 
     inner = _engine_of(engine)
+    lean(inner)  # the arena given back after each batch
     return await asyncio.to_thread(lambda: asyncio.run(inner.embed_text(list(texts))))
 
 
 def warm_model(engine) -> None:
-    """Build a local model's session and run it once (its first run allocates and optimises),
-    so the next text embedded does not pay it. No-op for remote models."""
+    """Run a local model once (its first run allocates and optimises: ~0.1-0.5 s), from a
+    worker thread at open, so the first revision does not pay it. No-op for remote models."""
     if computes_locally(engine):
+        lean(_engine_of(engine))
         list(_engine_of(engine).embedding_model.embed(["warm up"]))

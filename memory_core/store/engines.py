@@ -13,7 +13,7 @@ The one module that leans on how cognee 1.6.5 caches its engines
 
 :func:`start` runs in a worker thread (``asyncio.to_thread``) so that what costs
 seconds -- importing the parts of cognee a revision uses, opening the graph database,
-connecting the vector store, building the embedding engine -- never runs on the caller's
+connecting the vector store, loading the embedding model -- never runs on the caller's
 event loop. Adapters created there are the ones the loop then uses: none of them holds
 anything bound to a loop until its first call. :func:`release` closes the graph and
 vector adapters of this process's data root, so another process can open the root as
@@ -69,12 +69,11 @@ def _configs() -> tuple[dict, dict]:
     return get_graph_context_config(), get_vectordb_context_config()
 
 
-def start(home=None) -> None:
+def start(home=None, embedder: bool = True) -> None:
     """Build (and cache) cognee's graph and vector adapters and its embedding engine for
     the current configuration, and import what the first revision imports. Blocking:
     call it in a worker thread. ``home``: Ladybug's HOME while its database opens
-    (:func:`memory_core.store.backends.housekeeping.ladybug_home`). The offline model's
-    session is built when a text is first embedded (memory_core.store.embedder)."""
+    (:func:`memory_core.store.backends.housekeeping.ladybug_home`)."""
     from memory_core.store.backends.housekeeping import ladybug_home
 
     for name in _LAZY_MODULES:
@@ -88,13 +87,20 @@ def start(home=None) -> None:
         configure_mappers()
     except Exception:  # noqa: BLE001  (a mapping error surfaces where cognee queries, as before)
         pass
-    from memory_core.store.embedder import configure_sessions
+    from memory_core.store.embedder import keep_int8_weights
 
-    configure_sessions()  # before cognee's vector engine builds the embedding engine
+    keep_int8_weights()  # before cognee's vector engine builds the embedding engine
     graph, vector = _configs()
     with ladybug_home(home):
         _graph_module().create_graph_engine(**graph)
-    _vector_module().create_vector_engine(**vector)  # with cognee's embedding engine (its tokenizer)
+    adapter = _vector_module().create_vector_engine(**vector)
+    if embedder:
+        from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+
+        from memory_core.store.embedder import warm_model
+
+        warm_model(get_embedding_engine())  # loads the model (a local one from disk) and runs it once
+        getattr(adapter, "embedding_engine", None)
 
 
 _held = 0  # facades of this process that opened the data root standalone and are not closed yet
