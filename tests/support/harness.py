@@ -77,19 +77,22 @@ def run_cli(root, *argv, env=None, timeout=180, stdin=None) -> subprocess.Comple
     )
 
 
+def _batch(root, plan: dict, workdir: Path, env) -> tuple[list, Path, dict]:
+    """What starting a ``tests/support/cli_batch.py`` process on ``root`` takes: its
+    arguments (the plan written to ``workdir``), the path of its JSON-lines results, and
+    the ``forkserver`` keywords."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "plan.json"
+    out = workdir / "result.jsonl"
+    path.write_text(json.dumps({"root": str(root), **plan}), encoding="utf-8")
+    args = [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(path), str(out)]
+    return args, out, {"cwd": REPO, "env": backend_env(root, env or clean_env())}
+
+
 def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> list[dict]:
     """Run ``steps`` in one ``tests/support/cli_batch.py`` process against ``root``."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    plan = workdir / "plan.json"
-    out = workdir / "result.jsonl"
-    plan.write_text(json.dumps({"root": str(root), "steps": steps}), encoding="utf-8")
-    proc = forkserver.run(
-        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
-        cwd=REPO,
-        env=backend_env(root, env or clean_env()),
-        capture_output=True,
-        timeout=timeout,
-    )
+    args, out, where = _batch(root, {"steps": steps}, workdir, env)
+    proc = forkserver.run(args, capture_output=True, timeout=timeout, **where)
     results = (
         [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
         if out.exists()
@@ -105,19 +108,8 @@ def run_batch(root, steps: list[dict], workdir: Path, env=None, timeout=600) -> 
 def popen_batch(root, steps: list[dict], workdir: Path, serve: dict, env=None, stdout=None, stderr=None):
     """Start ``steps`` in one ``tests/support/cli_batch.py`` process against ``root`` that then
     serves the viewer on it (PLAN's ``serve``); returns (process, path of its JSON-lines results)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    plan = workdir / "plan.json"
-    out = workdir / "result.jsonl"
-    plan.write_text(json.dumps({"root": str(root), "steps": steps, "serve": serve}), encoding="utf-8")
-    proc = forkserver.popen(
-        [sys.executable, str(REPO / "tests" / "support" / "cli_batch.py"), str(plan), str(out)],
-        cwd=REPO,
-        env=backend_env(root, env or clean_env()),
-        stdout=stdout,
-        stderr=stderr,
-        text=True,
-    )
-    return proc, out
+    args, out, where = _batch(root, {"steps": steps, "serve": serve}, workdir, env)
+    return forkserver.popen(args, stdout=stdout, stderr=stderr, text=True, **where), out
 
 
 def backend_env(root, env: dict) -> dict:
