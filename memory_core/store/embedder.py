@@ -376,14 +376,53 @@ class _ShrinkingSession:
 SESSION_CONFIG = {"optimization.disable_specified_optimizers": "ConstantFolding"}
 
 
+class _GatheringRuntime:
+    """onnxruntime as fastembed's session loader sees it (the ``ort`` of its
+    ``fastembed.common.onnx_model``): a session of the offline model is built from the model's
+    bytes with its embedding tables gathered before they are dequantised
+    (memory_core/store/onnx_graph.py: the same vectors, bitwise; one short text embedded in
+    about a third of the time, since a run no longer dequantises the whole 47 MB table).
+    Everything else is onnxruntime's own."""
+
+    def __init__(self, runtime):
+        self._runtime = runtime
+
+    def __getattr__(self, name):
+        return getattr(self._runtime, name)
+
+    def InferenceSession(self, path_or_bytes, *args, **kwargs):  # noqa: N802  (onnxruntime's name)
+        global gathered_tables
+        if isinstance(path_or_bytes, (str, os.PathLike)) and _is_offline_model(Path(path_or_bytes)):
+            from memory_core.store.onnx_graph import gather_first
+
+            path_or_bytes, gathered_tables = gather_first(Path(path_or_bytes).read_bytes())
+        return self._runtime.InferenceSession(path_or_bytes, *args, **kwargs)
+
+
+gathered_tables = 0  # how many embedding tables the offline session gathers first (2 for MiniLM)
+
+
+def _is_offline_model(path: Path) -> bool:
+    """Whether fastembed is loading the packaged model (a data root links it: :func:`prepare`)."""
+    try:
+        return os.path.samefile(path, model_onnx())
+    except (OSError, ImportError):
+        return False
+
+
 def keep_int8_weights() -> None:
     """Have fastembed build its onnxruntime sessions with :data:`SESSION_CONFIG` (it passes every
     text model's session options through ``add_extra_session_options``, a classmethod, before it
-    builds the session). Idempotent; only where the offline model is used; call before cognee's
-    embedding engine is built."""
+    builds the session), the offline model's with its embedding tables gathered first
+    (:class:`_GatheringRuntime`). Idempotent; only where the offline model is used; call before
+    cognee's embedding engine is built."""
     if not local_enabled():
         return
+    import fastembed.common.onnx_model as fastembed_onnx
     from fastembed.common.onnx_model import OnnxModel
+
+    if not isinstance(fastembed_onnx.ort, _GatheringRuntime):
+        fastembed_onnx.ort = _GatheringRuntime(fastembed_onnx.ort)
 
     if getattr(OnnxModel.add_extra_session_options, "_falsify", False):
         return
@@ -403,7 +442,8 @@ def lean(engine) -> None:
     whose ``model.model`` is the onnxruntime session) give its memory arena back after each
     batch. Idempotent; any other engine is left alone. tests/integration/test_embedder_memory.py checks
     the layout."""
-    engine = getattr(engine, "_inner", engine)  # a _ReusingEngine stand-in
+    if isinstance(engine, _ReusingEngine):  # the stand-in of a write that reuses vectors
+        engine = engine._inner
     model = getattr(getattr(engine, "embedding_model", None), "model", None)
     session = getattr(model, "model", None)
     if (

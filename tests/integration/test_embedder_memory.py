@@ -70,3 +70,26 @@ async def test_the_offline_model_keeps_its_int8_weights_and_its_vectors(app):
         engine.embedding_model.model.model = session
     for a, b in zip(mine, theirs):
         assert list(a) == pytest.approx(list(b), abs=1e-5)
+
+
+async def test_the_offline_session_gathers_its_embedding_tables_first_with_the_same_vectors(app):
+    """fastembed builds the offline session from the model with its two embedding tables (words,
+    positions) gathered before they are dequantised (memory_core/store/onnx_graph.py); its
+    vectors are bitwise those of a session of the packaged file itself, with the same options."""
+    import onnxruntime
+
+    engine = embedder.embedding_engine()
+    session = engine.embedding_model.model.model
+    inner = session._session
+    assert embedder.gathered_tables == 2
+    plain = onnxruntime.InferenceSession(
+        str(embedder.model_onnx()), sess_options=inner.get_session_options(), providers=inner.get_providers()
+    )
+    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
+    mine = await engine.embed_text(texts)
+    engine.embedding_model.model.model = plain
+    try:
+        theirs = await engine.embed_text(texts)
+    finally:
+        engine.embedding_model.model.model = session
+    assert [list(v) for v in mine] == [list(v) for v in theirs]
