@@ -10,6 +10,18 @@ import pytest
 
 from memory_core.store import embedder
 
+TEXTS = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
+
+
+async def _vectors_with(engine, session, texts=TEXTS) -> list:
+    """``texts``' vectors from cognee's engine with ``session`` in place of its model's own."""
+    own = engine.embedding_model.model.model
+    engine.embedding_model.model.model = session
+    try:
+        return await engine.embed_text(texts)
+    finally:
+        engine.embedding_model.model.model = own
+
 
 async def test_the_offline_embedders_session_gives_its_arena_back(app):
     engine = embedder.embedding_engine()
@@ -19,13 +31,8 @@ async def test_the_offline_embedders_session_gives_its_arena_back(app):
     assert type(inner).__name__ == "InferenceSession" and callable(inner.run)
     embedder.lean(engine)  # idempotent
     assert engine.embedding_model.model.model is session
-    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
-    wrapped = await engine.embed_text(texts)
-    engine.embedding_model.model.model = inner
-    try:
-        raw = await engine.embed_text(texts)
-    finally:
-        engine.embedding_model.model.model = session
+    wrapped = await engine.embed_text(TEXTS)
+    raw = await _vectors_with(engine, inner)
     assert len(wrapped) == len(raw) == 2
     for a, b in zip(wrapped, raw):
         assert list(a) == pytest.approx(list(b), abs=1e-6)
@@ -61,13 +68,8 @@ async def test_the_offline_model_keeps_its_int8_weights_and_its_vectors(app):
         sess_options=folded,
         providers=inner.get_providers(),
     )
-    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
-    mine = await engine.embed_text(texts)
-    engine.embedding_model.model.model = reference
-    try:
-        theirs = await engine.embed_text(texts)
-    finally:
-        engine.embedding_model.model.model = session
+    mine = await engine.embed_text(TEXTS)
+    theirs = await _vectors_with(engine, reference)
     for a, b in zip(mine, theirs):
         assert list(a) == pytest.approx(list(b), abs=1e-5)
 
@@ -85,11 +87,6 @@ async def test_the_offline_session_gathers_its_embedding_tables_first_with_the_s
     plain = onnxruntime.InferenceSession(
         str(embedder.model_onnx()), sess_options=inner.get_session_options(), providers=inner.get_providers()
     )
-    texts = ["The March QA report was back-dated.", "Supplier Valtec warned Company X in January 2021. " * 20]
-    mine = await engine.embed_text(texts)
-    engine.embedding_model.model.model = plain
-    try:
-        theirs = await engine.embed_text(texts)
-    finally:
-        engine.embedding_model.model.model = session
+    mine = await engine.embed_text(TEXTS)
+    theirs = await _vectors_with(engine, plain)
     assert [list(v) for v in mine] == [list(v) for v in theirs]
