@@ -73,13 +73,20 @@ class Hit:
 
 class Retriever(Protocol):
     """Ranks stored evidence for many facts: ``retrieve`` returns one list of hits per
-    query, best first (``ranked``), or unordered extra evidence (not ``ranked``: joined
-    to the candidates whatever the fused ranking says)."""
+    query, best first with equal scores in node-id order (``ranked``), or unordered extra
+    evidence (not ``ranked``: joined to the candidates whatever the fused ranking says)."""
 
     name: str
     ranked: bool
 
     async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]: ...
+
+
+def nearest_first(hits: list[Hit]) -> list[Hit]:
+    """Hits by distance, equal distances in node-id order. An engine returns equal scores
+    in any order (LanceDB's scan of several fragments does), and the fused ranking reads
+    positions: the same fact asked twice must get the same candidates in the same order."""
+    return sorted(hits, key=lambda h: (h.score, h.node_id))
 
 
 def _unit(rows) -> np.ndarray:
@@ -107,7 +114,7 @@ class VectorRetriever:
                 for row in distances:
                     nearest = np.argpartition(row, take - 1)[:take]
                     nearest = nearest[np.argsort(row[nearest], kind="stable")]
-                    out.append([Hit(ids[i], float(row[i])) for i in nearest])
+                    out.append(nearest_first([Hit(ids[i], float(row[i])) for i in nearest]))
                 return out
         out = []
         for q in queries:
@@ -116,7 +123,7 @@ class VectorRetriever:
                 if q.vector is not None
                 else await store.search(name, q.fact, n)
             )
-            out.append([Hit(str(h.id), float(h.score)) for h in hits])
+            out.append(nearest_first([Hit(str(h.id), float(h.score)) for h in hits]))
         return out
 
 
@@ -126,7 +133,10 @@ class LexicalRetriever:
 
     async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
         found = await store.lexical(collection("evidence"), [q.fact for q in queries], n)
-        return [[Hit(i, score, vector) for i, score, vector in rows] for rows in found]
+        return [
+            sorted((Hit(i, score, vector) for i, score, vector in rows), key=lambda h: (-h.score, h.node_id))
+            for rows in found
+        ]
 
 
 class SubjectPredicateLookup:

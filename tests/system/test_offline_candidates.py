@@ -94,6 +94,45 @@ async def test_batch_vector_ranking_equals_per_fact_search(app, prefix):
         )
 
 
+async def test_equal_scores_rank_the_same_whatever_order_the_engine_returns(app, prefix):
+    """Claims stored with the same text tie on distance and on lexical score; an engine may
+    return ties in any order (a scan over several fragments does). Gate 1 ranks them the
+    same either way (node-id order), so one fact asked twice gets the same candidates."""
+    from memory_core.judging.retrieval import gate1_many, Query
+
+    word = f"zt{prefix.strip('_')}"
+    claim = f"The {word} QA report documented the defect in March."
+    for part in range(4):  # four loads: four appends, as separate writes lay them out
+        await app.load(investigation(f"{prefix}{part}", evidence=[{"key": "E", "claim": claim}]))
+
+    class EngineReversing:
+        """The real store, with every search's rows handed back in reverse order."""
+
+        def __init__(self, store):
+            self._store = store
+
+        def __getattr__(self, name):
+            return getattr(self._store, name)
+
+        async def search(self, *args):
+            return list(reversed(await self._store.search(*args)))
+
+        async def search_vector(self, *args):
+            return list(reversed(await self._store.search_vector(*args)))
+
+        async def lexical(self, *args):
+            return [list(reversed(rows)) for rows in await self._store.lexical(*args)]
+
+    fact = f"Audit: the {word} QA report documented the defect in March was back-dated."
+    [vector] = await app.store.embed([fact])
+    for query in (Query(fact), Query(fact, vector=vector)):
+        [as_stored] = await gate1_many(app.store, [query], 8)
+        [reversed_] = await gate1_many(EngineReversing(app.store), [query], 8)
+        ties = [i for i in as_stored.ids if as_stored.props[i]["key"].startswith(prefix)]
+        assert len(ties) == 4 and ties == sorted(ties)
+        assert as_stored.ids == reversed_.ids and as_stored.rank == reversed_.rank
+
+
 async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(app, prefix):
     word = f"zr{prefix.strip('_')}"
     await app.load(
