@@ -148,7 +148,10 @@ class SubjectPredicateLookup:
         by_sp: dict[str, list[dict]] = {}
         for props in await store.nodes_by_sps(sps.values()):
             by_sp.setdefault(props.get("name"), []).append(props)
-        return [[Hit(p["id"], 0.0, None, p) for p in by_sp.get(sps.get(i), [])] for i in range(len(queries))]
+        return [
+            [Hit(p["id"], 0.0, None, p) for p in sorted(by_sp.get(sps.get(i), []), key=lambda p: p["id"])]
+            for i in range(len(queries))
+        ]
 
 
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
