@@ -15,9 +15,10 @@ a long-lived server holds, by part.
    client: seconds to ``initialize`` and to the first tool call's answer (``status``), cold
    (``FALSIFY_LAUNCHER=0``) and warm (through the launcher), ``--mcp-runs`` times each.
 4. ``resident``: a fresh process importing and opening what a server does, one part at a time
-   (VmRSS after each, and the unique set size: FALSIFY's shell modules, litellm's stand-in,
-   cognee's other dependencies, cognee itself, the opened root with LanceDB and the embedding
-   model, the warm-up, the first queries, revisions), with
+   (VmRSS after each, and the unique set size: FALSIFY's shell modules, the stand-ins of the
+   packages FALSIFY never calls (litellm, dlt, pypdf, networkx), cognee's other dependencies,
+   cognee itself, the opened root with LanceDB and the embedding model, the warm-up, the first
+   queries, revisions), with
    where the memory is at the end (/proc/self/smaps: libraries and mapped files, glibc's heaps,
    other anonymous memory); and a real ``serve`` process's VmRSS after it answered the warm
    CLI's commands (``status``, ``recall``, and ``revise`` + ``undo`` ``--runs`` times).
@@ -193,24 +194,21 @@ def parts(root: Path, revisions: int) -> dict:
     import memory_core.web.server  # noqa: F401
 
     step("FALSIFY's modules (CLI, web server, uvicorn)")
-    from memory_core.store import lazy_litellm
+    from memory_core.store import embedder, lazy_imports
 
-    if not settings.current().llm_key:
-        lazy_litellm.install()  # as data_root.import_cognee does offline
-    step("litellm: a stand-in, imported on first use (never offline)")
+    # as data_root.import_cognee does
+    lazy_imports.install(hosted=bool(settings.current().llm_key) or not embedder.local_enabled())
+    step("litellm, dlt, pypdf, networkx: stand-ins, each imported on first use (never by FALSIFY offline)")
     for name in (
         "openai",
-        "dlt",
         "pandas",
         "pyarrow",
         "sqlalchemy",
         "sqlalchemy.ext.asyncio",
         "alembic",
-        "networkx",
         "fastapi",
         "tiktoken",
         "rdflib",
-        "pypdf",
         "dateparser",
         "redis",
         "fastapi_users",
@@ -223,7 +221,7 @@ def parts(root: Path, revisions: int) -> dict:
             importlib.import_module(name)
         except ImportError:
             pass
-    step("cognee's other dependencies (pandas, dlt, sqlalchemy, ...)")
+    step("cognee's other dependencies (pandas, openai, sqlalchemy, ...)")
     data_root.import_cognee()
     step("cognee itself")
 
@@ -250,7 +248,8 @@ def parts(root: Path, revisions: int) -> dict:
 
     return {
         "steps": steps,
-        "litellm_imported": lazy_litellm.loaded(),
+        "litellm_imported": lazy_imports.loaded("litellm"),
+        "deferred_imported": [d.name for d in lazy_imports.DEFERRED if lazy_imports.loaded(d.name)],
         "rss_mb": round(_vm(), 1),
         "peak_mb": round(_vm("VmHWM"), 1),
         "where": native_breakdown(),

@@ -56,11 +56,11 @@ from typing import Optional
 PROTOCOL = 1
 PACKAGE = Path(__file__).resolve().parent.parent  # memory_core/
 # what the launcher imports before it forks: cognee's third-party stack and the MCP SDK
-# (imports that start no thread and read no FALSIFY or cognee setting)
+# (imports that start no thread and read no FALSIFY or cognee setting); not the packages a
+# command's import of cognee gets stand-ins for (memory_core.store.lazy_imports.DEFERRED)
 PRELOAD = (
     "litellm",
     "openai",
-    "dlt",
     "sqlalchemy",
     "sqlalchemy.orm",
     "sqlalchemy.ext.asyncio",
@@ -77,7 +77,6 @@ PRELOAD = (
     "pydantic_settings",
     "fastapi",
     "httpx",
-    "networkx",
     "numpy",
     "tiktoken",
     "instructor",
@@ -86,7 +85,6 @@ PRELOAD = (
     "asyncpg",
     "dateparser",
     "redis",
-    "pypdf",
     "rdflib",
     "fastapi_users",
     "fastapi_users_db_sqlalchemy",
@@ -650,7 +648,7 @@ def _preload() -> dict:
     restore, names, scanners = _recording_environ()
     try:
         # litellm only for a launcher whose commands call a hosted model: offline, cognee's import
-        # gets a stand-in (memory_core.store.lazy_litellm) and the real module is never imported
+        # gets a stand-in (memory_core.store.lazy_imports) and the real module is never imported
         # (LLM_API_KEY, read here, keys the launcher)
         hosted = bool(os.environ.get("LLM_API_KEY", "").strip())
         for name in _expand(n for n in PRELOAD if hosted or n not in HOSTED_ONLY):

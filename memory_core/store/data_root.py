@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_core.store import backends, embedder, lazy_litellm, process, settings as config
+from memory_core.store import backends, embedder, lazy_imports, process, settings as config
 from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
 from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
 from memory_core.store.environment import redact_logs
@@ -279,9 +279,10 @@ def import_cognee():
     """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
     if _configured is None:
         raise RuntimeError("memory_core.store.data_root.configure() must run before cognee is imported")
-    if "cognee" not in sys.modules and not _llm_key and embedder.local_enabled():
-        # cognee imports litellm at once (~120 MB resident); with no hosted model nothing calls it
-        lazy_litellm.install()
+    if "cognee" not in sys.modules:
+        # cognee imports litellm, dlt, pypdf and networkx at once (about 200 MB resident); FALSIFY calls
+        # none of them (litellm only with a hosted model)
+        lazy_imports.install(hosted=bool(_llm_key) or not embedder.local_enabled())
     import cognee
 
     _reapply(_configured)

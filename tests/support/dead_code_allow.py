@@ -66,7 +66,8 @@ _.pytest_runtest_teardown
 _.exitstatus
 _.pytestmark
 # the import system's and isinstance's protocols, and what a test reads from a child process
-# (store/lazy_litellm.py)
+# (store/lazy_imports.py)
 _.__instancecheck__
 _.create_module
 _.loaded_by
+_.placeholder

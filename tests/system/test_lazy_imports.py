@@ -1,0 +1,321 @@
+"""Packages imported on first use (memory_core/store/lazy_imports.py), checked in real processes.
+
+cognee imports litellm, dlt, pypdf and networkx at ``import cognee``; a FALSIFY process puts a
+stand-in in their place (litellm offline only) and never imports the real packages. Each test
+runs one child of the fork server, which preloads litellm: the child first drops it from
+``sys.modules`` so that it starts as a cold process would.
+
+* offline: ``import cognee`` and every command (open, warm-up, status, recall, explain, revise,
+  undo) leave every stand-in unresolved; and what the litellm stand-in answered while cognee
+  was imported (its flags, the names it has not, the exception classes cognee's decorators name)
+  is what the real litellm has -- the contract that fails loudly when cognee or litellm changes;
+* cognee only ever calls the functions and classes a stand-in hands out in the package's place
+  (read from cognee's source), and each is callable in the real package;
+* cognee's own uses of a deferred package still work through the stand-ins: dlt's date parsing,
+  pypdf's reader, networkx's graphs -- each imports its real package, which takes the stand-in's place;
+* a key set in a process that has the stand-in: the LLM judge (cognee's adapters, litellm,
+  the local stub endpoint) works through it, the real module takes its place, the flags cognee
+  set reach it, and the placeholders match the real exception classes;
+* a keyed process imports the real litellm with cognee, as before, and still defers the rest;
+* the launcher preloads none of the packages a command defers.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import forkserver
+import pytest
+from harness import EXAMPLE, REPO, clean_env, copy_root, loaded_root
+from llm_stub import StubLLM
+
+pytestmark = pytest.mark.slow
+
+FACT = "Forensic audit: the March QA report was back-dated."
+FACT_LANDS = (
+    "Company X's internal QA report on the brake-valve defect was back-dated; "
+    "it was written in 2022, not on 15 March 2021."
+)
+# this process starts as a cold one would: without the fork server's preloaded litellm (nor any
+# other package a FALSIFY process defers)
+COLD = """
+import asyncio, json, logging, sys
+from memory_core.store import lazy_imports
+DEFERRED = [d.name for d in lazy_imports.DEFERRED] + ["instructor"]
+for name in [m for m in sys.modules if m.split(".")[0] in DEFERRED]:
+    del sys.modules[name]
+for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:  # what its import installed
+    for attr in ("filters", "handlers"):
+        kept = [x for x in getattr(logger, attr, []) if not type(x).__module__.startswith("litellm")]
+        if hasattr(logger, attr):
+            setattr(logger, attr, kept)
+root = sys.argv[1]
+"""
+STATE = (
+    "{d.name: [lazy_imports.installed(d.name), lazy_imports.loaded(d.name)] for d in lazy_imports.DEFERRED}"
+)
+
+
+def child(code: str, root, env: dict) -> dict:
+    proc = forkserver.run(
+        [sys.executable, "-c", textwrap.dedent(COLD) + textwrap.dedent(code), str(root)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-4000:]
+    return json.loads(proc.stdout.decode().strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    return loaded_root(tmp_path_factory)
+
+
+def test_offline_commands_never_import_litellm_and_the_stand_in_answers_as_litellm(base, tmp_path):
+    root = copy_root(base, tmp_path / "root")
+    out = child(
+        f"""
+        from memory_core.api import Falsify
+        out = {{}}
+        async def main():
+            app = await Falsify.open(root)
+            out["opened"] = {STATE}
+            out["type"] = type(sys.modules["litellm"]).__name__
+            await app.warm_up()
+            await app.status()
+            await app.recall()
+            await app.explain("E_qa")
+            result = await app.revise({FACT!r}, target="E_qa")
+            out["refuted"] = result["refuted"]
+            await app.undo()
+            await app.close()
+        asyncio.run(main())
+        out["after"] = {STATE}
+        out["loaded_by"] = [lazy_imports.loaded_by(d.name) for d in lazy_imports.DEFERRED]
+        answered = {{
+            "flags": dict(lazy_imports.LITELLM.flags),
+            "absent": sorted(lazy_imports.LITELLM.absent),
+            "exceptions": lazy_imports.answered("litellm"),
+        }}
+        # the real litellm, imported afresh in this process: does it have what the stand-in said?
+        for name in [m for m in sys.modules if m.split(".")[0] == "litellm"]:
+            del sys.modules[name]
+        import litellm
+        out["answered"] = answered
+        out["real"] = {{
+            "flags": {{k: getattr(litellm, k) for k in answered["flags"]}},
+            "absent": sorted(n for n in answered["absent"] if not hasattr(litellm, n)),
+            "exceptions": sorted(
+                n for n in answered["exceptions"]
+                if isinstance(getattr(litellm.exceptions, n, None), type)
+                and issubclass(getattr(litellm.exceptions, n), Exception)
+            ),
+            "turn_on_debug": callable(getattr(litellm, "_turn_on_debug", None)),
+        }}
+        print(json.dumps(out))
+        """,
+        root,
+        clean_env(),
+    )
+    every = {
+        "litellm": [True, False],
+        "dlt": [True, False],
+        "pypdf": [True, False],
+        "networkx": [True, False],
+    }
+    assert out["opened"] == every and out["type"] == "_Standin", out
+    assert out["refuted"] == ["E_qa"], out
+    assert out["after"] == every, out  # no command needed a real package
+    assert out["loaded_by"] == [None] * 4
+    answered, real = out["answered"], out["real"]
+    assert answered["exceptions"], (
+        "cognee's import named no litellm exception class: update lazy_imports' docs"
+    )
+    assert real["flags"] == answered["flags"]
+    assert real["absent"] == answered["absent"]
+    assert real["exceptions"] == answered["exceptions"]
+    assert real["turn_on_debug"]
+
+
+def test_a_key_reaches_the_real_litellm_through_the_stand_in(base, tmp_path):
+    root = copy_root(base, tmp_path / "root")
+    qa = next(e["claim"] for e in json.loads(EXAMPLE.read_text())["evidence"] if e["key"] == "E_qa")
+    with StubLLM() as stub:
+        stub.verdict_by_stored = {
+            json.dumps(qa, ensure_ascii=False): {
+                "rationale": "the report was back-dated",
+                "relation": "contradicts",
+                "confidence": 0.9,
+            }
+        }
+        stub.verdict = {"rationale": "different claims", "relation": "unrelated", "confidence": 0.9}
+        env = stub.judge_env()
+        out = child(
+            f"""
+            lazy_imports.install()  # as a process that started offline has it
+            from memory_core.api import Falsify
+            out = {{}}
+            async def main():
+                app = await Falsify.open(root)
+                out["before"] = lazy_imports.loaded("litellm")
+                result = await app.revise({FACT_LANDS!r})
+                out["judge"], out["refuted"] = result["judge"], result["refuted"]
+                await app.close()
+            asyncio.run(main())
+            real = sys.modules["litellm"]
+            placeholder = lazy_imports.placeholder("litellm", "NotFoundError")
+            error = real.exceptions.NotFoundError("gone", model="m", llm_provider="openai")
+            retry = sys.modules["cognee.infrastructure.llm.retry_config"]
+            out["after"] = [type(real).__name__, lazy_imports.loaded("litellm"), lazy_imports.loaded_by() is not None]
+            out["flag_applied"] = real.suppress_debug_info
+            out["placeholder_matches"] = [isinstance(error, placeholder), isinstance(ValueError(), placeholder)]
+            out["forwarded"] = retry.litellm.exceptions.NotFoundError is real.exceptions.NotFoundError
+            out["retry_decision"] = retry.should_retry_llm_exception(error)
+            print(json.dumps(out))
+            """,
+            root,
+            env,
+        )
+        calls = stub.calls()
+    assert out["before"] is False, out
+    assert calls >= 1
+    assert "llm" in out["judge"] and out["refuted"] == ["E_qa"], out
+    assert out["after"] == ["module", True, True], out
+    assert out["flag_applied"] is True  # cognee's suppress_debug_info = True, set while it was imported
+    assert out["placeholder_matches"] == [True, False]
+    assert out["forwarded"] is True
+    assert out["retry_decision"] is False  # cognee does not retry a NotFoundError, as with an eager import
+
+
+def test_a_keyed_process_imports_litellm_with_cognee(base, tmp_path):
+    root = copy_root(base, tmp_path / "root")
+    out = child(
+        f"""
+        from memory_core.store import backends, data_root, settings
+        data_root.configure(root, backends.choose(settings.current()))
+        data_root.import_cognee()
+        print(json.dumps({STATE}))
+        """,
+        root,
+        clean_env(
+            LLM_API_KEY="test",
+            LLM_PROVIDER="custom",
+            LLM_ENDPOINT="http://127.0.0.1:9",
+            LLM_MODEL="openai/stub",
+        ),
+    )
+    assert out == {
+        "litellm": [False, True],
+        "dlt": [True, False],
+        "pypdf": [True, False],
+        "networkx": [True, False],
+    }
+
+
+def _calls_only(source: str, names: set) -> list[str]:
+    """Each use of ``names`` in a module that imports them other than as the function of a call."""
+    tree = ast.parse(source)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return [
+        f"line {node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id in names and id(node) not in called
+    ]
+
+
+def test_cognee_only_calls_what_a_stand_in_hands_out():
+    """A stand-in hands out, in place of a function or class cognee takes from a package at import,
+    a function that imports the package and calls the real one: right only while cognee does
+    nothing but call it (no isinstance, no subclass, no attribute). Read from cognee's source."""
+    import cognee
+
+    from memory_core.store import lazy_imports
+
+    site = Path(cognee.__file__).resolve().parent
+    found = {}
+    for path in site.rglob("*.py"):
+        if "tests" in path.relative_to(site).parts:
+            continue
+        source = path.read_text(encoding="utf-8")
+        for deferral in lazy_imports.DEFERRED:
+            for module, names in deferral.callables.items():
+                if module == deferral.name and module == "litellm":
+                    continue  # litellm's own helper is reached as an attribute (litellm._turn_on_debug)
+                if f"from {module} import" not in source:
+                    continue
+                tree = ast.parse(source)
+                taken = {
+                    alias.asname or alias.name
+                    for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module == module
+                    for alias in node.names
+                    if alias.name in names
+                }
+                if taken:
+                    found.setdefault(f"{module}", []).append(str(path.relative_to(site)))
+                    assert not _calls_only(source, taken), (
+                        f"cognee's {path.relative_to(site)} uses {sorted(taken)} other than by calling it: "
+                        "lazy_imports' deferred callable would not stand for it; drop it from Deferral.callables"
+                    )
+    assert set(found) == {m for d in lazy_imports.DEFERRED for m in d.callables if m != "litellm"}, found
+    # and the real package has each, callable
+    import importlib
+
+    for deferral in lazy_imports.DEFERRED:
+        for module, names in deferral.callables.items():
+            for name in names:
+                assert callable(getattr(importlib.import_module(module), name)), (module, name)
+
+
+def test_cognees_uses_of_a_deferred_package_work_through_its_stand_in(base, tmp_path):
+    root = copy_root(base, tmp_path / "root")
+    out = child(
+        f"""
+        from memory_core.store import backends, data_root, settings
+        data_root.configure(root, backends.choose(settings.current()))
+        data_root.import_cognee()
+        out = {{"before": {STATE}}}
+        import io, importlib
+        temporal = importlib.import_module("cognee.tasks.ingestion.dlt_temporal")
+        out["dlt"] = str(temporal.ensure_pendulum_datetime_utc("2021-03-15T10:00:00+02:00"))
+        pdf = importlib.import_module("cognee.modules.data.processing.document_types.PdfDocument")
+        try:
+            pdf.PdfReader(io.BytesIO(b"%PDF-1.4 not really"))
+        except Exception as error:
+            out["pypdf"] = type(error).__module__
+        import networkx
+        out["networkx"] = networkx.path_graph(3).number_of_edges()
+        out["after"] = {STATE}
+        out["loaded_by"] = [lazy_imports.loaded_by(name) for name in ("dlt", "pypdf", "networkx")]
+        out["types"] = [type(sys.modules[name]).__name__ for name in ("dlt", "dlt.common.time", "pypdf", "networkx")]
+        print(json.dumps(out))
+        """,
+        root,
+        clean_env(),
+    )
+    assert all(out["before"][name] == [True, False] for name in ("dlt", "pypdf", "networkx")), out
+    assert out["dlt"] == "2021-03-15 08:00:00+00:00"  # dlt's own parsing, to UTC
+    assert out["pypdf"].startswith("pypdf")  # pypdf's own error for bytes that are no PDF
+    assert out["networkx"] == 2
+    assert all(out["after"][name] == [True, True] for name in ("dlt", "pypdf", "networkx")), out
+    assert out["loaded_by"] == [
+        "dlt.common.time.ensure_pendulum_datetime_utc",
+        "pypdf.PdfReader",
+        "path_graph",
+    ]
+    assert out["types"] == ["module"] * 4
+
+
+def test_the_launcher_preloads_nothing_a_command_defers():
+    from memory_core.shell import launcher
+    from memory_core.store import lazy_imports
+
+    preloaded = {name.split(".")[0] for name in launcher.PRELOAD}
+    assert not preloaded & {d.name for d in lazy_imports.DEFERRED if not d.offline_only}
+    assert {d.name for d in lazy_imports.DEFERRED if d.offline_only} <= set(launcher.HOSTED_ONLY)
