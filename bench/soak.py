@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import shutil
 import subprocess
@@ -196,12 +197,16 @@ def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
     return sample
 
 
+def edit_facts(data: Dataset) -> list[tuple]:
+    """Every edit as the (claim, triple, key) a revise takes, in the dataset's order."""
+    return [data.fact(e["id"]) for e in data.raw["edits"]]
+
+
 async def soak(
-    root: Path, data: Dataset, revisions: int, every: int, baseline_at: int = 200, probe: bool = False
+    root: Path, facts: list[tuple], revisions: int, every: int, baseline_at: int = 200, probe: bool = False
 ) -> dict:
     from memory_core.api import Falsify
 
-    edits = [e["id"] for e in data.raw["edits"]]
     samples = []
     baseline = None
     snap = None
@@ -213,7 +218,7 @@ async def soak(
         samples.append(sample_of(0, root, start, probe))
         log(samples[-1])
         for i in range(revisions):
-            claim, triple, key = data.fact(edits[i % len(edits)])
+            claim, triple, key = facts[i % len(facts)]
             result = await app.revise(claim, triple=triple, key=key)
             out["revisions"] += 1
             if result.get("epoch") is not None:
@@ -302,10 +307,14 @@ def main(argv=None) -> int:
                 import tracemalloc
 
                 tracemalloc.start()
+            # the process keeps only the edits' facts (a server holds no benchmark data set)
+            facts = edit_facts(data)
+            del data
+            gc.collect()
             out.update(
                 asyncio.run(
                     soak(
-                        root, data, args.revisions, args.every, args.baseline, args.probe or args.tracemalloc
+                        root, facts, args.revisions, args.every, args.baseline, args.probe or args.tracemalloc
                     )
                 )
             )

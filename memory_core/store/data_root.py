@@ -286,7 +286,26 @@ def import_cognee():
     import cognee
 
     _reapply(_configured)
+    _level_cognee_logs()
     return cognee
+
+
+LEVELLED_LOGGERS = ("cognee", "aiosqlite")  # cognee's own, and its SQLite driver's (a record per query)
+
+
+def _level_cognee_logs() -> None:
+    """cognee's loggers (``cognee.*``, and its SQLite driver's) at ``LOG_LEVEL``, unless something
+    set their level already. cognee leaves them unset (its root logger lets everything through) and
+    its handlers drop what is below ``LOG_LEVEL``, so every record is built first (each pipeline task
+    logs twice: about 0.2 ms a record, 6 % of a 300-fact batch); with the level on the logger, a
+    record below it is dropped before it is built."""
+    import logging
+
+    level = logging.getLevelName(os.environ.get("LOG_LEVEL", "ERROR").strip().upper())
+    for name in LEVELLED_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET and isinstance(level, int):
+            logger.setLevel(level)
 
 
 _attached = False

@@ -396,7 +396,16 @@ class _GatheringRuntime:
             from memory_core.store.onnx_graph import gather_first
 
             path_or_bytes, gathered_tables = gather_first(Path(path_or_bytes).read_bytes())
-        return self._runtime.InferenceSession(path_or_bytes, *args, **kwargs)
+        session = self._runtime.InferenceSession(path_or_bytes, *args, **kwargs)
+        if isinstance(path_or_bytes, bytes) and getattr(session, MODEL_BYTES, None) is path_or_bytes:
+            # onnxruntime keeps the bytes a session was built from for the session's life (its own
+            # comment: "holding the memory indefinitely"; 22 MB here), only to rebuild the session
+            # when its providers change, which fastembed never asks for
+            setattr(session, MODEL_BYTES, None)
+        return session
+
+
+MODEL_BYTES = "_model_bytes"  # onnxruntime's InferenceSession: the bytes it was built from
 
 
 gathered_tables = 0  # how many embedding tables the offline session gathers first (2 for MiniLM)

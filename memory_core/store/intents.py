@@ -91,10 +91,15 @@ async def tombstones(store: BeliefStore, view, keys: list[str]) -> list[dict]:
     ids = {node_id(nodes[k].kind, k): k for k in keys}
     raw = await store.raw_nodes(ids)
     edges = await store.all_edges_of(list(ids))
+    touching: dict[str, list] = {}
+    for edge in edges:
+        touching.setdefault(edge[0], []).append(edge)
+        if edge[1] != edge[0]:
+            touching.setdefault(edge[1], []).append(edge)
     result = []
     for i, key in ids.items():
         node = nodes[key]
-        mine = [e for e in edges if e[0] == i or e[1] == i]
+        mine = touching.get(i, [])
         result.append(node_entry(node.kind, key, raw.get(i, {}), node.state, node.epoch, node.weight, mine))
     return result
 

@@ -172,7 +172,9 @@ async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
     indexed = bool(await (await conn.open_table(name)).list_indices())
     assert after == 1 or (indexed and after == 2 < before), (before, after, indexed)
     assert await app.store.vector_ids(name) == rows
-    again = [(str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)]
+    again = [
+        (str(h.id), round(h.score, 5)) for h in await app.store.search(name, "the report was written", 5)
+    ]
     # the same answers; rows of equal score (the same claim stored by other tests) come back in any
     # order, and of those tied at the cut, any may be the ones kept
     assert [score for _, score in again] == [score for _, score in hits]

@@ -84,6 +84,11 @@ async def test_the_offline_session_gathers_its_embedding_tables_first_with_the_s
     session = engine.embedding_model.model.model
     inner = session._session
     assert embedder.gathered_tables == 2
+    # the rewritten model's bytes are not kept (onnxruntime keeps a session's bytes under this name)
+    assert getattr(inner, embedder.MODEL_BYTES) is None
+    assert getattr(
+        onnxruntime.InferenceSession(b"" + embedder.model_onnx().read_bytes()), embedder.MODEL_BYTES
+    )
     plain = onnxruntime.InferenceSession(
         str(embedder.model_onnx()), sess_options=inner.get_session_options(), providers=inner.get_providers()
     )

@@ -264,13 +264,15 @@ def test_cognee_only_calls_what_a_stand_in_hands_out():
                         "lazy_imports' deferred callable would not stand for it; drop it from Deferral.callables"
                     )
     assert set(found) == {m for d in lazy_imports.DEFERRED for m in d.callables if m != "litellm"}, found
-    # and the real package has each, callable
+    # and the real package has each, callable (litellm's helper: checked in a fresh import above,
+    # since cognee sets litellm._turn_on_debug = False once it has probed it)
     import importlib
 
     for deferral in lazy_imports.DEFERRED:
         for module, names in deferral.callables.items():
             for name in names:
-                assert callable(getattr(importlib.import_module(module), name)), (module, name)
+                if module != "litellm":
+                    assert callable(getattr(importlib.import_module(module), name)), (module, name)
 
 
 def test_cognees_uses_of_a_deferred_package_work_through_its_stand_in(base, tmp_path):
