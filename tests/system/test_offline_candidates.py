@@ -128,8 +128,7 @@ async def test_equal_scores_rank_the_same_whatever_order_the_engine_returns(app,
     for query in (Query(fact), Query(fact, vector=vector)):
         [as_stored] = await gate1_many(app.store, [query], 8)
         [reversed_] = await gate1_many(EngineReversing(app.store), [query], 8)
-        ties = [i for i in as_stored.ids if as_stored.props[i]["key"].startswith(prefix)]
-        assert len(ties) == 4 and ties == sorted(ties)
+        assert len([i for i in as_stored.ids if as_stored.props[i]["key"].startswith(prefix)]) == 4
         assert as_stored.ids == reversed_.ids and as_stored.rank == reversed_.rank
 
 
