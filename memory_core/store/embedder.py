@@ -566,7 +566,44 @@ async def embed_text(engine, texts: list[str]):
 
     inner = _engine_of(engine)
     lean(inner)  # the arena given back after each batch
-    return await asyncio.to_thread(lambda: asyncio.run(inner.embed_text(list(texts))))
+    texts = list(texts)
+
+    async def in_runs() -> list:
+        vectors: list = [None] * len(texts)
+        for run in local_runs(texts):
+            for i, vector in zip(run, await inner.embed_text([texts[i] for i in run])):
+                vectors[i] = vector
+        return vectors
+
+    return await asyncio.to_thread(lambda: asyncio.run(in_runs()))
+
+
+# A local model's runs, bounded: cognee's engine runs the model once on everything it is given, padded
+# to the longest text, and a run's working memory grows with texts x tokens^2 (the session keeps each
+# layer's attention apart, about 1.1 KB per text and token^2 here: 16 texts of 120 tokens, +263 MB at
+# the peak; 149 short conclusions restored by an undo, +150 MB). Texts go to the model shortest first
+# (little padding), in runs of at most RUN_BUDGET texts x tokens^2 (32 texts of 28 tokens, about a
+# hundred characters: some 30 MB at the peak); a text longer than that runs alone.
+RUN_BUDGET = 32 * 28 * 28
+MAX_TOKENS = 512  # the model's window: a longer text is cut to it
+
+
+def local_runs(texts: list[str]) -> list[list[int]]:
+    """The indices of ``texts`` grouped into the model's runs (see :data:`RUN_BUDGET`); tokens are
+    estimated from characters (about 4 a token for English text, plus the two markers)."""
+    runs: list[list[int]] = []
+    run: list[int] = []
+    longest = 0
+    for i in sorted(range(len(texts)), key=lambda i: len(texts[i])):
+        tokens = min(MAX_TOKENS, len(texts[i]) // 4 + 2)
+        if run and (len(run) + 1) * max(longest, tokens) ** 2 > RUN_BUDGET:
+            runs.append(run)
+            run, longest = [], 0
+        run.append(i)
+        longest = max(longest, tokens)
+    if run:
+        runs.append(run)
+    return runs
 
 
 def warm_model(engine) -> None:

@@ -95,3 +95,30 @@ async def test_the_offline_session_gathers_its_embedding_tables_first_with_the_s
     mine = await engine.embed_text(TEXTS)
     theirs = await _vectors_with(engine, plain)
     assert [list(v) for v in mine] == [list(v) for v in theirs]
+
+
+def test_a_local_models_runs_are_bounded_and_cover_every_text_once():
+    texts = ["short"] * 40 + [
+        "a longer claim of about a hundred characters, as a stored conclusion has. " * 1
+    ] * 40
+    texts += ["x" * 3000]  # past the model's window: runs alone
+    runs = embedder.local_runs(texts)
+    assert sorted(i for run in runs for i in run) == list(range(len(texts)))
+    for run in runs:
+        tokens = max(min(embedder.MAX_TOKENS, len(texts[i]) // 4 + 2) for i in run)
+        assert len(run) == 1 or len(run) * tokens**2 <= embedder.RUN_BUDGET
+    assert runs[-1] == [len(texts) - 1]  # shortest first, the longest alone at the end
+    assert embedder.local_runs([]) == []
+
+
+async def test_texts_embedded_in_runs_keep_their_order_and_vectors(app):
+    """store.embed sends the texts to the model shortest first in bounded runs: each text gets its
+    own vector back, in the caller's order, as one run of the engine gives it."""
+    engine = embedder.embedding_engine()
+    texts = [f"Claim {i}: " + "the supplier warned about cracked housings. " * (i % 7) for i in range(70)]
+    assert len(embedder.local_runs(texts)) > 1
+    mine = await app.store.embed(texts)
+    theirs = await engine.embed_text(texts)
+    assert len(mine) == len(texts)
+    for a, b in zip(mine, theirs):
+        assert list(a) == pytest.approx(list(b), abs=1e-5)
