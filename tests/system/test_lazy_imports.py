@@ -55,6 +55,11 @@ for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
             setattr(logger, attr, kept)
 root = sys.argv[1]
 """
+# a FALSIFY process's import of cognee (one line: it goes into the children's code as it is)
+IMPORTED = (
+    "from memory_core.store import backends, data_root, settings; "
+    "data_root.configure(root, backends.choose(settings.current())); data_root.import_cognee()"
+)
 STATE = (
     "{d.name: [lazy_imports.installed(d.name), lazy_imports.loaded(d.name)] for d in lazy_imports.DEFERRED}"
 )
@@ -197,9 +202,7 @@ def test_a_keyed_process_imports_litellm_with_cognee(base, tmp_path):
     root = copy_root(base, tmp_path / "root")
     out = child(
         f"""
-        from memory_core.store import backends, data_root, settings
-        data_root.configure(root, backends.choose(settings.current()))
-        data_root.import_cognee()
+        {IMPORTED}
         print(json.dumps({STATE}))
         """,
         root,
@@ -279,9 +282,7 @@ def test_cognees_uses_of_a_deferred_package_work_through_its_stand_in(base, tmp_
     root = copy_root(base, tmp_path / "root")
     out = child(
         f"""
-        from memory_core.store import backends, data_root, settings
-        data_root.configure(root, backends.choose(settings.current()))
-        data_root.import_cognee()
+        {IMPORTED}
         out = {{"before": {STATE}}}
         import io, importlib
         temporal = importlib.import_module("cognee.tasks.ingestion.dlt_temporal")
