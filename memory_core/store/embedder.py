@@ -579,9 +579,9 @@ async def embed_text(engine, texts: list[str]):
 
 
 # A local model's runs, bounded: cognee's engine runs the model once on everything it is given, padded
-# to the longest text, and a run's working memory grows with texts x tokens^2 (the session keeps each
-# layer's attention apart, about 1.1 KB per text and token^2 here: 16 texts of 120 tokens, +263 MB at
-# the peak; 149 short conclusions restored by an undo, +150 MB). Texts go to the model shortest first
+# to the longest text, and a run's working memory grows with texts x tokens^2 (measured: about 1.1 KB
+# per text and token^2; 16 texts of 120 tokens, +263 MB at the peak; 149 short conclusions restored by
+# an undo, +150 MB). Texts go to the model shortest first
 # (little padding), in runs of at most RUN_BUDGET texts x tokens^2 (32 texts of 28 tokens, about a
 # hundred characters: some 30 MB at the peak); a text longer than that runs alone.
 RUN_BUDGET = 32 * 28 * 28
