@@ -194,10 +194,9 @@ def parts(root: Path, revisions: int) -> dict:
     import memory_core.web.server  # noqa: F401
 
     step("FALSIFY's modules (CLI, web server, uvicorn)")
-    from memory_core.store import embedder, lazy_imports
+    from memory_core.store import lazy_imports
 
-    # as data_root.import_cognee does
-    lazy_imports.install(hosted=bool(settings.current().llm_key) or not embedder.local_enabled())
+    data_root.defer_unused_packages()  # as data_root.import_cognee does
     step("litellm, dlt, pypdf, networkx: stand-ins, each imported on first use (never by FALSIFY offline)")
     for name in (
         "openai",

@@ -280,14 +280,19 @@ def import_cognee():
     if _configured is None:
         raise RuntimeError("memory_core.store.data_root.configure() must run before cognee is imported")
     if "cognee" not in sys.modules:
-        # cognee imports litellm, dlt, pypdf and networkx at once (about 200 MB resident); FALSIFY calls
-        # none of them (litellm only with a hosted model)
-        lazy_imports.install(hosted=bool(_llm_key) or not embedder.local_enabled())
+        defer_unused_packages()
     import cognee
 
     _reapply(_configured)
     _level_cognee_logs()
     return cognee
+
+
+def defer_unused_packages() -> list[str]:
+    """Stand-ins for what cognee imports at once and FALSIFY never calls (litellm only with a
+    hosted model; :mod:`memory_core.store.lazy_imports`): about 200 MB resident. Returns the
+    packages deferred. :func:`import_cognee` does it before cognee is imported."""
+    return lazy_imports.install(hosted=bool(_llm_key) or not embedder.local_enabled())
 
 
 LEVELLED_LOGGERS = ("cognee", "aiosqlite")  # cognee's own, and its SQLite driver's (a record per query)
