@@ -8,7 +8,9 @@ One process opens a copy of the MQuAKE-hard graph through ``memory_core.api.Fals
 ``revise`` one MQuAKE edit (its claim, ``--triple``, its key; the structured judge,
 no LLM) then ``undo`` it, cycling through the 1,716 edits. Every ``--every``
 revisions (and after the first 200, the baseline) it records the resident set size
-(VmRSS from /proc/self/status) and the data root's size on disk. It prints
+(VmRSS from /proc/self/status) as a server sits between two requests (``rss_mb``: after the
+idle trim, :data:`memory_core.store.backends.base.IDLE_TRIM_S` without a commit; and
+``rss_busy_mb``, right after the revision) and the data root's size on disk. It prints
 ``rss_growth_mb`` (RSS at the end minus RSS after the first 200 revisions) and
 ``root_mb`` (the root's size at the end), with the machine and the date.
 
@@ -178,9 +180,23 @@ def prepare(root: Path, data: Dataset) -> float:
     return time.perf_counter() - start
 
 
+async def at_rest(n: int, root: Path, start: float, probe: bool, rested: list) -> dict:
+    """A sample as a server sits between two requests: ``rss_busy_mb`` right after the last revision,
+    then ``rss_mb`` once the process has given back what it freed (after ``IDLE_TRIM_S`` without a
+    commit); the wait is counted in ``rested`` and left out of the timings."""
+    from memory_core.store.backends.base import IDLE_TRIM_S
+
+    busy = round(rss_mb(), 1)
+    began = time.perf_counter()
+    await asyncio.sleep(IDLE_TRIM_S + 0.25)
+    rested[0] += time.perf_counter() - began
+    sample = sample_of(n, root, start + rested[0], probe)
+    sample["rss_busy_mb"] = busy
+    return sample
+
+
 def sample_of(n: int, root: Path, start: float, probe: bool) -> dict:
-    # samples fall right after a housekeeping step (every 50 revise+undo cycles at the defaults), where
-    # RSS is lowest; rss_peak_mb (VmHWM, the highest RSS so far) shows the top of the saw-tooth too
+    # rss_peak_mb (VmHWM, the highest RSS so far) shows the top of the saw-tooth too
     usage = disk_usage(root)
     sample = {
         "revisions": n,
@@ -206,11 +222,14 @@ async def soak(
     root: Path, facts: list[tuple], revisions: int, every: int, baseline_at: int = 200, probe: bool = False
 ) -> dict:
     from memory_core.api import Falsify
+    from memory_core.store.data_root import claim_process
 
+    claim_process()  # a server's process: FALSIFY's own
     samples = []
     baseline = None
     snap = None
     out = {"revisions": 0, "undos": 0, "recorded": 0, "failed": None}
+    rested = [0.0]  # seconds spent waiting for a sample at rest, left out of the timings
     start = time.perf_counter()
     app = await Falsify.open(root, purpose="bench.soak")
     try:
@@ -227,7 +246,7 @@ async def soak(
                 out["undos"] += 1
             n = i + 1
             if n == baseline_at or n % every == 0 or n == revisions:
-                sample = sample_of(n, root, start, probe)
+                sample = await at_rest(n, root, start, probe, rested)
                 if n == baseline_at:
                     baseline = sample
                     snap = _snapshot()
@@ -255,7 +274,7 @@ async def soak(
     # (one entry per change, with its intent) and grows by design
     out["root_parts_mb"] = {k: round(v / 2**20, 1) for k, v in disk_usage(root).items() if k != "total"}
     out["root_mb_at_start"] = samples[0]["root_mb"]
-    out["seconds"] = round(time.perf_counter() - start, 1)
+    out["seconds"] = round(time.perf_counter() - start - rested[0], 1)
     out["ms_per_revision_and_undo"] = round(out["seconds"] * 1000 / max(out["revisions"], 1), 1)
     return out
 
@@ -325,7 +344,9 @@ def main(argv=None) -> int:
     else:
         for s in out["samples"]:
             print(
-                f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB, root {s['root_mb']:7.1f} MB, "
+                f"{s['revisions']:>6} revisions: RSS {s['rss_mb']:8.1f} MB at rest"
+                + (f" ({s['rss_busy_mb']:.1f} busy)" if "rss_busy_mb" in s else "")
+                + f", root {s['root_mb']:7.1f} MB, "
                 f"{s['seconds']:7.1f} s"
             )
         print(

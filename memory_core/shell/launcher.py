@@ -2,7 +2,7 @@
 forks one child per CLI command, so every command after the first starts warm.
 
 A cold ``python main.py status`` spends most of its time importing cognee's third-party
-stack (litellm, openai, dlt, pandas, pyarrow, sqlalchemy, ...). The launcher imports that
+stack (litellm, openai, dlt, pyarrow, sqlalchemy, ...). The launcher imports that
 stack once -- never cognee, FALSIFY, lancedb, huggingface_hub or fastembed, which read
 their settings (or start threads) at import -- and waits on a Unix socket. A command
 (:func:`launch`, run by ``main.py`` and the ``falsify`` script before anything heavy is
@@ -64,7 +64,6 @@ PRELOAD = (
     "sqlalchemy",
     "sqlalchemy.orm",
     "sqlalchemy.ext.asyncio",
-    "pandas",
     "pyarrow",
     "pyarrow.dataset",
     "onnxruntime",
@@ -83,7 +82,6 @@ PRELOAD = (
     "structlog",
     "psycopg2",
     "asyncpg",
-    "dateparser",
     "redis",
     "rdflib",
     "fastapi_users",
@@ -108,8 +106,6 @@ PRELOAD = (
     "tenacity",
     "jinja2",
     "aiohttp",
-    "dateparser.data.date_translation_data.*",
-    "dateparser.languages",
     "playwright.async_api",
     "pyee",
     "loguru",
@@ -130,8 +126,6 @@ PRELOAD = (
     "webbrowser",
     "http.server",
     "xml.sax.saxutils",
-    "dateparser.search",
-    "dateparser.utils.time_spans",
     "sqlalchemy.ext.mutable",
     "tqdm.contrib.concurrent",
 )
@@ -161,6 +155,23 @@ SOCKET_MAX = 104  # sun_path is 108 bytes on Linux (104 on the BSDs)
 
 
 # ---- settings and places ---------------------------------------------------------------
+
+
+def _lazy_imports():
+    """memory_core.store.lazy_imports (standard library only), loaded on its own when memory_core
+    is not imported, as :func:`_settings` loads remote.py."""
+    if "memory_core.store.lazy_imports" in sys.modules:
+        return sys.modules["memory_core.store.lazy_imports"]
+    import importlib.util
+
+    name = "falsify_lazy_imports"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, PACKAGE / "store" / "lazy_imports.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before it runs: its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return module
 
 
 def _settings():
@@ -651,6 +662,7 @@ def _preload() -> dict:
         # gets a stand-in (memory_core.store.lazy_imports) and the real module is never imported
         # (LLM_API_KEY, read here, keys the launcher)
         hosted = bool(os.environ.get("LLM_API_KEY", "").strip())
+        _lazy_imports().defer_pandas()  # before pyarrow's first conversion (PRELOAD has pyarrow.dataset)
         for name in _expand(n for n in PRELOAD if hosted or n not in HOSTED_ONLY):
             try:
                 importlib.import_module(name)
@@ -663,6 +675,8 @@ def _preload() -> dict:
         raise SystemExit(f"launcher: the preload imported {leaked[:5]}, which read settings at import")
     if not hosted and "litellm" in sys.modules:
         print("launcher: the preload imported litellm: offline commands will hold it", file=sys.stderr)
+    if "pandas" in sys.modules:
+        print("launcher: the preload imported pandas: every command will hold it", file=sys.stderr)
     threads = [t for t in threading.enumerate() if t is not threading.main_thread()]
     if threads:
         raise SystemExit(f"launcher: threads after the preload: {threads}")

@@ -290,9 +290,14 @@ def import_cognee():
 
 def defer_unused_packages() -> list[str]:
     """Stand-ins for what cognee imports at once and FALSIFY never calls (litellm only with a
-    hosted model; :mod:`memory_core.store.lazy_imports`): about 200 MB resident. Returns the
-    packages deferred. :func:`import_cognee` does it before cognee is imported."""
-    return lazy_imports.install(hosted=bool(_llm_key) or not embedder.local_enabled())
+    hosted model; :mod:`memory_core.store.lazy_imports`): about 200 MB resident; and, in
+    FALSIFY's own process (:func:`claim_process`), pandas, which pyarrow would import on its
+    first conversion (:func:`lazy_imports.defer_pandas`, 30-45 MB). Returns the packages deferred.
+    :func:`import_cognee` does it before cognee is imported."""
+    deferred = lazy_imports.install(hosted=bool(_llm_key) or not embedder.local_enabled())
+    if _own_process and lazy_imports.defer_pandas():
+        deferred.append(lazy_imports.PANDAS)
+    return deferred
 
 
 LEVELLED_LOGGERS = ("cognee", "aiosqlite")  # cognee's own, and its SQLite driver's (a record per query)

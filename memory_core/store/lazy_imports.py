@@ -3,9 +3,10 @@ they are used rather than when cognee is imported.
 
 cognee 1.6.5 imports, at ``import cognee``, litellm (``cognee.infrastructure.llm.retry_config``
 and some thirty other modules), dlt (its CSV loader and ``cognee.tasks.ingestion.dlt_temporal``),
-pypdf (its PDF document type) and networkx (a graph report retriever). A FALSIFY process calls
-none of them (litellm only with a hosted model); together they cost about 200 MB of resident
-memory and seconds of start-up. :func:`install`, run just before cognee is imported, puts a
+pypdf (its PDF document type), networkx (a graph report retriever) and dateparser (the temporal
+hints of its document ingestion, whose ``dateparser.search`` loads every language's data). A
+FALSIFY process calls none of them (litellm only with a hosted model); together they cost about
+250 MB of resident memory and seconds of start-up. :func:`install`, run just before cognee is imported, puts a
 stand-in module in ``sys.modules`` for each one (:data:`DEFERRED`):
 
 * reading any attribute of a stand-in imports the real package, which then takes the stand-in's
@@ -31,13 +32,19 @@ left as it is. litellm is deferred only offline: with a hosted model (``LLM_API_
 embeddings, :func:`memory_core.store.data_root.import_cognee` lets cognee import it, as before; a key
 set later in a process that has the stand-in imports the real module on the first call, and
 everything works as with an eager import.
+
+pandas is another case: cognee does not import it, pyarrow does, on its first conversion of a Python
+value. :func:`defer_pandas` keeps it out of FALSIFY's own processes until something imports it (see
+its docstring for the one thing that stays different).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import threading
 import types
@@ -73,6 +80,12 @@ DEFERRED = (
     Deferral("dlt", callables={"dlt.common.time": ("ensure_pendulum_datetime_utc",)}),
     Deferral("pypdf", callables={"pypdf": ("PdfReader",)}),
     Deferral("networkx"),
+    # cognee's temporal hints (document ingestion) take dateparser's parser and search at import;
+    # importing dateparser.search loads its data for every language (230 modules, about 45 MB)
+    Deferral(
+        "dateparser",
+        callables={"dateparser.date": ("DateDataParser",), "dateparser.search": ("search_dates",)},
+    ),
 )
 
 _lock = threading.RLock()
@@ -337,3 +350,93 @@ def install(hosted: bool = False) -> list[str]:
             _packages[name].installed = True
             out.append(name)
     return out
+
+
+# ---- pandas: what pyarrow imports on its first conversion --------------------------------------
+
+PANDAS = "pandas"
+
+
+class _Hidden(importlib.abc.MetaPathFinder):
+    """pandas, not found (for pyarrow's first look only: :func:`defer_pandas`)."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname == PANDAS:
+            raise ModuleNotFoundError(f"No module named {PANDAS!r}", name=PANDAS)
+        return None
+
+
+class _PandasWatch(importlib.abc.MetaPathFinder):
+    """Once anything imports pandas, tells pyarrow's pandas shim it is there (then leaves)."""
+
+    watches = PANDAS  # how a second copy of this module (the launcher's) recognises it
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != PANDAS:
+            return None
+        with _lock:
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(PANDAS)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        run = loader.exec_module
+
+        def exec_module(module):
+            with contextlib.suppress(AttributeError):
+                del loader.exec_module  # this loader's own method again, for any other module
+            run(module)
+            _tell_pyarrow()
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _tell_pyarrow() -> None:
+    """pyarrow's shim, which recorded pandas as absent, imports it now (as it does when a caller
+    asks it for pandas explicitly: ``table.to_pandas()``)."""
+    lib = sys.modules.get("pyarrow.lib")
+    if lib is not None:
+        with contextlib.suppress(Exception):  # an unusable pandas: pyarrow says so where it is used
+            lib._pandas_api.pd
+
+
+def pandas_deferred() -> bool:
+    """True while pyarrow runs without pandas in this process, told when pandas is imported."""
+    return any(getattr(finder, "watches", None) == PANDAS for finder in sys.meta_path)
+
+
+def defer_pandas() -> bool:
+    """Keep pandas out of a process that never uses it (FALSIFY's own: the CLI, the launcher, the
+    servers). Returns True when pandas stays unimported until something imports it.
+
+    pyarrow imports pandas (30-45 MB resident, 345 modules) the first time it converts any
+    Python value: its pandas shim asks whether pandas is installed, and its C++ converter loads
+    pandas' ``NaT``, ``NA``, ``Timestamp``, ``Timedelta`` and ``DateOffset``, once per process.
+    Neither FALSIFY nor the parts of cognee and LanceDB it runs hand pyarrow a pandas object. Here
+    pyarrow's first conversion runs while pandas cannot be found, so both record it as absent;
+    then, the moment anything imports pandas, the shim is told, and DataFrames and Series convert
+    as usual (``Table.from_pandas``, ``to_pandas``, NaN as null). What stays is the C++ side's
+    once: a pandas ``NaT`` or ``DateOffset`` inside a plain Python list converts as it would
+    without pandas installed. A process that has imported pandas already is left as it is."""
+    if PANDAS in sys.modules:
+        return False
+    if pandas_deferred():
+        return True
+    try:
+        import pyarrow
+    except ImportError:
+        return False
+    hidden = _Hidden()
+    with _lock:
+        sys.meta_path.insert(0, hidden)
+        try:
+            with contextlib.suppress(Exception):
+                pyarrow.scalar(1)  # the shim's question and the C++ converter's, answered "absent"
+        finally:
+            sys.meta_path.remove(hidden)
+        if PANDAS in sys.modules:  # pyarrow had looked before, with pandas there
+            return False
+        sys.meta_path.insert(0, _PandasWatch())
+    return True

@@ -4,7 +4,7 @@ third-party imports every time.
     python tests/support/forkserver.py SOCKET   (started by :func:`server`, one per pytest process)
 
 Every cold ``python main.py`` spends most of its start-up importing cognee's dependencies
-(litellm, openai, dlt, sqlalchemy, pandas, pyarrow, fastembed, onnxruntime: ~6 s idle, up
+(litellm, openai, dlt, sqlalchemy, pyarrow, fastembed, onnxruntime: ~6 s idle, up
 to 17 s on a loaded machine). The server imports those once -- never cognee itself, never
 ``memory_core``, never lancedb (its import starts a background thread, and a process must
 not fork with threads running) -- and forks one child per request. The child is a real,
@@ -201,6 +201,7 @@ def serve(path: str) -> int:
     os.environ.update({k: v for k, v in QUIET.items() if k not in os.environ})
     import importlib
 
+    _LAUNCHER._lazy_imports().defer_pandas()  # as the launcher's preload: pyarrow without pandas
     for name in _LAUNCHER._expand(STACK):
         try:
             importlib.import_module(name)

@@ -1,6 +1,6 @@
 """Packages imported on first use (memory_core/store/lazy_imports.py), checked in real processes.
 
-cognee imports litellm, dlt, pypdf and networkx at ``import cognee``; a FALSIFY process puts a
+cognee imports litellm, dlt, pypdf, networkx and dateparser at ``import cognee``; a FALSIFY process puts a
 stand-in in their place (litellm offline only) and never imports the real packages. Each test
 runs one child of the fork server, which preloads litellm: the child first drops it from
 ``sys.modules`` so that it starts as a cold process would.
@@ -12,11 +12,14 @@ runs one child of the fork server, which preloads litellm: the child first drops
 * cognee only ever calls the functions and classes a stand-in hands out in the package's place
   (read from cognee's source), and each is callable in the real package;
 * cognee's own uses of a deferred package still work through the stand-ins: dlt's date parsing,
-  pypdf's reader, networkx's graphs -- each imports its real package, which takes the stand-in's place;
+  pypdf's reader, networkx's graphs, dateparser's parser and search (cognee's temporal hints) -- each
+  imports its real package, which takes the stand-in's place;
 * a key set in a process that has the stand-in: the LLM judge (cognee's adapters, litellm,
   the local stub endpoint) works through it, the real module takes its place, the flags cognee
   set reach it, and the placeholders match the real exception classes;
 * a keyed process imports the real litellm with cognee, as before, and still defers the rest;
+* pyarrow runs without pandas in FALSIFY's own process until something imports pandas, and
+  then converts pandas objects as usual;
 * the launcher preloads none of the packages a command defers.
 """
 
@@ -133,11 +136,12 @@ def test_offline_commands_never_import_litellm_and_the_stand_in_answers_as_litel
         "dlt": [True, False],
         "pypdf": [True, False],
         "networkx": [True, False],
+        "dateparser": [True, False],
     }
     assert out["opened"] == every and out["type"] == "_Standin", out
     assert out["refuted"] == ["E_qa"], out
     assert out["after"] == every, out  # no command needed a real package
-    assert out["loaded_by"] == [None] * 4
+    assert out["loaded_by"] == [None] * len(every)
     answered, real = out["answered"], out["real"]
     assert answered["exceptions"], (
         "cognee's import named no litellm exception class: update lazy_imports' docs"
@@ -218,6 +222,7 @@ def test_a_keyed_process_imports_litellm_with_cognee(base, tmp_path):
         "dlt": [True, False],
         "pypdf": [True, False],
         "networkx": [True, False],
+        "dateparser": [True, False],
     }
 
 
@@ -278,6 +283,9 @@ def test_cognee_only_calls_what_a_stand_in_hands_out():
                     assert callable(getattr(importlib.import_module(module), name)), (module, name)
 
 
+DEFERRED_HERE = ("dlt", "pypdf", "networkx", "dateparser")  # deferred with a key too
+
+
 def test_cognees_uses_of_a_deferred_package_work_through_its_stand_in(base, tmp_path):
     root = copy_root(base, tmp_path / "root")
     out = child(
@@ -294,25 +302,94 @@ def test_cognees_uses_of_a_deferred_package_work_through_its_stand_in(base, tmp_
             out["pypdf"] = type(error).__module__
         import networkx
         out["networkx"] = networkx.path_graph(3).number_of_edges()
+        hints = importlib.import_module("cognee.modules.engine.utils.temporal_hints")
+        out["dateparser"] = [
+            hints.normalize_absolute_date("23 March 1947"),
+            hints.hint_lines("It rained in March 1947. Two days later it snowed.", None)[1].year,
+        ]
         out["after"] = {STATE}
-        out["loaded_by"] = [lazy_imports.loaded_by(name) for name in ("dlt", "pypdf", "networkx")]
-        out["types"] = [type(sys.modules[name]).__name__ for name in ("dlt", "dlt.common.time", "pypdf", "networkx")]
+        out["loaded_by"] = [lazy_imports.loaded_by(name) for name in {list(DEFERRED_HERE)!r}]
+        out["types"] = [
+            type(sys.modules[name]).__name__
+            for name in (
+                "dlt", "dlt.common.time", "pypdf", "networkx", "dateparser", "dateparser.date", "dateparser.search"
+            )
+        ]
         print(json.dumps(out))
         """,
         root,
         clean_env(),
     )
-    assert all(out["before"][name] == [True, False] for name in ("dlt", "pypdf", "networkx")), out
+    assert all(out["before"][name] == [True, False] for name in DEFERRED_HERE), out
     assert out["dlt"] == "2021-03-15 08:00:00+00:00"  # dlt's own parsing, to UTC
     assert out["pypdf"].startswith("pypdf")  # pypdf's own error for bytes that are no PDF
     assert out["networkx"] == 2
-    assert all(out["after"][name] == [True, True] for name in ("dlt", "pypdf", "networkx")), out
+    assert out["dateparser"] == ["1947-03-23", 1947]  # dateparser's parser, then its search
+    assert all(out["after"][name] == [True, True] for name in DEFERRED_HERE), out
     assert out["loaded_by"] == [
         "dlt.common.time.ensure_pendulum_datetime_utc",
         "pypdf.PdfReader",
         "path_graph",
+        "dateparser.date.DateDataParser",
     ]
-    assert out["types"] == ["module"] * 4
+    assert out["types"] == ["module"] * 7
+
+
+def test_pyarrow_runs_without_pandas_until_something_imports_it(base, tmp_path):
+    """pandas (which pyarrow imports on its first conversion) stays out of FALSIFY's own process:
+    the fork server's preload (the launcher's) and every command leave it unimported; once
+    something imports it, pyarrow's pandas integration works; the C++ converter's sentinels stay
+    as the docstring of lazy_imports.defer_pandas says."""
+    root = copy_root(base, tmp_path / "root")
+    out = child(
+        f"""
+        out = {{"preloaded": ["pandas" in sys.modules, lazy_imports.pandas_deferred()]}}
+        data_root = __import__("memory_core.store.data_root", fromlist=["x"])
+        data_root.claim_process()
+        {IMPORTED}
+        from memory_core.api import Falsify
+        async def main():
+            app = await Falsify.open(root)
+            await app.warm_up()
+            await app.status()
+            await app.recall("QA report")
+            await app.explain("E_qa")
+            result = await app.revise({FACT!r}, target="E_qa")
+            out["refuted"] = result["refuted"]
+            await app.undo()
+            await app.close()
+        asyncio.run(main())
+        out["after_commands"] = ["pandas" in sys.modules, "pandas" in data_root.defer_unused_packages()]
+        import math
+        import pandas as pd
+        import pyarrow as pa
+        out["told"] = not lazy_imports.pandas_deferred()
+        frame = pd.DataFrame({{"a": [1.0, None], "s": ["x", None], "t": [pd.Timestamp("2021-03-15"), pd.NaT]}})
+        table = pa.Table.from_pandas(frame)
+        out["frame"] = [table.column("a").null_count, table.column("t").null_count, table.to_pandas().equals(frame)]
+        out["series_nan_is_null"] = pa.array(pd.Series([1.0, math.nan])).null_count
+        try:
+            pa.array([pd.DateOffset(days=1)])
+            out["date_offset_in_a_list"] = "converted"
+        except pa.ArrowInvalid:
+            out["date_offset_in_a_list"] = "not recognised"
+        out["again"] = lazy_imports.defer_pandas()
+        print(json.dumps(out))
+        """,
+        root,
+        clean_env(),
+    )
+    assert out["preloaded"] == [False, True], out  # the preload imported no pandas, and pyarrow was told
+    assert out["refuted"] == ["E_qa"], out
+    assert out["after_commands"] == [False, True], out
+    assert out["told"] is True
+    assert out["frame"] == [1, 1, True], out
+    assert out["series_nan_is_null"] == 1  # pandas' semantics, as when pyarrow imports pandas itself
+    # the documented remainder: pyarrow's C++ converter looked for pandas once, and keeps its answer
+    assert out["date_offset_in_a_list"] == "not recognised", (
+        "pyarrow now converts a DateOffset in a list after all: update lazy_imports.defer_pandas' docstring"
+    )
+    assert out["again"] is False  # pandas imported: left as it is
 
 
 def test_the_launcher_preloads_nothing_a_command_defers():
@@ -321,4 +398,5 @@ def test_the_launcher_preloads_nothing_a_command_defers():
 
     preloaded = {name.split(".")[0] for name in launcher.PRELOAD}
     assert not preloaded & {d.name for d in lazy_imports.DEFERRED if not d.offline_only}
+    assert lazy_imports.PANDAS not in preloaded
     assert {d.name for d in lazy_imports.DEFERRED if d.offline_only} <= set(launcher.HOSTED_ONLY)
