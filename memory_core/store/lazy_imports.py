@@ -367,25 +367,34 @@ class _Hidden(importlib.abc.MetaPathFinder):
 
 
 class _PandasWatch(importlib.abc.MetaPathFinder):
-    """Once anything imports pandas, tells pyarrow's pandas shim it is there (then leaves)."""
+    """Once anything imports pandas, tells pyarrow's pandas shim it is there (then leaves). Only an
+    import counts: a look that imports nothing (``importlib.util.find_spec``, as LanceDB's lazy
+    modules do) gets the spec it asked for, and the watch stays."""
 
     watches = PANDAS  # how a second copy of this module (the launcher's) recognises it
 
     def find_spec(self, fullname, path, target=None):
         if fullname != PANDAS:
             return None
-        with _lock:
-            if self in sys.meta_path:
-                sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(PANDAS)
+        spec = None
+        for finder in list(sys.meta_path):
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
         run = loader.exec_module
+        watch = self
 
         def exec_module(module):
             with contextlib.suppress(AttributeError):
-                del loader.exec_module  # this loader's own method again, for any other module
+                del loader.exec_module  # this loader's own method again
+            with _lock:
+                if watch in sys.meta_path:
+                    sys.meta_path.remove(watch)
             run(module)
             _tell_pyarrow()
 
