@@ -199,7 +199,7 @@ def parts(root: Path, revisions: int) -> dict:
 
     data_root.defer_unused_packages()  # as data_root.import_cognee does
     step(
-        "litellm, dlt, pypdf, networkx: stand-ins, each imported on first use (never by FALSIFY offline); "
+        "litellm, dlt, pypdf, networkx, dateparser: stand-ins, each imported on first use (never by FALSIFY offline); "
         "pyarrow, told pandas is absent until something imports it"
     )
     for name in (
