@@ -81,7 +81,7 @@ _stats = {
 # seconds without a commit after which what the engines freed goes back to the OS: a change frees
 # what its queries, embeddings and Arrow batches held (on the MQuAKE root about 13 MB a revise and
 # its undo, up to 90 MB between two reopens), which malloc keeps otherwise; trimming after every
-# commit cost 6-9 % of a revision (the freed pages are faulted in again), trimming once a burst of
+# commit cost 5-10 % of a revision (the freed pages are faulted in again), trimming once a burst of
 # commits is over costs it nothing
 IDLE_TRIM_S = 1.0
 _idle_trim: "asyncio.TimerHandle | None" = None
@@ -113,7 +113,8 @@ def _trim_when_idle() -> None:
 
 def trim_when_idle(delay: float = IDLE_TRIM_S) -> None:
     """Give freed native memory back once no commit has come for ``delay`` seconds (a server
-    between two requests, a command before it exits): each call puts the trim off again."""
+    between two requests; a command that exits sooner gives everything back anyway): each call
+    puts the trim off again."""
     global _idle_trim
     if _idle_trim is not None:
         _idle_trim.cancel()
