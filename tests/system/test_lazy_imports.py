@@ -66,6 +66,22 @@ IMPORTED = (
 STATE = (
     "{d.name: [lazy_imports.installed(d.name), lazy_imports.loaded(d.name)] for d in lazy_imports.DEFERRED}"
 )
+# every offline command once, in the child (``opened`` runs right after the root is opened);
+# returns what the revise refuted
+EVERY_COMMAND = f"""
+from memory_core.api import Falsify
+async def every_command(opened=lambda: None):
+    app = await Falsify.open(root)
+    opened()
+    await app.warm_up()
+    await app.status()
+    await app.recall()
+    await app.explain("E_qa")
+    result = await app.revise({FACT!r}, target="E_qa")
+    await app.undo()
+    await app.close()
+    return result["refuted"]
+"""
 
 
 def child(code: str, root, env: dict) -> dict:
@@ -88,22 +104,14 @@ def base(tmp_path_factory):
 def test_offline_commands_never_import_litellm_and_the_stand_in_answers_as_litellm(base, tmp_path):
     root = copy_root(base, tmp_path / "root")
     out = child(
-        f"""
-        from memory_core.api import Falsify
+        EVERY_COMMAND
+        + textwrap.dedent(
+            f"""
         out = {{}}
-        async def main():
-            app = await Falsify.open(root)
+        def opened():
             out["opened"] = {STATE}
             out["type"] = type(sys.modules["litellm"]).__name__
-            await app.warm_up()
-            await app.status()
-            await app.recall()
-            await app.explain("E_qa")
-            result = await app.revise({FACT!r}, target="E_qa")
-            out["refuted"] = result["refuted"]
-            await app.undo()
-            await app.close()
-        asyncio.run(main())
+        out["refuted"] = asyncio.run(every_command(opened))
         out["after"] = {STATE}
         out["loaded_by"] = [lazy_imports.loaded_by(d.name) for d in lazy_imports.DEFERRED]
         answered = {{
@@ -127,7 +135,8 @@ def test_offline_commands_never_import_litellm_and_the_stand_in_answers_as_litel
             "turn_on_debug": callable(getattr(litellm, "_turn_on_debug", None)),
         }}
         print(json.dumps(out))
-        """,
+        """
+        ),
         root,
         clean_env(),
     )
@@ -342,23 +351,14 @@ def test_pyarrow_runs_without_pandas_until_something_imports_it(base, tmp_path):
     as the docstring of lazy_imports.defer_pandas says."""
     root = copy_root(base, tmp_path / "root")
     out = child(
-        f"""
+        EVERY_COMMAND
+        + textwrap.dedent(
+            f"""
         out = {{"preloaded": ["pandas" in sys.modules, lazy_imports.pandas_deferred()]}}
         data_root = __import__("memory_core.store.data_root", fromlist=["x"])
         data_root.claim_process()
         {IMPORTED}
-        from memory_core.api import Falsify
-        async def main():
-            app = await Falsify.open(root)
-            await app.warm_up()
-            await app.status()
-            await app.recall("QA report")
-            await app.explain("E_qa")
-            result = await app.revise({FACT!r}, target="E_qa")
-            out["refuted"] = result["refuted"]
-            await app.undo()
-            await app.close()
-        asyncio.run(main())
+        out["refuted"] = asyncio.run(every_command())
         out["after_commands"] = ["pandas" in sys.modules, "pandas" in data_root.defer_unused_packages()]
         import importlib.util, math
         importlib.util.find_spec("pandas")  # a look, as LanceDB's lazy modules take one: imports nothing
@@ -378,7 +378,8 @@ def test_pyarrow_runs_without_pandas_until_something_imports_it(base, tmp_path):
             out["date_offset_in_a_list"] = "not recognised"
         out["again"] = lazy_imports.defer_pandas()
         print(json.dumps(out))
-        """,
+        """
+        ),
         root,
         clean_env(),
     )
