@@ -290,7 +290,7 @@ def import_cognee():
 
 def defer_unused_packages() -> list[str]:
     """Stand-ins for what cognee imports at once and FALSIFY never calls (litellm only with a
-    hosted model; :mod:`memory_core.store.lazy_imports`): about 200 MB resident; and, in
+    hosted model; :mod:`memory_core.store.lazy_imports`): about 210 MB resident; and, in
     FALSIFY's own process (:func:`claim_process`), pandas, which pyarrow would import on its
     first conversion (:func:`lazy_imports.defer_pandas`, 30-45 MB). Returns the packages deferred.
     :func:`import_cognee` does it before cognee is imported."""
