@@ -372,8 +372,15 @@ class _ShrinkingSession:
 
 # ConstantFolding turns the int8 model's quantized weights into float32 copies when the session is
 # built (about 65 MB resident for a 22 MB model, for the process's life); without it the weights
-# stay int8 (vectors equal to 1e-5; tests/integration/test_embedder_memory.py)
-SESSION_CONFIG = {"optimization.disable_specified_optimizers": "ConstantFolding"}
+# stay int8 (vectors equal to 1e-5; tests/integration/test_embedder_memory.py).
+# Spinning: onnxruntime's worker threads busy-wait for the next run after each one, by default. A
+# revision embeds one or two texts and then queries the stores, whose threads would share two cores
+# with a thread spinning for nothing: one short text cost 39-42 ms of CPU for a 9-10 ms run spinning,
+# 18-20 ms not (12 ms run); a 10-case MQuAKE run, 36-37 s of CPU against 39-42, the same wall time.
+SESSION_CONFIG = {
+    "optimization.disable_specified_optimizers": "ConstantFolding",
+    "session.intra_op.allow_spinning": "0",
+}
 
 
 class _GatheringRuntime:
