@@ -157,8 +157,16 @@ class BeliefStore:
         try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
             await asyncio.to_thread(engines.start, home)
         except RuntimeError as error:
-            damaged(error)
-            raise
+            again = backend.repair_refused_open(error, repair_torn_checkpoint)
+            if again is None:
+                damaged(error)
+                raise
+            repaired = "; ".join(filter(None, [repaired, again]))
+            try:  # once more, after the repair
+                await asyncio.to_thread(engines.start, home)
+            except RuntimeError as error_again:
+                damaged(error_again)
+                raise
         with ladybug_home(home):
             try:
                 graph = await get_graph_engine()

@@ -183,6 +183,12 @@ class Backend(ABC):
         ``repair_torn_checkpoint``: only under the root's writer lock."""
         return None
 
+    def repair_refused_open(self, error: BaseException, repair_torn_checkpoint: bool) -> Optional[str]:
+        """After the database refused to open (``error``): make it openable if that refusal is a
+        known, repairable state; says what it repaired (None: nothing, the error stands).
+        ``repair_torn_checkpoint``: only under the root's writer lock."""
+        return None
+
     async def bind_to_running_loop(self) -> None:
         """Make the engines usable from the running event loop (a no-op where they are)."""
 

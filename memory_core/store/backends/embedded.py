@@ -45,6 +45,9 @@ class EmbeddedBackend(Backend):
     def repair_at_open(self, repair_torn_checkpoint: bool) -> Optional[str]:
         return discard_torn_graph_checkpoint() if repair_torn_checkpoint else None
 
+    def repair_refused_open(self, error: BaseException, repair_torn_checkpoint: bool) -> Optional[str]:
+        return discard_checkpointed_wal(error) if repair_torn_checkpoint else None
+
     # ---- raw reads ----------------------------------------------------------
     async def raw_nodes(self, ids: list[str]) -> dict[str, dict]:
         # cognee's get_nodes (`WHERE n.id IN $ids`) measured 1.2 -> 5.3 ms for one id on a graph ten
@@ -223,7 +226,17 @@ class EmbeddedBackend(Backend):
             trim_native_heap()  # what the engines freed goes back to the OS (measured: ~40% of the growth)
 
 
-def discard_torn_graph_checkpoint():
+def graph_database_path() -> Optional[Path]:
+    """The Ladybug database file cognee's graph configuration names (None for another provider)."""
+    from cognee.infrastructure.databases.graph.config import get_graph_config
+
+    config = get_graph_config()
+    if str(config.graph_database_provider).lower() not in ("ladybug", "kuzu") or not config.graph_file_path:
+        return None
+    return Path(config.graph_file_path)
+
+
+def discard_torn_graph_checkpoint(db: Optional[Path] = None) -> Optional[str]:
     """Clear the debris of a Ladybug checkpoint that was killed as it began.
 
     Ladybug (0.19) checkpoints by moving its WAL to ``<db>.wal.checkpoint`` and
@@ -240,14 +253,12 @@ def discard_torn_graph_checkpoint():
     which :func:`memory_core.store.writer.recover`
     then rolls back or finishes. So the two files are dropped and the database
     opens as of its last checkpoint. A non-empty shadow is left to Ladybug, which
-    replays it. Call only while holding the root's writer lock.
+    replays it. Call only while holding the root's writer lock. ``db``: the database
+    file (default: the one cognee's configuration names).
     """
-    from cognee.infrastructure.databases.graph.config import get_graph_config
-
-    config = get_graph_config()
-    if str(config.graph_database_provider).lower() not in ("ladybug", "kuzu") or not config.graph_file_path:
+    db = db or graph_database_path()
+    if db is None:
         return None
-    db = Path(config.graph_file_path)
     shadow, wal = db.with_name(db.name + ".shadow"), db.with_name(db.name + ".wal.checkpoint")
     if not (shadow.is_file() and shadow.stat().st_size == 0 and wal.is_file()):
         return None
@@ -256,4 +267,42 @@ def discard_torn_graph_checkpoint():
     return (
         f"discarded a graph checkpoint interrupted as it began ({shadow.name} empty); "
         "the graph reopened as of its previous checkpoint"
+    )
+
+
+def discard_checkpointed_wal(error: BaseException, db: Optional[Path] = None) -> Optional[str]:
+    """Clear the WAL of a Ladybug checkpoint that was killed as it ended, after Ladybug refused
+    to open the database (``error``); None when that is not what ``error`` is.
+
+    A checkpoint ends by applying the shadow pages to ``<db>``, deleting ``<db>.shadow`` and
+    then clearing the WAL, whose last record marks the checkpoint. A SIGKILL between the last two
+    steps leaves that WAL without its shadow file, and every later open fails with "Cannot open
+    file <db>.shadow: No such file or directory" -- the root is wedged (found by
+    tests/system/test_fault_injection.py: a recovering process killed while it checkpointed the
+    WAL of a killed undo). The shadow is deleted only once all its pages are in ``<db>``, so
+    the database file already holds that checkpoint; and, as for
+    :func:`discard_torn_graph_checkpoint`, anything else a WAL can hold belongs to a journal
+    intent that had not committed, which recovery rolls back or finishes. So the WAL is dropped
+    and the database opens as of that checkpoint. Acts only on that refusal, with no shadow
+    file and no ``<db>.wal.checkpoint`` beside the WAL; only under the root's writer lock.
+    """
+    db = db or graph_database_path()
+    if db is None:
+        return None
+    shadow = db.with_name(db.name + ".shadow")
+    wal, frozen = db.with_name(db.name + ".wal"), db.with_name(db.name + ".wal.checkpoint")
+    text = str(error)
+    if not (
+        "Cannot open file" in text
+        and str(shadow) in text
+        and "No such file" in text
+        and wal.is_file()
+        and not shadow.exists()
+        and not frozen.exists()
+    ):
+        return None
+    wal.unlink()
+    return (
+        f"discarded the write-ahead log of a graph checkpoint interrupted as it ended ({shadow.name} "
+        "already applied and deleted); the graph reopened as of that checkpoint"
     )
