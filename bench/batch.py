@@ -51,6 +51,9 @@ def machine() -> dict:
 
 async def child(mode: str, root: str, limit: int | None, data: str | None) -> dict:
     from memory_core import Falsify
+    from memory_core.store.data_root import claim_process
+
+    claim_process()  # FALSIFY's own process, as the CLI's `revise --batch` and a server run a batch
 
     dataset = Dataset.read(data_path(data))
     edits = (

@@ -279,10 +279,16 @@ def import_cognee():
     """Import cognee after :func:`configure` (which set everything cognee reads at import)."""
     if _configured is None:
         raise RuntimeError("memory_core.store.data_root.configure() must run before cognee is imported")
-    if "cognee" not in sys.modules:
+    if "cognee" in sys.modules:
+        return _ready(sys.modules["cognee"])
+    with process.collector_paused(freeze=_own_process):
         defer_unused_packages()
-    import cognee
+        import cognee
 
+        return _ready(cognee)
+
+
+def _ready(cognee):
     _reapply(_configured)
     _level_cognee_logs()
     return cognee
@@ -300,21 +306,36 @@ def defer_unused_packages() -> list[str]:
     return deferred
 
 
-LEVELLED_LOGGERS = ("cognee", "aiosqlite")  # cognee's own, and its SQLite driver's (a record per query)
+# cognee's own loggers, and its SQLite driver's (a record per query); cognee's pipeline runner logs
+# under names outside "cognee." (two records per task run, and a few per pipeline run)
+LEVELLED_LOGGERS = (
+    "cognee",
+    "aiosqlite",
+    "run_pipeline",
+    "pipeline_execution_mode",
+    "run_tasks(tasks: [Task], data)",
+    "run_tasks_data_item",
+    "run_tasks_with_telemetry()",
+    "run_tasks_base",
+)
 
 
 def _level_cognee_logs() -> None:
-    """cognee's loggers (``cognee.*``, and its SQLite driver's) at ``LOG_LEVEL``, unless something
-    set their level already. cognee leaves them unset (its root logger lets everything through) and
-    its handlers drop what is below ``LOG_LEVEL``, so every record is built first (each pipeline task
-    logs twice: about 0.2 ms a record, 6 % of a 300-fact batch); with the level on the logger, a
-    record below it is dropped before it is built."""
+    """cognee's loggers (``cognee.*``, its pipeline runner's, its SQLite driver's) at ``LOG_LEVEL``,
+    unless something set their level already; in FALSIFY's own process (:func:`claim_process`), the
+    root logger too, whose only handlers are cognee's. cognee leaves them unset (its root logger
+    lets everything through) and its handlers drop what is below ``LOG_LEVEL``, so every record is
+    built first (about 0.1-0.2 ms a record with the secret masking; each pipeline task logs twice, 6 %
+    of a 300-fact batch); with the level on the logger, a record below it is dropped before it is
+    built. A host program's root logger is its own: left as it is."""
     import logging
 
     level = logging.getLevelName(os.environ.get("LOG_LEVEL", "ERROR").strip().upper())
-    for name in LEVELLED_LOGGERS:
+    if not isinstance(level, int):
+        return
+    for name in LEVELLED_LOGGERS + (("",) if _own_process else ()):
         logger = logging.getLogger(name)
-        if logger.level == logging.NOTSET and isinstance(level, int):
+        if logger.level == logging.NOTSET:
             logger.setLevel(level)
 
 

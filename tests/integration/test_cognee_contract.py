@@ -10,6 +10,8 @@ edge among the nodes it returns, and the add_data_points trap we work around.
 from __future__ import annotations
 
 
+from pathlib import Path
+
 import pytest
 
 from conftest import BACKEND
@@ -289,3 +291,37 @@ async def test_run_history_prune_keeps_the_newest_own_runs(app):
     }
     assert await newest_runs("falsify_warm_up", 5) == newest
     assert await prune_run_history(0, ("falsify_warm_up",)) == 0  # 0 keeps everything
+
+
+async def test_a_revision_builds_no_record_cognees_handlers_would_drop(app, prefix, monkeypatch):
+    """cognee's handlers drop what is below ``LOG_LEVEL``, but only after the record is built (and
+    its secrets masked: 0.1-0.2 ms each, two per pipeline task); FALSIFY sets the level on cognee's
+    loggers (``data_root.LEVELLED_LOGGERS``, its pipeline runner's among them, which log outside
+    ``cognee.``) so that none is built. Fails, naming it, when cognee logs on a revision's path under
+    a name of its own that is not levelled."""
+    import logging
+    import os
+
+    from conftest import seed_with_prefix
+
+    level = logging.getLevelName(os.environ.get("LOG_LEVEL", "ERROR").upper())
+    built = []
+    make = logging.Logger.makeRecord
+
+    def counted(self, name, lvl, fn, *args, **kwargs):
+        if lvl < level and f"{os.sep}cognee{os.sep}" in fn:
+            built.append((name, logging.getLevelName(lvl), Path(fn).name))
+        return make(self, name, lvl, fn, *args, **kwargs)
+
+    await app.load(seed_with_prefix(prefix))
+    monkeypatch.setattr(logging.Logger, "makeRecord", counted)
+    await app.revise(
+        f"Forensic audit: the March QA report was back-dated ({prefix}).", target=prefix + "E_qa"
+    )
+    await app.revise_many(
+        [{"fact": f"The brake-valve recall was extended ({prefix}).", "key": prefix + "F2"}]
+    )
+    await app.recall("brake-valve defect")
+    await app.undo()
+    await app.undo()
+    assert built == [], sorted(set(built))

@@ -62,6 +62,7 @@ _.pytest_runtest_logreport
 _.pytest_terminal_summary
 _.pytest_sessionfinish
 _.pytest_collection_modifyitems
+_.pytest_collection_finish
 _.pytest_runtest_teardown
 _.exitstatus
 _.pytestmark

@@ -201,6 +201,9 @@ def serve(path: str) -> int:
     os.environ.update({k: v for k, v in QUIET.items() if k not in os.environ})
     import importlib
 
+    import gc
+
+    gc.disable()  # as the launcher's preload: no full collection walks the objects being imported
     _LAUNCHER._lazy_imports().defer_pandas()  # as the launcher's preload: pyarrow without pandas
     for name in _LAUNCHER._expand(STACK):
         try:
@@ -213,10 +216,9 @@ def serve(path: str) -> int:
     threads = [t for t in threading.enumerate() if t is not threading.main_thread()]
     if threads:
         raise SystemExit(f"the fork server has threads after its imports: {threads}")
-    import gc
-
     gc.collect()
     gc.freeze()  # as the launcher does: a child's collector never walks the preloaded objects (~0.7 s a child)
+    gc.enable()
     streams = {"encoding": sys.stdout.encoding, "errors": sys.stdout.errors}
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)

@@ -31,6 +31,22 @@ CONFIGURE = textwrap.dedent("""
                       "pool": pyarrow.default_memory_pool().backend_name}))
 """)
 
+# cognee imported as a FALSIFY process (argv[2] "own": claim_process) or a host program does it
+IMPORT_COGNEE = textwrap.dedent("""
+    import gc, json, logging, sys
+    from memory_core.store import backends, data_root, settings
+    if sys.argv[2] == "own":
+        data_root.claim_process()
+    data_root.configure(sys.argv[1], backends.choose(settings.current()))
+    collections = []
+    gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+    frozen = gc.get_freeze_count()
+    data_root.import_cognee()
+    print(json.dumps({"collections": len(collections), "full": collections.count(2), "enabled": gc.isenabled(),
+                      "frozen": gc.get_freeze_count() - frozen, "cognee": "cognee" in sys.modules,
+                      "root_level": logging.getLogger().level}))
+""")
+
 RECONNECT = textwrap.dedent("""
     import asyncio, json, sys
     from memory_core.api import Falsify
@@ -64,14 +80,14 @@ RECONNECT = textwrap.dedent("""
 """)
 
 
-def run(code: str, root, cold: bool = True, **extra) -> dict:
+def run(code: str, root, cold: bool = True, *args: str, **extra) -> dict:
     """``cold``: a new interpreter (what the allocator settings need); else a child forked
     from the fork server (third-party imports done, cognee and FALSIFY imported by the child)."""
     env = clean_env(**extra)
     if "ARROW_DEFAULT_MEMORY_POOL" not in extra:  # set in this process by conftest's configure()
         env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
     proc = (subprocess.run if cold else forkserver.run)(
-        [sys.executable, "-c", code, str(root)],
+        [sys.executable, "-c", code, str(root), *args],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -93,6 +109,45 @@ def test_configure_caps_malloc_arenas_and_uses_the_system_arrow_pool(tmp_path):
     assert off["pool"] != "system"
     theirs = run(CONFIGURE, tmp_path / "root3", ARROW_DEFAULT_MEMORY_POOL="jemalloc")
     assert theirs["pool"] == "jemalloc"
+
+
+@pytest.mark.slow
+def test_cognees_import_runs_without_the_collector_and_a_falsify_process_freezes_it(tmp_path):
+    """No cyclic collection while cognee is imported (each would walk the hundreds of thousands of
+    objects the import builds); the collector is on again afterwards; FALSIFY's own process freezes
+    what the import built, a host program's objects are never frozen."""
+    own = run(IMPORT_COGNEE, tmp_path / "own", False, "own")
+    host = run(IMPORT_COGNEE, tmp_path / "host", False, "host")
+    for seen in (own, host):  # a cold import collects hundreds of times, a few of them full
+        assert seen["cognee"] is True and seen["full"] == 0 and seen["enabled"] is True, seen
+    assert own["collections"] == 0, own
+    assert host["collections"] <= 1, host  # the young objects, once, as the collector comes back on
+    # a child of the fork server: the third-party packages were frozen there already
+    assert own["frozen"] > 50_000, own
+    # the root logger (only cognee's handlers on it) at LOG_LEVEL in FALSIFY's process: no record
+    # below it is built; a host's root logger is left as cognee left it
+    assert own["root_level"] == 40 and host["root_level"] == 0, (own, host)
+    assert host["frozen"] <= 0, host  # (below 0: preloaded modules the stand-ins replaced were freed)
+
+
+def test_the_collector_pause_leaves_a_caller_managed_collector_alone():
+    import gc
+
+    from memory_core.store import process
+
+    frozen = gc.get_freeze_count()
+    gc.disable()
+    try:
+        with process.collector_paused(freeze=True):
+            assert not gc.isenabled()
+        assert not gc.isenabled() and gc.get_freeze_count() == frozen  # the caller's choice stands
+    finally:
+        gc.enable()
+    with pytest.raises(KeyError):
+        with process.collector_paused(freeze=False):
+            assert not gc.isenabled()
+            raise KeyError("an import failed")
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # on again, nothing frozen
 
 
 @pytest.mark.slow
