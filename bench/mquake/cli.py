@@ -33,6 +33,9 @@ BENCH_MAX_DB_SIZE = 1 << 40  # 1 TiB of address space for Ladybug's page account
 
 async def run_bench(args) -> dict:
     from memory_core.api import Falsify
+    from memory_core.store.data_root import claim_process
+
+    claim_process()  # FALSIFY's own process, as the CLI and a server run revisions
 
     data = Dataset.read(data_path(args.data))
     scenarios = args.scenarios

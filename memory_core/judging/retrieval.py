@@ -67,7 +67,7 @@ class Hit:
     score: (
         float  # the retriever's own score: a distance (vector: lower is nearer) or a lexical score (higher)
     )
-    vector: Optional[list[float]] = None  # the row's vector, when the retriever read it
+    vector: Optional[Sequence[float]] = None  # the row's vector, when the retriever read it
     props: Optional[dict] = None  # the node's properties, when the retriever read them
 
 
@@ -157,6 +157,14 @@ class SubjectPredicateLookup:
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
 
 
+def _distances(qvec, hits: Sequence[Hit]) -> dict[str, float]:
+    """Cosine distance from ``qvec`` of each hit that brought its row's vector, as one matrix."""
+    with_vector = {h.node_id: h.vector for h in hits if h.vector is not None}
+    if qvec is None or not with_vector:
+        return {}
+    return dict(zip(with_vector, (1.0 - _unit(list(with_vector.values())) @ qvec).tolist()))
+
+
 def past(props: dict) -> bool:
     """Stored evidence superseded in time with a known start (a past value of a timeline)."""
     return state_of(props) == "superseded" and bool(props.get("valid_to")) and bool(props.get("valid_from"))
@@ -200,6 +208,7 @@ async def gate1_many(
     found = []
     for qi, query in enumerate(queries):
         qvec = _unit(query.vector)[0] if query.vector is not None else None
+        near = _distances(qvec, [h for r, per in results if r.name != "vector" for h in per[qi]])
         live: dict[str, dict] = {}
         distance: dict[str, Optional[float]] = {}
         lexical: dict[str, float] = {}
@@ -223,8 +232,8 @@ async def gate1_many(
                     distance[hit.node_id] = hit.score
                 else:
                     lexical.setdefault(hit.node_id, hit.score)
-                    if hit.node_id not in distance and hit.vector is not None and qvec is not None:
-                        distance[hit.node_id] = float(1.0 - _unit(hit.vector)[0] @ qvec)
+                    if hit.node_id not in distance and hit.node_id in near:
+                        distance[hit.node_id] = near[hit.node_id]
             rankings.append(ranking)
         scores = rrf(rankings)
         ordered = sorted(scores, key=lambda i: (-scores[i], distance.get(i, 2.0), i))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 TEXT_COLUMN = "payload.text"  # where cognee's LanceDB adapter keeps an indexed field's text
 MAX_QUERY_WORDS = 64
@@ -32,7 +32,7 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in re.findall(r"[^\W_]+", text)))[:MAX_QUERY_WORDS]
 
 
-Hit = tuple[str, float, Optional[list[float]]]  # (row id, lexical score, the row's vector)
+Hit = tuple[str, float, Optional[Sequence[float]]]  # (row id, lexical score, the row's vector)
 
 
 _indexed: set[tuple[str, str]] = set()  # (database uri, table) with an FTS index, this process
@@ -59,10 +59,22 @@ async def search_lancedb(vector, name: str, texts: list[str], limit: int) -> lis
             .nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
             .select(["id", "vector", "_score"])
             .limit(limit)
-            .to_list()
+            .to_arrow()
         )
-        out.append([(str(r["id"]), float(r["_score"]), list(r["vector"])) for r in rows])
+        ids, scores = rows["id"].to_pylist(), rows["_score"].to_pylist()
+        out.append([(str(i), float(s), v) for i, s, v in zip(ids, scores, _rows_of(rows["vector"]))])
     return out
+
+
+def _rows_of(column) -> list:
+    """A fixed-size-list vector column as one numpy row per vector (a view of Arrow's buffer: no
+    Python float per component, as a row list would need: 384 x 32 rows x each fact of a batch)."""
+    import numpy as np
+
+    column = column.combine_chunks()
+    if len(column) == 0 or column.null_count:
+        return column.to_pylist()
+    return list(np.asarray(column.flatten()).reshape(len(column), -1))
 
 
 async def _ensure_fts_index(table, where: tuple[str, str]) -> None:
