@@ -26,6 +26,7 @@ from memory_core.store import embedder, settings as config
 from memory_core.store.backends.base import Backend, node_props, trim_native_heap  # noqa: F401  (node_props re-exported)
 from memory_core.store.backends.housekeeping import ladybug_home
 from memory_core.store.embedder import reuse_vectors
+from memory_core.store.environment import holding_cognee_records
 
 COMPACT_AT_FRAGMENTS = 16  # see BeliefStore.compact_vectors
 REUSABLE_VECTORS_MAX = 50_000  # texts whose vectors embed() keeps for the next write (see BeliefStore.embed)
@@ -154,13 +155,21 @@ class BeliefStore:
         from memory_core.store import engines
 
         repaired = backend.repair_at_open(repair_torn_checkpoint)
-        try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
-            await asyncio.to_thread(engines.start, home)
-        except RuntimeError as error:
-            again = backend.repair_refused_open(error, repair_torn_checkpoint)
-            if again is None:
-                damaged(error)
-                raise
+        # cognee logs the refusal as an error before raising it; when FALSIFY repairs what was refused,
+        # the repair's notice replaces that line, else it is printed as it came
+        with holding_cognee_records() as refusal:
+            try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
+                await asyncio.to_thread(engines.start, home)
+                error = None
+            except RuntimeError as refused:
+                error = refused
+                again = backend.repair_refused_open(error, repair_torn_checkpoint)
+                if again is None:
+                    refusal.release()
+                    damaged(error)
+                    raise
+                refusal.records.clear()
+        if error is not None:
             repaired = "; ".join(filter(None, [repaired, again]))
             try:  # once more, after the repair
                 await asyncio.to_thread(engines.start, home)

@@ -3,6 +3,7 @@ own embedding variables; no side effects)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from memory_core.store import settings as config
@@ -77,3 +78,45 @@ def redact_logs() -> None:
         return record
 
     logging.setLogRecordFactory(masked_record)
+
+
+class HeldRecords:
+    """cognee's log records held back from the handlers (:func:`holding_cognee_records`)."""
+
+    def __init__(self):
+        self.records: list = []
+
+    def filter(self, record) -> bool:
+        if record.name.split(".")[0] != "cognee":
+            return True
+        if not any(r is record for r in self.records):  # each handler asks: held once
+            self.records.append(record)
+        return False
+
+    def release(self) -> None:
+        """Hand the held records to their handlers, as if they had never been held."""
+        import logging
+
+        records, self.records = self.records, []
+        for record in records:
+            logging.getLogger(record.name).handle(record)
+
+
+@contextlib.contextmanager
+def holding_cognee_records():
+    """cognee's log records made while this runs wait, kept from the root logger's handlers (where
+    cognee's print them); the caller releases them, or drops them when what they report was dealt
+    with (an open that failed, was repaired and succeeded: the repair's own notice says so). Records
+    still held at the end are released."""
+    import logging
+
+    held = HeldRecords()
+    handlers = list(logging.getLogger().handlers)
+    for handler in handlers:
+        handler.addFilter(held)
+    try:
+        yield held
+    finally:
+        for handler in handlers:
+            handler.removeFilter(held)
+        held.release()

@@ -15,13 +15,15 @@ killed, then the process recovering it killed 85 ms in), the example investigati
 
 from __future__ import annotations
 
+import json
+import logging
 import tarfile
 from pathlib import Path
 
 import pytest
 
 from backend_helpers import POSTGRES
-from conftest import SEED, cli, cli_json
+from conftest import SEED, cli
 from memory_core.store.backends.embedded import discard_checkpointed_wal, discard_torn_graph_checkpoint
 
 pytestmark = pytest.mark.skipif(POSTGRES, reason="Ladybug's files: the embedded backend")
@@ -98,7 +100,43 @@ def test_a_root_left_so_opens_clean_and_says_what_it_recovered(tmp_path):
     databases = root / "cognee_system" / "databases"
     (databases / DB).unlink()  # Ladybug's database is one file
     unpack(databases)
-    result = cli_json(root, "check")
+    checked = cli(root, "check", "--json")
+    assert checked.returncode == 0, checked.stderr
+    # the repair's notice, and not cognee's error about the refusal it repaired
+    assert "[recovery]" in checked.stderr and "Failed to initialize" not in checked.stderr, checked.stderr
+    result = json.loads(checked.stdout)
     assert "interrupted as it ended" in result.get("recovered_at_open", ""), result
     assert result["clean"], result["problems"]
     assert not (databases / f"{DB}.wal").exists()
+
+
+def test_cognees_records_held_at_open_are_dropped_or_released_once_to_each_handler():
+    """What the open does with cognee's error about a refusal: dropped when FALSIFY repaired what
+    was refused, else printed as it came, once by each handler (the root logger has two: stderr and
+    cognee's log file). Other loggers' records are never held."""
+    from memory_core.store.environment import holding_cognee_records
+
+    seen = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            seen.append((self.name, record.getMessage()))
+
+    handlers = [Catch(), Catch()]
+    for name, handler in zip("ab", handlers):
+        handler.name = name
+        logging.getLogger().addHandler(handler)
+    try:
+        with holding_cognee_records() as held:
+            logging.getLogger("cognee.probe").error("refused, then repaired")
+            logging.getLogger("falsify").error("not cognee's")
+            held.records.clear()
+        assert seen == [("a", "not cognee's"), ("b", "not cognee's")]
+        seen.clear()
+        with holding_cognee_records():
+            logging.getLogger("cognee.probe").error("refused for good")
+            assert seen == []
+        assert seen == [("a", "refused for good"), ("b", "refused for good")]
+    finally:
+        for handler in handlers:
+            logging.getLogger().removeHandler(handler)
