@@ -29,14 +29,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # the fork server, drivers, harness
 import forkserver
 
-# No cyclic collection while the test modules are imported; once collected, what they built is
-# frozen and the collector is on again (pytest_collection_finish). cognee is imported by the first
-# test that opens the root (with the collector paused: memory_core.store.process.collector_paused);
-# what it built is frozen after that test (pytest_runtest_teardown), so a worker's full collections
-# walk only what the tests made since (~0.05 s each instead of ~0.3 s, a dozen per worker)
-gc.disable()
-_FROZEN_WITH_COGNEE = False
-
 REPO = Path(__file__).resolve().parent.parent
 
 # A suite started in the background by a non-interactive shell (`make test &`, nohup, a CI runner)
@@ -73,6 +65,15 @@ XDIST_CONTROLLER = "PYTEST_XDIST_WORKER" not in os.environ and any(
     a == "-n" or (a.startswith("-n") and a[2:].isdigit()) or a.startswith("--numprocesses")
     for a in sys.argv[1:]
 )
+# No cyclic collection while the test modules are imported; once collected, what they built is
+# frozen and the collector is on again (pytest_collection_finish). cognee is imported by the first
+# test that opens the root (with the collector paused: memory_core.store.process.collector_paused);
+# what it built is frozen after that test (pytest_runtest_teardown), so a worker's full collections
+# walk only what the tests made since (~0.05 s each instead of ~0.3 s, a dozen per worker). The
+# xdist controller collects nothing: its collector stays as it is.
+if not XDIST_CONTROLLER:
+    gc.disable()
+_FROZEN_WITH_COGNEE = False
 if BACKEND == "postgres" and not XDIST_CONTROLLER:
     import pg_server  # noqa: E402
 
@@ -213,9 +214,10 @@ HEAVY_FIRST = {
 
 
 def pytest_collection_finish(session):
-    gc.collect()
-    gc.freeze()
-    gc.enable()
+    if not gc.isenabled():
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
 
 def pytest_collection_modifyitems(config, items):
