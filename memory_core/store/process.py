@@ -78,9 +78,9 @@ def collector_paused(freeze: bool):
     walks all of it, six full collections costing 0.9-1.2 s of a cold command's 6-8 s, for
     about 2,800 objects of garbage (4 MB, frozen with the rest). ``freeze``: the objects then
     alive move to the collector's permanent generation (:func:`gc.freeze`), so later full
-    collections walk only what came
-    after (a 300-fact batch's one full collection: 0.27 s -> 0.02 s); only for a process of
-    FALSIFY's own, as it also freezes whatever the rest of a host program holds."""
+    collections walk only what came after (a 300-fact batch's one full collection: 0.27 s ->
+    0.02 s); only for a process of FALSIFY's own, as it also freezes whatever the rest of a host
+    program holds."""
     if not gc.isenabled():  # the caller manages the collector itself
         yield
         return
