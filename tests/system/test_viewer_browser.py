@@ -114,6 +114,32 @@ def settle(page) -> None:
     wait_for(page, "() => window.__falsify.pending === 0 && !window.__falsify.busy", timeout_ms=15000)
 
 
+def rests(page) -> None:
+    """Wait until the canvas stops drawing (nothing moves: the layout cooled down, no highlight, no node
+    on its way out) -- an idle viewer paints no frames -- and check its last frame is of the graph shown."""
+    wait_for(page, "() => !window.__falsify.moving", timeout_ms=15000)
+    wait_for(
+        page,
+        """() => {  // no new frame for 0.7 s
+            const f = window.__falsify, now = performance.now();
+            if (f.restFrames !== f.frames) [f.restFrames, f.restSince] = [f.frames, now];
+            return now - f.restSince > 700;
+        }""",
+        timeout_ms=15000,
+    )
+    assert page.evaluate("window.__falsify.painted") == sorted(states(page)), (
+        "the last frame is not the graph shown"
+    )
+    flash = page.evaluate("""() => {  // the refutation's flash red (#ff1f1f) left on the canvas
+        const c = document.querySelector('#graph canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4)
+            if (d[i] > 248 && Math.abs(d[i+1] - 31) < 6 && Math.abs(d[i+2] - 31) < 6) n++;
+        return n; }""")
+    assert flash == 0, f"the canvas rests on a frame of the animation ({flash} flash-red pixels)"
+
+
 def tooltip_of(page, key: str) -> str:
     """Show a node's tooltip from the list (keyboard focus, the mouse parked away)."""
     settle(page)
@@ -223,6 +249,7 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
         wait_for(page, "() => !document.querySelector('#node-list li[data-key=\"K\"]')")
         assert "K:alive:" in page.evaluate("window.__seen")
         assert states(page) == after
+        rests(page)  # the animation over, the canvas stops drawing: an open viewer idles
         page.screenshot(path=str(tmp_path / "after.png"), full_page=True)
         assert (tmp_path / "after.png").stat().st_size > 10000
 

@@ -2,9 +2,10 @@
 
 /* For tests and the curious: the shown snapshot, the last revise() result, how many
  * API calls are in flight, whether the live-update stream is connected, and the node keys
- * drawn (handed to the graph; painted: in its last frame; leaving ones marked "(forgotten)"). */
+ * drawn (handed to the graph; painted: in its last frame; leaving ones marked "(forgotten)"), the
+ * frames the canvas has drawn, and whether something on it moves (a highlight, a node on its way out). */
 export const exposed = (window.__falsify = { snapshot: null, lastRevision: null, pending: 0, live: false, denied: false,
-  drawn: [], painted: [], ghosts: 0 });
+  drawn: [], painted: [], ghosts: 0, frames: 0, moving: false });
 
 export class ApiError extends Error {
   constructor(message, status) {

@@ -47,12 +47,16 @@ function App() {
   const fitted = useRef(false);
   const generation = useRef(0);
   const painted = useRef(new Set()).current;  // the keys drawn in the frame being painted
-  const paintNode = useMemo(() => makePainter(effectsRef, painted), []);
+  /* The canvas is redrawn while the layout moves, a highlight pulses or a forgotten node is on its
+   * way out; otherwise it rests (an open viewer idles instead of painting 60 frames a second).
+   * A new painter when those change has force-graph draw the frame that ends them. */
+  const moving = ghosts.length > 0 || Object.keys(effects).length > 0;
+  const paintNode = useMemo(() => makePainter(effectsRef, painted), [effects, ghosts]);
   const graph = useMemo(() => toGraph(snapshot, cache, ghosts), [snapshot, ghosts]);
 
   /* drawn: the keys handed to the graph (ghosts marked), for tests and the curious */
   Object.assign(exposed, { snapshot, lastRevision: last ? last.result : null, busy, denied, shownEpoch,
-    drawn: graph.nodes.map((n) => (n.__ghost ? `${n.key} (forgotten)` : n.key)), ghosts: ghosts.length });
+    drawn: graph.nodes.map((n) => (n.__ghost ? `${n.key} (forgotten)` : n.key)), ghosts: ghosts.length, moving });
   const current = timeline.length ? timeline[timeline.length - 1].epoch : (snapshot?.current ?? snapshot?.epoch ?? 0);
 
   const failed = useCallback((err) => {
@@ -285,8 +289,9 @@ function App() {
           linkLineDash: (l) => (l.type === "depends_on" && !l.critical ? [3, 2] : null),
           linkDirectionalArrowLength: (l) => (l.implicit ? 0 : 4), linkDirectionalArrowRelPos: 1,
           linkCanvasObjectMode: () => "after", linkCanvasObject: paintLinkLabel,
-          autoPauseRedraw: false, cooldownTicks: 120,
-          onRenderFramePre: () => { exposed.painted = [...painted].sort(); painted.clear(); },
+          autoPauseRedraw: !moving, cooldownTicks: 120,
+          onRenderFramePre: () => painted.clear(),
+          onRenderFramePost: () => { exposed.painted = [...painted].sort(); exposed.frames++; },
           onEngineStop: () => {
             const fg = fgRef.current;
             if (fitted.current || !fg) return;
