@@ -75,7 +75,7 @@ TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The project's own modules compiled once before the tests: the editable install leaves them as
-# sources, and the suite's several hundred CLI, server and driver processes run with
+# sources, and the suite's CLI, server and driver processes (over 200 forked in one run) run with
 # PYTHONDONTWRITEBYTECODE=1 (tests/support/harness.py clean_env; this machine's environment sets
 # it too), so each compiled memory_core again (0.15-0.3 s of CPU a process, measured). __pycache__
 # is ignored by git.
