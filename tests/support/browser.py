@@ -90,3 +90,20 @@ def foreign(requests: list[str]) -> list[str]:
         if parts.hostname not in LOCAL_HOSTS:
             out.append(url)
     return out
+
+
+def canvas_pixels(page, rgb: tuple[int, int, int] | None = None, within: int = 8) -> int:
+    """How many pixels of the viewer's graph canvas are of colour ``rgb`` (each channel less than
+    ``within`` away), or drawn at all (not transparent) when ``rgb`` is None; 0 without a canvas."""
+    return page.evaluate(
+        """([rgb, within]) => {
+            const c = document.querySelector('#graph canvas');
+            if (!c) return 0;
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 4)
+                if (rgb ? [0, 1, 2].every((k) => Math.abs(d[i + k] - rgb[k]) < within) : d[i + 3] > 0) n++;
+            return n;
+        }""",
+        [list(rgb) if rgb else None, within],
+    )

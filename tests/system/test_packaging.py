@@ -301,9 +301,9 @@ def render(url: str, states: dict) -> None:
     """The installed server's page in headless Chromium: React and the force graph load from
     the package's vendor builds, every node is listed, and the canvas is drawn."""
     try:
-        from tests.browser import open_page
+        from tests.browser import canvas_pixels, open_page
     except ImportError:
-        from browser import open_page
+        from browser import canvas_pixels, open_page
 
     with open_page() as (page, requests, problems):
         page.goto(url)
@@ -315,9 +315,7 @@ def render(url: str, states: dict) -> None:
             "#node-list li", "els => Object.fromEntries(els.map(e => [e.dataset.key, e.dataset.state]))"
         )
         assert listed == states
-        drawn = page.evaluate("""() => { const c = document.querySelector('#graph canvas');
-            if (!c) return 0; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; }""")
+        drawn = canvas_pixels(page)
         assert drawn > 500, "nothing drawn on the graph canvas"
         # not one console error: the CSP allows force-graph's injected <style> elements by hash
         assert not problems, problems

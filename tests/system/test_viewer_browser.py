@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 try:
-    from tests.browser import foreign, open_page, require_chromium
+    from tests.browser import canvas_pixels, foreign, open_page, require_chromium
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
-    from browser import foreign, open_page, require_chromium
+    from browser import canvas_pixels, foreign, open_page, require_chromium
 
 import forkserver
 from harness import viewer_url
@@ -130,13 +130,7 @@ def rests(page) -> None:
     assert page.evaluate("window.__falsify.painted") == sorted(states(page)), (
         "the last frame is not the graph shown"
     )
-    flash = page.evaluate("""() => {  // the refutation's flash red (#ff1f1f) left on the canvas
-        const c = document.querySelector('#graph canvas');
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let n = 0;
-        for (let i = 0; i < d.length; i += 4)
-            if (d[i] > 248 && Math.abs(d[i+1] - 31) < 6 && Math.abs(d[i+2] - 31) < 6) n++;
-        return n; }""")
+    flash = canvas_pixels(page, (255, 31, 31), within=7)  # the refutation's flash red (#ff1f1f)
     assert flash == 0, f"the canvas rests on a frame of the animation ({flash} flash-red pixels)"
 
 
@@ -174,13 +168,7 @@ def test_seed_graph_then_demo_revision(viewer, tmp_path):
         snap = page.evaluate("window.__falsify.snapshot")
         assert {n["key"] for n in snap["nodes"]} == SEED_KEYS
         page.wait_for_timeout(1500)  # let the layout settle before looking at the canvas
-        green_pixels = page.evaluate("""() => {
-            const c = document.querySelector('#graph canvas');
-            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            let n = 0;
-            for (let i = 0; i < d.length; i += 4)
-                if (Math.abs(d[i] - 46) < 8 && Math.abs(d[i+1] - 157) < 8 && Math.abs(d[i+2] - 79) < 8) n++;
-            return n; }""")
+        green_pixels = canvas_pixels(page, (46, 157, 79))
         assert green_pixels > 200, "no alive-green nodes drawn on the canvas"
         assert page.inner_text("#scoreboard-caption") == "AI revised, not forgot"
 
