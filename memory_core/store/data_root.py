@@ -227,6 +227,8 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
     os.environ.update(
         backend.cognee_environment()
     )  # e.g. cognee's postgres + pgvector adapters on our database
+    for key, value in backend.cognee_defaults().items():  # e.g. the embedded backend's SQLite pool
+        os.environ.setdefault(key, value)
     paths.root.mkdir(parents=True, exist_ok=True)
     for p in (paths.system, paths.data, paths.cache, paths.logs, paths.models):
         p.mkdir(parents=True, exist_ok=True)

@@ -116,7 +116,9 @@ async def release(held: bool = True) -> None:
     """One facade less (``held``: one that :func:`hold` counted; False: an opening that failed
     after the engines started); after the last one, close this process's graph and vector
     adapters (cognee builds fresh ones if they are used again) and wait until they are
-    closed: the graph file's lock and the vector store's connection are let go."""
+    closed: the graph file's lock and the vector store's connection are let go, and so are
+    the pooled connections to cognee's SQLite database (a new opening, on whatever event
+    loop, makes new ones)."""
     global _held
     if held:
         _held = max(0, _held - 1)
@@ -133,3 +135,15 @@ async def release(held: bool = True) -> None:
         waiter: Optional[object] = getattr(factory, "cache_await_closed", None)
         if callable(waiter):
             await waiter()
+    await close_sqlite_pool()
+
+
+async def close_sqlite_pool() -> None:
+    """Close the connections cognee's SQLite database keeps in its pool (the embedded backend
+    pools them: ``POOL_ARGS``); its engine stays usable and connects again when next used. A
+    server database's pool (PostgreSQL) is left as cognee keeps it."""
+    from cognee.infrastructure.databases.relational import get_relational_engine
+
+    engine = getattr(get_relational_engine(), "engine", None)  # cognee's SqlAlchemyAdapter.engine
+    if engine is not None and engine.dialect.name == "sqlite":
+        await engine.dispose()

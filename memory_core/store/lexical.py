@@ -19,12 +19,14 @@ syntax ever sees the user's punctuation.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Optional, Sequence
 
 TEXT_COLUMN = "payload.text"  # where cognee's LanceDB adapter keeps an indexed field's text
 MAX_QUERY_WORDS = 64
+CONCURRENT_QUERIES = 4  # a batch's full-text queries in flight at once (LanceDB)
 
 
 def query_words(text: str) -> list[str]:
@@ -48,22 +50,26 @@ async def search_lancedb(vector, name: str, texts: list[str], limit: int) -> lis
     if not hasattr(table, "query"):
         return [[] for _ in texts]  # a remote table: no lexical ranking
     await _ensure_fts_index(table, (str(getattr(conn, "uri", id(conn))), name))
-    out = []
-    for text in texts:
+    # a batch's queries run side by side (LanceDB runs each on its own threads; the answers are
+    # the ones asked one at a time), a few at once so a large batch never floods the engine
+    running = asyncio.Semaphore(CONCURRENT_QUERIES)
+
+    async def one(text: str) -> list[Hit]:
         words = query_words(text)
         if not words:
-            out.append([])
-            continue
-        rows = await (
-            table.query()
-            .nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
-            .select(["id", "vector", "_score"])
-            .limit(limit)
-            .to_arrow()
-        )
+            return []
+        async with running:
+            rows = await (
+                table.query()
+                .nearest_to_text(" ".join(words), columns=TEXT_COLUMN)
+                .select(["id", "vector", "_score"])
+                .limit(limit)
+                .to_arrow()
+            )
         ids, scores = rows["id"].to_pylist(), rows["_score"].to_pylist()
-        out.append([(str(i), float(s), v) for i, s, v in zip(ids, scores, _rows_of(rows["vector"]))])
-    return out
+        return [(str(i), float(s), v) for i, s, v in zip(ids, scores, _rows_of(rows["vector"]))]
+
+    return list(await asyncio.gather(*(one(text) for text in texts)))
 
 
 def _rows_of(column) -> list:

@@ -100,3 +100,29 @@ def test_the_relational_config_says_where_cognees_databases_are(root):
     assert (
         host_settings(Paths(root), backends.choose(settings.current())) == []
     )  # this process's own root: nothing of a host's
+
+
+@ladybug_only
+async def test_cognees_sqlite_pools_its_connections_while_open_and_release_closes_them(app):
+    """The embedded backend sets cognee's POOL_ARGS (memory_core/store/backends/embedded.py): cognee's
+    SQLite engine keeps the connections a pipeline run used instead of opening new ones for the next
+    run, and close_sqlite_pool (what release() ends with) closes them; the engine connects again
+    when it is next used."""
+    from cognee.infrastructure.databases.relational import get_relational_engine
+
+    from memory_core.store import engines
+    from memory_core.store.pipeline import noop_tasks, run_pipeline
+
+    engine = get_relational_engine().engine
+    assert engine.dialect.name == "sqlite"
+    assert type(engine.pool).__name__ != "NullPool", "cognee ignored POOL_ARGS: every run reconnects"
+    await run_pipeline(noop_tasks(), [{}], "falsify_contract")
+    kept = engine.pool.checkedin()
+    assert kept >= 1, "a pipeline run's connections were not kept"
+    opened = engine.pool.status()
+    await run_pipeline(noop_tasks(), [{}], "falsify_contract")
+    assert engine.pool.checkedin() == kept, (opened, engine.pool.status())  # reused, not more
+    await engines.close_sqlite_pool()
+    assert engine.pool.checkedin() == 0
+    await run_pipeline(noop_tasks(), [{}], "falsify_contract")  # connects again
+    assert engine.pool.checkedin() >= 1

@@ -165,6 +165,11 @@ class Backend(ABC):
         """cognee's settings for this backend's engines (set before cognee is imported)."""
         return {}
 
+    def cognee_defaults(self) -> dict[str, str]:
+        """cognee's settings this backend works best with, set before cognee is imported where
+        the environment does not set them already (the user's own value wins)."""
+        return {}
+
     @abstractmethod
     def writer_lock(self, path: Path, purpose: str = "falsify"):
         """The one-writer lock (``acquire``/``acquire_async``/``release``) of a data root
