@@ -381,8 +381,9 @@ class BeliefStore:
         await self.add_raw_edges([edge_row(e, kinds) for e in edges])
 
     async def add_raw_edges(self, rows: list[tuple[str, str, str, dict]]) -> None:
+        """Edges by node id, no checkpoint: the caller ends its write with :meth:`checkpoint`."""
         if rows:
-            await self.graph.add_edges(rows)
+            await self.backend.add_edges(rows)
 
     async def delete_edges(self, rows: list[tuple[str, str, str]]) -> None:
         """Raw deletes, no checkpoint: the caller ends its write with :meth:`checkpoint`."""

@@ -51,6 +51,7 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     """Write an intent's batches to the stores (graph + vector)."""
     step = hook or (lambda name: None)
     adds = intent.get("add_nodes", [])
+    edges_written = bool(intent.get("add_edges"))
     if adds:
         # state, epoch and weight travel inside the node: one add_data_points call
         await store.add_points(
@@ -59,6 +60,7 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
         step("nodes")
         rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
         await store.add_raw_edges([tuple(e) for e in rows.values()])
+        edges_written = edges_written or bool(rows)
         step("node_edges")
     if intent.get("add_edges"):
         await store.add_raw_edges([tuple(e) for e in intent["add_edges"]])
@@ -75,7 +77,7 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     if dels:
         await store.delete({n["id"]: n["kind"] for n in dels}, checkpoint=False)
         step("del_nodes")
-    if updates or intent.get("del_edges") or dels:
+    if edges_written or updates or intent.get("del_edges") or dels:
         await store.checkpoint()  # the raw writes above, durable before the journal commits
 
 

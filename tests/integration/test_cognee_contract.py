@@ -135,6 +135,50 @@ async def test_update_nodes_writes_where_cognee_reads(app, prefix):
     await app.store.checkpoint()
 
 
+@ladybug_only
+async def test_raw_edges_are_the_rows_cognee_writes(app, prefix):
+    """store.add_raw_edges writes edges with cognee's own MERGE but without its CHECKPOINT (the
+    writer checkpoints once, after its last raw write). The edge it writes is the row cognee's
+    add_edges writes for the same input, every column but the times; writing it again changes
+    no row count; cognee's own reader (get_edges) sees it."""
+    from conftest import seed_with_prefix
+    from memory_core.store.models import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    ge = app.store.graph
+    e, k, h = (
+        node_id(kind, prefix + key)
+        for kind, key in (("evidence", "E_qa"), ("conclusion", "K"), ("hypothesis", "A"))
+    )
+    props = {"note": "contract probe", "weight": 0.5}
+
+    async def row(src, dst, rel):
+        rows = await ge.query(
+            "MATCH (a:Node)-[r:EDGE]->(b:Node) WHERE a.id = $s AND b.id = $d AND r.relationship_name = $r "
+            "RETURN r",
+            {"s": src, "d": dst, "r": rel},
+        )
+        assert len(rows) == 1, rows
+        return {
+            c: v
+            for c, v in rows[0][0].items()
+            if c not in ("created_at", "updated_at", "_ID", "_SRC", "_DST")  # the times, the row and its ends
+        }
+
+    await app.store.add_raw_edges([(e, k, "contract_probe_ours", props)])
+    await app.store.add_raw_edges([(e, k, "contract_probe_ours", props)])  # MERGE: still one row
+    await app.store.checkpoint()
+    await ge.add_edges([(e, h, "contract_probe_cognee", props)])
+    ours, theirs = await row(e, k, "contract_probe_ours"), await row(e, h, "contract_probe_cognee")
+    assert ours.pop("relationship_name") == "contract_probe_ours"
+    assert theirs.pop("relationship_name") == "contract_probe_cognee"
+    assert ours == theirs, (ours, theirs)
+    assert any(r == "contract_probe_ours" for _, r, _ in await ge.get_edges(e))
+    # leave the shared root as it was
+    await app.store.delete_edges([(e, k, "contract_probe_ours"), (e, h, "contract_probe_cognee")])
+    await app.store.checkpoint()
+
+
 async def test_edge_lookups_match_cognee(app, prefix):
     """The store's own read queries (planned as key seeks) return exactly what cognee's
     adapter reports: a node's edges (get_edges) and nodes by id (get_nodes)."""

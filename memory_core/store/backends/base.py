@@ -165,6 +165,11 @@ class Backend(ABC):
         """cognee's settings for this backend's engines (set before cognee is imported)."""
         return {}
 
+    async def add_edges(self, rows: list[tuple[str, str, str, dict]]) -> None:
+        """Write ``(source id, target id, relationship, properties)`` edges (cognee's graph adapter;
+        a backend may write them raw). The writer makes them durable with :meth:`checkpoint`."""
+        await self.graph.add_edges(rows)
+
     def cognee_defaults(self) -> dict[str, str]:
         """cognee's settings this backend works best with, set before cognee is imported where
         the environment does not set them already (the user's own value wins)."""
