@@ -101,7 +101,10 @@ async def test_equal_scores_rank_the_same_whatever_order_the_engine_returns(app,
     from memory_core.judging.retrieval import gate1_many, Query
 
     word = f"zt{prefix.strip('_')}"
-    claim = f"The {word} QA report documented the defect in March."
+    # words no other test stores, so that the four are the fact's nearest claims whatever else the
+    # session's root holds (every in-process test's evidence on this worker): worded like the other
+    # tests' QA-report claims, one of the four once fell out of the top 8 before any tie was ranked
+    claim = f"The {word} lighthouse keeper counted ninety herons at dawn."
     for part in range(4):  # four loads: four appends, as separate writes lay them out
         await app.load(investigation(f"{prefix}{part}", evidence=[{"key": "E", "claim": claim}]))
 
@@ -123,7 +126,7 @@ async def test_equal_scores_rank_the_same_whatever_order_the_engine_returns(app,
         async def lexical(self, *args):
             return [list(reversed(rows)) for rows in await self._store.lexical(*args)]
 
-    fact = f"Audit: the {word} QA report documented the defect in March was back-dated."
+    fact = f"Audit: the {word} lighthouse keeper counted ninety herons at dawn, not at dusk."
     [vector] = await app.store.embed([fact])
     for query in (Query(fact), Query(fact, vector=vector)):
         [as_stored] = await gate1_many(app.store, [query], 8)
