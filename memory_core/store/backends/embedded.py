@@ -2,11 +2,13 @@
 data root, FALSIFY's journal in files beside them (:class:`~memory_core.store.journal.FileJournal`),
 one writer per root by an ``flock`` (:class:`~memory_core.store.lock.WriterLock`).
 
-Raw queries are Cypher on cognee's Ladybug connection, with a CHECKPOINT after each write;
-the vector housekeeping is LanceDB compaction. At open, a Ladybug checkpoint torn as it
-began is cleared (:func:`discard_torn_graph_checkpoint`); after commits the graph database
-is reopened or compacted and old LanceDB versions are pruned
-(:mod:`memory_core.store.backends.housekeeping`).
+Raw queries are Cypher on cognee's Ladybug connection; a write of the writer's (edges, node
+updates, deletes) has no CHECKPOINT of its own: the writer ends its raw writes with one
+(:meth:`checkpoint`), before the journal commits. cognee's SQLite database keeps its connections
+in a pool while a facade is open (:data:`SQLITE_POOL`). The vector housekeeping is LanceDB
+compaction. At open, a Ladybug checkpoint torn as it began is cleared
+(:func:`discard_torn_graph_checkpoint`); after commits the graph database is reopened or
+compacted and old LanceDB versions are pruned (:mod:`memory_core.store.backends.housekeeping`).
 """
 
 from __future__ import annotations
