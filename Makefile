@@ -35,8 +35,10 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml Makefile
 	$(PIP) --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
 	@touch $(STAMP)
 
+# the model checked and linked (memory_core.store.embedder.main); run as a function, not with -m, since
+# importing memory_core imports that module first (runpy would warn that it runs a module twice)
 $(MODEL_STAMP): $(STAMP)
-	$(PY) -m memory_core.store.embedder
+	$(PY) -c 'import sys; from memory_core.store.embedder import main; sys.exit(main())'
 	@touch $(MODEL_STAMP)
 
 # ui/ is the npm project of the viewer's browser libraries; the allow-listed UMD builds are then

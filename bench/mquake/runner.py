@@ -284,11 +284,17 @@ async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -
 
     async def gate1(store, claim, threshold, limit, exclude):
         # the vector ranking alone, cut at the threshold: the sweep's own terms (the hybrid gate 1,
-        # vector + lexical fused, is measured by bench.gate1)
+        # vector + lexical fused, is measured by bench.gate1); the claim's vector is returned for
+        # the searches below (embedded once, inside the timed search, as gate 1 embeds it)
+        [vector] = await store.embed([claim])
         [found] = await gate1_many(
-            store, [Query(claim, exclude=frozenset(exclude))], limit, threshold, (VectorRetriever(),)
+            store,
+            [Query(claim, vector=vector, exclude=frozenset(exclude))],
+            limit,
+            threshold,
+            (VectorRetriever(),),
         )
-        return candidates_from(found)[0]
+        return candidates_from(found)[0], vector
 
     name = collection("evidence")
     found_at = {t: 0 for t in SWEEP}
@@ -302,19 +308,18 @@ async def detection(app, data: Dataset, edit_ids: list[str], threshold: float) -
         claim = edit["new_fact"]["claim"]
         target = ev_key(edit["contradicts"])
         start = time.perf_counter()
-        cands = await gate1(app.store, claim, threshold, limit=RECALL_K, exclude=set())
+        cands, vector = await gate1(app.store, claim, threshold, limit=RECALL_K, exclude=set())
         search_ms.append((time.perf_counter() - start) * 1000)
         cands_gate1 += len(cands)
         hit = any(c.key == target for c in cands)
         found_gate1 += hit
         # the sweep: the same search gate 1 makes (limit 5), filtered at each threshold
-        hits = await app.store.search(name, claim, RECALL_K)
-        keys = await app.store.raw_nodes(str(h.id) for h in hits)
-        top = [(keys.get(str(h.id), {}).get("key"), float(h.score)) for h in hits]
+        hits = await app.store.search_vector(name, vector, RECALL_K)
         # where the contradicted evidence ranks when gate 1 misses it (up to 50)
-        deep = await app.store.search(name, claim, 50)
-        deep_keys = await app.store.raw_nodes(str(h.id) for h in deep)
-        ordered = [(deep_keys.get(str(h.id), {}).get("key"), float(h.score)) for h in deep]
+        deep = await app.store.search_vector(name, vector, 50)
+        keys = await app.store.raw_nodes(str(h.id) for h in [*hits, *deep])
+        top = [(keys.get(str(h.id), {}).get("key"), float(h.score)) for h in hits]
+        ordered = [(keys.get(str(h.id), {}).get("key"), float(h.score)) for h in deep]
         rank = next((i + 1 for i, (k, _) in enumerate(ordered) if k == target), None)
         ranks.append(rank)
         distance = next((d for k, d in ordered if k == target), None)

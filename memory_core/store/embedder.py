@@ -328,8 +328,9 @@ async def rebuild_meta(store, journal, mine: dict, write: bool = True) -> Option
 
 
 def main() -> int:
-    """``python -m memory_core.store.embedder``: verify the packaged model (sha256) and
-    its tokenizer files, without importing cognee (run by ``make``)."""
+    """Verify the packaged model (sha256) and its tokenizer files, without importing cognee
+    (run by ``make setup``; ``python -m memory_core.store.embedder`` works too, with runpy's
+    warning that importing ``memory_core`` imported this module first)."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
