@@ -214,6 +214,7 @@ class Falsify:
         purpose: str = "falsify",
         database: Optional[str] = None,
         create: bool = True,
+        warm: bool = True,
     ) -> Opening:
         """Open the data root ``root`` (default ``$FALSIFY_HOME``, else ``./.falsify``):
         configure cognee for it, take its writer lock (waiting up to
@@ -223,6 +224,11 @@ class Falsify:
         ``create=False``: a root that does not exist yet is an ``InputError`` ("no data root
         at ..."), and nothing is created (the CLI's read-only commands open so); on the
         PostgreSQL backend the database holds the beliefs, so a new local root may read it.
+        ``warm=False``: for short work that reads only the graph and the revision log (the
+        CLI's ``status`` and ``explain``): the vector store, the embedding model and the
+        modules a write imports are not loaded at open (about 0.3 s of a command's start-up)
+        but on their first use, which then pays them where it runs (on the PostgreSQL backend
+        the vector store's engine is built at open all the same); every call still works.
 
         cognee is configured through the process environment, so ``open`` sets (once per
         process; one process serves one root, a second raises ``RootConflict``):
@@ -243,7 +249,7 @@ class Falsify:
         local model's loading run in a worker thread: the caller's event loop keeps running."""
         if database:
             data_root.use_database(database)
-        return Opening(lambda: cls._open(root, lock, purpose, create))
+        return Opening(lambda: cls._open(root, lock, purpose, create, warm))
 
     @classmethod
     def attach(cls, state_dir, *, lock: bool = True, purpose: str = "falsify (attached)") -> Opening:
@@ -254,7 +260,7 @@ class Falsify:
         return Opening(lambda: cls._attach(state_dir, lock, purpose))
 
     @classmethod
-    async def _open(cls, root, lock: bool, purpose: str, create: bool = True) -> "Falsify":
+    async def _open(cls, root, lock: bool, purpose: str, create: bool = True, warm: bool = True) -> "Falsify":
         start = time.perf_counter()
         # the settings of this opening: a variable set (or --database given) before it counts
         data_root.load_dotenv_file()
@@ -282,6 +288,7 @@ class Falsify:
                 home=paths.home,
                 embedder=mine,
                 rebuilt=rebuilt,
+                warm=warm,
             )
 
         return await cls._locked(
@@ -546,8 +553,9 @@ async def _open_stores(
     home: Optional[Path],
     embedder: Optional[dict] = None,
     rebuilt: Optional[str] = None,
+    warm: bool = True,
 ) -> Stores:
-    store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend)
+    store = await BeliefStore.open(repair_torn_checkpoint=repair, home=home, backend=backend, warm=warm)
     journal = backend.open_journal(state)
     try:
         # a lost embedder record: rebuilt from the stores, or refused before anything is written

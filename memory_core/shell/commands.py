@@ -268,10 +268,20 @@ BORROWED: contextvars.ContextVar = contextvars.ContextVar("falsify_borrowed_faca
 NEEDS_ROOT = frozenset({"status", "explain", "recall", "check", "undo", "resolve"})
 
 
+# commands that read only the graph and the revision log: opened without the vector store, the
+# embedding model and a write's imports (Falsify.open(warm=False); they load if used after all)
+GRAPH_AND_LOG_ONLY = frozenset({"status", "explain"})
+
+
 async def _open(args, purpose="cli"):
     if BORROWED.get() is not None:
         return BORROWED.get()
-    app = await Falsify.open(args.root, purpose=f"python main.py {purpose}", create=purpose not in NEEDS_ROOT)
+    app = await Falsify.open(
+        args.root,
+        purpose=f"python main.py {purpose}",
+        create=purpose not in NEEDS_ROOT,
+        warm=purpose not in GRAPH_AND_LOG_ONLY,
+    )
     if app.recovered:
         print(f"[recovery] {app.recovered}", file=sys.stderr)
     return app

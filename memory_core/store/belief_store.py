@@ -138,7 +138,12 @@ class BeliefStore:
 
     @classmethod
     async def open(
-        cls, repair_torn_checkpoint: bool = False, home: Optional[Path] = None, *, backend: Backend
+        cls,
+        repair_torn_checkpoint: bool = False,
+        home: Optional[Path] = None,
+        *,
+        backend: Backend,
+        warm: bool = True,
     ) -> "BeliefStore":
         """``backend``: the one the caller chose from its settings (``backends.choose``).
         ``repair_torn_checkpoint``: only under the root's writer lock (see
@@ -146,7 +151,8 @@ class BeliefStore:
         ``home``: Ladybug creates ``$HOME/.lbdb/extension`` when its database opens;
         HOME points there for that moment only, then is restored. The engines are built in
         a worker thread (:func:`memory_core.store.engines.start`): opening never blocks the
-        caller's event loop."""
+        caller's event loop. ``warm=False``: the vector store, the embedding model and the
+        modules a write imports are left to their first use (:func:`memory_core.store.engines.start`)."""
         import asyncio
 
         from cognee.infrastructure.databases.graph import get_graph_engine
@@ -159,7 +165,7 @@ class BeliefStore:
         # the repair's notice replaces that line, else it is printed as it came
         with holding_cognee_records() as refusal:
             try:  # the graph database opened, the vector store connected, the model loaded: off the event loop
-                await asyncio.to_thread(engines.start, home)
+                await asyncio.to_thread(engines.start, home, warm)
                 error = None
             except RuntimeError as refused:
                 error = refused
@@ -172,7 +178,7 @@ class BeliefStore:
         if error is not None:
             repaired = "; ".join(filter(None, [repaired, again]))
             try:  # once more, after the repair
-                await asyncio.to_thread(engines.start, home)
+                await asyncio.to_thread(engines.start, home, warm)
             except RuntimeError as error_again:
                 damaged(error_again)
                 raise

@@ -69,38 +69,46 @@ def _configs() -> tuple[dict, dict]:
     return get_graph_context_config(), get_vectordb_context_config()
 
 
-def start(home=None, embedder: bool = True) -> None:
+def start(home=None, warm: bool = True) -> None:
     """Build (and cache) cognee's graph and vector adapters and its embedding engine for
     the current configuration, and import what the first revision imports. Blocking:
     call it in a worker thread. ``home``: Ladybug's HOME while its database opens
-    (:func:`memory_core.store.backends.housekeeping.ladybug_home`)."""
+    (:func:`memory_core.store.backends.housekeeping.ladybug_home`).
+
+    ``warm=False`` (an opening for a short command that reads the graph and the log): only
+    the graph database is opened. The vector adapter, the embedding model (cognee's vector
+    engine builds its embedding engine, which loads the model) and the modules a write
+    imports are left to their first use, which then pays them where it runs; about 0.3 s
+    of a forked command's start-up otherwise. The model's session settings are installed
+    either way, so a model loaded later is built as here."""
     from memory_core.store.backends.housekeeping import ladybug_home
-
-    for name in _LAZY_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # a module cognee moved: then it is imported where it is used
-            pass
-    try:  # SQLAlchemy maps cognee's relational models on their first query: done here instead
-        from sqlalchemy.orm import configure_mappers
-
-        configure_mappers()
-    except Exception:  # noqa: BLE001  (a mapping error surfaces where cognee queries, as before)
-        pass
     from memory_core.store.embedder import keep_int8_weights
 
+    if warm:
+        for name in _LAZY_MODULES:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # a module cognee moved: then it is imported where it is used
+                pass
+        try:  # SQLAlchemy maps cognee's relational models on their first query: done here instead
+            from sqlalchemy.orm import configure_mappers
+
+            configure_mappers()
+        except Exception:  # noqa: BLE001  (a mapping error surfaces where cognee queries, as before)
+            pass
     keep_int8_weights()  # before cognee's vector engine builds the embedding engine
     graph, vector = _configs()
     with ladybug_home(home):
         _graph_module().create_graph_engine(**graph)
+    if not warm:
+        return
     adapter = _vector_module().create_vector_engine(**vector)
-    if embedder:
-        from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
+    from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
-        from memory_core.store.embedder import warm_model
+    from memory_core.store.embedder import warm_model
 
-        warm_model(get_embedding_engine())  # loads the model (a local one from disk) and runs it once
-        getattr(adapter, "embedding_engine", None)
+    warm_model(get_embedding_engine())  # loads the model (a local one from disk) and runs it once
+    getattr(adapter, "embedding_engine", None)
 
 
 _held = 0  # facades of this process that opened the data root standalone and are not closed yet

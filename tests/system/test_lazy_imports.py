@@ -405,3 +405,65 @@ def test_the_launcher_preloads_nothing_a_command_defers():
     assert not preloaded & {d.name for d in lazy_imports.DEFERRED if not d.offline_only}
     assert lazy_imports.PANDAS not in preloaded
     assert {d.name for d in lazy_imports.DEFERRED if d.offline_only} <= set(launcher.HOSTED_ONLY)
+
+
+def test_a_graph_and_log_opening_leaves_the_vectors_and_the_model_to_their_first_use(base, tmp_path):
+    """``Falsify.open(warm=False)`` (the CLI's status and explain): the graph and the log are read
+    without the vector store or the embedding model; a later use loads them, the model built as a
+    warm opening builds it (the stored vector of E_qa, written by the CLI's load, bit for bit), and
+    a revision through that facade works as through any other."""
+    root = copy_root(base, tmp_path / "root")
+    out = child(
+        f"""
+        import numpy
+        from memory_core.api import Falsify
+
+        def loaded():
+            made = sys.modules["cognee.infrastructure.databases.vector.embeddings.get_embedding_engine"]
+            return {{"lancedb": "lancedb" in sys.modules, "models": made.create_embedding_engine.cache_info().currsize}}
+
+        async def main():
+            out = {{}}
+            app = await Falsify.open(root, warm=False)
+            out["cli"] = cli
+            from memory_core.store.models import collection, node_id
+
+            status = await app.status()
+            explained = await app.explain("E_qa")
+            out["read"] = [len(status["nodes"]), explained["key"], explained["state"]]
+            out["after_reads"] = loaded()
+            claim = (await app.store.find_keys(["E_qa"]))["E_qa"]["claim"]
+            [vector] = await app.store.embed([claim])
+            ids, rows = await app.store.backend.all_vectors(collection("evidence"))
+            stored = rows[ids.index(node_id("evidence", "E_qa"))]
+            # LanceDB keeps float32: the query's vector, rounded as the row was, bit for bit
+            as_stored = [numpy.asarray(v, dtype=numpy.float32).tobytes() for v in (stored, vector)]
+            out["same_vector"] = as_stored[0] == as_stored[1]
+            out["after_embed"] = loaded()
+            out["refuted"] = (await app.revise({FACT!r}, target="E_qa"))["refuted"]
+            await app.close()
+            return out
+
+        # the CLI's status and explain open so (the CLI's entry point, in this process)
+        import contextlib, io
+        from memory_core.shell import cli as shell
+
+        def run(*argv):
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                code = shell.main(["--root", root, *argv])
+            return code, printed.getvalue()
+
+        (status_code, status), (explain_code, _) = run("status", "--json"), run("explain", "E_qa")
+        cli = {{"codes": [status_code, explain_code], "nodes": len(json.loads(status)["nodes"]), **loaded()}}
+        print(json.dumps(asyncio.run(main())))
+        """,
+        root,
+        clean_env(),
+    )
+    assert out["cli"] == {"codes": [0, 0], "nodes": 7, "lancedb": False, "models": 0}, out
+    assert out["read"] == [7, "E_qa", "alive"], out
+    assert out["after_reads"] == {"lancedb": False, "models": 0}, out
+    assert out["same_vector"] is True
+    assert out["after_embed"] == {"lancedb": True, "models": 1}, out
+    assert out["refuted"] == ["E_qa"]
