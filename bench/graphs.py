@@ -151,14 +151,19 @@ def timed_interval(rnd) -> tuple:
     return start, end
 
 
-def timed_case(seed: int, prefix: str, order: Optional[str] = None) -> tuple[dict, list]:
+def timed_case(
+    seed: int, prefix: str, order: Optional[str] = None, revisits: bool = False
+) -> tuple[dict, list]:
     """A generated investigation whose one or two subjects have a timed value of the
     single-valued predicate ``led by`` (conclusions and hypotheses resting on them), and a
     history of 3 to 6 later values (another leader from one of a few dates, sometimes with an
     end) arriving in ``order`` (drawn when None): ``forward`` (by start date), ``backward``
     (each one starts before the ones already known: every value arrives late) or
-    ``shuffled``; ``"undo"`` steps are sprinkled in. Returns (investigation, steps) where a
-    step is ``(subject, leader, valid_from, valid_to)`` or ``"undo"``."""
+    ``shuffled``; ``"undo"`` steps are sprinkled in. ``revisits``: one or two values are
+    contested and come back -- another leader claims the same start, then the first leader
+    again (so what the second had refuted is reinstated) -- drawn from a second stream, so
+    the rest of the history is the one without. Returns (investigation, steps) where a step
+    is ``(subject, leader, valid_from, valid_to)`` or ``"undo"``."""
     import random
 
     rnd = random.Random(seed)
@@ -193,6 +198,14 @@ def timed_case(seed: int, prefix: str, order: Optional[str] = None) -> tuple[dic
     for _ in range(rnd.randint(3, 6)):
         start, end = timed_interval(rnd)
         values.append((rnd.choice(subjects), rnd.choice(LEADERS), start, end))
+    if revisits:
+        again = random.Random(seed ^ 0x5EED)
+        known = values + [(e["subject"], e["object"], e["valid_from"], e.get("valid_to")) for e in evidence]
+        for _ in range(again.randint(1, 2)):
+            subject, leader, start, end = again.choice(known)
+            rival = again.choice([name for name in LEADERS if name != leader])
+            values.append((subject, rival, start, again.choice([end, None])))
+            values.append((subject, leader, start, again.choice([end, None])))
     if order == "forward":
         values.sort(key=lambda v: v[2])
     elif order == "backward":

@@ -54,10 +54,23 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    is contradicted when it carries a triple and (the fact's triple has its subject
    and predicate and another object, the predicate not declared ``many``) or
    (its predicate is single-valued and another stored or new evidence that holds
-   under the new labels has its subject and predicate and another object). Each
+   under the new labels has its subject and predicate and another object, and one
+   of the two has no ``valid_from``: two timed values are ordered by 1d). Each
    contradicted one gets ``F supersedes`` it; repeat (keeping one dead may bring
    back what it had refuted) until nothing new comes back. Evidence without a
    triple, or a fact without one, is not re-judged (it comes back).
+1d. Re-judged reinstatement in valid time: such evidence, not contradicted, with a
+   single-valued triple and a ``valid_from``, takes its place in its slot's
+   timeline among the stored values with its subject and predicate and another
+   object that hold (true or undefined under the new labels, or superseded in time)
+   and have a ``valid_from``: if one of them held when it starts
+   (``from <= its from < to``), it is contradicted as in 1c; else, if some start
+   after its start and before its end, it comes back held only until the earliest
+   such start (right after step 3: superseded in time, weight 0, and what rests on
+   it and falls superseded too; a disputed one keeps its state and only its end
+   moves). What was dead before the revision and ends so is no death of it (no
+   decay, no rescoring: it holds now only in the past). A stored value the new fact
+   ends at its start (a timed fact that holds) is taken as ending there.
 7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
    (alive ``depends_on`` source, alive ``supports`` target), no alive
    ``supersedes`` source, and no disputed consumer or superseder is removed with
@@ -123,6 +136,7 @@ class Model:
     promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     weakened: dict[str, float] = field(default_factory=dict)
     many: dict[str, set] = field(default_factory=dict)  # question -> predicates declared "many" (normalised)
+    returning_until: dict[str, str] = field(default_factory=dict)  # rule 1d, within one revision
 
     def copy(self) -> "Model":
         return copy.deepcopy(self)
@@ -384,8 +398,10 @@ class Model:
             if n.kind == "evidence" and counts(n) and self.contradicted_by_triple(k, triple)
         )
 
-    def rejudge(self, new_key: str, triple: Optional[tuple]) -> list[str]:
-        """Rule 1c. Returns the evidence kept dead (``new_key`` supersedes each)."""
+    def rejudge(self, new_key: str, triple: Optional[tuple], ends: Optional[dict] = None) -> list[str]:
+        """Rules 1c and 1d. ``ends``: the stored values the new fact (a timed one) will end
+        at its start if it holds (key -> date). Returns the evidence kept dead (``new_key``
+        supersedes each)."""
         kept: list[str] = []
         judged: set[str] = set()
         while True:
@@ -416,17 +432,63 @@ class Model:
                     and self.nodes[o].triple is not None
                     and self.same_value_slot(o, node.triple)
                     and term(self.nodes[o].triple[2]) != term(node.triple[2])
+                    and (node.valid_from is None or self.nodes[o].valid_from is None)  # else 1d
                     for o in self.nodes
                 ):
                     hit.append(k)
+            for k in back:
+                if k in hit or self.nodes[k].triple is None or not self.single_valued(k):
+                    continue
+                placed = self.place_returning(k, new, ends if new.get(new_key) == T else None)
+                if placed is not None and placed[0] == "held":
+                    hit.append(k)
+                elif placed is not None:
+                    self.returning_until[k] = placed[1]
             if not hit:
                 return kept
             for k in hit:
                 self.edges.append(MEdge("supersedes", new_key, k))
                 kept.append(k)
 
+    def place_returning(
+        self, key: str, new: dict[str, str], ends: Optional[dict] = None
+    ) -> Optional[tuple[str, str]]:
+        """Rule 1d: a timed value that would come back is placed in its slot's timeline
+        among the other values (another object) that hold -- alive or disputed by the
+        labels ``new``, or superseded in time -- and have a start: one that held when it
+        starts keeps it dead (``("held", start)``); else it holds until the earliest later
+        start before its own end (``("until", date)``); else None. A value in ``ends`` is
+        taken as ending there (the new fact ends it in this revision)."""
+        node = self.nodes[key]
+        start, end = node.valid_from, node.valid_to
+        if start is None:
+            return None
+        starts = []
+        for k, other in self.stored().items():
+            if (
+                k == key
+                or other.kind != "evidence"
+                or other.triple is None
+                or other.valid_from is None
+                or not self.same_value_slot(k, node.triple)
+                or term(other.triple[2]) == term(node.triple[2])
+                or not (new.get(k) in (T, U) or self.historical(k))
+            ):
+                continue
+            other_end = min(other.valid_to or FOREVER, (ends or {}).get(k) or FOREVER)
+            if other.valid_from <= start < other_end:
+                return ("held", other.valid_from)
+            if start < other.valid_from < (end or FOREVER):
+                starts.append(other.valid_from)
+        return ("until", min(starts)) if starts else None
+
     def revise(
-        self, target, new_key: str, question: Optional[str] = None, triple: Optional[tuple] = None
+        self,
+        target,
+        new_key: str,
+        question: Optional[str] = None,
+        triple: Optional[tuple] = None,
+        ends: Optional[dict] = None,
     ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
@@ -440,14 +502,33 @@ class Model:
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         for t in targets:
             self.edges.append(MEdge("supersedes", new_key, t))
-        kept = self.rejudge(new_key, triple)
+        self.returning_until = {}
+        kept = self.rejudge(new_key, triple, ends)
         died, revived = self.relabel()
+        for k, until in sorted(self.returning_until.items()):  # rule 1d: back only until then
+            if self.nodes[k].state == ALIVE:
+                ended, fell = end_returning(self, k, until)
+                revived = [r for r in revived if r not in ended]
+                died += [
+                    d
+                    for d in ended + fell
+                    if d not in died and (d not in memory.nodes or label(memory.nodes[d].state) != F)
+                ]
+            elif self.nodes[k].state == DISPUTED:
+                shorten(self, k, until)
         self.decay(died)
         self.rescore(died)
         if revived:
             self.reinstate(revived, memory)
         forgotten = self.forget()
-        return {"died": died, "revived": revived, "forgotten": forgotten, "kept_dead": kept}
+        back = {k: d for k, d in self.returning_until.items() if self.nodes[k].valid_to == d}
+        return {
+            "died": died,
+            "revived": revived,
+            "forgotten": forgotten,
+            "kept_dead": kept,
+            "back_until": back,
+        }
 
 
 def from_investigation(inv: dict) -> Model:
@@ -536,6 +617,38 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
     return died
 
 
+def end_returning(model: Model, key: str, until: str) -> tuple[list[str], list[str]]:
+    """Rule 1d after the labelling: ``key`` came back alive but held only until ``until``:
+    superseded, weight 0, ``valid_to`` set; what then falls under the whole-graph labels
+    (resting on it) is superseded too (evidence ending then), and the rest is relabelled.
+    No decay or rescoring here (the caller counts as deaths only what was not dead before
+    the revision). Returns (superseded, relabelled dead)."""
+    node = model.nodes[key]
+    model.before_death[key] = node.weight
+    node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
+    ended = [key]
+    while True:
+        falling = [
+            k
+            for k, lab in sorted(model.labels().items())
+            if lab == F
+            and model.rules_of(k)
+            and not model.nodes[k].forgotten
+            and model.nodes[k].state in (ALIVE, DISPUTED)
+        ]
+        if not falling:
+            break
+        for k in falling:
+            n = model.nodes[k]
+            model.before_death[k] = n.weight
+            n.state, n.weight = SUPERSEDED, 0.0
+            if n.kind == "evidence":
+                n.valid_to = until
+            ended.append(k)
+    fell, _ = model.relabel()
+    return ended, fell
+
+
 def shorten(model: Model, key: str, until: str) -> list[str]:
     """``key`` (evidence superseded in time, or disputed) held only until ``until`` when its
     ``valid_to`` is later (or it has none): set or moved back, with the derived evidence
@@ -574,7 +687,7 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
     value it precedes starts (superseded, weight 0; unless it already ends by then); and every
     value that started before it and still held then ends where it starts: an alive one by
     :func:`end_validity`, one superseded in time by :func:`shorten`. Returns {"cases": {key:
-    case}, "ended": [...], "shortened": [...]}."""
+    case}, "ended": [...], "shortened": [...], "back_until": {key: date} (rule 1d)}."""
     found = model.triple_targets(triple, timeline=new[0] is not None)
     cases = {k: valid_time_case(new, (model.nodes[k].valid_from, model.nodes[k].valid_to)) for k in found}
     targets = [k for k in found if cases[k] in ("untimed", "one_side_untimed", "same_period")]
@@ -582,7 +695,8 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
         n = model.nodes[k]
         if model.historical(k) and n.kind == "evidence":
             n.state, n.weight = REFUTED, 0.0
-    model.revise(targets, new_key, question=question, triple=triple)
+    ends = {k: new[0] for k in found if cases[k] == "ends_stored"}
+    revised = model.revise(targets, new_key, question=question, triple=triple, ends=ends)
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new
     starts = sorted(model.nodes[k].valid_from for k in found if cases[k] == "new_precedes")
@@ -601,4 +715,4 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
                 shortened += shorten(model, k, new[0])
             else:
                 ended += end_validity(model, k, new[0])
-    return {"cases": cases, "ended": ended, "shortened": shortened}
+    return {"cases": cases, "ended": ended, "shortened": shortened, "back_until": revised["back_until"]}

@@ -17,6 +17,7 @@ from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SU
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
+from memory_core.core.validity import end_returning
 
 
 def begin(
@@ -97,6 +98,7 @@ def propagate_refutation(
     plan.revived = plan.revived + outcome.revived
     note_unjudged(plan)
     decay(view, plan, plan.died)
+    end_returning(view, plan, ghosts)  # a timed value that came back holds until its slot's next value
     return plan.died
 
 
@@ -210,6 +212,7 @@ def finish_resolve(
     plan.revived = outcome.revived
     note_unjudged(plan)
     decay(view, plan, plan.died)
+    end_returning(view, plan, ghosts)
     promote_competing_hypothesis(view, plan, memory)
     forget_orphans(view, plan, ghosts)
     return plan

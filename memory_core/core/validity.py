@@ -198,6 +198,7 @@ def end_validity(
             continue
         if node.state != ALIVE:
             continue
+        before_to = node.valid_to
         node.valid_to = ends[key]
         record(
             view,
@@ -209,7 +210,7 @@ def end_validity(
             state=SUPERSEDED,
             weight=0.0,
         )
-        plan.changes[-1].before["valid_to"] = None
+        plan.changes[-1].before["valid_to"] = before_to
         plan.changes[-1].after["valid_to"] = ends[key]
         ended.append(key)
     if not ended:
@@ -331,6 +332,78 @@ def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]
         weight=0.0,
     )
     plan.changes[-1].after["valid_to"] = until
+
+
+RETURNING = "returning_until"  # plan.meta: {key: (date, cause)} of values that come back only until a date
+FACT_ENDS = "fact_ends"  # plan.meta: {key: date} of stored values a timed new fact ends if it holds
+
+
+def returning_place(
+    interval: Interval, others: Iterable[tuple[str, Interval]], ends: Optional[dict[str, str]] = None
+) -> Optional[tuple[str, str, str]]:
+    """Where a value that comes back (reinstated: what had refuted it died) stands in its
+    single-valued slot's timeline, as a new fact would: ``others`` are ``(key, interval)`` of
+    the slot's values with another object that hold once the revision is applied (alive,
+    disputed, or superseded in time). Returns ``("held", key, start)`` when one of them held
+    when it starts (it stays dead: that value held then), ``("until", key, start)`` when the
+    earliest one that starts later starts before its end (it comes back held until then), or
+    None (nothing in its way; an untimed value is placed nowhere in time, nor is a value
+    that has no start). ``ends``: values the revision's new fact ends at its start (it
+    holds): taken as ending there."""
+    start, end = interval
+    if start is None:
+        return None
+    begin = moment(start)
+    covering, later = [], []
+    for key, (o_start, o_end) in others:
+        if o_start is None:
+            continue
+        o_begin = moment(o_start)
+        if ends and key in ends and (o_end is None or moment(ends[key]) < moment(o_end)):
+            o_end = ends[key]
+        if o_begin <= begin and (o_end is None or begin < moment(o_end)):
+            covering.append((o_begin, key, o_start))
+        elif begin < o_begin and (end is None or o_begin < moment(end)):
+            later.append((o_begin, key, o_start))
+    if covering:
+        _, key, when = min(covering)
+        return ("held", key, when)
+    if later:
+        _, key, when = min(later)
+        return ("until", key, when)
+    return None
+
+
+def end_returning(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> list[str]:
+    """After the relabelling: each value that came back (alive or disputed) and that
+    :func:`returning_place` placed ``until`` a later value's start (``plan.meta``'s
+    ``returning_until``, set by the re-judging) held only until then: ended as a new fact
+    ends a stored value (:func:`end_validity`). What this revision had brought back and
+    now ends (the value, what rests on it) was dead before it and holds now only in the
+    past: not a death of this revision (no decay, no rescoring of the hypotheses it
+    supports: its support was lost when it was refuted), only a refuted value found true
+    once. Anything alive before that it ends dies as in any revision. Returns what
+    stopped holding."""
+    from memory_core.core.cascade import decay
+
+    pending = plan.meta.get(RETURNING) or {}
+    ended: list[str] = []
+    for key in sorted(pending):
+        node = view.nodes.get(key)
+        if node is None or node.state not in (ALIVE, DISPUTED):
+            continue
+        until, cause = pending[key]
+        now = end_validity(view, plan, {key: until}, cause, ghosts)
+        ended += [k for k in now if k not in ended]
+    from memory_core.core.tms import L_DEAD, label_of
+
+    first: dict[str, str] = {}
+    for change in plan.changes:
+        first.setdefault(change.key, change.before["state"])
+    past = {k for k in ended if label_of(first.get(k, ALIVE)) == L_DEAD}  # dead when the revision began
+    plan.died = [k for k in plan.died if k not in past]
+    decay(view, plan, [k for k in ended if k not in past])
+    return ended
 
 
 def past_value(node) -> bool:

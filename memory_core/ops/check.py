@@ -37,7 +37,7 @@ from memory_core.core.vocabulary import DISPUTES
 from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection
 from memory_core.core.revision import plan_relabel, plan_settle
-from memory_core.core.tms import three_valued_violations
+from memory_core.core.tms import historical_node, three_valued_violations
 from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import to_node
@@ -239,7 +239,7 @@ async def _inspect(stores: Stores) -> dict:
         ]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     stored = {
-        i: {"key": n.key, "state": n.state, "epoch": n.epoch}
+        i: {"key": n.key, "state": n.state, "epoch": n.epoch, "historical": historical_node(n)}
         for i, n in ((i, to_node(p)) for i, p in every.items())
         if n is not None
     }

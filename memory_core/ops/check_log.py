@@ -152,7 +152,8 @@ def _needers_in(edges: Iterable, ident: str) -> list[str]:
 def forget_problems(
     log: Replay, stored: dict[str, dict], edges: list[tuple], gaps: Iterable = ()
 ) -> tuple[list[str], dict, list[str]]:
-    """``stored``: id -> {"key", "state", "epoch"} of every stored node; ``edges``: every
+    """``stored``: id -> {"key", "state", "epoch", "historical"} of every stored node
+    (``historical``: superseded in time, optional); ``edges``: every
     stored belief edge as (src_id, dst_id, rel, props); ``gaps``: the epoch ranges ``[first,
     last]`` the log has no entry for (lost history). Returns (problems, {id: node entry
     to restore}, [ids of orphans to forget]). A node missing from the graph whose last
@@ -160,7 +161,9 @@ def forget_problems(
     may have forgotten it (the lost history is named, and recorded by a repair)."""
     problems: list[str] = []
     restore: dict[str, dict] = {}
-    needs = lambda i: i in stored and stored[i]["state"] not in DEAD  # alive (or disputed)
+    # alive or disputed, or superseded in time (what such a node consumed or defeated is its
+    # history: forget keeps it, core.forget)
+    needs = lambda i: i in stored and (stored[i]["state"] not in DEAD or bool(stored[i].get("historical")))
     key = lambda i: (
         stored[i]["key"] if i in stored else (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
     )
@@ -239,7 +242,8 @@ def forget_problems(
             touched = sorted(k for k in watch & changed if k)
             if touched:
                 problems.append(
-                    f"{node['key']} is {node['state']} and nothing alive consumes or supersedes it, but the "
+                    f"{node['key']} is {node['state']} and nothing alive (or superseded in time) consumes or "
+                    f"supersedes it, but the "
                     f"revision of epoch {entry['epoch']} (which changed {', '.join(touched)}) did not forget it"
                 )
                 forget.append(ident)

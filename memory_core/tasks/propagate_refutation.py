@@ -88,6 +88,7 @@ async def begin_fact(job: FactJob) -> None:
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
     job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
+    job.plan.meta[validity.FACT_ENDS] = dict(timed["ends"])  # what re-judging in time reads
     if r.hypothesis is not None:
         bear_on_hypothesis(job)
     # a value already superseded in time that the fact contradicts for the same period

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
-from memory_core.core import reinstatement
+from memory_core.core import reinstatement, validity
 from memory_core.core.cardinality import multi_valued
 from memory_core.core.keys import normalise_term, sp_key
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.plan import Plan
+from memory_core.core.tms import L_ALIVE, L_DEAD, historical_node, label_of
+from memory_core.core.vocabulary import SUPERSEDED
 from memory_core.judging.judges import ACT_THRESHOLD, JudgeError, LLMJudge, structured_verdict
 from memory_core.store.belief_store import BeliefStore, state_of
 
@@ -53,27 +55,108 @@ async def _props(
     return found
 
 
-async def _alive_same_sp(
-    store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str, exclude: set[str]
+async def _held_same_sp(
+    store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str, exclude: str
 ) -> list[dict]:
-    """Evidence under subject|predicate ``sp`` that holds once this revision is applied."""
-    result = []
-    seen = set()
+    """The values stored under subject|predicate ``sp`` (this revision's new facts included)
+    that hold once this revision is applied, in valid time: ``holds`` is ``alive``,
+    ``disputed`` or ``historical`` (superseded in time); with ``key``, ``object``,
+    ``valid_from``, ``valid_to`` (the view's interval where the view holds the node)."""
+
+    def holds(key: str, props: Optional[dict]) -> str:
+        """``alive``, ``disputed``, ``historical`` (superseded in time) or ``dead``."""
+        node = view.nodes.get(key)
+        if node is not None and historical_node(node):
+            return "historical"
+        if key in new_labels:
+            return new_labels[key]
+        if node is not None:
+            return label_of(node.state)
+        if props is None:
+            return L_DEAD
+        state = state_of(props)
+        if state == SUPERSEDED and props.get("valid_to"):
+            return "historical"
+        return label_of(state)
+
+    found: dict[str, dict] = {}
     for key, props in recorded.items():
-        if props.get("subject") and sp_key(props["subject"], props["predicate"]) == sp and key not in exclude:
-            if reinstatement.alive_after(view, new_labels, key):
-                result.append({k: props[k] for k in ("key", "subject", "predicate", "object")})
-                seen.add(key)
+        if key != exclude and props.get("subject") and sp_key(props["subject"], props["predicate"]) == sp:
+            found[key] = {"key": key, "object": props["object"], "holds": holds(key, None)}
     for props in await store.nodes_by_sp(sp):
         key = props.get("key")
-        if (
-            key
-            and key not in exclude
-            and key not in seen
-            and reinstatement.alive_after(view, new_labels, key, state_of(props))
-        ):
-            result.append(props)
-    return result
+        if key and key != exclude and key not in found:
+            found[key] = {
+                "key": key,
+                "object": props.get("object", ""),
+                "valid_from": props.get("valid_from"),
+                "valid_to": props.get("valid_to"),
+                "holds": holds(key, props),
+            }
+    for key, item in found.items():
+        node = view.nodes.get(key)
+        if node is not None:
+            item["valid_from"], item["valid_to"] = node.valid_from, node.valid_to
+    return sorted((o for o in found.values() if o["holds"] != L_DEAD), key=lambda o: o["key"])
+
+
+async def _judge_in_slot(
+    store: BeliefStore,
+    recorded: Mapping[str, dict],
+    view,
+    plan: Plan,
+    new_labels,
+    key: str,
+    triple: tuple,
+    by_key: str,
+):
+    """Returning evidence ``key`` with single-valued ``triple`` against the other values of its
+    subject and predicate that hold once the revision is applied. Where time cannot order
+    the two (either has no ``valid_from``), an alive other value contradicts it; where it can,
+    it takes its place in the timeline (:func:`validity.returning_place`): a value that held
+    when it starts contradicts it, and one that starts later ends it (a value the new fact
+    ends at its start, when the fact holds, counts as ending there). Returns a
+    :class:`reinstatement.Rejudged` (it stays dead), ``(date, cause)`` (it comes back held
+    until ``date``), or None."""
+    node = view.nodes[key]
+    others = [
+        o
+        for o in await _held_same_sp(store, recorded, view, new_labels, sp_key(triple[0], triple[1]), key)
+        if normalise_term(o.get("object", "")) != normalise_term(triple[2])
+    ]
+    for other in others:
+        if other["holds"] == "alive" and (node.valid_from is None or other.get("valid_from") is None):
+            return reinstatement.Rejudged(
+                key,
+                by_key,
+                "contradicts",
+                0.9,
+                "structured",
+                f"{other['key']} holds another value of the single-valued {triple[1]!r} of {triple[0]!r}: "
+                f"{other.get('object')!r}, not {triple[2]!r}",
+            )
+    fact = plan.new_node.key if plan.new_node is not None else None
+    ends = plan.meta.get(validity.FACT_ENDS) if fact and new_labels.get(fact) == L_ALIVE else None
+    placed = validity.returning_place(
+        (node.valid_from, node.valid_to),
+        [(o["key"], (o.get("valid_from"), o.get("valid_to"))) for o in others],
+        ends,
+    )
+    if placed is None:
+        return None
+    verdict, cause, start = placed
+    if verdict == "until":
+        return (start, cause)
+    other = next(o for o in others if o["key"] == cause)
+    return reinstatement.Rejudged(
+        key,
+        by_key,
+        "contradicts",
+        0.9,
+        "structured",
+        f"{cause} holds another value of the single-valued {triple[1]!r} of {triple[0]!r} "
+        f"({other.get('object')!r}, valid from {start}) when its validity starts ({node.valid_from})",
+    )
 
 
 async def rejudge_returning(
@@ -122,20 +205,11 @@ async def rejudge_returning(
                     )
                     break
             if key not in verdicts and triple and not multi_valued(decl, triple[1]):
-                # single-valued: another alive value for the same subject and predicate contradicts it
-                sp = sp_key(triple[0], triple[1])
-                for other in await _alive_same_sp(store, recorded, view, new_labels, sp, {key}):
-                    if normalise_term(other.get("object", "")) != normalise_term(triple[2]):
-                        verdicts[key] = reinstatement.Rejudged(
-                            key,
-                            by_key,
-                            "contradicts",
-                            0.9,
-                            "structured",
-                            f"{other['key']} holds another value of the single-valued {triple[1]!r} of {triple[0]!r}: "
-                            f"{other.get('object')!r}, not {triple[2]!r}",
-                        )
-                        break
+                v = await _judge_in_slot(store, recorded, view, plan, new_labels, key, triple, by_key)
+                if isinstance(v, reinstatement.Rejudged):
+                    verdicts[key] = v
+                elif v is not None:  # it comes back held only until then
+                    plan.meta.setdefault(validity.RETURNING, {})[key] = v
             if key in verdicts:
                 continue
             if not decided:

@@ -5,7 +5,9 @@ has a timed value (``valid_from``, sometimes ``valid_to``); conclusions rest on 
 (alternatives too) and hypotheses are supported by them. Histories of timed updates
 (another leader from a date drawn from a few, so every case of valid time comes up:
 disjoint, ends the stored value, precedes it, the same period), arriving forward in time,
-backward (every value late) or shuffled (:func:`bench.graphs.timed_case`), go through
+backward (every value late) or shuffled (:func:`bench.graphs.timed_case`), and a sequence
+whose values are contested and brought back (reinstated values take their place in the
+timeline again: ``REVISITS``), go through
 ``Falsify.revise(triple=..., valid_from=..., valid_to=...)``, with ``undo`` between some.
 After the load, every revision and every undo, ``status()`` must equal
 :func:`bench.reference.revise_in_time` applied to the whole graph: states, weights,
@@ -22,17 +24,19 @@ import pytest
 from bench.graphs import ORDERS, loaded_model, timed_case
 from bench.reference import revise_in_time
 from bench.wholegraph import differences
+from memory_core.core import validity
 
 SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "4"))
 SEED_BASE = int(os.environ.get("FALSIFY_PROPERTY_SEED", "5000"))
+REVISITS = (5006,)  # a sequence with contested values brought back (rule 1d engages on it)
 
 pytestmark = pytest.mark.slow
 
 
-def case(seed: int, prefix: str):
+def case(seed: int, prefix: str, revisits: bool = False):
     """The sequence of ``seed``: its arrival order cycles through forward, backward (every
     value arrives late) and shuffled, so a few sequences already meet each."""
-    return timed_case(seed, prefix, ORDERS[seed % len(ORDERS)])
+    return timed_case(seed, prefix, ORDERS[seed % len(ORDERS)], revisits)
 
 
 def intervals(status: dict, prefix: str) -> dict:
@@ -43,14 +47,32 @@ def intervals(status: dict, prefix: str) -> dict:
     }
 
 
+def overlapping(status: dict, model, prefix: str) -> list:
+    """Pairs of values of one subject's ``led by`` that both held over a shared period, read
+    from the stored states and intervals (``validity.overlaps``; the triples are the model's)."""
+    held = [
+        (n["key"], f"{model.nodes[n['key']].triple[0]}|led by", model.nodes[n["key"]].triple[2], span)
+        for n in status["nodes"]
+        for span in [(n.get("valid_from"), n.get("valid_to"))]
+        if n["key"].startswith(prefix)
+        and n["type"] == "evidence"
+        and model.nodes[n["key"]].triple
+        and (n["state"] in ("alive", "disputed") or (n["state"] == "superseded" and span[1]))
+    ]
+    return validity.overlaps(held)
+
+
 def model_intervals(model) -> dict:
     return {k: (n.valid_from, n.valid_to) for k, n in model.stored().items() if n.kind == "evidence"}
 
 
-@pytest.mark.parametrize("seed", range(SEED_BASE, SEED_BASE + SEQUENCES))
-async def test_timed_updates_match_the_reference(app, seed):
-    prefix = f"vt{seed}_"
-    inv, steps = case(seed, prefix)
+@pytest.mark.parametrize(
+    "seed, revisits",
+    [(seed, False) for seed in range(SEED_BASE, SEED_BASE + SEQUENCES)] + [(seed, True) for seed in REVISITS],
+)
+async def test_timed_updates_match_the_reference(app, seed, revisits):
+    prefix = f"vt{seed}{'r' if revisits else ''}_"
+    inv, steps = case(seed, prefix, revisits)
     model = loaded_model(inv)
     await app.load(inv)
     status = await app.status()
@@ -86,6 +108,7 @@ async def test_timed_updates_match_the_reference(app, seed):
         diffs = differences(status, model, prefix)
         assert diffs == [], f"{where}: {diffs}\nsteps: {steps}\ninvestigation: {inv}"
         assert intervals(status, prefix) == model_intervals(model), f"{where}\nsteps: {steps}"
+        assert overlapping(status, model, prefix) == [], f"{where}\nsteps: {steps}"
     for _ in stack:
         await app.undo()
     status = await app.status()
@@ -112,3 +135,20 @@ def test_the_sequences_reach_every_case_of_valid_time():
             shortened += len(got["shortened"])
     assert {"disjoint", "ends_stored", "new_precedes", "same_period"} <= seen, seen
     assert shortened, "no sequence moved back the end of a value already superseded in time"
+    back = {}
+    for seed in REVISITS:
+        prefix = f"vt{seed}r_"
+        inv, steps = case(seed, prefix, True)
+        model, stack, n = loaded_model(inv), [], 0
+        for step in steps:  # as the test above runs it, undos included
+            if step == "undo":
+                model = stack.pop() if stack else model
+                continue
+            n += 1
+            subject, leader, start, end = step
+            stack.append(model.copy())
+            got = revise_in_time(
+                model, f"{prefix}F{n}", (subject, "led by", leader), (start, end), inv["question"]["key"]
+            )
+            back.update(got["back_until"])
+    assert back, "no revisit sequence brought a value back held only until the next value started"

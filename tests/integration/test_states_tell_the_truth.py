@@ -313,3 +313,39 @@ async def test_a_later_value_ends_disputed_values_which_stay_disputed(app, prefi
     await app.undo()
     now = nodes(await app.status(), prefix)
     assert now["E40"].get("valid_to") is None and now["E42"].get("valid_to") is None
+
+
+async def test_a_value_brought_back_takes_its_place_in_its_timeline(app, prefix):
+    """40 t from 2010 is refuted by 35 t for the same period; 30 t from 2015 ends 35 t, and
+    40 t again from 2020 ends 30 t. Then 40 t is claimed from 2010 once more: 35 t is refuted
+    and the first 40 t comes back -- held only until 2015, where 30 t starts (not open-ended
+    over 30 t's period), with what rests on it (K, back from its tombstone: it held while 40 t
+    did, so it is kept, superseded in time); the hypothesis it supports is left as it was
+    (it holds now only in the past). Undo puts everything back."""
+    await app.load(limits(prefix))
+    await value(app, prefix, "35 t", "2010-01-01")
+    await value(app, prefix, "30 t", "2015-01-01")
+    await value(app, prefix, "40 t", "2020-01-01", key="E40b")
+    before = nodes(await app.status(), prefix)
+    assert before["E40"]["state"] == "refuted" and "K" not in before  # K forgotten: nothing needed it
+    back = await value(app, prefix, "40 t", "2010-01-01", key="E40c")
+    assert f"{prefix}E35" in back["refuted"], back
+    assert {f"{prefix}E40", f"{prefix}K", f"{prefix}E40c"} <= set(back["superseded"]), back
+    now = nodes(await app.status(), prefix)
+    assert (now["E40"]["state"], now["K"]["state"]) == ("superseded", "superseded")
+    assert (now["H"]["state"], now["H"]["feedback_weight"]) == (
+        before["H"]["state"],
+        before["H"]["feedback_weight"],
+    )
+    assert spans(await app.status(), prefix, "E40", "E40c", "E30", "E40b") == {
+        "E40": ("2010-01-01", "2015-01-01"),
+        "E40c": ("2010-01-01", "2015-01-01"),
+        "E30": ("2015-01-01", "2020-01-01"),
+        "E40b": ("2020-01-01", None),
+    }
+    why = str(await app.explain(f"{prefix}E40"))
+    assert f"held until 2015-01-01 ({prefix}E30 holds from then" in why, why
+    assert mine(await app.check(), prefix) == []
+    await app.undo()
+    assert nodes(await app.status(), prefix) == before
+    assert mine(await app.check(), prefix) == []

@@ -222,7 +222,7 @@ def test_an_orphan_a_revision_should_have_forgotten_is_named_and_a_load_time_one
     ]
     problems, _, forget = forget_problems(log, now, edges)
     assert problems == [
-        "a is refuted and nothing alive consumes or supersedes it, but the revision of epoch 4 "
+        "a is refuted and nothing alive (or superseded in time) consumes or supersedes it, but the revision of epoch 4 "
         "(which changed F1) did not forget it"
     ]
     assert forget == ["id-a"]
@@ -252,6 +252,37 @@ def test_an_orphan_a_revision_should_have_forgotten_is_named_and_a_load_time_one
         tuple(edge("k", "b", "depends_on")),
     ]
     assert forget_problems(log, now, edges) == ([], {}, [])
+
+
+def test_a_dead_node_a_value_superseded_in_time_defeated_is_its_history_not_an_orphan():
+    """As forget keeps it: a refuted node whose only superseder is superseded in time (it was
+    true) is not an orphan a revision should have forgotten; superseded without an interval
+    (a hypothesis that lost, a value replaced outright) needs nothing."""
+    log = replay([LOAD, R1, r2(["c"])])
+    r3 = {
+        "epoch": 4,
+        "kind": "revise",
+        "new_evidence": "F3",
+        "changes": [{"key": "F1"}],
+        "intent": {
+            "epoch": 4,
+            "add_nodes": [node("evidence", "F3", "superseded", 4, edges=[edge("F3", "F1", "supersedes")])],
+            "updates": [update("F1", "alive", "refuted", 4)],
+        },
+    }
+    log.apply(r3)
+    edges = [
+        tuple(edge("F1", "a", "supersedes")),
+        tuple(edge("F2", "b", "supersedes")),
+        tuple(edge("F3", "F1", "supersedes")),
+    ]
+    # a (superseded by F1 only, dead) is an orphan either way
+    for historical, named in ((True, ["a"]), (False, ["F1", "a"])):
+        now = stored(Q=("alive", 1), a=("refuted", 2), b=("refuted", 3), F1=("refuted", 4), F2=("alive", 3))
+        now["id-F3"] = {"key": "F3", "state": "superseded", "epoch": 4, "historical": historical}
+        problems, _, forget = forget_problems(log, now, edges)
+        assert [p.split()[0] for p in problems] == named, problems
+        assert forget == [f"id-{k}" for k in named]
 
 
 def test_an_undone_revision_is_replayed_back():
