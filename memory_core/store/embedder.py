@@ -567,23 +567,78 @@ def _engine_of(engine):
 async def embed_text(engine, texts: list[str]):
     """``engine.embed_text(texts)``; an engine that computes in this process runs in a worker
     thread, on a loop of its own (its coroutine holds no state of the caller's loop), so the
-    caller's event loop keeps running while the model works."""
+    caller's event loop keeps running while the model works, and a text it computed recently
+    gets the same vector back without running the model again (:class:`VectorMemo`: an undo
+    restores forgotten nodes whose texts a load or a revision of this process embedded)."""
     if not computes_locally(engine):
         return await engine.embed_text(texts)
     import asyncio
 
     inner = _engine_of(engine)
-    lean(inner)  # the arena given back after each batch
     texts = list(texts)
+    model = str(getattr(inner, "model", "") or type(inner).__name__)
+    known = MEMO.get(model, texts)
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    if todo:
+        lean(inner)  # the arena given back after each batch
 
-    async def in_runs() -> list:
-        vectors: list = [None] * len(texts)
-        for run in local_runs(texts):
-            for i, vector in zip(run, await inner.embed_text([texts[i] for i in run])):
-                vectors[i] = vector
-        return vectors
+        async def in_runs() -> list:
+            vectors: list = [None] * len(todo)
+            for run in local_runs(todo):
+                for i, vector in zip(run, await inner.embed_text([todo[i] for i in run])):
+                    vectors[i] = vector
+            return vectors
 
-    return await asyncio.to_thread(lambda: asyncio.run(in_runs()))
+        fresh = await asyncio.to_thread(lambda: asyncio.run(in_runs()))
+        computed = dict(zip(todo, fresh))
+        MEMO.put(model, computed)
+        known.update(computed)
+    return [known[t] for t in texts]
+
+
+class VectorMemo:
+    """The vectors the local model computed lately in this process, by model and text (the
+    model is deterministic: the same text gives the same vector, bit for bit), at most
+    ``limit`` texts, least recently used dropped first. Kept as packed doubles (3 KB a text
+    for 384 dimensions: 6 MB when full), given back as lists of floats equal to the model's
+    own output."""
+
+    def __init__(self, limit: int):
+        import threading
+        from collections import OrderedDict
+
+        self.limit = limit
+        self._rows: "OrderedDict[tuple[str, str], bytes]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, model: str, texts: list[str]) -> dict:
+        from array import array
+
+        found = {}
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                row = self._rows.get((model, text))
+                if row is not None:
+                    self._rows.move_to_end((model, text))
+                    found[text] = array("d", row).tolist()
+        return found
+
+    def put(self, model: str, vectors: dict) -> None:
+        from array import array
+
+        with self._lock:
+            for text, vector in vectors.items():
+                self._rows[(model, text)] = array("d", [float(x) for x in vector]).tobytes()
+                self._rows.move_to_end((model, text))
+            while len(self._rows) > self.limit:
+                self._rows.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+
+MEMO = VectorMemo(2048)
 
 
 # A local model's runs, bounded: cognee's engine runs the model once on everything it is given, padded

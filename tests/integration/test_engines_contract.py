@@ -51,7 +51,8 @@ async def test_engines_built_in_a_thread_are_the_ones_the_loop_uses(app):
 
 async def test_the_local_model_runs_off_the_loop_with_cognees_own_engine(app):
     """cognee's fastembed engine runs its model inside embed_text; embed_text() runs that
-    coroutine in a worker thread and gets exactly the engine's vectors; the adapter's
+    coroutine in a worker thread and gets exactly the engine's vectors (a text it computed
+    before comes back from its memo, the model not run, bit for bit the same); the adapter's
     gateway forwards the model and wraps the engine as _engine."""
     from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine
 
@@ -67,14 +68,27 @@ async def test_the_local_model_runs_off_the_loop_with_cognees_own_engine(app):
         threads.add(threading.get_ident())
         return original(*args, **kwargs)
 
+    text = f"a valve failed the pressure test ({id(threads)})"  # a text this process never embedded
     model.embed = watched
     try:
-        vectors = await embed_text(engine, ["a valve failed the pressure test"])
+        vectors = await embed_text(engine, [text])
+        threads_first = set(threads)
+        threads.clear()
+        again = await embed_text(engine, [text, "another text, never embedded before " + text])
     finally:
         model.embed = original
-    direct = await engine.embed_text(["a valve failed the pressure test"])
-    assert [list(v) for v in vectors] == [list(v) for v in direct]
-    assert threads and threading.get_ident() not in threads  # computed in a worker thread
+    direct = await engine.embed_text([text])
+    assert [list(v) for v in vectors] == [list(v) for v in direct] == [list(again[0])]
+    assert threads_first and threading.get_ident() not in threads_first  # computed in a worker thread
+    # the second call ran the model for the new text only: the first came back from the memo
+    assert len(again) == 2 and list(again[1]) != list(again[0])
+    runs = []
+    model.embed = lambda texts, *a, **k: runs.append(list(texts)) or original(texts, *a, **k)
+    try:
+        await embed_text(engine, [text])
+    finally:
+        model.embed = original
+    assert runs == []
     gateway = getattr(_real_adapter(app.store.vector), "embedding_engine")
     assert computes_locally(gateway) and _engine_of(gateway) is engine
 
