@@ -522,11 +522,12 @@ def warm_imports() -> None:
     """Import (never open) what every child would otherwise import itself.
     ``lancedb`` itself is left to the children: importing it starts a background
     event-loop thread, and a process must not fork with threads running. Its
-    heavy dependencies (pandas, pyarrow, the namespace client) are thread-free."""
+    heavy dependencies (pyarrow, the namespace client) are thread-free. pandas is not
+    imported: the product's processes run pyarrow without it (``lazy_imports.defer_pandas``),
+    and so do the trials' children."""
     import cognee  # noqa: F401
     from cognee.tasks.storage import add_data_points  # noqa: F401
     from cognee.infrastructure.databases.vector.embeddings import get_embedding_engine  # noqa: F401
-    import pandas  # noqa: F401
     import pyarrow.dataset  # noqa: F401
     import lance_namespace  # noqa: F401
     import lance_namespace_urllib3_client  # noqa: F401
@@ -615,7 +616,9 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     from memory_core.store import backends, data_root, settings
 
-    # this process and its children serve this one path
+    # this process and its children serve this one path, as FALSIFY's own processes (the CLI's,
+    # the server's) do: pyarrow without pandas among the rest
+    data_root.claim_process()
     data_root.configure(work / "root", backends.choose(settings.current()))
     data_root.import_cognee()
     warm_imports()
