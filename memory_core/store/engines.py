@@ -111,6 +111,12 @@ def start(home=None, warm: bool = True) -> None:
     getattr(adapter, "embedding_engine", None)
 
 
+def vector_built() -> bool:
+    """Whether cognee's vector adapter for the current configuration is built in this process
+    (cached), without building it: an opening with ``warm=False`` leaves it to its first use."""
+    return bool(_vector_module().vector_engine_cache.is_cached(**_configs()[1]))
+
+
 _held = 0  # facades of this process that opened the data root standalone and are not closed yet
 
 

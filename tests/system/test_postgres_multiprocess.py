@@ -154,3 +154,61 @@ def test_two_writers_three_readers_one_database(tmp_path):
     assert report.get("clean", report.get("ok")) is True, report
     log = pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log", url)
     assert log == [(1 + WRITERS * PER_WRITER, 1 + WRITERS * PER_WRITER)]
+
+
+# one process, one CLI command per event loop (as tests/support/cli_batch.py runs them): status and
+# explain leave the vector adapter and the model alone; a revise builds them on its loop; the commands
+# after it, each on a loop of its own, reach pgvector through pools of their own loop
+COMMANDS_ON_NEW_LOOPS = """
+import contextlib, io, json, sys
+from memory_core.shell import cli as shell
+from memory_core.store import engines
+root = sys.argv[1]
+
+def built():
+    made = sys.modules.get("cognee.infrastructure.databases.vector.embeddings.get_embedding_engine")
+    models = made.create_embedding_engine.cache_info().currsize if made else 0
+    return {"vector": engines.vector_built(), "models": models}
+
+def run(*argv):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = shell.main(["--root", root, *argv])
+    return {"code": code, "out": printed.getvalue(), **built()}
+
+out = [run("status", "--json"), run("explain", "E_0_0")]
+out.append(run("revise", "Depot log: the shipment never left on day 0.", "--target", "E_0_0", "--json"))
+out.append(run("status", "--json"))
+out.append(run("recall", "when did the shipment leave the depot", "--json"))
+print(json.dumps(out))
+"""
+
+
+def test_status_and_explain_leave_pgvector_and_the_model_to_their_first_use(tmp_path):
+    import pg_server
+    from harness import run_cli
+
+    url = pg_server.root_env(tmp_path / "database", fresh=True)["FALSIFY_DATABASE_URL"]
+    env = harness_env(url)
+    inv = tmp_path / "inv.json"
+    inv.write_text(json.dumps(investigation()), encoding="utf-8")
+    loaded = run_cli(tmp_path / "loader-root", "load", str(inv), "--json", env=env)
+    assert loaded.returncode == 0, loaded.stderr.decode(errors="replace")
+    proc = forkserver.run(
+        [sys.executable, "-c", COMMANDS_ON_NEW_LOOPS, str(tmp_path / "root")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-4000:]
+    status, explain, revise, again, recall = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    codes = [s["code"] for s in (status, explain, revise, again, recall)]
+    assert codes == [0] * 5, proc.stderr.decode(errors="replace")[-3000:]
+    assert (status["vector"], status["models"], explain["vector"], explain["models"]) == (False, 0, False, 0)
+    keys = {n["key"] for n in json.loads(status["out"])["nodes"]}
+    assert {e["key"] for e in investigation()["evidence"]} | {"Q", "H"} <= keys
+    assert json.loads(revise["out"])["refuted"] == ["E_0_0"]
+    assert revise["models"] == 1  # the model, built on its first use, stays; the adapters are released
+    assert {n["key"]: n["state"] for n in json.loads(again["out"])["nodes"]}["E_0_0"] == "refuted"
+    assert json.loads(recall["out"])

@@ -189,15 +189,26 @@ class PostgresBackend(Backend):
         opens the stores again under a new event loop (one ``asyncio.run`` per CLI command,
         as tests/support/cli_batch.py and the benchmark's children do) would get pooled connections
         of the dead loop ("attached to a different loop"). Drop those pools (without closing
-        the connections: their loop is gone) so new ones are made on this loop."""
+        the connections: their loop is gone) so new ones are made on this loop.
+
+        The vector adapter is looked at only when it is built: an opening with ``warm=False``
+        (status, explain) leaves it, and the embedding model its construction loads, to their
+        first use, which makes its pool on the loop it runs on. Built since, on a loop this
+        method never saw, its pool is dropped on the next opening all the same."""
         import asyncio
 
+        from memory_core.store import engines
+
         loop = asyncio.get_running_loop()
-        for engine in (self.graph.engine, self.vector.engine):
-            seen = _engines_loop.get(id(engine))
-            if seen is not None and seen is not loop:
-                await engine.dispose(close=False)
-            _engines_loop[id(engine)] = loop
+        seen = _engines_loop.get(id(self.graph.engine))
+        if seen is not None and seen is not loop:
+            await self.graph.engine.dispose(close=False)
+        _engines_loop[id(self.graph.engine)] = loop
+        if engines.vector_built():
+            vector = self.vector.engine
+            if _engines_loop.get(id(vector)) is not loop:  # another loop's, or one not known
+                await vector.dispose(close=False)
+            _engines_loop[id(vector)] = loop
 
     async def _read(self, sql: str, params: dict | None = None) -> list:
         from sqlalchemy import text
