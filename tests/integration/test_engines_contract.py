@@ -25,6 +25,7 @@ def test_the_engine_caches_have_the_operations_release_uses():
         (vector, "vector_engine_cache", "_create_vector_engine"),
     ):
         assert callable(getattr(getattr(module, cache), "evict"))
+        assert callable(getattr(getattr(module, cache), "is_cached"))
         assert callable(getattr(getattr(module, factory), "cache_await_closed"))
         assert callable(getattr(module, factory.lstrip("_")))
 
