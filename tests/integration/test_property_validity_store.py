@@ -12,7 +12,9 @@ timeline again: ``REVISITS``), go through
 After the load, every revision and every undo, ``status()`` must equal
 :func:`bench.reference.revise_in_time` applied to the whole graph: states, weights,
 confidences, edges, and every stored evidence's interval; the revision's ``validity``
-must name the same cases. ``FALSIFY_PROPERTY_SEQUENCES`` (default 4) sets how many run.
+must name the same cases; and no two values that held overlap. Two of the histories go through
+again as ONE ``revise_many`` batch, which must end where the values one at a time end.
+``FALSIFY_PROPERTY_SEQUENCES`` (default 4) sets how many run.
 """
 
 from __future__ import annotations
@@ -152,3 +154,36 @@ def test_the_sequences_reach_every_case_of_valid_time():
             )
             back.update(got["back_until"])
     assert back, "no revisit sequence brought a value back held only until the next value started"
+
+
+@pytest.mark.parametrize("seed, revisits", [(SEED_BASE + 2, False), *((seed, True) for seed in REVISITS)])
+async def test_a_timed_history_in_one_batch_ends_as_one_at_a_time(app, seed, revisits):
+    """The same histories (undos left out) sent as ONE ``revise_many`` batch: the stored states,
+    weights, edges and intervals equal the reference's after the values one at a time, and no
+    two values that held overlap (the batch shares one view: a value one fact brought back,
+    or ended, is what the next fact of the batch sees)."""
+    prefix = f"vb{seed}{'r' if revisits else ''}_"
+    inv, steps = case(seed, prefix, revisits)
+    model = loaded_model(inv)
+    await app.load(inv)
+    question = inv["question"]["key"]
+    facts, back = [], {}
+    for n, (subject, leader, start, end) in enumerate((s for s in steps if s != "undo"), start=1):
+        key, triple = f"{prefix}F{n}", (subject, "led by", leader)
+        back.update(revise_in_time(model, key, triple, (start, end), question)["back_until"])
+        facts.append(
+            {
+                "fact": f"{subject.capitalize()} was led by {leader}.",
+                "triple": "|".join(triple),
+                "key": key,
+                "valid_from": start,
+                **({"valid_to": end} if end else {}),
+            }
+        )
+    assert bool(back) == revisits, back  # the revisit history brings a value back held until a date
+    results = await app.revise_many(facts)
+    assert [r["new_evidence"] for r in results] == [f["key"] for f in facts]
+    status = await app.status()
+    assert differences(status, model, prefix) == [], f"steps: {steps}"
+    assert intervals(status, prefix) == model_intervals(model), f"steps: {steps}"
+    assert overlapping(status, model, prefix) == []
