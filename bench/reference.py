@@ -507,7 +507,7 @@ class Model:
         died, revived = self.relabel()
         for k, until in sorted(self.returning_until.items()):  # rule 1d: back only until then
             if self.nodes[k].state == ALIVE:
-                ended, fell = end_returning(self, k, until)
+                ended, fell = supersede_in_time(self, k, until)
                 revived = [r for r in revived if r not in ended]
                 died += [
                     d
@@ -589,40 +589,18 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
     node = model.nodes[key]
     if node.state != ALIVE or node.forgotten:
         return []
-    model.before_death[key] = node.weight
-    node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
-    died = [key]
-    while True:  # what falls is superseded in time too, and keeps its attacks: again until nothing falls
-        falling = [
-            k
-            for k, lab in sorted(model.labels().items())
-            if lab == F
-            and model.rules_of(k)
-            and not model.nodes[k].forgotten
-            and model.nodes[k].state in (ALIVE, DISPUTED)
-        ]
-        if not falling:
-            break
-        for k in falling:
-            n = model.nodes[k]
-            model.before_death[k] = n.weight
-            n.state, n.weight = SUPERSEDED, 0.0
-            if n.kind == "evidence":
-                n.valid_to = until
-            died.append(k)
-    fell, _ = model.relabel()  # the rest as any relabelling (a premise it defeated, a dispute left)
+    died, fell = supersede_in_time(model, key, until)
     died += [k for k in fell if k not in died]
     model.decay(died)
     model.rescore(died)
     return died
 
 
-def end_returning(model: Model, key: str, until: str) -> tuple[list[str], list[str]]:
-    """Rule 1d after the labelling: ``key`` came back alive but held only until ``until``:
-    superseded, weight 0, ``valid_to`` set; what then falls under the whole-graph labels
-    (resting on it) is superseded too (evidence ending then), and the rest is relabelled.
-    No decay or rescoring here (the caller counts as deaths only what was not dead before
-    the revision). Returns (superseded, relabelled dead)."""
+def supersede_in_time(model: Model, key: str, until: str) -> tuple[list[str], list[str]]:
+    """``key`` held until ``until``: superseded, weight 0, ``valid_to`` set; what then falls under
+    the whole-graph labels (resting on it) is superseded too, evidence ending then, and keeps its
+    attacks: again until nothing falls; the rest is relabelled as any relabelling (a premise it
+    defeated, a dispute left). Returns (superseded, relabelled dead); no decay, no rescoring."""
     node = model.nodes[key]
     model.before_death[key] = node.weight
     node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
@@ -646,7 +624,7 @@ def end_returning(model: Model, key: str, until: str) -> tuple[list[str], list[s
                 n.valid_to = until
             ended.append(k)
     fell, _ = model.relabel()
-    return ended, fell
+    return ended, [k for k in fell if k not in ended]
 
 
 def shorten(model: Model, key: str, until: str) -> list[str]:

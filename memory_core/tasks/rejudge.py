@@ -119,6 +119,10 @@ async def _judge_in_slot(
     :class:`reinstatement.Rejudged` (it stays dead), ``(date, cause)`` (it comes back held
     until ``date``), or None."""
     node = view.nodes[key]
+
+    def held_by(detail: str) -> reinstatement.Rejudged:
+        return reinstatement.Rejudged(key, by_key, "contradicts", 0.9, "structured", detail)
+
     others = [
         o
         for o in await _held_same_sp(store, recorded, view, new_labels, sp_key(triple[0], triple[1]), key)
@@ -126,14 +130,9 @@ async def _judge_in_slot(
     ]
     for other in others:
         if other["holds"] == "alive" and (node.valid_from is None or other.get("valid_from") is None):
-            return reinstatement.Rejudged(
-                key,
-                by_key,
-                "contradicts",
-                0.9,
-                "structured",
+            return held_by(
                 f"{other['key']} holds another value of the single-valued {triple[1]!r} of {triple[0]!r}: "
-                f"{other.get('object')!r}, not {triple[2]!r}",
+                f"{other.get('object')!r}, not {triple[2]!r}"
             )
     fact = plan.new_node.key if plan.new_node is not None else None
     ends = plan.meta.get(validity.FACT_ENDS) if fact and new_labels.get(fact) == L_ALIVE else None
@@ -148,14 +147,9 @@ async def _judge_in_slot(
     if verdict == "until":
         return (start, cause)
     other = next(o for o in others if o["key"] == cause)
-    return reinstatement.Rejudged(
-        key,
-        by_key,
-        "contradicts",
-        0.9,
-        "structured",
+    return held_by(
         f"{cause} holds another value of the single-valued {triple[1]!r} of {triple[0]!r} "
-        f"({other.get('object')!r}, valid from {start}) when its validity starts ({node.valid_from})",
+        f"({other.get('object')!r}, valid from {start}) when its validity starts ({node.valid_from})"
     )
 
 

@@ -72,18 +72,27 @@ def spawn_batch(root: Path, steps: list[dict], work: Path, env: dict) -> tuple[s
     return proc, out
 
 
-def test_two_writers_three_readers_one_database(tmp_path):
+def loaded_database(tmp_path: Path) -> tuple[str, dict]:
+    """A fresh database holding :func:`investigation`, loaded by a process of its own root:
+    (its url, the environment that points a FALSIFY process at it)."""
     import pg_server
+    from harness import run_cli
 
     url = pg_server.root_env(tmp_path / "shared-database", fresh=True)["FALSIFY_DATABASE_URL"]
     env = harness_env(url)
     inv = tmp_path / "inv.json"
     inv.write_text(json.dumps(investigation()), encoding="utf-8")
-    from harness import run_cli
-
     loaded = run_cli(tmp_path / "loader-root", "load", str(inv), "--json", env=env)
     assert loaded.returncode == 0, loaded.stderr.decode(errors="replace")
     assert json.loads(loaded.stdout)["epoch"] == 1
+    return url, env
+
+
+def test_two_writers_three_readers_one_database(tmp_path):
+    import pg_server
+    from harness import run_cli
+
+    url, env = loaded_database(tmp_path)
 
     procs = []
     for w in range(WRITERS):
@@ -185,15 +194,7 @@ print(json.dumps(out))
 
 
 def test_status_and_explain_leave_pgvector_and_the_model_to_their_first_use(tmp_path):
-    import pg_server
-    from harness import run_cli
-
-    url = pg_server.root_env(tmp_path / "database", fresh=True)["FALSIFY_DATABASE_URL"]
-    env = harness_env(url)
-    inv = tmp_path / "inv.json"
-    inv.write_text(json.dumps(investigation()), encoding="utf-8")
-    loaded = run_cli(tmp_path / "loader-root", "load", str(inv), "--json", env=env)
-    assert loaded.returncode == 0, loaded.stderr.decode(errors="replace")
+    _, env = loaded_database(tmp_path)
     proc = forkserver.run(
         [sys.executable, "-c", COMMANDS_ON_NEW_LOOPS, str(tmp_path / "root")],
         cwd=REPO,
