@@ -385,6 +385,7 @@ def end_returning(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
     once. Anything alive before that it ends dies as in any revision. Returns what
     stopped holding."""
     from memory_core.core.cascade import decay
+    from memory_core.core.tms import L_DEAD, label_of
 
     pending = plan.meta.get(RETURNING) or {}
     ended: list[str] = []
@@ -395,8 +396,6 @@ def end_returning(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
         until, cause = pending[key]
         now = end_validity(view, plan, {key: until}, cause, ghosts)
         ended += [k for k in now if k not in ended]
-    from memory_core.core.tms import L_DEAD, label_of
-
     first: dict[str, str] = {}
     for change in plan.changes:
         first.setdefault(change.key, change.before["state"])
