@@ -9,10 +9,13 @@ and ``explain`` read the same records.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
+
+if TYPE_CHECKING:
+    from memory_core.core.policy import Decision
 
 
 @dataclass
@@ -26,6 +29,23 @@ class Change:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(slots=True)
+class PlanInputs:
+    """What the steps of one revision pass to each other (never written: the plan's changes
+    are). Set by :func:`memory_core.core.revision.begin` or ``begin_resolve``, by the valid-time
+    reading and by the re-judging; read by the relabelling and the result."""
+
+    verdicts: dict[str, tuple[str, float]] = field(default_factory=dict)  # evidence -> (relation, confidence)
+    decisions: dict[str, "Decision"] = field(default_factory=dict)  # evidence -> who won (core.policy)
+    forced: list[str] = field(default_factory=list)  # taken as dead by the relabelling (no new fact)
+    seeds: list[str] = field(default_factory=list)  # a resolution: the two sides of the dispute
+    reinstate_notes: dict[str, str] = field(default_factory=dict)  # reinstated un-judged: why
+    validity: dict[str, str] = field(default_factory=dict)  # evidence -> its valid-time case (core.validity)
+    validity_note: str = ""  # one side timed, the other not: what rule applied
+    fact_ends: dict[str, str] = field(default_factory=dict)  # stored values a timed fact ends if it holds
+    returning_until: dict[str, tuple[str, str]] = field(default_factory=dict)  # back until (date, cause)
 
 
 @dataclass
@@ -43,9 +63,7 @@ class Plan:
     )  # forgotten nodes that hold again: back from their tombstones
     removed_edges: list[Edge] = field(default_factory=list)  # disputes edges a resolution ends
     decisions: list[dict] = field(default_factory=list)  # who won each contradiction, and why (core.policy)
-    meta: dict = field(
-        default_factory=dict, repr=False
-    )  # inputs passed between the steps (verdicts, decisions)
+    meta: PlanInputs = field(default_factory=PlanInputs, repr=False)  # passed between the steps
 
     def keys_with(self, *rules: str) -> list[str]:
         seen: list[str] = []

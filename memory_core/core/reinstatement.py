@@ -53,10 +53,10 @@ def seeds_of(plan: Plan) -> tuple[list[str], list[str]]:
     """The seeds and forced-dead nodes a revision's relabelling starts from
     (what :func:`memory_core.core.revision.propagate_refutation` passes to ``relabel``)."""
     meta = plan.meta
-    if meta.get("seeds"):  # a resolution: the two sides of the dispute
-        return list(meta["seeds"]), []
-    seeds = sorted(meta.get("verdicts", {})) + ([plan.new_node.key] if plan.new_node is not None else [])
-    return seeds, list(meta.get("forced", []))
+    if meta.seeds:  # a resolution: the two sides of the dispute
+        return list(meta.seeds), []
+    seeds = sorted(meta.verdicts) + ([plan.new_node.key] if plan.new_node is not None else [])
+    return seeds, list(meta.forced)
 
 
 def outcome_labels(view: BeliefView, seeds: Iterable[str], forced: Iterable[str] = ()) -> dict[str, str]:
@@ -124,8 +124,8 @@ def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
 
 def remember_undecided(plan: Plan, keys: list[str]) -> None:
     """Evidence that comes back un-judged: its reinstatement record says so."""
-    fact_key = plan.new_node.key if plan.new_node is not None else (plan.meta.get("seeds") or [None])[0]
-    notes = plan.meta.setdefault("reinstate_notes", {})
+    fact_key = plan.new_node.key if plan.new_node is not None else (plan.meta.seeds or [None])[0]
+    notes = plan.meta.reinstate_notes
     for key in keys:
         notes[key] = undecided_detail([key], fact_key)
 

@@ -15,7 +15,7 @@ from memory_core.core.policy import EVIDENCE, FACT
 from memory_core.core.tms import Memory, check_resolvable, reinstate_hypotheses, relabel, remove_edge
 from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SUPERSEDES
 from memory_core.core.forget import forget
-from memory_core.core.plan import Plan
+from memory_core.core.plan import Plan, PlanInputs
 from memory_core.core.promotion import rescore
 from memory_core.core.validity import end_returning
 
@@ -59,11 +59,11 @@ def begin(
                 if edge not in view.out_edges(edge.src, edge.kind):
                     view.add_edge(edge)
                     plan.new_edges.append(edge)
-    plan.meta = {
-        "verdicts": {k: (r, c) for k, r, c in verdicts},
-        "decisions": decisions,
-        "forced": [] if new_node is not None else [k for k, _, _ in verdicts],
-    }
+    plan.meta = PlanInputs(
+        verdicts={k: (r, c) for k, r, c in verdicts},
+        decisions=decisions,
+        forced=[] if new_node is not None else [k for k, _, _ in verdicts],
+    )
     return plan
 
 
@@ -74,10 +74,10 @@ def propagate_refutation(
     (three-valued: see :mod:`memory_core.core.tms`); decay non-critical dependents.
     Returns every node that died in this revision (premises first)."""
     meta = plan.meta
-    verdicts = meta.get("verdicts", {})
+    verdicts = meta.verdicts
     notes = {}
     new = plan.new_node
-    for key, decision in meta.get("decisions", {}).items():
+    for key, decision in meta.decisions.items():
         if new is not None and decision.winner == EVIDENCE:
             notes[new.key] = ("outranked", decision.reason)
         elif new is not None and decision.winner is None:
@@ -88,7 +88,7 @@ def propagate_refutation(
         view,
         plan,
         seeds,
-        forced_dead=meta.get("forced", []),
+        forced_dead=meta.forced,
         verdicts={k: v for k, v in verdicts.items() if k not in notes},
         memory=memory,
         ghosts=ghosts,
@@ -105,7 +105,7 @@ def propagate_refutation(
 def note_unjudged(plan: Plan) -> None:
     """Evidence reinstated without being re-judged (no judge could decide): its
     reinstatement record says so (:mod:`memory_core.core.reinstatement`)."""
-    notes = plan.meta.get("reinstate_notes") or {}
+    notes = plan.meta.reinstate_notes
     for change in plan.changes:
         if change.key in notes and change.rule == Rule.REINSTATED and notes[change.key] not in change.detail:
             change.detail = f"{change.detail}; {notes[change.key]}" if change.detail else notes[change.key]
@@ -190,7 +190,7 @@ def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan
             "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)",
         }
     ]
-    plan.meta = {"seeds": [winner, loser]}
+    plan.meta = PlanInputs(seeds=[winner, loser])
     return plan
 
 

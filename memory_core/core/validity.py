@@ -334,10 +334,6 @@ def precede(view: BeliefView, plan: Plan, key: str, until: str, cause: list[str]
     plan.changes[-1].after["valid_to"] = until
 
 
-RETURNING = "returning_until"  # plan.meta: {key: (date, cause)} of values that come back only until a date
-FACT_ENDS = "fact_ends"  # plan.meta: {key: date} of stored values a timed new fact ends if it holds
-
-
 def returning_place(
     interval: Interval, others: Iterable[tuple[str, Interval]], ends: Optional[dict[str, str]] = None
 ) -> Optional[tuple[str, str, str]]:
@@ -387,7 +383,7 @@ def end_returning(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
     from memory_core.core.cascade import decay
     from memory_core.core.tms import L_DEAD, label_of
 
-    pending = plan.meta.get(RETURNING) or {}
+    pending = plan.meta.returning_until
     ended: list[str] = []
     for key in sorted(pending):
         node = view.nodes.get(key)

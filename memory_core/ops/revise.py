@@ -153,16 +153,16 @@ def result_of(job: FactJob) -> dict:
         result["edges_added"] = [f"{e.kind} {e.src} -> {e.dst}" for e in bearing]
         said = "; ".join(f"it {e.kind} {e.dst} (weight {e.weight:g})" for e in bearing)
         result["note"] = "; ".join(filter(None, [result.get("note"), said]))
-    if (plan.meta or {}).get("validity"):
+    if plan.meta.validity:
         # how valid time read each judged contradiction (core.validity: disjoint, ends_stored, ...)
-        result["validity"] = dict(plan.meta["validity"])
-        if plan.meta.get("validity_note"):  # one side timed, the other not: which rule applied, and why
-            result["note"] = "; ".join(filter(None, [result.get("note"), plan.meta["validity_note"]]))
+        result["validity"] = dict(plan.meta.validity)
+        if plan.meta.validity_note:  # one side timed, the other not: which rule applied, and why
+            result["note"] = "; ".join(filter(None, [result.get("note"), plan.meta.validity_note]))
     spans = intervals(job, plan)
     if spans:
         result["intervals"] = spans
     kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
-    unjudged = sorted((plan.meta or {}).get("reinstate_notes") or {})
+    unjudged = sorted(plan.meta.reinstate_notes)
     if kept or unjudged:
         result["not_reinstated"] = kept
         said = (

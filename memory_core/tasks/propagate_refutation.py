@@ -88,7 +88,7 @@ async def begin_fact(job: FactJob) -> None:
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
     job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
-    job.plan.meta[validity.FACT_ENDS] = dict(timed["ends"])  # what re-judging in time reads
+    job.plan.meta.fact_ends = dict(timed["ends"])  # what re-judging in time reads
     if r.hypothesis is not None:
         bear_on_hypothesis(job)
     # a value already superseded in time that the fact contradicts for the same period
@@ -111,10 +111,10 @@ async def begin_fact(job: FactJob) -> None:
     ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
     revision.propagate_refutation(view, job.plan, batch.memory, ghosts)
     if timed["cases"]:
-        job.plan.meta["validity"] = dict(timed["cases"])
+        job.plan.meta.validity = dict(timed["cases"])
         note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
         if note:
-            job.plan.meta["validity_note"] = note
+            job.plan.meta.validity_note = note
     validity.place(view, job.plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
 

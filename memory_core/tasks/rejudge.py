@@ -135,7 +135,7 @@ async def _judge_in_slot(
                 f"{other.get('object')!r}, not {triple[2]!r}"
             )
     fact = plan.new_node.key if plan.new_node is not None else None
-    ends = plan.meta.get(validity.FACT_ENDS) if fact and new_labels.get(fact) == L_ALIVE else None
+    ends = plan.meta.fact_ends if fact and new_labels.get(fact) == L_ALIVE else None
     placed = validity.returning_place(
         (node.valid_from, node.valid_to),
         [(o["key"], (o.get("valid_from"), o.get("valid_to"))) for o in others],
@@ -203,7 +203,7 @@ async def rejudge_returning(
                 if isinstance(v, reinstatement.Rejudged):
                     verdicts[key] = v
                 elif v is not None:  # it comes back held only until then
-                    plan.meta.setdefault(validity.RETURNING, {})[key] = v
+                    plan.meta.returning_until[key] = v
             if key in verdicts:
                 continue
             if not decided:

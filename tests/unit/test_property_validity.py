@@ -188,12 +188,12 @@ def rejudge_structured(view, plan, model_after, triple) -> None:
                 ]
                 mine_at = (view.nodes[key].valid_from, view.nodes[key].valid_to)
                 fact = plan.new_node.key
-                ends = plan.meta.get(validity.FACT_ENDS) if new_labels.get(fact) == "alive" else None
+                ends = plan.meta.fact_ends if new_labels.get(fact) == "alive" else None
                 placed = validity.returning_place(mine_at, others, ends)
                 if placed is not None and placed[0] == "held":
                     hit.append(key)
                 elif placed is not None:
-                    plan.meta.setdefault(validity.RETURNING, {})[key] = (placed[2], placed[1])
+                    plan.meta.returning_until[key] = (placed[2], placed[1])
         if not hit:
             return
         for key in hit:
@@ -217,7 +217,7 @@ def engine_in_time(
     timed = validity.sort_verdicts([(k, "contradicts", 0.9) for k in keys], new, stored)
     fact = Node(new_key, "evidence", question=question, weight=0.5, valid_from=new[0], valid_to=new[1])
     plan = revision.begin(view, timed["kept"], epoch, f"fact {new_key}", fact, {})
-    plan.meta[validity.FACT_ENDS] = dict(timed["ends"])
+    plan.meta.fact_ends = dict(timed["ends"])
     validity.reopen(view, plan, timed["kept"], {}, new_key)
     model_after = model_before.copy()  # the triples the structured judge reads (the new fact's too)
     from bench.reference import MNode

@@ -55,6 +55,21 @@ def test_the_batch_and_its_jobs_take_no_undeclared_attribute():
     assert batch.new_keys == frozenset(j.new_key for j in batch.jobs)
 
 
+def test_what_a_revisions_steps_pass_each_other_is_declared():
+    """A plan's inputs (verdicts, decisions, the valid-time cases, what comes back until a date)
+    are fields of one typed value: a step that names one wrongly fails at once."""
+    from memory_core.core.plan import Plan, PlanInputs
+
+    plan = Plan(epoch=1)
+    assert (
+        isinstance(plan.meta, PlanInputs)
+        and plan.meta.returning_until == {}
+        and plan.meta.validity_note == ""
+    )
+    with pytest.raises(AttributeError):
+        plan.meta.returning = {}  # type: ignore[attr-defined]
+
+
 def test_a_stop_is_one_value():
     requests = requests_from(["one fact", "another fact", "a third fact"])
     batch = RevisionBatch(None, requests)  # type: ignore[arg-type]
