@@ -7,6 +7,8 @@ first one is the log a partial-view bug wrote (the second revision forgot ``a`` 
 
 from __future__ import annotations
 
+from typing import Optional
+
 import pytest
 
 from memory_core.core.beliefs import Edge
@@ -191,22 +193,28 @@ def test_the_right_log_is_clean_and_a_node_deleted_behind_its_back_is_named():
     assert restore["id-a"]["state"] == "refuted"
 
 
-def test_an_orphan_a_revision_should_have_forgotten_is_named_and_a_load_time_one_is_not():
-    log = replay([LOAD, R1, r2(["c"])])
-    # F1 refuted later by F3: a (refuted, nothing alive needs it) was in that revision's reach
-    r3 = {
+def r3(f3_state: str, forgotten: Optional[list] = None) -> dict:
+    """Epoch 4: new evidence F3 (stored ``f3_state``) refutes F1."""
+    entry = {
         "epoch": 4,
         "kind": "revise",
         "new_evidence": "F3",
         "changes": [{"key": "F1"}],
-        "forgotten": ["a"],
         "intent": {
             "epoch": 4,
-            "add_nodes": [node("evidence", "F3", epoch=4, edges=[edge("F3", "F1", "supersedes")])],
+            "add_nodes": [node("evidence", "F3", f3_state, 4, edges=[edge("F3", "F1", "supersedes")])],
             "updates": [update("F1", "alive", "refuted", 4)],
         },
     }
-    log.apply(r3)
+    if forgotten is not None:
+        entry["forgotten"] = forgotten
+    return entry
+
+
+def test_an_orphan_a_revision_should_have_forgotten_is_named_and_a_load_time_one_is_not():
+    log = replay([LOAD, R1, r2(["c"])])
+    # F1 refuted later by F3: a (refuted, nothing alive needs it) was in that revision's reach
+    log.apply(r3("alive", forgotten=["a"]))
     now = stored(
         Q=("alive", 1),
         a=("refuted", 2),
@@ -259,18 +267,7 @@ def test_a_dead_node_a_value_superseded_in_time_defeated_is_its_history_not_an_o
     true) is not an orphan a revision should have forgotten; superseded without an interval
     (a hypothesis that lost, a value replaced outright) needs nothing."""
     log = replay([LOAD, R1, r2(["c"])])
-    r3 = {
-        "epoch": 4,
-        "kind": "revise",
-        "new_evidence": "F3",
-        "changes": [{"key": "F1"}],
-        "intent": {
-            "epoch": 4,
-            "add_nodes": [node("evidence", "F3", "superseded", 4, edges=[edge("F3", "F1", "supersedes")])],
-            "updates": [update("F1", "alive", "refuted", 4)],
-        },
-    }
-    log.apply(r3)
+    log.apply(r3("superseded"))
     edges = [
         tuple(edge("F1", "a", "supersedes")),
         tuple(edge("F2", "b", "supersedes")),
