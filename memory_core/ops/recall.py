@@ -520,8 +520,8 @@ async def recall(
         if ranked:
             relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
-        # the belief that answers holds most of the question's words; among those, the fused ranking
-        matches.sort(key=lambda h: (-round(coverage(words, text_of(h.props)), 6), h.rank))
+        # the belief that answers holds most of the question's words; among those, the nearest
+        matches.sort(key=lambda h: (-round(coverage(words, text_of(h.props)), 6), _nearness(h)))
         if matches and own is None:
             nearest = min(matches, key=_nearness)
             facts = [h for h in matches if h.kind in ("evidence", "conclusion")]

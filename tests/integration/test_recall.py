@@ -103,6 +103,36 @@ async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replace
     )  # dead beliefs never enter
 
 
+async def test_among_facts_holding_as_much_of_the_question_the_nearest_in_meaning_answers(app, prefix):
+    """ "Where does Alice live?" after "Alice moved to Berlin." refuted "Alice lives in Paris.": the new
+    fact and "Alice likes hiking." each hold one of the question's two content words; the move is
+    the one that answers (the full-text ranking alone put the hiking first: the fresh fact's row,
+    not yet in the full-text index, is scored apart from the indexed ones)."""
+    who = f"Alice {prefix}"
+    data = {
+        "question": {"key": f"{prefix}Q", "text": f"Where does {who} live and work?"},
+        "evidence": [
+            {
+                "key": f"{prefix}E_home",
+                "claim": f"{who} lives in Paris.",
+                "subject": who,
+                "predicate": "lives in",
+                "object": "Paris",
+            },
+            {"key": f"{prefix}E_work", "claim": f"{who} works at Acme as an engineer."},
+            {"key": f"{prefix}E_hobby", "claim": f"{who} likes hiking."},
+        ],
+    }
+    await app.load(json.dumps(data))
+    revised = await app.revise(
+        f"{who} moved to Berlin.", triple=f"{who}|lives in|Berlin", key=f"{prefix}F_home"
+    )
+    assert revised["refuted"] == [f"{prefix}E_home"]
+    found = await app.recall(f"Where does {who} live?")
+    assert found["falsify"]["nodes"][0] == f"{prefix}F_home", found["falsify"]
+    assert "Berlin" in found["falsify"]["answer"] and "Paris" not in found["falsify"]["answer"]
+
+
 async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_conclusions(app, prefix):
     await app.load(json.dumps(bridge(prefix, with_hypotheses=False)))
     own = await app.recall(inquiry=f"{prefix}Q")  # its own question, no hypothesis: its facts answer
