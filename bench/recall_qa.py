@@ -299,6 +299,9 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
                 "falsify_one_shot": right(shot["falsify"]["answer"]),
                 "baseline_one_shot": right(plain_shot["answer"]),
                 "baseline_one_shot_dead": dead_used(plain_shot["nodes"][:1], now),
+                "falsify_one_shot_dead": dead_used(shot["falsify"]["nodes"], now),
+                "question": question,
+                "one_shot_answer": shot["falsify"]["answer"][:400],
             }
         )
     return rows
@@ -416,7 +419,7 @@ async def run(args) -> dict:
                             r,
                             falsify=r["falsify_one_shot"],
                             baseline=r["baseline_one_shot"],
-                            falsify_dead=False,
+                            falsify_dead=r["falsify_one_shot_dead"],
                             baseline_dead=r["baseline_one_shot_dead"],
                         )
                         for r in multi
@@ -425,9 +428,15 @@ async def run(args) -> dict:
                 "latency_ms": {
                     "recall": summary([r["ms"] for r in single]),
                     "path": summary([r["ms"] for r in multi]),
+                    "one_shot": summary([r["one_shot_ms"] for r in multi]),
                 },
                 "misses": [r for r in single if not r["falsify"] and not r["conflict"]][:20],
                 "path_misses": [r for r in multi if not r["falsify"]][:20],
+                "one_shot_misses": [
+                    {k: r[k] for k in ("case", "question", "gold", "one_shot_answer")}
+                    for r in multi
+                    if not r["falsify_one_shot"]
+                ][:40],
             }
             phases[phase]["related_distances"] = _spread([(r["best_distance"], r["matched"]) for r in single])
             phases[phase]["answer_distances"] = _spread(
@@ -496,8 +505,8 @@ def human(r: dict) -> str:
             ("multi_hop_one_shot", "multi-hop (the question, one shot)"),
         ):
             s = p[name]
-            lat = p["latency_ms"]["recall" if name != "multi_hop_path" else "path"]
-            timing = f"{lat.get('p50')} / {lat.get('p95')} ms" if name != "multi_hop_one_shot" else "-"
+            lat = p["latency_ms"][{"single_hop": "recall", "multi_hop_path": "path"}.get(name, "one_shot")]
+            timing = f"{lat.get('p50')} / {lat.get('p95')} ms"
             lines.append(
                 f"| {phase} the edits | {label}: {s['n']} | {pct_text(s['falsify'])} | {pct_text(s['baseline'])} | "
                 f"{s.get('falsify_dead_used', '-')} / {s.get('baseline_dead_used', '-')} | {timing} |"

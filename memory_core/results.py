@@ -156,6 +156,9 @@ class RecallSide(TypedDict, total=False):
     matches: list[RecallMatch]  # the alive beliefs within the relevance floor, best first
     untimed: list[str]  # with as_of: the keys used that have no valid time (taken as holding then)
     values: list[str]  # with a path: the last hop's objects
+    through: list[dict]  # a question answered through stored triples: each hop, first to last
+    # ({"key", "subject", "predicate", "object", "claim", "state"}); absent otherwise
+    unheld: list[str]  # with through: the question's content words no hop holds
 
 
 class RecallRelevance(TypedDict, total=False):

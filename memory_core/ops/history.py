@@ -270,6 +270,17 @@ class PastStore:
             and (p.get("name") or sp_key(p.get("subject"), p.get("predicate"))) in wanted
         ]
 
+    async def nodes_by_subjects(self, subjects: Iterable[str]) -> list[dict]:
+        """Evidence then stored under any of these subjects, whatever its predicate."""
+        from memory_core.core.keys import normalise_term
+
+        wanted = {normalise_term(s) for s in subjects if s}
+        return [
+            dict(copy.deepcopy(p), id=i)
+            for i, p in self.g.nodes.items()
+            if p.get("type") == TYPE_BY_KIND["evidence"] and normalise_term(p.get("subject") or "") in wanted
+        ]
+
     async def declared_predicates(self, props: Iterable[dict]) -> dict[str, dict[str, str]]:
         return await BeliefStore.declared_predicates(self, props)
 

@@ -337,6 +337,148 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     }
 
 
+CHAIN_STARTS = 8  # the alive facts most relevant to a question that a chain of hops may start from
+CHAIN_VISITS = 256  # hops added to chains at most for one question
+CHAIN_CHECKED = 3  # the best chains whose joined text is embedded to test its relevance
+
+
+def cosine_distance(a, b) -> float:
+    import numpy as np
+
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return 1.0 - float(a @ b) / norms if norms else 1.0
+
+
+def said(props: dict) -> str:
+    """What a fact says, for the question's words a chain holds: its text and its triple's
+    predicate ("Alice moved to Berlin." under "lives in" holds "live")."""
+    return f"{text_of(props)} {props.get('predicate') or ''}"
+
+
+def covered(words: set[str], text: str) -> frozenset[str]:
+    """The question's content words that ``text`` holds (or a form of them)."""
+    found = set(query_words(text))
+    return frozenset(w for w in words if _same_word(w, found))
+
+
+async def hop_chain(
+    store,
+    slice_: "Slice",
+    question: str,
+    words: set[str],
+    starts: list[BeliefHit],
+    best_single: int,
+    floor: float,
+    pinned,
+) -> Optional[list[dict]]:
+    """A question no single fact holds enough of ("the official language of the country of
+    citizenship of the manager of Hey Jude's performer"), answered through stored triples.
+
+    From each of ``starts`` (alive facts with an object, most relevant first) every chain is
+    followed where each next hop is an alive fact whose subject is the last hop's object and
+    which holds one of the question's content words that the chain does not hold yet (in its
+    claim or its predicate: :func:`said`); a chain ends where no hop adds one. The chain
+    holding the most of the question's words wins (then the fewer hops, then the more
+    relevant start), only when it holds more of them than the best single fact
+    (``best_single`` words) and is relevant as one text: its hops' claims read together lie
+    within the floor of the question, or hold every content word. Its last hop's object is
+    the answer. None: no chain does better than one fact. One store lookup per hop level."""
+    if not words or not starts or best_single >= len(words):
+        return None
+    # (rank, chain, held): rank = (order of its start, ...) while it grows
+    frontier = [
+        (order, [h.props], covered(words, said(h.props))) for order, h in enumerate(starts[:CHAIN_STARTS])
+    ]
+    ended: list[tuple[tuple, list[dict]]] = []
+    visits = 0
+    for _ in range(MAX_HOPS):
+        if not frontier:
+            break
+        subjects = {normalise_term(chain[-1].get("object") or "") for _, chain, _ in frontier} - {""}
+        found = [
+            p
+            for p in await store.nodes_by_subjects(subjects)
+            if normalise_term(p.get("subject") or "") in subjects
+            and (pinned is None or inquiry_of(p) == pinned)
+        ]
+        if slice_.as_of is not None:
+            await slice_.load(inquiry_of(p) for p in found)
+        by_subject: dict[str, list[dict]] = {}
+        for p in sorted(found, key=lambda p: p.get("key") or ""):
+            if slice_.state(p) == ALIVE:
+                by_subject.setdefault(normalise_term(p["subject"]), []).append(p)
+        grown = []
+        for order, chain, held in frontier:
+            used = {p.get("key") for p in chain}
+            options = [
+                (p, new)
+                for p in by_subject.get(normalise_term(chain[-1].get("object") or ""), [])
+                if p.get("key") not in used and (new := covered(words, said(p)) - held)
+            ]
+            if not options or visits >= CHAIN_VISITS:
+                ended.append(((-len(held), len(chain), order), chain))
+            for p, new in sorted(options, key=lambda o: -len(o[1])):
+                if visits < CHAIN_VISITS:
+                    visits += 1
+                    grown.append((order, chain + [p], held | new))
+        frontier = grown
+    ended += [((-len(held), len(chain), order), chain) for order, chain, held in frontier]
+    best = sorted(
+        ((rank, chain) for rank, chain in ended if len(chain) > 1 and -rank[0] > best_single),
+        key=lambda c: c[0],
+    )[:CHAIN_CHECKED]
+    if not best:
+        return None
+    joined = [" ".join(text_of(p) for p in chain) for _, chain in best]
+    vectors = await store.embed([question] + joined)
+    for (_, chain), text, vector in zip(best, joined, vectors[1:]):
+        if cosine_distance(vectors[0], vector) <= floor or covered(words, text) == frozenset(words):
+            return chain
+    return None
+
+
+def answer_through(slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
+    """The answer a chain of hops reaches: its last hop, then the hops that led there, and
+    the question's content words no hop holds (``unheld``: a chain that stopped short, or a
+    word the claims say otherwise)."""
+    last = chain[-1]
+    held = frozenset().union(*(covered(words, said(p)) for p in chain))
+    unheld = sorted(set(words) - held)
+    keys = [p["key"] for p in chain]
+    nodes = [keys[-1]] + keys[:-1]
+    sources = list(dict.fromkeys(p["source_id"] for p in chain if p.get("source_id")))
+    answer = (
+        text_of(last)
+        + _source(last)
+        + " Reached through: "
+        + " -> ".join(f"{p['key']}: {text_of(p).rstrip('.')}" for p in chain[:-1])
+        + "."
+    )
+    if unheld:
+        answer += f" No hop holds the question's {', '.join(repr(w) for w in unheld)}."
+    untimed = []
+    if slice_.as_of is not None:
+        untimed = [p["key"] for p in chain if (n := slice_.node(p)) is not None and validity.untimed(n)]
+        if untimed:
+            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]"
+    return {
+        "answer": answer,
+        "nodes": nodes,
+        "sources": sources,
+        "context": [text_of(p) for p in chain],
+        "kind": "evidence",
+        "rests_on": {"key": keys[-1]},
+        "through": [
+            {k: p.get(k) for k in ("key", "subject", "predicate", "object", "claim")} | {"state": ALIVE}
+            for p in chain
+        ],
+        "unheld": unheld,
+        "untimed": untimed,
+        "more": [],
+    }
+
+
 def unsupported_of(view: BeliefView) -> list[dict]:
     return [
         {"key": k, "text": n.text}
@@ -502,6 +644,8 @@ async def recall(
     disputes = {"disputed": [], "disputes": []}
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
+    words: set[str] = set()
+    through: Optional[list[dict]] = None  # the chain of hops that answers, when one does
     hits: list[BeliefHit] = []
     searched = None
     if question:
@@ -521,13 +665,29 @@ async def recall(
             relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
         # the belief that answers holds most of the question's words; among those, the nearest
-        matches.sort(key=lambda h: (-round(coverage(words, text_of(h.props)), 6), _nearness(h)))
-        if matches and own is None:
-            nearest = min(matches, key=_nearness)
-            facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
-            own_question = (
-                nearest.kind in ("question", "hypothesis") and (nearest.distance or 0.0) <= OWN_SHARE * floor
+        order = lambda h: (-round(coverage(words, text_of(h.props)), 6), _nearness(h))  # noqa: E731
+        matches.sort(key=order)
+        facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
+        nearest = min(matches, key=_nearness) if matches else None
+        own_question = (
+            nearest is not None
+            and nearest.kind in ("question", "hypothesis")
+            and (nearest.distance or 0.0) <= OWN_SHARE * floor
+        )
+        if own is None and not own_question:
+            # a question no single fact holds: the stored triples' chain through it
+            starts = sorted((h for h in ranked if h.kind == "evidence" and h.props.get("object")), key=order)
+            best_single = max(
+                (len(covered(words, said(h.props))) for h in ranked if h.kind in ("evidence", "conclusion")),
+                default=0,
             )
+            through = await hop_chain(
+                stores.store, slice_, question, words, starts, best_single, floor, pinned
+            )
+        if through is not None:
+            chosen = inquiry_of(through[0])
+            relevance["matched"] = True
+        elif nearest is not None and own is None:
             if own_question or not facts:
                 own = chosen = inquiry_of(nearest.props)  # its own question, or what its hypotheses are about
             else:
@@ -539,7 +699,9 @@ async def recall(
             mine = await answer_from_hypotheses(stores, slice_, own)
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
-        if mine is None and facts:
+        if mine is None and through is not None:
+            mine = answer_through(slice_, through, words)
+        elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
@@ -617,6 +779,8 @@ async def recall(
     )
     if as_of is not None:
         falsify["untimed"] = mine.get("untimed", [])
+    if "through" in mine:  # answered through a chain of hops
+        falsify["through"], falsify["unheld"] = mine["through"], mine["unheld"]
     result = {
         "question": question,
         "falsify": falsify,

@@ -21,6 +21,7 @@ from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, REFUTES, SUPERSEDES, SUPPORTS
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, TYPE_BY_KIND, collection, node_id
+from memory_core.core.keys import normalise_term
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.store import embedder, settings as config
 from memory_core.store.backends.base import Backend, node_props, trim_native_heap  # noqa: F401  (node_props re-exported)
@@ -231,6 +232,14 @@ class BeliefStore:
         if not sps:
             return []
         return await self.backend.nodes_by_type_names("Evidence", sps)
+
+    async def nodes_by_subjects(self, subjects: Iterable[str]) -> list[dict]:
+        """Evidence stored under any of these subjects, whatever its predicate (its ``name`` is
+        the normalised ``subject|predicate``)."""
+        prefixes = sorted({normalise_term(s) + "|" for s in subjects if s and normalise_term(s)})
+        if not prefixes:
+            return []
+        return await self.backend.nodes_by_type_name_prefixes("Evidence", prefixes)
 
     async def all_vectors(self, name: str):
         """(ids, vectors) of a whole vector collection, or None where the backend cannot

@@ -133,6 +133,78 @@ async def test_among_facts_holding_as_much_of_the_question_the_nearest_in_meanin
     assert "Berlin" in found["falsify"]["answer"] and "Paris" not in found["falsify"]["answer"]
 
 
+def song_chain(prefix: str) -> tuple[dict, dict]:
+    """A song's performer, their manager, the manager's country, its language and capital:
+    four hops no single fact answers, each entity named with the test's prefix."""
+    name = {x: f"{x} {prefix}" for x in ("Hey Jude", "The Beatles", "Brian Epstein", "Britain")}
+    song, band, manager, land = name.values()
+    hop = lambda key, claim, s, pr, o: {  # noqa: E731
+        "key": f"{prefix}{key}",
+        "claim": claim,
+        "subject": s,
+        "predicate": pr,
+        "object": o,
+        "source_id": f"source {key}",
+    }
+    data = {
+        "question": {"key": f"{prefix}Q", "text": f"Music trivia {prefix}"},
+        "evidence": [
+            hop("H1", f"{song} was performed by {band}.", song, "performer", band),
+            hop("H2", f"The manager of {band} is {manager}.", band, "manager", manager),
+            hop("H3", f"{manager} is a citizen of {land}.", manager, "country of citizenship", land),
+            hop("H4", f"The official language of {land} is English.", land, "official language", "English"),
+            hop("H5", f"The capital of {land} is London.", land, "capital", "London"),
+        ],
+    }
+    return data, name
+
+
+async def test_a_question_no_single_fact_holds_is_answered_through_the_chain_of_alive_triples(app, prefix):
+    data, name = song_chain(prefix)
+    await app.load(json.dumps(data))
+    keys = lambda *ks: [f"{prefix}{k}" for k in ks]  # noqa: E731
+    question = (
+        "What is the official language of the country of citizenship of the manager "
+        f"of the performer of {name['Hey Jude']}?"
+    )
+    before = await app.recall(question)
+    mine = before["falsify"]
+    assert [h["key"] for h in mine["through"]] == keys("H1", "H2", "H3", "H4"), mine
+    assert mine["nodes"] == keys("H4", "H1", "H2", "H3") and mine["unheld"] == []
+    assert mine["answer"].startswith(f"The official language of {name['Britain']} is English.")
+    assert "Reached through:" in mine["answer"] and mine["sources"][0] == "source H1"
+    # the manager's country is revised: the chain follows the new value, never the refuted one
+    australia = f"Australia {prefix}"
+    revised = await app.revise(
+        f"{name['Brian Epstein']} is a citizen of {australia}.",
+        triple=f"{name['Brian Epstein']}|country of citizenship|{australia}",
+        key=f"{prefix}F_cit",
+    )
+    assert revised["refuted"] == keys("H3")
+    await app.revise(
+        f"The official language of {australia} is Arabic.",
+        triple=f"{australia}|official language|Arabic",
+        key=f"{prefix}F_lang",
+        record=True,
+    )
+    after = (await app.recall(question))["falsify"]
+    assert [h["key"] for h in after["through"]] == keys("H1", "H2", "F_cit", "F_lang"), after
+    assert "Arabic" in after["answer"] and "English" not in after["answer"]
+    assert not set(keys("H3", "H4")) & set(after["nodes"])
+    # as believed before the revision: the old chain
+    past = await app.recall(question, epoch=app.journal.epoch() - 2)
+    assert [h["key"] for h in past["falsify"]["through"]] == keys("H1", "H2", "H3", "H4")
+    # a chain that stops short says which of the question's words no hop holds
+    short = await app.recall(
+        f"What is the currency of the country of citizenship of the manager of the performer of {name['Hey Jude']}?"
+    )
+    assert [h["key"] for h in short["falsify"]["through"]] == keys("H1", "H2", "F_cit"), short["falsify"]
+    assert short["falsify"]["unheld"] == ["currency"] and "'currency'" in short["falsify"]["answer"]
+    # a question one fact holds is answered from that fact, no chain
+    single = (await app.recall(f"What is the capital of {name['Britain']}?"))["falsify"]
+    assert single["nodes"][0] == f"{prefix}H5" and "through" not in single
+
+
 async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_conclusions(app, prefix):
     await app.load(json.dumps(bridge(prefix, with_hypotheses=False)))
     own = await app.recall(inquiry=f"{prefix}Q")  # its own question, no hypothesis: its facts answer

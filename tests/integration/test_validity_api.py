@@ -212,3 +212,54 @@ async def test_check_verifies_valid_to_against_the_log_and_repair_restores_it(ap
     # a repair is a barrier (undo never brings back the state check rejected)
     assert (await app.undo())["undone"] is None
     assert states(await app.status(), prefix)["E_alice"]["valid_to"] == "2016-01-01"
+
+
+async def test_a_chain_of_triples_at_a_date_follows_the_values_valid_then(app, prefix):
+    """A question no single fact holds is answered through the triples valid at the date asked:
+    the CEO's country before and after a timed change, each with its own capital."""
+    acme, alice, bob_ = f"Acme {prefix}", f"Alice {prefix}", f"Bob {prefix}"
+    ruritania, freedonia = f"Ruritania {prefix}", f"Freedonia {prefix}"
+    hop = lambda key, claim, s, p, o, **kw: dict(  # noqa: E731
+        {"key": key, "claim": claim, "subject": s, "predicate": p, "object": o}, **kw
+    )
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                hop("E_ceo", f"The CEO of {acme} is {alice}.", acme, "ceo", alice, valid_from="2010-01-01"),
+                hop(
+                    "E_bob", f"{bob_} is a citizen of {freedonia}.", bob_, "country of citizenship", freedonia
+                ),
+                hop(
+                    "E_ali",
+                    f"{alice} is a citizen of {ruritania}.",
+                    alice,
+                    "country of citizenship",
+                    ruritania,
+                ),
+                hop("E_rcap", f"The capital of {ruritania} is Strelsau.", ruritania, "capital", "Strelsau"),
+                hop(
+                    "E_fcap",
+                    f"The capital of {freedonia} is Fredonia City.",
+                    freedonia,
+                    "capital",
+                    "Fredonia City",
+                ),
+            ],
+        )
+    )
+    changed = await app.revise(
+        f"The CEO of {acme} is {bob_}.",
+        triple=f"{acme}|ceo|{bob_}",
+        key=f"{prefix}F_ceo",
+        valid_from="2016-01-01",
+    )
+    assert f"{prefix}E_ceo" in changed["superseded"]
+    question = f"What is the capital of the country of citizenship of the CEO of {acme}?"
+    through = lambda result: [h["key"][len(prefix) :] for h in result["falsify"]["through"]]  # noqa: E731
+    then = await app.recall(question, as_of="2012-06-01")
+    assert through(then) == ["E_ceo", "E_ali", "E_rcap"] and "Strelsau" in then["falsify"]["answer"]
+    now = await app.recall(question)
+    assert through(now) == ["F_ceo", "E_bob", "E_fcap"] and "Strelsau" not in now["falsify"]["answer"]
+    later = await app.recall(question, as_of="2020-01-01")
+    assert through(later) == through(now)

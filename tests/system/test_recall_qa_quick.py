@@ -61,6 +61,7 @@ def test_after_the_edits_falsify_answers_from_the_new_values(result):
         assert (
             scores["single_hop"]["falsify_dead_used"] == 0
             and scores["multi_hop_path"]["falsify_dead_used"] == 0
+            and scores["multi_hop_one_shot"]["falsify_dead_used"] == 0
         )
         assert scores["single_hop"]["baseline"] is not None  # plain RAG's score is reported
     assert result["edits"]["recorded"] > 0

@@ -214,6 +214,10 @@ class Backend(ABC):
         """Nodes of a type whose ``name`` is any of ``names``."""
 
     @abstractmethod
+    async def nodes_by_type_name_prefixes(self, type_: str, prefixes: list[str]) -> list[dict]:
+        """Nodes of a type whose ``name`` starts with any of ``prefixes`` (taken literally)."""
+
+    @abstractmethod
     async def ids_of_type(self, type_: str) -> list[str]: ...
 
     @abstractmethod

@@ -86,6 +86,15 @@ class EmbeddedBackend(Backend):
         )
         return [node_props(*row) for row in rows]
 
+    async def nodes_by_type_name_prefixes(self, type_: str, prefixes: list[str]) -> list[dict]:
+        """One query for all the prefixes (a scan of the type's nodes: no index orders names)."""
+        rows = await self.graph.query(
+            "MATCH (n:Node) WHERE n.type = $t AND any(p IN $prefixes WHERE starts_with(n.name, p)) "
+            "RETURN n.id, n.name, n.type, n.properties",
+            {"t": type_, "prefixes": list(prefixes)},
+        )
+        return [node_props(*row) for row in rows]
+
     async def ids_of_type(self, type_: str) -> list[str]:
         rows = await self.graph.query("MATCH (n:Node) WHERE n.type = $t RETURN n.id", {"t": type_})
         return [r[0] for r in rows]

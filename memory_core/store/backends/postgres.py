@@ -240,6 +240,17 @@ class PostgresBackend(Backend):
         )
         return [node_props(*row) for row in rows]
 
+    async def nodes_by_type_name_prefixes(self, type_: str, prefixes: list[str]) -> list[dict]:
+        """One query; each prefix's LIKE wildcards escaped (a prefix is taken literally)."""
+        if not prefixes:
+            return []
+        escaped = [p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for p in prefixes]
+        rows = await self._read(
+            "SELECT id, name, type, properties FROM graph_node WHERE type = :t AND name LIKE ANY(:patterns)",
+            {"t": type_, "patterns": escaped},
+        )
+        return [node_props(*row) for row in rows]
+
     async def ids_of_type(self, type_: str) -> list[str]:
         return [r[0] for r in await self._read("SELECT id FROM graph_node WHERE type = :t", {"t": type_})]
 
