@@ -302,6 +302,12 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
                 "falsify_one_shot_dead": dead_used(shot["falsify"]["nodes"], now),
                 "question": question,
                 "one_shot_answer": shot["falsify"]["answer"][:400],
+                # how FALSIFY answered: through a chain of triples, from one belief, or nothing matched
+                "one_shot_how": (
+                    "chain"
+                    if "through" in shot["falsify"]
+                    else ("belief" if shot["falsify"]["nodes"] else "nothing")
+                ),
             }
         )
     return rows
@@ -433,10 +439,19 @@ async def run(args) -> dict:
                 "misses": [r for r in single if not r["falsify"] and not r["conflict"]][:20],
                 "path_misses": [r for r in multi if not r["falsify"]][:20],
                 "one_shot_misses": [
-                    {k: r[k] for k in ("case", "question", "gold", "one_shot_answer")}
+                    {k: r[k] for k in ("case", "question", "gold", "one_shot_how", "one_shot_answer")}
                     for r in multi
                     if not r["falsify_one_shot"]
                 ][:40],
+                "one_shot_how": {
+                    how: {
+                        "right": sum(1 for r in multi if r["one_shot_how"] == how and r["falsify_one_shot"]),
+                        "wrong": sum(
+                            1 for r in multi if r["one_shot_how"] == how and not r["falsify_one_shot"]
+                        ),
+                    }
+                    for how in ("chain", "belief", "nothing")
+                },
             }
             phases[phase]["related_distances"] = _spread([(r["best_distance"], r["matched"]) for r in single])
             phases[phase]["answer_distances"] = _spread(
@@ -520,6 +535,13 @@ def human(r: dict) -> str:
                 f"FALSIFY names one of the values in {c['falsify_names_a_value']}, plain RAG in "
                 f"{c['baseline_names_a_value']}"
             )
+    for phase in ("before", "after"):
+        how = r["phases"][phase]["one_shot_how"]
+        lines.append(
+            f"  {phase}: FALSIFY's one-shot multi-hop answers through a chain of triples "
+            f"{how['chain']['right']} right / {how['chain']['wrong']} wrong, from one belief "
+            f"{how['belief']['right']} / {how['belief']['wrong']}, nothing matched {how['nothing']['wrong']}"
+        )
     for phase in ("before", "after"):
         d = r["phases"][phase]["related_distances"]
         a = r["phases"][phase]["answer_distances"]
