@@ -386,7 +386,7 @@ async def hop_chain(
     the answer. None: no chain does better than one fact. One store lookup per hop level."""
     if not words or not starts or best_single >= len(words):
         return None
-    # (rank, chain, held): rank = (order of its start, ...) while it grows
+    # each growing chain: (the place of its start, its hops, the question's words it holds)
     frontier = [
         (order, [h.props], covered(words, said(h.props))) for order, h in enumerate(starts[:CHAIN_STARTS])
     ]
@@ -438,11 +438,15 @@ async def hop_chain(
     return None
 
 
-def answer_through(slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
-    """The answer a chain of hops reaches: its last hop, then the hops that led there, and
-    the question's content words no hop holds (``unheld``: a chain that stopped short, or a
-    word the claims say otherwise)."""
+async def answer_through(store, slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
+    """The answer a chain of hops reaches: its last hop (with what it rests on, as
+    :func:`answer_from_facts` gives it), then the hops that led there, and the question's
+    content words no hop holds (``unheld``: a chain that stopped short, or a word the claims
+    say otherwise)."""
     last = chain[-1]
+    tree = why_alive(
+        await chain_view(store, slice_, dict(last, id=node_id("evidence", last["key"]))), last["key"]
+    )
     held = frozenset().union(*(covered(words, said(p)) for p in chain))
     unheld = sorted(set(words) - held)
     keys = [p["key"] for p in chain]
@@ -468,7 +472,7 @@ def answer_through(slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
         "sources": sources,
         "context": [text_of(p) for p in chain],
         "kind": "evidence",
-        "rests_on": {"key": keys[-1]},
+        "rests_on": tree or {"key": keys[-1]},
         "through": [
             {k: p.get(k) for k in ("key", "subject", "predicate", "object", "claim")} | {"state": ALIVE}
             for p in chain
@@ -700,7 +704,7 @@ async def recall(
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and through is not None:
-            mine = answer_through(slice_, through, words)
+            mine = await answer_through(stores.store, slice_, through, words)
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
