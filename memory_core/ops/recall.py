@@ -375,7 +375,8 @@ async def hop_chain(
     """A question no single fact holds enough of ("the official language of the country of
     citizenship of the manager of Hey Jude's performer"), answered through stored triples.
 
-    From each of ``starts`` (alive facts with an object, most relevant first) every chain is
+    From each of ``starts`` (alive facts with an object, most relevant first; each read from its
+    subject to its object, and backwards) every chain is
     followed where each next hop is an alive fact whose subject is the last hop's object and
     which holds one of the question's content words that the chain does not hold yet (in its
     claim or its predicate: :func:`said`); a chain ends where no hop adds one. The chain
@@ -386,16 +387,23 @@ async def hop_chain(
     the answer. None: no chain does better than one fact. One store lookup per hop level."""
     if not words or not starts or best_single >= len(words):
         return None
-    # each growing chain: (the place of its start, its hops, the question's words it holds)
-    frontier = [
-        (order, [h.props], covered(words, said(h.props))) for order, h in enumerate(starts[:CHAIN_STARTS])
-    ]
+    # each growing chain: (its rank's fixed part: the place of its start, 1 when the start is read
+    # backwards; its hops; the question's words it holds; the subject its next hop must have)
+    frontier = []
+    for order, h in enumerate(starts[:CHAIN_STARTS]):
+        held = covered(words, said(h.props))
+        frontier.append(((order, 0), [h.props], held, normalise_term(h.props.get("object") or "")))
+        # the start read from its object back to its subject ("Bob is the CEO of Acme." for the
+        # CEO of Acme), then on from the subject's other facts
+        frontier.append(((order, 1), [h.props], held, normalise_term(h.props.get("subject") or "")))
     ended: list[tuple[tuple, list[dict]]] = []
     visits = 0
     for _ in range(MAX_HOPS):
+        ended += [((-len(held), len(chain)) + fixed, chain) for fixed, chain, held, at in frontier if not at]
+        frontier = [f for f in frontier if f[3]]
         if not frontier:
             break
-        subjects = {normalise_term(chain[-1].get("object") or "") for _, chain, _ in frontier} - {""}
+        subjects = {at for _, _, _, at in frontier}
         found = [
             p
             for p in await store.nodes_by_subjects(subjects)
@@ -409,21 +417,21 @@ async def hop_chain(
             if slice_.state(p) == ALIVE:
                 by_subject.setdefault(normalise_term(p["subject"]), []).append(p)
         grown = []
-        for order, chain, held in frontier:
+        for fixed, chain, held, at in frontier:
             used = {p.get("key") for p in chain}
             options = [
                 (p, new)
-                for p in by_subject.get(normalise_term(chain[-1].get("object") or ""), [])
+                for p in by_subject.get(at, [])
                 if p.get("key") not in used and (new := covered(words, said(p)) - held)
             ]
             if not options or visits >= CHAIN_VISITS:
-                ended.append(((-len(held), len(chain), order), chain))
+                ended.append(((-len(held), len(chain)) + fixed, chain))
             for p, new in sorted(options, key=lambda o: -len(o[1])):
                 if visits < CHAIN_VISITS:
                     visits += 1
-                    grown.append((order, chain + [p], held | new))
+                    grown.append((fixed, chain + [p], held | new, normalise_term(p.get("object") or "")))
         frontier = grown
-    ended += [((-len(held), len(chain), order), chain) for order, chain, held in frontier]
+    ended += [((-len(held), len(chain)) + fixed, chain) for fixed, chain, held, _ in frontier]
     best = sorted(
         ((rank, chain) for rank, chain in ended if len(chain) > 1 and -rank[0] > best_single),
         key=lambda c: c[0],

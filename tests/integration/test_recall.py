@@ -205,6 +205,34 @@ async def test_a_question_no_single_fact_holds_is_answered_through_the_chain_of_
     assert single["nodes"][0] == f"{prefix}H5" and "through" not in single
 
 
+async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, prefix):
+    """Triples written the other way round ("Bob is the CEO of Acme." under Bob, not Acme): the
+    CEO of Acme is reached from the start's object back to its subject, then on from his facts."""
+    acme, bob, lyon = f"Acme {prefix}", f"Bob {prefix}", f"Lyon {prefix}"
+    fact = lambda key, claim, s, p, o: {
+        "key": f"{prefix}{key}",
+        "claim": claim,
+        "subject": s,
+        "predicate": p,
+        "object": o,
+    }  # noqa: E731
+    data = {
+        "question": {"key": f"{prefix}Q", "text": f"People of {acme}"},
+        "evidence": [
+            fact("E_ceo", f"{bob} is the CEO of {acme}.", bob, "ceo of", acme),
+            fact("E_born", f"{bob} was born in {lyon}.", bob, "born in", lyon),
+            fact("E_land", f"{lyon} lies in France.", lyon, "country", "France"),
+        ],
+    }
+    await app.load(json.dumps(data))
+    born = (await app.recall(f"Where was the CEO of {acme} born?"))["falsify"]
+    assert [h["key"] for h in born["through"]] == [f"{prefix}E_ceo", f"{prefix}E_born"], born
+    assert born["answer"].startswith(f"{bob} was born in {lyon}.")
+    land = (await app.recall(f"In which country was the CEO of {acme} born?"))["falsify"]
+    assert [h["key"] for h in land["through"]] == [f"{prefix}E_ceo", f"{prefix}E_born", f"{prefix}E_land"]
+    assert "France" in land["answer"]
+
+
 async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_conclusions(app, prefix):
     await app.load(json.dumps(bridge(prefix, with_hypotheses=False)))
     own = await app.recall(inquiry=f"{prefix}Q")  # its own question, no hypothesis: its facts answer
