@@ -412,17 +412,17 @@ async def hop_chain(
         ]
         if slice_.as_of is not None:
             await slice_.load(inquiry_of(p) for p in found)
-        by_subject: dict[str, list[dict]] = {}
+        by_subject: dict[str, list[tuple[dict, frozenset]]] = {}
         for p in sorted(found, key=lambda p: p.get("key") or ""):
-            if slice_.state(p) == ALIVE:
-                by_subject.setdefault(normalise_term(p["subject"]), []).append(p)
+            if slice_.state(p) == ALIVE:  # each fact's words read once, however many chains reach it
+                by_subject.setdefault(normalise_term(p["subject"]), []).append((p, covered(words, said(p))))
         grown = []
         for fixed, chain, held, at in frontier:
             used = {p.get("key") for p in chain}
             options = [
                 (p, new)
-                for p in by_subject.get(at, [])
-                if p.get("key") not in used and (new := covered(words, said(p)) - held)
+                for p, holds in by_subject.get(at, [])
+                if p.get("key") not in used and (new := holds - held)
             ]
             if not options or visits >= CHAIN_VISITS:
                 ended.append(((-len(held), len(chain)) + fixed, chain))

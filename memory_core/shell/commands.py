@@ -205,13 +205,19 @@ def run(coro, root=None) -> int:
     """Run a command; map every FALSIFY error to its exit code (one place), and turn an
     unexpected one into one line on stderr plus the full traceback in a log file."""
     try:
-        return asyncio.run(coro)
+        code = asyncio.run(coro)
+        sys.stdout.flush()  # a reader gone before the last buffered line is seen here, not at exit
+        return code
     except FalsifyError as error:
         print(error_message(error), file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader closed standard output (a pipe to head): not an error
+        from memory_core.shell.remote import output_closed
+
+        return output_closed()
     except Exception as error:  # noqa: BLE001  (anything else is a bug: one line, and a log file)
         print(internal_error(error, root), file=sys.stderr)
         return EXIT_PROBLEMS

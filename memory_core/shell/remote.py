@@ -287,10 +287,28 @@ def forward(argv=None) -> Optional[int]:
         if stdin_bytes is not None:
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
         return None
-    sys.stdout.write(answer["stdout"])
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(answer["stdout"])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return output_closed()
     sys.stderr.write(answer["stderr"])
     return int(answer["exit"])
+
+
+OUTPUT_CLOSED = 141  # what a shell reports for a process its reader's end of the pipe stopped (128 + SIGPIPE)
+
+
+def output_closed() -> int:
+    """Standard output was closed by its reader (``falsify status | head``): the output is cut
+    short, the command's work stands as done; nothing more is written (the interpreter's last
+    flush included) and no error is reported."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real descriptor behind sys.stdout
+        pass
+    return OUTPUT_CLOSED
 
 
 # what `load -` reads at most: the cold path's limit (memory_core.core.investigation.MAX_FILE) and

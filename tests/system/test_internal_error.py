@@ -6,6 +6,7 @@ that raises ``KeyError('E1')`` (what a cross-file load used to do)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from harness import clean_env
 REPO = Path(__file__).resolve().parents[2]
 
 DRIVER = """
+import subprocess
 import sys
 from memory_core.ops import load as load_op
 
@@ -57,3 +59,31 @@ def test_unexpected_error_is_one_line_and_a_log_file(tmp_path):
     text = log.read_text()
     assert "Traceback (most recent call last)" in text and "KeyError: 'E1'" in text and "broken" in text
     assert "Traceback" not in proc.stdout and "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_reader_that_closes_the_output_early_is_not_an_error(tmp_path, tmp_path_factory):
+    """``falsify status | head -1``: the reader's end of the pipe closes before the command has
+    written everything. The command exits 141 (a process the closed pipe stopped), says
+    nothing on stderr and writes no internal-error log (it used to report a BrokenPipeError)."""
+    import os
+
+    from harness import copy_root, loaded_root
+
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path / "r")
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    try:
+        proc = forkserver.run(
+            [sys.executable, "main.py", "--root", str(root), "--cold", "status"],
+            cwd=REPO,
+            env=clean_env(),
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        os.close(write)
+    assert proc.returncode == 141 and proc.stderr == "", proc.stderr
+    assert not list((root / "logs").glob("internal-error-*"))
