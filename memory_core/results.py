@@ -158,7 +158,7 @@ class RecallSide(TypedDict, total=False):
     values: list[str]  # with a path: the last hop's objects
     through: list[dict]  # a question answered through stored triples: each hop, first to last
     # ({"key", "subject", "predicate", "object", "claim", "state"}); absent otherwise
-    unheld: list[str]  # with through: the question's content words no hop holds
+    unheld: list[str]  # a fact (or a chain) answering: the question's content words it does not hold
 
 
 class RecallRelevance(TypedDict, total=False):

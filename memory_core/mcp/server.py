@@ -120,9 +120,10 @@ stored questions. `inquiry`: a question's key, answer only from its beliefs. `pa
 object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
 then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). A question no
 single fact holds ("the capital of the country of the CEO of X") is answered through a chain of alive
-triples when one holds more of it: falsify.through lists the hops, falsify.unheld the question's words
-no hop holds. Returns {"question", "falsify": {"answer", "nodes", "sources", "unsupported", "matches",
-"through"?, ...}, "baseline": {...}, "verdict", "relevance", "path"?, ...}."""
+triples when one holds more of it: falsify.through lists the hops. falsify.unheld: the question's words
+the answer does not hold (an answer to part of the question). Returns {"question", "falsify": {"answer",
+"nodes", "sources", "unsupported", "matches", "through"?, "unheld"?, ...}, "baseline": {...}, "verdict",
+"relevance", "path"?, ...}."""
 
 SEARCH = """\
 Find the stored evidence and conclusions nearest in meaning to `query`.

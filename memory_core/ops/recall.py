@@ -715,6 +715,8 @@ async def recall(
             mine = await answer_through(stores.store, slice_, through, words)
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
+            if question:  # what of the question the fact leaves unsaid (a part of a longer question)
+                mine["unheld"] = sorted(set(words) - covered(words, said(facts[0].props)))
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
         if (
@@ -792,7 +794,9 @@ async def recall(
     if as_of is not None:
         falsify["untimed"] = mine.get("untimed", [])
     if "through" in mine:  # answered through a chain of hops
-        falsify["through"], falsify["unheld"] = mine["through"], mine["unheld"]
+        falsify["through"] = mine["through"]
+    if "unheld" in mine:
+        falsify["unheld"] = mine["unheld"]
     result = {
         "question": question,
         "falsify": falsify,

@@ -82,6 +82,7 @@ async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replace
         "40 tonnes" in before["falsify"]["answer"] and "county sign register" in before["falsify"]["sources"]
     )
     assert before["investigation"] == f"{prefix}Q" and before["relevance"]["matched"]
+    assert before["falsify"]["unheld"] == []  # the fact holds every content word of the question
     # the inquiry's own question still leads with its best-supported hypothesis
     own = await app.recall(f"Can the truck cross bridge {prefix}?")
     assert own["falsify"]["nodes"][:2] == [f"{prefix}H_cross", f"{prefix}E_truck"]
@@ -202,7 +203,10 @@ async def test_a_question_no_single_fact_holds_is_answered_through_the_chain_of_
     assert short["falsify"]["unheld"] == ["currency"] and "'currency'" in short["falsify"]["answer"]
     # a question one fact holds is answered from that fact, no chain
     single = (await app.recall(f"What is the capital of {name['Britain']}?"))["falsify"]
-    assert single["nodes"][0] == f"{prefix}H5" and "through" not in single
+    assert single["nodes"][0] == f"{prefix}H5" and "through" not in single and single["unheld"] == []
+    # one fact answers part of a question and no chain goes further: what it leaves unsaid is named
+    part = await app.recall(f"What is the capital of the country of citizenship of {name['Brian Epstein']}?")
+    assert part["falsify"]["nodes"][0] == f"{prefix}F_cit" and part["falsify"]["unheld"] == ["capital"]
 
 
 async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, prefix):
