@@ -287,7 +287,8 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     sources = [props_by_key[e].get("source_id") for e in evidence if props_by_key.get(e, {}).get("source_id")]
     lead = props_by_key.get(evidence[0])
     answer = view.nodes[best].text
-    if lead is not None:
+    if lead is not None:  # a statement written without its full stop still reads as a sentence
+        answer = answer.rstrip() + ("" if answer.rstrip().endswith((".", "!", "?")) else ".")
         answer += f" Evidence: {lead.get('claim')}" + _source(lead)
     context = [view.nodes[best].text] + [view.nodes[e].text for e in evidence]
     return {
