@@ -28,6 +28,7 @@ in :data:`RETRIEVERS`; nothing else changes.
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
@@ -87,6 +88,14 @@ def nearest_first(hits: list[Hit]) -> list[Hit]:
     in any order (LanceDB's scan of several fragments does), and the fused ranking reads
     positions: the same fact asked twice must get the same candidates in the same order."""
     return sorted(hits, key=lambda h: (h.score, h.node_id))
+
+
+def cosine_distance(a, b) -> float:
+    """1 - cosine similarity of two vectors (1.0 when either is all zeros)."""
+    dot = sum(x * y for x, y in zip(a, b))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return 1.0 - dot / (na * nb) if na and nb else 1.0
 
 
 def _unit(rows) -> np.ndarray:

@@ -139,13 +139,6 @@ class Hit:
     payload: dict
 
 
-def _cosine_distance(a, b) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return 1.0 - dot / (na * nb) if na and nb else 1.0
-
-
 class PastStore:
     """The reads of :class:`BeliefStore` that status, snapshot and recall make, over a
     rebuilt :class:`Graph` (the embedding engine of ``live`` ranks vector searches)."""
@@ -222,7 +215,9 @@ class PastStore:
         if not rows:
             return []
         vectors = await self.live.embed([t for _, t in rows])
-        hits = [Hit(i, _cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
+        from memory_core.judging.retrieval import cosine_distance
+
+        hits = [Hit(i, cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
         hits.sort(key=lambda h: (h.score, h.id))
         return hits[:limit]
 

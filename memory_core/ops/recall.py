@@ -44,7 +44,7 @@ from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIE
 from memory_core.core.why import why_alive
 from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
-from memory_core.judging.retrieval import BeliefHit, fuse_beliefs, search_beliefs
+from memory_core.judging.retrieval import BeliefHit, cosine_distance, fuse_beliefs, search_beliefs
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.lexical import query_words
 
@@ -104,10 +104,13 @@ def _same_word(word: str, found: set[str]) -> bool:
 
 def coverage(words: set[str], text: str) -> float:
     """The share of the question's content words (or a form of them) a text holds."""
-    if not words:
-        return 0.0
+    return len(covered(words, text)) / len(words) if words else 0.0
+
+
+def covered(words: set[str], text: str) -> frozenset[str]:
+    """The question's content words that ``text`` holds (or a form of them)."""
     found = set(query_words(text))
-    return sum(1 for w in words if _same_word(w, found)) / len(words)
+    return frozenset(w for w in words if _same_word(w, found))
 
 
 def relevant(hit: BeliefHit, floor: float, words: set[str]) -> bool:
@@ -343,24 +346,10 @@ CHAIN_VISITS = 256  # hops added to chains at most for one question
 CHAIN_CHECKED = 3  # the best chains whose joined text is embedded to test its relevance
 
 
-def cosine_distance(a, b) -> float:
-    import numpy as np
-
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return 1.0 - float(a @ b) / norms if norms else 1.0
-
-
 def said(props: dict) -> str:
     """What a fact says, for the question's words a chain holds: its text and its triple's
     predicate ("Alice moved to Berlin." under "lives in" holds "live")."""
     return f"{text_of(props)} {props.get('predicate') or ''}"
-
-
-def covered(words: set[str], text: str) -> frozenset[str]:
-    """The question's content words that ``text`` holds (or a form of them)."""
-    found = set(query_words(text))
-    return frozenset(w for w in words if _same_word(w, found))
 
 
 async def hop_chain(
