@@ -2,7 +2,7 @@
 recall against plain RAG on the same stores.
 
     python -m bench.recall_qa [--quick | --cases N] [--root DIR] [--json] [--out FILE]
-                              [--data FILE] [--no-floor-study]
+                              [--data FILE] [--no-floor-study] [--predicate-labels]
 
 Data: the MQuAKE-hard belief graph ``out_mquake_hard_beliefs.json`` (as ``bench.mquake``
 finds it: ``--data``, ``$FALSIFY_BENCH_DATA``, else ``../shared/bench/`` beside the
@@ -255,7 +255,7 @@ async def ask_single_hops(app, items: list[dict], phase: str, catalogue: Catalog
     return rows
 
 
-async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) -> list[dict]:
+async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue, data: Dataset) -> list[dict]:
     from memory_core.ops.recall import baseline_side
 
     now = await states(app)
@@ -267,7 +267,7 @@ async def ask_paths(app, cases: list[dict], phase: str, catalogue: Catalogue) ->
         golds = catalogue.golds(gold) | {
             normalise(a) for a in case.get("answer_alias" if phase == "before" else "new_answer_alias", [])
         }
-        path = "|".join([triples[0][0]] + [t[1] for t in triples])
+        path = "|".join([triples[0][0]] + [data.predicate(t[1]) for t in triples])
         start = time.perf_counter()
         result = await app.recall(path=path)
         ms = (time.perf_counter() - start) * 1000
@@ -371,13 +371,14 @@ async def run(args) -> dict:
     cases = json.loads(dataset_path.read_text(encoding="utf-8"))
     templates = json.loads(templates_path.read_text(encoding="utf-8"))
     raw, cases = select(raw, cases, args.cases)
-    data = Dataset(raw)
+    data = Dataset(raw, predicate_labels=args.predicate_labels)
     catalogue = Catalogue(cases)
     items = single_hop_items(data, templates, catalogue)
     result = {
         "machine": machine(),
         "data": str(beliefs),
         "cases": len(cases),
+        "predicates": "labels" if args.predicate_labels else "Wikidata ids",
         "single_hop_questions": len(items),
         "loaded_nodes": data.node_count,
     }
@@ -414,7 +415,7 @@ async def run(args) -> dict:
             log(f"{phase}: status and questions from {t - started:.1f} s")
             log(f"{phase}: {len(single)} single-hop questions in {time.perf_counter() - t:.1f} s")
             t = time.perf_counter()
-            multi = await ask_paths(app, cases, phase, catalogue)
+            multi = await ask_paths(app, cases, phase, catalogue, data)
             log(f"{phase}: {len(multi)} chains in {time.perf_counter() - t:.1f} s")
             phases[phase] = {
                 "single_hop": score(single),
@@ -502,8 +503,8 @@ def pct_text(value) -> str:
 def human(r: dict) -> str:
     m = r["machine"]
     lines = [
-        f"recall QA on MQuAKE-hard ({r['cases']} cases, {r['single_hop_questions']} single-hop questions), "
-        f"{m['date']}, commit {m['commit']}",
+        f"recall QA on MQuAKE-hard ({r['cases']} cases, {r['single_hop_questions']} single-hop questions, "
+        f"relations stored as {r.get('predicates', 'Wikidata ids')}), {m['date']}, commit {m['commit']}",
         f"  machine: {m['platform']}, {m['cpu_count']} CPU(s) {m.get('cpu_model') or ''}, Python {m['python']}, "
         f"cognee {m['cognee']}; load average {m['load_average_at_start']} -> {m.get('load_average_at_end')}",
         f"  loaded {r['loaded_nodes']} nodes in {r['load_s']} s; {r['edits']['applied']} edits "
@@ -576,6 +577,11 @@ def main(argv=None) -> int:
     )
     p.add_argument(
         "--data", help="the belief graph file (default: $FALSIFY_BENCH_DATA or ../shared/bench/...)"
+    )
+    p.add_argument(
+        "--predicate-labels",
+        action="store_true",
+        help="store each relation by its Wikidata label (spouse) instead of its id (P26); paths ask by label",
     )
     p.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     p.add_argument("--out", help="also write the full result as JSON to this file")

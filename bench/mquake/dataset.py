@@ -50,8 +50,16 @@ class Group:
 
 
 class Dataset:
-    def __init__(self, raw: dict):
+    def __init__(self, raw: dict, predicate_labels: bool = False):
+        """``predicate_labels``: store each triple's relation by its Wikidata label ("spouse")
+        instead of its id ("P26"), as a person writing triples would."""
         self.raw = raw
+        self.labels: dict[str, str] = {}
+        if predicate_labels:
+            for n in raw["nodes"]:
+                labelled = n.get("triple_labeled")
+                if n.get("triple") and labelled and labelled[1] != n["triple"][1]:
+                    self.labels[n["triple"][1]] = labelled[1]
         self.nodes = {n["id"]: n for n in raw["nodes"]}
         self.evidence = [n for n in raw["nodes"] if n["kind"] == "Evidence" and n.get("initially_asserted")]
         self.conclusions = [
@@ -106,7 +114,7 @@ class Dataset:
                     "key": ev_key(n["id"], replica),
                     "claim": n["claim"],
                     "subject": n["triple"][0] + sfx,
-                    "predicate": n["triple"][1],
+                    "predicate": self.predicate(n["triple"][1]),
                     "object": n["triple"][2],
                     "source_id": f"mquake:{n['origin']}",
                 }
@@ -131,7 +139,11 @@ class Dataset:
         """(claim, 'S|P|O', key) of an edit's new fact."""
         new = self.edits[edit_id]["new_fact"]
         s, p, o = new["triple"]
-        return new["claim"], f"{s}{suffix(replica)}|{p}|{o}", ev_key(new["id"], replica)
+        return new["claim"], f"{s}{suffix(replica)}|{self.predicate(p)}|{o}", ev_key(new["id"], replica)
+
+    def predicate(self, relation: str) -> str:
+        """How a relation is stored: its id, or its label with ``predicate_labels``."""
+        return self.labels.get(relation, relation)
 
     def groups(self, scenario: str, limit: Optional[int] = None) -> list[Group]:
         sc = self.raw["scenarios"]
