@@ -436,6 +436,11 @@ async def hop_chain(
     return None
 
 
+def chain_held(chain: list[dict], words: set[str]) -> frozenset[str]:
+    """The question's content words some hop of ``chain`` holds."""
+    return frozenset().union(*(covered(words, said(p)) for p in chain))
+
+
 async def answer_through(store, slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
     """The answer a chain of hops reaches: its last hop (with what it rests on, as
     :func:`answer_from_facts` gives it), then the hops that led there, and the question's
@@ -445,8 +450,7 @@ async def answer_through(store, slice_: "Slice", chain: list[dict], words: set[s
     tree = why_alive(
         await chain_view(store, slice_, dict(last, id=node_id("evidence", last["key"]))), last["key"]
     )
-    held = frozenset().union(*(covered(words, said(p)) for p in chain))
-    unheld = sorted(set(words) - held)
+    unheld = sorted(set(words) - chain_held(chain, words))
     keys = [p["key"] for p in chain]
     nodes = [keys[-1]] + keys[:-1]
     sources = list(dict.fromkeys(p["source_id"] for p in chain if p.get("source_id")))
@@ -676,7 +680,7 @@ async def recall(
             and nearest.kind in ("question", "hypothesis")
             and (nearest.distance or 0.0) <= OWN_SHARE * floor
         )
-        if own is None and not own_question:
+        if own is None:
             # a question no single fact holds: the stored triples' chain through it
             starts = sorted((h for h in ranked if h.kind == "evidence" and h.props.get("object")), key=order)
             best_single = max(
@@ -686,7 +690,14 @@ async def recall(
             through = await hop_chain(
                 stores.store, slice_, question, words, starts, best_single, floor, pinned
             )
-        if through is not None:
+            if own_question:
+                # near an inquiry's question in form, but about something its question does not
+                # name: a fact (or a chain of them) holding more of the question's words answers
+                held = max((len(covered(words, said(h.props))) for h in facts), default=0)
+                if through is not None:
+                    held = max(held, len(chain_held(through, words)))
+                own_question = held <= len(covered(words, text_of(nearest.props)))
+        if through is not None and not own_question:
             chosen = inquiry_of(through[0])
             relevance["matched"] = True
         elif nearest is not None and own is None:
@@ -701,7 +712,8 @@ async def recall(
             mine = await answer_from_hypotheses(stores, slice_, own)
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
-        if mine is None and through is not None:
+        if mine is None and through is not None and inquiry_of(through[0]) == chosen:
+            # a question about facts, or the inquiry's own whose hypotheses have no alive support
             mine = await answer_through(stores.store, slice_, through, words)
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])

@@ -237,6 +237,48 @@ async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, pr
     assert "France" in land["answer"]
 
 
+async def test_a_question_near_its_inquirys_own_in_form_but_about_facts_it_does_not_name(app, prefix):
+    """A question in the frame of the stored "Where does Alice live and work?" lies near it
+    ("Where is the headquarters of the company Alice works for?") but asks what it does not
+    name: the chain of facts holding more of its words answers, not the inquiry's leading
+    hypothesis "Alice is based in France.", before and after that hypothesis lost its support
+    (the fact path then answers, the chain included)."""
+    alice, acme = f"Alice {prefix}", f"Acme {prefix}"
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    data = {
+        "question": {"key": p("Q"), "text": f"Where does {alice} live and work?"},
+        "hypotheses": [
+            {"key": p("H_fr"), "statement": f"{alice} is based in France.", "prior": 0.5},
+            {"key": p("H_de"), "statement": f"{alice} is based in Germany.", "prior": 0.5},
+        ],
+        "evidence": [
+            {"key": p("E_home"), "claim": f"{alice} lives in Paris.", "subject": alice,
+             "predicate": "lives in", "object": "Paris"},
+            {"key": p("E_job"), "claim": f"{alice} works at {acme}.", "subject": alice,
+             "predicate": "works at", "object": acme},
+            {"key": p("E_hq"), "claim": f"{acme} is headquartered in Lyon.", "subject": acme,
+             "predicate": "headquartered in", "object": "Lyon"},
+        ],
+        "edges": [{"type": "supports", "from": p("E_home"), "to": p("H_fr")}],
+    }  # fmt: skip
+    await app.load(json.dumps(data))
+    asked = f"Where is the headquarters of the company {alice} works for?"
+    hq = await app.recall(asked)
+    # the case this is about: the inquiry's question or a hypothesis is the nearest belief, near
+    # enough for a paraphrase (0.6 x the floor)
+    relevance = hq["relevance"]
+    assert relevance["nearest"] in {p("Q"), p("H_fr"), p("H_de")} and relevance["best_distance"] <= 0.3, (
+        relevance
+    )
+    assert [h["key"] for h in hq["falsify"]["through"]] == [p("E_job"), p("E_hq")], hq["falsify"]
+    assert hq["falsify"]["answer"].startswith(f"{acme} is headquartered in Lyon.")
+    own = await app.recall(f"Where does {alice} live and work?")  # its own question: the hypothesis leads
+    assert own["falsify"]["nodes"][:2] == [p("H_fr"), p("E_home")], own["falsify"]
+    await app.revise(f"{alice} no longer lives in Paris.", target=p("E_home"))
+    again = await app.recall(asked)
+    assert [h["key"] for h in again["falsify"]["through"]] == [p("E_job"), p("E_hq")], again["falsify"]
+
+
 async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_conclusions(app, prefix):
     await app.load(json.dumps(bridge(prefix, with_hypotheses=False)))
     own = await app.recall(inquiry=f"{prefix}Q")  # its own question, no hypothesis: its facts answer
