@@ -31,6 +31,8 @@ alive beliefs only). docs/recall.md is the same contract in prose.
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from memory_core.core import validity
@@ -72,13 +74,28 @@ when where which while who whom whose why will with would you your""".split()
 )
 
 
+COMPOUND_PART = 4  # letters of each half of a compound word matched as two words
+MAX_INITIALS = 6  # letters of a word read as the initials of the words it abbreviates
+
+
 def recall_floor(settings) -> float:
     """The cosine distance within which a stored belief counts as relevant to a question."""
     return DEFAULT_FLOOR if settings.recall_floor is None else settings.recall_floor
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in query_words(text) if w not in STOPWORDS}
+class QuestionWords(frozenset):
+    """A question's content words (lower-cased); ``initialisms``: those it writes in capitals
+    ("CEO", "USA"), which also stand for the words they abbreviate."""
+
+    initialisms: frozenset = frozenset()
+
+
+def content_words(text: str) -> QuestionWords:
+    words = QuestionWords(w for w in query_words(text) if w not in STOPWORDS)
+    words.initialisms = words & {
+        t.lower() for t in re.findall(r"[^\W\d_]+", text) if 2 <= len(t) <= MAX_INITIALS and t.isupper()
+    }
+    return words
 
 
 def _same_word(word: str, found: set[str]) -> bool:
@@ -108,9 +125,29 @@ def coverage(words: set[str], text: str) -> float:
 
 
 def covered(words: set[str], text: str) -> frozenset[str]:
-    """The question's content words that ``text`` holds (or a form of them)."""
+    """The question's content words that ``text`` holds: the word or a form of it, both halves
+    of a compound ("birthplace" / "place of birth"), or for a word the question writes in
+    capitals, the words it abbreviates ("CEO" / "chief executive officer", "USA" / "United
+    States of America")."""
     found = set(query_words(text))
-    return frozenset(w for w in words if _same_word(w, found))
+    held = {w for w in words if _same_word(w, found)}
+    if len(held) < len(words):
+        initialisms = getattr(words, "initialisms", frozenset())
+        spelled = None
+        for w in words - held:
+            if len(w) >= 2 * COMPOUND_PART and any(
+                _same_word(w[:i], found) and _same_word(w[i:], found)
+                for i in range(COMPOUND_PART, len(w) - COMPOUND_PART + 1)
+            ):
+                held.add(w)
+            elif w in initialisms:
+                if spelled is None:  # the initials of the text's content words, in order
+                    spelled = "".join(
+                        t[0] for t in re.findall(r"[^\W\d_]+", text.lower()) if t not in STOPWORDS
+                    )
+                if w in spelled:
+                    held.add(w)
+    return frozenset(held)
 
 
 def relevant(hit: BeliefHit, floor: float, words: set[str]) -> bool:
@@ -341,7 +378,8 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     }
 
 
-CHAIN_STARTS = 8  # the alive facts most relevant to a question that a chain of hops may start from
+CHAIN_STARTS = 8  # the alive facts holding most of a question's words that a chain of hops may start from
+NEAR_STARTS = 4  # and the nearest in meaning, and the best ranked by the hybrid search
 CHAIN_VISITS = 256  # hops added to chains at most for one question
 CHAIN_CHECKED = 3  # the best chains whose joined text is embedded to test its relevance
 
@@ -380,12 +418,14 @@ async def hop_chain(
     # each growing chain: (its rank's fixed part: the place of its start, 1 when the start is read
     # backwards; its hops; the question's words it holds; the subject its next hop must have)
     frontier = []
-    for order, h in enumerate(starts[:CHAIN_STARTS]):
+    for order, h in enumerate(starts):
         held = covered(words, said(h.props))
         frontier.append(((order, 0), [h.props], held, normalise_term(h.props.get("object") or "")))
         # the start read from its object back to its subject ("Bob is the CEO of Acme." for the
-        # CEO of Acme), then on from the subject's other facts
-        frontier.append(((order, 1), [h.props], held, normalise_term(h.props.get("subject") or "")))
+        # CEO of Acme), then on from the subject's other facts: only when the question names the
+        # object (else the next hop is a sibling of the start, not a step on from it)
+        if covered(words, h.props.get("object") or ""):
+            frontier.append(((order, 1), [h.props], held, normalise_term(h.props.get("subject") or "")))
     ended: list[tuple[tuple, list[dict]]] = []
     visits = 0
     for _ in range(MAX_HOPS):
@@ -431,7 +471,7 @@ async def hop_chain(
     joined = [" ".join(text_of(p) for p in chain) for _, chain in best]
     vectors = await store.embed([question] + joined)
     for (_, chain), text, vector in zip(best, joined, vectors[1:]):
-        if cosine_distance(vectors[0], vector) <= floor or covered(words, text) == frozenset(words):
+        if cosine_distance(vectors[0], vector) <= floor or chain_held(chain, words) == frozenset(words):
             return chain
     return None
 
@@ -650,7 +690,7 @@ async def recall(
     disputes = {"disputed": [], "disputes": []}
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
-    words: set[str] = set()
+    words: set[str] = QuestionWords()
     through: Optional[list[dict]] = None  # the chain of hops that answers, when one does
     hits: list[BeliefHit] = []
     searched = None
@@ -682,7 +722,19 @@ async def recall(
         )
         if own is None:
             # a question no single fact holds: the stored triples' chain through it
-            starts = sorted((h for h in ranked if h.kind == "evidence" and h.props.get("object")), key=order)
+            triples = [h for h in ranked if h.kind == "evidence" and h.props.get("object")]
+            # the facts holding most of the question's words (often its last hop: "... is located in
+            # the continent of ..."); the nearest in meaning and the best ranked (often its first
+            # hop, about the entity it names: a rare word, or a name of no content word: "From Me
+            # to You")
+            starts = []
+            for h in (
+                sorted(triples, key=order)[:CHAIN_STARTS]
+                + sorted(triples, key=_nearness)[:NEAR_STARTS]
+                + triples[:NEAR_STARTS]
+            ):
+                if h not in starts:
+                    starts.append(h)
             best_single = max(
                 (len(covered(words, said(h.props))) for h in ranked if h.kind in ("evidence", "conclusion")),
                 default=0,

@@ -237,6 +237,67 @@ async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, pr
     assert "France" in land["answer"]
 
 
+def triple_fact(prefix: str, key: str, claim: str, s: str, p: str, o: str) -> dict:
+    return {"key": f"{prefix}{key}", "claim": claim, "subject": s, "predicate": p, "object": o}
+
+
+async def test_a_chain_starts_from_the_entity_the_question_names_even_when_its_name_holds_no_content_word(
+    app, prefix
+):
+    """ "From Me to You" is made of stop words only, so the fact about it holds one of the
+    question's words while a dozen "... is located in the continent of ..." facts hold two: the
+    chain still starts from it (the nearest in meaning, the best ranked), not only from the
+    facts holding most words. The inquiry is pinned: its names are the test's own."""
+    f = lambda *a: triple_fact(prefix, *a)  # noqa: E731
+    countries = ["Chile", "Peru", "Kenya", "Norway", "Japan", "Canada", "Egypt", "Spain", "Brazil", "India"]
+    data = {
+        "question": {"key": f"{prefix}Q", "text": "Songs and their people"},
+        "evidence": [
+            f("S1", "From Me to You was performed by Madonna.", "From Me to You", "performer", "Madonna"),
+            f("S2", "The director of Madonna is Guy Oseary.", "Madonna", "director / manager", "Guy Oseary"),
+            f("S3", "Guy Oseary is a citizen of Israel.", "Guy Oseary", "country of citizenship", "Israel"),
+            f("S4", "Israel is located in the continent of Asia.", "Israel", "continent", "Asia"),
+        ]
+        + [
+            f(f"C{i}", f"{c} is located in the continent of Atlantis.", c, "continent", "Atlantis")
+            for i, c in enumerate(countries)
+        ],
+    }
+    await app.load(json.dumps(data))
+    asked = (
+        "Which continent is the country of citizenship of the director/manager of the "
+        '"From Me to You" performer located in?'
+    )
+    mine = (await app.recall(asked, inquiry=f"{prefix}Q"))["falsify"]
+    assert [h["key"] for h in mine["through"]] == [f"{prefix}S{i}" for i in (1, 2, 3, 4)], mine
+    assert mine["answer"].startswith("Israel is located in the continent of Asia.")
+
+
+async def test_a_question_s_initialisms_and_compounds_are_held_by_the_words_they_stand_for(app, prefix):
+    """ "CEO" written in capitals is held by "chief executive officer", "birthplace" by "place
+    of birth": the chains through them answer. Without the first, "Acme was born in a garage."
+    holds as much of "Where was the CEO of Acme born?" as any chain and would answer it."""
+    acme, bob, lyon = f"Acme {prefix}", f"Bob {prefix}", f"Lyon {prefix}"
+    f = lambda *a: triple_fact(prefix, *a)  # noqa: E731
+    data = {
+        "question": {"key": f"{prefix}Q", "text": f"People of {acme}"},
+        "evidence": [
+            f("E_head", f"{acme} is run by {bob}.", acme, "chief executive officer", bob),
+            f("E_home", f"{bob} was born in {lyon}.", bob, "place of birth", lyon),
+            f("E_garage", f"{acme} was born in a garage.", acme, "founded in", "a garage"),
+        ],
+    }
+    await app.load(json.dumps(data))
+    born = (await app.recall(f"Where was the CEO of {acme} born?"))["falsify"]
+    assert [h["key"] for h in born["through"]] == [f"{prefix}E_head", f"{prefix}E_home"], born
+    assert born["answer"].startswith(f"{bob} was born in {lyon}.") and born["unheld"] == []
+    place = (await app.recall(f"Where is the birthplace of the chief executive officer of {acme}?"))[
+        "falsify"
+    ]
+    assert [h["key"] for h in place["through"]] == [f"{prefix}E_head", f"{prefix}E_home"], place
+    assert place["unheld"] == []
+
+
 async def test_a_question_near_its_inquirys_own_in_form_but_about_facts_it_does_not_name(app, prefix):
     """A question in the frame of the stored "Where does Alice live and work?" lies near it
     ("Where is the headquarters of the company Alice works for?") but asks what it does not

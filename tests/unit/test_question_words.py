@@ -1,0 +1,32 @@
+"""Which of a question's words a stored text holds (memory_core.ops.recall.covered): the word
+or a form of it, a compound's two halves, a capitalised initialism's words; and what is not
+held: a lower-case word whose letters happen to be initials, a near word that is another."""
+
+from __future__ import annotations
+
+from memory_core.ops.recall import content_words, covered
+
+
+def held(question: str, text: str) -> set[str]:
+    return set(covered(content_words(question), text))
+
+
+def test_a_word_or_a_form_of_it():
+    assert held("When did the supplier warn them?", "Valtec warned Company X.") == {"warn"}
+    assert held("Which citizenship?", "Bob is a citizen of France.") == {"citizenship"}
+    assert held("Who chairs it?", "The chairperson is Ann.") == set()
+
+
+def test_a_compound_by_its_two_halves():
+    assert held("What is the birthplace of Bob?", "Bob's place of birth is Lyon.") == {"birthplace", "bob"}
+    assert held("What is the birthplace of Bob?", "Bob was born in a small place.") == {"bob"}
+
+
+def test_an_initialism_written_in_capitals_by_the_words_it_abbreviates():
+    question = "Who is the CEO of the biggest bank in the USA?"
+    assert content_words(question).initialisms == {"ceo", "usa"}
+    text = "The chief executive officer of the biggest bank of the United States of America is Ann."
+    assert held(question, text) == {"ceo", "biggest", "bank", "usa"}
+    # only consecutive words spell it, and only a word the question writes in capitals is read so
+    assert held("Who is the CEO?", "The chief financial officer executes it.") == set()
+    assert held("Which map is it?", "Madonna, Alice and Peter.") == set()
