@@ -32,7 +32,6 @@ alive beliefs only). docs/recall.md is the same contract in prose.
 from __future__ import annotations
 
 import re
-
 from typing import Optional
 
 from memory_core.core import validity
@@ -87,7 +86,7 @@ class QuestionWords(frozenset):
     """A question's content words (lower-cased); ``initialisms``: those it writes in capitals
     ("CEO", "USA"), which also stand for the words they abbreviate."""
 
-    initialisms: frozenset = frozenset()
+    initialisms: frozenset[str] = frozenset()
 
 
 def content_words(text: str) -> QuestionWords:
@@ -119,12 +118,12 @@ def _same_word(word: str, found: set[str]) -> bool:
     return False
 
 
-def coverage(words: set[str], text: str) -> float:
+def coverage(words: frozenset[str], text: str) -> float:
     """The share of the question's content words (or a form of them) a text holds."""
     return len(covered(words, text)) / len(words) if words else 0.0
 
 
-def covered(words: set[str], text: str) -> frozenset[str]:
+def covered(words: frozenset[str], text: str) -> frozenset[str]:
     """The question's content words that ``text`` holds: the word or a form of it, both halves
     of a compound ("birthplace" / "place of birth"), or for a word the question writes in
     capitals, the words it abbreviates ("CEO" / "chief executive officer", "USA" / "United
@@ -132,7 +131,7 @@ def covered(words: set[str], text: str) -> frozenset[str]:
     found = set(query_words(text))
     held = {w for w in words if _same_word(w, found)}
     if len(held) < len(words):
-        initialisms = getattr(words, "initialisms", frozenset())
+        initialisms: frozenset[str] = getattr(words, "initialisms", frozenset())
         spelled = None
         for w in words - held:
             if len(w) >= 2 * COMPOUND_PART and any(
@@ -150,7 +149,7 @@ def covered(words: set[str], text: str) -> frozenset[str]:
     return frozenset(held)
 
 
-def relevant(hit: BeliefHit, floor: float, words: set[str]) -> bool:
+def relevant(hit: BeliefHit, floor: float, words: frozenset[str]) -> bool:
     """A belief is relevant to a question when it lies within the floor (cosine distance),
     or when its text holds every content word of the question, or a form of it (a name or a
     long claim the embedding does not place near: "Who is Valtec?", "When did the supplier warn
@@ -394,7 +393,7 @@ async def hop_chain(
     store,
     slice_: "Slice",
     question: str,
-    words: set[str],
+    words: frozenset[str],
     starts: list[BeliefHit],
     best_single: int,
     floor: float,
@@ -476,12 +475,12 @@ async def hop_chain(
     return None
 
 
-def chain_held(chain: list[dict], words: set[str]) -> frozenset[str]:
+def chain_held(chain: list[dict], words: frozenset[str]) -> frozenset[str]:
     """The question's content words some hop of ``chain`` holds."""
     return frozenset().union(*(covered(words, said(p)) for p in chain))
 
 
-async def answer_through(store, slice_: "Slice", chain: list[dict], words: set[str]) -> dict:
+async def answer_through(store, slice_: "Slice", chain: list[dict], words: frozenset[str]) -> dict:
     """The answer a chain of hops reaches: its last hop (with what it rests on, as
     :func:`answer_from_facts` gives it), then the hops that led there, and the question's
     content words no hop holds (``unheld``: a chain that stopped short, or a word the claims
@@ -690,7 +689,7 @@ async def recall(
     disputes = {"disputed": [], "disputes": []}
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
-    words: set[str] = QuestionWords()
+    words: frozenset[str] = QuestionWords()
     through: Optional[list[dict]] = None  # the chain of hops that answers, when one does
     hits: list[BeliefHit] = []
     searched = None
@@ -748,7 +747,7 @@ async def recall(
                 held = max((len(covered(words, said(h.props))) for h in facts), default=0)
                 if through is not None:
                     held = max(held, len(chain_held(through, words)))
-                own_question = held <= len(covered(words, text_of(nearest.props)))
+                own_question = nearest is not None and held <= len(covered(words, text_of(nearest.props)))
         if through is not None and not own_question:
             chosen = inquiry_of(through[0])
             relevance["matched"] = True
