@@ -90,6 +90,7 @@ class QuestionWords(frozenset):
 
 
 def content_words(text: str) -> QuestionWords:
+    text = re.sub(r"['\u2019]s\b", "", text)  # a possessive's "s" is no word of the question
     words = QuestionWords(w for w in query_words(text) if w not in STOPWORDS)
     words.initialisms = words & {
         t.lower() for t in re.findall(r"[^\W\d_]+", text) if 2 <= len(t) <= MAX_INITIALS and t.isupper()
@@ -118,12 +119,12 @@ def _same_word(word: str, found: set[str]) -> bool:
     return False
 
 
-def coverage(words: frozenset[str], text: str) -> float:
+def coverage(words: QuestionWords, text: str) -> float:
     """The share of the question's content words (or a form of them) a text holds."""
     return len(covered(words, text)) / len(words) if words else 0.0
 
 
-def covered(words: frozenset[str], text: str) -> frozenset[str]:
+def covered(words: QuestionWords, text: str) -> frozenset[str]:
     """The question's content words that ``text`` holds: the word or a form of it, both halves
     of a compound ("birthplace" / "place of birth"), or for a word the question writes in
     capitals, the words it abbreviates ("CEO" / "chief executive officer", "USA" / "United
@@ -131,7 +132,7 @@ def covered(words: frozenset[str], text: str) -> frozenset[str]:
     found = set(query_words(text))
     held = {w for w in words if _same_word(w, found)}
     if len(held) < len(words):
-        initialisms: frozenset[str] = getattr(words, "initialisms", frozenset())
+        initialisms = words.initialisms
         spelled = None
         for w in words - held:
             if len(w) >= 2 * COMPOUND_PART and any(
@@ -149,7 +150,7 @@ def covered(words: frozenset[str], text: str) -> frozenset[str]:
     return frozenset(held)
 
 
-def relevant(hit: BeliefHit, floor: float, words: frozenset[str]) -> bool:
+def relevant(hit: BeliefHit, floor: float, words: QuestionWords) -> bool:
     """A belief is relevant to a question when it lies within the floor (cosine distance),
     or when its text holds every content word of the question, or a form of it (a name or a
     long claim the embedding does not place near: "Who is Valtec?", "When did the supplier warn
@@ -393,7 +394,7 @@ async def hop_chain(
     store,
     slice_: "Slice",
     question: str,
-    words: frozenset[str],
+    words: QuestionWords,
     starts: list[BeliefHit],
     best_single: int,
     floor: float,
@@ -475,12 +476,16 @@ async def hop_chain(
     return None
 
 
-def chain_held(chain: list[dict], words: frozenset[str]) -> frozenset[str]:
+def _quoted(words: list[str]) -> str:
+    return ", ".join(repr(w) for w in words)
+
+
+def chain_held(chain: list[dict], words: QuestionWords) -> frozenset[str]:
     """The question's content words some hop of ``chain`` holds."""
     return frozenset().union(*(covered(words, said(p)) for p in chain))
 
 
-async def answer_through(store, slice_: "Slice", chain: list[dict], words: frozenset[str]) -> dict:
+async def answer_through(store, slice_: "Slice", chain: list[dict], words: QuestionWords) -> dict:
     """The answer a chain of hops reaches: its last hop (with what it rests on, as
     :func:`answer_from_facts` gives it), then the hops that led there, and the question's
     content words no hop holds (``unheld``: a chain that stopped short, or a word the claims
@@ -501,7 +506,7 @@ async def answer_through(store, slice_: "Slice", chain: list[dict], words: froze
         + "."
     )
     if unheld:
-        answer += f" No hop holds the question's {', '.join(repr(w) for w in unheld)}."
+        answer += f" No hop holds the question's {_quoted(unheld)}."
     untimed = []
     if slice_.as_of is not None:
         untimed = [p["key"] for p in chain if (n := slice_.node(p)) is not None and validity.untimed(n)]
@@ -689,7 +694,7 @@ async def recall(
     disputes = {"disputed": [], "disputes": []}
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
-    words: frozenset[str] = QuestionWords()
+    words: QuestionWords = QuestionWords()
     through: Optional[list[dict]] = None  # the chain of hops that answers, when one does
     hits: list[BeliefHit] = []
     searched = None
@@ -761,6 +766,17 @@ async def recall(
     if chosen is not None:
         if own is not None:  # the inquiry's own question: its best-supported hypothesis leads
             mine = await answer_from_hypotheses(stores, slice_, own)
+            if mine is not None and question:
+                # what of the question neither the inquiry's question nor the answer holds ("What is
+                # Alice's salary?" near "Where does Alice live and work?": 'salary')
+                asked = await stores.store.raw_nodes([node_id("question", own)])
+                said_by = " ".join([p.get("question", "") for p in asked.values()] + mine["context"])
+                mine["unheld"] = sorted(set(words) - covered(words, said_by))
+                if mine["unheld"]:
+                    mine["answer"] += (
+                        " The inquiry's question, the hypothesis and its evidence do not hold the question's "
+                        f"{_quoted(mine['unheld'])}."
+                    )
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and through is not None and inquiry_of(through[0]) == chosen:
@@ -770,6 +786,8 @@ async def recall(
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
                 mine["unheld"] = sorted(set(words) - covered(words, said(facts[0].props)))
+                if mine["unheld"]:
+                    mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
         if (

@@ -335,6 +335,20 @@ async def test_a_question_near_its_inquirys_own_in_form_but_about_facts_it_does_
     assert hq["falsify"]["answer"].startswith(f"{acme} is headquartered in Lyon.")
     own = await app.recall(f"Where does {alice} live and work?")  # its own question: the hypothesis leads
     assert own["falsify"]["nodes"][:2] == [p("H_fr"), p("E_home")], own["falsify"]
+    # a question about what nothing stored says is either turned away or answered saying which of
+    # its words the answer does not hold (a possessive's "s" is no word of the question)
+    said = []
+    for asked_about, word in (
+        (f"What is {alice}'s salary?", "salary"),
+        (f"What is the revenue of {acme}?", "revenue"),
+    ):
+        partial = (await app.recall(asked_about))["falsify"]
+        if partial["nodes"]:
+            assert partial["unheld"] == [word] and f"question's '{word}'." in partial["answer"], partial
+            said.append(word)
+        else:
+            assert partial["answer"] == "nothing stored matches the question"
+    assert "salary" in said  # near the inquiry's question: answered, the missing word said
     await app.revise(f"{alice} no longer lives in Paris.", target=p("E_home"))
     again = await app.recall(asked)
     assert [h["key"] for h in again["falsify"]["through"]] == [p("E_job"), p("E_hq")], again["falsify"]
