@@ -31,8 +31,11 @@ alive beliefs only). docs/recall.md is the same contract in prose.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
+
+from py_rust_stemmers import SnowballStemmer
 
 from memory_core.core import validity
 from memory_core.core.beliefs import ALIVE, BeliefView, Node
@@ -98,11 +101,33 @@ def content_words(text: str) -> QuestionWords:
     return words
 
 
-def _same_word(word: str, found: set[str]) -> bool:
-    """``word`` or a form of it is in ``found``: the same word, or (4 letters or more) one
-    sharing its first letters with it, all but at most four of the longer one's ("warn" /
-    "warned", "document" / "documented", "citizen" / "citizenship"; not "chair" / "chairperson")."""
-    if word in found:
+_STEMMER = SnowballStemmer("english")
+
+
+@functools.lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """The English Snowball stem of a lower-case word ("living" and "lives": "live")."""
+    return _STEMMER.stem_word(word)
+
+
+class Found(frozenset):
+    """The words of a stored text (lower-cased), with ``stems``: theirs."""
+
+    stems: frozenset[str] = frozenset()
+
+
+def found_in(text: str) -> Found:
+    found = Found(query_words(text))
+    found.stems = frozenset(stem(w) for w in found)
+    return found
+
+
+def _same_word(word: str, found: Found) -> bool:
+    """``word`` or a form of it is in ``found``: the same word, one of the same stem ("living" /
+    "lives", "die" / "died"), or (4 letters or more) one sharing its first letters with it, all
+    but at most four of the longer one's ("warn" / "warned", "document" / "documented", "citizen"
+    / "citizenship"; not "chair" / "chairperson")."""
+    if word in found or stem(word) in found.stems:
         return True
     if len(word) < 4:
         return False
@@ -129,7 +154,7 @@ def covered(words: QuestionWords, text: str) -> frozenset[str]:
     of a compound ("birthplace" / "place of birth"), or for a word the question writes in
     capitals, the words it abbreviates ("CEO" / "chief executive officer", "USA" / "United
     States of America")."""
-    found = set(query_words(text))
+    found = found_in(text)
     held = {w for w in words if _same_word(w, found)}
     if len(held) < len(words):
         initialisms = words.initialisms

@@ -15,6 +15,9 @@ def test_a_word_or_a_form_of_it():
     assert held("When did the supplier warn them?", "Valtec warned Company X.") == {"warn"}
     assert held("Which citizenship?", "Bob is a citizen of France.") == {"citizenship"}
     assert held("Who chairs it?", "The chairperson is Ann.") == set()
+    # the same stem, where the first letters alone do not tell it
+    assert held("Who is living in Paris?", "Alice lives in Paris.") == {"living", "paris"}
+    assert held("Where did Kit Lambert die?", "Kit Lambert died in Cairo.") == {"die", "kit", "lambert"}
 
 
 def test_a_compound_by_its_two_halves():
