@@ -121,7 +121,8 @@ object is the next hop's subject). `epoch`: answer from the beliefs alive after 
 then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). A question no
 single fact holds ("the capital of the country of the CEO of X") is answered through a chain of alive
 triples when one holds more of it: falsify.through lists the hops. falsify.unheld: the question's words
-the answer does not hold (an answer to part of the question). Returns {"question", "falsify": {"answer",
+the answer does not hold (an answer to part of the question); falsify.rival: a supported hypothesis
+that holds them when the leading one answers. Returns {"question", "falsify": {"answer",
 "nodes", "sources", "unsupported", "matches", "through"?, "unheld"?, ...}, "baseline": {...}, "verdict",
 "relevance", "path"?, ...}."""
 

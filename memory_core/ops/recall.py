@@ -364,6 +364,18 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
         "kind": "hypothesis",
         "rests_on": {"key": best, "supported_by": evidence},
         "untimed": [e for e in evidence if slice_.as_of is not None and validity.untimed(view.nodes[e])],
+        # the other supported hypotheses, best first: what each says (with its supporters) and its support
+        "rivals": [
+            (
+                h,
+                view.nodes[h].text,
+                " ".join(view.nodes[e].text for e in view.alive_supporters(h)),
+                view.support(h),
+            )
+            for h in sorted(supported, key=lambda h: (-view.support(h), h))
+            if h != best
+        ],
+        "support": view.support(best),
     }
 
 
@@ -802,6 +814,27 @@ async def recall(
                         " The inquiry's question, the hypothesis and its evidence do not hold the question's "
                         f"{_quoted(mine['unheld'])}."
                     )
+                    # a rival hypothesis holding what the leader does not is the one asked about
+                    rival = max(
+                        (
+                            (len(held), -i, key, text, support, sorted(held))
+                            for i, (key, text, by, support) in enumerate(mine["rivals"])
+                            if (held := covered(words, f"{text} {by}") & set(mine["unheld"]))
+                        ),
+                        default=None,
+                    )
+                    if rival is not None:
+                        _, _, key, text, support, held = rival
+                        mine["rival"] = {
+                            "key": key,
+                            "text": text,
+                            "support": round(support, 4),
+                            "holds": held,
+                        }
+                        mine["answer"] += (
+                            f" {key} ({text.rstrip('.')}) holds {_quoted(held)}, with support {support:.2f} "
+                            f"against {mine['support']:.2f} for {mine['nodes'][0]}."
+                        )
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and through is not None and inquiry_of(through[0]) == chosen:
@@ -893,6 +926,8 @@ async def recall(
         falsify["through"] = mine["through"]
     if "unheld" in mine:
         falsify["unheld"] = mine["unheld"]
+    if "rival" in mine:  # the inquiry's own question, asked about a hypothesis that does not lead
+        falsify["rival"] = mine["rival"]
     result = {
         "question": question,
         "falsify": falsify,

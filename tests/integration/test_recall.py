@@ -373,6 +373,29 @@ async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_concl
     assert "Rests on:" in finding["falsify"]["answer"]
 
 
+async def test_asked_about_a_rival_hypothesis_the_leader_answers_and_the_rival_is_named(app, prefix):
+    """The inquiry's own question asked about a hypothesis that does not lead ("Must the truck
+    detour around bridge B?"): the best-supported hypothesis still answers the inquiry, and the
+    answer names the rival holding what the leader does not, with both supports."""
+    data = bridge(prefix)
+    data["evidence"].append(
+        {"key": f"{prefix}E_lane", "claim": f"One lane of bridge {prefix} is closed for repairs."}
+    )
+    data["edges"].append(
+        {"type": "supports", "from": f"{prefix}E_lane", "to": f"{prefix}H_detour", "weight": 0.3}
+    )
+    await app.load(json.dumps(data))
+    mine = (await app.recall(f"Must the truck detour around bridge {prefix}?"))["falsify"]
+    assert mine["kind"] == "hypothesis" and mine["nodes"][0] == f"{prefix}H_cross", mine
+    assert mine["unheld"] == ["around", "detour", "must"]
+    assert mine["rival"] == {"key": f"{prefix}H_detour", "text": f"The truck must detour around bridge {prefix}.",
+                             "support": 0.3, "holds": ["around", "detour", "must"]}  # fmt: skip
+    assert (
+        f"{prefix}H_detour (The truck must detour" in mine["answer"]
+        and "support 0.30 against 0.80" in mine["answer"]
+    )
+
+
 async def test_a_hypothesis_whose_support_died_is_unsupported_never_the_answer(app, prefix):
     p = lambda k: f"{prefix}{k}"  # noqa: E731
     await app.load(
