@@ -209,17 +209,15 @@ async def test_a_question_no_single_fact_holds_is_answered_through_the_chain_of_
     assert part["falsify"]["nodes"][0] == f"{prefix}F_cit" and part["falsify"]["unheld"] == ["capital"]
 
 
+def triple_fact(prefix: str, key: str, claim: str, s: str, p: str, o: str) -> dict:
+    return {"key": f"{prefix}{key}", "claim": claim, "subject": s, "predicate": p, "object": o}
+
+
 async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, prefix):
     """Triples written the other way round ("Bob is the CEO of Acme." under Bob, not Acme): the
     CEO of Acme is reached from the start's object back to its subject, then on from his facts."""
     acme, bob, lyon = f"Acme {prefix}", f"Bob {prefix}", f"Lyon {prefix}"
-    fact = lambda key, claim, s, p, o: {
-        "key": f"{prefix}{key}",
-        "claim": claim,
-        "subject": s,
-        "predicate": p,
-        "object": o,
-    }  # noqa: E731
+    fact = lambda *a: triple_fact(prefix, *a)  # noqa: E731
     data = {
         "question": {"key": f"{prefix}Q", "text": f"People of {acme}"},
         "evidence": [
@@ -235,10 +233,6 @@ async def test_a_chain_may_start_from_a_facts_object_back_to_its_subject(app, pr
     land = (await app.recall(f"In which country was the CEO of {acme} born?"))["falsify"]
     assert [h["key"] for h in land["through"]] == [f"{prefix}E_ceo", f"{prefix}E_born", f"{prefix}E_land"]
     assert "France" in land["answer"]
-
-
-def triple_fact(prefix: str, key: str, claim: str, s: str, p: str, o: str) -> dict:
-    return {"key": f"{prefix}{key}", "claim": claim, "subject": s, "predicate": p, "object": o}
 
 
 async def test_a_chain_starts_from_the_entity_the_question_names_even_when_its_name_holds_no_content_word(
