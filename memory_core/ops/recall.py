@@ -376,6 +376,7 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
             if h != best
         ],
         "support": view.support(best),
+        "inquiry_question": view.nodes[inquiry].text if inquiry in view.nodes else "",
     }
 
 
@@ -806,8 +807,7 @@ async def recall(
             if mine is not None and question:
                 # what of the question neither the inquiry's question nor the answer holds ("What is
                 # Alice's salary?" near "Where does Alice live and work?": 'salary')
-                asked = await stores.store.raw_nodes([node_id("question", own)])
-                said_by = " ".join([p.get("question", "") for p in asked.values()] + mine["context"])
+                said_by = " ".join([mine["inquiry_question"]] + mine["context"])
                 mine["unheld"] = sorted(set(words) - covered(words, said_by))
                 if mine["unheld"]:
                     mine["answer"] += (
