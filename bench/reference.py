@@ -502,6 +502,20 @@ class Model:
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         for t in targets:
             self.edges.append(MEdge("supersedes", new_key, t))
+        return self._settle(memory, new_key, triple, ends)
+
+    def resolve(self, loser: str, winner: str) -> dict:
+        """The caller's decision between two stored facts: ``winner`` supersedes ``loser``
+        (their dispute edges, if any, removed), then everything settles as after a revision
+        whose new fact is ``winner``."""
+        memory = self.copy()
+        self.edges = [
+            e for e in self.edges if not (e.kind == "disputes" and {e.src, e.dst} == {loser, winner})
+        ]
+        self.edges.append(MEdge("supersedes", winner, loser))
+        return self._settle(memory, winner, self.nodes[winner].triple, None)
+
+    def _settle(self, memory: "Model", new_key: str, triple: Optional[tuple], ends: Optional[dict]) -> dict:
         self.returning_until = {}
         kept = self.rejudge(new_key, triple, ends)
         died, revived = self.relabel()

@@ -77,6 +77,18 @@ class Engine:
         self.memory.absorb(plan)
         return plan
 
+    def resolve(self, loser: str, winner: str, epoch: int):
+        """``resolve loser --winner winner`` (a dispute, or two alive facts of one question)."""
+        from memory_core.core.beliefs import BeliefView
+        from memory_core.core.revision import plan_resolve
+
+        view = BeliefView(nodes=dict(self.nodes), edges=list(self.edges))
+        plan = plan_resolve(view, loser, winner, epoch, memory=self.memory, ghosts=set(self.ghosts))
+        self.nodes, self.edges = dict(view.nodes), list(view.edges)
+        self.ghosts = (self.ghosts | set(plan.forgotten)) - set(plan.restored)
+        self.memory.absorb(plan)
+        return plan
+
     def stored(self) -> dict:
         return {k: n for k, n in self.nodes.items() if k not in self.ghosts}
 

@@ -162,7 +162,9 @@ def plan_resolve(
     """End the dispute between two disputed evidence nodes: the ``disputes``
     edge is replaced by ``supersedes`` winner→loser, and everything relabels (the
     loser's dependents die and are forgotten as usual; the winner's hold again).
-    The labels are those the winner would have had by winning outright."""
+    The labels are those the winner would have had by winning outright. Between two
+    alive facts of one question (a contradiction no judge decided) the edge is
+    added: the loser is refuted as by a revision pinned on it."""
     plan = begin_resolve(view, loser, winner, epoch)
     return finish_resolve(view, plan, loser, winner, memory, ghosts)
 
@@ -172,7 +174,10 @@ def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan
     caller may re-judge what the resolution would bring back, :mod:`.reinstatement`)."""
     edges = check_resolvable(view, loser, winner)
     plan = Plan(epoch=epoch, fact=None)
-    confidence = max((e.confidence for e in edges if e.confidence is not None), default=None)
+    # a dispute keeps its judge's confidence; a contradiction decided by hand is certain
+    confidence = max(
+        (e.confidence for e in edges if e.confidence is not None), default=None if edges else 1.0
+    )
     for edge in edges:
         remove_edge(view, edge)
         plan.removed_edges.append(edge)
@@ -187,7 +192,11 @@ def begin_resolve(view: BeliefView, loser: str, winner: str, epoch: int) -> Plan
             "winner": winner,
             "loser": loser,
             "policy": "resolve",
-            "reason": f"{winner} kept: dispute with {loser} resolved by hand (resolve)",
+            "reason": (
+                f"{winner} kept: dispute with {loser} resolved by hand (resolve)"
+                if edges
+                else f"{winner} kept: it contradicts {loser}, decided by hand (resolve)"
+            ),
         }
     ]
     plan.meta = PlanInputs(seeds=[winner, loser])
@@ -203,10 +212,13 @@ def finish_resolve(
     ghosts: Iterable[str] = (),
 ) -> Plan:
     """:func:`plan_resolve`'s second half: relabel, decay, promote, forget."""
-    notes = {
-        loser: (Rule.CONTRADICTED, f"dispute resolved in favour of {winner}"),
-        winner: (Rule.RESOLVED, f"dispute with {loser} resolved in its favour"),
-    }
+    if plan.removed_edges:  # a dispute ended
+        notes = {
+            loser: (Rule.CONTRADICTED, f"dispute resolved in favour of {winner}"),
+            winner: (Rule.RESOLVED, f"dispute with {loser} resolved in its favour"),
+        }
+    else:  # two alive facts: the caller decided the winner contradicts the loser
+        notes = {loser: (Rule.CONTRADICTED, "the caller's decision: resolve")}
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
     plan.died = outcome.died
     plan.revived = outcome.revived

@@ -425,25 +425,42 @@ def dispute_edges(view: BeliefView, a: str, b: str) -> list[Edge]:
 
 
 def check_resolvable(view: BeliefView, loser: str, winner: str) -> list[Edge]:
-    """The dispute edges between ``loser`` and ``winner`` (InputError if they are not in a dispute)."""
+    """What ``resolve`` replaces by ``supersedes`` WINNER->LOSER: the dispute edges between the two;
+    none when they are two alive facts of one question no judge found contradictory (the
+    caller decides that contradiction). InputError for anything else, nothing changed."""
     for key in (loser, winner):
         node = view.nodes.get(key)
         if node is None:
             raise InputError(f"{key!r}: no such node")
         if node.kind != "evidence":
-            raise InputError(f"{key!r} is a {node.kind}, not evidence: only evidence is disputed")
+            raise InputError(
+                f"{key!r} is a {node.kind}, not evidence: only evidence is disputed or contradicted"
+            )
     if loser == winner:
         raise InputError("the loser and the winner must be two different nodes")
     edges = dispute_edges(view, loser, winner)
-    if not edges:
-        raise InputError(f"{loser} and {winner} are not in a dispute (no disputes edge between them)")
+    if edges:
+        for key in (loser, winner):
+            if view.nodes[key].state != DISPUTED:
+                raise InputError(
+                    f"{key} is {view.nodes[key].state}, not disputed: the dispute with "
+                    f"{winner if key == loser else loser} is already decided"
+                )
+        return edges
     for key in (loser, winner):
-        if view.nodes[key].state != DISPUTED:
+        if view.nodes[key].state != ALIVE:
             raise InputError(
-                f"{key} is {view.nodes[key].state}, not disputed: the dispute with "
-                f"{winner if key == loser else loser} is already decided"
+                f"{key} is {view.nodes[key].state} and not in a dispute with "
+                f"{winner if key == loser else loser}: resolve decides a dispute, or a contradiction "
+                "between two alive facts (explain says why it is not alive)"
             )
-    return edges
+    a, b = view.nodes[loser].question, view.nodes[winner].question
+    if a != b:
+        raise InputError(
+            f"{loser} belongs to question {a!r}, {winner} to {b!r}: a contradiction is decided "
+            "within one question"
+        )
+    return []
 
 
 def three_valued_violations(view: BeliefView) -> list[tuple[str, str, str]]:

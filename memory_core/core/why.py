@@ -18,7 +18,7 @@ from memory_core.core.beliefs import ALIVE, BeliefView
 from memory_core.core.keys import normalise_key
 
 RULE_TEXT = {
-    Rule.CONTRADICTED: "refuted: contradicted by new evidence {cause}",
+    Rule.CONTRADICTED: "refuted: contradicted by {cause}",
     Rule.SUPERSEDED_BY_FACT: "superseded by new evidence {cause}",
     Rule.JUSTIFICATION_LOST: "invalidated: it rested on {cause}, now dead",
     Rule.NONCRITICAL_DECAY: "weakened: non-critical dependency {cause} died",

@@ -106,7 +106,9 @@ End a dispute: two stored evidence nodes contradict each other and no policy cou
 and trust). Call it when you have learnt which one is right: `loser` becomes refuted (superseded by
 `winner`), `winner` becomes alive, and everything resting on them is relabelled (the loser's dependents
 die and dead ends are forgotten; the winner's come back). Both keys must be disputed evidence in one
-dispute, else an error and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
+dispute, or two alive evidence of one question that no judge found contradictory (a fact recorded while
+a candidate stayed undecided): then `winner` refutes `loser` by your decision. Anything else is an error
+and nothing changes. Returns the shape of `revise`'s result. Undo with `undo`."""
 
 RECALL = """\
 Answer a question from the memory: FALSIFY's answer uses only beliefs still alive (evidence,

@@ -1,6 +1,8 @@
-"""``resolve LOSER --winner WINNER``: end a dispute between two disputed evidence nodes.
+"""``resolve LOSER --winner WINNER``: end a dispute between two disputed evidence nodes, or
+decide a contradiction no judge decided between two alive facts of one question.
 
-The ``disputes`` edge between them is replaced by ``supersedes`` WINNER→LOSER;
+The ``disputes`` edge between them is replaced by ``supersedes`` WINNER→LOSER (for two alive
+facts, that edge is added);
 then everything relabels by the three-valued rules (:mod:`memory_core.core.tms`):
 the loser becomes ``refuted``, its dependents die and are forgotten as usual, the
 winner and whatever rested on it come back alive, forgotten nodes included (from

@@ -109,9 +109,9 @@ def result_of(job: FactJob) -> dict:
             f"judge pinned by {batch.options.pin_reason}: {job.request.target} taken as contradicted, gates skipped"
         )
     plan = job.plan
-    if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record:
-        # offline (no judge could decide): the caller judges gate 1's ranked candidates and revises again
-        # with target=KEY for the one the fact contradicts, or record=True if it contradicts none
+    if d.undecided and not d.acting and d.judge != "pinned" and not job.request.record and plan is None:
+        # offline (no judge could decide, nothing recorded): the caller judges gate 1's ranked candidates
+        # and revises again with target=KEY for the one the fact contradicts, or record=True if none
         result["to_decide"] = [c.key for c in d.candidates if c.key in set(d.undecided)]
     if batch.options.dry_run or (is_preview(batch) and plan is None):
         result["note"] = (d.note + "; " if d.note else "") + "dry run: nothing changed"
@@ -141,13 +141,24 @@ def result_of(job: FactJob) -> dict:
         )
     elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
-        far = [c.key for c in d.candidates if c.relation is None]
+        far = [c.key for c in d.candidates if c.relation is None]  # undecided, none near (may_record)
         result["note"] = (
             f"no contradiction (verdicts: {', '.join(relations)}); the fact is recorded as {new_key}"
             + (f"; not judged (far from the fact): {', '.join(far)}" if far else "")
         )
     elif d.undecided and d.judge != "pinned":
         result["note"] = d.note
+    # the fact was recorded with candidates of its question no judge could decide: if it contradicts
+    # one after all, the caller decides that between the two stored facts
+    open_ = [
+        c.key for c in d.candidates if c.key in set(d.undecided) and c.question == plan.new_node.question
+    ]
+    if open_ and d.judge != "pinned" and not job.request.record:
+        hint = (
+            f"if the fact contradicts {'one of them' if len(open_) > 1 else open_[0]} after all: "
+            f"resolve {'KEY' if len(open_) > 1 else open_[0]} --winner '{new_key}'"
+        )
+        result["note"] = "; ".join(filter(None, [result.get("note"), hint]))
     bearing = [e for e in plan.new_edges if e.src == new_key and e.kind in ("supports", "refutes")]
     if bearing:
         result["edges_added"] = [f"{e.kind} {e.src} -> {e.dst}" for e in bearing]

@@ -136,9 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--json", action="store_true")
 
-    s = sub.add_parser("resolve", help="end a dispute: LOSER refuted, WINNER alive, everything relabelled")
-    s.add_argument("loser", help="the disputed evidence that loses")
-    s.add_argument("--winner", required=True, help="the disputed evidence that wins")
+    s = sub.add_parser(
+        "resolve",
+        help="end a dispute, or decide that WINNER contradicts LOSER (two alive facts of one question): "
+        "LOSER refuted, WINNER alive, everything relabelled",
+    )
+    s.add_argument("loser", help="the evidence that loses (disputed, or alive)")
+    s.add_argument("--winner", required=True, help="the evidence that wins (disputed, or alive)")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("explain", help="why a node (forgotten ones included) is in its state")

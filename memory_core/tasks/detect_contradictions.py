@@ -195,6 +195,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
             raise InputError(
                 f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
             )
+    await refuse_new_decisions_on_recorded(batch, [j for j in jobs if j.already], stored)
     await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
@@ -209,6 +210,37 @@ async def detect_batch(batch: RevisionBatch) -> None:
         await judge_together(batch, free, exclude, vectors)
     if batch.stop is not None and (batch.stop.at == 0 or len(jobs) == 1):
         raise batch.stop.error
+
+
+async def refuse_new_decisions_on_recorded(batch: RevisionBatch, jobs: list[FactJob], stored: dict) -> None:
+    """A fact already recorded comes again with a decision its record does not hold (``--target``
+    E it neither supersedes nor disputes, ``--supports``/``--refutes`` H it has no edge to):
+    repeating the fact changes nothing, so the decision would be dropped; refused instead (exit
+    2, nothing written), naming the command that makes it about the recorded fact."""
+    asked = [j for j in jobs if j.request.target is not None or j.request.hypothesis]
+    if not asked:
+        return
+    rows = await batch.stores.store.all_edges_of([node_id("evidence", j.new_key) for j in asked])
+    linked = {frozenset((src, dst)) for src, dst, _, _ in rows}
+    for job in asked:
+        mine, r = node_id("evidence", job.new_key), job.request
+        epoch = stored[job.new_key].get("truth_epoch")
+        recorded = f"{_where(batch, job)}the fact is already recorded as {job.new_key} (epoch {epoch})"
+        if r.target is not None and frozenset((mine, node_id("evidence", r.target))) not in linked:
+            raise InputError(
+                f"{recorded} and does not contradict {r.target}; a fact is recorded once: to decide that "
+                f"{job.new_key} contradicts {r.target}: resolve {r.target} --winner '{job.new_key}'",
+                field="target",
+            )
+        if r.hypothesis:
+            kind, key, _ = r.hypothesis
+            if frozenset((mine, node_id("hypothesis", key))) not in linked:
+                raise InputError(
+                    f"{recorded} with no edge to {key}; a fact is recorded once: to add that it {kind} "
+                    f'{key}, load a fragment with the edge {{"type": "{kind}", "from": "{job.new_key}", '
+                    f'"to": "{key}"}}',
+                    field=kind,
+                )
 
 
 async def _hypotheses(batch: RevisionBatch) -> None:

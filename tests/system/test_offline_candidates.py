@@ -205,6 +205,75 @@ def test_cli_prints_ready_target_commands_and_the_printed_one_completes(tmp_path
 
 
 @pytest.mark.slow
+def test_a_fact_recorded_beside_an_undecided_claim_is_decided_against_it_with_resolve(tmp_path):
+    """A triple fact is recorded when the judge decided its candidates and the claim it could not
+    judge lies far: no "you decide" (a repeated fact changes nothing, so a --target would be
+    dropped); the note names the decision that works (resolve), a repeat with a decision is refused
+    with it and writes nothing, and resolve refutes the claim as a pinned revision would."""
+    from harness import run_batch
+
+    root, file = tmp_path / "root", tmp_path / "part.json"
+    file.write_text(
+        investigation(
+            "",
+            hypotheses=[{"key": "H1", "statement": "part R-7 is from Ulm"}],
+            evidence=[
+                {
+                    "key": "E1",
+                    "claim": "The part R-7 was made in Ulm.",
+                    "subject": "part R-7",
+                    "predicate": "was made in",
+                    "object": "Ulm",
+                },
+                {  # no triple: no offline judge decides on it (cosine distance 0.61 from the fact)
+                    "key": "E3",
+                    "claim": "Invoices for R-7 were archived by the finance office in 2019 after the yearly "
+                    "audit of all suppliers.",
+                },
+            ],
+            conclusions=[{"key": "K3", "statement": "the R-7 invoices are on file"}],
+            edges=[
+                {"type": "supports", "from": "E1", "to": "H1"},
+                {"type": "depends_on", "from": "K3", "to": "E3"},
+            ],
+        )
+    )
+    fact = ["revise", "The part R-7 is painted red."]
+    steps = [
+        {"name": "load", "argv": ["--root", str(root), "load", str(file)]},
+        {"name": "text", "argv": fact + ["--triple", "part R-7|colour|red"], "snapshot": True},
+        {"name": "target", "argv": fact + ["--target", "E3"], "snapshot": True},
+        {"name": "supports", "argv": fact + ["--supports", "H1"], "snapshot": True},
+        {"name": "repeat", "argv": fact + ["--triple", "part R-7|colour|red", "--json"]},
+        {"name": "resolve", "argv": ["resolve", "E3", "--winner", "NEW", "--json"]},
+        {"name": "explain", "argv": ["explain", "E3", "--json"]},
+        {"name": "undo", "argv": ["undo"], "snapshot": True},
+    ]
+    out = run_batch(root, [dict(s, op="cli") for s in steps[:5]], tmp_path / "w1")
+    text, target, supports, repeat = out[1], out[2], out[3], out[4]
+    assert text["code"] == 0, text
+    recorded = text["after"]["status"]
+    new = next(n["key"] for n in recorded["nodes"] if n["text"] == "The part R-7 is painted red.")
+    assert "undecided" in text["stdout"] and "you decide" not in text["stdout"]
+    assert "not judged (far from the fact): E3" in text["stdout"]
+    assert f"resolve E3 --winner '{new}'" in text["stdout"]
+    assert target["code"] == 2 and f"resolve E3 --winner '{new}'" in target["stderr"], target
+    assert supports["code"] == 2 and f'"from": "{new}", "to": "H1"' in supports["stderr"], supports
+    for refused in (target, supports):
+        assert refused["before"] == refused["after"]  # nothing written
+    assert repeat["code"] == 0 and json.loads(repeat["stdout"])["already_applied"]
+    rest = [dict(s, op="cli", argv=[new if a == "NEW" else a for a in s["argv"]]) for s in steps[5:]]
+    resolved, explained, undone = run_batch(root, rest, tmp_path / "w2")
+    result = json.loads(resolved["stdout"])
+    assert result["refuted"] == ["E3"] and result["invalidated"] == ["K3"] and result["forgotten"] == ["K3"]
+    last = json.loads(explained["stdout"])["events"][-1]
+    assert last["rule"] == "contradicted" and last["cause"] == [new]
+    assert "the caller's decision: resolve" in last["text"]
+    assert undone["code"] == 0 and undone["after"]["status"]["nodes"] == recorded["nodes"]
+    assert undone["after"]["status"]["edges"] == recorded["edges"]
+
+
+@pytest.mark.slow
 async def test_mcp_offline_agent_protocol(tmp_path):
     from mcp.client import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client

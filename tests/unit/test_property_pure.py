@@ -17,9 +17,9 @@ Named examples of each rule are in ``tests/unit/test_property_rules.py``.
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from bench.reference import Model, from_investigation
+from bench.reference import ALIVE, Model, from_investigation
 from bench.wholegraph import Engine
 from belief_graphs import investigations, pick_target, revision_picks
 
@@ -120,3 +120,27 @@ def test_loadable_graphs_without_loaded_supersedes(case):
     model, picks, dead_targets = case
     for step, engine, model, plan, target, before in run_sequence(model, picks, dead_targets):
         agree(engine, model, f"revision {step} (target {target})")
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenario(), st.integers(0, 10**6))
+def test_resolving_two_alive_facts_matches_the_reference(case, pick):
+    """``resolve LOSER --winner WINNER`` between two alive facts of one question (the caller's
+    decision that WINNER contradicts LOSER), after a sequence of revisions: the engine and the
+    reference agree, as after a revision whose new fact is WINNER."""
+    model, picks, dead_targets = case
+    engine, step = None, 0
+    for step, engine, model, _, _, _ in run_sequence(model, picks, dead_targets):
+        agree(engine, model, f"revision {step}")
+    engine = engine or Engine(model)
+    alive = sorted(k for k, n in model.stored().items() if n.kind == "evidence" and n.state == ALIVE)
+    pairs = [
+        (a, b) for a in alive for b in alive if a != b and model.nodes[a].question == model.nodes[b].question
+    ]
+    assume(pairs)
+    loser, winner = pairs[pick % len(pairs)]
+    model.resolve(loser, winner)
+    plan = engine.resolve(loser, winner, step + 1)  # its loser dies, unless it holds its winner up
+    agree(engine, model, f"resolve {loser} --winner {winner}")
+    assert model.orphans() == []
+    assert [c.key for c in plan.changes if c.key == loser], "the loser's change is recorded with its cause"

@@ -176,15 +176,41 @@ def test_resolve_equals_winning_outright(winner):
         assert disputed.nodes["K"].alive and plan.forgotten == [] and plan.refuted == ["F"]
 
 
-def test_resolve_refuses_what_is_not_a_dispute():
+def test_resolve_refuses_what_it_cannot_decide():
     v = seed_view()
-    with pytest.raises(InputError, match="not in a dispute"):
-        plan_resolve(v, "E_qa", "E_email", 1)
     plan_revision(v, [("E_qa", "contradicts", 0.9)], 1, None, fact(), {"E_qa": decision("E_qa", "F", None)})
+    before = {k: (n.state, n.weight) for k, n in v.nodes.items()}, list(v.edges)
+    # E_qa is disputed with F, not with E_email; a dead side or two questions are refused too
+    with pytest.raises(InputError, match="disputed and not in a dispute with E_email"):
+        plan_resolve(v, "E_qa", "E_email", 2)
     with pytest.raises(InputError, match="no such node"):
         plan_resolve(v, "E_qa", "nope", 2)
     with pytest.raises(InputError, match="not evidence"):
         plan_resolve(v, "E_qa", "K", 2)
+    with pytest.raises(InputError, match="two different nodes"):
+        plan_resolve(v, "E_alt", "E_alt", 2)
+    v.nodes["E_email"].question = "Q2"
+    with pytest.raises(InputError, match="within one question"):
+        plan_resolve(v, "E_alt", "E_email", 2)
+    assert ({k: (n.state, n.weight) for k, n in v.nodes.items()}, list(v.edges)) == before  # nothing changed
+
+
+def test_resolve_between_two_alive_facts_refutes_the_loser_as_a_pinned_revision_would():
+    """The caller decides that E_email contradicts E_qa: the same labels as a new fact pinned
+    on E_qa (K dies and is forgotten, A loses its support, B is promoted), with the cause said."""
+    resolved, pinned = seed_view(), seed_view()
+    plan = plan_resolve(resolved, "E_qa", "E_email", 1)
+    plan_revision(pinned, [("E_qa", "contradicts", 1.0)], 1, None, fact())
+    assert plan.refuted == ["E_qa"] and plan.forgotten == ["K"] and plan.promoted == ["B"]
+    assert states(resolved) == {k: s for k, s in states(pinned).items() if k != "F"}
+    change = next(c for c in plan.changes if c.key == "E_qa")
+    assert change.rule == "contradicted" and change.cause == ["E_email"]
+    assert change.detail == "the caller's decision: resolve"
+    assert Edge("supersedes", "E_email", "E_qa", confidence=1.0) in resolved.out_edges(
+        "E_email", "supersedes"
+    )
+    with pytest.raises(InputError, match="E_qa is refuted and not in a dispute"):
+        plan_resolve(resolved, "E_qa", "E_email", 2)
 
 
 def test_reinstatement_brings_back_forgotten_dependents_and_hypotheses():
