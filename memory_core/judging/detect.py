@@ -101,7 +101,10 @@ class Detection:
         judge must have decided at least one candidate, and no undecided candidate may be near
         (cosine distance below :data:`UNDECIDED_BLOCKS_WITHIN`, or no distance known): a near
         claim nobody judged could be the one the fact contradicts, so the caller decides first.
-        Far undecided candidates (the rest of gate 1's top k) do not hold a decided fact back."""
+        Far undecided candidates (the rest of gate 1's top k) do not hold a decided fact back.
+        With no candidate at all nothing stored could be contradicted: nothing to decide."""
+        if not self.candidates:
+            return True
         if not any(c.relation is not None for c in self.candidates):
             return False
         return not any(

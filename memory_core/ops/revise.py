@@ -119,6 +119,12 @@ def result_of(job: FactJob) -> dict:
         return result
     if plan is None:
         recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
+        if not d.candidates and len(batch.questions or []) > 1:
+            recorded += (
+                f": {len(batch.questions)} questions are stored and none is this root's default; name a "
+                "stored hypothesis the fact bears on (--supports or --refutes H) to record it in its question, or "
+                "load it as evidence of its question (a fragment)"
+            )
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
         return result
@@ -139,6 +145,8 @@ def result_of(job: FactJob) -> dict:
             f"recorded as {new_key} by the caller's decision (--record): it contradicts none of "
             + (", ".join(compared) if compared else "the stored evidence (no candidate was near)")
         )
+    elif not d.candidates:
+        result["note"] = f"{d.note}; the fact is recorded as {new_key} in question {plan.new_node.question}"
     elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
         far = [c.key for c in d.candidates if c.relation is None]  # undecided, none near (may_record)

@@ -111,7 +111,10 @@ class FactJob:
         d = self.narrowed
         if self.batch.options.dry_run or d is None or self.already or self.batch.failed:
             return False
-        return bool(d.acting) or d.may_record or self.request.record
+        if self.request.record or d.acting:
+            return True
+        # nothing stored within reach: recorded where it belongs, if the root says where
+        return d.may_record and (bool(d.candidates) or self.question is not None)
 
     @property
     def question(self) -> Optional[str]:
@@ -127,7 +130,7 @@ class FactJob:
         ranked = sorted(narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
         if ranked and ranked[0].question:
             return ranked[0].question
-        return self.batch.stores.default_question() if self.request.record else None
+        return self.batch.home_question if self.request.record or not ranked else None
 
 
 @dataclass(repr=False, slots=True)
@@ -164,6 +167,10 @@ class RevisionBatch:
     # question key -> its predicate declarations (or None), read once per batch: a revision never
     # changes a question's declarations
     declarations: dict[str, Optional[dict]] = field(default_factory=dict)
+    # where a fact related to no stored belief is recorded: the root's default question, else its
+    # only question (None: nothing loaded, or several questions); read by home() once per batch
+    home_question: Optional[str] = None
+    questions: Optional[list[str]] = None
 
     def __post_init__(self) -> None:
         if not self.jobs:
@@ -193,6 +200,20 @@ class RevisionBatch:
             found = await self.stores.store.declared_predicates([{"question_key": question}])
             self.declarations[question] = found.get(question)
         return self.declarations[question]
+
+    async def home(self) -> Optional[str]:
+        """Read :attr:`home_question` (once per batch)."""
+        if self.questions is None:
+            self.questions = await self.stores.store.question_keys()
+            default = self.stores.default_question()
+            self.home_question = (
+                default
+                if default in self.questions
+                else self.questions[0]
+                if len(self.questions) == 1
+                else None
+            )
+        return self.home_question
 
     def snapshot_original(self) -> None:
         self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()} if self.view is not None else {}

@@ -51,6 +51,8 @@ async def begin_fact(job: FactJob) -> None:
         alive |= {c.key for c in candidates if c.key in view.nodes and validity.past_value(view.nodes[c.key])}
     questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
     job.narrowed = narrow(job, alive, questions)
+    if job.request.record or not job.narrowed.candidates:
+        await batch.home()
     await judge_batch_facts_by_cardinality(job)
     if not job.records:
         return
@@ -59,9 +61,17 @@ async def begin_fact(job: FactJob) -> None:
             raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
     r = job.request
     if job.question is None:
+        stored = batch.questions or []
         raise InputError(
-            "--record: there is no question to record the fact in (nothing is loaded yet): load an "
-            "investigation first, or name a stored hypothesis with --supports or --refutes",
+            "--record: there is no question to record the fact in "
+            + (
+                f"({len(stored)} questions are stored, no default, and no stored claim is near the fact): "
+                "name a stored hypothesis with --supports or --refutes, or load the fact as evidence of "
+                "its question (a fragment)"
+                if stored
+                else "(nothing is loaded yet): load an investigation first, or name a stored hypothesis "
+                "with --supports or --refutes"
+            ),
             field="record",
         )
     new_node = Node(

@@ -274,6 +274,53 @@ def test_a_fact_recorded_beside_an_undecided_claim_is_decided_against_it_with_re
 
 
 @pytest.mark.slow
+def test_the_first_fact_of_a_bare_question_is_recorded_in_it(tmp_path):
+    """A fact with no candidate at all contradicts nothing stored: it is recorded (no judge needed) in
+    the root's only question, and the next facts are judged against it as usual; with several
+    questions and none near the fact, or nothing loaded, nothing is recorded and the note says why."""
+    from harness import run_batch
+
+    one, two, empty = tmp_path / "one", tmp_path / "two", tmp_path / "empty"
+    bare = {"Q1": tmp_path / "q1.json", "Q2": tmp_path / "q2.json"}
+    for key, file in bare.items():
+        file.write_text(json.dumps({"question": {"key": key, "text": f"What do we know about {key}?"}}))
+    lives = ["revise", "Maria lives in Lisbon.", "--triple", "Maria|lives in|Lisbon", "--json"]
+    steps = [
+        {"name": "load", "argv": ["--root", str(one), "load", str(bare["Q1"])]},
+        {"name": "first", "argv": lives},
+        {
+            "name": "moved",
+            "argv": ["revise", "Maria lives in Berlin.", "--triple", "Maria|lives in|Berlin", "--json"],
+        },
+        {"name": "recall", "argv": ["recall", "Where does Maria live?", "--json"]},
+    ]
+    load, first, moved, recall = run_batch(one, [dict(s, op="cli") for s in steps], tmp_path / "w1")
+    first, moved = json.loads(first["stdout"]), json.loads(moved["stdout"])
+    assert first["new_evidence"] and first["question"] == "Q1" and first["candidates"] == []
+    assert f"recorded as {first['new_evidence']} in question Q1" in first["note"]
+    assert moved["question"] == "Q1" and moved["refuted"] + moved["superseded"] == [first["new_evidence"]]
+    assert json.loads(recall["stdout"])["falsify"]["answer"].startswith("Maria lives in Berlin.")
+
+    steps = [
+        {"name": "q1", "argv": ["--root", str(two), "load", str(bare["Q1"])]},
+        {"name": "q2", "argv": ["load", str(bare["Q2"])]},
+        {"name": "free", "argv": lives, "snapshot": True},
+        {"name": "record", "argv": lives[:-1] + ["--record"], "snapshot": True},
+    ]
+    free, record = run_batch(two, [dict(s, op="cli") for s in steps], tmp_path / "w2")[2:]
+    assert free["code"] == 0 and json.loads(free["stdout"])["new_evidence"] is None
+    assert "2 questions are stored and none is this root's default" in json.loads(free["stdout"])["note"]
+    assert record["code"] == 2 and "2 questions are stored" in record["stderr"]
+    for step in (free, record):
+        assert step["before"] == step["after"]  # nothing written
+
+    (nothing,) = run_batch(
+        empty, [{"name": "free", "op": "cli", "argv": ["--root", str(empty)] + lives}], tmp_path / "w3"
+    )
+    assert json.loads(nothing["stdout"])["note"].startswith("nothing loaded yet")
+
+
+@pytest.mark.slow
 async def test_mcp_offline_agent_protocol(tmp_path):
     from mcp.client import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
