@@ -82,6 +82,22 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     return method
 
 
+def _one_change_at_a_time(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """A facade method that changes (or, ``check``, compares) the stores as a whole: it waits
+    for the revisions and other changes ahead of it and holds the root's revision lock while it
+    runs (a revision takes the same lock in its pipeline), so two calls at once on one facade
+    -- a load and an undo, a revise and an undo -- never interleave their writes or epochs."""
+
+    @functools.wraps(fn)
+    async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        fx = args[0]
+        assert isinstance(fx, Falsify)
+        async with fx.stores.revision:
+            return await fn(*args, **kwargs)
+
+    return method
+
+
 def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """A synchronous facade method that refuses to run on a closed facade."""
 
@@ -375,6 +391,7 @@ class Falsify:
     # ---- writing ---------------------------------------------------------
     @writes()
     @_speaks
+    @_one_change_at_a_time
     async def load(self, source: Any) -> LoadResult:
         """Load an investigation: a path, JSON text or bytes, or a dict. A *fragment*
         (``{"question": {"key": "Q"}, ...}`` naming a stored question) adds hypotheses,
@@ -385,6 +402,7 @@ class Falsify:
 
     @writes()
     @_speaks
+    @_one_change_at_a_time
     async def load_file(self, path) -> LoadResult:
         return await load_op.load(self.stores, Path(path))
 
@@ -455,6 +473,7 @@ class Falsify:
 
     @writes()
     @_speaks
+    @_one_change_at_a_time
     async def resolve(self, loser: str, winner: str) -> RevisionResult:
         """End the dispute between two disputed evidence nodes: ``loser`` refuted (with
         a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
@@ -464,12 +483,14 @@ class Falsify:
 
     @writes()
     @_speaks
+    @_one_change_at_a_time
     async def undo(self) -> UndoResult:
         """Revert the last revision or load completely; again reverts the one before."""
         return await undo_op.undo(self.stores)
 
     @writes(when="repair")
     @_speaks
+    @_one_change_at_a_time
     async def check(self, repair: bool = False) -> CheckResult:
         """Verify graph/vector agreement, the revision rules and the journal; ``repair``
         fixes what can be fixed and says what it did."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import io
 import os
 import sys
@@ -31,6 +30,7 @@ from memory_core.shell.commands import (
     internal_error,
 )
 from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, root_of, settings_digests
+from memory_core.store.streams import captured
 
 REMEMBERED = 256  # request ids (and their answers) a server keeps
 # the environment this server's settings were read from (its start, with the project's .env), set by
@@ -137,7 +137,7 @@ async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
         return {"stdout": "", "stderr": "error: the command line must be a list of strings\n", "exit": 2}
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with captured(out, err):
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as exit_:  # usage errors: the parser's own message and exit code
@@ -180,7 +180,7 @@ async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
         token = BORROWED.set(Borrowed(app))
         saved_stdin = sys.stdin
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            with captured(out, err):
                 if stdin is not None:
                     sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
                 try:

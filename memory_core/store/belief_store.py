@@ -527,10 +527,10 @@ async def warm_up(store: "BeliefStore") -> float:
 
     from cognee.tasks.storage import add_data_points  # noqa: F401  (cognee imports the write path lazily)
 
-    from memory_core.store.pipeline import noop_tasks, run_pipeline
+    from memory_core.store.pipeline import set_up
 
     start = time.perf_counter()
-    await run_pipeline(noop_tasks(), [{}], "falsify_warm_up")
+    await set_up()
     await embedder.embedding_engine().embed_text(["warm up"])  # loads the embedding model
     await store.search(collection("evidence"), "warm up", 1)  # opens the vector table
     # what the imports, the model's load and the opening freed goes back to the OS (a process that

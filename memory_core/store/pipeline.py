@@ -2,13 +2,21 @@
 
 :func:`task` wraps an async function as a cognee ``Task``;
 :func:`run_pipeline` runs a list of them through ``cognee.run_custom_pipeline`` (what
-the tasks found, errors included, is on their data items: their caller reads it there).
+the tasks found, errors included, is on their data items: their caller reads it there);
+:func:`set_up` is the runner's first run in a process, once and whole.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import asyncio
+import os
+from memory_core.store.streams import silenced
+
+# the databases cognee was set up for in this process (relational tables, migrations, default
+# user), by what names them; the set-up running now, if one is
+_set_up: set[tuple] = set()
+_setting_up: dict[tuple, asyncio.Task] = {}
+_DATABASE_SETTINGS = ("SYSTEM_ROOT_DIRECTORY", "DB_PROVIDER", "DB_HOST", "DB_PORT", "DB_NAME")
 
 
 def task(fn, needs_llm: bool = False):
@@ -26,14 +34,44 @@ def noop_tasks() -> list:
     return [task(_noop)]
 
 
-async def run_pipeline(tasks: list, data: list, name: str, dataset: str = "falsify") -> None:
-    """Run ``tasks`` over ``data`` through cognee's pipeline runner (FALSIFY's tasks record an
-    error on their data item, which cognee would log and wrap; the caller raises it)."""
+async def _run(tasks: list, data: list, name: str, dataset: str) -> None:
     import cognee
 
-    # cognee's first run in a fresh root applies relational migrations that print()
-    # to stdout; our tasks print nothing, so keep stdout clean for --json output.
-    with contextlib.redirect_stdout(io.StringIO()):
+    # cognee's first run in a process applies relational migrations that print() to stdout; our
+    # tasks print nothing: keep standard output clean for --json and a host's own output, this
+    # task's writes only (a host's other tasks print as usual)
+    with silenced():
         await cognee.run_custom_pipeline(
             tasks=tasks, data=data, dataset=dataset, pipeline_name=name, skip_connection_test=True
         )
+
+
+async def set_up() -> None:
+    """The pipeline runner's first run in this process on these databases, where cognee creates
+    its relational tables, applies its migrations and creates its default user. It runs once and whole: a
+    caller cancelled meanwhile stops waiting, the run goes on (cut short, it would leave cognee
+    half set up for the rest of the process: every later run failing), and the next caller, or
+    two calls at once, wait for that same run; a run that failed is tried again."""
+    databases = tuple(os.environ.get(name) for name in _DATABASE_SETTINGS)
+    if databases in _set_up:
+        return
+    loop = asyncio.get_running_loop()
+    running = _setting_up.get(databases)
+    if (
+        running is None
+        or running.get_loop() is not loop
+        or (running.done() and (running.cancelled() or running.exception() is not None))
+    ):
+        running = _setting_up[databases] = loop.create_task(
+            _run(noop_tasks(), [{}], "falsify_set_up", "falsify")
+        )
+    await asyncio.shield(running)
+    _set_up.add(databases)
+
+
+async def run_pipeline(tasks: list, data: list, name: str, dataset: str = "falsify") -> None:
+    """Run ``tasks`` over ``data`` through cognee's pipeline runner (FALSIFY's tasks record an
+    error on their data item, which cognee would log and wrap; the caller raises it), after
+    :func:`set_up`."""
+    await set_up()
+    await _run(tasks, data, name, dataset)

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 
 class RevisionLock:
-    """One revision at a time on one opened stores object (a process serves one data root).
+    """One change at a time on one opened stores object (a process serves one data root): a
+    revision takes it in its pipeline, the facade's other changes (load, resolve, undo, check)
+    around their whole run.
 
     An asyncio lock that counts its turns: :meth:`take` returns the turn it got (1, 2, ...),
     so a holder can tell whether anyone else held the lock since an earlier turn of its own

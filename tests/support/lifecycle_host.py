@@ -10,6 +10,11 @@ MODE ``release``: open a root, load it, close it, print ``closed`` and wait for 
 standard input (another process uses the root meanwhile); then open it again and print
 what it reads.
 
+MODE ``shared``: a host that shares its process with FALSIFY the rough way: it cancels the
+process's first revise while cognee sets itself up, then calls again; runs a load and an undo,
+a revise and an undo, two revises, at once on one facade; and prints from a task of its own
+while a revision runs (its lines must reach its standard output).
+
 MODE ``host_config``: configure cognee the way a host program does (its own roots), then
 ``Falsify.open``: must refuse, change nothing and create nothing. MODE ``host_imported``: a
 host that imported cognee on its defaults, then ``Falsify.open``.
@@ -191,9 +196,61 @@ def host_config_mode(root: Path, imported: bool) -> dict:
     return out
 
 
+async def shared_mode(root: Path) -> dict:
+    import memory_core
+    from memory_core import Falsify
+    from memory_core.store import pipeline
+
+    out: dict = {}
+    async with Falsify.open(root) as fx:
+        await fx.load(memory_core.demo_investigation())
+        first = asyncio.create_task(fx.revise(AUDIT, target="E_qa"))
+        while not any(not t.done() for t in pipeline._setting_up.values()):  # cognee's set-up runs
+            await asyncio.sleep(0.001)
+        first.cancel()
+        try:
+            await first
+            out["first"] = "finished"
+        except asyncio.CancelledError:
+            out["first"] = "cancelled"
+        out["epoch_after_cancel"] = fx.journal.epoch()
+        out["again"] = [(await fx.revise(AUDIT, target="E_qa", dry_run=True))["refuted"]]
+        memo = {"question": {"key": "Q"}, "evidence": [{"key": "E_memo", "claim": "A memo was found."}]}
+        note = {"question": {"key": "Q"}, "evidence": [{"key": "E_note", "claim": "A note was found."}]}
+        pairs = [  # in either order each pair leaves a whole root
+            (fx.load(memo), fx.revise(AUDIT, target="E_qa")),
+            (fx.undo(), fx.load(note)),
+            (fx.revise("The Valtec email was forged.", target="E_email"), fx.undo()),
+        ]
+        out["epochs"] = []
+        for a, b in pairs:
+            results = await asyncio.gather(a, b)
+            out["epochs"].append([r["epoch"] for r in results])
+        out["check"] = (await fx.check())["problems"]
+        out["log_epochs"] = [e["epoch"] for e in fx.journal.entries()]
+        stop, printed = asyncio.Event(), []
+
+        async def ticker() -> None:
+            while not stop.is_set():
+                printed.append(f"host tick {len(printed)}")
+                print(printed[-1], flush=True)
+                await asyncio.sleep(0.005)
+
+        tick = asyncio.create_task(ticker())
+        await asyncio.gather(
+            fx.revise("The report was signed late.", target="E_qa", dry_run=True),
+            fx.revise("The email was read late.", target="E_email", dry_run=True),
+        )
+        stop.set()
+        await tick
+        print("host after", flush=True)
+        out["printed"] = len(printed)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("loop", "release", "host_config", "host_imported"))
+    parser.add_argument("mode", choices=("loop", "release", "host_config", "host_imported", "shared"))
     parser.add_argument("--root", required=True)
     args = parser.parse_args()
     root = Path(args.root).resolve()
@@ -204,6 +261,9 @@ def main() -> None:
         elif args.mode == "release":
             with contextlib.redirect_stdout(sys.__stdout__):
                 out = asyncio.run(release_mode(root / "root"))
+        elif args.mode == "shared":  # the host's own standard output: what it prints must reach it
+            with contextlib.redirect_stdout(sys.__stdout__):
+                out = asyncio.run(shared_mode(root / "root"))
         else:
             out = host_config_mode(root, imported=args.mode == "host_imported")
     print(json.dumps(out), flush=True)

@@ -58,6 +58,31 @@ def test_the_event_loop_keeps_running_while_falsify_opens_and_works(tmp_path):
     assert out["ticks"]["open"] > 0  # the loop ran while the root opened
 
 
+def test_a_host_sharing_its_process_cancels_calls_runs_them_at_once_and_keeps_its_output(tmp_path):
+    """The process's first revise cancelled while cognee sets itself up: the set-up goes on, the
+    next calls work; a load and a revise, an undo and a load, a revise and an undo at once on one
+    facade: one change at a time (distinct epochs, the log in order, check clean); a host task
+    printing while two revisions run: every line reaches the host's standard output."""
+    proc = forkserver.run(
+        [sys.executable, str(HOST), "shared", "--root", str(tmp_path)],
+        cwd=tmp_path,
+        env=host_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    lines = proc.stdout.strip().splitlines()
+    out = json.loads(lines[-1])
+    assert out["first"] == "cancelled" and out["epoch_after_cancel"] == 1
+    assert out["again"] == [["E_qa"]]
+    epochs = [e for pair in out["epochs"] for e in pair]
+    assert sorted(epochs) == list(range(2, 8)), out["epochs"]
+    assert out["log_epochs"] == list(range(1, 8)) and out["check"] == []
+    assert out["printed"] > 0 and sum(line.startswith("host tick") for line in lines) == out["printed"]
+    assert lines[-2] == "host after"
+
+
 def test_close_frees_the_root_for_another_process_at_once(tmp_path):
     """A host closes its facade and keeps running: another process opens the root at once
     (no 'Could not set lock on file'), writes, and the host then opens the root again."""
