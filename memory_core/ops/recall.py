@@ -230,10 +230,11 @@ WINNING_RULES = (Rule.CONTRADICTED, Rule.SUPERSEDED_BY_FACT, Rule.VALIDITY_ENDED
 _MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
 
 
-def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
+def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
     """One pass over the revision log (none again until it changes): the hypotheses promoted
     by a revision that has not been undone, and the new facts a revision recorded over a
-    stored belief (it refuted, superseded or ended one), each -> its epoch."""
+    stored belief (it refuted, superseded or ended one), each -> its epoch; and each belief a
+    revision or resolve refuted, superseded or ended -> the belief that did it (the last time)."""
     # the log file's size and time stand for its content (journal.epoch() would parse its last
     # entry, which for a large batch costs as much as the pass itself)
     log = journal.log_path
@@ -251,6 +252,7 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
     undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
     promoted: dict[str, int] = {}
     winners: dict[str, int] = {}
+    replaced: dict[str, str] = {}
     for entry in entries:
         if entry.get("kind") == "undo" or entry["epoch"] in undone:
             continue
@@ -260,14 +262,15 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int]]:
                 promoted[change["key"]] = entry["epoch"]
             elif change["rule"] == "support_lost":
                 promoted.pop(change["key"], None)
-            elif change["rule"] in WINNING_RULES and entry.get("kind") == "revise":
+            elif change["rule"] in WINNING_RULES:
                 for cause in change.get("cause", []):
-                    if cause in new:
+                    replaced[change["key"]] = cause
+                    if cause in new and entry.get("kind") == "revise":
                         winners[cause] = entry["epoch"]
     if len(_MARKS_CACHE) > 64:
         _MARKS_CACHE.clear()
-    _MARKS_CACHE[ident] = (promoted, winners)
-    return promoted, winners
+    _MARKS_CACHE[ident] = (promoted, winners, replaced)
+    return promoted, winners, replaced
 
 
 def disputes_of(view) -> dict:
@@ -414,6 +417,96 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
         "untimed": untimed,
         "more": [(h.props["key"], text_of(h.props)) for h in more],
     }
+
+
+def held_by_dead(
+    hits: list[BeliefHit],
+    slice_: Slice,
+    in_scope,
+    words: QuestionWords,
+    than: frozenset[str],
+    within: Optional[float] = None,
+) -> Optional[BeliefHit]:
+    """The dead fact (refuted, superseded, invalidated, or not valid at the slice's date) that
+    holds every question word ``than`` holds and more, at cosine distance ``within`` or nearer
+    (the alive answer's: a word form alone, "living" / "lives", does not outweigh meaning): the
+    question is about it (its most words, then the nearest)."""
+    best, best_key = None, None
+    for h in hits:
+        if h.kind not in ("evidence", "conclusion") or not in_scope(h) or slice_.state(h.props) == ALIVE:
+            continue
+        if within is not None and (h.distance is None or h.distance > within):
+            continue
+        held = covered(words, said(h.props))
+        if held > than:
+            key = (-len(held), _nearness(h))
+            if best_key is None or key < best_key:
+                best, best_key = h, key
+    return best
+
+
+async def replacement(stores, slice_: Slice, dead: str) -> Optional[dict]:
+    """The alive belief that took a dead one's place: what refuted, superseded or ended it (the
+    revision log), followed while that died too; None when nothing alive did."""
+    replaced = revision_marks(stores.journal)[2]
+    seen, key = {dead}, replaced.get(dead)
+    while key is not None and key not in seen:
+        seen.add(key)
+        props = (await stores.store.find_keys([key])).get(key)
+        if props is None:  # forgotten
+            return None
+        if slice_.as_of is not None:
+            await slice_.load([inquiry_of(props)])
+        if slice_.state(props) == ALIVE:
+            return props
+        key = replaced.get(key)
+    return None
+
+
+def dead_answer(slice_: Slice, dead: BeliefHit) -> dict:
+    """No alive belief answers: the dead fact that would have, and its state."""
+    state = _state_said(slice_, dead.props)
+    return {
+        "answer": f"no alive belief answers it{f' on {slice_.as_of}' if slice_.as_of else ''}: "
+        f"{dead.props['key']} ({text_of(dead.props).rstrip('.')}) would, but it is {state}",
+        "nodes": [],
+        "sources": [],
+        "context": [],
+        "kind": None,
+        "untimed": [],
+        "dead_match": {"key": dead.props["key"], "text": text_of(dead.props), "state": state},
+    }
+
+
+def _state_said(slice_: Slice, props: dict) -> str:
+    """A dead belief's state as the answer says it: "refuted", or at a date outside its valid
+    time, "not valid on DATE (valid FROM to TO)"."""
+    node, day = slice_.node(props), slice_.as_of
+    if day is not None and node is not None and (node.valid_from or node.valid_to):
+        if (node.valid_from and day < node.valid_from) or (node.valid_to and day >= node.valid_to):
+            return f"not valid on {day} (valid {node.valid_from or '...'} to {node.valid_to or '...'})"
+    return str(slice_.state(props))
+
+
+async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: QuestionWords) -> Optional[dict]:
+    """The question is about a dead fact: its alive replacement answers, saying what it replaces
+    (``replaces``); with none, None."""
+    found = await replacement(stores, slice_, dead.props["key"])
+    if found is None:
+        return None
+    kind = KIND_BY_TYPE.get(found.get("type", ""))
+    lead = BeliefHit(node_id=found["id"], kind=kind.value if kind else "evidence", props=found)
+    mine = await answer_from_facts(stores, slice_, lead, [])
+    mine["unheld"] = sorted(set(words) - covered(words, said(found)) - covered(words, said(dead.props)))
+    mine["replaces"] = {
+        "key": dead.props["key"],
+        "text": text_of(dead.props),
+        "state": _state_said(slice_, dead.props),
+    }
+    mine["answer"] += (
+        f" It replaces {dead.props['key']} ({text_of(dead.props).rstrip('.')}), {mine['replaces']['state']}."
+    )
+    return mine
 
 
 CHAIN_STARTS = 8  # the alive facts holding most of a question's words that a chain of hops may start from
@@ -736,12 +829,13 @@ async def recall(
     through: Optional[list[dict]] = None  # the chain of hops that answers, when one does
     hits: list[BeliefHit] = []
     searched = None
+    in_scope = lambda h: True  # noqa: E731
     if question:
         searched = await search_beliefs(stores.store, question, n=RECALL_POOL)
         hits = list(searched.hits.values())
         if as_of is not None:
             await slice_.load(inquiry_of(h.props) for h in hits)
-        in_scope = (lambda h: inquiry_of(h.props) == pinned) if pinned else (lambda h: True)
+        in_scope = (lambda h: inquiry_of(h.props) == pinned) if pinned else in_scope
         ranked = fuse_beliefs(searched, lambda h: in_scope(h) and slice_.state(h.props) == ALIVE)
         if own is not None:
             ranked = [h for h in ranked if inquiry_of(h.props) == own]
@@ -843,8 +937,18 @@ async def recall(
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
-                mine["unheld"] = sorted(set(words) - covered(words, said(facts[0].props)))
-                if mine["unheld"]:
+                held = covered(words, said(facts[0].props))
+                mine["unheld"] = sorted(set(words) - held)
+                # a dead fact holding more of the question is what it asks about: its alive
+                # replacement answers, or none does
+                dead = (
+                    held_by_dead(hits, slice_, in_scope, words, held, facts[0].distance)
+                    if mine["unheld"] and facts[0].distance is not None
+                    else None
+                )
+                if dead is not None:
+                    mine = await answer_replacing(stores, slice_, dead, words) or dead_answer(slice_, dead)
+                if mine.get("unheld") and mine.get("nodes"):
                     mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
@@ -861,6 +965,20 @@ async def recall(
                 disputes = _near(
                     disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen}
                 )
+    if mine is None and question and not unsupported:
+        # no alive fact answers (no hypothesis to lead either): a dead one is near, and what took
+        # its place answers; with nothing alive in its place, the answer names it and its state
+        dead = held_by_dead(
+            [h for h in hits if relevant(h, floor, words)], slice_, in_scope, words, frozenset()
+        )
+        mine = await answer_replacing(stores, slice_, dead, words) if dead is not None else None
+        if mine is not None:
+            chosen = inquiry_of(dead.props)
+            relevance["matched"] = True
+            if mine["unheld"]:
+                mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
+        elif dead is not None and chosen is not None:
+            mine = dead_answer(slice_, dead)
     if mine is None:
         if chosen is not None:
             answer = (
@@ -928,6 +1046,9 @@ async def recall(
         falsify["unheld"] = mine["unheld"]
     if "rival" in mine:  # the inquiry's own question, asked about a hypothesis that does not lead
         falsify["rival"] = mine["rival"]
+    for name in ("replaces", "dead_match"):  # the question is about a dead fact: what replaced it, or none
+        if name in mine:
+            falsify[name] = mine[name]
     result = {
         "question": question,
         "falsify": falsify,
@@ -966,7 +1087,7 @@ def marks(
     the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
     does not hold there; FALSIFY is ``[revised]`` when its answer leads with a hypothesis a
     revision promoted, or a fact a revision recorded over a stored belief."""
-    promoted, winners = revision_marks(journal)
+    promoted, winners, _ = revision_marks(journal)
     lead_f = mine["nodes"][0] if mine["nodes"] else None
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     dead_b = [k for k in used_b if states.get(k) != ALIVE]
@@ -1136,7 +1257,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     }
     stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
     dead = f"a belief that does not hold on {as_of}" if as_of else "a dead belief"
-    promoted, winners = revision_marks(stores.journal)
+    promoted, winners, _ = revision_marks(stores.journal)
     revised = [k for k in mine["nodes"] if k in winners or k in promoted]
     if stale:
         verdict = f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale)

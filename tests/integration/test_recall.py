@@ -104,6 +104,44 @@ async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replace
     )  # dead beliefs never enter
 
 
+async def test_a_question_about_a_dead_fact_is_answered_by_what_replaced_it_or_says_none_is_alive(
+    app, prefix
+):
+    """The question names a fact that died (refuted by a fact in other words, or not valid at the
+    date asked): what replaced it answers and says so; at a date where nothing replaced it, no
+    alive belief answers (not a fact about the same person that misses the question's point)."""
+    who = f"Maria{prefix.strip('_')}"
+    await app.load(json.dumps({"question": {"key": f"{prefix}Q", "text": f"What do we know about {who}?"}}))
+    for fact, triple, since in (
+        (f"{who} lives in Lisbon.", f"{who}|lives in|Lisbon", "2019-01-01"),
+        (f"{who} works as a nurse.", f"{who}|works as|nurse", None),
+        (f"{who} is married to Jorge.", f"{who}|spouse|Jorge", None),
+    ):
+        assert (await app.revise(fact, triple=triple, valid_from=since))["new_evidence"]
+    # replaced by a fact whose words hold nothing of the question ("nurse")
+    teacher = await app.revise(f"{who} retrained and teaches now.")
+    assert teacher["new_evidence"] is None  # in words, offline: the caller decides
+    nurse = next(c["key"] for c in teacher["candidates"] if "nurse" in c["claim"])
+    teacher = await app.revise(f"{who} retrained and teaches now.", target=nurse)
+    assert teacher["refuted"] == [nurse]
+    asked = (await app.recall(f"Is {who} a nurse?"))["falsify"]
+    assert asked["nodes"][0] == teacher["new_evidence"], asked
+    assert asked["replaces"] == {"key": nurse, "text": f"{who} works as a nurse.", "state": "refuted"}
+    assert f"It replaces {nurse}" in asked["answer"]
+    # before Lisbon: nothing valid says where she lives; the alive fact about her spouse is no answer
+    lisbon = (await app.recall(f"Where does {who} live?"))["falsify"]
+    assert "Lisbon" in lisbon["answer"] and "replaces" not in lisbon
+    early = await app.recall(f"Where does {who} live?", as_of="2018-01-01")
+    assert early["falsify"]["nodes"] == [] and early["falsify"]["answer"].startswith(
+        "no alive belief answers it on 2018-01-01"
+    ), early["falsify"]
+    dead = early["falsify"]["dead_match"]
+    assert dead["text"] == f"{who} lives in Lisbon." and dead["state"].startswith("not valid on 2018-01-01")
+    # a question the alive fact answers better in meaning keeps it, whatever word forms the dead one shares
+    spouse = (await app.recall(f"Who is {who} married to?"))["falsify"]
+    assert "Jorge" in spouse["answer"] and "replaces" not in spouse and "dead_match" not in spouse
+
+
 async def test_among_facts_holding_as_much_of_the_question_the_nearest_in_meaning_answers(app, prefix):
     """ "Where does Alice live?" after "Alice moved to Berlin." refuted "Alice lives in Paris.": the new
     fact and "Alice likes hiking." each hold one of the question's two content words; the move is
