@@ -7,14 +7,22 @@
 * :func:`why_alive` reads the current graph, as a JTMS's ``why`` does: the
   justification that holds an alive node now, recursively down to premises
   ("why is K alive?").
+* :func:`why_dead` reads it for a node that is dead or disputed: what keeps it
+  out now (its attackers that hold, each justification's members that do not),
+  which the log's history alone cannot say once an attacker it names has died.
+
+The view they read must hold every antecedent and attacker of the nodes they walk
+(forgotten antecedents as dead ghosts): a justification with a member missing from
+the view is never given as holding.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from memory_core.core.vocabulary import Rule
+from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.beliefs import ALIVE, BeliefView
+from memory_core.core.tms import historical_node
 from memory_core.core.keys import normalise_key
 
 RULE_TEXT = {
@@ -46,11 +54,14 @@ def sentence(rule: str, cause: list[str], detail: str = "") -> str:
     return f"{text} ({detail})" if detail else text
 
 
-def history(entries: Iterable[dict], key: str) -> dict:
+def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> dict:
     """Every logged event of ``key`` (each with its epoch, rule, state, cause and text) and
     its fate when it is no longer stored: ``"forgotten"`` (a revision forgot it) or
-    ``"removed"`` (an undo removed what added it: ``removed_by_undo`` is the undone epoch)."""
+    ``"removed"`` (an undo removed what added it: ``removed_by_undo`` is the undone epoch).
+    ``related``: the node's antecedents and attackers in the current graph (see
+    :func:`cause_of`)."""
     wanted = normalise_key(key)
+    related = frozenset(related)
     events, canonical, undone = [], None, set()
     entries = list(entries)
     by_epoch = {e.get("epoch"): e for e in entries}
@@ -162,14 +173,15 @@ def history(entries: Iterable[dict], key: str) -> dict:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
                     canonical = canonical or change["key"]
+                    cause = cause_of(change, entry, related)
                     events.append(
                         dict(
                             base,
                             fact=change.get("fact", base["fact"]),
                             rule=change["rule"],
-                            cause=change["cause"],
+                            cause=cause,
                             state=change["after"]["state"],
-                            text=sentence(change["rule"], change["cause"], change.get("detail", "")),
+                            text=_said(change, cause),
                         )
                     )
             if mine(entry.get("restored")):
@@ -192,6 +204,43 @@ def history(entries: Iterable[dict], key: str) -> dict:
     return result
 
 
+def _said(change: dict, cause: list[str]) -> str:
+    if change["rule"] == Rule.DISPUTED and change.get("detail") == THROUGH_DISPUTED:
+        return f"disputed: {THROUGH_DISPUTED} (cause: {', '.join(cause) or '-'})"
+    return sentence(change["rule"], cause, change.get("detail", ""))
+
+
+THROUGH_DISPUTED = "its support runs through disputed nodes"
+
+
+def cause_of(change: dict, entry: dict, related: frozenset[str] = frozenset()) -> list[str]:
+    """The nodes whose change in ``entry`` caused ``change``, as the log records them, but:
+
+    * a node brought back names only the members of its cause that changed in the same
+      entry (a justification holds again through the antecedent that came back, not
+      through its members that were alive all along; of its dead attackers, the one that
+      died now), unless none did (a justification a load added), when the record stands;
+    * the winner of a resolved dispute names the loser it was resolved against (the
+      dispute's edge is gone by then, so the record may name nobody);
+    * a node that became disputed through its support also names its antecedents and
+      attackers (``related``, read from the current graph) that changed in the same entry:
+      the justification that held it may have died there, while the record names only the
+      disputed members of the ones left."""
+    cause = list(change.get("cause") or [])
+    changes = entry.get("changes", [])
+    if change.get("rule") == Rule.RESOLVED and not cause:
+        return [
+            c["key"] for c in changes if c.get("rule") == Rule.CONTRADICTED and change["key"] in c["cause"]
+        ]
+    if change.get("rule") == Rule.REINSTATED:
+        moved = {c["key"] for c in changes if c["key"] != change["key"]}
+        return [k for k in cause if k in moved] or cause
+    if change.get("rule") == Rule.DISPUTED and related:
+        also = {c["key"] for c in changes if c["key"] in related and c["key"] not in cause}
+        return cause + sorted(also)
+    return cause
+
+
 def _entered(entry: dict, wanted: str) -> str:
     """The state a node entered with in a load or revision (its add_nodes image)."""
     for node in (entry.get("intent") or {}).get("add_nodes", []):
@@ -210,7 +259,7 @@ def why_index(entries: Iterable[dict]) -> dict[str, str]:
                 why[change["key"]] = prefix + f"restored by undo of epoch {entry.get('undoes')}"
             else:
                 why[change["key"]] = prefix + sentence(
-                    change["rule"], change["cause"], change.get("detail", "")
+                    change["rule"], cause_of(change, entry), change.get("detail", "")
                 )
     return why
 
@@ -223,7 +272,8 @@ def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Option
 
     A premise (no critical ``depends_on``) holds by itself. Of several holding
     justifications the first in group order is shown (all of its antecedents are
-    alive). None for a node that is not alive or not in the view."""
+    alive and in the view: a member the view lacks is not taken as alive). None for a
+    node that is not alive or not in the view."""
     node = view.nodes.get(key)
     if node is None or node.state != ALIVE:
         return None
@@ -232,7 +282,7 @@ def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Option
     if not justifications:
         return {"key": key, "state": node.state, "premise": True, "justification": None, "antecedents": []}
     for group, antecedents in justifications:
-        if all(view.state(a) == ALIVE and a not in seen for a in antecedents):
+        if all(a in view.nodes and view.state(a) == ALIVE and a not in seen for a in antecedents):
             return {
                 "key": key,
                 "state": node.state,
@@ -247,6 +297,96 @@ def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Option
         "justification": None,
         "antecedents": [],
         "note": "alive, but no justification holds (check reports it)",
+    }
+
+
+def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optional[dict]:
+    """What keeps a dead or disputed evidence or conclusion out now, read from the view as
+    the labelling reads it (:mod:`memory_core.core.tms`: a node holds when one of its
+    justifications holds and none of its attackers does)::
+
+        {"key", "state", "premise": bool,
+         "attackers": [{"key", "state", "by": "supersedes" | "disputes"}],  # those that hold
+         "justifications": [{"justification", "members": [{"key", "state"}]}],  # members not alive
+         "past_attackers": [{"key", "state", "by"}],  # dead now: they no longer count
+         "reasons": [str]}
+
+    ``forgotten``: keys of the view's dead ghosts (forgotten nodes, state ``forgotten``).
+    An attacker holds when it is alive, superseded in time (what it defeated stays
+    defeated) or, in a dispute, disputed itself. None for a node that is alive, not in
+    the view, or not evidence or a conclusion."""
+    node = view.nodes.get(key)
+    if node is None or node.state == ALIVE or node.kind not in ("evidence", "conclusion"):
+        return None
+    gone = set(forgotten)
+
+    def state(k: str) -> str:
+        return "forgotten" if k in gone else view.state(k) if k in view.nodes else "unknown"
+
+    def holds(k: str, by: str) -> bool:
+        return (
+            state(k) == ALIVE
+            or historical_node(view.nodes.get(k))
+            or (by == DISPUTES and state(k) == DISPUTED)
+        )
+
+    seen_attackers: dict[str, str] = {}
+    for edge in view.in_edges(key, SUPERSEDES):
+        seen_attackers.setdefault(edge.src, SUPERSEDES)
+    for edge in view.in_edges(key, DISPUTES):
+        seen_attackers.setdefault(edge.src, DISPUTES)
+    for edge in view.out_edges(key, DISPUTES):
+        seen_attackers.setdefault(edge.dst, DISPUTES)
+    seen_attackers.pop(key, None)
+    attackers: list[dict[str, str]] = []
+    past: list[dict[str, str]] = []
+    for k, by in sorted(seen_attackers.items()):
+        (attackers if holds(k, by) else past).append({"key": k, "state": state(k), "by": by})
+    justifications: list[tuple[Optional[str], list[dict[str, str]]]] = []
+    for group, members in view.justifications(key):
+        out = [{"key": a, "state": state(a)} for a in members if state(a) != ALIVE]
+        if out:
+            justifications.append((group or None, out))
+    whole = len(justifications) == len(view.justifications(key))
+    reasons: list[str] = []
+    if historical_node(node):
+        reasons.append(
+            f"superseded in time: it held until {node.valid_to}" if node.valid_to else "superseded in time"
+        )
+    for a in attackers:
+        if a["by"] == SUPERSEDES:
+            reasons.append(f"{a['key']} ({a['state']}) supersedes it")
+        else:
+            reasons.append(f"in dispute with {a['key']} ({a['state']}): neither side won")
+    if view.justifications(key) and whole:
+        said = "; ".join(
+            (f"justification {group}: " if group else "")
+            + ", ".join(f"{m['key']} is {m['state']}" for m in members)
+            for group, members in justifications
+        )
+        if node.state == DISPUTED:
+            reasons.append(f"no justification holds, its best runs through disputed nodes ({said})")
+        else:
+            reasons.append(f"no justification holds ({said})")
+    if not reasons:
+        if past:
+            names = ", ".join(f"{a['key']} ({a['state']})" for a in past)
+            reasons.append(
+                f"nothing that attacked it holds now ({names}), yet it is {node.state}: "
+                "the labelling would bring it back (check reports it)"
+            )
+        elif not view.justifications(key):
+            reasons.append(f"{node.state} with no recorded winner: nothing alive brings it back")
+        else:
+            reasons.append(f"a justification holds, yet it is {node.state} (check reports it)")
+    return {
+        "key": key,
+        "state": node.state,
+        "premise": not view.justifications(key),
+        "attackers": attackers,
+        "justifications": [{"justification": g, "members": m} for g, m in justifications],
+        "past_attackers": past,
+        "reasons": reasons,
     }
 
 

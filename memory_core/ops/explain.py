@@ -1,10 +1,16 @@
 """``explain KEY``: why a node is in its state (see :mod:`memory_core.core.why`).
 
 The revision log gives the history of every change to the node, forgotten nodes
-included (and what an undo removed: "removed by undo of epoch N"); for a node that is
-alive now, the current graph gives the justification that holds it, recursively to
-premises; for a hypothesis, its support score and its remaining and lost supporters. A key
-neither stored nor ever logged is an InputError (exit 2).
+included (and what an undo removed: "removed by undo of epoch N"); for an evidence or
+conclusion node, the current graph gives why it is in its state now: alive, the
+justification that holds it, recursively to premises; dead or disputed, what keeps it
+out (the attackers that hold, each justification's members that do not); for a
+hypothesis, its support score and its remaining and lost supporters. The graph read for
+that is the node with its justifications followed up to premises, whatever inquiry each
+antecedent belongs to, and the forgotten nodes any of them still rests on as the dead
+ghosts they are (forgetting a node deletes its edges: without them a justification
+through it would look whole). A key neither stored nor ever logged is an InputError
+(exit 2).
 """
 
 from __future__ import annotations
@@ -12,21 +18,33 @@ from __future__ import annotations
 import asyncio
 
 from memory_core.core import why
+from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, node_id
 from memory_core.core.investigation import check_key
+from memory_core.core.tms import attackers
+from memory_core.core.vocabulary import DEPENDS_ON
 from memory_core.store.stores import Stores
-from memory_core.store.belief_store import state_of
+from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.journal import Journal
 from memory_core.store.forgotten import forgotten_index
+from memory_core.store.tms_io import add_antecedent_ghosts
+
+MAX_CHAIN = 500  # nodes read up the justifications of the node explained
 
 
 async def explain(stores: Stores, key: str) -> dict:
     key = check_key(key, "explain")
-    # the whole revision log is read: off the event loop, so other tasks keep running
-    result = await asyncio.to_thread(lambda: why.history(stores.journal.entries(), key))
-    fate = result.pop("fate", None)
     props = (await stores.store.find_keys([key])).get(key)
+    kind = KIND_BY_TYPE.get(props.get("type", "")) if props is not None else None
+    view, ghosts, related = BeliefView(), set[str](), set[str]()
+    if props is not None and kind in ("evidence", "conclusion"):
+        view, ghosts = await chain_view(stores, props)
+        me = props.get("key", key)
+        related = {a for _, group in view.justifications(me) for a in group} | set(attackers(view, me))
+    # the whole revision log is read: off the event loop, so other tasks keep running
+    result = await asyncio.to_thread(lambda: why.history(stores.journal.entries(), key, related))
+    fate = result.pop("fate", None)
     if props is None:
         if not result["known"]:
             raise InputError(
@@ -40,16 +58,38 @@ async def explain(stores: Stores, key: str) -> dict:
     result["key"] = props.get("key", result["key"])
     result["known"] = True
     result["state"] = state_of(props)
-    kind = KIND_BY_TYPE.get(props.get("type", ""))
     question = props.get("question_key")
     if kind == "hypothesis" and question:
         view = await stores.store.view_of_investigation(question)
         gone = forgotten_index(stores.journal).gone.values()
         result["support"] = why.support_of(view, result["key"], node_id("hypothesis", result["key"]), gone)
-    elif result["state"] == "alive" and question:
-        view = await stores.store.view_of_investigation(question)
-        result["why_alive"] = why.why_alive(view, result["key"])
+    elif kind in ("evidence", "conclusion"):
+        if result["state"] == "alive":
+            result["why_alive"] = why.why_alive(view, result["key"])
+        else:
+            result["why_dead"] = why.why_dead(view, result["key"], ghosts)
     return result
+
+
+async def chain_view(stores: Stores, props: dict) -> tuple[BeliefView, set[str]]:
+    """The node of ``props`` with every edge it has (its justifications, attackers and
+    consumers), its antecedents with theirs, up to premises, across inquiries (bounded by
+    :data:`MAX_CHAIN`); then the forgotten nodes any of them rests on, as dead ghosts.
+    Returns the view and the ghosts' keys."""
+    view = BeliefView()
+    node = to_node(props)
+    if node is None:
+        return view, set()
+    view.add_node(node)
+    done: set[str] = set()
+    todo = [node.key]
+    while todo and len(done) < MAX_CHAIN:
+        done.update(todo)
+        await stores.store.complete(view, todo)
+        todo = sorted({e.dst for k in todo for e in view.out_edges(k, DEPENDS_ON)} - done)
+    ghosts: dict[str, dict] = {}
+    add_antecedent_ghosts(view, forgotten_index(stores.journal), ghosts)
+    return view, set(ghosts)
 
 
 def revision_log(journal: Journal) -> list[dict]:

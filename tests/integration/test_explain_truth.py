@@ -1,0 +1,119 @@
+"""explain on the real stores reads the graph it explains as the cascade does:
+
+* a node brought back with one of its justifications' members still forgotten is held by
+  the justification that holds, not by what is left of the other one once the forgotten
+  member's edge is gone (the forgotten node takes part as the dead ghost it is);
+* antecedents in another inquiry are read where they live: a conclusion resting on them
+  is neither shown resting on less nor called a premise;
+* a dead node says what keeps it dead now: the refuter that holds, not only the one the
+  log first named, which has died since.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import investigation
+
+pytestmark = pytest.mark.slow
+
+
+async def test_a_forgotten_member_breaks_its_justification(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            hypotheses=[{"key": "HV", "statement": f"The {prefix} trial is valid."}],
+            evidence=[
+                {"key": "P", "claim": f"The {prefix} randomisation log is intact."},
+                {"key": "Qe", "claim": f"The {prefix} sample size was 3000 patients."},
+                {"key": "R", "claim": f"An external auditor certified the {prefix} trial."},
+            ],
+            conclusions=[
+                {"key": "KP", "statement": f"Randomisation of {prefix} was proper."},
+                {"key": "X", "statement": f"The {prefix} trial results can be trusted."},
+            ],
+            edges=[
+                {"type": "depends_on", "from": "KP", "to": "P"},
+                {"type": "depends_on", "from": "X", "to": "KP", "group": "a"},
+                {"type": "depends_on", "from": "X", "to": "Qe", "group": "a"},
+                {"type": "depends_on", "from": "X", "to": "R", "group": "b"},
+                {"type": "supports", "from": "Qe", "to": "HV", "weight": 0.5},
+            ],
+        )
+    )
+    await app.revise(f"The {prefix} randomisation log was tampered with.", target=p("P"), key=p("FP"))
+    gone = await app.revise(f"The {prefix} auditor never certified the trial.", target=p("R"), key=p("FR"))
+    assert {p("X"), p("KP")} <= set(gone["forgotten"]), gone
+    back = await app.revise(f"The {prefix} auditor's denial was a fake.", target=p("FR"), key=p("FR2"))
+    assert p("X") in back["reinstated"], back
+    why = (await app.explain(p("X")))["why_alive"]
+    assert why["justification"] == "b", why
+    assert [a["key"] for a in why["antecedents"]] == [p("R")], why
+    kp = await app.explain(p("KP"))
+    assert kp["state"] == "forgotten" and "why_alive" not in kp
+
+
+async def test_antecedents_in_another_inquiry_are_read(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[{"key": "EA1", "claim": f"Lead was measured in the {prefix} river."}],
+            question="QA",
+        )
+    )
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[{"key": "EB1", "claim": f"The {prefix} town draws its water from the river."}],
+            conclusions=[{"key": "XB", "statement": f"The {prefix} town water contains lead."}],
+            edges=[
+                {"type": "depends_on", "from": "XB", "to": "EA1"},
+                {"type": "depends_on", "from": "XB", "to": "EB1"},
+            ],
+            question="QB",
+        )
+    )
+    fragment = {
+        "question": {"key": p("QB")},
+        "conclusions": [{"key": p("XC"), "statement": f"The {prefix} river carries lead downstream."}],
+        "edges": [{"type": "depends_on", "from": p("XC"), "to": p("EA1")}],
+    }
+    await app.load(json.dumps(fragment))
+    xb = (await app.explain(p("XB")))["why_alive"]
+    assert sorted(a["key"] for a in xb["antecedents"]) == [p("EA1"), p("EB1")], xb
+    xc = (await app.explain(p("XC")))["why_alive"]
+    assert xc["premise"] is False and [a["key"] for a in xc["antecedents"]] == [p("EA1")], xc
+
+
+async def test_a_dead_node_names_what_keeps_it_dead_now(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            hypotheses=[{"key": "H1", "statement": f"The {prefix} miller poisoned the well."}],
+            evidence=[
+                {"key": "E1", "claim": f"The {prefix} miller bought arsenic in May 1890."},
+                {"key": "E2", "claim": f"The {prefix} miller was seen at the well at night."},
+            ],
+            conclusions=[{"key": "KA", "statement": f"The {prefix} miller had means and opportunity."}],
+            edges=[
+                {"type": "depends_on", "from": "KA", "to": "E1"},
+                {"type": "depends_on", "from": "KA", "to": "E2"},
+                {"type": "supports", "from": "E1", "to": "H1", "weight": 0.6},
+                {"type": "supports", "from": "E2", "to": "H1", "weight": 0.3},
+            ],
+        )
+    )
+    await app.revise(f"The {prefix} miller never bought arsenic.", target=p("E1"), key=p("G1"))
+    await app.revise(f"The {prefix} miller's purchase is a forgery.", target=p("E1"), key=p("F"))
+    await app.revise(f"The claim that the {prefix} miller never bought arsenic was mistaken.", target=p("G1"))
+    e1 = await app.explain(p("E1"))
+    assert e1["state"] == "refuted", e1
+    why = e1["why_dead"]
+    assert why["attackers"] == [{"key": p("F"), "state": "alive", "by": "supersedes"}], why
+    assert why["past_attackers"] == [{"key": p("G1"), "state": "refuted", "by": "supersedes"}], why
+    assert why["reasons"] == [f"{p('F')} (alive) supersedes it"], why

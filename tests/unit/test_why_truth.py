@@ -1,0 +1,172 @@
+"""explain gives only true reasons (pure: memory_core.core.why over a BeliefView and log entries).
+
+* why_alive never gives a justification as holding when one of its members is dead (a
+  forgotten one included, as the dead ghost the view holds) or missing from the view;
+* why_dead says what keeps a node out now: the attackers that hold (not the dead refuter the
+  log first named), each justification's members that do not, a forgotten one as forgotten;
+* the history names the node whose change caused an event: the loser of a resolved dispute,
+  the antecedent that came back (not the members that were alive all along), the
+  justification that died when a node became disputed through its support.
+"""
+
+from __future__ import annotations
+
+from memory_core.core.beliefs import BeliefView, Edge, Node
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, SUPERSEDES, Rule
+from memory_core.core.why import history, why_alive, why_dead
+
+
+def view_of(nodes: dict[str, tuple[str, str]], edges: list[Edge]) -> BeliefView:
+    view = BeliefView()
+    for key, (kind, state) in nodes.items():
+        view.add_node(Node(key, kind, state=state))
+    for edge in edges:
+        view.add_edge(edge)
+    return view
+
+
+def trial(kp: str = "invalidated", with_kp: bool = True) -> BeliefView:
+    """X rests on {KP, Qe} (group a) or on {R} (group b); KP is dead."""
+    nodes = {"X": ("conclusion", "alive"), "Qe": ("evidence", "alive"), "R": ("evidence", "alive")}
+    if with_kp:
+        nodes["KP"] = ("conclusion", kp)
+    return view_of(
+        nodes,
+        [
+            Edge(DEPENDS_ON, "X", "KP", group="a"),
+            Edge(DEPENDS_ON, "X", "Qe", group="a"),
+            Edge(DEPENDS_ON, "X", "R", group="b"),
+        ],
+    )
+
+
+def test_a_justification_with_a_dead_member_is_not_given_as_holding():
+    tree = why_alive(trial(), "X")
+    assert tree["justification"] == "b" and [a["key"] for a in tree["antecedents"]] == ["R"]
+
+
+def test_a_member_missing_from_the_view_is_not_taken_as_alive():
+    tree = why_alive(trial(with_kp=False), "X")
+    assert tree["justification"] == "b", tree
+
+
+def test_no_holding_justification_is_said_so():
+    view = trial()
+    view.nodes["R"].state = "refuted"
+    tree = why_alive(view, "X")
+    assert tree["justification"] is None and tree["antecedents"] == [] and "no justification" in tree["note"]
+
+
+def test_why_dead_names_the_attacker_that_holds_now_not_the_dead_refuter():
+    view = view_of(
+        {"E1": ("evidence", "refuted"), "G1": ("evidence", "refuted"), "F": ("evidence", "alive")},
+        [Edge(SUPERSEDES, "G1", "E1"), Edge(SUPERSEDES, "F", "E1")],
+    )
+    why = why_dead(view, "E1")
+    assert why["attackers"] == [{"key": "F", "state": "alive", "by": "supersedes"}]
+    assert why["past_attackers"] == [{"key": "G1", "state": "refuted", "by": "supersedes"}]
+    assert why["reasons"] == ["F (alive) supersedes it"]
+    assert why_dead(view, "F") is None  # alive: why_alive's question
+
+
+def test_why_dead_lists_each_lost_justification_a_forgotten_member_as_forgotten():
+    view = trial()
+    view.nodes["X"].state = "invalidated"
+    view.nodes["R"].state = "refuted"
+    why = why_dead(view, "X", forgotten={"KP"})
+    assert why["justifications"] == [
+        {"justification": "a", "members": [{"key": "KP", "state": "forgotten"}]},
+        {"justification": "b", "members": [{"key": "R", "state": "refuted"}]},
+    ]
+    assert why["reasons"] == [
+        "no justification holds (justification a: KP is forgotten; justification b: R is refuted)"
+    ]
+
+
+def test_why_dead_of_a_node_disputed_through_its_support_names_the_lost_justification():
+    view = view_of(
+        {
+            "KZb": ("conclusion", "disputed"),
+            "Z1": ("evidence", "disputed"),
+            "Z1b": ("evidence", "disputed"),
+            "Z3": ("evidence", "refuted"),
+        },
+        [
+            Edge(DEPENDS_ON, "KZb", "Z1", group="a"),
+            Edge(DEPENDS_ON, "KZb", "Z3", group="b"),
+            Edge(DISPUTES, "Z1b", "Z1"),
+        ],
+    )
+    why = why_dead(view, "KZb")
+    assert (
+        why["attackers"] == []
+        and "Z3 is refuted" in why["reasons"][0]
+        and "Z1 is disputed" in why["reasons"][0]
+    )
+    z1 = why_dead(view, "Z1")
+    assert z1["attackers"] == [{"key": "Z1b", "state": "disputed", "by": "disputes"}]
+
+
+def change(key, rule, cause, after, detail=""):
+    return {
+        "key": key,
+        "rule": rule,
+        "cause": cause,
+        "detail": detail,
+        "before": {"state": "disputed", "weight": 0.5},
+        "after": {"state": after, "weight": 0.5},
+    }
+
+
+def test_the_winner_of_a_resolved_dispute_names_the_loser():
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["E1", "F1"]},
+        {
+            "epoch": 2,
+            "kind": "resolve",
+            "changes": [
+                change("F1", Rule.CONTRADICTED, ["E1"], "refuted", "dispute resolved in favour of E1"),
+                change("E1", Rule.RESOLVED, [], "alive", "dispute with F1 resolved in its favour"),
+            ],
+        },
+    ]
+    event = history(entries, "E1")["events"][-1]
+    assert event["cause"] == ["F1"] and "(F1 lost)" in event["text"], event
+
+
+def test_a_node_brought_back_names_what_came_back_not_what_never_changed():
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["K2"]},
+        {
+            "epoch": 2,
+            "kind": "resolve",
+            "changes": [
+                change("E1", Rule.RESOLVED, [], "alive"),
+                change("K1", Rule.REINSTATED, ["E1"], "alive"),
+                change("K2", Rule.REINSTATED, ["E2", "K1"], "alive"),
+            ],
+        },
+    ]
+    event = history(entries, "K2")["events"][-1]
+    assert event["cause"] == ["K1"] and event["text"].startswith("reinstated: alive again (cause: K1)"), event
+    # a justification a load added holds through nodes that did not change: the record stands
+    entries[1]["changes"] = [change("K2", Rule.REINSTATED, ["E2"], "alive")]
+    assert history(entries, "K2")["events"][-1]["cause"] == ["E2"]
+
+
+def test_a_node_disputed_through_its_support_names_the_justification_that_died():
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["KZb"]},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [
+                change("Z3", Rule.CONTRADICTED, ["NZ3"], "refuted"),
+                change("KZb", Rule.DISPUTED, ["Z1"], "disputed", "its support runs through disputed nodes"),
+            ],
+        },
+    ]
+    event = history(entries, "KZb", related={"Z1", "Z3"})["events"][-1]
+    assert event["cause"] == ["Z1", "Z3"], event
+    assert event["text"] == "disputed: its support runs through disputed nodes (cause: Z1, Z3)"
+    assert "neither side won" not in event["text"]
