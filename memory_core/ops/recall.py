@@ -260,7 +260,7 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, s
         for change in entry.get("changes", []):
             if change["rule"] == "promoted":
                 promoted[change["key"]] = entry["epoch"]
-            elif change["rule"] == "support_lost":
+            elif change["rule"] in ("support_lost", "demoted"):  # it fell, or its promotion was undone
                 promoted.pop(change["key"], None)
             elif change["rule"] in WINNING_RULES:
                 for cause in change.get("cause", []):

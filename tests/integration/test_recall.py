@@ -142,6 +142,38 @@ async def test_a_question_about_a_dead_fact_is_answered_by_what_replaced_it_or_s
     assert "Jorge" in spouse["answer"] and "replaces" not in spouse and "dead_match" not in spouse
 
 
+async def test_a_promotion_undone_is_no_longer_marked_revised(app, prefix):
+    """H2 promoted over H3 when E1 fell, then demoted when E1 came back: it leads again on its
+    own support, and the answer is not marked as a revision's promotion."""
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        {
+            "question": {"key": p("Q"), "text": f"Who poisoned well {prefix}?"},
+            "hypotheses": [
+                {"key": p("H1"), "statement": f"The miller poisoned well {prefix}.", "prior": 0.4},
+                {"key": p("H2"), "statement": f"The smith poisoned well {prefix}.", "prior": 0.3},
+                {"key": p("H3"), "statement": f"Nobody poisoned well {prefix}.", "prior": 0.3},
+            ],
+            "evidence": [
+                {"key": p("E1"), "claim": f"The miller bought arsenic near well {prefix}."},
+                {"key": p("E3"), "claim": f"The smith owned rat poison near well {prefix}."},
+            ],
+            "edges": [
+                {"type": "supports", "from": p("E1"), "to": p("H1"), "weight": 0.6},
+                {"type": "supports", "from": p("E1"), "to": p("H2"), "weight": 0.3},
+                {"type": "supports", "from": p("E3"), "to": p("H2"), "weight": 0.5},
+            ],
+        }
+    )
+    fell = await app.revise(f"The arsenic receipt of well {prefix} was forged.", target=p("E1"), key=p("F1"))
+    assert fell["promoted"] == [p("H2")]
+    back = await app.revise(f"The forgery claim about well {prefix} was false.", target=p("F1"))
+    assert p("E1") in back["reinstated"] and back["demoted"] == [p("H2")]
+    answer = await app.recall(inquiry=p("Q"))
+    assert answer["falsify"]["nodes"][0] == p("H2")  # 0.8 support against 0.6
+    assert answer["scoreboard"]["falsify_mark"] == "" and "promoted" not in answer["verdict"]
+
+
 async def test_among_facts_holding_as_much_of_the_question_the_nearest_in_meaning_answers(app, prefix):
     """ "Where does Alice live?" after "Alice moved to Berlin." refuted "Alice lives in Paris.": the new
     fact and "Alice likes hiking." each hold one of the question's two content words; the move is
