@@ -211,6 +211,7 @@ class CheckResult(TypedDict, total=False):
     clean: bool
     problems: list[str]
     recovered_at_open: str
+    # with repair=True, always all four (on a clean root: [], True, [], [])
     repaired: list[str]
     clean_after_repair: bool
     problems_after_repair: list[str]

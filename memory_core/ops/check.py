@@ -66,7 +66,10 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         # opening the root already finished or rolled back an interrupted change (a pending
         # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
         result["recovered_at_open"] = stores.recovered
-    if not repair or not found["problems"]:
+    if not repair:
+        return result
+    if not found["problems"]:  # nothing to repair: the repair's fields all the same (one shape)
+        result.update(repaired=[], clean_after_repair=True, problems_after_repair=[], cannot_restore=[])
         return result
     repaired, cannot = [], []
     # an unfinished change (a torn log line, a pending intent) is rolled back first, and the
@@ -85,10 +88,11 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         if not found["problems"] or not done:
             break
     result.update(
-        repaired=repaired, clean_after_repair=not found["problems"], problems_after_repair=found["problems"]
+        repaired=repaired,
+        clean_after_repair=not found["problems"],
+        problems_after_repair=found["problems"],
+        cannot_restore=cannot,
     )
-    if cannot:
-        result["cannot_restore"] = cannot
     return result
 
 
