@@ -75,6 +75,16 @@ def peek_keys(data) -> list[str]:
     return list(dict.fromkeys(k.strip() for k in keys if k.strip()))[:10000]
 
 
+def _a(kind: str) -> str:
+    """A node kind with its article: ``a hypothesis``, ``an``... (evidence is a mass noun:
+    ``evidence``)."""
+    return kind if kind == "evidence" else f"a {kind}"
+
+
+def _short(text: str, width: int = 80) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def forgotten(journal) -> dict[str, int]:
     """Currently forgotten keys (normalised) → the epoch that forgot them."""
     gone: dict[str, int] = {}
@@ -196,14 +206,21 @@ async def plan_load(
         stored = to_node(props)
         if stored.kind != spec.kind:
             raise InputError(
-                f"key {spec.key!r} is already a {stored.kind} in this data root, not a {spec.kind}"
+                f"key {spec.key!r} is already {_a(stored.kind)} in this data root, not {_a(spec.kind)}"
             )
         if spec.kind != "question" and stored.question != qkey:
             raise InputError(
                 f"key {spec.key!r} already belongs to investigation {stored.question!r}, not {qkey!r}"
             )
         if not spec.reference and props.get(TEXT_FIELD[spec.kind]) != spec.text:
-            notes.append(f"{spec.key}: exists with other text; the stored version is kept")
+            # re-loading adds only what is new: a stored node defined again with other words is a
+            # conflicting definition (edges given with it would rest on words the node does not hold)
+            stored_text = " ".join(str(props.get(TEXT_FIELD[spec.kind]) or "").split())
+            raise InputError(
+                f"{spec.kind} {spec.key!r} is stored with other text ({_short(stored_text)!r}); loading adds "
+                "only what is new and never rewrites a stored node: give its stored text, or leave it out "
+                "and name it in edges only, or give the new claim a new key; nothing was written"
+            )
         if spec.kind == "question" and any(props.get(k) != v for k, v in question_extras(inv).items()):
             notes.append(
                 f"{spec.key}: sources/policy/predicates differ from the stored question's; the stored ones are kept"

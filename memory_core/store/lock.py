@@ -101,6 +101,27 @@ def default_timeout(timeout: Optional[float] = None) -> float:
     return settings.Settings.lock_timeout if timeout is None else timeout
 
 
+RECORD_LIMIT = 400  # bytes of the holder's record (written and read)
+
+
+def holder_record(purpose: str) -> str:
+    """What the lock file says of its holder, for the message a waiting process prints: its pid
+    and its command line (``pid 4242 (python main.py load)``). A purpose that is not the CLI's
+    own command line (a host program's ``Falsify.open``, the viewer, the demo) adds the process's
+    command line, secrets masked: ``pid 4242 (falsify: python host.py --flag)``."""
+    import shlex
+    import sys
+
+    from memory_core.store.environment import redact_argv
+
+    if purpose.startswith("python main.py"):
+        return f"pid {os.getpid()} ({purpose})"
+    command = " ".join(("python " + shlex.join(redact_argv(list(sys.argv)))).split())
+    if len(command) > 160:
+        command = command[:157] + "..."
+    return f"pid {os.getpid()} ({purpose}: {command})"
+
+
 class WriterLock:
     def __init__(self, path: Path, purpose: str = "falsify", timeout: Optional[float] = None):
         self.path = Path(path)
@@ -171,7 +192,7 @@ class WriterLock:
             return False
 
     def _busy(self, fd: int, timeout: float):
-        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+        holder = os.pread(fd, RECORD_LIMIT, 0).decode("utf-8", "replace").strip() or "another process"
         os.close(fd)
         if holder.split(" ")[:2] == ["pid", str(os.getpid())]:
             holder = f"this process ({holder}): this process holds it (close the Falsify that holds it first)"
@@ -182,7 +203,7 @@ class WriterLock:
 
     def _took(self, fd: int) -> "WriterLock":
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} ({self.purpose})".encode(), 0)
+        os.pwrite(fd, holder_record(self.purpose).encode()[:RECORD_LIMIT], 0)
         self._fd = fd
         return self
 
