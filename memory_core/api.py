@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from enum import Enum
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Generator, Iterable, Mapping, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
-from memory_core.core.requests import requests_from, revision_request
+from memory_core.core.errors import VOCABULARY, FacadeClosed, FalsifyError, InputError, speak, spoken
+from memory_core.core.requests import (
+    check_count,
+    check_epoch,
+    check_string,
+    check_switch,
+    kept_for_decision,
+    requests_from,
+    revision_request,
+)
 from memory_core.ops import check as check_op
 from memory_core.ops import explain as explain_op
 from memory_core.ops import history as history_op
@@ -55,8 +64,21 @@ from memory_core.store.lock import WriterLock
 
 def _spoken(value: Any) -> Any:
     """A result's notes and rationales in the caller's vocabulary (see
-    :func:`memory_core.core.errors.spoken`)."""
-    return spoken(value)
+    :func:`memory_core.core.errors.spoken`), in plain JSON types (:func:`_plain`)."""
+    return spoken(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    """A result as ``--json`` prints it: an enum member (a node's ``type``, an event's ``rule``:
+    ``StrEnum``s inside FALSIFY) becomes its plain value, in place through dicts and lists."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            value[name] = _plain(item)
+    elif isinstance(value, list):
+        value[:] = [_plain(item) for item in value]
+    elif isinstance(value, Enum):
+        return value.value
+    return value
 
 
 _P = ParamSpec("_P")
@@ -440,6 +462,7 @@ class Falsify:
         new evidence, unjudged); ``supports``/``refutes`` name a hypothesis the recorded fact
         bears on (an edge with ``weight``, default 0.5). The keywords are the request's fields
         (:mod:`memory_core.core.fields`)."""
+        check_switch(dry_run, "dry_run")
         request = revision_request(
             fact,
             triple,
@@ -456,7 +479,8 @@ class Falsify:
             refutes=refutes,
             weight=weight,
         )
-        return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
+        result = await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
+        return kept_for_decision(result, request)
 
     @writes()
     @_speaks
@@ -466,10 +490,16 @@ class Falsify:
         """Many facts (strings, or dicts with the ``revise --file`` fields), validated and
         checked against the root as a whole before anything is written, then applied in
         order; one result per fact."""
+        check_switch(dry_run, "dry_run")
         requests = requests_from(facts, what)
-        return await revise_op.revise_many(
-            self.stores, requests, what=what, dry_run=dry_run, on_result=on_result
-        )
+        pending = iter(requests)  # the results come one per fact, in order
+
+        def noted(result):
+            kept_for_decision(result, next(pending))
+            if on_result is not None:
+                on_result(result)
+
+        return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=noted)
 
     @writes()
     @_speaks
@@ -479,6 +509,8 @@ class Falsify:
         a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
         (the loser's dependents die and are forgotten, the winner's come back). The
         result has the shape of :meth:`revise`'s."""
+        check_string(loser, "loser")
+        check_string(winner, "--winner")
         return await resolve_op.resolve(self.stores, loser, winner)
 
     @writes()
@@ -494,6 +526,7 @@ class Falsify:
     async def check(self, repair: bool = False) -> CheckResult:
         """Verify graph/vector agreement, the revision rules and the journal; ``repair``
         fixes what can be fixed and says what it did."""
+        check_switch(repair, "repair")
         return await check_op.check(self.stores, repair=repair)
 
     # ---- reading ---------------------------------------------------------
@@ -502,6 +535,7 @@ class Falsify:
         """Every node (key, type, state, weight, epoch, text, ...) and edge. ``epoch``: the
         graph as it stood after that epoch, rebuilt from the revision log (nothing is
         written), with ``"epoch": N``; an epoch that does not exist is an InputError."""
+        check_epoch(epoch)
         if epoch is not None:
             return await history_op.status_at(self.stores, epoch)
         return await status_op.status(self.store)
@@ -530,6 +564,12 @@ class Falsify:
         ``as_of``: an ISO date, from the beliefs valid then (valid time), with ``"as_of"``;
         ``inquiry``: a question's key, only its beliefs answer; ``path``:
         ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
+        check_string(question, "question", optional=True)
+        if not (VOCABULARY.get() == "viewer" and isinstance(epoch, str)):  # a query string's ?epoch=N is text
+            check_epoch(epoch)
+        check_string(as_of, "--as-of", optional=True)
+        check_string(inquiry, "inquiry", optional=True)
+        check_string(path, "path", optional=True)
         if not question and inquiry is None and path is None:
             question = self.default_question() or ""
         return await recall_op.recall(
@@ -540,12 +580,16 @@ class Falsify:
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
         """The nearest evidence and conclusions to ``query``: alive ones only, unless
         ``include_dead`` (which is what a plain vector search returns)."""
+        check_string(query, "query")
+        check_count(top_k, "top_k", 1, recall_op.MAX_TOP_K)
+        check_switch(include_dead, "include_dead")
         return await recall_op.search(self.stores, query, top_k=top_k, include_dead=include_dead)
 
     @_speaks
     async def explain(self, key: str) -> ExplainResult:
         """Why a node is in its state (forgotten nodes included), from the revision log;
         for an alive node also the justification that holds it now."""
+        check_string(key, "key")
         return await explain_op.explain(self.stores, key)
 
     @_open_only

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core.fields import FACT_FIELDS as _FACT_FIELDS
@@ -116,6 +117,75 @@ class RevisionRequest:
         return None
 
 
+def shown(value: Any) -> str:
+    """A value as a message quotes it: its ``repr``, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _field_of(name: str) -> str:
+    """The field an argument named by its CLI flag (``--as-of``) or its keyword is about."""
+    return name.lstrip("-").replace("-", "_")
+
+
+def check_string(value: Any, name: str, optional: bool = False) -> Optional[str]:
+    """An argument that must be text: ``InputError`` (about the field ``name``) for anything
+    else, ``None`` only when ``optional``. ``name``: the CLI flag when it has one (each shell
+    renders it), else the keyword."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{name}: must be a string, got {shown(value)}", field=_field_of(name))
+    return value
+
+
+def check_switch(value: Any, name: str) -> bool:
+    """A true/false argument: exactly a ``bool`` (``"no"``, ``1`` and ``None`` are refused,
+    never read as true or false). ``name``: the keyword (a CLI switch is never given a value)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name}: must be true or false, got {shown(value)}", field=_field_of(name))
+    return value
+
+
+def check_count(value: Any, name: str, low: int, high: int) -> int:
+    """A whole-number argument from ``low`` to ``high`` (a ``bool`` or ``"2"`` is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(
+            f"{name}: must be a whole number from {low} to {high}, got {shown(value)}", field=_field_of(name)
+        )
+    return value
+
+
+def check_epoch(value: Any) -> Optional[int]:
+    """An ``epoch`` argument's type: ``None`` or a whole number (its range is the root's,
+    checked where the log is read); ``"1"``, ``1.0`` and ``True`` are refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"--epoch: must be a whole number (0 or more), got {shown(value)}", field="epoch")
+    return value
+
+
+def kept_for_decision(result: dict, request: RevisionRequest) -> dict:
+    """A fact left for the caller to decide (``to_decide``: nothing recorded) that named a
+    hypothesis (``supports``/``refutes``) says so in its note: the edge is part of the decision
+    and is written with it (``target`` or ``record`` given with the same hypothesis), never
+    dropped unsaid. Returns ``result`` (noted once)."""
+    edge = request.hypothesis
+    if edge is None or not result.get("to_decide"):
+        return result
+    kind, key, weight = edge
+    said = f"--{kind} {key!r}" + (f" (weight {weight:g})" if request.weight is not None else "")
+    if said in (result.get("note") or ""):
+        return result
+    kept = (
+        f"{said} is part of your decision: nothing was recorded, so no {kind} edge either; give it again "
+        "with --target KEY (the candidate the fact contradicts) or --record (none of them)"
+    )
+    result["note"] = "; ".join(filter(None, [result.get("note"), kept]))
+    return result
+
+
 def _about(name: str, check, *args):
     """``check(*args)``, its InputError marked as being about the field ``name``."""
     try:
@@ -143,7 +213,19 @@ def revision_request(
     weight: Any = None,
 ) -> RevisionRequest:
     """Validate one request (``InputError`` names the field, and carries it as ``.field``)."""
-    fact = _about("fact", check_text, fact, "fact", "text")
+    fact = _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
+    for name, value in (
+        ("--target", target),
+        ("--key", key),
+        ("--source", source),
+        ("--asserted-at", asserted_at),
+        ("--policy", policy),
+        ("--valid-from", valid_from),
+        ("--valid-to", valid_to),
+        ("--supports", supports),
+        ("--refutes", refutes),
+    ):
+        check_string(value, name, optional=True)
     parsed = None
     if triple is not None:
         if not isinstance(triple, str):
@@ -172,10 +254,9 @@ def revision_request(
     if policy is not None:
         policy = _about("policy", check_policy, policy, "--policy")
     valid_from, valid_to = check_interval(valid_from, valid_to, names=("--valid-from", "--valid-to"))
-    if record is None:
+    if record is None:  # a --file line's "record": null is the field not given
         record = False
-    if not isinstance(record, bool):
-        raise InputError(f"record must be true or false, got {record!r}", field="record")
+    check_switch(record, "record")
     if supports is not None:
         supports = _about("supports", check_key, supports, "--supports")
     if refutes is not None:
@@ -218,7 +299,11 @@ def revision_request(
 def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> RevisionRequest:
     """A request given as an object (a --file line, an API/MCP/web call)."""
     if not isinstance(obj, dict):
-        raise InputError(f"{where}: each fact must be a JSON object")
+        raise InputError(
+            f"{where}: a fact is its text or an object of its fields ({', '.join(FACT_FIELDS)}), got "
+            f"{shown(obj)}",
+            field="facts",
+        )
     unknown = sorted(set(obj) - LINE_FIELDS)
     if unknown:
         raise InputError(
@@ -226,7 +311,7 @@ def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> Revis
             field=unknown[0],
         )
     if "fact" not in obj:
-        raise InputError(f"{where}: missing 'fact'")
+        raise InputError(f"{where}: missing 'fact'", field="fact")
     try:
         return revision_request(**{k: obj[k] for k in FACT_FIELDS if k in obj}, line=line)
     except InputError as error:
@@ -235,7 +320,15 @@ def request_from_dict(obj: Any, where: str, line: Optional[int] = None) -> Revis
 
 def requests_from(facts: Iterable[Any], what: str = "facts") -> list[RevisionRequest]:
     """Validate many requests (strings or dicts) as a whole; numbered from 1. A request
-    validated already (``fact_lines``'s) is taken as it is, with its own line number."""
+    validated already (``fact_lines``'s) is taken as it is, with its own line number.
+    ``facts`` is a list (any iterable but text, bytes or a mapping: ``"abc"`` is not three
+    facts, nor a dict its keys)."""
+    if isinstance(facts, (str, bytes, bytearray, Mapping)) or not isinstance(facts, Iterable):
+        raise InputError(
+            f"{what}: must be a list of facts (each its text or an object of its fields), got "
+            + (f"a single {type(facts).__name__} {shown(facts)}" if facts is not None else "None"),
+            field="facts",
+        )
     result = []
     for number, obj in enumerate(facts, 1):
         if isinstance(obj, RevisionRequest):

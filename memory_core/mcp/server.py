@@ -476,7 +476,8 @@ def argument_problems(error, tool: str, schema: dict, data: dict) -> list[str]:
         for step in loc[1:]:  # into array items; a union's member tags end the path
             if not isinstance(step, int) or not isinstance(value, list) or step >= len(value):
                 break
-            path, part, value = f"{path}[{step}]", part.get("items", {}), value[step]
+            # an item is numbered from 1, as every other message names it (``facts line 2: ...``)
+            path, part, value = f"{path} line {step + 1}", part.get("items", {}), value[step]
         if path in seen:
             continue
         seen.add(path)

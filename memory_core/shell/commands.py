@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from memory_core.api import Falsify
-from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message
+from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message, speak
 from memory_core.core import validity
 from memory_core.core.fields import FACT_FIELDS, FIELDS
 from memory_core.core.requests import fact_lines, revision_request
@@ -310,11 +310,17 @@ async def _simple(args, name: str, call, printer) -> dict:
     return result
 
 
-def _whole_epoch(value) -> None:
-    """An ``--epoch`` that is not a whole number fails before the root is opened (the range is
-    checked against the root's epochs once it is)."""
-    if value is not None and not (value.strip().isdigit() and value.strip().isascii()):
+def _whole_epoch(value):
+    """``--epoch``'s text as the facade's whole number (None when not given); one that is not a
+    whole number fails before the root is opened (the range is checked against the root's epochs
+    once it is). A number longer than 20 digits is past every epoch: it is passed as one (never
+    converted whole: Python refuses to read one of more than 4,300 digits)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not (text.isdigit() and text.isascii()):
         raise InputError(f"the epoch must be a whole number from 0 to the current epoch, got {value!r}")
+    return int(text) if len(text) <= 20 else 10**21
 
 
 async def cmd_load(args) -> int:
@@ -362,8 +368,8 @@ def _validate_first(args, source) -> None:
 
 
 async def cmd_status(args) -> int:
-    _whole_epoch(args.epoch)
-    await _simple(args, "status", lambda app: app.status(epoch=args.epoch), report.print_status)
+    epoch = _whole_epoch(args.epoch)
+    await _simple(args, "status", lambda app: app.status(epoch=epoch), report.print_status)
     if not args.json:
         print(f"\n({run_note()})")
     return EXIT_OK
@@ -391,9 +397,15 @@ async def cmd_revise(args) -> int:
             data = open(args.file, "rb").read()
         except OSError as error:
             raise InputError(f"cannot read {args.file}: {error.strerror}") from None
-        requests = fact_lines(
-            data, args.file
-        )  # the whole file, before waiting for the lock or importing cognee
+        # a line is a JSON object: its messages and notes name its fields as the line spells them
+        # ("trust", "record", "target 'X'"), never a flag
+        VOCABULARY.set("viewer")
+        try:
+            requests = fact_lines(
+                data, args.file
+            )  # the whole file, before waiting for the lock or importing cognee
+        except InputError as error:
+            raise speak(error, "viewer") from None
     else:
         fields = {
             "triple": args.triple,
@@ -412,7 +424,11 @@ async def cmd_revise(args) -> int:
         }
         request = revision_request(args.fact, **fields)  # before waiting for the lock or importing cognee
 
+    batch = requests if args.file else [request]
+    shown = iter(batch)  # results come one per fact, in order
+
     def show(result):
+        asked = next(shown, None)
         if args.json:
             print(
                 json.dumps(result, ensure_ascii=False)
@@ -427,12 +443,13 @@ async def cmd_revise(args) -> int:
                 "python main.py" if (PROJECT_DIR / "main.py").is_file() else "falsify"
             )  # checkout or installed
             report.print_revision(
-                result, again=prog + (f" --root {shlex.quote(args.root)}" if args.root else "")
+                result,
+                again=prog + (f" --root {shlex.quote(args.root)}" if args.root else ""),
+                keep=report.flags_of(asked) if asked is not None else "",
             )
 
-    batch = requests if args.file else [request]
     if _nothing_stored(args):
-        for result in _nothing_to_revise(batch, args.dry_run):
+        for result in _nothing_to_revise(batch, args.dry_run, args.file):
             show(result)
         return EXIT_OK
     app = await _open(args, "revise")
@@ -456,15 +473,18 @@ def _nothing_stored(args) -> bool:
     return BORROWED.get() is None and settings.backend == "ladybug" and not root_exists(args.root, settings)
 
 
-def _nothing_to_revise(requests, dry_run: bool) -> list[dict]:
+def _nothing_to_revise(requests, dry_run: bool, what=None) -> list[dict]:
     """What revising on a root with nothing loaded answers (a pinned target is unknown there:
-    InputError), without creating the root."""
+    InputError), without creating the root. ``what``: the --file the requests came from."""
     for request in requests:
         if request.target is not None:
-            where = f"line {request.line}: " if request.line is not None else ""
-            raise InputError(
-                f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
-                "this data root, and nothing was created)"
+            where = f"{what} line {request.line}: " if what and request.line is not None else ""
+            raise speak(
+                InputError(
+                    f"{where}--target {request.target!r}: no evidence with that key (nothing is loaded in "
+                    "this data root, and nothing was created)",
+                    field="target",
+                )
             )
     results = []
     for request in requests:
@@ -485,13 +505,13 @@ async def cmd_explain(args) -> int:
 
 
 async def cmd_recall(args) -> int:
-    _whole_epoch(args.epoch)
+    epoch = _whole_epoch(args.epoch)
     validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
     await _simple(
         args,
         "recall",
         lambda app: app.recall(
-            args.question, epoch=args.epoch, as_of=args.as_of, inquiry=args.inquiry, path=args.path
+            args.question, epoch=epoch, as_of=args.as_of, inquiry=args.inquiry, path=args.path
         ),
         report.print_recall,
     )

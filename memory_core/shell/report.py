@@ -62,9 +62,35 @@ def print_status(r: dict) -> None:
             print(f"  {e['from']} -{e['type']}-> {e['to']}  {extra}".rstrip())
 
 
-def print_revision(r: dict, again: str = "python main.py") -> None:
+# what the caller asked beside the decision: repeated in the commands printed for the decision
+_KEPT = ("triple", "key", "source", "asserted_at", "trust", "policy", "valid_from", "valid_to")
+_DECIDED_WITH = ("supports", "refutes", "weight")
+
+
+def flags_of(request) -> str:
+    """The flags of a revision request (a :class:`~memory_core.core.requests.RevisionRequest`)
+    other than its decision (``--target``, ``--record``), as the CLI spells them: the ready
+    commands printed when the caller has to decide repeat them, so deciding loses none (a
+    ``--supports H`` given before the decision is part of it)."""
+    from memory_core.core.fields import FIELDS
+
+    flags = {f.name: f.flag for f in FIELDS}
+    words = []
+    for name in _KEPT + _DECIDED_WITH:
+        value = getattr(request, name)
+        if value is None:
+            continue
+        if name == "triple":
+            value = "|".join(value)
+        words += [flags[name], shlex.quote(f"{value:g}" if isinstance(value, float) else str(value))]
+    return " ".join(words)
+
+
+def print_revision(r: dict, again: str = "python main.py", keep: str = "") -> None:
     """``again``: how the hints spell the command (with its ``--root``), for the ready
-    ``--target`` commands printed when the caller has to decide."""
+    ``--target`` commands printed when the caller has to decide; ``keep``: the flags the
+    caller gave beside the decision (:func:`flags_of`), repeated in them."""
+    keep = f" {keep}" if keep else ""
     print(f"fact: {_short(r['fact'], 100)}")
     for c in r.get("candidates", []):
         dist = "lookup" if c["distance"] is None else f"{c['distance']:.3f}"
@@ -85,12 +111,14 @@ def print_revision(r: dict, again: str = "python main.py") -> None:
     if r.get("to_decide"):
         print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
         for key in r["to_decide"]:
-            print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}")
-        print(
-            "  if it contradicts none of them, record it (add --supports H or --refutes H for the hypothesis it "
-            "bears on):"
+            print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}{keep}")
+        bears = (
+            ""
+            if " --supports " in keep or " --refutes " in keep
+            else " (add --supports H or --refutes H for the hypothesis it bears on)"
         )
-        print(f"    {again} revise {shlex.quote(r['fact'])} --record")
+        print(f"  if it contradicts none of them, record it{bears}:")
+        print(f"    {again} revise {shlex.quote(r['fact'])} --record{keep}")
     if r.get("edges_added"):
         print(f"  edges added: {', '.join(r['edges_added'])}")
     preview = r.get("preview") if r.get("dry_run") else None

@@ -143,7 +143,7 @@ async def test_mcp_arguments_are_checked_strictly_against_the_schema(app, prefix
             (
                 "revise_many",
                 {"facts": [AUDIT, 7]},
-                ["error: facts[1]: must be an object or a string, got the number 7"],
+                ["error: facts line 2: must be an object or a string, got the number 7"],
             ),
             ("revise", {}, ["error: fact: required (a string)"]),
         ]
