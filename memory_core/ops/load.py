@@ -41,7 +41,7 @@ def read_source(source: Any) -> tuple[bytes | str, str]:
         try:
             return json.dumps(source, allow_nan=False), "investigation"
         except (TypeError, ValueError) as error:
-            raise InputError(f"investigation: not JSON-serialisable: {error}") from None
+            raise InputError(f"investigation: not JSON-serialisable: {error}", field="source") from None
     if isinstance(source, bytes):
         return source, "investigation"
     if isinstance(source, str) and source.lstrip().startswith("{"):
@@ -51,9 +51,10 @@ def read_source(source: Any) -> tuple[bytes | str, str]:
         try:
             return path.read_bytes(), str(path)
         except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}") from None
+            raise InputError(f"cannot read {path}: {error.strerror}", field="source") from None
     raise InputError(
-        f"investigation: expected a path, JSON text or bytes, or a dict, got {type(source).__name__}"
+        f"investigation: expected a path, JSON text or bytes, or a dict, got {type(source).__name__}",
+        field="source",
     )
 
 

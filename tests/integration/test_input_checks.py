@@ -78,6 +78,14 @@ WRONG = [
     (lambda fx, p: fx.resolve(1, p + "E_qa"), "loser", "loser: must be a string, got 1"),
     (lambda fx, p: fx.resolve(p + "E_qa", 2), "winner", "winner: must be a string, got 2"),
     (lambda fx, p: fx.check(repair="no"), "repair", "repair: must be true or false, got 'no'"),
+    (lambda fx, p: fx.load(5), "source", "expected a path, JSON text or bytes, or a dict, got int"),
+    (lambda fx, p: fx.load(["a"]), "source", "got list"),
+    (lambda fx, p: fx.load("/nonexistent/x.json"), "source", "cannot read /nonexistent/x.json"),
+    (
+        lambda fx, p: fx.load({"question": {"key": "Q"}, "bad": float("nan")}),
+        "source",
+        "not JSON-serialisable",
+    ),
 ]
 
 
