@@ -50,6 +50,8 @@ from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
 from memory_core.judging.retrieval import BeliefHit, cosine_distance, fuse_beliefs, search_beliefs
 from memory_core.store.belief_store import state_of, to_node
+from memory_core.store.forgotten import forgotten_index
+from memory_core.store.tms_io import add_antecedent_ghosts
 from memory_core.store.lexical import query_words
 
 BASELINE_K = 3
@@ -298,12 +300,13 @@ def _near(disputes: dict, keys: set[str]) -> dict:
     return {"disputed": sorted((keys | touched) & set(disputes["disputed"])), "disputes": rows}
 
 
-async def chain_view(store, slice_: Slice, props: dict) -> BeliefView:
-    """A view holding ``props``'s node and everything up its justifications: the inquiry's
-    sliced view when it was read, else read upwards edge by edge (bounded)."""
-    inquiry = inquiry_of(props)
-    if inquiry in slice_.views:
-        return slice_.views[inquiry]
+async def chain_view(stores, slice_: Slice, props: dict) -> BeliefView:
+    """A view holding ``props``'s node and everything up its justifications, read upwards
+    edge by edge (bounded) into whatever inquiry each antecedent lives, over a copy of the
+    inquiry's sliced view when it was read (its states are the slice's); then the forgotten
+    nodes the chain rests on, as dead ghosts (forgetting a node deletes its edges: without
+    them a justification through it would look whole)."""
+    store = stores.store
     nodes = {props["id"]: props}
     edges = []
     frontier = [props["id"]]
@@ -316,7 +319,20 @@ async def chain_view(store, slice_: Slice, props: dict) -> BeliefView:
         frontier = list(found)
     from memory_core.store.belief_store import BeliefStore
 
-    return BeliefStore._view(store, list(nodes.values()), edges)
+    view = BeliefStore._view(store, list(nodes.values()), edges)
+    sliced = slice_.views.get(inquiry_of(props))
+    if sliced is not None:  # the slice's nodes (with its states) first, the chain read around them
+        whole = BeliefView(dict(sliced.nodes), list(sliced.edges))
+        for key, node in view.nodes.items():
+            if key not in whole.nodes:
+                whole.add_node(node)
+        have = {(e.kind, e.src, e.dst) for e in whole.edges}
+        for edge in view.edges:
+            if (edge.kind, edge.src, edge.dst) not in have:
+                whole.add_edge(edge)
+        view = whole
+    add_antecedent_ghosts(view, forgotten_index(stores.journal), {})
+    return view
 
 
 def _chain_keys(tree: Optional[dict]) -> list[str]:
@@ -386,7 +402,7 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
 async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[BeliefHit]) -> dict:
     """The most relevant alive evidence or conclusion, with the justification chain it rests
     on (to its premises) and their sources."""
-    view = await chain_view(stores.store, slice_, dict(lead.props, id=lead.node_id))
+    view = await chain_view(stores, slice_, dict(lead.props, id=lead.node_id))
     key = lead.props["key"]
     tree = why_alive(view, key)
     chain = [k for k in _chain_keys(tree) if k != key]
@@ -616,14 +632,14 @@ def chain_held(chain: list[dict], words: QuestionWords) -> frozenset[str]:
     return frozenset().union(*(covered(words, said(p)) for p in chain))
 
 
-async def answer_through(store, slice_: "Slice", chain: list[dict], words: QuestionWords) -> dict:
+async def answer_through(stores, slice_: "Slice", chain: list[dict], words: QuestionWords) -> dict:
     """The answer a chain of hops reaches: its last hop (with what it rests on, as
     :func:`answer_from_facts` gives it), then the hops that led there, and the question's
     content words no hop holds (``unheld``: a chain that stopped short, or a word the claims
     say otherwise)."""
     last = chain[-1]
     tree = why_alive(
-        await chain_view(store, slice_, dict(last, id=node_id("evidence", last["key"]))), last["key"]
+        await chain_view(stores, slice_, dict(last, id=node_id("evidence", last["key"]))), last["key"]
     )
     unheld = sorted(set(words) - chain_held(chain, words))
     keys = [p["key"] for p in chain]
@@ -933,7 +949,7 @@ async def recall(
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and through is not None and inquiry_of(through[0]) == chosen:
             # a question about facts, or the inquiry's own whose hypotheses have no alive support
-            mine = await answer_through(stores.store, slice_, through, words)
+            mine = await answer_through(stores, slice_, through, words)
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)

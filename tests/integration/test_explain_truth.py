@@ -54,6 +54,10 @@ async def test_a_forgotten_member_breaks_its_justification(app, prefix):
     assert [a["key"] for a in why["antecedents"]] == [p("R")], why
     kp = await app.explain(p("KP"))
     assert kp["state"] == "forgotten" and "why_alive" not in kp
+    # recall's answer rests on the same justification
+    answer = (await app.recall(f"Can the {prefix} trial results be trusted?"))["falsify"]
+    assert answer["nodes"] == [p("X"), p("R")], answer
+    assert answer["rests_on"]["justification"] == "b", answer["rests_on"]
 
 
 async def test_antecedents_in_another_inquiry_are_read(app, prefix):

@@ -72,3 +72,5 @@ _.__instancecheck__
 _.create_module
 _.loaded_by
 _.placeholder
+# the io protocol of the standard streams' proxy, called by whoever writes to sys.stdout (store/streams.py)
+_.writable
