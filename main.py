@@ -30,7 +30,7 @@ def launched():
     return _standalone("falsify_launcher", "launcher.py").launch(sys.argv[1:])
 
 
-if __name__ == "__main__":
+def run() -> int:
     code = answered_by_a_server()
     ran = None
     if code is None:
@@ -40,4 +40,12 @@ if __name__ == "__main__":
         from memory_core.shell.cli import main
 
         code = main(ran=ran)
-    sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(run())
+    except KeyboardInterrupt:  # Ctrl-C before the command's own handling: as the command answers it
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

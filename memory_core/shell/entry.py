@@ -22,5 +22,15 @@ def main() -> int:
     return run_here(ran={"by": None, "reason": outcome.reason})
 
 
+def console() -> int:
+    """``main`` for the console script: Ctrl-C before the command's own handling answers as
+    the command does (one line, exit 130), not with a traceback."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Optional
 
 PROTOCOL = 1
+EXIT_INTERRUPTED = 130  # Ctrl-C, as the CLI answers it (memory_core.shell.commands.run)
 PACKAGE = Path(__file__).resolve().parent.parent  # memory_core/
 # what the launcher imports before it forks: cognee's third-party stack and the MCP SDK
 # (imports that start no thread and read no FALSIFY or cognee setting); not the packages a
@@ -1157,16 +1158,32 @@ def _child(
 ) -> None:
     """In the forked child: become the caller's command, run it, report its exit code, exit."""
     code = 1
+    taken = False
     try:
         _detach(others, wake)
         conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
         _adopt(request, state)
         _take_streams(fds, bool(request.get("unbuffered")))
+        taken = True
         code = _run_cli(request)
+    except KeyboardInterrupt:
+        code = _interrupted(None if taken else fds, request)
     except BaseException:  # noqa: BLE001
         _print_exc()
     finally:
         _end(conn, code)
+
+
+def _interrupted(fds: Optional[list[int]], request: dict) -> int:
+    """Ctrl-C before the command's own handling took over: what the command answers to it (one
+    line, exit 130), on the caller's standard error (``fds``: not taken yet)."""
+    try:
+        if fds is not None:
+            _take_streams(fds, bool(request.get("unbuffered")))
+        print("interrupted", file=sys.stderr)
+    except BaseException:  # noqa: BLE001
+        pass
+    return EXIT_INTERRUPTED
 
 
 def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state: dict) -> None:
@@ -1176,6 +1193,7 @@ def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state
     import select
 
     code, conn = 1, None
+    taken, request, fds = False, {}, []
     try:
         _detach(others, wake)
         _adopt(prepared, state)
@@ -1194,7 +1212,11 @@ def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state
         # the environment holds what configuring the root added to it, as a cold process's would
         sys.argv = [request.get("argv0") or sys.argv[0], *(request.get("argv") or [])]
         _take_streams(fds[1:], bool(request.get("unbuffered")))
+        taken = True
         code = _run_cli(request, spare=True)
+    except KeyboardInterrupt:
+        if conn is not None:  # a command was handed over: it answers the interruption
+            code = _interrupted(None if taken else fds[1:], request)
     except BaseException:  # noqa: BLE001
         _print_exc()
     finally:
@@ -1333,11 +1355,9 @@ def _run_cli(request: dict, spare: bool = False) -> int:
         else:
             print(exc.code, file=sys.stderr)
             code = 1
-    except KeyboardInterrupt:
-        import traceback
-
-        traceback.print_exc()
-        code = -signal.SIGINT
+    except KeyboardInterrupt:  # before the CLI's own handling (it answers the same)
+        print("interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     except BaseException:  # noqa: BLE001  (what the interpreter prints for an uncaught exception)
         import traceback
 

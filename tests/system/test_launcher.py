@@ -280,6 +280,34 @@ def test_a_launched_command_sees_the_callers_environment_directory_stdin_and_exi
     assert not [pid for pid in launcher.children() if zombie(pid)]  # every command's child was reaped
 
 
+def test_ctrl_c_while_the_first_command_starts_the_launcher_is_answered_as_the_command_would(runtime, root):
+    """SIGINT to the caller while it waits for the launcher it started (before a child runs the
+    command): one line and exit 130, as the command answers Ctrl-C, no traceback; nothing ran."""
+    caller = forkserver.popen(
+        [
+            sys.executable,
+            str(REPO / "main.py"),
+            "--root",
+            str(root),
+            "revise",
+            "Some fact.",
+            "--target",
+            "E_qa",
+        ],
+        cwd=REPO,
+        env=launched_env(runtime),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: launchers_in(runtime), what="the launcher the caller starts")
+    caller.send_signal(signal.SIGINT)
+    out, err = caller.communicate(timeout=120)
+    assert caller.returncode == 130 and err == "interrupted\n" and out == "", (caller.returncode, err[-2000:])
+    after = json.loads(main_py("--root", root, "status", "--json", env=clean_env()).stdout)
+    assert nodes_by_key(after)["E_qa"]["state"] == "alive"  # nothing was revised
+
+
 def test_ctrl_c_reaches_the_launched_command(launcher, root):
     """SIGINT to the caller reaches the command (it waits for the lock): it stops as a cold
     command does on Ctrl-C, and the caller exits with its code."""
