@@ -130,6 +130,7 @@ class ExplainResult(TypedDict, total=False):
     ]  # current state ("forgotten" for a forgotten node, "removed" when an undo removed it)
     removed_by_undo: int  # state "removed": the epoch whose undo removed it
     why_alive: Optional[dict]  # alive nodes: the justification holding it, recursively to premises
+    why_dead: Optional[dict]  # dead or disputed evidence and conclusions: what keeps it out now
     # hypotheses: {"score", "weight", "remaining", "disputed", "lost", "refuters"} (each a list
     # of {"key", "state", "weight"}; lost supporters include forgotten ones)
     support: dict

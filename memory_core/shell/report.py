@@ -198,6 +198,10 @@ def print_explain(r: dict) -> None:
     if r.get("why_alive"):
         print("alive because:")
         _print_why(r["why_alive"], "  ")
+    if r.get("why_dead"):  # what keeps a dead or disputed node out now
+        print(f"{r['state']} now because:")
+        for reason in r["why_dead"]["reasons"]:
+            print(f"  {reason}")
     support = r.get("support")
     if support:
 
