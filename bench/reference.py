@@ -29,8 +29,10 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    node gets back its weight from before its death, else 0.5); to alive ->
    ``alive`` (a dead node gets back its weight from before its death, else 0.5).
    A forgotten node whose label is no longer dead is stored again.
-4. Every alive node with a non-critical ``depends_on`` edge to a node that died
-   here: confidence x 0.5 per such node (unset = 1.0).
+4. Every alive node with non-critical ``depends_on`` edges: its confidence is its
+   base (the confidence it had before any such dependency died; unset = 1.0 once one
+   is dead) x 0.5 per such dependency dead now (dead or forgotten): a function of the
+   current state, so a dependency that comes back gives back what its death took.
 5. Hypotheses (not labelled): an alive hypothesis ``supports``-ed by a node that
    died here, with no alive supporter left, is a *loser*. Per question: if an
    alive non-loser hypothesis with an alive supporter exists (a rival), the losers
@@ -39,6 +41,11 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    promoted to 0.25 above every other hypothesis of the question (cap 1.0;
    another at >= 1.0 is lowered to 0.95; never lowered); else each loser's weight
    is halved.
+5b. In that last case (no rival keeps alive support) every ``superseded`` hypothesis of
+   the question with no alive supporter is first alive again with its weight from before
+   (else its prior, else 0.5), each rival promoted over it put back to its weight before
+   that promotion (if higher now), and then halved as the losers are: superseded needs a
+   rival with alive support, so the final state does not depend on which support died first.
 6. A hypothesis supported by a node that came back alive here, with an alive
    supporter: if ``superseded`` it is alive again with its weight from before
    (else its prior, else 0.5), and each rival promoted over it is put back to its
@@ -135,6 +142,7 @@ class Model:
     before_death: dict[str, float] = field(default_factory=dict)
     promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     weakened: dict[str, float] = field(default_factory=dict)
+    base_confidence: dict[str, Optional[float]] = field(default_factory=dict)  # rule 4, before any decay
     many: dict[str, set] = field(default_factory=dict)  # question -> predicates declared "many" (normalised)
     returning_until: dict[str, str] = field(default_factory=dict)  # rule 1d, within one revision
 
@@ -273,15 +281,24 @@ class Model:
         return died, revived
 
     def decay(self, died: list[str]) -> None:
-        dead = set(died)
-        hits: dict[str, set[str]] = {}
+        """Rule 4 over the whole graph (``died`` is not needed: the rule reads the state)."""
+        soft: dict[str, set[str]] = {}
         for e in self.edges:
-            if e.kind == "depends_on" and not e.critical and e.dst in dead and self.alive(e.src):
-                hits.setdefault(e.src, set()).add(e.dst)
-        for k, causes in hits.items():
+            if e.kind == "depends_on" and not e.critical:
+                soft.setdefault(e.src, set()).add(e.dst)
+        for k in sorted(soft):
+            if not self.alive(k):
+                continue
             node = self.nodes[k]
-            base = 1.0 if node.confidence is None else node.confidence
-            node.confidence = round(base * DECAY ** len(causes), 6)
+            base = self.base_confidence.get(k, node.confidence)
+            dead = sum(1 for d in soft[k] if label(self.nodes[d].state) == F or self.nodes[d].forgotten)
+            if dead:
+                want = round((1.0 if base is None else base) * DECAY**dead, 6)
+            else:
+                want = base
+            if want != node.confidence:
+                self.base_confidence.setdefault(k, node.confidence)
+                node.confidence = want
 
     def rescore(self, died: list[str]) -> None:
         dead = set(died)
@@ -305,7 +322,25 @@ class Model:
             )
             rivals = [h for h in hyps if h not in mine and self.alive(h) and self.has_alive_supporter(h)]
             if not rivals:
-                for h in mine:
+                # 5b: no hypothesis of the question keeps alive support, so none may stay
+                # superseded for lack of it: back, promotions over it undone, then weakened too
+                back = [
+                    h
+                    for h in hyps
+                    if h not in mine and self.nodes[h].state == SUPERSEDED and not self.has_alive_supporter(h)
+                ]
+                lowered: set[str] = set()
+                for h in back:
+                    node = self.nodes[h]
+                    node.state = ALIVE
+                    w = self.before_death.get(h)
+                    node.weight = w if w is not None else (node.prior or 0.5)
+                    for rival, before in self.promotions.get(h, []):
+                        r = self.nodes[rival]
+                        if self.alive(rival) and r.weight > before and rival not in lowered:
+                            r.weight = before
+                            lowered.add(rival)
+                for h in mine + back:
                     self.weakened[h] = self.nodes[h].weight
                     self.nodes[h].weight = round(self.nodes[h].weight * NO_RIVAL, 6)
                 continue

@@ -53,6 +53,7 @@ class Engine:
             before_death={k: {"weight": w} for k, w in model.before_death.items()},
             promotions={k: list(v) for k, v in model.promotions.items()},
             weakened=dict(model.weakened),
+            undecayed=dict(model.base_confidence),
         )
 
     def revise(self, target, new_key: str, epoch: int):

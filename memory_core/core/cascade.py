@@ -18,16 +18,17 @@ once per revision and always terminates):
   ``invalidated``: nodes holding each other up in a cycle go down together.
   Nodes outside the closure cannot change, so a revision touches only the
   affected subgraph.
-* **Non-critical dependencies.** Each non-critical ``depends_on`` target that
-  dies in this revision multiplies the dependent's confidence by
-  :data:`DECAY` (an unset confidence counts as 1.0); the dependent stays alive.
+* **Non-critical dependencies.** An alive node's confidence is its confidence with
+  every non-critical ``depends_on`` target alive (an unset one counts as 1.0) times
+  :data:`DECAY` per such target that is dead now: each that dies halves it, each that
+  comes back restores it; the dependent stays alive.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, BeliefView
+from memory_core.core.beliefs import ALIVE, DEAD, INVALIDATED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, Rule
 from memory_core.core.plan import Plan, record
 
@@ -123,21 +124,65 @@ def lost_text(view: BeliefView, key: str, dead) -> str:
     return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
 
 
-def decay(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
-    """Lower the confidence of alive nodes with a non-critical dependency that died."""
+def decay(view: BeliefView, plan: Plan, newly_dead: Iterable[str] = ()) -> list[str]:
+    """Rule 4, a function of the current state: an alive node's confidence is its *base*
+    (its confidence with every non-critical dependency alive; unset counts as 1.0) times
+    :data:`DECAY` per non-critical ``depends_on`` target that is dead now. Recomputed for the
+    alive nodes whose count may have moved in this plan: a non-critical dependency died or
+    came back, or the node itself holds again (:func:`memory_core.core.tms.relabel` gives
+    a node that comes back its base from the log). A dependency that comes back restores
+    what its death took (rule ``reinstated``). ``newly_dead``: nodes the caller killed
+    (their changes are in the plan too). Returns the nodes whose confidence went down."""
+    memory = plan.meta.memory
+    start: dict[str, dict] = {}
+    for change in plan.changes:
+        start.setdefault(change.key, change.before)
+
+    def dead_now(key: str) -> bool:
+        return view.state(key) in DEAD
+
+    def dead_at_start(key: str) -> bool:
+        return (start[key]["state"] if key in start else view.state(key)) in DEAD
+
+    moved = {k for k in start if dead_at_start(k) != dead_now(k)}
+    moved |= {k for k in newly_dead if dead_now(k) and not dead_at_start(k)}
+    candidates = {e.src for k in moved for e in view.in_edges(k, DEPENDS_ON) if not e.critical}
+    candidates |= {k for k in start if start[k]["state"] != ALIVE and view.state(k) == ALIVE}
     weakened: list[str] = []
-    dead = set(newly_dead)
-    hits: dict[str, list[str]] = {}
-    for key in newly_dead:
-        for edge in view.in_edges(key, DEPENDS_ON):
-            if not edge.critical and edge.src in view.nodes and view.nodes[edge.src].alive:
-                hits.setdefault(edge.src, []).append(key)
-    for key in sorted(hits):
-        causes = sorted(set(hits[key]) & dead)
-        node = view.nodes[key]
-        base = 1.0 if node.confidence is None else node.confidence
-        new = round(base * DECAY ** len(causes), 6)
-        detail = f"confidence x{DECAY} per dead non-critical dependency ({len(causes)})"
-        record(view, plan, key, Rule.NONCRITICAL_DECAY, causes, detail, confidence=new)
-        weakened.append(key)
+    for key in sorted(candidates):
+        node = view.nodes.get(key)
+        deps = sorted({e.dst for e in view.out_edges(key, DEPENDS_ON) if not e.critical})
+        if node is None or not node.alive or not deps:
+            continue
+        if memory is not None and key in memory.undecayed:  # the log remembers its base
+            base = memory.undecayed[key]
+        elif key in start and start[key]["state"] != ALIVE:
+            # it holds again: the confidence it came back with is its base
+            base = next(
+                c.after["confidence"] for c in plan.changes if c.key == key and c.after["state"] == ALIVE
+            )
+        else:
+            first = start[key]["confidence"] if key in start else node.confidence
+            base = None if first is None else first * 2 ** sum(dead_at_start(d) for d in deps)
+        dead = [d for d in deps if dead_now(d)]
+        new = (
+            round((1.0 if base is None else base) * DECAY ** len(dead), 6)
+            if dead or base is not None
+            else None
+        )
+        if new == node.confidence:
+            continue
+        if node.confidence is None or (new is not None and new < node.confidence):
+            causes = sorted(d for d in dead if d in moved) or dead
+            detail = f"confidence x{DECAY} per dead non-critical dependency ({len(dead)})"
+            record(view, plan, key, Rule.NONCRITICAL_DECAY, causes, detail, confidence=new)
+            weakened.append(key)
+        else:
+            back = sorted(d for d in deps if d in moved and not dead_now(d))
+            still = f"; {len(dead)} still dead" if dead else ""
+            detail = (
+                f"confidence restored to {new if new is not None else 'unset'}: non-critical "
+                f"dependenc{'y' if len(back) == 1 else 'ies'} {', '.join(back)} alive again{still}"
+            )
+            record(view, plan, key, Rule.REINSTATED, back, detail, confidence=new)
     return weakened

@@ -9,7 +9,7 @@ and ``explain`` read the same records.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
@@ -46,6 +46,9 @@ class PlanInputs:
     validity_note: str = ""  # one side timed, the other not: what rule applied
     fact_ends: dict[str, str] = field(default_factory=dict)  # stored values a timed fact ends if it holds
     returning_until: dict[str, tuple[str, str]] = field(default_factory=dict)  # back until (date, cause)
+    # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel;
+    # typed Any: tms imports this module)
+    memory: Any = None
 
 
 @dataclass
@@ -121,9 +124,11 @@ def record(
     before = snapshot(node)
     if "state" in after:
         node.state = after["state"]
-        node.epoch = plan.epoch
     if "weight" in after:
         node.weight = after["weight"]
     if "confidence" in after:
         node.confidence = after["confidence"]
+    if "state" in after or snapshot(node) != before:
+        # a node's epoch is that of its last change of any kind: state, weight or confidence
+        node.epoch = plan.epoch
     plan.changes.append(Change(key, rule, before, snapshot(node), sorted(set(cause)), detail))

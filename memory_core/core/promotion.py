@@ -11,12 +11,15 @@
 * A hypothesis with a disputed supporter is left alone (a dispute neither
   supersedes nor promotes); disputed supporters count 0 in support.
 * With no supported rival nothing is promoted; the hypothesis stays alive and
-  its weight is multiplied by :data:`NO_RIVAL_FACTOR`.
+  its weight is multiplied by :data:`NO_RIVAL_FACTOR`. A hypothesis superseded
+  earlier (no alive supporter) needed such a rival too: it is alive again with its
+  weight from before, the promotions made over it are undone, and it is weakened
+  in the same way, so the final state does not depend on which support died first.
 """
 
 from __future__ import annotations
 
-from memory_core.core.beliefs import SUPERSEDED, BeliefView
+from memory_core.core.beliefs import ALIVE, SUPERSEDED, BeliefView
 from memory_core.core.vocabulary import DISPUTED, Rule, SUPPORTS
 from memory_core.core.plan import Plan, record
 
@@ -48,15 +51,18 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
             if h not in losers and view.nodes[h].alive and view.alive_supporters(h)
         ]
         if not rivals:
-            for h in mine:
+            back = unsupersede(view, plan, question, mine)
+            for h in mine + back:
                 node = view.nodes[h]
                 record(
                     view,
                     plan,
                     h,
                     Rule.WEAKENED_NO_RIVAL,
-                    sorted(set(losers[h]) & dead),
-                    "lost its support; no rival has alive support",
+                    sorted(set(losers[h]) & dead) if h in losers else mine,
+                    "lost its support; no rival has alive support"
+                    if h in losers
+                    else "no alive supporting evidence, and no rival has alive support any more",
                     weight=round(node.weight * NO_RIVAL_FACTOR, 6),
                 )
             continue
@@ -77,6 +83,45 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
         promote(view, plan, winner, question, mine)
         promoted.append(winner)
     return promoted
+
+
+def unsupersede(view: BeliefView, plan: Plan, question: str, losers: list[str]) -> list[str]:
+    """The last rival with alive support under ``question`` lost it (``losers``): a hypothesis
+    superseded for lack of support (none alive now) has no supported rival left, so it is alive
+    again with its weight from before (the caller then weakens it as a loser), and each rival
+    promoted over it gets its weight from before that promotion back, as when its support
+    returns. Returns the hypotheses brought back."""
+    memory = plan.meta.memory
+    back = [
+        h
+        for h in view.hypotheses_of(view.nodes[losers[0]].question)
+        if h not in losers and view.nodes[h].state == SUPERSEDED and not view.alive_supporters(h)
+    ]
+    for h in back:
+        weight = memory.before_death.get(h, {}).get("weight") if memory is not None else None
+        record(
+            view,
+            plan,
+            h,
+            Rule.REINSTATED,
+            losers,
+            f"superseded while a rival had alive support; {', '.join(losers)} lost the last of it",
+            state=ALIVE,
+            weight=weight if weight is not None else (view.nodes[h].prior or 0.5),
+        )
+        for rival, before in memory.promotions.get(h, []) if memory is not None else []:
+            r = view.nodes.get(rival)
+            if r is not None and r.alive and r.weight > before and rival not in plan.keys_with(Rule.DEMOTED):
+                record(
+                    view,
+                    plan,
+                    rival,
+                    Rule.DEMOTED,
+                    [h],
+                    f"promoted only because {h} had lost its support",
+                    weight=before,
+                )
+    return back
 
 
 def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: list[str]) -> None:

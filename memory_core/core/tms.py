@@ -181,11 +181,13 @@ class Memory:
 
     ``before_death``: key -> the snapshot ({state, weight, confidence}) before its latest death;
     ``promotions``: hypothesis -> [(the rival promoted over it, the rival's weight before)];
-    ``weakened``: hypothesis -> its weight before it was weakened (no rival)."""
+    ``weakened``: hypothesis -> its weight before it was weakened (no rival);
+    ``undecayed``: node -> its confidence before its first non-critical decay (its base)."""
 
     before_death: dict[str, dict] = field(default_factory=dict)
     promotions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     weakened: dict[str, float] = field(default_factory=dict)
+    undecayed: dict[str, Optional[float]] = field(default_factory=dict)
 
     @classmethod
     def from_changes(cls, changes: Iterable[dict]) -> "Memory":
@@ -206,10 +208,28 @@ class Memory:
                     self.promotions.setdefault(loser, []).append((key, float(before["weight"])))
             if rule == Rule.WEAKENED_NO_RIVAL:
                 self.weakened[key] = float(before["weight"])
+            if rule == Rule.NONCRITICAL_DECAY and key not in self.undecayed:
+                self.undecayed[key] = before.get("confidence")
 
     def copy(self) -> "Memory":
         return Memory(
-            dict(self.before_death), {k: list(v) for k, v in self.promotions.items()}, dict(self.weakened)
+            dict(self.before_death),
+            {k: list(v) for k, v in self.promotions.items()},
+            dict(self.weakened),
+            dict(self.undecayed),
+        )
+
+    def then(self, later: "Memory") -> "Memory":
+        """This memory followed by ``later`` (what more changes taught): the latest death and
+        weakening win, promotions add up, the first base of a confidence stays."""
+        return Memory(
+            {**self.before_death, **later.before_death},
+            {
+                k: list(self.promotions.get(k, [])) + list(later.promotions.get(k, []))
+                for k in {*self.promotions, *later.promotions}
+            },
+            {**self.weakened, **later.weakened},
+            {**later.undecayed, **self.undecayed},
         )
 
     def absorb(self, plan: Plan) -> None:
@@ -219,6 +239,8 @@ class Memory:
         for loser, items in fresh.promotions.items():
             self.promotions.setdefault(loser, []).extend(items)
         self.weakened.update(fresh.weakened)
+        for key, base in fresh.undecayed.items():
+            self.undecayed.setdefault(key, base)
 
 
 @dataclass
@@ -247,7 +269,9 @@ def relabel(
     lose their justification, then newly disputed nodes, then nodes that hold again."""
     verdicts = verdicts or {}
     notes = notes or {}
-    memory = memory or Memory()
+    if memory is None:  # a later step of the same revision: the memory it was given
+        memory = plan.meta.memory if plan.meta.memory is not None else Memory()
+    plan.meta.memory = memory  # what the decay and the rescoring that follow read
     ghosts = set(ghosts)
     forced = set(forced_dead)
     scope = downstream(view, list(seeds) + sorted(forced))
@@ -332,6 +356,8 @@ def relabel(
         after = {"state": ALIVE}
         if old[key] == L_DEAD:
             after["weight"] = before.get("weight", 0.5) if before.get("weight") is not None else 0.5
+        if key in memory.undecayed:  # its base: the non-critical decay recomputes it (cascade.decay)
+            after["confidence"] = memory.undecayed[key]
         record(view, plan, key, rule, cause, detail, **after)
         outcome.revived.append(key)
         if key in ghosts:

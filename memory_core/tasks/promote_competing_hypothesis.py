@@ -4,14 +4,41 @@ rival (``core.promotion``), for the fact in hand."""
 from __future__ import annotations
 
 from memory_core.core import revision
+from memory_core.core.beliefs import SUPERSEDED
+from memory_core.core.tms import Memory
+from memory_core.core.vocabulary import SUPPORTS
+from memory_core.store.forgotten import forgotten_index
 from memory_core.tasks.batch import FactJob
 from memory_core.tasks.timing import timed
+
+
+def memory_for(job: FactJob) -> Memory | None:
+    """The batch's memory, or, when a support died under a question holding a superseded
+    hypothesis (the rescoring may bring it back with its old weight and undo the promotion
+    over it), the log's whole memory followed by the batch's: a revision that reaches no
+    attacker reads no memory from the log (``store.tms_io.extend_view``)."""
+    batch, plan = job.batch, job.plan
+    view = batch.view
+    if plan is None or view is None:
+        return batch.memory
+    questions = {
+        view.nodes[e.dst].question
+        for k in plan.died
+        for e in view.out_edges(k, SUPPORTS)
+        if e.dst in view.nodes
+    }
+    if not any(view.nodes[h].state == SUPERSEDED for q in questions for h in view.hypotheses_of(q)):
+        return batch.memory
+    log = forgotten_index(batch.stores.journal).memory
+    return log.then(batch.memory) if batch.memory is not None else log.copy()
 
 
 @timed("promote_competing_hypothesis")
 async def _promote(job: FactJob) -> None:
     if job.plan is not None:
-        revision.promote_competing_hypothesis(job.batch.view, job.plan, job.batch.memory)
+        memory = memory_for(job)
+        job.plan.meta.memory = memory
+        revision.promote_competing_hypothesis(job.batch.view, job.plan, memory)
 
 
 async def promote_competing_hypothesis(jobs, ctx=None):

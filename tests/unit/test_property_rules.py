@@ -319,3 +319,73 @@ def test_dead_supporter_forgotten_when_its_hypothesis_is_superseded():
     engine, _, plans = both(supported_chain(), "E0", "E2")
     assert engine.nodes["H"].state == SUPERSEDED and plans[1].promoted == ["R"]
     assert "E1" in plans[1].forgotten and "E1" in engine.ghosts
+
+
+def test_noncritical_dependency_back_restores_confidence():
+    """C6 (0.8) rests on EE and, non-critically, on EC. Refuting EC halves C6 (0.4);
+    refuting that refuter brings EC back and C6's 0.8 with it (a restoration recorded with
+    its cause); refuting EC again halves it once more (0.4, not 0.2): rule 4 is a function
+    of the current state."""
+    m = small(
+        {"EC": "evidence", "EE": "evidence", "C6": "conclusion"},
+        [("depends_on", "C6", "EE"), ("depends_on_nc", "C6", "EC")],
+    )
+    m.nodes["C6"].confidence = 0.8
+    engine, _, plans = both(m, "EC", "F1", "EC")
+    assert plans[0].weakened == ["C6"]
+    back = [c for c in plans[1].changes if c.key == "C6"]
+    assert [(c.rule, c.cause, c.after["confidence"]) for c in back] == [("reinstated", ["EC"], 0.8)]
+    assert engine.nodes["C6"].confidence == 0.4 and plans[2].weakened == ["C6"]
+
+
+def test_node_back_while_its_noncritical_dependency_is_dead_is_weakened():
+    """K (unset confidence) rests on E0 and, non-critically, on E1. E0 dies (K invalidated),
+    then E1 dies (K dead: untouched), then E0 comes back: K holds again with its confidence
+    halved for E1; E1 coming back unsets it again."""
+    m = small(
+        {"E0": "evidence", "E1": "evidence", "K": "conclusion", "E2": "evidence"},
+        [("depends_on", "K", "E0"), ("depends_on_nc", "K", "E1"), ("depends_on", "E2", "E0")],
+    )
+    engine, _, _ = both(m.copy(), "E0", "E1", "F1")
+    assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence == 0.5
+    engine, _, _ = both(m, "E1", "E0", "F2", "F1")
+    assert engine.nodes["K"].state == ALIVE and engine.nodes["K"].confidence is None
+
+
+def two_suspects() -> Model:
+    """E1 supports H1 (0.6) and H2 (0.3); E3 supports H2 (0.5); H3 has no supporter."""
+    return small(
+        {"E1": "evidence", "E3": "evidence", "H1": "hypothesis", "H2": "hypothesis", "H3": "hypothesis"},
+        [("supports", "E1", "H1", 0.6), ("supports", "E1", "H2", 0.3), ("supports", "E3", "H2", 0.5)],
+    )
+
+
+def test_superseded_needs_a_rival_with_alive_support_in_either_order():
+    """Refuting E1 supersedes H1 and promotes H2 (E3 still supports it); refuting E3 then
+    leaves no hypothesis with alive support: H1 may not stay superseded. It is alive again,
+    H2's promotion is undone, and both are weakened, exactly as when E3 falls first."""
+    a, _, plans = both(two_suspects(), "E1", "E3")
+    assert plans[0].promoted == ["H2"] and sorted(plans[1].weakened) == ["H1", "H2"]
+    b, _, _ = both(two_suspects(), "E3", "E1")
+    final = {h: (str(a.nodes[h].state), a.nodes[h].weight) for h in ("H1", "H2", "H3")}
+    assert final == {h: (str(b.nodes[h].state), b.nodes[h].weight) for h in ("H1", "H2", "H3")}
+    assert final == {"H1": (ALIVE, 0.25), "H2": (ALIVE, 0.25), "H3": (ALIVE, 0.5)}
+
+
+def test_epoch_is_that_of_the_last_change_of_any_kind():
+    """A node's epoch is the epoch of its last change, a weight or a confidence included:
+    the promoted rival and the weakened conclusion carry the revision's epoch, and a
+    node the revision did not change keeps its own."""
+    m = rivals({"A": 0.5, "B": 0.3, "C": 0.4}, {}, {"B": 0.9, "C": 0.6})
+    m.nodes["K"] = MNode("K", "conclusion", "Q", confidence=0.8)
+    m.nodes["E_K"] = MNode("E_K", "evidence", "Q")
+    m.edges += [MEdge("depends_on", "K", "E_K"), MEdge("depends_on", "K", "E_A", critical=False)]
+    engine, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["B"] and plans[0].weakened == ["K"]
+    assert {k: engine.nodes[k].epoch for k in ("A", "B", "K", "C", "E_K")} == {
+        "A": 1,
+        "B": 1,
+        "K": 1,
+        "C": 0,
+        "E_K": 0,
+    }

@@ -86,6 +86,7 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     engine = Engine(model)
     view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
     plan = Plan(epoch=1)
+    plan.meta.memory = engine.memory  # as in a revision, whose relabelling hands the log's memory on
     ended = validity.end_validity(view, plan, {key: "2016-01-01"}, "F_new", set(engine.ghosts))
     decay(view, plan, ended)
     rescore(view, plan, plan.died)

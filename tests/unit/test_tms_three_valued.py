@@ -385,8 +385,10 @@ def test_labels_match_the_independent_model(s):
         expected = model_labels(v)
         assert {k: label(v.nodes[k].state) for k in expected} == expected
         assert labels(v) == expected  # the implementation over the whole view agrees too
-        keys = [c.key for c in plan.changes if c.rule not in ("demoted", "rebalanced", "promoted")]
-        assert len(keys) == len(set(keys))  # each node relabelled at most once per revision
+        # each node relabelled at most once per revision (a weight or confidence may follow:
+        # a hypothesis back for want of a supported rival is weakened, a node back decays)
+        keys = [c.key for c in plan.changes if c.before["state"] != c.after["state"]]
+        assert len(keys) == len(set(keys))
         for k in plan.forgotten:
             assert v.nodes[k].state in (REFUTED, INVALIDATED)
         # a disputed node is never forgotten, and a dispute alone forgets nothing
