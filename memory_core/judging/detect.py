@@ -310,8 +310,14 @@ async def detect_many(
 async def pinned(store, fact: str, target: str, why: str) -> Detection:
     found = await store.find_keys([target])
     props = found.get(target)
-    if props is None or props.get("type") != "Evidence":
+    if props is None:
         raise LookupError(f"--target {target!r}: no evidence with that key in this data root")
+    if props.get("type") != "Evidence":
+        kind = to_node(props).kind
+        raise LookupError(
+            f"--target {target!r} is a {kind}, not evidence: only evidence is contradicted (what rests "
+            "on it follows by the revision rules)"
+        )
     node = to_node(props)
     verdict = pinned_verdict(node.key, why)
     cand = Candidate(

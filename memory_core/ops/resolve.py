@@ -23,7 +23,8 @@ from memory_core.core.investigation import check_key
 from memory_core.core.revision import begin_resolve, finish_resolve
 from memory_core.store.stores import Stores
 from memory_core.store import writer
-from memory_core.store.belief_store import edge_row
+from memory_core.store.belief_store import edge_row, to_node
+from memory_core.store.forgotten import not_stored
 from memory_core.store.intents import log_changes, tombstones, updates as intent_updates
 from memory_core.store.tms_io import extend_view, restored_entries
 from memory_core.tasks.rejudge import rejudge_returning
@@ -62,10 +63,11 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     for key, what in ((loser, "loser"), (winner, "--winner")):
         props = found.get(key)
         if props is None:
-            raise InputError(f"{what} {key!r}: no node with that key in this data root")
+            raise InputError(not_stored(stores.journal, key, what))
         if props.get("type") != "Evidence":
             raise InputError(
-                f"{what} {key!r} is a {props.get('type')}, not evidence: only evidence is disputed"
+                f"{what} {key!r} is a {to_node(props).kind}, not evidence: only evidence is disputed or "
+                "contradicted"
             )
     loser, winner = found[loser]["key"], found[winner]["key"]
     store = stores.store

@@ -183,6 +183,21 @@ def forgotten_index(journal) -> ForgottenIndex:
     return index.refresh(journal)
 
 
+def not_stored(journal, key: str, argument: str, wanted: str = "node") -> str:
+    """Why ``key`` (given as ``argument``, for a ``wanted`` node) names no stored node: a node
+    forgotten now, or none."""
+    from memory_core.core.keys import normalise_key
+
+    tomb = forgotten_index(journal).gone.get(normalise_key(key))
+    if tomb is not None:
+        kind = tomb.get("kind") or "node"
+        return (
+            f"{argument} {key!r} names a forgotten {kind} (explain {tomb.get('key', key)} says when and "
+            "why): a forgotten node is no longer stored, nothing can contradict or resolve it"
+        )
+    return f"{argument} {key!r}: no {wanted} with that key in this data root"
+
+
 def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
     """Normalised key -> the tombstone of every node forgotten now (see :class:`ForgottenIndex`)."""
     return ForgottenIndex().rebuild(entries).gone

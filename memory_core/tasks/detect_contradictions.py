@@ -36,7 +36,7 @@ from memory_core.judging.detect import (
 from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
-from memory_core.store.forgotten import forgotten_index
+from memory_core.store.forgotten import forgotten_index, not_stored
 from memory_core.store.stores import Stores
 from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop, as_requests
 from memory_core.tasks.timing import timed
@@ -331,7 +331,10 @@ async def detect_fact(
         try:
             detection = await pinned(store, request.fact, request.target, batch.options.pin_reason)
         except LookupError as error:
-            raise InputError(f"{_where(batch, job)}{error}", field="target") from None
+            said = str(error)
+            if said.endswith("no evidence with that key in this data root"):  # forgotten, or never stored
+                said = not_stored(batch.stores.journal, request.target, "--target", "evidence")
+            raise InputError(f"{_where(batch, job)}{said}", field="target") from None
         detection.candidates[0].distance = await _distance_to(
             store, request.fact, detection.candidates[0].key
         )

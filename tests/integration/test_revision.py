@@ -461,3 +461,20 @@ async def test_early_detection_is_redone_when_another_revision_came_between(app,
     ]  # not the stale view, in which only E1 (now dead) contradicted it
     state = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
     assert state[prefix + "N_lyon"] == "refuted" and state[prefix + "N_graz"] == "alive"
+
+
+async def test_a_key_that_names_a_forgotten_node_or_no_evidence_is_refused_saying_what_it_names(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(seed_with_prefix(prefix))
+    assert p("K") in (await app.revise(FACT + f" <{prefix}>", target=p("E_qa")))["forgotten"]
+    epoch = app.journal.epoch()
+    for call, said in (
+        (app.revise("x", target=p("K")), f"target={p('K')!r} names a forgotten conclusion (explain {p('K')}"),
+        (app.revise("x", target=p("Q")), f"target={p('Q')!r} is a question, not evidence"),
+        (app.resolve(p("K"), p("E_email")), f"loser {p('K')!r} names a forgotten conclusion"),
+        (app.resolve(p("A"), p("E_email")), f"loser {p('A')!r} is a hypothesis, not evidence"),
+    ):
+        with pytest.raises(InputError) as refused:
+            await call
+        assert said in str(refused.value), str(refused.value)
+    assert app.journal.epoch() == epoch  # nothing written

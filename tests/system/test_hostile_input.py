@@ -137,7 +137,10 @@ CASES: list[Case] = [
         "--target 'NOPE': no evidence with that key",
     ),
     Case(
-        "target_not_evidence", revise("a fact", "--target", "A"), 2, "--target 'A': no evidence with that key"
+        "target_not_evidence",
+        revise("a fact", "--target", "A"),
+        2,
+        "--target 'A' is a hypothesis, not evidence",
     ),
     Case("target_empty", revise("a fact", "--target", ""), 2, "--target: 'key' is empty"),
     Case("target_pipe", revise("a fact", "--target", "E|qa"), 2, "--target: key 'E|qa' may not contain"),
