@@ -385,6 +385,15 @@ class Model:
             elif node.state == ALIVE and h in memory.weakened and node.weight < memory.weakened[h]:
                 node.weight = memory.weakened[h]
 
+    def load_supporter(self, key: str, hyp: str, weight: float) -> None:
+        """Rule 9 for hypotheses: a loaded fragment adds alive evidence ``key`` supporting the
+        stored ``hyp``; a hypothesis that then has an alive supporter and is superseded holds
+        again as when its support returns (step 6), nothing else changes."""
+        before = self.copy()
+        self.nodes[key] = MNode(key, "evidence", self.nodes[hyp].question)
+        self.edges.append(MEdge("supports", key, hyp, weight=weight))
+        self.reinstate([key], before)
+
     def forget(self) -> list[str]:
         gone = self.orphans()
         for k in gone:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.core.beliefs import BeliefView, Edge, Node
-from memory_core.core.vocabulary import PART_OF
+from memory_core.core.vocabulary import PART_OF, SUPPORTS
 from memory_core.store.intents import log_changes, node_entry, updates
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE
@@ -29,6 +29,7 @@ from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_key
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.core.revision import plan_settle
+from memory_core.core.tms import Memory, reinstate_hypotheses
 from memory_core.core.keys import sp_key
 from memory_core.store.belief_store import BeliefStore, edge_props, edge_row, to_edge, to_node
 from memory_core.store.forgotten import forgotten_index
@@ -133,9 +134,10 @@ async def load(stores: Stores, source: Any) -> dict:
     inv = parse(data, known={**gone, **known}, what=what)
     existing = await stores.store.find_keys([n.key for n in inv.nodes])
     epoch = stores.journal.epoch() + 1
-    tombs = forgotten_index(stores.journal).gone  # what a node resting on a forgotten one rests on
+    index = forgotten_index(stores.journal)
+    tombs = index.gone  # what a node resting on a forgotten one rests on
     intent, entry = await plan_load(
-        stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs
+        stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs, index.memory
     )
     result = {
         "question": inv.question.key,
@@ -183,10 +185,12 @@ async def plan_load(
     epoch: int,
     referenced: dict[str, dict] | None = None,
     tombs: dict[str, dict] | None = None,
+    memory: Memory | None = None,
 ) -> tuple[dict, dict]:
     """``existing``: stored nodes among the file's own keys; ``referenced``: stored nodes
     its edges (and a fragment's question) name without defining them; ``tombs``: the
-    tombstones of the forgotten nodes (normalised key -> tombstone).
+    tombstones of the forgotten nodes (normalised key -> tombstone); ``memory``: the log's
+    (weights before a death, promotions), for a hypothesis new support brings back.
 
     A node resting (critical ``depends_on``) on a forgotten node enters with the state the
     three-valued labelling gives it, the forgotten node taken as the dead ghost it is
@@ -285,9 +289,15 @@ async def plan_load(
                     f"edge depends_on {spec.src} -> {spec.dst}: already stored with group(s) "
                     f"{', '.join(str(g) for g in stored.memberships)}; kept as stored"
                 )
-    # evaluate new nodes against what is stored (a justification may already be dead)
+    # evaluate new nodes against what is stored (a justification may already be dead); a stored
+    # hypothesis gaining a supporter is read with its rivals (new support may bring it back)
+    supported = sorted(
+        {node_id("hypothesis", s.dst) for s, _ in new_edges if s.type == SUPPORTS and s.dst in existing}
+    )
     view = (
-        await store.affected_view([node_id(kinds[k], k) for k in existing if kinds[k] != "question"])
+        await store.affected_view(
+            [node_id(kinds[k], k) for k in existing if kinds[k] != "question"], hypotheses=supported
+        )
         if existing
         else BeliefView()
     )
@@ -323,6 +333,19 @@ async def plan_load(
     touched += [s.src for s, _ in ghost_edges]
     touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled
     plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
+    # a superseded hypothesis that gains alive support holds again, as when its support returns
+    supporters = sorted(
+        {
+            s.src
+            for s, _ in new_edges
+            if s.type == SUPPORTS and s.src in view.nodes and view.nodes[s.src].alive
+        }
+    )
+    if supporters:
+        for h in reinstate_hypotheses(view, plan, supporters, memory):
+            notes.append(
+                f"{h}: alive again: new alive supporting evidence ({', '.join(view.alive_supporters(h))})"
+            )
     new_keys = {s.key for s in new_specs}
     add_nodes = []
     for spec in new_specs:

@@ -389,3 +389,25 @@ def test_epoch_is_that_of_the_last_change_of_any_kind():
         "C": 0,
         "E_K": 0,
     }
+
+
+def test_superseded_hypothesis_gaining_alive_support_holds_again():
+    """Rule 9 for hypotheses (the load's settle step, memory_core/ops/load.py): A (0.6)
+    loses E_A and is superseded, B promoted; a fragment then adds EN supporting A. A holds
+    again with its weight from before and B's promotion is undone, as when E_A comes back."""
+    from memory_core.core.beliefs import BeliefView, Edge, Node
+    from memory_core.core.revision import plan_settle
+    from memory_core.core.tms import reinstate_hypotheses
+
+    m = rivals({"A": 0.6, "B": 0.3, "C": 0.4}, {}, {"B": 0.9, "C": 0.6})
+    engine, model, plans = both(m, "E_A")
+    assert engine.nodes["A"].state == SUPERSEDED and plans[0].promoted == ["B"]
+    model.load_supporter("EN", "A", 0.9)
+    view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
+    view.add_node(Node("EN", "evidence", question="Q"))
+    view.add_edge(Edge("supports", "EN", "A", weight=0.9))
+    plan = plan_settle(view, ["EN"], 2)
+    assert reinstate_hypotheses(view, plan, ["EN"], engine.memory) == ["A"]
+    engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
+    agree(engine, model, "after loading EN")
+    assert (engine.nodes["A"].state, engine.nodes["A"].weight, engine.nodes["B"].weight) == (ALIVE, 0.6, 0.3)
