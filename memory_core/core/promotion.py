@@ -59,10 +59,10 @@ def rescore(view: BeliefView, plan: Plan, newly_dead: list[str]) -> list[str]:
                     plan,
                     h,
                     Rule.WEAKENED_NO_RIVAL,
-                    sorted(set(losers[h]) & dead) if h in losers else mine,
+                    sorted(set(losers[h] if h in losers else [k for m in mine for k in losers[m]]) & dead),
                     "lost its support; no rival has alive support"
                     if h in losers
-                    else "no alive supporting evidence, and no rival has alive support any more",
+                    else f"no alive supporting evidence, and no rival has alive support ({', '.join(mine)} lost it)",
                     weight=round(node.weight * NO_RIVAL_FACTOR, 6),
                 )
             continue
