@@ -157,15 +157,15 @@ MUTANTS = [
     Mutant(
         "decay_once_per_node",
         "cascade.py",
-        "DECAY ** len(causes)",
+        "DECAY ** len(dead)",
         "DECAY",
         why="several dead non-critical dependencies decay once",
     ),
     Mutant(
         "decay_unset_confidence_base",
         "cascade.py",
-        "base = 1.0 if",
-        "base = 0.5 if",
+        "(1.0 if base is None else base)",
+        "(0.5 if base is None else base)",
         why="an unset confidence counts as 0.5",
     ),
     Mutant(

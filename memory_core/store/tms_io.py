@@ -247,7 +247,15 @@ def restored_entries(
     for key in restored:
         tomb, node = ghosts[key], view.nodes[key]
         edges = [e for e in tomb.get("edges", []) if e[0] not in absent and e[1] not in absent]
-        result.append(dict(tomb, state=node.state, epoch=node.epoch, weight=node.weight, edges=edges))
+        # the node as the rules bring it back: its state, epoch, weight and confidence now (a
+        # conclusion's confidence follows its non-critical dependencies alive now, not the
+        # tombstone's, written when it was forgotten)
+        props = dict(tomb.get("props") or {})
+        if node.confidence is not None or "confidence" in props:
+            props["confidence"] = node.confidence
+        result.append(
+            dict(tomb, props=props, state=node.state, epoch=node.epoch, weight=node.weight, edges=edges)
+        )
     return result
 
 
