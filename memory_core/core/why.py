@@ -207,6 +207,11 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
 def _said(change: dict, cause: list[str]) -> str:
     if change["rule"] == Rule.DISPUTED and change.get("detail") == THROUGH_DISPUTED:
         return f"disputed: {THROUGH_DISPUTED} (cause: {', '.join(cause) or '-'})"
+    before, after = change.get("before") or {}, change.get("after") or {}
+    if change["rule"] == Rule.REINSTATED and before.get("state") == after.get("state") == "alive":
+        # never dead: what came back is a weight or a confidence, not the node
+        detail = change.get("detail", "")
+        return f"restored (cause: {', '.join(cause) or '-'})" + (f" ({detail})" if detail else "")
     return sentence(change["rule"], cause, change.get("detail", ""))
 
 

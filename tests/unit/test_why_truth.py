@@ -170,3 +170,21 @@ def test_a_node_disputed_through_its_support_names_the_justification_that_died()
     assert event["cause"] == ["Z1", "Z3"], event
     assert event["text"] == "disputed: its support runs through disputed nodes (cause: Z1, Z3)"
     assert "neither side won" not in event["text"]
+
+
+def test_a_confidence_restored_on_an_alive_node_is_no_coming_back():
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["C6"]},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [
+                dict(
+                    change("C6", Rule.REINSTATED, ["EC"], "alive", "confidence restored to 0.8"),
+                    before={"state": "alive"},
+                )
+            ],
+        },
+    ]
+    text = history(entries, "C6")["events"][-1]["text"]
+    assert text == "restored (cause: EC) (confidence restored to 0.8)", text
