@@ -325,8 +325,11 @@ async def floor_study(app, items: list[dict], snli: list[str], demo_sample: int,
             relevance = result["relevance"]
             seen.append((relevance["best_distance"], relevance["matched"]))
             if relevance["matched"] and len(examples) < 10:
-                first = result["falsify"]["matches"][0]
-                examples.append({"asked": question, "matched": first["text"], "distance": first["distance"]})
+                # an alive belief within the floor, or a dead one whose replacement answered
+                first = (result["falsify"]["matches"] or [result["falsify"].get("replaces") or {}])[0]
+                examples.append(
+                    {"asked": question, "matched": first.get("text"), "distance": first.get("distance")}
+                )
         out[name] = dict(_spread(seen), examples=examples)
     return out
 

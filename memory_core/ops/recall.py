@@ -51,6 +51,7 @@ from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
 from memory_core.judging.retrieval import BeliefHit, cosine_distance, fuse_beliefs, search_beliefs
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.forgotten import forgotten_index
+from memory_core.store.journal import log_identity
 from memory_core.store.tms_io import add_antecedent_ghosts
 from memory_core.store.lexical import query_words
 
@@ -239,15 +240,7 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, s
     revision or resolve refuted, superseded or ended -> the belief that did it (the last time)."""
     # the log file's size and time stand for its content (journal.epoch() would parse its last
     # entry, which for a large batch costs as much as the pass itself)
-    log = journal.log_path
-    try:
-        seen = log.stat() if log is not None else None
-    except OSError:
-        seen = None
-    if seen is not None:
-        ident = (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, journal.at)
-    else:
-        ident = (type(journal).__name__, id(journal), journal.epoch())
+    ident = log_identity(journal) or (type(journal).__name__, id(journal), journal.epoch())
     if ident in _MARKS_CACHE:
         return _MARKS_CACHE[ident]
     entries = list(journal.entries())
@@ -982,11 +975,18 @@ async def recall(
                     disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen}
                 )
     if mine is None and question and not unsupported:
-        # no alive fact answers (no hypothesis to lead either): a dead one is near, and what took
-        # its place answers; with nothing alive in its place, the answer names it and its state
-        dead = held_by_dead(
-            [h for h in hits if relevant(h, floor, words)], slice_, in_scope, words, frozenset()
-        )
+        # no alive fact answers (no hypothesis to lead either): a dead one the question is about (it
+        # holds all the question's words, or lies as near as a paraphrase: a distance within the
+        # floor alone lets in unrelated text, "two basketball players talking" near "power forward
+        # is associated with basketball"), and what took its place answers; with nothing alive in
+        # its place, the answer names it and its state
+        about = [
+            h
+            for h in hits
+            if coverage(words, said(h.props)) == 1.0
+            or (h.distance is not None and h.distance <= OWN_SHARE * floor)
+        ]
+        dead = held_by_dead(about, slice_, in_scope, words, frozenset())
         mine = await answer_replacing(stores, slice_, dead, words) if dead is not None else None
         if mine is not None:
             chosen = inquiry_of(dead.props)

@@ -18,6 +18,7 @@ from typing import Iterable, Optional
 from memory_core.core.keys import normalise_key
 from memory_core.core.tms import Memory
 from memory_core.core.vocabulary import DEPENDS_ON
+from memory_core.store.journal import log_identity
 
 
 class ForgottenIndex:
@@ -30,6 +31,7 @@ class ForgottenIndex:
 
     def __init__(self) -> None:
         self.epoch = -1
+        self._seen: Optional[tuple] = None  # the log file's identity when last caught up (log_identity)
         self.gone: dict[str, dict] = {}
         self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
         self._consumers: Optional[dict[str, set[str]]] = None
@@ -110,7 +112,12 @@ class ForgottenIndex:
 
     def refresh(self, journal) -> "ForgottenIndex":
         """Catch up with ``journal``: the entries newer than the last one seen (a log
-        whose newest epoch went backwards was rewritten: read it again)."""
+        whose newest epoch went backwards was rewritten: read it again). A log file unchanged
+        since the last call is not read at all."""
+        seen = log_identity(journal)
+        if seen is not None and seen == self._seen and self.epoch >= 0:
+            return self
+        self._seen = seen
         if self.epoch < 0:
             return self.rebuild(journal.entries())
         newer = []
@@ -186,8 +193,6 @@ def forgotten_index(journal) -> ForgottenIndex:
 def not_stored(journal, key: str, argument: str, wanted: str = "node") -> str:
     """Why ``key`` (given as ``argument``, for a ``wanted`` node) names no stored node: a node
     forgotten now, or none."""
-    from memory_core.core.keys import normalise_key
-
     tomb = forgotten_index(journal).gone.get(normalise_key(key))
     if tomb is not None:
         kind = tomb.get("kind") or "node"

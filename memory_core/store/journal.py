@@ -202,6 +202,21 @@ def set_aside_path(directory: Path) -> Path:
     return directory / f"pending.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9}.json"
 
 
+def log_identity(journal) -> Optional[tuple]:
+    """What stands for the content of ``journal``'s log file: its path, size and modification
+    time, and the epoch a past view stops at (the log only grows or is rewritten, which changes
+    them); None when the log is not a file here (the database's) or cannot be read. Parsing the
+    log's last entry instead costs as much as a pass over it when that entry is a large batch."""
+    log = getattr(journal, "log_path", None)  # a log kept in memory (a test's) has none
+    try:
+        seen = log.stat() if log is not None else None
+    except OSError:
+        return None
+    if seen is None:
+        return None
+    return (type(journal).__name__, str(log), seen.st_size, seen.st_mtime_ns, getattr(journal, "at", None))
+
+
 class Journal(ABC):
     """What every journal provides: the pending intent (``begin``/``pending``/``commit``/
     ``clear``), the revision log (``entries``, ``entries_backwards``, ``epoch``) and the

@@ -153,3 +153,25 @@ def test_registered_sources_follow_the_log():
         seen.append(got)
     assert seen[2] == {"reuters": 0.9, "blog": 0.2} and seen[3] == {"reuters": 0.9}
     assert seen[4] == {"reuters": 0.9, "blog": 0.4} and seen[6] == {} and seen[7] == {"reuters": 0.7}
+
+
+def test_a_log_file_unchanged_since_the_last_catch_up_is_not_read_again(tmp_path, monkeypatch):
+    """The index is caught up on every revision and recall: an unchanged log file (same size
+    and time) is not parsed again (its last entry may be a batch of thousands of facts); one
+    that grew is."""
+    from memory_core.store.journal import FileJournal
+
+    journal = FileJournal(tmp_path)
+    journal.commit({"epoch": 1, "kind": "load", "added": ["K"]})
+    index = forgotten_index(journal)
+    reads = []
+    real = FileJournal.entries_backwards
+
+    def counted(self, *args, **kw):
+        reads.append(1)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(FileJournal, "entries_backwards", counted)
+    assert forgotten_index(journal) is index and reads == []
+    journal.commit({"epoch": 2, "kind": "revise", "forgotten": ["K"], "intent": {"del_nodes": [tomb("K")]}})
+    assert forgotten_index(journal).epoch == 2 and reads
