@@ -315,14 +315,14 @@ def test_explain_of_an_unknown_key_is_exit_2(run):
     assert r["code"] == 2 and "NOPE_KEY" in r["stderr"]
 
 
-# the CLI names a revision's field by its flag (--valid-from), a file line's too; an investigation
-# file's field by its own name (bad_load)
+# the CLI names a revision's field by its flag (--valid-from); a --file line (JSON) and an
+# investigation file by the field's own name (valid_from, bad_load)
 @pytest.mark.parametrize(
     "name, words",
     [
         ("bad_date", "--valid-from"),
         ("bad_order", "before"),
-        ("bad_file", "--valid-from"),
+        ("bad_file", "line 1: valid_from must be an ISO date"),
         ("bad_load", "before"),
         ("bad_flag_with_file", "valid_from"),
         ("empty", "empty"),
