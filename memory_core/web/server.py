@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -260,7 +261,10 @@ class ViewerServer:
         """Serve until :meth:`shutdown` (``poll_interval`` is accepted for the standard
         library's signature; uvicorn checks every 0.1 s)."""
         self._serving = self.bridge.spawn(lambda: self._uvicorn.serve(sockets=[self.socket]))
-        self._serving.result()
+        try:
+            self._serving.result()
+        except concurrent.futures.CancelledError:  # its loop was closed under it: serving is over
+            pass
 
     def shutdown(self) -> None:
         """Stop serving (from any thread) and wait until uvicorn has finished."""
