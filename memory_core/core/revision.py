@@ -220,6 +220,9 @@ def finish_resolve(
     else:  # two alive facts: the caller decided the winner contradicts the loser
         notes = {loser: (Rule.CONTRADICTED, "the caller's decision: resolve")}
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
+    for change in plan.changes:  # the dispute edge is gone: the winner's cause is the loser
+        if change.key == winner and change.rule == Rule.RESOLVED and not change.cause:
+            change.cause = [loser]
     plan.died = outcome.died
     plan.revived = outcome.revived
     note_unjudged(plan)

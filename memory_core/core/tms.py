@@ -321,7 +321,10 @@ def relabel(
                 for _, g in view.justifications(key)
                 for a in g
                 if new.get(a, label_of(view.state(a))) == L_DISPUTED
+                # an antecedent that died here: the justification it broke no longer holds it
+                or (a in scope and old[a] != L_DEAD and new[a] == L_DEAD)
             }
+            - set(cause)
         )
         detail = (
             f"in dispute with {', '.join(rivals(view, key))}"
@@ -350,7 +353,11 @@ def relabel(
             detail = f"a justification holds again ({', '.join(holding)})"
         else:
             detail = f"its refuter {why_gone}" if gone else "nothing alive supersedes it any more"
-        cause = sorted(set(gone) | set(holding))
+        # the cause is what changed here (an antecedent that never changed only completes the
+        # justification); none changed: a justification a load added, all of it the cause
+        cause = sorted(a for a in set(gone) | set(holding) if a in scope and new[a] != old[a]) or sorted(
+            set(gone) | set(holding)
+        )
         rule, detail = notes.get(key, (Rule.REINSTATED, detail))
         before = memory.before_death.get(key, {})
         after = {"state": ALIVE}

@@ -165,6 +165,12 @@ def test_resolve_equals_winning_outright(winner):
         {"E_qa": decision("E_qa", "F", FACT if winner == "F" else EVIDENCE)},
     )
     assert states(disputed) == states(outright)
+    # each change names its cause: the winner the loser (its dispute edge is gone), what comes
+    # back only what changed here (K2 held through E_alt all along: not its cause)
+    causes = {c.key: c.cause for c in plan.changes}
+    assert causes[winner] == [loser] and causes[loser] == [winner]
+    if winner == "E_qa":
+        assert causes["K"] == ["E_qa"]
     assert [(e.kind, e.src, e.dst) for e in plan.removed_edges] == [("disputes", "F", "E_qa")]
     assert [(e.kind, e.src, e.dst, e.confidence) for e in plan.new_edges] == [
         ("supersedes", winner, loser, 0.9)
