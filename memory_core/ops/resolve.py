@@ -26,7 +26,7 @@ from memory_core.store import writer
 from memory_core.store.belief_store import edge_row, to_node
 from memory_core.store.forgotten import not_stored
 from memory_core.store.intents import log_changes, tombstones, updates as intent_updates
-from memory_core.store.tms_io import extend_view, restored_entries
+from memory_core.store.tms_io import extend_view, restored_entries, rests_on_forgotten
 from memory_core.tasks.rejudge import rejudge_returning
 
 RESULT_KEYS = (
@@ -127,6 +127,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
         "restored": list(plan.restored),
         "intent": intent,
     }
+    rests = rests_on_forgotten(ghosts, list(plan.restored), absent)
+    if rests:  # a restored node's edges to nodes that stay forgotten: the log keeps them
+        entry["rests_on_forgotten"] = rests
     await writer.run(store, stores.journal, intent, entry, stores.hook)
     result = {k: [] for k in RESULT_KEYS}
     result.update(

@@ -209,7 +209,11 @@ def current_tombstones(entries: Iterable[dict]) -> dict[str, dict]:
 
 
 def _restored_tombstone(entry: dict, added: dict) -> dict:
-    """An undone reinstatement's node is forgotten again, in the state it had before."""
+    """An undone reinstatement's node is forgotten again, in the state it had before, with
+    its edges to the nodes that stayed forgotten (the log kept those, not its add_nodes entry)."""
+    kept = [list(r) for r in entry.get("rests_on_forgotten") or [] if r[0] == added.get("id")]
+    if kept:
+        added = dict(added, edges=[*added.get("edges", []), *kept])
     before = next((c["before"] for c in entry.get("changes", []) if c["key"] == added["key"]), None)
     if before is None:
         return added

@@ -20,7 +20,8 @@ plain values and returns values: nothing here knows the revision Tasks' objects.
   the sources earlier revisions registered with ``--trust``: one
   :class:`Reconciliation`.
 * :func:`restored_entries`: the add_nodes entries that bring reinstated ghosts
-  back into both stores (re-embedded: found again by vector search).
+  back into both stores (re-embedded: found again by vector search); :func:`rests_on_forgotten`:
+  their edges to nodes that stay forgotten, which the log keeps instead.
 """
 
 from __future__ import annotations
@@ -259,6 +260,23 @@ def restored_entries(
     return result
 
 
+def rests_on_forgotten(ghosts: dict[str, dict], restored: list[str], absent: set[str]) -> list[list]:
+    """The depends_on edges of restored ghosts to nodes that stay forgotten (``absent``: ids),
+    for the log's ``rests_on_forgotten``. They cannot be stored (their targets are not), and a
+    node forgotten after the restored one has no such edge in its own tombstone (the restored
+    node's edges were gone by then): kept in the log, the forgotten index joins each to its
+    target's tombstone, so the restored node is still seen resting on that dead node."""
+    rows = []
+    for key in restored:
+        tomb = ghosts[key]
+        rows += [
+            list(e)
+            for e in tomb.get("edges", [])
+            if e[2] == DEPENDS_ON and e[0] == tomb.get("id") and e[1] in absent
+        ]
+    return rows
+
+
 async def read_policy_inputs(store: BeliefStore, evidence_keys: Iterable[str]) -> PolicyInputs:
     """The stored properties of the contradicted evidence and of their questions (policy, sources)."""
     keys = sorted(set(evidence_keys))
@@ -301,4 +319,5 @@ __all__ = [
     "read_policy_inputs",
     "reconciliation_inputs",
     "restored_entries",
+    "rests_on_forgotten",
 ]

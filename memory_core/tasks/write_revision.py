@@ -14,7 +14,7 @@ from memory_core.core.vocabulary import PART_OF
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row
 from memory_core.store.intents import evidence_props, log_changes, node_entry, node_update, tombstones
-from memory_core.store.tms_io import restored_entries
+from memory_core.store.tms_io import restored_entries, rests_on_forgotten
 from memory_core.tasks.batch import FactJob, RevisionBatch
 
 
@@ -105,6 +105,9 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         entry["decisions"] = decisions
     if restored:
         entry["restored"] = restored
+    rests = rests_on_forgotten(batch.ghosts, restored, absent)
+    if rests:  # a restored node's edges to nodes that stay forgotten: the log keeps them
+        entry["rests_on_forgotten"] = rests
     registered = {j.request.source: j.registered_trust for j in recorded if j.registered_trust is not None}
     if registered:
         entry["registered_sources"] = registered

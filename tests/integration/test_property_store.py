@@ -12,7 +12,7 @@ orphan forgotten, nothing else), the same state, weight and confidence, the same
 edges. Each sequence is then undone to the empty graph.
 
 ``make test`` runs a quick sample (``FALSIFY_PROPERTY_SEQUENCES``, default 3, 5 before;
-the eight fixed cases below, three of them sequences the generator found, run every time);
+the ten fixed cases below, three of them sequences the generator found, run every time);
 ``make bench`` runs a few hundred through ``python -m bench.deep``.
 """
 
@@ -228,4 +228,57 @@ async def test_generated_sequence_6021(app):
     inv, picks = sequence_case(6021, prefix, shared=True, min_conclusions=2)
     report = await run_sequence(app, inv, picks, prefix)
     assert report["differences"] == [], describe(inv, picks, report)
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+def late_forgotten_antecedent(prefix: str) -> dict:
+    p = lambda k: prefix + k  # noqa: E731
+    return {
+        "question": {"key": p("Q"), "text": "Does K hold?"},
+        "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("A", "S", "Eb")],
+        "conclusions": [
+            {"key": p("B"), "statement": "B follows from Eb"},
+            {"key": p("K"), "statement": "K follows from A, or from B and S"},
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("B"), "to": p("Eb")},
+            {"type": "depends_on", "from": p("K"), "to": p("A"), "group": "j1"},
+            {"type": "depends_on", "from": p("K"), "to": p("B"), "group": "j2"},
+            {"type": "depends_on", "from": p("K"), "to": p("S"), "group": "j2"},
+        ],
+    }
+
+
+async def test_reinstated_node_still_rests_on_a_node_forgotten_after_it(app):
+    """K holds by A, or by B and S. A refuted (F1): K holds by B, S. S refuted (F2): K dies
+    and is forgotten. Eb refuted (F3): B dies and is forgotten after K, so B's tombstone
+    does not hold K's edge (K's edges went with K). S, then A come back (F2, F1 refuted): K is
+    reinstated by A, its edge to the still-forgotten B cannot be stored. A refuted again (F6):
+    K's other justification still runs through the dead B, so K must die again."""
+    prefix = "pwlate_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = late_forgotten_antecedent(prefix)
+    picks = [p("A"), p("S"), p("Eb"), p("F2"), p("F1"), p("A")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["revisions"] == 6
+    assert report["differences"] == [], describe(inv, picks, report)
+    assert p("K") not in {n["key"] for n in (await app.status())["nodes"]}
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_undone_reinstatement_forgets_the_node_with_its_edge_to_a_forgotten_one(app):
+    """As above up to K's reinstatement (F1 refuted), which is then undone: K is forgotten
+    again. Reinstated once more (F1 refuted by G1), it must still rest on the forgotten B:
+    A refuted again (G2) kills it and it is forgotten."""
+    prefix = "pwlund_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = late_forgotten_antecedent(prefix)
+    picks = [p("A"), p("S"), p("Eb"), p("F2"), p("F1")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    await app.undo()
+    assert p("K") in (await app.revise("F1 did not hold", target=p("F1"), key=p("G1")))["reinstated"]
+    result = await app.revise("A did not hold", target=p("A"), key=p("G2"))
+    assert p("K") in result["invalidated"] and p("K") in result["forgotten"]
+    assert p("K") not in {n["key"] for n in (await app.status())["nodes"]}
     assert [p for p in (await app.check())["problems"] if prefix in p] == []
