@@ -304,7 +304,7 @@ MUTANTS = [
     ),
     Mutant(
         "promotion_never_undone",
-        "tms.py",
+        "promotion.py",
         "if r is not None and r.alive and r.weight > before",
         "if False",
         why="the rival promoted over a reinstated hypothesis keeps its promotion",

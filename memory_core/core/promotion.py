@@ -109,19 +109,26 @@ def unsupersede(view: BeliefView, plan: Plan, question: str, losers: list[str]) 
             state=ALIVE,
             weight=weight if weight is not None else (view.nodes[h].prior or 0.5),
         )
-        for rival, before in memory.promotions.get(h, []) if memory is not None else []:
-            r = view.nodes.get(rival)
-            if r is not None and r.alive and r.weight > before and rival not in plan.keys_with(Rule.DEMOTED):
-                record(
-                    view,
-                    plan,
-                    rival,
-                    Rule.DEMOTED,
-                    [h],
-                    f"promoted only because {h} had lost its support",
-                    weight=before,
-                )
+        undo_promotions_over(view, plan, h, memory.promotions if memory is not None else {})
     return back
+
+
+def undo_promotions_over(view: BeliefView, plan: Plan, h: str, promotions: dict) -> None:
+    """``h`` holds again: each rival promoted over it (``promotions``: the log's memory, hypothesis
+    -> [(rival, its weight before)]) that still has the promoted weight gets its weight from
+    before back (once per revision)."""
+    for rival, before in promotions.get(h, []):
+        r = view.nodes.get(rival)
+        if r is not None and r.alive and r.weight > before and rival not in plan.keys_with(Rule.DEMOTED):
+            record(
+                view,
+                plan,
+                rival,
+                Rule.DEMOTED,
+                [h],
+                f"promoted only because {h} had lost its support",
+                weight=before,
+            )
 
 
 def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: list[str]) -> None:

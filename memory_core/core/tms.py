@@ -40,6 +40,7 @@ from memory_core.core.beliefs import BeliefView, Edge, Node
 from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
+from memory_core.core.promotion import undo_promotions_over
 from memory_core.core.vocabulary import (
     Rule,
     ALIVE,
@@ -415,23 +416,7 @@ def reinstate_hypotheses(
                 weight=weight if weight is not None else (node.prior or 0.5),
             )
             back.append(h)
-            for rival, before in memory.promotions.get(h, []):
-                r = view.nodes.get(rival)
-                if (
-                    r is not None
-                    and r.alive
-                    and r.weight > before
-                    and rival not in plan.keys_with(Rule.DEMOTED)
-                ):
-                    record(
-                        view,
-                        plan,
-                        rival,
-                        Rule.DEMOTED,
-                        [h],
-                        f"promoted only because {h} had lost its support",
-                        weight=before,
-                    )
+            undo_promotions_over(view, plan, h, memory.promotions)
         elif node.alive and h in memory.weakened and node.weight < memory.weakened[h]:
             record(
                 view,
