@@ -104,18 +104,29 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     return method
 
 
-def _one_change_at_a_time(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+def _in_turn(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     """A facade method that changes (or, ``check``, compares) the stores as a whole: it waits
     for the revisions and other changes ahead of it and holds the root's revision lock while it
     runs (a revision takes the same lock in its pipeline), so two calls at once on one facade
-    -- a load and an undo, a revise and an undo -- never interleave their writes or epochs."""
+    -- a load and an undo, a revise and an undo -- never interleave their writes or epochs.
+
+    The reads (status, snapshot, recall, search, explain) take their turn the same way, so a
+    read asked while a change is being written sees the stores before it or after it, never
+    half of it (the graph's new node without the refutation it brings, say)."""
 
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         fx = args[0]
         assert isinstance(fx, Falsify)
-        async with fx.stores.revision:
+        try:
+            await fx.stores.revision.take()
+        except FacadeClosed:  # closed while it waited for its turn: nothing read or written
+            fx._check_open(fn.__name__)
+            raise
+        try:
             return await fn(*args, **kwargs)
+        finally:
+            fx.stores.revision.release()
 
     return method
 
@@ -385,11 +396,14 @@ class Falsify:
         open the root at once; cognee reopens them if this process opens the root again);
         the writer lock goes last (when the process has opened the root more than once, the
         engines are closed with the last of its facades). An attached facade leaves the host's
-        engines to the host. Closing twice is harmless."""
+        engines to the host. Closing twice is harmless. A call already under way (a revision
+        being written, a read) ends first; calls still waiting for their turn raise
+        ``FacadeClosed``."""
         if self.closed:
             return
         self.closed = True
         try:
+            await self.stores.revision.shut_down()  # the change or read under way ends first
             self.journal.close()  # the PostgreSQL journal's connection
             if self._owns_engines:
                 await engines.release()
@@ -413,7 +427,7 @@ class Falsify:
     # ---- writing ---------------------------------------------------------
     @writes()
     @_speaks
-    @_one_change_at_a_time
+    @_in_turn
     async def load(self, source: Any) -> LoadResult:
         """Load an investigation: a path, JSON text or bytes, or a dict. A *fragment*
         (``{"question": {"key": "Q"}, ...}`` naming a stored question) adds hypotheses,
@@ -424,7 +438,7 @@ class Falsify:
 
     @writes()
     @_speaks
-    @_one_change_at_a_time
+    @_in_turn
     async def load_file(self, path) -> LoadResult:
         return await load_op.load(self.stores, Path(path))
 
@@ -503,7 +517,7 @@ class Falsify:
 
     @writes()
     @_speaks
-    @_one_change_at_a_time
+    @_in_turn
     async def resolve(self, loser: str, winner: str) -> RevisionResult:
         """End the dispute between two disputed evidence nodes: ``loser`` refuted (with
         a ``supersedes`` edge from ``winner``), ``winner`` alive, everything relabelled
@@ -515,14 +529,14 @@ class Falsify:
 
     @writes()
     @_speaks
-    @_one_change_at_a_time
+    @_in_turn
     async def undo(self) -> UndoResult:
         """Revert the last revision or load completely; again reverts the one before."""
         return await undo_op.undo(self.stores)
 
     @writes(when="repair")
     @_speaks
-    @_one_change_at_a_time
+    @_in_turn
     async def check(self, repair: bool = False) -> CheckResult:
         """Verify graph/vector agreement, the revision rules and the journal; ``repair``
         fixes what can be fixed and says what it did."""
@@ -531,6 +545,7 @@ class Falsify:
 
     # ---- reading ---------------------------------------------------------
     @_speaks
+    @_in_turn
     async def status(self, *, epoch: Optional[int] = None) -> StatusResult:
         """Every node (key, type, state, weight, epoch, text, ...) and edge. ``epoch``: the
         graph as it stood after that epoch, rebuilt from the revision log (nothing is
@@ -541,6 +556,7 @@ class Falsify:
         return await status_op.status(self.store)
 
     @_speaks
+    @_in_turn
     async def snapshot(self, *, epoch: Optional[int] = None) -> dict:
         """The viewer's graph: status plus sources and the reason for each state (``epoch``:
         as it stood after that epoch)."""
@@ -549,6 +565,7 @@ class Falsify:
         return await status_op.snapshot(self.stores)
 
     @_speaks
+    @_in_turn
     async def recall(
         self,
         question: Optional[str] = None,
@@ -577,6 +594,7 @@ class Falsify:
         )
 
     @_speaks
+    @_in_turn
     async def search(self, query: str, *, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
         """The nearest evidence and conclusions to ``query``: alive ones only, unless
         ``include_dead`` (which is what a plain vector search returns)."""
@@ -586,6 +604,7 @@ class Falsify:
         return await recall_op.search(self.stores, query, top_k=top_k, include_dead=include_dead)
 
     @_speaks
+    @_in_turn
     async def explain(self, key: str) -> ExplainResult:
         """Why a node is in its state (forgotten nodes included), from the revision log;
         for an alive node also the justification that holds it now."""

@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
+from memory_core.core.errors import FacadeClosed
 from memory_core.store.belief_store import BeliefStore
 from memory_core.store.journal import Journal
 
@@ -33,14 +34,36 @@ class RevisionLock:
     def __init__(self) -> None:
         self._lock = asyncio.Lock()
         self.turns = 0  # how many times the lock has been taken
+        self._holder: Optional[asyncio.Task] = None  # the task that took it, while it is held
+        self.shut = False  # set when the facade closes: a turn taken after that is refused
 
     async def take(self) -> int:
         await self._lock.acquire()
+        if self.shut:  # the facade closed while this call waited: it must not touch the stores
+            self._lock.release()
+            raise FacadeClosed(
+                "this Falsify was closed while the call waited for its turn (its writer lock and "
+                "stores are released); open or attach the root again; nothing was read or written"
+            )
         self.turns += 1
+        self._holder = asyncio.current_task()
         return self.turns
 
     def release(self) -> None:
+        self._holder = None
         self._lock.release()
+
+    async def shut_down(self) -> None:
+        """Refuse every turn from now on, and wait for the one under way (unless the running
+        task holds it: waiting there would never end)."""
+        self.shut = True
+        if not self.held_here():
+            await self._lock.acquire()
+            self._lock.release()
+
+    def held_here(self) -> bool:
+        """Whether the running task holds the lock (waiting for it there would never end)."""
+        return self._lock.locked() and self._holder is asyncio.current_task()
 
     def locked(self) -> bool:
         return self._lock.locked()

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -20,6 +21,7 @@ import pytest
 from mcp import Client
 
 from conftest import investigation, seed_with_prefix
+from test_write_rollback import mine
 from memory_core import FacadeClosed, Falsify, InputError
 from memory_core.core.errors import render
 from memory_core.mcp.server import build_server
@@ -70,6 +72,56 @@ async def test_a_closed_facade_refuses_every_method_and_writes_nothing(root, app
     await fx.close()  # twice: harmless
     assert app.journal.epoch() == epoch
     assert (await app.status())["nodes"]  # the open facade of the same root is untouched
+
+
+async def test_a_read_asked_during_a_write_sees_the_whole_change(app, prefix):
+    """A status and a recall asked while a revision is being written (its new node stored,
+    the refutation it brings not yet) wait for it and see all of it."""
+    await app.load(seed_with_prefix(prefix))
+    before = mine(await app.status(), prefix)
+    reads: list = []
+
+    def hook(name: str) -> None:
+        if name == "nodes" and not reads:
+            reads.append(asyncio.ensure_future(app.status()))
+            reads.append(asyncio.ensure_future(app.recall(AUDIT)))
+
+    app.hook = hook
+    try:
+        await app.revise(AUDIT, target=f"{prefix}E_qa", key=f"{prefix}F_audit")
+    finally:
+        app.hook = None
+    after = mine(await app.status(), prefix)
+    assert reads and after != before and after["nodes"][f"{prefix}E_qa"]["state"] != "alive"
+    assert mine(await reads[0], prefix) == after
+    recalled = await reads[1]
+    assert recalled == await app.recall(AUDIT)
+
+
+async def test_closing_waits_for_the_write_under_way_and_refuses_the_calls_waiting(root, app, prefix):
+    """``close`` while a revision is being written: the revision lands whole, a load queued
+    behind it is refused (``FacadeClosed``, nothing written), and close returns after both."""
+    await app.load(seed_with_prefix(prefix))
+    problems = set((await app.check())["problems"])
+    fx = await Falsify.open(root, lock=False)
+    queued: list = []
+
+    def hook(name: str) -> None:
+        if name == "nodes" and not queued:
+            queued.append(asyncio.ensure_future(fx.load(seed_with_prefix(prefix + "x"))))
+            queued.append(asyncio.ensure_future(fx.close()))
+
+    fx.stores.hook = hook
+    result = await fx.revise(AUDIT, target=f"{prefix}E_qa", key=f"{prefix}F_audit")
+    assert result["new_evidence"] == f"{prefix}F_audit"
+    with pytest.raises(FacadeClosed, match="load: this Falsify is closed"):
+        await queued[0]
+    await queued[1]
+    assert fx.closed
+    status = await app.status()
+    keys = {n["key"] for n in status["nodes"]}
+    assert f"{prefix}F_audit" in keys and not any(k.startswith(prefix + "x") for k in keys)
+    assert set((await app.check())["problems"]) <= problems
 
 
 async def test_the_gate_tries_a_failed_opening_again():
