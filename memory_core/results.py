@@ -183,7 +183,8 @@ class RecallResult(TypedDict, total=False):
     relevance: RecallRelevance
     stored_questions: list[dict]  # {"key", "question"}: when nothing matched
     path: dict  # recall(path=...): {"subject", "predicates", "hops", "values", "complete"}
-    as_of: str  # recall(as_of=DATE): FALSIFY answered from the beliefs valid at that date
+    as_of: str  # recall(as_of=DATE): FALSIFY answered from the beliefs valid at that date (or year, month)
+    as_of_from_question: str  # the question's words naming the time it answered as of ("in 2018")
     epoch: int  # recall(epoch=N): from the beliefs as stored after epoch N
 
 

@@ -32,6 +32,7 @@ value's dates are wrong).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date, datetime, timezone
 from typing import Iterable, Optional
@@ -78,6 +79,83 @@ def check_date(value, name: str) -> Optional[str]:
     except ValueError:
         raise InputError(f"{name} must be an ISO date such as 2016-01-01, got {text!r}") from None
     return text
+
+
+_PERIOD = re.compile(r"(\d{4})(?:-(\d{2}))?")
+MONTHS = "january february march april may june july august september october november december".split()
+# "in 2018", "during March 2018", "as of 2018-03-01", "on 1 March 2018": the time a question asks about
+_IN_QUESTION = re.compile(
+    r"\b(?:(?:in|during|throughout|as of|back in)\s+(?:(?P<month>"
+    + "|".join(MONTHS)
+    + r")\s+)?(?P<year>\d{4})"
+    r"|(?:on|as of|at)\s+(?P<day>\d{4}-\d{2}-\d{2}))\b(?![-/:]\d)",
+    re.IGNORECASE,
+)
+
+
+def period(text: str) -> Optional[Interval]:
+    """A year (``2018``) or a month (``2018-03``) as the half-open interval of its days
+    (``[2018-01-01, 2019-01-01)``); None for anything else (a date is a moment)."""
+    found = _PERIOD.fullmatch(text.strip())
+    if found is None:
+        return None
+    year, month = int(found.group(1)), found.group(2)
+    if month is None:
+        return f"{year:04d}-01-01", f"{year + 1:04d}-01-01"
+    number = int(month)
+    if not 1 <= number <= 12:
+        return None
+    after = (year + 1, 1) if number == 12 else (year, number + 1)
+    return f"{year:04d}-{number:02d}-01", f"{after[0]:04d}-{after[1]:02d}-01"
+
+
+def check_when(value, name: str) -> Optional[str]:
+    """An as-of time: an ISO date or date-time (a moment), or a year or a month (a period,
+    :func:`period`)."""
+    if isinstance(value, str) and period(value) is not None:
+        return value.strip()
+    try:
+        return check_date(value, name)
+    except InputError:
+        raise InputError(
+            f"{name} must be an ISO date such as 2016-01-01, a year (2016) or a month (2016-03), got {value!r}"
+        ) from None
+
+
+def said(when: str) -> str:
+    """``when`` as an answer words it: "on 2018-03-01", "in 2018", "in 2018-03"."""
+    return f"in {when}" if period(when) is not None else f"on {when}"
+
+
+def when_in_question(question: str) -> Optional[tuple[str, str]]:
+    """The time a question asks about, when it names one ("Where did Maria live in 2018?",
+    "... during March 2018", "... as of 2018-03-01"): (the words that name it, the as-of time:
+    a year, a month or a date). A bare number is not a time ("the 2018 World Cup")."""
+    found = _IN_QUESTION.search(question)
+    if found is None:
+        return None
+    if found.group("day"):
+        when = found.group("day")
+        try:
+            moment(when)
+        except ValueError:
+            return None
+    elif found.group("month"):
+        when = f"{found.group('year')}-{MONTHS.index(found.group('month').lower()) + 1:02d}"
+    else:
+        when = found.group("year")
+    return found.group(0), when
+
+
+def outside(interval: Interval, when: str) -> bool:
+    """Whether a fact valid over ``interval`` holds at no time of ``when`` (a moment or a period)."""
+    span = period(when)
+    if span is None:
+        return not holds_at(interval, when)
+    start, end = interval
+    return (start is not None and moment(start) >= moment(span[1])) or (
+        end is not None and moment(end) <= moment(span[0])
+    )
 
 
 def check_interval(
@@ -487,7 +565,36 @@ def untimed(node) -> bool:
 
 
 def as_of(view: BeliefView, when: str) -> BeliefView:
-    """The beliefs valid at ``when``: a copy of ``view`` labelled on that slice by the
+    """The beliefs valid at ``when``: a moment (:func:`at`), or a year or a month: the beliefs
+    valid at some time of it (:func:`during`)."""
+    span = period(when)
+    return at(view, when) if span is None else during(view, *span)
+
+
+def during(view: BeliefView, start: str, end: str) -> BeliefView:
+    """The beliefs valid at some time of ``[start, end)``: the slice at each moment the graph
+    can change inside it (its start, and every ``valid_from`` or ``valid_to`` within it),
+    merged: a node alive at one of them is alive (else disputed at one of them: disputed; else
+    as it stands at the start). Maria's home in 2018 is Lisbon until June and Porto from then."""
+    first, last = moment(start), moment(end)
+    moments = {start}
+    for node in view.nodes.values():
+        for bound in (node.valid_from, node.valid_to):
+            if bound is not None and first < moment(bound) < last:
+                moments.add(bound)
+    slices = [at(view, m) for m in sorted(moments, key=moment)]
+    merged = slices[0]
+    for key, node in merged.nodes.items():
+        states = {s.nodes[key].state for s in slices}
+        if ALIVE in states:
+            node.state = ALIVE
+        elif DISPUTED in states:
+            node.state = DISPUTED
+    return merged
+
+
+def at(view: BeliefView, when: str) -> BeliefView:
+    """The beliefs valid at the moment ``when``: a copy of ``view`` labelled on that slice by the
     three-valued labelling (:func:`memory_core.core.tms.labels`). Premises that cannot count
     then (:func:`counts_at`: outside their interval, a refuted node, a premise superseded by
     a judged newer value) are taken as dead. Derived evidence and conclusions (those with

@@ -120,7 +120,8 @@ question). When nothing stored is near enough, the answer says "nothing stored m
 stored questions. `inquiry`: a question's key, answer only from its beliefs. `path`:
 "SUBJECT|PREDICATE|PREDICATE..." instead of a question: follow alive triples hop by hop (each hop's
 object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
-then). `as_of`: an ISO date, answer from the beliefs valid at that date (valid time). A question no
+then). `as_of`: an ISO date, a year or a month, answer from the beliefs valid then (valid time); a
+question naming its time ("in 2018") is answered as of it (as_of_from_question). A question no
 single fact holds ("the capital of the country of the CEO of X") is answered through a chain of alive
 triples when one holds more of it: falsify.through lists the hops. falsify.unheld: the question's words
 the answer does not hold (an answer to part of the question); falsify.rival: a supported hypothesis

@@ -414,8 +414,15 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     if slice_.as_of is not None:
         untimed = [k for k in nodes if k in view.nodes and validity.untimed(view.nodes[k])]
         if untimed:
-            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]"
+            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding {validity.said(slice_.as_of)}]"
     context = [text_of(lead.props)] + [text_of(props_by_key.get(k, {})) for k in chain]
+    also = await held_in_period(stores, slice_, lead.props)
+    if also:
+        period = validity.said(slice_.as_of or "").capitalize()
+        answer += f" [{_interval_said(slice_.node(lead.props))}] {period} also: "
+        answer += " ".join(f"{text_of(p)} [{_interval_said(slice_.node(p))}]" for p in also)
+        nodes += [p["key"] for p in also]
+        context += [text_of(p) for p in also]
     return {
         "answer": answer,
         "nodes": nodes,
@@ -426,6 +433,33 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
         "untimed": untimed,
         "more": [(h.props["key"], text_of(h.props)) for h in more],
     }
+
+
+async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
+    """Asked about a year or a month, the other values of the answer's subject and predicate
+    that held at some time of it (Lisbon until June 2018, Porto from then), earliest first."""
+    if slice_.as_of is None or validity.period(slice_.as_of) is None:
+        return []
+    key = sp_key(props.get("subject"), props.get("predicate"))
+    if key is None:
+        return []
+    found = [
+        p
+        for p in await stores.store.nodes_by_sps({key: props["subject"]})
+        if p.get("key") != props.get("key") and inquiry_of(p) == inquiry_of(props)
+    ]
+    await slice_.load(inquiry_of(p) for p in found)
+    held = [(slice_.node(p), p) for p in found if slice_.state(p) == ALIVE]
+    return [p for n, p in sorted(held, key=lambda np: (np[0].valid_from or "", np[1]["key"])) if n]
+
+
+def _interval_said(node: Optional[Node]) -> str:
+    start, end = (node.valid_from, node.valid_to) if node is not None else (None, None)
+    if start and end:
+        return f"valid {start} to {end}"
+    if start:
+        return f"valid from {start}"
+    return f"valid until {end}" if end else "no valid time recorded"
 
 
 def held_by_dead(
@@ -476,7 +510,7 @@ def dead_answer(slice_: Slice, dead: BeliefHit) -> dict:
     """No alive belief answers: the dead fact that would have, and its state."""
     state = _state_said(slice_, dead.props)
     return {
-        "answer": f"no alive belief answers it{f' on {slice_.as_of}' if slice_.as_of else ''}: "
+        "answer": f"no alive belief answers it{f' {validity.said(slice_.as_of)}' if slice_.as_of else ''}: "
         f"{dead.props['key']} ({text_of(dead.props).rstrip('.')}) would, but it is {state}",
         "nodes": [],
         "sources": [],
@@ -492,8 +526,8 @@ def _state_said(slice_: Slice, props: dict) -> str:
     time, "not valid on DATE (valid FROM to TO)"."""
     node, day = slice_.node(props), slice_.as_of
     if day is not None and node is not None and (node.valid_from or node.valid_to):
-        if (node.valid_from and day < node.valid_from) or (node.valid_to and day >= node.valid_to):
-            return f"not valid on {day} (valid {node.valid_from or '...'} to {node.valid_to or '...'})"
+        if validity.outside((node.valid_from, node.valid_to), day):
+            return f"not valid {validity.said(day)} (valid {node.valid_from or '...'} to {node.valid_to or '...'})"
     return str(slice_.state(props))
 
 
@@ -651,7 +685,7 @@ async def answer_through(stores, slice_: "Slice", chain: list[dict], words: Ques
     if slice_.as_of is not None:
         untimed = [p["key"] for p in chain if (n := slice_.node(p)) is not None and validity.untimed(n)]
         if untimed:
-            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding on {slice_.as_of}]"
+            answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding {validity.said(slice_.as_of)}]"
     return {
         "answer": answer,
         "nodes": nodes,
@@ -758,7 +792,7 @@ async def llm_answer(question: str, context: list[str], settings) -> str:
 async def _check(stores, question, as_of, inquiry, path) -> tuple:
     """Every argument validated before anything else is read (an InputError, exit 2)."""
     if as_of is not None:
-        as_of = validity.check_date(as_of, "as_of")
+        as_of = validity.check_when(as_of, "as_of")
     if inquiry is not None:
         if not isinstance(inquiry, str) or not inquiry.strip():
             raise InputError(f"inquiry must be the key of a stored question, got {inquiry!r}")
@@ -806,8 +840,24 @@ async def recall(
     ISO date; FALSIFY answers from the beliefs valid then (:func:`memory_core.core.validity.as_of`),
     with ``"as_of": DATE`` in the result (both together: valid at DATE as believed after N).
     ``inquiry``: the key of the question whose beliefs alone answer. ``path``:
-    ``"SUBJECT|PREDICATE|PREDICATE..."`` followed hop by hop (:func:`recall_path`)."""
+    ``"SUBJECT|PREDICATE|PREDICATE..."`` followed hop by hop (:func:`recall_path`).
+
+    A question that names the time it asks about ("Where did Maria live in 2018?", "... as of
+    2018-03-01") is answered as of that time when no ``as_of`` is given: the words naming it
+    are left out of the question and given as ``"as_of_from_question"``."""
     question, as_of, inquiry, path = await _check(stores, question, as_of, inquiry, path)
+    read = validity.when_in_question(question) if as_of is None and path is None else None
+    if read is not None:
+        words, when = read
+        shorter = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(question.replace(words, " ").split()))
+        if re.search(r"\w", shorter):
+            result = await _answer(stores, shorter, epoch, when, inquiry, path)
+            return dict(result, question=question, as_of_from_question=words)
+    return await _answer(stores, question, epoch, as_of, inquiry, path)
+
+
+async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, path) -> dict:
+    """:func:`recall` on checked arguments."""
     if epoch is not None:
         from memory_core.ops.history import stores_at
 
@@ -999,7 +1049,7 @@ async def recall(
         if chosen is not None:
             answer = (
                 "no alive belief answers it"
-                + (f" on {as_of}" if as_of else "")
+                + (f" {validity.said(as_of)}" if as_of else "")
                 + (": no hypothesis has alive support" if unsupported else "")
             )
         elif not question:
@@ -1111,7 +1161,7 @@ def marks(
     # a disputed belief is not dead, only not settled: say which
     belief = "a dead belief" if any(states.get(k) != DISPUTED for k in dead_b) else "a disputed belief"
     if as_of is not None:
-        belief = belief.replace("a dead belief", f"a belief that does not hold on {as_of}")
+        belief = belief.replace("a dead belief", f"a belief that does not hold {validity.said(as_of)}")
     how = None
     if lead_f in promoted:
         how = f"promoted at epoch {promoted[lead_f]}"
@@ -1272,7 +1322,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
         "values": plain["values"],
     }
     stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
-    dead = f"a belief that does not hold on {as_of}" if as_of else "a dead belief"
+    dead = f"a belief that does not hold {validity.said(as_of)}" if as_of else "a dead belief"
     promoted, winners, _ = revision_marks(stores.journal)
     revised = [k for k in mine["nodes"] if k in winners or k in promoted]
     if stale:

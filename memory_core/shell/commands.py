@@ -160,7 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="follow alive triples from subject S, one predicate per hop (instead of a question)",
     )
     s.add_argument("--epoch", help="answer from the beliefs alive after epoch N (as stored then)")
-    s.add_argument("--as-of", help="ISO date: answer from the beliefs valid at that date (valid time)")
+    s.add_argument(
+        "--as-of",
+        help="ISO date, year or month: answer from the beliefs valid then (valid time; a question "
+        "naming its time, 'in 2018', is read so when this is not given)",
+    )
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser(
@@ -506,7 +510,7 @@ async def cmd_explain(args) -> int:
 
 async def cmd_recall(args) -> int:
     epoch = _whole_epoch(args.epoch)
-    validity.check_date(args.as_of, "as_of")  # a bad date fails before the root is opened
+    validity.check_when(args.as_of, "as_of")  # a bad date fails before the root is opened
     await _simple(
         args,
         "recall",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from memory_core.core import validity
 
 
 def _short(text: str, width: int) -> str:
@@ -241,7 +242,11 @@ def print_recall(r: dict) -> None:
         print(f"as it stood after epoch {r['epoch']}")
     label = "path" if r.get("path") else "question"
     scope = f" (inquiry {r['inquiry']})" if r.get("inquiry") else ""
-    print(f"{label}: {r['question']}" + (f" (as of {r['as_of']})" if r.get("as_of") else "") + scope)
+    when = ""
+    if r.get("as_of"):
+        read = r.get("as_of_from_question")
+        when = f" (as of {r['as_of']}" + (f", read from its words '{read}')" if read else ")")
+    print(f"{label}: {r['question']}{when}{scope}")
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")
@@ -258,7 +263,9 @@ def print_recall(r: dict) -> None:
     for u in f.get("unsupported", []):
         print(f"    unsupported: {u['key']} ({u['text']}): no alive evidence supports it")
     if f.get("untimed"):
-        print(f"    no valid time recorded (taken as holding on {r.get('as_of')}): {', '.join(f['untimed'])}")
+        print(
+            f"    no valid time recorded (taken as holding {validity.said(r['as_of'])}): {', '.join(f['untimed'])}"
+        )
     for d in f.get("disputes", []):
         rests = f"; resting on it: {', '.join(d['rests_on_it'])}" if d.get("rests_on_it") else ""
         print(

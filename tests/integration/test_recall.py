@@ -142,6 +142,46 @@ async def test_a_question_about_a_dead_fact_is_answered_by_what_replaced_it_or_s
     assert "Jorge" in spouse["answer"] and "replaces" not in spouse and "dead_match" not in spouse
 
 
+async def test_a_question_naming_a_year_is_answered_from_the_values_valid_in_it(app, prefix):
+    """ "Where did Maria live in 2018?" is recall as of 2018: every value valid at some time of
+    that year (Lisbon until June, Porto from then), each with its valid time; a year when one
+    value held gives that one; a year before any gives none; a number in a name is no time."""
+    who = f"Maria{prefix.strip('_')}"
+    await app.load(json.dumps({"question": {"key": f"{prefix}Q", "text": f"What do we know about {who}?"}}))
+    keys = []
+    for fact, triple, since in (
+        (f"{who} lives in Lisbon.", f"{who}|lives in|Lisbon", "2015-01-01"),
+        (f"{who} lives in Porto.", f"{who}|lives in|Porto", "2018-06-01"),
+    ):
+        keys.append((await app.revise(fact, triple=triple, valid_from=since))["new_evidence"])
+    lisbon, porto = keys
+    assert lisbon and porto
+    both = await app.recall(f"Where did {who} live in 2018?")
+    assert both["as_of"] == "2018" and both["as_of_from_question"] == "in 2018"
+    assert both["question"] == f"Where did {who} live in 2018?"
+    assert set(both["falsify"]["nodes"]) == {lisbon, porto}, both["falsify"]
+    assert (
+        "valid 2015-01-01 to 2018-06-01" in both["falsify"]["answer"]
+        and "In 2018 also" in both["falsify"]["answer"]
+    )
+    early = await app.recall(f"Where did {who} live during March 2016?")
+    assert early["as_of"] == "2016-03" and early["falsify"]["nodes"] == [lisbon]
+    assert early["scoreboard"]["baseline_mark"] == "[STALE]"  # plain RAG cites Porto, not valid then
+    none = await app.recall(f"Where did {who} live in 2010?")
+    assert none["falsify"]["nodes"] == [] and none["falsify"]["answer"].startswith(
+        "no alive belief answers it in 2010"
+    )
+    assert "as_of" not in await app.recall(f"Did {who} see the 2018 World Cup?")
+    given = await app.recall(f"Where did {who} live in 2018?", as_of="2019-01-01")  # the caller's time wins
+    assert (
+        given["as_of"] == "2019-01-01"
+        and given["falsify"]["nodes"] == [porto]
+        and "as_of_from_question" not in given
+    )
+    with pytest.raises(InputError, match="a year"):
+        await app.recall(f"Where does {who} live?", as_of="2018-13")
+
+
 async def test_a_promotion_undone_is_no_longer_marked_revised(app, prefix):
     """H2 promoted over H3 when E1 fell, then demoted when E1 came back: it leads again on its
     own support, and the answer is not marked as a revision's promotion."""

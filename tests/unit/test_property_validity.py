@@ -357,3 +357,61 @@ def test_the_returning_history_of_the_property_test_keeps_every_value_in_its_per
         )
     assert back == {"F2": "2015-01-01"}
     assert (engine.nodes["F2"].state, engine.nodes["F2"].valid_to) == ("superseded", "2015-01-01")
+
+
+# ---- a year or a month: the beliefs valid at some time of it ------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    interval(),
+    st.sampled_from(["2005", "2005-06", "2005-07", "2010", "2015", "2016-01", "2020-12", "2021"]),
+    st.sampled_from(["alive", "refuted", "superseded"]),
+)
+def test_a_period_holds_a_fact_valid_on_any_of_its_days(span, when, state):
+    """A year's or a month's slice holds a fact exactly when some day of it does (every day
+    checked, the brute-force reading); a refuted fact never."""
+    from datetime import date, timedelta
+
+    from memory_core.core.beliefs import Node
+
+    start, end = span
+    fact = Node("E", "evidence", state=state, valid_from=start, valid_to=end)
+    first, after = validity.period(when)
+    days, day = [], date.fromisoformat(first)
+    while day < date.fromisoformat(after):
+        days.append(day.isoformat())
+        day += timedelta(days=1)
+    single = BeliefView(nodes={"E": fact}, edges=[])
+    expected = any(validity.as_of(single, d).nodes["E"].state == "alive" for d in days)
+    assert (validity.as_of(single, when).nodes["E"].state == "alive") == expected
+    assert validity.outside(span, when) == (not any(validity.holds_at(span, d) for d in days))
+
+
+def test_a_conclusion_holds_in_a_year_when_its_support_held_at_some_time_of_it():
+    """Maria lived in Lisbon until June 2018, in Porto from then: in 2018 both values held, and
+    the conclusion resting on Lisbon too; in 2019 only Porto."""
+    from memory_core.core.beliefs import DEPENDS_ON, Edge, Node
+
+    nodes = {
+        "E_lis": Node(
+            "E_lis", "evidence", state="superseded", valid_from="2015-01-01", valid_to="2018-06-01"
+        ),
+        "E_por": Node("E_por", "evidence", state="alive", valid_from="2018-06-01"),
+        "K": Node("K", "conclusion", state="superseded"),
+    }
+    view = BeliefView(nodes=nodes, edges=[Edge(DEPENDS_ON, "K", "E_lis")])
+    alive = lambda when: {k for k, n in validity.as_of(view, when).nodes.items() if n.state == "alive"}  # noqa: E731
+    assert alive("2018") == {"E_lis", "E_por", "K"}
+    assert alive("2018-05") == {"E_lis", "K"} and alive("2018-06") == {"E_por"}
+    assert alive("2019") == {"E_por"} and alive("2014") == set()
+
+
+def test_the_time_a_question_names():
+    read = validity.when_in_question
+    assert read("Where did Maria live in 2018?") == ("in 2018", "2018")
+    assert read("Where was she during March 2018?") == ("during March 2018", "2018-03")
+    assert read("Who led it as of 2018-03-01?") == ("as of 2018-03-01", "2018-03-01")
+    assert read("Who won the 2018 World Cup?") is None  # a number in a name is not a time
+    assert read("What happened on 2018-02-30?") is None  # no such day
+    assert validity.period("2018-13") is None and validity.period("2018-12") == ("2018-12-01", "2019-01-01")
