@@ -461,6 +461,7 @@ class Falsify:
         supports: Optional[str] = None,
         refutes: Optional[str] = None,
         weight: Optional[float] = None,
+        inquiry: Optional[str] = None,
         dry_run: bool = False,
         pin_reason: str = "--target",
     ) -> RevisionResult:
@@ -474,7 +475,8 @@ class Falsify:
         judges those candidates and revises again with ``target=KEY`` for the one the fact
         contradicts, or ``record=True`` if it contradicts none of them (the fact is recorded as
         new evidence, unjudged); ``supports``/``refutes`` name a hypothesis the recorded fact
-        bears on (an edge with ``weight``, default 0.5). The keywords are the request's fields
+        bears on (an edge with ``weight``, default 0.5); ``inquiry`` the stored question the fact
+        belongs to (where it is recorded). The keywords are the request's fields
         (:mod:`memory_core.core.fields`)."""
         check_switch(dry_run, "dry_run")
         request = revision_request(
@@ -492,6 +494,7 @@ class Falsify:
             supports=supports,
             refutes=refutes,
             weight=weight,
+            inquiry=inquiry,
         )
         result = await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
         return kept_for_decision(result, request)

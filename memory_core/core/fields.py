@@ -95,6 +95,15 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("weight", "--weight", "unit", "the weight (0..1) of the supports or refutes edge (default 0.5)"),
     Field(
+        "inquiry",
+        "--inquiry",
+        "key",
+        "the key of the stored question the new fact belongs to: it is compared with that question's evidence "
+        "only and recorded there (default: every question's evidence; recorded in the question of the evidence "
+        "it contradicts, of the hypothesis it bears on or of the nearest candidate, else the root's default or "
+        "only question)",
+    ),
+    Field(
         "dry_run",
         "--dry-run",
         "bool",

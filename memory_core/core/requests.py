@@ -98,6 +98,7 @@ class RevisionRequest:
     supports: Optional[str] = None  # a hypothesis the recorded fact supports ...
     refutes: Optional[str] = None  # ... or refutes
     weight: Optional[float] = None  # that edge's weight (DEFAULT_WEIGHT when None)
+    inquiry: Optional[str] = None  # the question the caller says the fact belongs to
 
     @property
     def new_key(self) -> str:
@@ -211,6 +212,7 @@ def revision_request(
     supports: Any = None,
     refutes: Any = None,
     weight: Any = None,
+    inquiry: Any = None,
 ) -> RevisionRequest:
     """Validate one request (``InputError`` names the field, and carries it as ``.field``)."""
     fact = _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
@@ -224,6 +226,7 @@ def revision_request(
         ("--valid-to", valid_to),
         ("--supports", supports),
         ("--refutes", refutes),
+        ("--inquiry", inquiry),
     ):
         check_string(value, name, optional=True)
     parsed = None
@@ -261,6 +264,8 @@ def revision_request(
         supports = _about("supports", check_key, supports, "--supports")
     if refutes is not None:
         refutes = _about("refutes", check_key, refutes, "--refutes")
+    if inquiry is not None:
+        inquiry = _about("inquiry", check_key, inquiry, "--inquiry")
     if supports is not None and refutes is not None:
         raise InputError(
             "give --supports or --refutes, not both (one hypothesis edge per fact)", field="refutes"
@@ -293,6 +298,7 @@ def revision_request(
         supports,
         refutes,
         weight,
+        inquiry,
     )
 
 

@@ -121,9 +121,11 @@ def result_of(job: FactJob) -> dict:
         recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
         if not d.candidates and len(batch.questions or []) > 1:
             recorded += (
-                f": {len(batch.questions)} questions are stored and none is this root's default; name a "
-                "stored hypothesis the fact bears on (--supports or --refutes H) to record it in its question, or "
-                "load it as evidence of its question (a fragment)"
+                f": {len(batch.questions)} questions are stored and none is this root's default; name the "
+                "question the fact belongs to (--inquiry KEY; stored: "
+                + ", ".join(batch.questions)
+                + "), or a "
+                "stored hypothesis it bears on (--supports or --refutes H)"
             )
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None

@@ -425,6 +425,7 @@ async def cmd_revise(args) -> int:
             "supports": args.supports,
             "refutes": args.refutes,
             "weight": _number_arg(args.weight, "--weight"),
+            "inquiry": args.inquiry,
         }
         request = revision_request(args.fact, **fields)  # before waiting for the lock or importing cognee
 

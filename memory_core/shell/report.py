@@ -64,7 +64,7 @@ def print_status(r: dict) -> None:
 
 
 # what the caller asked beside the decision: repeated in the commands printed for the decision
-_KEPT = ("triple", "key", "source", "asserted_at", "trust", "policy", "valid_from", "valid_to")
+_KEPT = ("triple", "key", "source", "asserted_at", "trust", "policy", "valid_from", "valid_to", "inquiry")
 _DECIDED_WITH = ("supports", "refutes", "weight")
 
 

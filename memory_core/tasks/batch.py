@@ -76,6 +76,7 @@ class FactJob:
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
+    inquiry: Optional[str] = None  # the stored question --inquiry names (its key as stored)
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
@@ -118,13 +119,16 @@ class FactJob:
 
     @property
     def question(self) -> Optional[str]:
-        """The question the new evidence joins: that of what it contradicts, else of the
-        hypothesis the caller named (``supports``/``refutes``), else of the nearest candidate,
-        else the root's default question."""
+        """The question the new evidence joins: that of what it contradicts, else the one the
+        caller named (``inquiry``), else that of the hypothesis the caller named
+        (``supports``/``refutes``), else of the nearest candidate, else the root's default
+        question."""
         narrowed = self.narrowed or Detection("none", [], [], "")
         acting = narrowed.acting
         if acting:
             return acting[0].question
+        if self.inquiry is not None:
+            return self.inquiry
         if self.hypothesis_question is not None:
             return self.hypothesis_question
         ranked = sorted(narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))

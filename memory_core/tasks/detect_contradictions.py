@@ -214,9 +214,19 @@ async def detect_batch(batch: RevisionBatch) -> None:
 
 async def refuse_new_decisions_on_recorded(batch: RevisionBatch, jobs: list[FactJob], stored: dict) -> None:
     """A fact already recorded comes again with a decision its record does not hold (``--target``
-    E it neither supersedes nor disputes, ``--supports``/``--refutes`` H it has no edge to):
+    E it neither supersedes nor disputes, ``--supports``/``--refutes`` H it has no edge to,
+    ``--inquiry`` another question than its own):
     repeating the fact changes nothing, so the decision would be dropped; refused instead (exit
     2, nothing written), naming the command that makes it about the recorded fact."""
+    for job in jobs:
+        home, named = stored[job.new_key].get("question_key"), job.request.inquiry
+        if named is not None and home and normalise_key(named) != normalise_key(home):
+            raise InputError(
+                f"{_where(batch, job)}the fact is already recorded as {job.new_key} in question {home!r}, not "
+                f"{named!r}; a fact is recorded once (a fragment loads evidence of another question with "
+                "its own key)",
+                field="inquiry",
+            )
     asked = [j for j in jobs if j.request.target is not None or j.request.hypothesis]
     if not asked:
         return

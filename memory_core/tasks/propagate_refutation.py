@@ -15,6 +15,7 @@ from memory_core.core import revision, validity
 from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
+from memory_core.core.keys import normalise_key
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob
 from memory_core.tasks.detect_contradictions import narrow
@@ -50,12 +51,24 @@ async def begin_fact(job: FactJob) -> None:
         # already superseded in time count too (core.validity)
         alive |= {c.key for c in candidates if c.key in view.nodes and validity.past_value(view.nodes[c.key])}
     questions = {c.key: view.nodes[c.key].question for c in candidates if c.key in view.nodes}
+    if (
+        job.request.inquiry is not None
+    ):  # the caller says where the fact belongs: only that question's evidence counts
+        await batch.home()
+        job.inquiry = named_inquiry(job)
+        alive = {
+            c.key
+            for c in candidates
+            if c.key in alive and (c.question or questions.get(c.key)) == job.inquiry
+        }
     job.narrowed = narrow(job, alive, questions)
     if job.request.record or not job.narrowed.candidates:
         await batch.home()
     await judge_batch_facts_by_cardinality(job)
     if not job.records:
         return
+    if job.inquiry is not None:
+        contradicts_elsewhere(job)
     for key, _, _ in job.verdicts:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
             raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
@@ -66,8 +79,7 @@ async def begin_fact(job: FactJob) -> None:
             "--record: there is no question to record the fact in "
             + (
                 f"({len(stored)} questions are stored, no default, and no stored claim is near the fact): "
-                "name a stored hypothesis with --supports or --refutes, or load the fact as evidence of "
-                "its question (a fragment)"
+                "name its question with --inquiry KEY (or a stored hypothesis with --supports or --refutes)"
                 if stored
                 else "(nothing is loaded yet): load an investigation first, or name a stored hypothesis "
                 "with --supports or --refutes"
@@ -127,6 +139,33 @@ async def begin_fact(job: FactJob) -> None:
             job.plan.meta.validity_note = note
     validity.place(view, job.plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(job.plan.restored)
+
+
+def named_inquiry(job: FactJob) -> str:
+    """The stored question ``inquiry`` names (matched as keys are); refused when no question
+    has that key."""
+    named = job.request.inquiry or ""
+    stored = job.batch.questions or []
+    found = next((q for q in stored if normalise_key(q) == normalise_key(named)), None)
+    if found is None:
+        raise InputError(
+            f"--inquiry {named!r}: no question with that key in this data root (stored: {', '.join(stored) or 'none'})",
+            field="inquiry",
+        )
+    return found
+
+
+def contradicts_elsewhere(job: FactJob) -> None:
+    """A fact joins the question of what it contradicts: one naming another question is refused."""
+    found = job.inquiry
+    other = [c for c in (job.narrowed.acting if job.narrowed else []) if c.question and c.question != found]
+    if other:
+        raise InputError(
+            f"--inquiry {found!r}: the fact contradicts {other[0].key}, evidence of question {other[0].question!r}, "
+            f"and a fact joins the question of what it contradicts: leave --inquiry out (it joins "
+            f"{other[0].question!r})",
+            field="inquiry",
+        )
 
 
 def bear_on_hypothesis(job: FactJob) -> None:

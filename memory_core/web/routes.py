@@ -12,7 +12,7 @@ and returns what the route answers, calling the facade in a session of the gate
     GET  /api/timeline      fx.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
                             target, key, source, asserted_at, trust, policy, valid_from, valid_to,
-                            record, supports, refutes, weight, dry_run)} -> fx.revise(...); a bad
+                            record, supports, refutes, weight, inquiry, dry_run)} -> fx.revise(...); a bad
                             field is a 400 {"error", "field"} naming it as the body does; without a
                             key the fact gets a readable one derived from its text
                             (``core.requests.readable_key``)

@@ -478,3 +478,47 @@ async def test_a_key_that_names_a_forgotten_node_or_no_evidence_is_refused_sayin
             await call
         assert said in str(refused.value), str(refused.value)
     assert app.journal.epoch() == epoch  # nothing written
+
+
+async def test_a_fact_named_into_its_question_is_compared_and_recorded_there_only(app, prefix):
+    """``inquiry``: the fact belongs to that question: only its evidence is a candidate (a near
+    claim of another question is not asked about) and the fact is recorded there; an unknown
+    question, a contradiction with another question's evidence, or a recorded fact named into
+    another question are refused, nothing written."""
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    for q, about in (("QM", "Maria"), ("QA", "Acme")):
+        await app.load(
+            json.dumps({"question": {"key": p(q), "text": f"What do we know about {about} ({prefix})?"}})
+        )
+    lisbon = f"Maria{prefix} lives in Lisbon."
+    first = await app.revise(lisbon, triple=f"Maria{prefix}|lives in|Lisbon", inquiry=p("QM"))
+    assert first["new_evidence"]
+    near = f"Maria{prefix} lives in Lisbon now."
+    asked = await app.revise(near)  # every question's evidence: the near claim is the caller's to decide
+    assert asked["new_evidence"] is None and first["new_evidence"] in asked["to_decide"]
+    placed = await app.revise(near, inquiry=p("qa"))  # matched as keys are
+    assert placed["new_evidence"] and placed["candidates"] == [] and "to_decide" not in placed
+    status = {n["key"]: n for n in (await app.status())["nodes"]}
+    assert status[placed["new_evidence"]]["question"] == p("QA")
+    epoch = app.journal.epoch()
+    for call, field, said in (
+        (
+            app.revise("x y z", inquiry=p("NOPE")),
+            "inquiry",
+            f"inquiry={p('NOPE')!r}: no question with that key",
+        ),
+        (
+            app.revise(f"Maria{prefix} moved.", target=first["new_evidence"], inquiry=p("QA")),
+            "inquiry",
+            f"evidence of question {p('QM')!r}",
+        ),
+        (
+            app.revise(near, inquiry=p("QM")),
+            "inquiry",
+            f"already recorded as {placed['new_evidence']} in question",
+        ),
+    ):
+        with pytest.raises(InputError) as refused:
+            await call
+        assert said in str(refused.value) and refused.value.field == field, str(refused.value)
+    assert app.journal.epoch() == epoch  # nothing written

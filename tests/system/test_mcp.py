@@ -80,6 +80,7 @@ async def test_every_tool_over_stdio(tmp_path):
                 "supports",
                 "refutes",
                 "weight",
+                "inquiry",
                 "dry_run",
             },
             "revise_many": {"facts", "dry_run"},
