@@ -29,7 +29,6 @@ from memory_core.core.requests import (
     check_epoch,
     check_string,
     check_switch,
-    kept_for_decision,
     requests_from,
     revision_request,
 )
@@ -496,8 +495,7 @@ class Falsify:
             weight=weight,
             inquiry=inquiry,
         )
-        result = await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
-        return kept_for_decision(result, request)
+        return await revise_op.revise(self.stores, request, dry_run=dry_run, pin_reason=pin_reason)
 
     @writes()
     @_speaks
@@ -509,14 +507,9 @@ class Falsify:
         order; one result per fact."""
         check_switch(dry_run, "dry_run")
         requests = requests_from(facts, what)
-        pending = iter(requests)  # the results come one per fact, in order
-
-        def noted(result):
-            kept_for_decision(result, next(pending))
-            if on_result is not None:
-                on_result(result)
-
-        return await revise_op.revise_many(self.stores, requests, what=what, dry_run=dry_run, on_result=noted)
+        return await revise_op.revise_many(
+            self.stores, requests, what=what, dry_run=dry_run, on_result=on_result
+        )
 
     @writes()
     @_speaks

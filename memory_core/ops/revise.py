@@ -13,7 +13,7 @@ from typing import Optional
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
-from memory_core.core.requests import RevisionRequest
+from memory_core.core.requests import RevisionRequest, kept_for_decision
 from memory_core.ops.resolve import RESULT_KEYS, plan_fields
 from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
@@ -77,7 +77,12 @@ def is_preview(batch: RevisionBatch) -> bool:
 
 
 def result_of(job: FactJob) -> dict:
-    """A fact's ``revise --json`` result."""
+    """A fact's ``revise --json`` result (on every path: the CLI, the API, MCP, a host's
+    Tasks), a hypothesis named with a fact left to decide said in its note."""
+    return kept_for_decision(_result_of(job), job.request)
+
+
+def _result_of(job: FactJob) -> dict:
     batch = job.batch
     fact, new_key = job.fact, job.new_key
     result = empty_result(fact, new_key)

@@ -156,6 +156,26 @@ async def test_a_hypothesis_named_before_the_decision_is_kept_in_the_note(app, p
     assert app.journal.epoch() == before and result["new_evidence"] is None
     assert f"supports='{prefix}B' (weight 0.7) is part of your decision" in result["note"], result["note"]
     assert "target=KEY" in result["note"] and "record=True" in result["note"]
+    # a host's cognee pipeline of the revision Tasks says it too
+    import cognee
+
+    from memory_core import revision_tasks
+    from memory_core.store.pipeline import task
+
+    seen = []
+
+    async def keep(results, ctx=None):
+        seen.extend(results)
+        return results
+
+    await cognee.run_custom_pipeline(
+        tasks=revision_tasks(app) + [task(keep)],
+        data=[{"fact": words, "supports": prefix + "B"}],
+        dataset="falsify",
+        pipeline_name="kept_note_test",
+    )
+    assert app.journal.epoch() == before and len(seen) == 1 and seen[0]["to_decide"]
+    assert f"supports='{prefix}B' is part of your decision" in seen[0]["note"], seen[0]["note"]
     # the decision with the same hypothesis writes the edge
     recorded = await app.revise(words, record=True, supports=prefix + "B", weight=0.7)
     assert recorded["edges_added"] == [f"supports {recorded['new_evidence']} -> {prefix}B"]
