@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Generator, Iterable, Mapping, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import VOCABULARY, FacadeClosed, FalsifyError, InputError, speak, spoken
+from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
 from memory_core.core.requests import (
     check_count,
     check_epoch,
@@ -556,6 +556,7 @@ class Falsify:
     async def snapshot(self, *, epoch: Optional[int] = None) -> dict:
         """The viewer's graph: status plus sources and the reason for each state (``epoch``:
         as it stood after that epoch)."""
+        check_epoch(epoch)
         if epoch is not None:
             return await history_op.snapshot_at(self.stores, epoch)
         return await status_op.snapshot(self.stores)
@@ -578,8 +579,7 @@ class Falsify:
         ``inquiry``: a question's key, only its beliefs answer; ``path``:
         ``"SUBJECT|PREDICATE|PREDICATE..."``, alive triples followed hop by hop (docs/recall.md)."""
         check_string(question, "question", optional=True)
-        if not (VOCABULARY.get() == "viewer" and isinstance(epoch, str)):  # a query string's ?epoch=N is text
-            check_epoch(epoch)
+        check_epoch(epoch)
         check_string(as_of, "--as-of", optional=True)
         check_string(inquiry, "inquiry", optional=True)
         check_string(path, "path", optional=True)

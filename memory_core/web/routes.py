@@ -48,13 +48,19 @@ async def _session(gate: Gate) -> AsyncIterator[Session]:
 
 
 def _epoch(query: dict, name: str = "epoch") -> dict:
-    """``?epoch=N`` (or ``?as_of=DATE``) as the facade's keyword (validated there: a 400)."""
+    """``?epoch=N`` (a whole number), or ``?as_of=DATE`` / ``?inquiry=KEY``, as the facade's
+    keyword (the facade checks the value: a 400)."""
     values = query.get(name)
     if not values or not values[0].strip():
         return {}
     if len(values) > 1:
         raise HTTPError(400, f"give '{name}' once")
-    return {name: values[0].strip()}
+    value = values[0].strip()
+    if name == "epoch":
+        if not value.isascii() or not value.isdigit():
+            raise HTTPError(400, f"epoch: must be a whole number (0 or more), got {value!r}", field="epoch")
+        return {name: int(value)}
+    return {name: value}
 
 
 async def graph(gate: Gate, query: dict) -> dict:
