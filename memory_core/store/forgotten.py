@@ -4,7 +4,8 @@ A node forgotten by a revision is deleted from both stores; its tombstone (prope
 state, weight, epoch, edges) stays in the log's intent. :class:`ForgottenIndex` folds the
 log into the tombstones of every node forgotten now (forgotten, and neither brought back
 by an undo nor restored by a reinstatement since), the log's :class:`Memory` and the
-sources registered with ``--trust``. :func:`forgotten_index` keeps one index per journal
+sources registered with ``--trust``; an edge between two forgotten nodes is in both their
+tombstones (:meth:`ForgottenIndex._linked`). :func:`forgotten_index` keeps one index per journal
 object for as long as that journal lives (stores sharing a journal share it) and feeds
 it only the entries appended since it last looked, so a long-lived process does not
 re-read the log for every revision. The journal itself is not touched.
@@ -35,19 +36,66 @@ class ForgottenIndex:
         self.gone: dict[str, dict] = {}
         self.memory = Memory()  # the log's changes folded in order (= memory_of(every entry))
         self._consumers: Optional[dict[str, set[str]]] = None
+        self._key_of: dict[str, str] = {}  # a forgotten node's id -> its key in gone
+        self._touching: dict[str, set[str]] = {}  # a node's id -> keys of tombstones with an edge of it
         self._registrations: list[tuple[object, str, float]] = []  # (epoch, source, trust), in log order
         self._undone: set = set()  # epochs an undo reverted
 
-    def _put(self, key: str, tomb: dict) -> None:
+    def _put(self, key: str, tomb: dict, link: bool = True) -> None:
+        """Forget ``key`` with ``tomb``; ``link``: share its edges with the other forgotten nodes
+        (:meth:`_linked`)."""
         self._drop(key)
+        if link:
+            tomb = self._linked(key, tomb)
         self.gone[key] = tomb
+        tid = tomb.get("id")
+        if tid:
+            self._key_of[tid] = key
+        for other in _ends(tomb):
+            self._touching.setdefault(other, set()).add(key)
         if self._consumers is not None:
             for src in _consumer_ids(tomb):
                 self._consumers.setdefault(src, set()).add(key)
 
+    def _linked(self, key: str, tomb: dict) -> dict:
+        """An edge between two forgotten nodes belongs in both tombstones. A node's tombstone
+        is written from the stores when it is forgotten, and an edge to a node forgotten before
+        it was deleted with that node: only the earlier tombstone holds it. So the new tombstone
+        takes the edges the others hold with it, and gives them the edges it holds with them;
+        whichever of the two comes back first, the other's tombstone still has the edge (C,
+        forgotten after R it rests on, comes back with R, or after it, resting on it again)."""
+        tid = tomb.get("id")
+        edges = [list(e) for e in tomb.get("edges", [])]
+        have = {tuple(e[:3]) for e in edges}
+        for other in sorted(self._touching.get(tid, ())):
+            if other == key:
+                continue
+            for e in self.gone[other].get("edges", []):
+                if tid in e[:2] and tuple(e[:3]) not in have:
+                    edges.append(list(e))
+                    have.add(tuple(e[:3]))
+        for e in edges:
+            okey = self._key_of.get(e[1] if e[0] == tid else e[0])
+            if okey is None or okey == key:
+                continue
+            otomb = self.gone[okey]
+            if all(tuple(x[:3]) != tuple(e[:3]) for x in otomb.get("edges", [])):
+                self._put(okey, dict(otomb, edges=[*otomb.get("edges", []), list(e)]), link=False)
+        return dict(tomb, edges=edges) if len(edges) != len(tomb.get("edges", [])) else tomb
+
     def _drop(self, key: str) -> None:
         tomb = self.gone.pop(key, None)
-        if tomb is not None and self._consumers is not None:
+        if tomb is None:
+            return
+        if self._key_of.get(tomb.get("id")) == key:
+            del self._key_of[tomb.get("id")]
+        for other in _ends(tomb):
+            keys = self._touching.get(other)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._touching[other]
+        if self._consumers is not None:
             for src in _consumer_ids(tomb):
                 keys = self._consumers.get(src)
                 if keys is not None:
@@ -99,10 +147,11 @@ class ForgottenIndex:
                 edges = [e for e in edges if e[:3] != list(row[:3])]
             elif not same:
                 edges.append(list(row))
-            self._put(key, dict(tomb, edges=edges))
+            self._put(key, dict(tomb, edges=edges), link=False)
 
     def rebuild(self, entries: Iterable[dict]) -> "ForgottenIndex":
         self.epoch, self.gone, self.memory, self._consumers = -1, {}, Memory(), None
+        self._key_of, self._touching = {}, {}
         self._registrations, self._undone = [], set()
         by_epoch: dict = {}
         for entry in entries:
@@ -167,6 +216,12 @@ class ForgottenIndex:
             for key in self._consumers.get(i, ()):
                 found[self.gone[key].get("key", key)] = self.gone[key]
         return found
+
+
+def _ends(tomb: dict) -> set[str]:
+    """The ids of the other nodes the tombstone's edges touch."""
+    tid = tomb.get("id")
+    return {i for e in tomb.get("edges", []) for i in e[:2] if i != tid}
 
 
 def _consumer_ids(tomb: dict) -> set[str]:

@@ -12,7 +12,7 @@ orphan forgotten, nothing else), the same state, weight and confidence, the same
 edges. Each sequence is then undone to the empty graph.
 
 ``make test`` runs a quick sample (``FALSIFY_PROPERTY_SEQUENCES``, default 3, 5 before;
-the ten fixed cases below, three of them sequences the generator found, run every time);
+the fifteen fixed cases below, three of them sequences the generator found, run every time);
 ``make bench`` runs a few hundred through ``python -m bench.deep``.
 """
 
@@ -281,4 +281,131 @@ async def test_undone_reinstatement_forgets_the_node_with_its_edge_to_a_forgotte
     result = await app.revise("A did not hold", target=p("A"), key=p("G2"))
     assert p("K") in result["invalidated"] and p("K") in result["forgotten"]
     assert p("K") not in {n["key"] for n in (await app.status())["nodes"]}
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+def early_forgotten_antecedent(prefix: str) -> dict:
+    """C rests on R and S; D rests on ED and uses C non-critically (so a dead C is kept)."""
+    p = lambda k: prefix + k  # noqa: E731
+    return {
+        "question": {"key": p("Q"), "text": "Does C hold?"},
+        "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("ER", "S", "ED")],
+        "conclusions": [
+            {"key": p("R"), "statement": "R follows from ER"},
+            {"key": p("C"), "statement": "C follows from R and S"},
+            {"key": p("D"), "statement": "D follows from ED and uses C a little"},
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("R"), "to": p("ER")},
+            {"type": "depends_on", "from": p("C"), "to": p("R")},
+            {"type": "depends_on", "from": p("C"), "to": p("S")},
+            {"type": "depends_on", "from": p("D"), "to": p("ED")},
+            {"type": "depends_on", "from": p("D"), "to": p("C"), "critical": False},
+        ],
+    }
+
+
+async def test_node_forgotten_after_its_antecedent_comes_back_with_it(app):
+    """ER refuted (F1): R and C die, R is forgotten, C is kept (D uses it). ED refuted (F2): D
+    dies, and C is forgotten with it, after R, so C's tombstone does not hold C's edge to R
+    (R's edges went with R). F1 refuted (F3): ER, then R come back, and C, resting on R and the
+    alive S, with them, its edge to R stored."""
+    prefix = "pwwith_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = early_forgotten_antecedent(prefix)
+    picks = [p("ER"), p("ED"), p("F1")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    assert report["revisions"] == 3
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_node_forgotten_after_its_antecedent_rests_on_it_when_it_comes_back_later(app):
+    """The mirror of the late forgotten antecedent above. ER refuted (F1): R and C die, R is forgotten, C is kept
+    (D uses it). S refuted (F2). ED refuted (F3): D dies, and C is forgotten with it, after R,
+    so C's tombstone does not hold C's edge to R (R's edges went with R). F1 refuted (F4): R is
+    reinstated while C stays forgotten (S is dead), its edge from C cannot be stored. F2 refuted
+    (F5): S, then C come back, C resting on R again. ER refuted again (F6): C must die with R."""
+    prefix = "pwearly_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = early_forgotten_antecedent(prefix)
+    picks = [p("ER"), p("S"), p("ED"), p("F1"), p("F2"), p("ER")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    assert report["revisions"] == 6
+    assert p("C") in report["steps"][5]["observed_dead"]
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_undone_reinstatement_forgets_the_antecedent_with_its_forgotten_consumers_edge(app):
+    """As above up to R's reinstatement (F1 refuted), which is then undone: R is forgotten
+    again, C still resting on it. F2 refuted (G1): S comes back, but C must stay dead with R.
+    F1 refuted (G2): R and C both come back, C's edge to R stored."""
+    prefix = "pweund_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = early_forgotten_antecedent(prefix)
+    picks = [p("ER"), p("S"), p("ED"), p("F1")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    await app.undo()
+    result = await app.revise("F2 did not hold", target=p("F2"), key=p("G1"))
+    assert p("S") in result["reinstated"] and p("C") not in result["reinstated"]
+    assert p("C") not in {n["key"] for n in (await app.status())["nodes"]}
+    result = await app.revise("F1 did not hold", target=p("F1"), key=p("G2"))
+    assert {p("R"), p("C")} <= set(result["reinstated"])
+    status = await app.status()
+    assert any(
+        e["type"] == "depends_on" and (e["from"], e["to"]) == (p("C"), p("R")) for e in status["edges"]
+    )
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_antecedent_brought_back_by_an_undo_keeps_its_forgotten_consumer(app):
+    """As above up to R's reinstatement (F1 refuted); ER refuted again (F5) forgets R again,
+    its tombstone written from the stores (no edge from the forgotten C); that is undone, so R
+    comes back by the undo while C stays forgotten. F2 refuted (G1): C comes back resting on R;
+    ER refuted (G2): C dies with R."""
+    prefix = "pweunr_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = early_forgotten_antecedent(prefix)
+    picks = [p("ER"), p("S"), p("ED"), p("F1"), p("ER")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    assert p("R") in (await app.undo())["restored"]
+    assert p("C") in (await app.revise("F2 did not hold", target=p("F2"), key=p("G1")))["reinstated"]
+    status = await app.status()
+    assert any(
+        e["type"] == "depends_on" and (e["from"], e["to"]) == (p("C"), p("R")) for e in status["edges"]
+    )
+    result = await app.revise("ER did not hold", target=p("ER"), key=p("G2"))
+    assert {p("R"), p("C")} <= set(result["invalidated"])
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_node_resolve_brings_back_still_rests_on_a_node_forgotten_after_it(app):
+    """resolve's copy of the return above: K holds by A, or by B and S. A refuted (F1), S
+    refuted (F2): K dies and is forgotten; Eb refuted (F3): B dies and is forgotten after K.
+    F2 refuted (F4): S holds again. resolve F1 --winner F4: F1 loses, so A and K come back
+    (K's edge to the still-forgotten B cannot be stored). A refuted again (G1): K's other
+    justification still runs through the dead B, so K must die again. With G1 and the resolve
+    undone, K is forgotten again, still resting on B: F1 refuted (G3) brings A and K back, and
+    A refuted again (G4) kills K."""
+    prefix = "pwlres_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = late_forgotten_antecedent(prefix)
+    picks = [p("A"), p("S"), p("Eb"), p("F2")]
+    report = await run_sequence(app, inv, picks, prefix)
+    assert report["differences"] == [], describe(inv, picks, report)
+    result = await app.resolve(p("F1"), p("F4"))
+    assert {p("A"), p("K")} <= set(result["reinstated"]) and p("K") in result["restored"]
+    result = await app.revise("A did not hold", target=p("A"), key=p("G1"))
+    assert p("K") in result["invalidated"] and p("K") in result["forgotten"]
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+    await app.undo()
+    await app.undo()
+    assert p("K") not in {n["key"] for n in (await app.status())["nodes"]}
+    result = await app.revise("F1 did not hold", target=p("F1"), key=p("G3"))
+    assert p("K") in result["restored"]
+    result = await app.revise("A did not hold", target=p("A"), key=p("G4"))
+    assert p("K") in result["invalidated"] and p("K") in result["forgotten"]
     assert [p for p in (await app.check())["problems"] if prefix in p] == []

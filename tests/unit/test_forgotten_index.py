@@ -175,3 +175,42 @@ def test_a_log_file_unchanged_since_the_last_catch_up_is_not_read_again(tmp_path
     assert forgotten_index(journal) is index and reads == []
     journal.commit({"epoch": 2, "kind": "revise", "forgotten": ["K"], "intent": {"del_nodes": [tomb("K")]}})
     assert forgotten_index(journal).epoch == 2 and reads
+
+
+def test_an_edge_between_two_forgotten_nodes_is_in_both_tombstones():
+    """R is forgotten with C's edge to it; C, forgotten after, is written from the stores
+    without it (R's edges went with R). The index gives C's tombstone the edge, so when R
+    comes back (and its tombstone is spent) C still rests on R; an undo of that return puts
+    the edge back in R's tombstone, so C is again a consumer of the forgotten R."""
+    c_to_r = ("id-C", "id-R", "depends_on", {})
+    entries = [
+        {"epoch": 1, "kind": "load", "intent": {"epoch": 1, "add_nodes": [], "del_nodes": []}},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "intent": {"del_nodes": [tomb("R", edges=[("id-R", "id-ER", "depends_on", {}), c_to_r])]},
+        },
+        {
+            "epoch": 3,
+            "kind": "revise",
+            "intent": {"del_nodes": [tomb("C", edges=[("id-C", "id-S", "depends_on", {})])]},
+        },
+        {
+            "epoch": 4,
+            "kind": "revise",
+            "changes": [change("R", "invalidated", "alive", "reinstated")],
+            "restored": ["R"],
+            "intent": {"add_nodes": [tomb("R", "alive", edges=[("id-R", "id-ER", "depends_on", {})])]},
+        },
+        {"epoch": 5, "kind": "undo", "undoes": 4, "changes": []},
+    ]
+    journal = ListJournal()
+    for n, entry in enumerate(entries, 1):
+        journal.log.append(entry)
+        index = forgotten_index(journal)
+        assert index.gone == current_tombstones(entries[:n]), n
+        if n >= 3:
+            assert list(c_to_r) in index.gone["c"]["edges"], n
+    assert list(c_to_r) in index.gone["r"]["edges"]
+    assert sorted(index.antecedents_of(["id-C"])) == ["R"]
+    assert sorted(ForgottenIndex().rebuild(entries[:4]).gone) == ["c"]
