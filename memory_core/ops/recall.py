@@ -219,7 +219,7 @@ class Slice:
         if self.as_of is None:
             return state_of(props)
         view = self.views.get(inquiry_of(props) or "")
-        node = view.nodes.get(props.get("key")) if view is not None else None
+        node = view.nodes.get(props.get("key") or "") if view is not None else None
         return node.state if node is not None else state_of(props)
 
     def node(self, props: dict) -> Optional[Node]:
@@ -313,7 +313,7 @@ async def chain_view(stores, slice_: Slice, props: dict) -> BeliefView:
     from memory_core.store.belief_store import BeliefStore
 
     view = BeliefStore._view(store, list(nodes.values()), edges)
-    sliced = slice_.views.get(inquiry_of(props))
+    sliced = slice_.views.get(inquiry_of(props) or "")
     if sliced is not None:  # the slice's nodes (with its states) first, the chain read around them
         whole = BeliefView(dict(sliced.nodes), list(sliced.edges))
         for key, node in view.nodes.items():
@@ -450,7 +450,8 @@ async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
     ]
     await slice_.load(inquiry_of(p) for p in found)
     held = [(slice_.node(p), p) for p in found if slice_.state(p) == ALIVE]
-    return [p for n, p in sorted(held, key=lambda np: (np[0].valid_from or "", np[1]["key"])) if n]
+    timed = [(n, p) for n, p in held if n is not None]
+    return [p for _, p in sorted(timed, key=lambda np: (np[0].valid_from or "", np[1]["key"]))]
 
 
 def _interval_said(node: Optional[Node]) -> str:
@@ -878,10 +879,11 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         own = pinned or (keys[0] if len(keys) == 1 else None)
         if own is not None:
             found = await stores.store.raw_nodes([node_id("question", own)])
-            question = next(iter(found.values()), {}).get("question", "")
+            first: dict = next(iter(found.values()), {})
+            question = str(first.get("question", ""))
     mine: Optional[dict] = None
     unsupported: list[dict] = []
-    disputes = {"disputed": [], "disputes": []}
+    disputes: dict[str, list] = {"disputed": [], "disputes": []}
     chosen: Optional[str] = own
     matches: list[BeliefHit] = []
     words: QuestionWords = QuestionWords()
@@ -940,10 +942,10 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             if own_question:
                 # near an inquiry's question in form, but about something its question does not
                 # name: a fact (or a chain of them) holding more of the question's words answers
-                held = max((len(covered(words, said(h.props))) for h in facts), default=0)
+                most = max((len(covered(words, said(h.props))) for h in facts), default=0)
                 if through is not None:
-                    held = max(held, len(chain_held(through, words)))
-                own_question = nearest is not None and held <= len(covered(words, text_of(nearest.props)))
+                    most = max(most, len(chain_held(through, words)))
+                own_question = nearest is not None and most <= len(covered(words, text_of(nearest.props)))
         if through is not None and not own_question:
             chosen = inquiry_of(through[0])
             relevance["matched"] = True
@@ -970,22 +972,22 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                     # a rival hypothesis holding what the leader does not is the one asked about
                     rival = max(
                         (
-                            (len(held), -i, key, text, support, sorted(held))
+                            (len(holds), -i, key, text, support, sorted(holds))
                             for i, (key, text, by, support) in enumerate(mine["rivals"])
-                            if (held := covered(words, f"{text} {by}") & set(mine["unheld"]))
+                            if (holds := covered(words, f"{text} {by}") & set(mine["unheld"]))
                         ),
                         default=None,
                     )
                     if rival is not None:
-                        _, _, key, text, support, held = rival
+                        _, _, key, text, support, holding = rival
                         mine["rival"] = {
                             "key": key,
                             "text": text,
                             "support": round(support, 4),
-                            "holds": held,
+                            "holds": holding,
                         }
                         mine["answer"] += (
-                            f" {key} ({text.rstrip('.')}) holds {_quoted(held)}, with support {support:.2f} "
+                            f" {key} ({text.rstrip('.')}) holds {_quoted(holding)}, with support {support:.2f} "
                             f"against {mine['support']:.2f} for {mine['nodes'][0]}."
                         )
         near = [h for h in matches if inquiry_of(h.props) == chosen]
@@ -1038,7 +1040,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         ]
         dead = held_by_dead(about, slice_, in_scope, words, frozenset())
         mine = await answer_replacing(stores, slice_, dead, words) if dead is not None else None
-        if mine is not None:
+        if mine is not None and dead is not None:
             chosen = inquiry_of(dead.props)
             relevance["matched"] = True
             if mine["unheld"]:
@@ -1057,7 +1059,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         else:
             answer = NOTHING
         mine = {"answer": answer, "nodes": [], "sources": [], "context": [], "kind": None, "untimed": []}
-    theirs = (
+    theirs: dict = (
         await baseline_side(stores, question, searched)
         if question
         else {
@@ -1088,12 +1090,12 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
     states_b.update({k: v for k, v in theirs["states"].items() if k not in states_b})
     scoreboard, verdict = marks(stores.journal, mine, theirs, states_b, mode, as_of)
     if not relevance["matched"] and question:
-        nearest = (
+        distance = (
             f" (nearest alive belief at cosine distance {relevance['best_distance']:.3f}; floor {floor:g})"
             if relevance["best_distance"] is not None
             else ""
         )
-        verdict = f"FALSIFY: {NOTHING}{nearest}; " + _baseline_words(theirs, states_b, mode)
+        verdict = f"FALSIFY: {NOTHING}{distance}; " + _baseline_words(theirs, states_b, mode)
     strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}  # noqa: E731
     falsify = dict(
         strip(mine),
