@@ -169,6 +169,13 @@ MUTANTS = [
         why="an unset confidence counts as 0.5",
     ),
     Mutant(
+        "decay_ignores_gained_dependencies",
+        "cascade.py",
+        "counted = [d for d in deps if d not in gained.get(key, ())]",
+        "counted = deps",
+        why="a node loaded onto a dead non-critical dependency is not halved",
+    ),
+    Mutant(
         "invalidated_keep_weight",
         "cascade.py",
         "state=INVALIDATED, weight=0.0",

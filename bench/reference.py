@@ -394,6 +394,16 @@ class Model:
         self.edges.append(MEdge("supports", key, hyp, weight=weight))
         self.reinstate([key], before)
 
+    def load_fragment(self, nodes: list[MNode], edges: list[MEdge]) -> list[str]:
+        """Rule 9: a fragment adds ``nodes`` and ``edges`` to the stored graph. Everything takes
+        the labels of the whole graph and rule 4's confidence (a conclusion loaded onto a
+        non-critical dependency that is dead already enters halved, as if it had died since);
+        nothing is forgotten. Returns what died."""
+        for node in nodes:
+            self.nodes[node.key] = node
+        self.edges += edges
+        return self.load_settle()
+
     def forget(self) -> list[str]:
         gone = self.orphans()
         for k in gone:

@@ -26,7 +26,7 @@ once per revision and always terminates):
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from memory_core.core.beliefs import ALIVE, DEAD, INVALIDATED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, Rule
@@ -124,7 +124,12 @@ def lost_text(view: BeliefView, key: str, dead) -> str:
     return f"each of its {len(justs)} justifications lost a member ({'; '.join(parts)})"
 
 
-def decay(view: BeliefView, plan: Plan, newly_dead: Iterable[str] = ()) -> list[str]:
+def decay(
+    view: BeliefView,
+    plan: Plan,
+    newly_dead: Iterable[str] = (),
+    gained: Optional[Mapping[str, Iterable[str]]] = None,
+) -> list[str]:
     """Rule 4, a function of the current state: an alive node's confidence is its *base*
     (its confidence with every non-critical dependency alive; unset counts as 1.0) times
     :data:`DECAY` per non-critical ``depends_on`` target that is dead now. Recomputed for the
@@ -132,7 +137,10 @@ def decay(view: BeliefView, plan: Plan, newly_dead: Iterable[str] = ()) -> list[
     came back, or the node itself holds again (:func:`memory_core.core.tms.relabel` gives
     a node that comes back its base from the log). A dependency that comes back restores
     what its death took (rule ``reinstated``). ``newly_dead``: nodes the caller killed
-    (their changes are in the plan too). Returns the nodes whose confidence went down."""
+    (their changes are in the plan too); ``gained``: node -> the non-critical dependencies it
+    gained in this plan (a load: a new node's own, or a stored node's new edges), which its
+    confidence at the start does not reflect: one already dead halves it as a death would.
+    Returns the nodes whose confidence went down."""
     memory = plan.meta.memory
     start: dict[str, dict] = {}
     for change in plan.changes:
@@ -148,6 +156,8 @@ def decay(view: BeliefView, plan: Plan, newly_dead: Iterable[str] = ()) -> list[
     moved |= {k for k in newly_dead if dead_now(k) and not dead_at_start(k)}
     candidates = {e.src for k in moved for e in view.in_edges(k, DEPENDS_ON) if not e.critical}
     candidates |= {k for k in start if start[k]["state"] != ALIVE and view.state(k) == ALIVE}
+    gained = {k: set(v) for k, v in (gained or {}).items()}
+    candidates |= set(gained)
     weakened: list[str] = []
     for key in sorted(candidates):
         node = view.nodes.get(key)
@@ -163,7 +173,8 @@ def decay(view: BeliefView, plan: Plan, newly_dead: Iterable[str] = ()) -> list[
             )
         else:
             first = start[key]["confidence"] if key in start else node.confidence
-            base = None if first is None else first * 2 ** sum(dead_at_start(d) for d in deps)
+            counted = [d for d in deps if d not in gained.get(key, ())]  # those its confidence reflects
+            base = None if first is None else first * 2 ** sum(dead_at_start(d) for d in counted)
         dead = [d for d in deps if dead_now(d)]
         new = (
             round((1.0 if base is None else base) * DECAY ** len(dead), 6)

@@ -7,7 +7,7 @@ Each step mutates only the view it is given and records into the plan.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.cascade import decay, dependent_closure, settle
@@ -266,7 +266,9 @@ def plan_relabel(
     return plan
 
 
-def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
+def plan_settle(
+    view: BeliefView, touched: list[str], epoch: int, gained: Optional[Mapping[str, Iterable[str]]] = None
+) -> Plan:
     """Loading (and ``check --repair`` of unfounded nodes): ``touched`` = new nodes and nodes
     that gained an edge. They and what rests on them or they attack take the state the
     three-valued labelling gives them: a node resting on a dead antecedent (a forgotten one
@@ -274,7 +276,8 @@ def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
     ``disputed``; the consequences follow as in a revision. With no dispute in the view the
     labels are two-valued, and the unfounded-set computation (:func:`settle`) gives them at
     a fraction of the cost of the alternating fixpoint (a large load); otherwise
-    :func:`relabel` does."""
+    :func:`relabel` does. ``gained``: node -> the non-critical dependencies it gained with
+    this load: one that is dead already halves its confidence (rule 4), as its death would."""
     plan = Plan(epoch=epoch)
     seeds = sorted(k for k in dict.fromkeys(touched) if k in view.nodes)
     if any(n.state == DISPUTED for n in view.nodes.values()) or any(e.kind == DISPUTES for e in view.edges):
@@ -292,7 +295,8 @@ def plan_settle(view: BeliefView, touched: list[str], epoch: int) -> Plan:
         if attacked:
             outcome = relabel(view, plan, attacked)
             plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
+    if plan.died or gained:
+        decay(view, plan, plan.died, gained)
     if plan.died:
-        decay(view, plan, plan.died)
         rescore(view, plan, plan.died)
     return plan

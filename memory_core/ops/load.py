@@ -4,7 +4,8 @@
   properties): cognee's ``add_data_points`` would reset them.
 * Nodes a revision forgot are not re-added; the result says which and why.
 * Edges that already exist are left alone (re-adding would reset their weight).
-* New nodes whose justifications are already dead enter ``invalidated``.
+* New nodes whose justifications are already dead enter ``invalidated``; a non-critical
+  dependency already dead halves a new node's confidence (or a stored one's, given the edge).
 The whole load is one journalled intent: it lands whole or not at all.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.core.beliefs import BeliefView, Edge, Node
-from memory_core.core.vocabulary import PART_OF, SUPPORTS
+from memory_core.core.vocabulary import PART_OF, SUPPORTS, Rule
 from memory_core.store.intents import log_changes, node_entry, updates
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE
@@ -332,7 +333,18 @@ async def plan_load(
     touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
     touched += [s.src for s, _ in ghost_edges]
     touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled
-    plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch)
+    # non-critical dependencies new with this load: one already dead halves the confidence (rule 4)
+    gained: dict[str, set[str]] = {}
+    for spec, _ in new_edges:
+        if spec.type == "depends_on" and not spec.props.get("critical", True) and spec.src in view.nodes:
+            gained.setdefault(spec.src, set()).add(spec.dst)
+    plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch, gained)
+    for change in plan.changes:
+        if change.rule == Rule.NONCRITICAL_DECAY and change.key in gained:
+            notes.append(
+                f"{change.key}: confidence {change.after['confidence']} (x0.5 per dead non-critical "
+                f"dependency): {', '.join(change.cause)} {'is' if len(change.cause) == 1 else 'are'} dead"
+            )
     # a superseded hypothesis that gains alive support holds again, as when its support returns
     supporters = sorted(
         {
@@ -358,6 +370,8 @@ async def plan_load(
         props = node_props(spec, qkey)
         if spec.kind == "question":
             props.update(question_extras(inv))
+        if node.confidence != spec.fields.get("confidence"):  # weakened by a dead non-critical dependency
+            props["confidence"] = node.confidence
         add_nodes.append(node_entry(spec.kind, spec.key, props, node.state, epoch, node.weight, own))
     intent = {
         "epoch": epoch,

@@ -12,7 +12,7 @@ orphan forgotten, nothing else), the same state, weight and confidence, the same
 edges. Each sequence is then undone to the empty graph.
 
 ``make test`` runs a quick sample (``FALSIFY_PROPERTY_SEQUENCES``, default 3, 5 before;
-the fifteen fixed cases below, three of them sequences the generator found, run every time);
+the sixteen fixed cases below, three of them sequences the generator found, run every time);
 ``make bench`` runs a few hundred through ``python -m bench.deep``.
 """
 
@@ -408,4 +408,55 @@ async def test_node_resolve_brings_back_still_rests_on_a_node_forgotten_after_it
     assert p("K") in result["restored"]
     result = await app.revise("A did not hold", target=p("A"), key=p("G4"))
     assert p("K") in result["invalidated"] and p("K") in result["forgotten"]
+    assert [p for p in (await app.check())["problems"] if prefix in p] == []
+
+
+async def test_conclusion_loaded_onto_a_dead_noncritical_dependency_enters_halved(app):
+    """E0 refuted (F1); a fragment then adds K (0.8), resting on EE and using E0 non-critically,
+    and gives the stored J (0.6) a non-critical edge to E0: both are stored halved (0.4, 0.3),
+    as the whole-graph rules say; F1 refuted (F2) gives them 0.8 and 0.6 back."""
+    from bench.graphs import loaded_model
+
+    prefix = "pwnclo_"
+    p = lambda k: prefix + k  # noqa: E731
+    inv = {
+        "question": {"key": p("Q"), "text": "Does K hold?"},
+        "evidence": [{"key": p(k), "claim": f"{k} was observed"} for k in ("E0", "EE")],
+        "conclusions": [{"key": p("J"), "statement": "J follows from EE", "confidence": 0.6}],
+        "edges": [{"type": "depends_on", "from": p("J"), "to": p("EE")}],
+    }
+    report = await run_sequence(app, inv, [p("E0")], prefix)
+    assert report["differences"] == [], describe(inv, [], report)
+    model = loaded_model(inv)
+    model.revise(p("E0"), p("F1"))
+    fragment = {
+        "question": {"key": p("Q")},
+        "conclusions": [
+            {"key": p("K"), "statement": "K follows from EE, a little from E0", "confidence": 0.8}
+        ],
+        "edges": [
+            {"type": "depends_on", "from": p("K"), "to": p("EE")},
+            {"type": "depends_on", "from": p("K"), "to": p("E0"), "critical": False},
+            {"type": "depends_on", "from": p("J"), "to": p("E0"), "critical": False},
+        ],
+    }
+    result = await app.load(fragment)
+    assert any(n.startswith(p("K") + ": confidence 0.4") for n in result["notes"]), result["notes"]
+    model.load_fragment(
+        [MNode(p("K"), "conclusion", p("Q"), confidence=0.8)],
+        [
+            MEdge("depends_on", p("K"), p("EE")),
+            MEdge("depends_on", p("K"), p("E0"), critical=False),
+            MEdge("depends_on", p("J"), p("E0"), critical=False),
+        ],
+    )
+    assert differences(await app.status(), model, prefix) == []
+    confidence = lambda status, k: next(n["confidence"] for n in status["nodes"] if n["key"] == p(k))  # noqa: E731
+    status = await app.status()
+    assert (confidence(status, "K"), confidence(status, "J")) == (0.4, 0.3)
+    model.revise(p("F1"), p("F2"))
+    await app.revise("F1 did not hold", target=p("F1"), key=p("F2"))
+    status = await app.status()
+    assert differences(status, model, prefix) == []
+    assert (confidence(status, "K"), confidence(status, "J")) == (0.8, 0.6)
     assert [p for p in (await app.check())["problems"] if prefix in p] == []

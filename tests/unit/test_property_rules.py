@@ -411,3 +411,42 @@ def test_superseded_hypothesis_gaining_alive_support_holds_again():
     engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
     agree(engine, model, "after loading EN")
     assert (engine.nodes["A"].state, engine.nodes["A"].weight, engine.nodes["B"].weight) == (ALIVE, 0.6, 0.3)
+
+
+def test_loaded_onto_a_dead_noncritical_dependency_enters_halved():
+    """Rule 4 at load (rule 9: the load's settle step, memory_core/ops/load.py): E0 is refuted
+    (F1); a fragment then adds K (0.8), resting on EE and using E0 non-critically, and gives
+    the stored J (0.6) a non-critical edge to E0. Both enter halved (0.4, 0.3), as if E0 had
+    died since; F1 refuted (F2) brings E0 back and gives them 0.8 and 0.6; E0 refuted again
+    (F3) halves them again."""
+    from memory_core.core.beliefs import BeliefView, Edge, Node
+    from memory_core.core.revision import plan_settle
+
+    m = small({"E0": "evidence", "EE": "evidence", "J": "conclusion"}, [("depends_on", "J", "EE")])
+    m.nodes["J"].confidence = 0.6
+    engine, model, _ = both(m, "E0")
+    model.load_fragment(
+        [MNode("K", "conclusion", "Q", confidence=0.8)],
+        [
+            MEdge("depends_on", "K", "EE"),
+            MEdge("depends_on", "K", "E0", critical=False),
+            MEdge("depends_on", "J", "E0", critical=False),
+        ],
+    )
+    view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
+    view.add_node(Node("K", "conclusion", question="Q", confidence=0.8))
+    view.add_edge(Edge("depends_on", "K", "EE"))
+    view.add_edge(Edge("depends_on", "K", "E0", critical=False))
+    view.add_edge(Edge("depends_on", "J", "E0", critical=False))
+    plan = plan_settle(view, ["K", "J"], 2, gained={"K": ["E0"], "J": ["E0"]})
+    assert sorted(plan.weakened) == ["J", "K"]
+    engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
+    engine.memory.absorb(plan)
+    agree(engine, model, "after the load")
+    assert (engine.nodes["K"].confidence, engine.nodes["J"].confidence) == (0.4, 0.3)
+    for epoch, (target, new) in enumerate((("F1", "F2"), ("E0", "F3")), start=3):
+        model.revise(target, new)
+        engine.revise(target, new, epoch)
+        agree(engine, model, f"after revising {target}")
+        want = (0.8, 0.6) if target == "F1" else (0.4, 0.3)
+        assert (engine.nodes["K"].confidence, engine.nodes["J"].confidence) == want
