@@ -184,9 +184,10 @@ MUTANTS = [
     ),
     Mutant(
         "refute_dead_again",
-        "cascade.py",
-        "if not node.alive or key in died:",
-        "if key in died:",
+        "tms.py",
+        "premises = [k for k in dying if not view.justifications(k)]",
+        "premises = [k for k in scope if new[k] == L_DEAD and not view.justifications(k)]",
+        after="def relabel",
         why="already-dead evidence is refuted again",
     ),
     Mutant(
@@ -249,8 +250,9 @@ MUTANTS = [
     Mutant(
         "loser_needs_no_support_loss",
         "promotion.py",
-        "hyp.alive and not view.alive_supporters(edge.dst)",
-        "hyp.alive",
+        "and not view.alive_supporters(edge.dst)",
+        "and True",
+        after="def rescore",
         why="a hypothesis with alive support left is superseded",
     ),
     Mutant(
@@ -270,8 +272,9 @@ MUTANTS = [
     Mutant(
         "loser_not_superseded",
         "promotion.py",
-        "state=SUPERSEDED, weight=0.0",
-        "weight=0.0",
+        "state=SUPERSEDED,",
+        "",
+        after="Rule.SUPPORT_LOST",
         why="the loser stays alive",
     ),
     Mutant(
@@ -305,8 +308,9 @@ MUTANTS = [
     Mutant(
         "reinstated_hypothesis_prior_weight",
         "tms.py",
-        "weight=weight if weight is not None else (node.prior or 0.5))",
-        "weight=node.prior or 0.5)",
+        "weight=weight if weight is not None else (node.prior or 0.5),",
+        "weight=node.prior or 0.5,",
+        after="def reinstate_hypotheses",
         why="a reinstated hypothesis does not get its weight back",
     ),
     Mutant(
@@ -327,8 +331,9 @@ MUTANTS = [
     Mutant(
         "returning_alive_only",
         "reinstatement.py",
-        "if lab != L_DEAD and k not in forced",
-        'if lab == "alive" and k not in forced',
+        "if lab != L_DEAD",
+        'if lab == "alive"',
+        after="def returning",
         why="evidence a dispute would make disputed (not dead) is not re-judged",
     ),
     Mutant(
