@@ -64,7 +64,7 @@ class ForgottenIndex:
         takes the edges the others hold with it, and gives them the edges it holds with them;
         whichever of the two comes back first, the other's tombstone still has the edge (C,
         forgotten after R it rests on, comes back with R, or after it, resting on it again)."""
-        tid = tomb.get("id")
+        tid = tomb.get("id") or ""
         edges = [list(e) for e in tomb.get("edges", [])]
         have = {tuple(e[:3]) for e in edges}
         for other in sorted(self._touching.get(tid, ())):
@@ -87,8 +87,9 @@ class ForgottenIndex:
         tomb = self.gone.pop(key, None)
         if tomb is None:
             return
-        if self._key_of.get(tomb.get("id")) == key:
-            del self._key_of[tomb.get("id")]
+        tid = tomb.get("id") or ""
+        if self._key_of.get(tid) == key:
+            del self._key_of[tid]
         for other in _ends(tomb):
             keys = self._touching.get(other)
             if keys is not None:
