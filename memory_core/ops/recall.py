@@ -43,6 +43,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
 from memory_core.core.keys import normalise_key, normalise_term, sp_key
+from memory_core.core.cardinality import MANY
 from memory_core.core.tms import downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
 from memory_core.core.why import why_alive
@@ -75,7 +76,8 @@ STOPWORDS = frozenset(
 could did do does doing during each for from had has have having he her here hers him his how i if in into is it
 its itself know known me more most my no nor not of on once only or other our out over own same she should so some
 such than that the their them then there these they this those through to too under until up very was we were what
-when where which while who whom whose why will with would you your""".split()
+when where which while who whom whose why will with would you your am still now anymore ever yet already
+isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t""".split()
 )
 
 
@@ -127,9 +129,12 @@ def found_in(text: str) -> Found:
 
 def _same_word(word: str, found: Found) -> bool:
     """``word`` or a form of it is in ``found``: the same word, one of the same stem ("living" /
-    "lives", "die" / "died"), or (4 letters or more) one sharing its first letters with it, all
-    but at most four of the longer one's ("warn" / "warned", "document" / "documented", "citizen"
-    / "citizenship"; not "chair" / "chairperson")."""
+    "lives", "die" / "died"), or (4 letters or more) a word it begins or that begins it, which
+    adds at most four letters ("warn" / "warned", "citizen" / "citizenship", "america" /
+    "american"; not "chair" / "chairperson", and a name of four letters and one more, "paul" /
+    "paula", is another name), or one sharing its first six letters or more, all but at most four
+    of the longer one's ("produced" / "production"). Words that only begin alike are other
+    words: "maria" / "mario", "carla" / "carlos", "austria" / "australia"."""
     if word in found or stem(word) in found.stems:
         return True
     if len(word) < 4:
@@ -137,12 +142,18 @@ def _same_word(word: str, found: Found) -> bool:
     for other in found:
         if len(other) < 4:
             continue
+        short, long = (word, other) if len(word) <= len(other) else (other, word)
+        extra = len(long) - len(short)
+        if long.startswith(short):
+            if extra <= 4 and (len(short) >= 5 or extra >= 2):
+                return True
+            continue
         shared = 0
         for a, b in zip(word, other):
             if a != b:
                 break
             shared += 1
-        if shared >= max(4, max(len(word), len(other)) - 4):
+        if shared >= max(6, len(long) - 4):
             return True
     return False
 
@@ -185,7 +196,7 @@ def relevant(hit: BeliefHit, floor: float, words: QuestionWords) -> bool:
     Company X?")."""
     if hit.distance is not None and hit.distance <= floor:
         return True
-    return coverage(words, text_of(hit.props)) == 1.0
+    return coverage(words, said(hit.props)) == 1.0
 
 
 def text_of(props: dict) -> str:
@@ -392,9 +403,13 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
     }
 
 
-async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[BeliefHit]) -> dict:
+async def answer_from_facts(
+    stores, slice_: Slice, lead: BeliefHit, more: list[BeliefHit], words: Optional[QuestionWords] = None
+) -> dict:
     """The most relevant alive evidence or conclusion, with the justification chain it rests
-    on (to its premises) and their sources."""
+    on (to its premises) and their sources; a value of a predicate its inquiry declares
+    ``many`` that the question does not name comes with the other alive values ("Which
+    languages does Maria speak?": all of them)."""
     view = await chain_view(stores, slice_, dict(lead.props, id=lead.node_id))
     key = lead.props["key"]
     tree = why_alive(view, key)
@@ -423,6 +438,16 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
         answer += " ".join(f"{text_of(p)} [{_interval_said(slice_.node(p))}]" for p in also)
         nodes += [p["key"] for p in also]
         context += [text_of(p) for p in also]
+    elif (
+        words is not None
+        and not covered(words, lead.props.get("object") or "")
+        and await _many(stores, lead.props)
+    ):
+        others = [p for p in await values_of(stores, slice_, lead.props) if slice_.state(p) == ALIVE]
+        if others:
+            answer += " Also: " + " ".join(text_of(p) for p in others)
+            nodes += [p["key"] for p in others]
+            context += [text_of(p) for p in others]
     return {
         "answer": answer,
         "nodes": nodes,
@@ -435,11 +460,17 @@ async def answer_from_facts(stores, slice_: Slice, lead: BeliefHit, more: list[B
     }
 
 
-async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
-    """Asked about a year or a month, the other values of the answer's subject and predicate
-    that held at some time of it (Lisbon until June 2018, Porto from then), earliest first."""
-    if slice_.as_of is None or validity.period(slice_.as_of) is None:
-        return []
+async def _many(stores, props: dict) -> bool:
+    """Whether a fact's predicate is declared ``many`` by its inquiry (several values at once)."""
+    if not props.get("predicate"):
+        return False
+    declared = (await stores.store.declared_predicates([props])).get(props.get("question_key") or "", {})
+    return declared.get(normalise_term(props["predicate"])) == MANY
+
+
+async def values_of(stores, slice_: Slice, props: dict) -> list[dict]:
+    """The other facts of a fact's subject and predicate in its inquiry (their states read on
+    the slice), earliest valid first."""
     key = sp_key(props.get("subject"), props.get("predicate"))
     if key is None:
         return []
@@ -449,9 +480,16 @@ async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
         if p.get("key") != props.get("key") and inquiry_of(p) == inquiry_of(props)
     ]
     await slice_.load(inquiry_of(p) for p in found)
-    held = [(slice_.node(p), p) for p in found if slice_.state(p) == ALIVE]
-    timed = [(n, p) for n, p in held if n is not None]
-    return [p for _, p in sorted(timed, key=lambda np: (np[0].valid_from or "", np[1]["key"]))]
+    nodes = [(slice_.node(p), p) for p in found]
+    return [p for n, p in sorted(nodes, key=lambda np: ((np[0] and np[0].valid_from) or "", np[1]["key"]))]
+
+
+async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
+    """Asked about a year or a month, the other values of the answer's subject and predicate
+    that held at some time of it (Lisbon until June 2018, Porto from then), earliest first."""
+    if slice_.as_of is None or validity.period(slice_.as_of) is None:
+        return []
+    return [p for p in await values_of(stores, slice_, props) if slice_.state(p) == ALIVE]
 
 
 def _interval_said(node: Optional[Node]) -> str:
@@ -489,9 +527,17 @@ def held_by_dead(
     return best
 
 
-async def replacement(stores, slice_: Slice, dead: str) -> Optional[dict]:
+async def replacement(stores, slice_: Slice, dead: str, props: Optional[dict] = None) -> Optional[dict]:
     """The alive belief that took a dead one's place: what refuted, superseded or ended it (the
-    revision log), followed while that died too; None when nothing alive did."""
+    revision log), followed while that died too; at an as-of time, a fact not valid then is in
+    the place of the value of its subject and predicate that is (Alan Reed was the CEO in 2012,
+    not Beth Cole, who became CEO in 2016); None when nothing alive did."""
+    if props is not None and slice_.as_of is not None:
+        node = slice_.node(props)
+        if node is not None and validity.outside((node.valid_from, node.valid_to), slice_.as_of):
+            then = [p for p in await values_of(stores, slice_, props) if slice_.state(p) == ALIVE]
+            if then:
+                return then[0]
     replaced = revision_marks(stores.journal)[2]
     seen, key = {dead}, replaced.get(dead)
     while key is not None and key not in seen:
@@ -535,7 +581,7 @@ def _state_said(slice_: Slice, props: dict) -> str:
 async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: QuestionWords) -> Optional[dict]:
     """The question is about a dead fact: its alive replacement answers, saying what it replaces
     (``replaces``); with none, None."""
-    found = await replacement(stores, slice_, dead.props["key"])
+    found = await replacement(stores, slice_, dead.props["key"], dead.props)
     if found is None:
         return None
     kind = KIND_BY_TYPE.get(found.get("type", ""))
@@ -560,9 +606,21 @@ CHAIN_CHECKED = 3  # the best chains whose joined text is embedded to test its r
 
 
 def said(props: dict) -> str:
-    """What a fact says, for the question's words a chain holds: its text and its triple's
-    predicate ("Alice moved to Berlin." under "lives in" holds "live")."""
-    return f"{text_of(props)} {props.get('predicate') or ''}"
+    """What a fact says, for the question's words it holds: its text and its triple ("Alice
+    moved to Berlin." under "lives in" holds "live"; "I just moved to Munich." stored as
+    user|lives in|Munich holds "user")."""
+    triple = " ".join(props.get(k) or "" for k in ("subject", "predicate", "object"))
+    return f"{text_of(props)} {triple}".strip()
+
+
+def relation_said(props: dict) -> str:
+    """What a fact says of the relation between its subject and its object: its text and
+    predicate without the words naming the two ("Maria Lopez is married to Jorge Silva."
+    under spouse: "is married to spouse")."""
+    names = set(query_words(f"{props.get('subject') or ''} {props.get('object') or ''}"))
+    return " ".join(
+        w for w in query_words(f"{text_of(props)} {props.get('predicate') or ''}") if w not in names
+    )
 
 
 async def hop_chain(
@@ -578,11 +636,13 @@ async def hop_chain(
     """A question no single fact holds enough of ("the official language of the country of
     citizenship of the manager of Hey Jude's performer"), answered through stored triples.
 
-    From each of ``starts`` (alive facts with an object, most relevant first; each read from its
-    subject to its object, and backwards) every chain is
-    followed where each next hop is an alive fact whose subject is the last hop's object and
-    which holds one of the question's content words that the chain does not hold yet (in its
-    claim or its predicate: :func:`said`); a chain ends where no hop adds one. The chain
+    From each of ``starts`` (alive facts with an object, most relevant first, whose relation the
+    question asks about; each read from the entity the question names: from its subject to its
+    object, or from its object back to its subject) every chain is followed where each next hop
+    is an alive fact whose subject is the last hop's object and whose relation holds one of the
+    question's content words that the chain does not hold yet (its claim or predicate, without
+    the names of its subject and object: :func:`relation_said`); a chain ends where no hop adds
+    one. The chain
     holding the most of the question's words wins (then the fewer hops, then the more
     relevant start), only when it holds more of them than the best single fact
     (``best_single`` words) and is relevant as one text: its hops' claims read together lie
@@ -594,12 +654,19 @@ async def hop_chain(
     # backwards; its hops; the question's words it holds; the subject its next hop must have)
     frontier = []
     for order, h in enumerate(starts):
+        if not covered(words, relation_said(h.props)):
+            continue  # a relation the question does not ask about ("married to" for Jorge's employer)
         held = covered(words, said(h.props))
-        frontier.append(((order, 0), [h.props], held, normalise_term(h.props.get("object") or "")))
+        names_subject = bool(covered(words, h.props.get("subject") or ""))
+        names_object = bool(covered(words, h.props.get("object") or ""))
+        # read from the entity the question names: from its subject to its object ("Hey Jude's
+        # performer" on to the performer's manager), unless it names the object only
+        if names_subject or not names_object:
+            frontier.append(((order, 0), [h.props], held, normalise_term(h.props.get("object") or "")))
         # the start read from its object back to its subject ("Bob is the CEO of Acme." for the
         # CEO of Acme), then on from the subject's other facts: only when the question names the
         # object (else the next hop is a sibling of the start, not a step on from it)
-        if covered(words, h.props.get("object") or ""):
+        if names_object:
             frontier.append(((order, 1), [h.props], held, normalise_term(h.props.get("subject") or "")))
     ended: list[tuple[tuple, list[dict]]] = []
     visits = 0
@@ -617,17 +684,20 @@ async def hop_chain(
         ]
         if slice_.as_of is not None:
             await slice_.load(inquiry_of(p) for p in found)
-        by_subject: dict[str, list[tuple[dict, frozenset]]] = {}
+        by_subject: dict[str, list[tuple[dict, frozenset, frozenset]]] = {}
         for p in sorted(found, key=lambda p: p.get("key") or ""):
             if slice_.state(p) == ALIVE:  # each fact's words read once, however many chains reach it
-                by_subject.setdefault(normalise_term(p["subject"]), []).append((p, covered(words, said(p))))
+                by_subject.setdefault(normalise_term(p["subject"]), []).append(
+                    (p, covered(words, said(p)), covered(words, relation_said(p)))
+                )
         grown = []
         for fixed, chain, held, at in frontier:
             used = {p.get("key") for p in chain}
+            # a next hop adds a relation the question asks about (its object's name alone is no step)
             options = [
-                (p, new)
-                for p, holds in by_subject.get(at, [])
-                if p.get("key") not in used and (new := holds - held)
+                (p, holds - held)
+                for p, holds, relation in by_subject.get(at, [])
+                if p.get("key") not in used and relation - held
             ]
             if not options or visits >= CHAIN_VISITS:
                 ended.append(((-len(held), len(chain)) + fixed, chain))
@@ -908,7 +978,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
         # the belief that answers holds most of the question's words; among those, the nearest
-        order = lambda h: (-round(coverage(words, text_of(h.props)), 6), _nearness(h))  # noqa: E731
+        order = lambda h: (-round(coverage(words, said(h.props)), 6), _nearness(h))  # noqa: E731
         matches.sort(key=order)
         facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
         nearest = min(matches, key=_nearness) if matches else None
@@ -996,7 +1066,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             # a question about facts, or the inquiry's own whose hypotheses have no alive support
             mine = await answer_through(stores, slice_, through, words)
         elif mine is None and facts:
-            mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA])
+            mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA], words)
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
                 held = covered(words, said(facts[0].props))
                 mine["unheld"] = sorted(set(words) - held)
@@ -1022,9 +1092,15 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             view = await slice_.view(chosen)
             unsupported = [u for u in unsupported_of(view) if own is not None or u["key"] in near_keys]
             disputes = disputes_of(view)
-            if own is None:  # a question about some of its facts: the disputes among them
+            if own is None:  # a question about some of its facts: the disputes among those relevant to it
                 disputes = _near(
-                    disputes, near_keys | {h.props["key"] for h in hits if inquiry_of(h.props) == chosen}
+                    disputes,
+                    near_keys
+                    | {
+                        h.props["key"]
+                        for h in hits
+                        if inquiry_of(h.props) == chosen and relevant(h, floor, words)
+                    },
                 )
     if mine is None and question and not unsupported:
         # no alive fact answers (no hypothesis to lead either): a dead one the question is about (it
@@ -1045,8 +1121,16 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             relevance["matched"] = True
             if mine["unheld"]:
                 mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
-        elif dead is not None and chosen is not None:
+        elif dead is not None:  # the question is about this fact, in its inquiry
             mine = dead_answer(slice_, dead)
+            chosen = inquiry_of(dead.props) or chosen
+            relevance["matched"] = True
+    named = (mine or {}).get("dead_match") or {}
+    if named.get("state") == DISPUTED and named["key"] not in disputes["disputed"]:
+        # the disputed fact the question is about: its dispute, from its own inquiry
+        found = (await stores.store.find_keys([named["key"]])).get(named["key"])
+        if found is not None and inquiry_of(found) is not None:
+            disputes = _near(disputes_of(await slice_.view(inquiry_of(found) or "")), {named["key"]})
     if mine is None:
         if chosen is not None:
             answer = (

@@ -836,3 +836,95 @@ async def test_the_mcp_tool_takes_an_inquiry_and_a_path(app, prefix):
     assert not walked.is_error and walked.structured_content["path"]["values"] == ["40 tonnes"]
     bad = await server.call_tool("recall", {"inquiry": f"{prefix}nope"})
     assert bad.is_error
+
+
+def company_notes(prefix: str) -> dict:
+    """Maria, married to Jorge; Orbital, which acquired Sprout Labs; each with its own facts."""
+    tag = prefix.strip("_")  # one word with the name: the names of two tests share no word
+    maria, jorge, orbital, sprout = (f"{n}{tag}" for n in ("Maria Lopez", "Jorge Silva", "Orbital", "Sprout"))
+    facts = [
+        ("M_job", f"{maria} works for Novartis.", maria, "employer", "Novartis"),
+        ("M_food", f"{maria}'s favourite food is sushi.", maria, "favourite food", "sushi"),
+        ("M_partner", f"{maria} is married to {jorge}.", maria, "spouse", jorge),
+        ("J_job", f"{jorge} is a chef.", jorge, "occupation", "chef"),
+        ("O_acq", f"{orbital} acquired {sprout}.", orbital, "acquired", sprout),
+        ("O_ceo", f"Beth Cole{tag} is the CEO of {orbital}.", orbital, "CEO", f"Beth Cole{tag}"),
+        ("S_ceo", f"Ken Ito{tag} is the CEO of {sprout}.", sprout, "CEO", f"Ken Ito{tag}"),
+        ("L1", f"{maria} speaks Spanish.", maria, "speaks", "Spanish"),
+        ("L2", f"{maria} speaks German.", maria, "speaks", "German"),
+    ]
+    return {
+        "question": {"key": f"{prefix}Q", "text": f"Notes ({prefix})"},
+        "predicates": {"speaks": "many"},
+        "evidence": [
+            {"key": f"{prefix}{k}", "claim": c, "subject": s, "predicate": p, "object": o}
+            for k, c, s, p, o in facts
+        ],
+    }
+
+
+async def test_a_chain_follows_only_relations_the_question_asks_about_from_the_entity_it_names(app, prefix):
+    """Jorge's employer is not Maria's (the question never asks about "married"); the CEO of the
+    company that acquired Sprout is the acquirer's (the question names Sprout, the acquisition's
+    object: the chain reads back from it); a list over a ``many`` predicate gives every value."""
+    await app.load(json.dumps(company_notes(prefix)))
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    tag = prefix.strip("_")
+    jorge = (await app.recall(f"Who employs Jorge Silva{tag}?"))["falsify"]
+    assert p("M_job") not in jorge["nodes"] and "through" not in jorge, jorge
+    assert jorge["nodes"][:1] == [p("J_job")] and "employs" in jorge["unheld"]
+    acquirer = (await app.recall(f"Who is the CEO of the company that acquired Sprout{tag}?"))["falsify"]
+    assert [h["key"] for h in acquirer["through"]] == [p("O_acq"), p("O_ceo")], acquirer
+    bought = (await app.recall(f"Who is the CEO of the company Orbital{tag} acquired?"))["falsify"]
+    assert [h["key"] for h in bought["through"]] == [p("O_acq"), p("S_ceo")], bought
+    spoken = (await app.recall(f"Which languages does Maria Lopez{tag} speak?"))["falsify"]
+    assert set(spoken["nodes"]) == {p("L1"), p("L2")} and "Also:" in spoken["answer"], spoken
+    german = (await app.recall(f"Does Maria Lopez{tag} speak German?"))["falsify"]
+    assert german["nodes"] == [p("L2")], german  # the value the question names: no list
+
+
+async def test_a_disputed_fact_holding_the_whole_question_is_named_and_a_date_finds_the_value_then(
+    app, prefix
+):
+    """Nothing alive near, a disputed fact holding every word of the question: the answer names it
+    and the dispute (not "nothing stored matches"). At a date before a value started, the value
+    of its subject and predicate valid then answers in its place."""
+    anna, orbital = f"Anna{prefix.strip('_')}", f"Orbital{prefix.strip('_')}"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": f"{prefix}Q", "text": f"Personal notes ({prefix})"},
+                "evidence": [
+                    {
+                        "key": f"{prefix}A_job",
+                        "claim": f"{anna} works at Acme Corp as an accountant.",
+                        "subject": anna,
+                        "predicate": "employer",
+                        "object": "Acme Corp",
+                    },
+                    {
+                        "key": f"{prefix}O_ceo",
+                        "claim": f"Hugo{orbital} is the chief executive officer of {orbital}.",
+                        "subject": orbital,
+                        "predicate": "ceo",
+                        "object": f"Hugo{orbital}",
+                        "valid_from": "2010-01-01",
+                    },
+                ],
+            }
+        )
+    )
+    await app.revise(f"{anna} works at Globex.", triple=f"{anna}|employer|Globex", policy="preserve_both")
+    asked = (await app.recall(f"Does {anna} work at Acme Corp?"))["falsify"]
+    assert asked["dead_match"]["key"] == f"{prefix}A_job" and asked["dead_match"]["state"] == "disputed", (
+        asked
+    )
+    assert f"{prefix}A_job" in asked["disputed"]
+    beth = await app.revise(
+        f"Nina{orbital} became chief executive officer of {orbital}.",
+        triple=f"{orbital}|ceo|Nina{orbital}",
+        valid_from="2016-05-01",
+    )
+    then = (await app.recall(f"Was Nina{orbital} CEO of {orbital} in 2012?"))["falsify"]
+    assert then["nodes"] == [f"{prefix}O_ceo"] and then["replaces"]["key"] == beth["new_evidence"], then
+    assert then["replaces"]["state"].startswith("not valid in 2012")

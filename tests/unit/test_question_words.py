@@ -33,3 +33,23 @@ def test_an_initialism_written_in_capitals_by_the_words_it_abbreviates():
     # only consecutive words spell it, and only a word the question writes in capitals is read so
     assert held("Who is the CEO?", "The chief financial officer executes it.") == set()
     assert held("Which map is it?", "Madonna, Alice and Peter.") == set()
+
+
+def test_names_that_only_begin_alike_are_other_words():
+    assert held("When is Mario Lopez's birthday?", "Maria Lopez's birthday is on 3 May.") == {
+        "lopez",
+        "birthday",
+    }
+    assert held("Where does Carlos Diaz live?", "Carla Diaz lives in Valencia.") == {"diaz", "live"}
+    assert held("Is it in Austria?", "It is in Australia.") == set()
+    assert held("What does Paula do?", "Paul is a baker.") == set()
+    # word forms still hold: a longer word that begins with it, or one sharing six letters or more
+    assert held("Which American city?", "He was born in America.") == {"american"}
+    assert held("What was produced there?", "The production moved.") == {"produced"}
+
+
+def test_words_that_ask_nothing_a_fact_states_are_not_the_questions():
+    assert content_words("Isn't Maria married to Jorge?") == {"maria", "married", "jorge"}
+    assert content_words("Doesn't Maria live in Lisbon anymore?") == {"maria", "live", "lisbon"}
+    assert content_words("Does Maria still work there now?") == {"maria", "work"}
+    assert content_words("Who won the cup?") == {"won", "cup"}
