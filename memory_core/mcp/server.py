@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from typing import Any, Awaitable, Callable, Optional, Union
 
@@ -537,12 +538,59 @@ async def serve_stdio(root=None, alongside=None) -> int:
 # JSON-RPC error naming the field. Over stdio here; over HTTP in memory_core.web.app.
 
 
+# The deepest nesting a message may have (the envelope's levels included). The SDK's reader gives
+# up at about 200 levels without answering (the client waits for ever); a tool's arguments need a
+# handful, an add_beliefs fragment a few more.
+MAX_MESSAGE_DEPTH = 64
+
+# a JSON token: a string (escapes included), a bracket, a colon or comma, or a bare scalar
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
+
+
+def _nesting(text: str) -> tuple[int, Any]:
+    """How deep ``text`` nests (read token by token, never parsed: a message too deep for a
+    parser is measured all the same) and the ``id`` of its top-level object, if it names one."""
+    depth = deepest = 0
+    ident, tokens = None, []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("]", "}"):
+            depth -= 1
+        elif depth == 1 and ident is None:
+            tokens = (tokens + [token])[-3:]
+            if len(tokens) == 3 and tokens[0] == '"id"' and tokens[1] == ":":
+                try:
+                    ident = json.loads(tokens[2])
+                except ValueError:
+                    pass
+    return deepest, ident
+
+
+def _too_deep(raw: bytes | str) -> Optional[tuple[Any, str]]:
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if text.count("[") + text.count("{") <= MAX_MESSAGE_DEPTH:  # cannot nest deeper: not measured
+        return None
+    deepest, ident = _nesting(text)
+    if deepest <= MAX_MESSAGE_DEPTH:
+        return None
+    return ident, f"message: nested {deepest} levels deep (the limit is {MAX_MESSAGE_DEPTH} levels)"
+
+
 def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
     """(the message's id, why) when FALSIFY's reader refuses a message the SDK's lenient reader
-    would take; None when it is fine, or when both refuse it (the SDK answers those itself)."""
+    would take, or one nested deeper than :data:`MAX_MESSAGE_DEPTH` (which the SDK drops without
+    an answer); None when it is fine, or when both readers refuse it (the SDK answers those
+    itself)."""
     from memory_core.core.errors import InputError
     from memory_core.core.investigation import loads_json
 
+    deep = _too_deep(raw)
+    if deep is not None:
+        ident = deep[0]
+        return (ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None), deep[1]
     try:
         loads_json(raw, "message")
         return None
@@ -556,12 +604,18 @@ def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
     return (ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None), why
 
 
+_HINT = " (each field may appear once)"
+
+
 def refusal_message(ident, why: str) -> dict:
     """A JSON-RPC error (invalid request) for a refused message: nothing was done."""
     return {
         "jsonrpc": "2.0",
         "id": ident,
-        "error": {"code": -32600, "message": f"{why}; nothing was done (each field may appear once)"},
+        "error": {
+            "code": -32600,
+            "message": f"{why}; nothing was done{_HINT if 'appears twice' in why else ''}",
+        },
     }
 
 

@@ -142,7 +142,7 @@ def _initialize(raw) -> None:
 def _repeated_fields_are_refused(raw) -> None:
     """``revise`` with ``"dry_run": true, "dry_run": false`` (the SDK's reader keeps the last) is a
     JSON-RPC error naming the field, and the memory is unchanged; a repeated field inside an
-    ``add_beliefs`` fragment object is refused the same way."""
+    ``add_beliefs`` fragment object is refused the same way; so is an argument nested too deep."""
     import json
 
     status = {
@@ -168,6 +168,17 @@ def _repeated_fields_are_refused(raw) -> None:
         '"claim": "second"}]}}}}'
     )
     assert "'claim' appears twice" in raw.answer(5)["error"]["message"]
+    # an argument nested deeper than the SDK's reader goes (it would drop the message without an
+    # answer) is refused with an error naming the limit
+    deep = "[" * 200 + "]" * 200
+    raw.send(
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "revise", "arguments": '
+        '{"fact": "x", "target": ' + deep + "}}}"
+    )
+    refused = raw.answer(7)
+    assert refused["error"]["code"] == -32600 and "the limit is 64 levels" in refused["error"]["message"], (
+        refused
+    )
     raw.send(json.dumps(dict(status, id=6)))
     assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
 
