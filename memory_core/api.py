@@ -103,15 +103,34 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
     return method
 
 
-def _in_turn(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
-    """A facade method that changes (or, ``check``, compares) the stores as a whole: it waits
-    for the revisions and other changes ahead of it and holds the root's revision lock while it
-    runs (a revision takes the same lock in its pipeline), so two calls at once on one facade
-    -- a load and an undo, a revise and an undo -- never interleave their writes or epochs.
+def _in_order(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """A facade method that runs after the calls made on this facade before it, in the order
+    they were made (a revise then an undo: the undo reverts that revise, never what came
+    before it), and before the ones made after it; refused (``FacadeClosed``, nothing read or
+    written) when the facade was closed while it waited."""
 
-    The reads (status, snapshot, recall, search, explain) take their turn the same way, so a
-    read asked while a change is being written sees the stores before it or after it, never
-    half of it (the graph's new node without the refutation it brings, say)."""
+    @functools.wraps(fn)
+    async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        fx = args[0]
+        assert isinstance(fx, Falsify)
+        async with fx._order:
+            fx._check_open(fn.__name__)
+            fx._order_holder = asyncio.current_task()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                fx._order_holder = None
+
+    return method
+
+
+def _in_turn(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """A facade method that reads or changes the stores as a whole: it runs in order
+    (:func:`_in_order`) and holds the root's revision lock while it runs (a revision takes the
+    same lock in its pipeline, a host's revision Tasks too), so two calls at once -- a load
+    and an undo, a revise and an undo -- never interleave their writes or epochs, and a read
+    asked while a change is being written sees the stores before it or after it, never half
+    of it (the graph's new node without the refutation it brings, say)."""
 
     @functools.wraps(fn)
     async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -127,7 +146,7 @@ def _in_turn(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
         finally:
             fx.stores.revision.release()
 
-    return method
+    return _in_order(method)
 
 
 def _open_only(fn: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -219,6 +238,8 @@ class Falsify:
         self._owns_engines = owns_engines  # opened standalone: close() releases cognee's engines too
         self.opened_ms = 0.0
         self.closed = False  # set by close(): every method and the Tasks built from it refuse (FacadeClosed)
+        self._order = asyncio.Lock()  # the facade's calls, one at a time in the order they were made
+        self._order_holder: Optional[asyncio.Task] = None
 
     def _check_open(self, what: str) -> None:
         if self.closed:
@@ -402,7 +423,10 @@ class Falsify:
             return
         self.closed = True
         try:
-            await self.stores.revision.shut_down()  # the change or read under way ends first
+            if self._order_holder is None or self._order_holder is not asyncio.current_task():
+                async with self._order:  # the call under way ends first; those waiting are refused
+                    pass
+            await self.stores.revision.shut_down()  # and a host's revision Tasks under way
             self.journal.close()  # the PostgreSQL journal's connection
             if self._owns_engines:
                 await engines.release()
@@ -443,6 +467,7 @@ class Falsify:
 
     @writes()
     @_speaks
+    @_in_order
     async def revise(
         self,
         fact: str,
@@ -499,6 +524,7 @@ class Falsify:
 
     @writes()
     @_speaks
+    @_in_order
     async def revise_many(
         self, facts: Iterable[Any], *, dry_run: bool = False, what: str = "facts", on_result=None
     ) -> list[RevisionResult]:

@@ -165,9 +165,12 @@ def render(text: str, vocabulary: str | None = None) -> str:
 
 
 def speak(error: BaseException, vocabulary: str | None = None) -> BaseException:
-    """Render ``error``'s message (in place; same class, same traceback) and return it."""
+    """Render ``error``'s message (in place; same class, same traceback) and return it, with
+    every secret an endpoint echoed into it masked (a host may print or forward it)."""
+    from memory_core.core.redaction import redact
+
     if error.args and isinstance(error.args[0], str):
-        error.args = (render(error.args[0], vocabulary),) + error.args[1:]
+        error.args = (redact(render(error.args[0], vocabulary)),) + error.args[1:]
     return error
 
 

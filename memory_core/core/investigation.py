@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from typing import Any, Optional
 
 from memory_core.core.vocabulary import DEPENDS_ON, ENDPOINTS, REFUTES, SUPERSEDES, SUPPORTS
@@ -236,12 +236,16 @@ def check_value(kind: str, value: Any, where: str, name: str):
         return float(value)
     if kind == "date":
         text = check_text(value, where, name, 64)
+        said = where if where.startswith("--") else f"{where}: {name!r}"  # a flag names itself
         try:
-            (date.fromisoformat if len(text) == 10 else datetime.fromisoformat)(text)
-        except ValueError:
-            raise InputError(
-                f"{where}: {name!r} must be an ISO date such as 2021-03-15, got {text!r}"
-            ) from None
+            if len(text) == 10:
+                date.fromisoformat(text)
+            else:
+                instant = datetime.fromisoformat(text)
+                if instant.tzinfo is not None:
+                    instant.astimezone(timezone.utc)  # an instant outside the calendar in UTC is none
+        except (ValueError, OverflowError):
+            raise InputError(f"{said} must be an ISO date such as 2021-03-15, got {text!r}") from None
         return text
     if kind == "stance":
         if value not in ("supports", "refutes"):

@@ -118,7 +118,10 @@ def moment(value: Optional[str]) -> Optional[datetime]:
             return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:  # outside the calendar once in UTC: no instant
+        return None
 
 
 def _fmt(value: float) -> str:

@@ -57,14 +57,18 @@ Interval = tuple[Optional[str], Optional[str]]
 
 
 def moment(text: str) -> datetime:
-    """A comparable instant of an ISO date or date-time (naive times are UTC)."""
+    """A comparable instant of an ISO date or date-time (naive times are UTC); ValueError for
+    text that is none, or an instant outside the calendar once in UTC (year 1 to 9999)."""
     value = (
         datetime.combine(date.fromisoformat(text), datetime.min.time())
         if len(text) == 10
         else datetime.fromisoformat(text)
     )
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        try:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        except OverflowError:
+            raise ValueError(f"{text} is outside the calendar in UTC") from None
     return value
 
 
@@ -100,6 +104,8 @@ def period(text: str) -> Optional[Interval]:
     if found is None:
         return None
     year, month = int(found.group(1)), found.group(2)
+    if not 1 <= year <= 9998:  # its end, the next year's first day, is a date too
+        return None
     if month is None:
         return f"{year:04d}-01-01", f"{year + 1:04d}-01-01"
     number = int(month)
@@ -118,7 +124,8 @@ def check_when(value, name: str) -> Optional[str]:
         return check_date(value, name)
     except InputError:
         raise InputError(
-            f"{name} must be an ISO date such as 2016-01-01, a year (2016) or a month (2016-03), got {value!r}"
+            f"{name} must be an ISO date such as 2016-01-01, a year (2016) or a month (2016-03), got {value!r}",
+            field="as_of",
         ) from None
 
 
@@ -144,6 +151,8 @@ def when_in_question(question: str) -> Optional[tuple[str, str]]:
         when = f"{found.group('year')}-{MONTHS.index(found.group('month').lower()) + 1:02d}"
     else:
         when = found.group("year")
+    if found.group("day") is None and period(when) is None:  # a year outside the calendar's
+        return None
     return found.group(0), when
 
 

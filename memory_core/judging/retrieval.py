@@ -387,14 +387,15 @@ class EarlierFacts:
     for fact *i*, the ``k`` nearest of the facts before it (within the distance floor when
     one is set) and those given under the same subject+predicate. ``facts``: one
     ``(key, fact, triple or None, skip)`` per fact in order (``skip``: already recorded);
-    ``vectors``: index -> embedding. The distances are one matrix, computed once."""
+    ``vectors``: index -> embedding. Each fact's distances to the facts before it are computed
+    when asked (one row at a time: a batch of tens of thousands of facts never holds an N x N
+    matrix)."""
 
     def __init__(self, facts: Sequence[tuple], vectors: dict):
         self.facts = list(facts)
-        self.distances = None
+        self.units = None
         if vectors and all(i in vectors for i in range(len(self.facts))):
-            m = _unit([vectors[i] for i in range(len(self.facts))])
-            self.distances = 1.0 - m @ m.T
+            self.units = _unit([vectors[i] for i in range(len(self.facts))])
         self.by_sp: dict[str, list[int]] = {}
         for i, (_, _, triple, _) in enumerate(self.facts):
             if triple:
@@ -404,7 +405,7 @@ class EarlierFacts:
         """``(earlier index, distance or None)``: None when found by subject+predicate only."""
         if index == 0:
             return []
-        row = self.distances[index] if self.distances is not None else None
+        row = 1.0 - self.units[:index] @ self.units[index] if self.units is not None else None
         near = set()
         if row is not None:
             near = {

@@ -863,7 +863,7 @@ async def llm_answer(question: str, context: list[str], settings) -> str:
 async def _check(stores, question, as_of, inquiry, path) -> tuple:
     """Every argument validated before anything else is read (an InputError, exit 2)."""
     if as_of is not None:
-        as_of = validity.check_when(as_of, "as_of")
+        as_of = validity.check_when(as_of, "--as-of")
     if inquiry is not None:
         if not isinstance(inquiry, str) or not inquiry.strip():
             raise InputError(f"inquiry must be the key of a stored question, got {inquiry!r}")

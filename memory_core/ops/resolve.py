@@ -118,7 +118,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
         "epoch": epoch,
         "kind": "resolve",
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "fact": f"resolve {loser} --winner {winner}",
+        "fact": f"resolved: {winner} wins over {loser}",  # in no caller's flags: the log is every caller's
         "loser": loser,
         "winner": winner,
         "decisions": plan.decisions,

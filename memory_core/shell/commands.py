@@ -511,7 +511,7 @@ async def cmd_explain(args) -> int:
 
 async def cmd_recall(args) -> int:
     epoch = _whole_epoch(args.epoch)
-    validity.check_when(args.as_of, "as_of")  # a bad date fails before the root is opened
+    validity.check_when(args.as_of, "--as-of")  # a bad date fails before the root is opened
     await _simple(
         args,
         "recall",

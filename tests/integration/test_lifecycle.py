@@ -98,6 +98,19 @@ async def test_a_read_asked_during_a_write_sees_the_whole_change(app, prefix):
     assert recalled == await app.recall(AUDIT)
 
 
+async def test_calls_at_once_run_in_the_order_they_were_made(app, prefix):
+    """A revise then an undo, gathered: the undo reverts that revise (the revise's early
+    detection lets its lock go for a moment; the undo still waits for the whole revise)."""
+    await app.load(seed_with_prefix(prefix))
+    loaded = app.journal.epoch()
+    revised, undone = await asyncio.gather(
+        app.revise(AUDIT, target=f"{prefix}E_qa", key=f"{prefix}F_order"), app.undo()
+    )
+    assert revised["epoch"] == loaded + 1 and undone["undone"] == loaded + 1, (revised, undone)
+    keys = {n["key"] for n in (await app.status())["nodes"]}
+    assert f"{prefix}E_qa" in keys and f"{prefix}F_order" not in keys
+
+
 async def test_closing_waits_for_the_write_under_way_and_refuses_the_calls_waiting(root, app, prefix):
     """``close`` while a revision is being written: the revision lands whole, a load queued
     behind it is refused (``FacadeClosed``, nothing written), and close returns after both."""
@@ -265,6 +278,9 @@ async def test_no_cli_flag_reaches_a_python_or_mcp_caller(app, prefix):
         assert mcp_texts[0].startswith(f"error: target '{prefix}NOPE'")
         assert "record: true" in mcp_texts[2] and "target KEY" in mcp_texts[2]
         assert flags_in(mcp_texts) == [], mcp_texts
+        decided = await app.resolve(f"{prefix}E_qa", f"{prefix}E_email")  # a result, and the log's fact
+        assert decided["fact"] == f"resolved: {prefix}E_email wins over {prefix}E_qa"
+        assert flags_in(decided) == [] and flags_in(app.timeline()[-1]) == []
         # the CLI's words stay the CLI's
         assert (
             render("decide yourself: --target KEY, or --record", "cli")

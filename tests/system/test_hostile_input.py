@@ -162,7 +162,7 @@ CASES: list[Case] = [
         "asserted_at_impossible",
         revise("a fact", "--asserted-at", "2021-13-45"),
         2,
-        "--asserted-at: 'date' must be an ISO date such as 2021-03-15, got '2021-13-45'",
+        "--asserted-at must be an ISO date such as 2021-03-15, got '2021-13-45'",
     ),
     Case("asserted_at_words", revise("a fact", "--asserted-at", "yesterday"), 2, "got 'yesterday'"),
     Case("asserted_at_empty", revise("a fact", "--asserted-at", " "), 2, "--asserted-at: 'date' is empty"),

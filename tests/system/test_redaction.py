@@ -102,6 +102,11 @@ def test_every_printer_masks():
 
     tool = tool_error(error)
     assert tool.is_error and KEY not in tool.content[0].text
+    # the exception a Python host receives (every facade method's errors pass through speak)
+    from memory_core.core.errors import speak
+
+    spoken = speak(JudgeError(f"the LLM judge failed: Incorrect API key provided: {KEY}"), "python")
+    assert KEY not in str(spoken) and MASK in str(spoken) and isinstance(spoken, JudgeError)
     # any logger's record, once the process is configured (settings.configure installs it)
     from memory_core.store.environment import redact_logs
 

@@ -243,7 +243,7 @@ def test_recall_as_of_before_inside_and_after(run):
     # what answers then holds only because it has no valid time, and says so
     assert before["falsify"]["untimed"] == before["falsify"]["nodes"]
     assert "as of 2012-06-01" in ok(run["recall_inside_text"])["stdout"]
-    assert run["recall_bad"]["code"] == 2 and "as_of" in run["recall_bad"]["stderr"]
+    assert run["recall_bad"]["code"] == 2 and "--as-of must be" in run["recall_bad"]["stderr"]
 
 
 def test_intervals_that_do_not_overlap_and_an_earlier_value(run):

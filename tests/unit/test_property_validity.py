@@ -415,3 +415,24 @@ def test_the_time_a_question_names():
     assert read("Who won the 2018 World Cup?") is None  # a number in a name is not a time
     assert read("What happened on 2018-02-30?") is None  # no such day
     assert validity.period("2018-13") is None and validity.period("2018-12") == ("2018-12-01", "2019-01-01")
+
+
+def test_a_time_outside_the_calendar_is_an_input_error_naming_it():
+    """Year 0, year 9999 as a period (its end is no date), an offset that leaves the calendar in
+    UTC: InputError naming the argument, never a ValueError or OverflowError from datetime."""
+    import pytest
+
+    from memory_core.core.errors import InputError
+    from memory_core.core.requests import revision_request
+
+    for when in ("0000", "9999", "9999-12", "0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"):
+        with pytest.raises(InputError, match="--as-of must be") as refused:
+            validity.check_when(when, "--as-of")
+        assert refused.value.field == "as_of"
+    assert validity.when_in_question("What was the limit in 0000?") is None
+    assert validity.when_in_question("What will it be in 9999?") is None
+    for valid_from in ("0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"):
+        with pytest.raises(InputError, match="--valid-from must be"):
+            validity.check_interval(valid_from, None, names=("--valid-from", "--valid-to"))
+        with pytest.raises(InputError, match="^--asserted-at must be an ISO date"):
+            revision_request("x", asserted_at=valid_from)
