@@ -15,6 +15,10 @@ process's first revise while cognee sets itself up, then calls again; runs a loa
 a revise and an undo, two revises, at once on one facade; and prints from a task of its own
 while a revision runs (its lines must reach its standard output).
 
+MODE ``cancel_open``: ``asyncio.wait_for(Falsify.open(root), 0.3)`` times out while cognee is
+imported (held up 2 s part-way, as on a cold disk); the host opens the root again at once (that
+opening waits for the import under way).
+
 MODE ``host_config``: configure cognee the way a host program does (its own roots), then
 ``Falsify.open``: must refuse, change nothing and create nothing. MODE ``host_imported``: a
 host that imported cognee on its defaults, then ``Falsify.open``.
@@ -248,9 +252,41 @@ async def shared_mode(root: Path) -> dict:
     return out
 
 
+async def cancel_open_mode(root: Path) -> dict:
+    import importlib.abc
+    import time
+
+    from memory_core import Falsify
+
+    class Slow(importlib.abc.MetaPathFinder):
+        """cognee's import held up part-way (a cold disk), so the timeout falls inside it."""
+
+        def find_spec(self, name, path, target=None):
+            if name == "cognee.api.v1.update":
+                sys.meta_path.remove(self)
+                time.sleep(2)
+            return None
+
+    sys.meta_path.insert(0, Slow())
+    out = {}
+    try:
+        fx = await asyncio.wait_for(Falsify.open(root), 0.3)
+        out["first"] = "opened"
+        await fx.close()
+    except asyncio.TimeoutError:
+        out["first"] = "timed out"
+    except BaseException as error:  # noqa: BLE001  (what reached the host is the finding)
+        out["first"] = f"{type(error).__name__}: {error}"
+    async with Falsify.open(root) as fx:
+        out["again"] = len((await fx.status())["nodes"])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("loop", "release", "host_config", "host_imported", "shared"))
+    parser.add_argument(
+        "mode", choices=("loop", "release", "host_config", "host_imported", "shared", "cancel_open")
+    )
     parser.add_argument("--root", required=True)
     args = parser.parse_args()
     root = Path(args.root).resolve()
@@ -264,6 +300,8 @@ def main() -> None:
         elif args.mode == "shared":  # the host's own standard output: what it prints must reach it
             with contextlib.redirect_stdout(sys.__stdout__):
                 out = asyncio.run(shared_mode(root / "root"))
+        elif args.mode == "cancel_open":
+            out = asyncio.run(cancel_open_mode(root / "root"))
         else:
             out = host_config_mode(root, imported=args.mode == "host_imported")
     print(json.dumps(out), flush=True)

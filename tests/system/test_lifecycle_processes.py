@@ -58,6 +58,14 @@ def test_the_event_loop_keeps_running_while_falsify_opens_and_works(tmp_path):
     assert out["ticks"]["open"] > 0  # the loop ran while the root opened
 
 
+def test_an_opening_cancelled_while_cognee_is_imported_times_out_and_the_next_opens(tmp_path):
+    """``asyncio.wait_for(Falsify.open(root), 0.3)`` in a process that has not imported cognee: the
+    host gets its TimeoutError (not an ImportError from a half-imported cognee), and opening again
+    at once works: it waits for the import already under way."""
+    out = host("cancel_open", tmp_path)
+    assert out == {"first": "timed out", "again": 0}, out
+
+
 def test_a_host_sharing_its_process_cancels_calls_runs_them_at_once_and_keeps_its_output(tmp_path):
     """The process's first revise cancelled while cognee sets itself up: the set-up goes on, the
     next calls work; a load and a revise, an undo and a load, a revise and an undo at once on one
