@@ -185,6 +185,7 @@ class RecallResult(TypedDict, total=False):
     path: dict  # recall(path=...): {"subject", "predicates", "hops", "values", "complete"}
     as_of: str  # recall(as_of=DATE): FALSIFY answered from the beliefs valid at that date (or year, month)
     as_of_from_question: str  # the question's words naming the time it answered as of ("in 2018")
+    as_of_today: str  # why a question with no time was answered as of today (a fact not valid today)
     epoch: int  # recall(epoch=N): from the beliefs as stored after epoch N
 
 

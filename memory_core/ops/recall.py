@@ -47,6 +47,7 @@ from memory_core.core.cardinality import MANY
 from memory_core.core.tms import downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
 from memory_core.core.why import why_alive
+from memory_core.tasks.propagate_refutation import today
 from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
 from memory_core.judging.retrieval import BeliefHit, cosine_distance, fuse_beliefs, search_beliefs
@@ -924,7 +925,33 @@ async def recall(
         if re.search(r"\w", shorter):
             result = await _answer(stores, shorter, epoch, when, inquiry, path)
             return dict(result, question=question, as_of_from_question=words)
-    return await _answer(stores, question, epoch, as_of, inquiry, path)
+    result = await _answer(stores, question, epoch, as_of, inquiry, path)
+    if as_of is None and epoch is None:
+        # the stored states are the revisions' (a value dated in the future ends today's at once, a
+        # value whose valid time ended stays alive): an answer resting on a fact not valid today
+        # is answered again from the beliefs valid today
+        day = today()
+        outside = await not_valid_on(stores, result, day)
+        if outside is not None:
+            result = dict(await _answer(stores, question, None, day, inquiry, path), as_of_today=outside)
+    return result
+
+
+async def not_valid_on(stores, result: dict, day: str) -> Optional[str]:
+    """The first fact an answer uses that is not valid on ``day`` (its valid time, in words), or None."""
+    keys = list(result["falsify"]["nodes"]) + [h["key"] for h in result["falsify"].get("through") or []]
+    if not keys:
+        return None
+    found = await stores.store.find_keys(list(dict.fromkeys(keys)))
+    for key in keys:
+        props = found.get(key) or {}
+        start, end = props.get("valid_from"), props.get("valid_to")
+        if (start or end) and validity.outside((start, end), day):
+            return (
+                f"{key} ({text_of(props).rstrip('.')}), the answer from the stored states, is valid "
+                f"{start or '...'} to {end or '...'}, not on {day}: answered from the beliefs valid on {day}"
+            )
+    return None
 
 
 async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, path) -> dict:

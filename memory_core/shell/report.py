@@ -244,8 +244,10 @@ def print_recall(r: dict) -> None:
     scope = f" (inquiry {r['inquiry']})" if r.get("inquiry") else ""
     when = ""
     if r.get("as_of"):
-        read = r.get("as_of_from_question")
-        when = f" (as of {r['as_of']}" + (f", read from its words '{read}')" if read else ")")
+        read, today = r.get("as_of_from_question"), r.get("as_of_today")
+        when = f" (as of {r['as_of']}" + (
+            f", read from its words '{read}')" if read else f": {today})" if today else ")"
+        )
     print(f"{label}: {r['question']}{when}{scope}")
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")

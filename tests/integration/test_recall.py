@@ -928,3 +928,37 @@ async def test_a_disputed_fact_holding_the_whole_question_is_named_and_a_date_fi
     then = (await app.recall(f"Was Nina{orbital} CEO of {orbital} in 2012?"))["falsify"]
     assert then["nodes"] == [f"{prefix}O_ceo"] and then["replaces"]["key"] == beth["new_evidence"], then
     assert then["replaces"]["state"].startswith("not valid in 2012")
+
+
+async def test_a_question_with_no_time_is_answered_from_what_is_valid_today(app, prefix):
+    """The stored states are the revisions': a value dated in the future ends today's at once,
+    a value whose valid time ended stays alive. An answer resting on a fact not valid today is
+    answered again as of today (``as_of_today`` says why); one valid today is left as it is."""
+    tag = prefix.strip("_")
+    bridge = f"bridge{tag}"
+    await app.load(json.dumps({"question": {"key": f"{prefix}Q", "text": f"Notes on {bridge} ({prefix})"}}))
+    forty = await app.revise(
+        f"The weight limit of {bridge} is 40 t.",
+        triple=f"{bridge}|weight limit|40 t",
+        valid_from="2010-01-01",
+        inquiry=f"{prefix}Q",
+    )
+    question = f"What is the weight limit of {bridge}?"
+    assert (await app.recall(question))["falsify"]["nodes"] == [forty["new_evidence"]]
+    assert "as_of" not in await app.recall(question)  # valid today: answered from the stored states
+    future = await app.revise(
+        f"The weight limit of {bridge} will be 30 t.",
+        triple=f"{bridge}|weight limit|30 t",
+        valid_from="2099-01-01",
+        inquiry=f"{prefix}Q",
+    )
+    now = await app.recall(question)
+    assert now["falsify"]["nodes"] == [forty["new_evidence"]], now["falsify"]
+    assert future["new_evidence"] in now["as_of_today"] and now["as_of"] == today()
+    assert (await app.recall(question, as_of="2100-01-01"))["falsify"]["nodes"] == [future["new_evidence"]]
+
+
+def today() -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d", time.gmtime())
