@@ -18,6 +18,8 @@ HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is
 FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: nothing written
 RootConflict        1     this process already serves another data root (cognee holds one
                           configuration per process)
+DatabaseUnavailable 7     the PostgreSQL database cannot be reached or refused the connection
+                          (``memory_core.store.backends.postgres``); nothing was created
 ==================  ====  ==========================================================
 """
 

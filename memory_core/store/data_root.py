@@ -226,6 +226,7 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
                 "was changed. Use Falsify.attach(state_dir) to work on the program's own cognee configuration, "
                 "or open the root from a process of its own (the falsify command)"
             )
+    backend.reach()  # a database that cannot be reached: refused before anything is made on disk
     process.configure_process(backend.settings)  # allocator settings, before cognee's native threads start
     os.environ.update(
         backend.cognee_environment()

@@ -1,17 +1,23 @@
 """A mistyped root is bad input: the read-only commands (and undo, resolve) on a data root
 that does not exist exit 2 with "no data root at ..." and create nothing; the Python API
 does the same with ``create=False``. In this process: the refusal comes before cognee is
-configured, so no other root is disturbed. Also: the installed script calls itself
-``falsify`` in its usage line."""
+configured, so no other root is disturbed. A PostgreSQL database that cannot be reached, or a
+malformed URL for one, is refused naming it (never its password) and nothing is created (a
+process of its own: ``--database`` sets the process's backend). Also: the installed script
+calls itself ``falsify`` in its usage line."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import sys
 
 import pytest
 
+import forkserver
+from conftest import REPO, clean_env
+from harness import EXAMPLE, run_cli
 from memory_core import Falsify, InputError
 from memory_core.shell import cli
 
@@ -47,6 +53,54 @@ async def test_open_without_create_refuses_a_missing_root(tmp_path):
     with pytest.raises(InputError, match="no data root at"):
         await Falsify.open(missing, create=False)
     assert not missing.exists()
+
+
+# a PostgreSQL server nobody listens for (port 1), and a URL whose port is no number
+UNUSABLE_DATABASES = [
+    ("postgresql://alice:Secr3tPw9@127.0.0.1:1/db", "DatabaseUnavailable", 7, "database 127.0.0.1:1/db"),
+    (
+        "postgresql://alice:Secr3tPw9@127.0.0.1:notaport/db",
+        "InputError",
+        2,
+        "127.0.0.1:notaport/db is malformed",
+    ),
+]
+
+OPEN_WITH_DATABASE = """
+import asyncio, json, sys
+from memory_core import Falsify, FalsifyError
+async def main():
+    try:
+        await Falsify.open(sys.argv[1], database=sys.argv[2])
+    except FalsifyError as error:
+        print(json.dumps([type(error).__name__, error.exit_code, str(error)]))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("url, kind, code, words", UNUSABLE_DATABASES, ids=("unreachable", "malformed"))
+def test_a_database_that_cannot_be_used_is_refused_naming_it_and_creates_nothing(
+    tmp_path, url, kind, code, words
+):
+    root = tmp_path / "new"
+    proc = run_cli(root, "--database", url, "load", str(EXAMPLE))
+    err = proc.stderr.decode()
+    assert proc.returncode == code, err
+    assert words in err and "Secr3tPw9" not in err and "internal error" not in err, err
+    assert not root.exists()
+    env = clean_env()
+    env.pop("FALSIFY_DATABASE_URL", None)
+    opened = forkserver.run(
+        [sys.executable, "-c", OPEN_WITH_DATABASE, str(root), url],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(opened.stdout.strip().splitlines()[-1])[:2] == [kind, code], opened.stderr[-2000:]
+    assert words in opened.stdout and "Secr3tPw9" not in opened.stdout + opened.stderr
+    assert not root.exists()
 
 
 def test_installed_script_usage_says_falsify(monkeypatch):

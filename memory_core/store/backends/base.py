@@ -170,6 +170,10 @@ class Backend(ABC):
         a backend may write them raw). The writer makes them durable with :meth:`checkpoint`."""
         await self.graph.add_edges(rows)
 
+    def reach(self) -> None:
+        """Make sure the backend's database answers, before anything is made on disk for the
+        data root (nothing to reach where the data root holds the stores)."""
+
     def cognee_defaults(self) -> dict[str, str]:
         """cognee's settings this backend works best with, set before cognee is imported where
         the environment does not set them already (the user's own value wins)."""

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
-from memory_core.core.errors import EmbedderMismatch, InputError, RootBusy
+from memory_core.core.errors import EmbedderMismatch, FalsifyError, InputError, RootBusy
 from memory_core.store import lexical
 from memory_core.store.backends.base import Backend, node_props, unique_edges
 from memory_core.store.settings import Settings
@@ -67,10 +67,32 @@ CREATE TABLE IF NOT EXISTS falsify_meta (
 """
 
 
+class DatabaseUnavailable(FalsifyError):
+    """The PostgreSQL database could not be reached, or refused the connection (the message
+    names its host:port and database, never the password): nothing was opened."""
+
+    exit_code = 7
+
+
+# seconds a connection attempt waits for the server (libpq's own default waits as long as the
+# system's TCP connect does, minutes for a host that drops packets); a URL's connect_timeout wins
+CONNECT_TIMEOUT_S = 10
+
+
 def connect(url: str, application_name: str = "falsify"):
+    """A connection to the database ``url`` (autocommit). Raises :class:`DatabaseUnavailable`
+    naming the server when it cannot be reached or refuses the connection."""
     import psycopg2
 
-    conn = psycopg2.connect(url, application_name=application_name[:63])
+    extra = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
+    try:
+        conn = psycopg2.connect(url, application_name=application_name[:63], **extra)
+    except psycopg2.OperationalError as error:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        raise DatabaseUnavailable(
+            f"cannot connect to the PostgreSQL database {_redact(url)}: {reason} (nothing was opened; "
+            "check FALSIFY_DATABASE_URL or --database)"
+        ) from None
     conn.autocommit = True
     return conn
 
@@ -166,6 +188,11 @@ class PostgresBackend(Backend):
     # ---- the data root ------------------------------------------------------
     def cognee_environment(self) -> dict[str, str]:
         return cognee_values(self.url)
+
+    def reach(self) -> None:
+        """One connection to the database (:class:`DatabaseUnavailable` naming the server when it
+        cannot be made), so a data root is not made for a database that is not there."""
+        connect(self.url, "falsify reach").close()
 
     def writer_lock(self, path: Path, purpose: str = "falsify") -> "PgWriterLock":
         """The database's writer lock (one writer per database; ``path`` is not used)."""
@@ -372,7 +399,11 @@ def database_url(settings: Settings) -> str:
         scheme, sep, rest = url.partition("://")
         if not sep or scheme.split("+")[0] not in ("postgresql", "postgres"):
             raise InputError("FALSIFY_DATABASE_URL must be postgresql://user:password@host:port/database")
-        return "postgresql://" + rest
+        url = "postgresql://" + rest
+        problem = _malformed(url)
+        if problem:
+            raise InputError(f"the PostgreSQL URL for {_redact(url)} is malformed: {problem}")
+        return url
     need = {
         "DB_HOST": settings.db_host,
         "DB_USERNAME": settings.db_username,
@@ -391,6 +422,22 @@ def database_url(settings: Settings) -> str:
     )
 
 
+def _malformed(url: str) -> Optional[str]:
+    """What is wrong with the PostgreSQL URL ``url`` as cognee's adapters read it, or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError as error:  # e.g. an unclosed [IPv6] host
+        return str(error)
+    try:
+        parts.port  # noqa: B018  (raises for a port that is no number, or out of range)
+    except ValueError:
+        port = parts.netloc.rpartition("@")[2].rpartition("]")[2].partition(":")[2]
+        return f"its port {port!r} is not a number from 0 to 65535"
+    return None
+
+
 def cognee_values(url: str) -> dict[str, str]:
     """cognee's settings for its postgres graph adapter and pgvector adapter on the database ``url``
     (set explicitly, so cognee does not fall back to, or warn about, its relational settings)."""
@@ -398,7 +445,9 @@ def cognee_values(url: str) -> dict[str, str]:
 
     parts = urlsplit(url)
     if not parts.password:
-        raise InputError("the PostgreSQL URL needs a password (cognee's adapters refuse an empty one)")
+        raise InputError(
+            f"the PostgreSQL URL for {_redact(url)} needs a password (cognee's adapters refuse an empty one)"
+        )
     values = {"GRAPH_DATABASE_PROVIDER": "postgres", "VECTOR_DB_PROVIDER": "pgvector"}
     for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
         values.update(
@@ -483,11 +532,20 @@ class PgWriterLock:
 
 
 def _redact(url: str) -> str:
+    """``host:port/database`` of the URL ``url``: never its user or password (also for a URL
+    whose port is malformed: then as written)."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    return f"{host}:{parts.port or 5432}{parts.path}"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(a malformed URL)"
+    hostport = parts.netloc.rpartition("@")[2]
+    try:
+        port = parts.port
+    except ValueError:
+        return f"{hostport}{parts.path}"
+    return f"{parts.hostname or ''}:{port or 5432}{parts.path}"
 
 
 class PgJournal(Journal):
