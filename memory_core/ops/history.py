@@ -18,6 +18,8 @@ forgotten since has no row in the vector store any more).
 
 from __future__ import annotations
 
+import asyncio
+
 import copy
 import math
 from dataclasses import dataclass, field
@@ -338,13 +340,16 @@ async def stores_at(stores: Stores, epoch) -> Stores:
     epoch = parse_epoch(epoch, current)
     if epoch == current:
         return Stores(stores.store, stores.journal, stores.paths)
-    lost = lost_after(stores.journal.entries(), epoch)
+    # the log is read and replayed in a worker thread: on a large root it takes seconds, and the
+    # caller's event loop keeps running meanwhile (the revision lock the caller holds keeps writers out)
+    lost = await asyncio.to_thread(lambda: lost_after(stores.journal.entries(), epoch))
     if lost:
         raise FalsifyError(
             f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
             f"{', '.join(str(s[0]) if s[0] == s[-1] else f'{s[0]}-{s[-1]}' for s in lost)} after it is lost"
         )
-    graph = rewind(await present_graph(stores.store), stores.journal.entries_backwards(), epoch)
+    present = await present_graph(stores.store)
+    graph = await asyncio.to_thread(lambda: rewind(present, stores.journal.entries_backwards(), epoch))
     return Stores(PastStore(graph, stores.store), PastJournal(stores.journal, epoch), stores.paths)
 
 
