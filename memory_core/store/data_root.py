@@ -310,9 +310,14 @@ def import_cognee():
         if "cognee" in sys.modules:  # imported before FALSIFY's first opening (a host, a test)
             cognee = sys.modules["cognee"]
         else:
+            hook = sys.excepthook
             with process.collector_paused(freeze=_own_process):
                 defer_unused_packages()
                 import cognee
+            if not _own_process:
+                # cognee's import makes its logger the process's hook for uncaught exceptions (a
+                # rich traceback of ~100 lines before Python's own): a host's stays the host's
+                sys.excepthook = hook
     except BaseException as error:
         running.set_exception(error)
         raise

@@ -9,7 +9,10 @@ the tasks found, errors included, is on their data items: their caller reads it 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+from contextvars import ContextVar
+
 from memory_core.store.streams import silenced
 
 # the databases cognee was set up for in this process (relational tables, migrations, default
@@ -34,16 +37,59 @@ def noop_tasks() -> list:
     return [task(_noop)]
 
 
+# True within FALSIFY's own pipeline runs (and the tasks and threads they start)
+_OWN_RUN: ContextVar[bool] = ContextVar("falsify_own_pipeline_run", default=False)
+
+# the loggers cognee's pipeline runner reports a failing task, data item or run on (at ERROR, with
+# the traceback rendered by cognee's handlers: about 100 lines on standard error per failure);
+# "cognee.shared.logging_utils" is the name of the ones cognee gets without a name
+RUNNER_LOGGERS = (
+    "run_pipeline",
+    "pipeline_execution_mode",
+    "run_tasks(tasks: [Task], data)",
+    "run_tasks_data_item",
+    "run_tasks_with_telemetry()",
+    "run_tasks_base",
+    "cognee.pipeline",
+    "cognee.shared.logging_utils",
+)
+
+
+class _OwnRunErrors(logging.Filter):
+    """Drops the runner's error records of FALSIFY's own runs: the error is raised to FALSIFY's
+    caller, which reports it (the CLI as one line, the API as the documented exception), so
+    cognee printing it too would put a traceback on a host's standard error. A host's own
+    pipeline runs are logged as cognee logs them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR or not _OWN_RUN.get()
+
+
+_QUIET = _OwnRunErrors()
+
+
+def _quiet_own_runs() -> None:
+    for name in RUNNER_LOGGERS:
+        logger = logging.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+
+
 async def _run(tasks: list, data: list, name: str, dataset: str) -> None:
     import cognee
 
-    # cognee's first run in a process applies relational migrations that print() to stdout; our
-    # tasks print nothing: keep standard output clean for --json and a host's own output, this
-    # task's writes only (a host's other tasks print as usual)
-    with silenced():
-        await cognee.run_custom_pipeline(
-            tasks=tasks, data=data, dataset=dataset, pipeline_name=name, skip_connection_test=True
-        )
+    _quiet_own_runs()
+    token = _OWN_RUN.set(True)
+    try:
+        # cognee's first run in a process applies relational migrations that print() to stdout; our
+        # tasks print nothing: keep standard output clean for --json and a host's own output, this
+        # task's writes only (a host's other tasks print as usual)
+        with silenced():
+            await cognee.run_custom_pipeline(
+                tasks=tasks, data=data, dataset=dataset, pipeline_name=name, skip_connection_test=True
+            )
+    finally:
+        _OWN_RUN.reset(token)
 
 
 async def set_up() -> None:

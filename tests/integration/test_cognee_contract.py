@@ -369,3 +369,45 @@ async def test_a_revision_builds_no_record_cognees_handlers_would_drop(app, pref
     await app.undo()
     await app.undo()
     assert built == [], sorted(set(built))
+
+
+async def _fails(items, ctx=None):
+    raise RuntimeError("a task failed on purpose")
+
+
+async def test_an_error_in_falsifys_own_run_is_left_to_falsify_a_hosts_is_logged(app):
+    """cognee's pipeline runner logs a failing task and data item at ERROR with its traceback (about
+    100 lines on standard error per record); in FALSIFY's own runs the error is raised to the caller,
+    which reports it, so those records are dropped; a host's own run is logged as cognee logs it.
+    And the process's hook for uncaught exceptions is not cognee's (the test process is a host:
+    FALSIFY imported cognee for it)."""
+    import logging
+    import sys
+
+    import cognee
+
+    from memory_core.store.pipeline import RUNNER_LOGGERS, run_pipeline, task
+
+    app.stores  # the root is open: cognee imported and set up
+    seen = []
+
+    class Seen(logging.Handler):
+        def emit(self, record):
+            seen.append(record.name)
+
+    catch = Seen(logging.ERROR)
+    for name in RUNNER_LOGGERS:
+        logging.getLogger(name).addHandler(catch)
+    try:
+        with pytest.raises(Exception, match="failed on purpose"):
+            await run_pipeline([task(_fails)], [{}], "falsify_failing_task")
+        assert seen == []
+        with pytest.raises(Exception):
+            await cognee.run_custom_pipeline(
+                tasks=[task(_fails)], data=[{}], dataset="host_contract", pipeline_name="host_failing_task"
+            )
+        assert seen, "cognee logs a failing task of a host's run no more: the filter is not needed"
+    finally:
+        for name in RUNNER_LOGGERS:
+            logging.getLogger(name).removeHandler(catch)
+    assert getattr(sys.excepthook, "__module__", "") != "cognee.shared.logging_utils"
