@@ -666,9 +666,12 @@ def end_validity(model: Model, key: str, until: str) -> list[str]:
 
 def supersede_in_time(model: Model, key: str, until: str) -> tuple[list[str], list[str]]:
     """``key`` held until ``until``: superseded, weight 0, ``valid_to`` set; what then falls under
-    the whole-graph labels (resting on it) is superseded too, evidence ending then, and keeps its
-    attacks: again until nothing falls; the rest is relabelled as any relabelling (a premise it
-    defeated, a dispute left). Returns (superseded, relabelled dead); no decay, no rescoring."""
+    the whole-graph labels (resting on it) is superseded too and keeps its attacks, evidence
+    ending at the last moment its support held (:func:`support_span`), or invalidated when its
+    support never held while it could: again until nothing falls; the rest is relabelled as any
+    relabelling (a premise it defeated, a dispute left); then what was superseded in time
+    before and rests on any of them ends no later than its support (:func:`settle_history`).
+    Returns (superseded or invalidated here, relabelled dead); no decay, no rescoring."""
     node = model.nodes[key]
     model.before_death[key] = node.weight
     node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until
@@ -684,42 +687,94 @@ def supersede_in_time(model: Model, key: str, until: str) -> tuple[list[str], li
         ]
         if not falling:
             break
+        spans = {k: support_span(model, k, set(falling)) for k in falling}
         for k in falling:
             n = model.nodes[k]
             model.before_death[k] = n.weight
-            n.state, n.weight = SUPERSEDED, 0.0
-            if n.kind == "evidence":
-                n.valid_to = until
+            if spans[k] is None:
+                n.state, n.weight = INVALIDATED, 0.0
+            else:
+                n.state, n.weight = SUPERSEDED, 0.0
+                if n.kind == "evidence":
+                    n.valid_to = spans[k][1]
             ended.append(k)
     fell, _ = model.relabel()
+    settle_history(model, ended + fell)
     return ended, [k for k in fell if k not in ended]
+
+
+def support_span(model: Model, key: str, falling: set, path: tuple = ()) -> Optional[tuple]:
+    """(first start, last end) of the times ``key`` held (None bounds open), or None if it never
+    held. A premise: its own interval if it held at all (alive, disputed, superseded in time).
+    Derived: alive or disputed and not ``falling``: its own interval; refuted: never; else the
+    union over its justifications of the times all their antecedents held together, cut to its
+    own interval (a justification whose antecedents never overlapped there counts for nothing).
+    A node met again on its own path never held (an unfounded cycle)."""
+    n = model.nodes.get(key)
+    if n is None or key in path:
+        return None
+    rules = model.rules_of(key)
+    mine = (n.valid_from, n.valid_to)
+    if not rules:
+        return mine if n.state in (ALIVE, DISPUTED) or model.historical(key) else None
+    if n.state == REFUTED:
+        return None
+    if n.state in (ALIVE, DISPUTED) and key not in falling:
+        return mine
+    pieces = []
+    for rule in sorted(rules, key=sorted):
+        parts = [support_span(model, a, falling, path + (key,)) for a in sorted(rule)]
+        if None in parts:
+            continue
+        lo = max([p[0] or "" for p in parts] + [mine[0] or ""])
+        hi = min([p[1] or FOREVER for p in parts] + [mine[1] or FOREVER])
+        if lo < hi:
+            pieces.append((lo, hi))
+    if not pieces:
+        return None
+    lo = min(p[0] for p in pieces)
+    hi = max(p[1] for p in pieces)
+    return (lo or None, None if hi == FOREVER else hi)
+
+
+def settle_history(model: Model, seeds: list[str]) -> list[str]:
+    """The nodes superseded in time with justifications that rest on ``seeds`` (critical
+    ``depends_on``, transitively; ``seeds`` themselves left) held only while their support
+    did: evidence whose support ends earlier has its ``valid_to`` moved back; one whose
+    support never held while it could is invalidated. Returns the keys changed."""
+    reach: list[str] = []
+    todo = list(seeds)
+    while todo:
+        k = todo.pop(0)
+        for e in model.stored_edges():
+            if e.kind == "depends_on" and e.critical and e.dst == k and e.src not in reach:
+                reach.append(e.src)
+                todo.append(e.src)
+    picked = sorted(k for k in reach if k not in seeds and model.historical(k) and model.rules_of(k))
+    spans = {k: support_span(model, k, set()) for k in picked}
+    changed = []
+    for k in picked:
+        n = model.nodes[k]
+        if spans[k] is None:
+            n.state, n.weight = INVALIDATED, 0.0
+            changed.append(k)
+        elif n.kind == "evidence" and spans[k][1] is not None and spans[k][1] < n.valid_to:
+            n.valid_to = spans[k][1]
+            changed.append(k)
+    return changed
 
 
 def shorten(model: Model, key: str, until: str) -> list[str]:
     """``key`` (evidence superseded in time, or disputed) held only until ``until`` when its
-    ``valid_to`` is later (or it has none): set or moved back, with the derived evidence
-    superseded in time that rests on it (a critical ``depends_on``, transitively) and had the
-    same ``valid_to``. States unchanged."""
+    ``valid_to`` is later (or it has none): set or moved back; then what is superseded in time
+    and rests on it ends no later than its support (:func:`settle_history`). States unchanged
+    (but what never held is invalidated)."""
     node = model.nodes[key]
     old = node.valid_to
     if old is not None and old <= until:
         return []
-    moved, todo = [], [key]
-    while todo:
-        k = todo.pop(0)
-        n = model.nodes[k]
-        if k in moved or n.forgotten:
-            continue
-        if k != key and not (
-            n.kind == "evidence" and n.state == SUPERSEDED and n.valid_to is not None and n.valid_to == old
-        ):
-            continue
-        n.valid_to = until
-        moved.append(k)
-        todo += sorted(
-            e.src for e in model.stored_edges() if e.kind == "depends_on" and e.critical and e.dst == k
-        )
-    return moved
+    node.valid_to = until
+    return [key] + settle_history(model, [key])
 
 
 def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, question: str) -> dict:
@@ -737,10 +792,13 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
     found = model.triple_targets(triple, timeline=new[0] is not None)
     cases = {k: valid_time_case(new, (model.nodes[k].valid_from, model.nodes[k].valid_to)) for k in found}
     targets = [k for k in found if cases[k] in ("untimed", "one_side_untimed", "same_period")]
+    refuted = []
     for k in targets:
         n = model.nodes[k]
         if model.historical(k) and n.kind == "evidence":
             n.state, n.weight = REFUTED, 0.0
+            refuted.append(k)
+    settle_history(model, refuted)  # what rested only on a value never true never held either
     ends = {k: new[0] for k in found if cases[k] == "ends_stored"}
     revised = model.revise(targets, new_key, question=question, triple=triple, ends=ends)
     node = model.nodes[new_key]
@@ -761,4 +819,5 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
                 shortened += shorten(model, k, new[0])
             else:
                 ended += end_validity(model, k, new[0])
+    model.forget()  # what placing it in time left dead and unneeded (a dependent that never held)
     return {"cases": cases, "ended": ended, "shortened": shortened, "back_until": revised["back_until"]}

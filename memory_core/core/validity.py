@@ -17,7 +17,13 @@ time: every value of that timeline) and both have a ``valid_from``:
   (``valid_to`` = that ``valid_from``) and is recorded ``superseded``; E is untouched;
 * ``same_period``: both start together: a real contradiction, decided by the
   reconciliation policy as any other (an E superseded in time that loses is then
-  ``refuted``: it was never true).
+  ``refuted``: it was never true, and what was superseded in time with it and rests on
+  nothing else that held never held either: ``invalidated``).
+
+What falls with an ended fact held while its support held: its end is the latest time one
+of its justifications held (:func:`held`), it moves back when its support later ends earlier
+(:func:`settle_ends`), and one whose support never held while it did is ``invalidated``
+(never an empty or inverted interval).
 
 With no ``valid_from`` on either side the verdict stands (``untimed``). With a
 ``valid_from`` on one side only (``one_side_untimed``) time cannot order the two:
@@ -305,10 +311,11 @@ def end_validity(
     # what rested on them and holds no more held while its support held: superseded (not
     # invalidated), and it keeps defeating what it defeated; found by the three-valued labelling,
     # again until nothing more falls (each one ended keeps its attacks); the rest is relabelled
-    # (a dependent with only a disputed justification left becomes disputed)
+    # (a dependent with only a disputed justification left becomes disputed). Its end is the last
+    # time one of its justifications held (:func:`held`); one whose support never held while it
+    # did (its own start is not before that end) never held: invalidated.
     from memory_core.core.tms import downstream, labels, relabel
 
-    last = min(ends[k] for k in ended)  # the earliest end: from then on nothing of the closure held
     victims: list[str] = []
     while True:
         scope = downstream(view, ended + victims)
@@ -320,68 +327,190 @@ def end_validity(
         )
         if not falling:
             break
+        memo: dict[str, Optional[Interval]] = {}
+        spans = {k: held(view, k, set(falling), memo) for k in falling}
         for key in falling:
             node = view.nodes[key]
             lost = sorted({a for _, ants in view.justifications(key) for a in ants if new.get(a) == "dead"})
+            span = spans[key]
+            if span is None:
+                record(
+                    view,
+                    plan,
+                    key,
+                    Rule.JUSTIFICATION_LOST,
+                    lost,
+                    "its support never held while it did: it would hold over an empty interval",
+                    state=INVALIDATED,
+                    weight=0.0,
+                )
+                victims.append(key)
+                continue
             until = (
                 ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends)
                 or "its support held only until then"
             )
             before_to = node.valid_to
             if node.kind == "evidence":  # derived evidence held while its support did: its validity ends too
-                node.valid_to = last
+                node.valid_to = span[1]
+            last = f", until {span[1]}" if node.kind == "evidence" and span[1] is not None else ""
             record(
                 view,
                 plan,
                 key,
                 HELD_UNTIL,
                 lost,
-                f"held while its support held ({until})",
+                f"held while its support held{last} ({until})",
                 state=SUPERSEDED,
                 weight=0.0,
             )
             if node.kind == "evidence":
-                plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, last
+                plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, span[1]
             victims.append(key)
     outcome = relabel(view, plan, ended + victims, ghosts=ghosts)
     victims += [k for k in outcome.died if k not in victims]
+    # what ended with its support before (superseded in time already) ends no later than it now
+    settle_ends(view, plan, ended + victims, skip=ended + victims)
     plan.died = plan.died + [k for k in ended + victims if k not in plan.died]
     return ended + victims
+
+
+def held(
+    view: BeliefView, key: str, fresh: set[str], memo: dict[str, Optional[Interval]]
+) -> Optional[Interval]:
+    """When ``key`` held, as the hull ``(first start, last end)`` of its times (open bounds None);
+    None: it never held. A premise holds over its own interval when alive, disputed or
+    superseded in time, and never when dead otherwise (refuted, or superseded by a judged value
+    without a time). A derived node (one with justifications) alive or disputed, unless in
+    ``fresh`` (falling now), holds over its own interval; a refuted one never; any other held
+    while one of its justifications held (as :func:`at` labels it): each one holds where all its
+    antecedents held at once (the latest start, the earliest end), within the node's own
+    interval, and its end is the latest such end. A node met again on its own path of support
+    holds nowhere there (an unfounded cycle); ``memo`` keeps only what no such cut decided."""
+    return _held(view, key, fresh, memo, ())[0]
+
+
+def _held(
+    view: BeliefView, key: str, fresh: set[str], memo: dict[str, Optional[Interval]], path: tuple
+) -> tuple[Optional[Interval], bool]:
+    """:func:`held` on the path of support ``path``; also whether a cycle cut decided it."""
+    if key in memo:
+        return memo[key], False
+    node = view.nodes.get(key)
+    if node is None:
+        return None, False
+    if key in path:
+        return None, True
+    own: Interval = (node.valid_from, node.valid_to)
+    rules = view.justifications(key)
+    if not rules:
+        memo[key] = own if node.state in (ALIVE, DISPUTED) or historical(view, key) else None
+        return memo[key], False
+    if node.state == REFUTED:
+        return None, False
+    if node.state in (ALIVE, DISPUTED) and key not in fresh:
+        return own, False
+    found: Optional[Interval] = None
+    cut = False
+    for _, ants in rules:
+        spans = []
+        for ant in ants:
+            span, cut_here = _held(view, ant, fresh, memo, path + (key,))
+            cut = cut or cut_here
+            spans.append(span)
+        if any(s is None for s in spans):
+            continue
+        start = _latest([own[0]] + [s[0] for s in spans if s is not None])
+        end = _earliest([own[1]] + [s[1] for s in spans if s is not None])
+        if start is not None and end is not None and moment(end) <= moment(start):
+            continue  # its antecedents never held together within its own interval
+        if found is None:
+            found = (start, end)
+        else:
+            first = None if found[0] is None or start is None else min(found[0], start, key=moment)
+            last = None if found[1] is None or end is None else max(found[1], end, key=moment)
+            found = (first, last)
+    if not cut:
+        memo[key] = found
+    return found, cut
+
+
+def _latest(bounds: list[Optional[str]]) -> Optional[str]:
+    known = [b for b in bounds if b is not None]
+    return max(known, key=moment) if known else None
+
+
+def _earliest(bounds: list[Optional[str]]) -> Optional[str]:
+    known = [b for b in bounds if b is not None]
+    return min(known, key=moment) if known else None
+
+
+def settle_ends(view: BeliefView, plan: Plan, seeds: Iterable[str], skip: Iterable[str] = ()) -> list[str]:
+    """What rests on ``seeds`` (critical ``depends_on``, transitively) and is superseded in time
+    held only while its support held (:func:`held`): derived evidence whose support now ends
+    before its ``valid_to`` has it moved back (rule ``validity_shortened``; logged, undoable);
+    a node superseded in time whose support never held while it did (an end moved before its
+    start, a value it rested on found never true) is ``invalidated`` (dead, not history: it
+    may be forgotten). ``skip``: nodes this change already placed. Returns the keys changed."""
+    done = set(skip)
+    order: list[str] = []
+    todo = [d for s in seeds for d in view.dependents(s, critical_only=True)]
+    while todo:
+        key = todo.pop(0)
+        if key in order or key not in view.nodes:
+            continue
+        order.append(key)
+        todo += view.dependents(key, critical_only=True)
+    placed = sorted(k for k in order if k not in done and historical(view, k) and view.justifications(k))
+    memo: dict[str, Optional[Interval]] = {}
+    spans = {k: held(view, k, set(), memo) for k in placed}
+    changed = []
+    for key in placed:
+        node, span = view.nodes[key], spans[key]
+        lost = sorted({a for _, ants in view.justifications(key) for a in ants})
+        if span is None:
+            record(
+                view,
+                plan,
+                key,
+                Rule.JUSTIFICATION_LOST,
+                lost,
+                "its support never held while it did: it was never true",
+                state=INVALIDATED,
+                weight=0.0,
+            )
+            changed.append(key)
+        elif node.kind == "evidence" and span[1] is not None and moment(span[1]) < moment(node.valid_to):
+            before_to = node.valid_to
+            node.valid_to = span[1]
+            record(
+                view,
+                plan,
+                key,
+                SHORTENED,
+                lost,
+                f"held while its support held (until {span[1]}; it was recorded until {before_to})",
+            )
+            plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, span[1]
+            changed.append(key)
+    return changed
 
 
 def shorten(view: BeliefView, plan: Plan, key: str, until: str, cause: str) -> None:
     """Evidence already superseded in time (or disputed) whose interval reaches past ``until``
     held only until then (a value that starts earlier than its recorded successor arrived
-    late): its ``valid_to`` is set or moves back (logged, undoable); derived evidence that
-    ended with it (same ``valid_to``, resting on it) moves back with it. States are unchanged
-    (a disputed value stays disputed: whether it held is still open)."""
+    late): its ``valid_to`` is set or moves back (logged, undoable); what ended with its
+    support moves back with it, to the last time its support held (:func:`settle_ends`).
+    States are unchanged (a disputed value stays disputed: whether it held is still open)."""
     node = view.nodes[key]
     old = node.valid_to
     if old is not None and moment(old) <= moment(until):
         return
-    todo = [key]
-    seen = set()
-    while todo:
-        current = todo.pop(0)
-        if current in seen:
-            continue
-        seen.add(current)
-        item = view.nodes[current]
-        if current != key and not (
-            item.kind == "evidence" and historical(view, current) and item.valid_to == old
-        ):
-            continue
-        before_to = item.valid_to
-        item.valid_to = until
-        was = f"it was recorded until {old}" if old else "it was open-ended"
-        why = (
-            f"held until {until} ({cause} holds from then; {was})"
-            if current == key
-            else f"held while its support held ({key} held until {until})"
-        )
-        record(view, plan, current, SHORTENED, [cause] if current == key else [key], why)
-        plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = before_to, until
-        todo += view.dependents(current, critical_only=True)
+    node.valid_to = until
+    was = f"it was recorded until {old}" if old else "it was open-ended"
+    record(view, plan, key, SHORTENED, [cause], f"held until {until} ({cause} holds from then; {was})")
+    plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = old, until
+    settle_ends(view, plan, [key])
 
 
 def place(view: BeliefView, plan: Plan, timed: dict, new_key: str, ghosts: Iterable[str] = ()) -> list[str]:
@@ -504,9 +633,11 @@ def reopen(
 ) -> list[str]:
     """Values already superseded in time that the new fact contradicts as a real contradiction
     (the same period, or one side untimed): when the fact wins, such a value was never true:
-    ``refuted`` (rule ``contradicted``); in a dispute it is ``disputed`` again. (An alive value
-    is settled by the relabelling; one superseded in time is dead already and would stay
-    "true until" its ``valid_to`` beside the winner.) Returns the keys changed."""
+    ``refuted`` (rule ``contradicted``), and what ended with it and rests on nothing else that
+    held never held either: ``invalidated`` (:func:`settle_ends`); in a dispute it is
+    ``disputed`` again. (An alive value is settled by the relabelling; one superseded in time is
+    dead already and would stay "true until" its ``valid_to`` beside the winner.) Returns the
+    keys changed (the values)."""
     from memory_core.core.policy import EVIDENCE
 
     changed = []
@@ -541,6 +672,8 @@ def reopen(
                 weight=0.5,
             )
             changed.append(key)
+    # what rested on a value now found never true never held either (it is no history)
+    settle_ends(view, plan, changed)
     return changed
 
 

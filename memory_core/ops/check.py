@@ -11,7 +11,8 @@
   says exists is missing, none was forgotten while a node alive now supersedes
   or consumes it, and no stored dead orphan was left by a revision that should
   have forgotten it.
-* Valid time: every stored ``valid_to`` is the one the log wrote, and no two values of a
+* Valid time: every stored ``valid_to`` is the one the log wrote, no interval is empty or
+  inverted (``valid_to`` not after ``valid_from``), and no two values of a
   single-valued predicate (same normalised subject and predicate, another object) that
   both held -- alive, disputed or superseded in time -- have overlapping validity.
 * Journal: no unfinished intent; every log line parses. Opening the root has
@@ -274,6 +275,12 @@ async def _inspect(stores: Stores) -> dict:
                 f"{props.get('key', i)} has valid_to {props.get('valid_to')!r} but the revision log "
                 f"wrote {logged!r}"
             )
+    # valid time: an interval that holds at no date (its valid_to not after its valid_from)
+    empty = empty_intervals(every)
+    problems += [
+        f"{key} has valid time [{start}, {end}): an empty interval, true at no date"
+        for key, start, end in empty
+    ]
     # valid time: two values of a single-valued predicate that both held over one period
     overlapping = validity_overlaps(every, whole)
     problems += [validity.overlap_text(p) + " (overlapping validity)" for p in overlapping]
@@ -299,7 +306,26 @@ async def _inspect(stores: Stores) -> dict:
         "log_lines": bool(log_found),
         "absurd": absurd,
         "overlaps": overlapping,
+        "empty": empty,
     }
+
+
+def empty_intervals(every: dict[str, dict]) -> list[tuple[str, str, str]]:
+    """``(key, valid_from, valid_to)`` of every stored node whose interval is empty or inverted
+    (``valid_to`` not after ``valid_from``): every input path refuses one, and a revision never
+    writes one (a derived fact whose support ended before it starts never held: invalidated)."""
+    found = []
+    for props in every.values():
+        node = to_node(props)
+        if node is None or node.valid_from is None or node.valid_to is None:
+            continue
+        try:
+            inverted = validity.moment(node.valid_to) <= validity.moment(node.valid_from)
+        except ValueError:
+            continue  # not a date: the valid_to check against the log names it
+        if inverted:
+            found.append((node.key, node.valid_from, node.valid_to))
+    return sorted(found)
 
 
 def validity_overlaps(every: dict[str, dict], whole) -> list:
@@ -471,6 +497,14 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
+    for key, start, end in found.get("empty", []):
+        # which bound is wrong is a judgment, not a rule: named, never guessed
+        message = (
+            f"cannot repair: {key} has valid time [{start}, {end}), true at no date; revise it again with "
+            f"its dates, or undo the change that wrote them"
+        )
+        if message not in cannot:
+            cannot.append(message)
     for pair in found.get("overlaps", []):
         # which value's dates are wrong is a judgment, not a rule: named, never guessed
         message = (

@@ -213,12 +213,17 @@ def _result_of(job: FactJob) -> dict:
 
 def intervals(job, plan) -> dict:
     """The valid time this revision gives: the new fact's interval (when it has one) and
-    every node whose ``valid_to`` it changes (``was``: its ``valid_to`` before)."""
+    every node whose ``valid_to`` it changes (``was``: its ``valid_to`` before), each as this
+    change left it (its own after-images: a later fact of the same batch may move it again)."""
     view = job.batch.view
     spans = {}
     node = view.nodes.get(job.new_key) if view is not None else None
-    if node is not None and (node.valid_from or node.valid_to):
-        spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": node.valid_to}
+    if node is not None:
+        # the fact's end as this change set it: the request's, unless its place in time moved it
+        set_to = [c.after["valid_to"] for c in plan.changes if c.key == job.new_key and "valid_to" in c.after]
+        valid_to = set_to[-1] if set_to else job.request.valid_to
+        if node.valid_from or valid_to:
+            spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": valid_to}
     for change in plan.changes:
         if (
             "valid_to" not in change.after
@@ -227,9 +232,12 @@ def intervals(job, plan) -> dict:
             or change.key not in view.nodes
         ):
             continue
-        now = view.nodes[change.key]
         was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
-        spans[change.key] = {"valid_from": now.valid_from, "valid_to": now.valid_to, "was": was}
+        spans[change.key] = {
+            "valid_from": view.nodes[change.key].valid_from,
+            "valid_to": change.after["valid_to"],
+            "was": was,
+        }
     return spans
 
 

@@ -204,7 +204,10 @@ async def test_check_verifies_valid_to_against_the_log_and_repair_restores_it(ap
     await app.store.update_nodes({alice: {"valid_to": "1999-01-01"}})  # behind FALSIFY's back
     await app.store.checkpoint()
     found = mine(await app.check())
-    assert found == [f"{prefix}E_alice has valid_to '1999-01-01' but the revision log wrote '2016-01-01'"]
+    assert found == [
+        f"{prefix}E_alice has valid_to '1999-01-01' but the revision log wrote '2016-01-01'",
+        f"{prefix}E_alice has valid time [2010-01-01, 1999-01-01): an empty interval, true at no date",
+    ]
     repaired = await app.check(repair=True)
     assert any("valid_to" in r and f"{prefix}E_alice" in r for r in repaired["repaired"])
     assert states(await app.status(), prefix)["E_alice"]["valid_to"] == "2016-01-01"
@@ -263,3 +266,25 @@ async def test_a_chain_of_triples_at_a_date_follows_the_values_valid_then(app, p
     assert through(now) == ["F_ceo", "E_bob", "E_fcap"] and "Strelsau" not in now["falsify"]["answer"]
     later = await app.recall(question, as_of="2020-01-01")
     assert through(later) == through(now)
+
+
+async def test_each_fact_of_a_batch_reports_the_intervals_it_set(app, prefix):
+    """In one batch each fact's ``intervals`` are what that fact set (its changes' after-images),
+    as if revised one at a time, not the batch's final intervals: Bob from 2018 ends Alice at
+    2018; Carol from 2014 then holds until 2018 and moves Alice's end back to 2014."""
+    await app.load(company(prefix, "2010-01-01"))
+    line = lambda who, start: {
+        "fact": f"{who} is the CEO of Acme {prefix}.",
+        "triple": f"acme {prefix}|ceo|{who}",
+        "key": f"{prefix}F_{who.lower()}",
+        "valid_from": start,
+    }
+    first, second = await app.revise_many([line("Bob", "2018-01-01"), line("Carol", "2014-01-01")])
+    assert first["intervals"] == {
+        f"{prefix}F_bob": {"valid_from": "2018-01-01", "valid_to": None},
+        f"{prefix}E_alice": {"valid_from": "2010-01-01", "valid_to": "2018-01-01", "was": None},
+    }
+    assert second["intervals"] == {
+        f"{prefix}F_carol": {"valid_from": "2014-01-01", "valid_to": "2018-01-01"},
+        f"{prefix}E_alice": {"valid_from": "2010-01-01", "valid_to": "2014-01-01", "was": "2018-01-01"},
+    }

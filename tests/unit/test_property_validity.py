@@ -436,3 +436,126 @@ def test_a_time_outside_the_calendar_is_an_input_error_naming_it():
             validity.check_interval(valid_from, None, names=("--valid-from", "--valid-to"))
         with pytest.raises(InputError, match="^--asserted-at must be an ISO date"):
             revision_request("x", asserted_at=valid_from)
+
+
+def derived_graph(evidence: list[dict], edges: list[dict]):
+    """A loaded investigation of timed premises and a derived fact, as the reference and as the
+    pure rules' state."""
+    from bench.graphs import loaded_model
+
+    model = loaded_model({"question": {"key": "Q", "text": "vote?"}, "evidence": evidence, "edges": edges})
+    return model, engine_of(model)
+
+
+def end_in_both(model, engine, key: str, until: str, epoch: int) -> Plan:
+    """``key`` held until ``until``, by the pure rules (then decay, rescoring and forgetting as a
+    revision does) and by the reference."""
+    view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
+    plan = Plan(epoch=epoch)
+    plan.meta.memory = engine.memory
+    ended = validity.end_validity(view, plan, {key: until}, f"F{epoch}", set(engine.ghosts))
+    decay(view, plan, ended)
+    rescore(view, plan, plan.died)
+    gone = forget(view, plan)
+    assert sorted(ended) == sorted(model_end_validity(model, key, until))
+    assert sorted(gone) == sorted(model.forget())
+    engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
+    engine.ghosts |= set(gone)
+    engine.memory.absorb(plan)
+    stored = {k: n for k, n in view.nodes.items() if k not in engine.ghosts}
+    assert picture(stored) == picture(model.stored())
+    assert timelines(stored, list(stored)) == timelines(model.stored(), list(stored))
+    return plan
+
+
+def timed(key: str, start: str, **more) -> dict:
+    return {"key": key, "claim": key, "valid_from": start, **more}
+
+
+def test_a_derived_fact_ends_when_its_longest_justification_ends():
+    """D rests on A (one justification) or on B (another): A ends in 2015 (D holds through B),
+    then B ends in 2014 (learned later): D held until 2015, through A, not 2014."""
+    model, engine = derived_graph(
+        [timed("A", "2010-01-01"), timed("B", "2010-01-01"), {"key": "D", "claim": "D"}],
+        [
+            {"type": "depends_on", "from": "D", "to": "A", "group": "j1"},
+            {"type": "depends_on", "from": "D", "to": "B", "group": "j2"},
+        ],
+    )
+    end_in_both(model, engine, "A", "2015-01-01", 1)
+    assert engine.nodes["D"].state == "alive"
+    end_in_both(model, engine, "B", "2014-01-01", 2)
+    assert (engine.nodes["D"].state, engine.nodes["D"].valid_to) == ("superseded", "2015-01-01")
+
+
+def test_a_derived_fact_whose_support_ends_before_it_starts_never_held():
+    """D valid from 2016 rests on A; A ends in 2014: D never held (invalidated, then forgotten:
+    nothing needs it), never the inverted interval [2016, 2014)."""
+    model, engine = derived_graph(
+        [timed("A", "2010-01-01"), timed("D", "2016-01-01")], [{"type": "depends_on", "from": "D", "to": "A"}]
+    )
+    plan = end_in_both(model, engine, "A", "2014-01-01", 1)
+    assert engine.nodes["D"].state == "invalidated" and engine.nodes["D"].valid_to is None
+    assert "D" in plan.invalidated and "D" in engine.ghosts
+
+
+def test_a_derived_fact_ended_already_ends_earlier_when_another_support_ends_earlier():
+    """D rests on A and B (both required): A ends in 2016 (D held until 2016), then B ends in 2014
+    (learned later): D's end moves back to 2014 (rule validity_shortened)."""
+    model, engine = derived_graph(
+        [timed("A", "2010-01-01"), timed("B", "2010-01-01"), {"key": "D", "claim": "D"}],
+        [{"type": "depends_on", "from": "D", "to": "A"}, {"type": "depends_on", "from": "D", "to": "B"}],
+    )
+    end_in_both(model, engine, "A", "2016-01-01", 1)
+    assert engine.nodes["D"].valid_to == "2016-01-01"
+    plan = end_in_both(model, engine, "B", "2014-01-01", 2)
+    assert (engine.nodes["D"].state, engine.nodes["D"].valid_to) == ("superseded", "2014-01-01")
+    moved = [c for c in plan.changes if c.key == "D" and c.rule == validity.SHORTENED]
+    assert [(c.before["valid_to"], c.after["valid_to"]) for c in moved] == [("2016-01-01", "2014-01-01")]
+
+
+def test_what_rested_on_a_value_ended_in_time_then_refuted_for_its_period_is_invalidated():
+    """40 t from 2010, K resting on it; 30 t from 2018 ends 40 t (K superseded: it was true); then
+    45 t from 2010 claims the same period: 40 t is refuted (never true), so K never held either:
+    invalidated and forgotten (nothing needs it), in the pure rules as in the reference."""
+    from bench.graphs import loaded_model
+
+    inv = {
+        "question": {"key": "Q", "text": "limit?"},
+        "evidence": [
+            {
+                "key": "E40",
+                "claim": "40 t",
+                "subject": "bridge",
+                "predicate": "limit",
+                "object": "40 t",
+                "valid_from": "2010-01-01",
+            }
+        ],
+        "conclusions": [{"key": "K", "statement": "Heavy trucks may cross.", "confidence": 0.8}],
+        "edges": [{"type": "depends_on", "from": "K", "to": "E40"}],
+    }
+    model = loaded_model(inv)
+    engine = engine_of(model)
+    for n, (key, obj, start) in enumerate([("E30", "30 t", "2018-03-01"), ("E45", "45 t", "2010-01-01")], 1):
+        before = model.copy()
+        want = revise_in_time(model, key, ("bridge", "limit", obj), (start, None), "Q")
+        got = engine_in_time(engine, before, key, ("bridge", "limit", obj), (start, None), "Q", n)
+        assert got == want["cases"]
+        assert picture(engine.stored()) == picture(model.stored())
+    assert engine.nodes["E40"].state == "refuted"
+    assert "K" in engine.ghosts and model.nodes["K"].forgotten
+    assert engine.nodes["K"].state == "invalidated"
+
+
+def test_check_names_an_empty_or_inverted_interval():
+    """``check`` reports a stored interval that holds at no date (valid_to not after valid_from)."""
+    from memory_core.ops.check import empty_intervals
+
+    every = {
+        "1": {"type": "Evidence", "key": "D", "valid_from": "2016-01-01", "valid_to": "2014-01-01"},
+        "2": {"type": "Evidence", "key": "E", "valid_from": "2016-01-01", "valid_to": "2016-01-01"},
+        "3": {"type": "Evidence", "key": "F", "valid_from": "2010-01-01", "valid_to": "2014-01-01"},
+        "4": {"type": "Evidence", "key": "G", "valid_to": "2014-01-01"},
+    }
+    assert empty_intervals(every) == [("D", "2016-01-01", "2014-01-01"), ("E", "2016-01-01", "2016-01-01")]
