@@ -271,6 +271,8 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, s
                 promoted.pop(change["key"], None)
             elif change["rule"] in WINNING_RULES:
                 for cause in change.get("cause", []):
+                    if change["rule"] == Rule.VALIDITY_ENDED and cause not in new:
+                        continue  # ended with its support: the antecedent that ended took nothing's place
                     replaced[change["key"]] = cause
                     if cause in new and entry.get("kind") == "revise":
                         winners[cause] = entry["epoch"]
@@ -380,6 +382,13 @@ async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optiona
         answer = answer.rstrip() + ("" if answer.rstrip().endswith((".", "!", "?")) else ".")
         answer += f" Evidence: {lead.get('claim')}" + _source(lead)
     context = [view.nodes[best].text] + [view.nodes[e].text for e in evidence]
+    also = await held_in_period(stores, slice_, lead) if lead is not None else []
+    if also and lead is not None:  # asked about a year or a month: the slot's other values then
+        period = validity.said(slice_.as_of or "").capitalize()
+        answer += f" [{_interval_said(slice_.node(lead))}] {period} also: "
+        answer += " ".join(f"{text_of(p)} [{_interval_said(slice_.node(p))}]" for p in also)
+        evidence = evidence + [p["key"] for p in also if p["key"] not in evidence]
+        context += [text_of(p) for p in also]
     return {
         "answer": answer,
         "nodes": [best] + evidence,

@@ -962,3 +962,64 @@ def today() -> str:
     import time
 
     return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+async def test_in_a_year_a_hypothesis_answer_gives_the_slots_values_and_a_support_is_no_replacement(
+    app, prefix
+):
+    """A hypothesis leads the answer for a year: the slot's other value valid that year comes with
+    its valid time. A derived fact that ended with its support is not "replaced" by that support."""
+    tag = prefix.strip("_")
+    bridge, maria = f"bridge{tag}", f"Maria{tag}"
+    ev = lambda k, c, s, p, o, since: {  # noqa: E731
+        "key": f"{prefix}{k}",
+        "claim": c,
+        "subject": s,
+        "predicate": p,
+        "object": o,
+        "valid_from": since,
+    }
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": f"{prefix}Q", "text": f"What is the weight limit of {bridge}?"},
+                "hypotheses": [
+                    {"key": f"{prefix}H", "statement": f"{bridge} carries heavy trucks.", "prior": 0.5}
+                ],
+                "evidence": [
+                    ev(
+                        "E40",
+                        f"The weight limit of {bridge} is 40 t.",
+                        bridge,
+                        "weight limit",
+                        "40 t",
+                        "2010-01-01",
+                    ),
+                    ev("A", f"{maria} lives in Lisbon.", maria, "lives in", "Lisbon", "2010-01-01"),
+                    ev(
+                        "D",
+                        f"{maria} is registered to vote in Lisbon.",
+                        maria,
+                        "registered in",
+                        "Lisbon",
+                        None,
+                    ),
+                ],
+                "edges": [
+                    {"type": "supports", "from": f"{prefix}E40", "to": f"{prefix}H", "weight": 0.8},
+                    {"type": "depends_on", "from": f"{prefix}D", "to": f"{prefix}A"},
+                ],
+            }
+        )
+    )
+    thirty = await app.revise(
+        f"The weight limit of {bridge} is 30 t.",
+        triple=f"{bridge}|weight limit|30 t",
+        valid_from="2018-03-01",
+    )
+    year = (await app.recall(f"What is the weight limit of {bridge}?", as_of="2018"))["falsify"]
+    assert year["nodes"][:1] == [f"{prefix}H"] and thirty["new_evidence"] in year["nodes"], year
+    assert "In 2018 also" in year["answer"]
+    await app.revise(f"{maria} lives in Porto.", triple=f"{maria}|lives in|Porto", valid_from="2016-01-01")
+    vote = (await app.recall(f"Is {maria} registered to vote in Lisbon?", as_of="2017-01-01"))["falsify"]
+    assert vote.get("replaces", {}).get("key") != f"{prefix}D" and f"{prefix}A" not in vote["nodes"][:1], vote
