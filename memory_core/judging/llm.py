@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from memory_core.core.errors import JudgeError
 from memory_core.store import settings as config
+from memory_core.store.streams import silenced
 
 
 # A call cut by FALSIFY_JUDGE_TIMEOUT before litellm awaited its inner coroutine makes Python
@@ -298,6 +299,14 @@ def _install_callback() -> None:
     _callback_installed = True
 
 
+def _quiet_litellm() -> None:
+    """litellm prints a "Give Feedback / Get Help" banner and a debugging hint to standard output on
+    every failed call (a transient HTTP 500 the retry then gets past included), unless told not to."""
+    import litellm  # the real package, or its stand-in, which hands the setting on when it loads it
+
+    litellm.suppress_debug_info = True
+
+
 def _validation_summary(error: BaseException) -> str:
     errors = getattr(error, "errors", None)
     try:
@@ -341,6 +350,7 @@ async def structured_output(
         _install_callback()
     except Exception:  # diagnostics only: never a reason to fail the call
         pass
+    _quiet_litellm()
     timeout = llm_timeout(settings) if timeout is None else timeout
     meter = current_meter(settings)
     estimate = await meter.reserve()
@@ -349,12 +359,15 @@ async def structured_output(
     _inflight.add(witness)
     spent: Optional[Usage] = None
     try:
-        result = await asyncio.wait_for(
-            LLMGateway.acreate_structured_output(
-                text_input=text_input, system_prompt=system_prompt, response_model=response_model
-            ),
-            timeout=timeout,
-        )
+        # what litellm prints on a failed attempt goes nowhere: standard output is a command's
+        # --json (or a host's own), and the error, if the call fails, is the JudgeError below
+        with silenced():
+            result = await asyncio.wait_for(
+                LLMGateway.acreate_structured_output(
+                    text_input=text_input, system_prompt=system_prompt, response_model=response_model
+                ),
+                timeout=timeout,
+            )
         spent = usage_of(result)
     except asyncio.TimeoutError:
         why = (

@@ -18,6 +18,8 @@ _.async_log_success_event
 _.async_log_failure_event
 _.start_time
 _.end_time
+# litellm's switch for its "Give Feedback / Get Help" banner, read by litellm (judging/llm.py)
+_.suppress_debug_info
 # the MCP SDK: a tool registered by its decorator, the argument model's validation hook, the
 # signature FastMCP reads (mcp/server.py)
 _.add_beliefs

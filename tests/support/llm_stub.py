@@ -15,6 +15,8 @@ answers is set per test through ``stub.mode`` (or over HTTP with
                 ``stub.error_message`` set, its message is that text with ``{authorization}``
                 replaced by the request's ``Authorization`` header (a hostile or careless
                 endpoint echoing the key)
+* ``status_once`` the first chat request gets ``status``'s error, and the mode turns ``verdict``
+                (a transient failure the caller's retry gets past)
 * ``malformed`` 200, but ``content`` is not a valid verdict
 * ``garbage``   200 with a body that is not JSON at all
 
@@ -91,6 +93,8 @@ class StubLLM:
                         {"path": self.path, "headers": dict(self.headers), "body": body, "tag": stub.tag}
                     )
                     mode = stub.mode
+                    if mode == "status_once" and self.path.rstrip("/").endswith("/chat/completions"):
+                        stub.mode, mode = "verdict", "status"
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "not found"}}')
                     return

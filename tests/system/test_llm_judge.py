@@ -52,6 +52,7 @@ BAD_SETTINGS = [
 FILE_PINNED = "Valtec's archive has no email to Company X dated 12 January 2021."
 FILE_JUDGED = "The QA report about the brake-valve defect was written long after March 2021."
 HOST_RECORDED = "Valtec shipped the replacement brake valves to Company X in May 2021."
+FACT_TRANSIENT = "The brake-valve QA report was filed again in 2022 with a new date."
 
 FAILURES = [
     # (name, stub settings, FALSIFY_JUDGE_TIMEOUT, message fragments). cognee retries a failed call
@@ -217,6 +218,58 @@ def test_judge_failure_aborts_with_exit_5(llm_run, name, settings, timeout, frag
         assert marks.get(name), f"{name}: the stub was never called"
     assert r["stdout"] == ""
     assert _unchanged(r), f"{name}: the root changed although the judge failed"
+
+
+# the CLI as a cold process runs it: there litellm is imported after cognee set up its logging (which
+# turns litellm's banner off only when litellm is imported already, as in the fork server's children)
+COLD_LITELLM_CLI = """
+import sys
+
+import litellm
+
+from memory_core.store import data_root
+
+imported = data_root.import_cognee
+
+
+def as_cold(*args, **kwargs):
+    cognee = imported(*args, **kwargs)
+    litellm.suppress_debug_info = False
+    return cognee
+
+
+data_root.import_cognee = as_cold
+from memory_core.shell.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_transient_judge_error_leaves_the_json_output_clean(tmp_path_factory):
+    """One HTTP 500, then a verdict: cognee's retry gets past it, and litellm's banner about the failed
+    attempt ("Give Feedback / Get Help") never reaches standard output: ``--json`` stays JSON."""
+    import sys
+
+    import forkserver
+    from conftest import REPO
+
+    root = copy_root(loaded_root(tmp_path_factory), tmp_path_factory.mktemp("transient") / "root")
+    with StubLLM() as stub:
+        stub.mode, stub.status, stub.verdict = "status_once", 500, UNRELATED
+        r = forkserver.run(
+            [sys.executable, "-c", COLD_LITELLM_CLI, "--root", str(root), "revise", FACT_TRANSIENT, "--json"],
+            cwd=REPO,
+            env=stub.judge_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        calls = stub.calls()
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert calls >= 2  # the failed attempt, then the retry
+    out = json.loads(r.stdout)  # nothing of litellm's before the result
+    assert out["judge"] == "llm", out
+    assert "Give Feedback" not in r.stdout + r.stderr
 
 
 def test_below_threshold_verdict_changes_no_state(llm_run):
