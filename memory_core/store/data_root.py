@@ -24,10 +24,8 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from memory_core.store import backends, embedder, lazy_imports, process, settings as config
 from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-exported)
@@ -281,12 +279,6 @@ def _reapply(paths: Paths) -> None:
     cognee.config.data_root_directory(str(paths.data))
 
 
-# FALSIFY's import of cognee in this process: one run, in the thread that started it; every other
-# caller waits for that same run (see import_cognee)
-_importing: Optional[concurrent.futures.Future] = None
-_importing_lock = threading.Lock()
-
-
 def import_cognee():
     """Import cognee after :func:`configure` (which set everything cognee reads at import).
     Blocking (``asyncio.to_thread`` runs it off the loop). The import runs once per process,
@@ -295,14 +287,13 @@ def import_cognee():
     waits for that same run rather than importing modules it has half initialised (a
     ``cannot import name ... from partially initialized module``); a run that failed is tried
     again by the next caller."""
-    global _importing
     if _configured is None:
         raise RuntimeError("memory_core.store.data_root.configure() must run before cognee is imported")
-    with _importing_lock:
-        running = _importing
+    with process.importing_lock:
+        running = process.importing
         mine = running is None or (running.done() and running.exception() is not None)
         if mine:
-            running = _importing = concurrent.futures.Future()
+            running = process.importing = concurrent.futures.Future()
             running.set_running_or_notify_cancel()  # no caller can cancel the run
     if not mine:
         return _ready(running.result())
@@ -323,14 +314,6 @@ def import_cognee():
         raise
     running.set_result(cognee)
     return _ready(cognee)
-
-
-def import_unfinished() -> bool:
-    """Whether FALSIFY's import of cognee in this process is under way in some thread, or failed
-    (cognee may be in ``sys.modules`` then, half initialised: nothing of it may be used, and no
-    engine of it can have started)."""
-    running = _importing
-    return running is not None and (not running.done() or running.exception() is not None)
 
 
 def _ready(cognee):

@@ -138,9 +138,9 @@ async def release(held: bool = True) -> None:
         _held = max(0, _held - 1)
     if _held or "cognee" not in sys.modules:  # still in use, or never started
         return
-    from memory_core.store import data_root
+    from memory_core.store import process
 
-    if data_root.import_unfinished():  # e.g. an opening cancelled while cognee was imported: no engine
+    if process.import_unfinished():  # e.g. an opening cancelled while cognee was imported: no engine
         return  # started, and cognee's modules may be half initialised
     graph, vector = _configs()
     graph_module, vector_module = _graph_module(), _vector_module()

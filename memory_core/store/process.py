@@ -15,12 +15,29 @@ worker threads) start (:func:`configure_process`, run by ``settings.configure``;
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import gc
 import os
 import sys
+import threading
+from typing import Optional
 
 from memory_core.store import settings as config
+
+# FALSIFY's import of cognee in this process (memory_core.store.data_root.import_cognee): one run,
+# in the thread that started it; every other caller waits for that same run
+importing: Optional[concurrent.futures.Future] = None
+importing_lock = threading.Lock()
+
+
+def import_unfinished() -> bool:
+    """Whether FALSIFY's import of cognee in this process is under way in some thread, or failed
+    (cognee may be in ``sys.modules`` then, half initialised: nothing of it may be used, and no
+    engine of it can have started)."""
+    running = importing
+    return running is not None and (not running.done() or running.exception() is not None)
+
 
 M_ARENA_MAX = -8  # glibc mallopt parameter (malloc.h)
 
