@@ -649,10 +649,9 @@ async def hop_chain(
     From each of ``starts`` (alive facts with an object, most relevant first, whose relation the
     question asks about; each read from the entity the question names: from its subject to its
     object, or from its object back to its subject) every chain is followed where each next hop
-    is an alive fact whose subject is the last hop's object and whose relation holds one of the
-    question's content words that the chain does not hold yet (its claim or predicate, without
-    the names of its subject and object: :func:`relation_said`); a chain ends where no hop adds
-    one. The chain
+    is an alive fact whose subject is the last hop's object and which holds one of the
+    question's content words that the chain does not hold yet (in its claim or its triple:
+    :func:`said`); a chain ends where no hop adds one. The chain
     holding the most of the question's words wins (then the fewer hops, then the more
     relevant start), only when it holds more of them than the best single fact
     (``best_single`` words) and is relevant as one text: its hops' claims read together lie
@@ -694,20 +693,17 @@ async def hop_chain(
         ]
         if slice_.as_of is not None:
             await slice_.load(inquiry_of(p) for p in found)
-        by_subject: dict[str, list[tuple[dict, frozenset, frozenset]]] = {}
+        by_subject: dict[str, list[tuple[dict, frozenset]]] = {}
         for p in sorted(found, key=lambda p: p.get("key") or ""):
             if slice_.state(p) == ALIVE:  # each fact's words read once, however many chains reach it
-                by_subject.setdefault(normalise_term(p["subject"]), []).append(
-                    (p, covered(words, said(p)), covered(words, relation_said(p)))
-                )
+                by_subject.setdefault(normalise_term(p["subject"]), []).append((p, covered(words, said(p))))
         grown = []
         for fixed, chain, held, at in frontier:
             used = {p.get("key") for p in chain}
-            # a next hop adds a relation the question asks about (its object's name alone is no step)
             options = [
-                (p, holds - held)
-                for p, holds, relation in by_subject.get(at, [])
-                if p.get("key") not in used and relation - held
+                (p, new)
+                for p, holds in by_subject.get(at, [])
+                if p.get("key") not in used and (new := holds - held)
             ]
             if not options or visits >= CHAIN_VISITS:
                 ended.append(((-len(held), len(chain)) + fixed, chain))
