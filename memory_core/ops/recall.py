@@ -83,6 +83,9 @@ isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t""".split(
 
 
 COMPOUND_PART = 4  # letters of each half of a compound word matched as two words
+# two words that differ only in a last vowel or two (with an "s") are two names, not two forms of
+# one word: "maria" / "mario", "carla" / "carlos", "georgia" / "george"
+_NAME_ENDING = re.compile(r"[aeiou]{1,2}s?")
 MAX_INITIALS = 6  # letters of a word read as the initials of the words it abbreviates
 
 
@@ -133,9 +136,10 @@ def _same_word(word: str, found: Found) -> bool:
     "lives", "die" / "died"), or (4 letters or more) a word it begins or that begins it, which
     adds at most four letters ("warn" / "warned", "citizen" / "citizenship", "america" /
     "american"; not "chair" / "chairperson", and a name of four letters and one more, "paul" /
-    "paula", is another name), or one sharing its first six letters or more, all but at most four
-    of the longer one's ("produced" / "production"). Words that only begin alike are other
-    words: "maria" / "mario", "carla" / "carlos", "austria" / "australia"."""
+    "paula", is another name), or one sharing its first letters with it, all but at most four of
+    the longer one's ("creator" / "created", "writer" / "written", "produced" / "production"),
+    unless both differ only in a last vowel or two: "maria" / "mario", "carla" / "carlos",
+    "georgia" / "george" are other names."""
     if word in found or stem(word) in found.stems:
         return True
     if len(word) < 4:
@@ -154,7 +158,8 @@ def _same_word(word: str, found: Found) -> bool:
             if a != b:
                 break
             shared += 1
-        if shared >= max(6, len(long) - 4):
+        tails = (word[shared:], other[shared:])
+        if shared >= max(4, len(long) - 4) and not all(_NAME_ENDING.fullmatch(t) for t in tails):
             return True
     return False
 
