@@ -300,11 +300,14 @@ def import_cognee():
     try:
         if "cognee" in sys.modules:  # imported before FALSIFY's first opening (a host, a test)
             cognee = sys.modules["cognee"]
+            ready = _ready(cognee)
         else:
             hook = sys.excepthook
             with process.collector_paused(freeze=_own_process):
                 defer_unused_packages()
                 import cognee
+
+                ready = _ready(cognee)  # inside the pause too: what it builds is frozen with the rest
             if not _own_process:
                 # cognee's import makes its logger the process's hook for uncaught exceptions (a
                 # rich traceback of ~100 lines before Python's own): a host's stays the host's
@@ -313,7 +316,7 @@ def import_cognee():
         running.set_exception(error)
         raise
     running.set_result(cognee)
-    return _ready(cognee)
+    return ready
 
 
 def _ready(cognee):

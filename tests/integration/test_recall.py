@@ -117,7 +117,7 @@ async def test_a_question_about_a_dead_fact_is_answered_by_what_replaced_it_or_s
         (f"{who} works as a nurse.", f"{who}|works as|nurse", None),
         (f"{who} is married to Jorge.", f"{who}|spouse|Jorge", None),
     ):
-        assert (await app.revise(fact, triple=triple, valid_from=since))["new_evidence"]
+        assert (await app.revise(fact, triple=triple, valid_from=since, inquiry=f"{prefix}Q"))["new_evidence"]
     # replaced by a fact whose words hold nothing of the question ("nurse")
     teacher = await app.revise(f"{who} retrained and teaches now.")
     assert teacher["new_evidence"] is None  # in words, offline: the caller decides
@@ -153,7 +153,9 @@ async def test_a_question_naming_a_year_is_answered_from_the_values_valid_in_it(
         (f"{who} lives in Lisbon.", f"{who}|lives in|Lisbon", "2015-01-01"),
         (f"{who} lives in Porto.", f"{who}|lives in|Porto", "2018-06-01"),
     ):
-        keys.append((await app.revise(fact, triple=triple, valid_from=since))["new_evidence"])
+        keys.append(
+            (await app.revise(fact, triple=triple, valid_from=since, inquiry=f"{prefix}Q"))["new_evidence"]
+        )
     lisbon, porto = keys
     assert lisbon and porto
     both = await app.recall(f"Where did {who} live in 2018?")
