@@ -32,6 +32,7 @@ from memory_core.store.backends.postgres import database_url  # noqa: F401  (re-
 from memory_core.store.environment import hosted_embeddings_configured, llm_key_configured  # noqa: F401  (re-exported)
 from memory_core.store.environment import redact_logs
 from memory_core.store.lock import refuse_unsafe_root
+from memory_core.store.pipeline import RUNNER_NAMES
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -337,18 +338,8 @@ def defer_unused_packages() -> list[str]:
     return deferred
 
 
-# cognee's own loggers, and its SQLite driver's (a record per query); cognee's pipeline runner logs
-# under names outside "cognee." (two records per task run, and a few per pipeline run)
-LEVELLED_LOGGERS = (
-    "cognee",
-    "aiosqlite",
-    "run_pipeline",
-    "pipeline_execution_mode",
-    "run_tasks(tasks: [Task], data)",
-    "run_tasks_data_item",
-    "run_tasks_with_telemetry()",
-    "run_tasks_base",
-)
+# cognee's own loggers, its SQLite driver's (a record per query) and its pipeline runner's
+LEVELLED_LOGGERS = ("cognee", "aiosqlite") + RUNNER_NAMES
 
 
 def _level_cognee_logs() -> None:

@@ -40,19 +40,20 @@ def noop_tasks() -> list:
 # True within FALSIFY's own pipeline runs (and the tasks and threads they start)
 _OWN_RUN: ContextVar[bool] = ContextVar("falsify_own_pipeline_run", default=False)
 
-# the loggers cognee's pipeline runner reports a failing task, data item or run on (at ERROR, with
-# the traceback rendered by cognee's handlers: about 100 lines on standard error per failure);
-# "cognee.shared.logging_utils" is the name of the ones cognee gets without a name
-RUNNER_LOGGERS = (
+# the names cognee's pipeline runner logs under, outside "cognee." (two records per task run, and
+# a few per pipeline run; data_root levels them with cognee's own)
+RUNNER_NAMES = (
     "run_pipeline",
     "pipeline_execution_mode",
     "run_tasks(tasks: [Task], data)",
     "run_tasks_data_item",
     "run_tasks_with_telemetry()",
     "run_tasks_base",
-    "cognee.pipeline",
-    "cognee.shared.logging_utils",
 )
+# the loggers it reports a failing task, data item or run on (at ERROR, with the traceback rendered
+# by cognee's handlers: about 100 lines on standard error per failure); "cognee.shared.logging_utils"
+# is the name of the ones cognee gets without a name
+RUNNER_LOGGERS = RUNNER_NAMES + ("cognee.pipeline", "cognee.shared.logging_utils")
 
 
 class _OwnRunErrors(logging.Filter):
