@@ -39,8 +39,8 @@ value's dates are wrong).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from datetime import date, datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, Optional
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, BeliefView
@@ -160,6 +160,89 @@ def when_in_question(question: str) -> Optional[tuple[str, str]]:
     if found.group("day") is None and period(when) is None:  # a year outside the calendar's
         return None
     return found.group(0), when
+
+
+# "before Beth Cole", "after 2016", "until March 2018", "prior to 2016-05-01": the value that came
+# before or after another value of the same subject and predicate, or a time
+_ORDERED = re.compile(
+    r"\b(?P<how>before|after|prior to|until|till)\s+(?P<anchor>[^?!.,;]*[^\s?!.,;])", re.IGNORECASE
+)
+# "the previous CEO", "the former address", "used to live", "Where did Maria live before?": the value
+# before the one that holds now
+_EARLIER = re.compile(
+    r"\b(?:previous|previously|former|formerly|prior|earlier|used to|use to)\b|\bbefore(?=\s*[?!.]*\s*$)",
+    re.IGNORECASE,
+)
+# "Where did Orbital Foods move its headquarters from?": a change, asked where it started
+_CHANGED = re.compile(r"\b(?:mov|relocat|switch|chang|transferr?)\w*\b", re.IGNORECASE)
+_FROM_AT_END = re.compile(r"\bfrom(?=\s*[?!.]*\s*$)", re.IGNORECASE)
+_MONTH_YEAR = re.compile(r"(?P<month>" + "|".join(MONTHS) + r")\s+(?P<year>\d{4})", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """A question about the value before or after another one ("Who was CEO before Beth Cole?")."""
+
+    words: str  # the words that ask it, left out of the question the stored facts answer
+    before: bool  # before (or until) the anchor; else after it
+    when: Optional[str] = None  # the anchor is a time: the moment the question is read at
+    anchor: Optional[str] = None  # the words naming the value it is ordered from; None: the current one
+
+
+def _shifted(text: str, days: int) -> Optional[str]:
+    """A date ``days`` away (a date-time: a second before, for -1), or None outside the calendar."""
+    try:
+        if len(text) == 10:
+            return (date.fromisoformat(text) + timedelta(days=days)).isoformat()
+        return (moment(text) + (timedelta(seconds=-1) if days < 0 else timedelta(days=days))).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+def just_before(text: str) -> Optional[str]:
+    """The last moment before the instant ``text`` names: the day before a date."""
+    return _shifted(text, -1)
+
+
+def anchor_time(text: str) -> Optional[Interval]:
+    """The time an anchor names: a year, a month ("March 2018", "2018-03") or a date, as the
+    half-open interval it covers; None for words that name no time."""
+    text = text.strip()
+    named = _MONTH_YEAR.fullmatch(text)
+    if named is not None:
+        text = f"{named.group('year')}-{MONTHS.index(named.group('month').lower()) + 1:02d}"
+    span = period(text)
+    if span is not None:
+        return span
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return None
+    try:
+        moment(text)
+    except ValueError:
+        return None
+    after = _shifted(text, 1)
+    return (text, after) if after is not None else None
+
+
+def order_in_question(question: str) -> Optional[Ordered]:
+    """The order a question asks about, when it asks one: "before 2016" (read as of the day
+    before), "after May 2016" (as of the first day after), "before Beth Cole" (the value of
+    Beth Cole's subject and predicate before hers), "the previous CEO", "where did X move
+    from?" (the value before the one that holds now)."""
+    found = _ORDERED.search(question)
+    if found is not None:
+        before = found.group("how").lower() != "after"
+        span = anchor_time(found.group("anchor"))
+        if span is None:
+            return Ordered(found.group(0), before, anchor=found.group("anchor"))
+        when = just_before(span[0]) if before else span[1]
+        return Ordered(found.group(0), before, when=when) if when is not None else None
+    found = _EARLIER.search(question)
+    if found is None and _CHANGED.search(question):
+        found = _FROM_AT_END.search(question)
+    if found is None:
+        return None
+    return Ordered(found.group(0), True)
 
 
 def outside(interval: Interval, when: str) -> bool:

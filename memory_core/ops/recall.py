@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from py_rust_stemmers import SnowballStemmer
 
@@ -250,11 +250,16 @@ WINNING_RULES = (Rule.CONTRADICTED, Rule.SUPERSEDED_BY_FACT, Rule.VALIDITY_ENDED
 _MARKS_CACHE: dict = {}  # (journal, epoch, log size) -> (promoted, winners): the log only grows
 
 
-def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
-    """One pass over the revision log (none again until it changes): the hypotheses promoted
-    by a revision that has not been undone, and the new facts a revision recorded over a
-    stored belief (it refuted, superseded or ended one), each -> its epoch; and each belief a
-    revision or resolve refuted, superseded or ended -> the belief that did it (the last time)."""
+class Marks(NamedTuple):
+    promoted: dict[str, int]  # hypothesis -> the epoch a revision (not undone) promoted it
+    winners: dict[str, int]  # new fact -> the epoch it was recorded over a stored belief
+    replaced: dict[str, str]  # belief -> the belief that refuted, superseded or ended it (the last time)
+    recorded: dict[str, int]  # belief -> the epoch that recorded it (a load, a revision, a batch)
+
+
+def revision_marks(journal) -> Marks:
+    """One pass over the revision log (none again until it changes), skipping what an undo
+    took back: :class:`Marks`."""
     # the log file's size and time stand for its content (journal.epoch() would parse its last
     # entry, which for a large batch costs as much as the pass itself)
     ident = log_identity(journal) or (type(journal).__name__, id(journal), journal.epoch())
@@ -265,10 +270,14 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, s
     promoted: dict[str, int] = {}
     winners: dict[str, int] = {}
     replaced: dict[str, str] = {}
+    recorded: dict[str, int] = {}
     for entry in entries:
         if entry.get("kind") == "undo" or entry["epoch"] in undone:
             continue
         new = {entry.get("new_evidence")} | {f.get("new_evidence") for f in entry.get("facts") or []}
+        for key in [*(entry.get("added") or []), *new]:
+            if key:
+                recorded.setdefault(key, entry["epoch"])
         for change in entry.get("changes", []):
             if change["rule"] == "promoted":
                 promoted[change["key"]] = entry["epoch"]
@@ -283,8 +292,8 @@ def revision_marks(journal) -> tuple[dict[str, int], dict[str, int], dict[str, s
                         winners[cause] = entry["epoch"]
     if len(_MARKS_CACHE) > 64:
         _MARKS_CACHE.clear()
-    _MARKS_CACHE[ident] = (promoted, winners, replaced)
-    return promoted, winners, replaced
+    _MARKS_CACHE[ident] = Marks(promoted, winners, replaced, recorded)
+    return _MARKS_CACHE[ident]
 
 
 def disputes_of(view) -> dict:
@@ -553,7 +562,7 @@ async def replacement(stores, slice_: Slice, dead: str, props: Optional[dict] = 
             then = [p for p in await values_of(stores, slice_, props) if slice_.state(p) == ALIVE]
             if then:
                 return then[0]
-    replaced = revision_marks(stores.journal)[2]
+    replaced = revision_marks(stores.journal).replaced
     seen, key = {dead}, replaced.get(dead)
     while key is not None and key not in seen:
         seen.add(key)
@@ -724,12 +733,25 @@ async def hop_chain(
     )[:CHAIN_CHECKED]
     if not best:
         return None
+    # each chain read as one text twice: its claims, and its triples ("Ken Ito switched allegiance
+    # to the Yomiuri Giants." says as "Ken Ito supports team Yomiuri Giants." what a question asks)
     joined = [" ".join(text_of(p) for p in chain) for _, chain in best]
-    vectors = await store.embed([question] + joined)
-    for (_, chain), text, vector in zip(best, joined, vectors[1:]):
-        if cosine_distance(vectors[0], vector) <= floor or chain_held(chain, words) == frozenset(words):
+    triples = [" ".join(_triple_said(p) for p in chain) for _, chain in best]
+    vectors = await store.embed([question] + joined + triples)
+    claims_near, triples_near = vectors[1 : 1 + len(best)], vectors[1 + len(best) :]
+    for (_, chain), by_claims, by_triples in zip(best, claims_near, triples_near):
+        if min(
+            cosine_distance(vectors[0], by_claims), cosine_distance(vectors[0], by_triples)
+        ) <= floor or chain_held(chain, words) == frozenset(words):
             return chain
     return None
+
+
+def _triple_said(props: dict) -> str:
+    """A fact as its triple says it ("Yomiuri Giants home city Chiba."), or its text without one."""
+    if not (props.get("subject") and props.get("predicate") and props.get("object")):
+        return text_of(props)
+    return f"{props['subject']} {props['predicate']} {props['object']}."
 
 
 def _quoted(words: list[str]) -> str:
@@ -754,25 +776,49 @@ async def answer_through(stores, slice_: "Slice", chain: list[dict], words: Ques
     keys = [p["key"] for p in chain]
     nodes = [keys[-1]] + keys[:-1]
     sources = list(dict.fromkeys(p["source_id"] for p in chain if p.get("source_id")))
+    in_period = validity.period(slice_.as_of or "") is not None
+    timed = lambda p: (  # noqa: E731  a hop's valid time, when asked about a year or a month
+        f" [{_interval_said(node)}]"
+        if in_period and (node := slice_.node(p)) is not None and not validity.untimed(node)
+        else ""
+    )
     answer = (
         text_of(last)
         + _source(last)
+        + timed(last)
         + " Reached through: "
-        + " -> ".join(f"{p['key']}: {text_of(p).rstrip('.')}" for p in chain[:-1])
+        + " -> ".join(f"{p['key']}: {text_of(p).rstrip('.')}{timed(p)}" for p in chain[:-1])
         + "."
     )
     if unheld:
         answer += f" No hop holds the question's {_quoted(unheld)}."
     untimed = []
+    context = [text_of(p) for p in chain]
     if slice_.as_of is not None:
         untimed = [p["key"] for p in chain if (n := slice_.node(p)) is not None and validity.untimed(n)]
         if untimed:
             answer += f" [{', '.join(untimed)}: no valid time recorded, taken as holding {validity.said(slice_.as_of)}]"
+        others = await chains_in_period(stores, slice_, chain)
+        if others:
+            found = await stores.store.find_keys([r["key"] for other in others for r in other])
+            hop = lambda r: (
+                f"{r['key']}: {text_of(found.get(r['key']) or r).rstrip('.')}"
+                + (  # noqa: E731
+                    f" [{_interval_said(slice_.node(found[r['key']]))}]"
+                    if r["key"] in found and not validity.untimed(slice_.node(found[r["key"]]))
+                    else ""
+                )
+            )
+            answer += f" {validity.said(slice_.as_of).capitalize()} also: " + "; ".join(
+                " -> ".join(hop(r) for r in other) for other in others
+            )
+            nodes += [r["key"] for other in others for r in other if r["key"] not in nodes]
+            context += [text_of(found.get(r["key"]) or r) for other in others for r in other]
     return {
         "answer": answer,
-        "nodes": nodes,
+        "nodes": list(dict.fromkeys(nodes)),
         "sources": sources,
-        "context": [text_of(p) for p in chain],
+        "context": context,
         "kind": "evidence",
         "rests_on": tree or {"key": keys[-1]},
         "through": [
@@ -783,6 +829,30 @@ async def answer_through(stores, slice_: "Slice", chain: list[dict], words: Ques
         "untimed": untimed,
         "more": [],
     }
+
+
+async def chains_in_period(stores, slice_: Slice, chain: list[dict]) -> list[list[dict]]:
+    """Asked about a year or a month, the chain's other paths through the same predicates that
+    held at some time of it (Alan Reed was CEO until May 2016, Beth Cole from then: each one's
+    birthplace), each as its hops' rows (:func:`follow`)."""
+    if validity.period(slice_.as_of or "") is None or not chain[0].get("subject"):
+        return []
+    predicates = [p.get("predicate") or "" for p in chain]
+    if not all(predicates):
+        return []
+    walked = await follow(stores.store, slice_, chain[0]["subject"], predicates, inquiry_of(chain[0]))
+    if not walked["complete"]:
+        return []
+    paths: list[list[dict]] = [[]]
+    for hop in walked["hops"]:
+        paths = [
+            path + [row]
+            for path in paths
+            for row in hop["values"]
+            if not path or normalise_term(row["subject"] or "") == normalise_term(path[-1]["object"] or "")
+        ][:MAX_FAN_OUT]
+    own = [p["key"] for p in chain]
+    return [path for path in paths if len(path) == len(chain) and [r["key"] for r in path] != own]
 
 
 def unsupported_of(view: BeliefView) -> list[dict]:
@@ -928,10 +998,15 @@ async def recall(
     2018-03-01") is answered as of that time when no ``as_of`` is given: the words naming it
     are left out of the question and given as ``"as_of_from_question"``."""
     question, as_of, inquiry, path = await _check(stores, question, as_of, inquiry, path)
+    order = validity.order_in_question(question) if as_of is None and path is None and epoch is None else None
+    if order is not None:
+        ordered = await answer_ordered(stores, question, order, inquiry)
+        if ordered is not None:
+            return ordered
     read = validity.when_in_question(question) if as_of is None and path is None else None
     if read is not None:
         words, when = read
-        shorter = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(question.replace(words, " ").split()))
+        shorter = _left_out(question, words)
         if re.search(r"\w", shorter):
             result = await _answer(stores, shorter, epoch, when, inquiry, path)
             return dict(result, question=question, as_of_from_question=words)
@@ -945,6 +1020,127 @@ async def recall(
         if outside is not None:
             result = dict(await _answer(stores, question, None, day, inquiry, path), as_of_today=outside)
     return result
+
+
+def _left_out(question: str, words: str) -> str:
+    """The question without ``words`` (the ones naming its time or order)."""
+    return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(question.replace(words, " ").split()))
+
+
+def _value_key(result: dict) -> Optional[str]:
+    """The fact an answer reads its value from: a chain's last hop, or the fact that leads."""
+    mine = result["falsify"]
+    if mine.get("through"):
+        return mine["through"][-1]["key"]
+    return mine["nodes"][0] if mine["nodes"] and mine.get("kind") in ("evidence", "conclusion") else None
+
+
+async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry) -> Optional[dict]:
+    """A question about the value before or after another one. Before (or after) a time: the
+    question without those words, as of the day before it (the first moment after it). Before
+    or after a value ("Who was CEO before Beth Cole?"), or before the one that holds now ("the
+    previous CEO"): the value of the same subject and predicate that preceded (followed) it. In
+    valid time, as of the day before the anchor's ``valid_from`` (its ``valid_to``); without
+    valid time, as believed just before the revision that recorded the anchor (at the revision
+    that replaced it). None when the anchor names no value of the answer's subject and predicate
+    ("Who looks after the garden?"): the question is then read as it is."""
+    shorter = _left_out(question, order.words)
+    if not re.search(r"\w", shorter):
+        return None
+    if order.when is not None:
+        result = await _answer(stores, shorter, None, order.when, inquiry, None)
+        return dict(result, question=question, as_of_from_question=order.words)
+    now = await _answer(stores, shorter, None, None, inquiry, None)
+    lead = _value_key(now)
+    props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
+    if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:
+        return None
+    anchor: Optional[dict] = props
+    slot = [props] + await values_of(stores, Slice(stores.store, None), props)
+    if order.anchor is not None:
+        named = content_words(order.anchor)
+        anchor = next(
+            (
+                p
+                for p in slot
+                if (value := content_words(p.get("object") or "")) and covered(value, order.anchor) == value
+            ),
+            None,
+        )
+        anchor = anchor or next((p for p in slot if named and covered(named, said(p)) == named), None)
+        if anchor is None:
+            return None
+    assert anchor is not None
+    marks_ = revision_marks(stores.journal)
+    key, start, end = anchor["key"], anchor.get("valid_from"), anchor.get("valid_to")
+    read: dict = {}
+    began = lambda p, edge: p.get("valid_from") and validity.moment(p["valid_from"]) < edge  # noqa: E731
+    if order.before and start:
+        if any(began(p, validity.moment(start)) for p in slot) or key in marks_.replaced.values():
+            read["as_of"] = validity.just_before(start)
+    elif order.before and any(w == key for w in marks_.replaced.values()) and marks_.recorded.get(key):
+        read["epoch"] = marks_.recorded[key] - 1
+    elif not order.before and end:
+        if any(p.get("valid_from") and not began(p, validity.moment(end)) for p in slot):
+            read["as_of"] = end
+    elif not order.before and not start and marks_.replaced.get(key) in marks_.recorded:
+        read["epoch"] = marks_.recorded[marks_.replaced[key]]
+    text = text_of(anchor).rstrip(".")
+    order_said = {
+        "words": order.words,
+        "before": order.before,
+        "anchor": {"key": key, "text": text_of(anchor), "state": state_of(anchor)},
+        **read,
+    }
+    if not read.get("as_of") and read.get("epoch") is None:
+        # nothing stored came before (after) it: the first value stored, or one that still holds
+        why = (
+            "it is the first value of its subject and predicate stored"
+            if order.before
+            else f"it ended on {end} and no value stored follows it"
+            if end
+            else (
+                "it still holds"
+                if state_of(anchor) == ALIVE
+                else f"it is {state_of(anchor)} and nothing took its place"
+            )
+        )
+        mine = {"nodes": [], "sources": []}
+        _, verdict = marks(stores.journal, mine, now["baseline"], now["baseline_states"], now["mode"], None)
+        falsify = dict(
+            now["falsify"],
+            answer=f"nothing stored came {'before' if order.before else 'after'} {key} ({text}): {why}",
+            nodes=[],
+            sources=[],
+            kind=None,
+            rests_on=None,
+        )
+        return dict(now, question=question, falsify=falsify, verdict=verdict, order_from_question=order_said)
+    result = await _answer(stores, shorter, read.get("epoch"), read.get("as_of"), inquiry, None)
+    mine = result["falsify"]
+    if (mine.get("replaces") or {}).get("key") == key:  # the anchor, not valid then: no news
+        sentence = f" It replaces {key} ({text}), {mine['replaces']['state']}."
+        mine["answer"] = mine["answer"].replace(sentence, "")
+        del mine["replaces"]
+    if mine["nodes"]:
+        value = mine["nodes"][0]
+        found = (await stores.store.find_keys([value])).get(value) or {}
+        if found.get("valid_from") or found.get("valid_to"):
+            mine["answer"] += f" [{_interval_said(to_node(found))}]"
+        when = (
+            f", valid from {start}"
+            if order.before and start
+            else (f", valid to {end}" if end and not order.before else "")
+        )
+        note = f"{'Before' if order.before else 'After'} {key} ({text}{when}): "
+        if "epoch" in read:
+            state = state_of(found)
+            how = f"before {key} was recorded" if order.before else f"when {marks_.replaced[key]} replaced it"
+            note += f"as believed at epoch {read['epoch']}, {how}: "
+            mine["answer"] = note + mine["answer"] + (f" [{value} is now {state}]" if state != ALIVE else "")
+        else:
+            mine["answer"] = note + mine["answer"]
+    return dict(result, question=question, order_from_question=order_said)
 
 
 async def not_valid_on(stores, result: dict, day: str) -> Optional[str]:
@@ -1276,7 +1472,7 @@ def marks(
     the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
     does not hold there; FALSIFY is ``[revised]`` when its answer leads with a hypothesis a
     revision promoted, or a fact a revision recorded over a stored belief."""
-    promoted, winners, _ = revision_marks(journal)
+    promoted, winners = revision_marks(journal)[:2]
     lead_f = mine["nodes"][0] if mine["nodes"] else None
     used_b = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     dead_b = [k for k in used_b if states.get(k) != ALIVE]
@@ -1446,7 +1642,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     }
     stale = [k for k in plain["nodes"] if states_b.get(k) != ALIVE]
     dead = f"a belief that does not hold {validity.said(as_of)}" if as_of else "a dead belief"
-    promoted, winners, _ = revision_marks(stores.journal)
+    promoted, winners = revision_marks(stores.journal)[:2]
     revised = [k for k in mine["nodes"] if k in winners or k in promoted]
     if stale:
         verdict = f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale)

@@ -1025,3 +1025,177 @@ async def test_in_a_year_a_hypothesis_answer_gives_the_slots_values_and_a_suppor
     await app.revise(f"{maria} lives in Porto.", triple=f"{maria}|lives in|Porto", valid_from="2016-01-01")
     vote = (await app.recall(f"Is {maria} registered to vote in Lisbon?", as_of="2017-01-01"))["falsify"]
     assert vote.get("replaces", {}).get("key") != f"{prefix}D" and f"{prefix}A" not in vote["nodes"][:1], vote
+
+
+async def test_a_question_before_or_after_a_value_or_a_time_is_read_in_its_timeline(app, prefix):
+    """ "Who was CEO before Beth Cole?" is the value before hers in valid time (as of the day
+    before her ``valid_from``), "... after Alan Reed?" the one after his (as of his ``valid_to``);
+    "before 2016" reads the day before; "the previous CEO" is the value before the one that holds
+    now; nothing stored before the first value, nothing after the one that still holds; a
+    phrase whose anchor names no value of the slot ("after the garden") is read as it is."""
+    tag = prefix.strip("_")
+    orbital, alan, beth = f"Orbital{tag}", f"Alan Reed{tag}", f"Beth Cole{tag}"
+    await app.load(json.dumps({"question": {"key": f"{prefix}Q", "text": f"Who runs {orbital}?"}}))
+    first = await app.revise(
+        f"{alan} is the chief executive officer of {orbital}.",
+        triple=f"{orbital}|ceo|{alan}",
+        valid_from="2010-01-01",
+        inquiry=f"{prefix}Q",
+    )
+    second = await app.revise(
+        f"{beth} became chief executive officer of {orbital}.",
+        triple=f"{orbital}|ceo|{beth}",
+        valid_from="2016-05-01",
+        inquiry=f"{prefix}Q",
+    )
+    a, b = first["new_evidence"], second["new_evidence"]
+    before = await app.recall(f"Who was the CEO of {orbital} before {beth}?")
+    assert before["falsify"]["nodes"][:1] == [a], before["falsify"]
+    assert before["as_of"] == "2016-04-30" and before["order_from_question"]["anchor"]["key"] == b
+    assert "valid 2010-01-01 to 2016-05-01" in before["falsify"]["answer"]
+    assert before["question"] == f"Who was the CEO of {orbital} before {beth}?"
+    after = await app.recall(f"Who was the CEO of {orbital} after {alan}?")
+    assert after["falsify"]["nodes"][:1] == [b] and after["as_of"] == "2016-05-01", after["falsify"]
+    previous = await app.recall(f"Who was the previous CEO of {orbital}?")
+    assert previous["falsify"]["nodes"][:1] == [a], previous["falsify"]
+    year = await app.recall(f"Who was the CEO of {orbital} before 2016?")
+    assert year["as_of"] == "2015-12-31" and year["as_of_from_question"] == "before 2016"
+    assert year["falsify"]["nodes"][:1] == [a]
+    first_value = await app.recall(f"Who was the CEO of {orbital} before {alan}?")
+    assert first_value["falsify"]["nodes"] == [] and first_value["falsify"]["answer"].startswith(
+        f"nothing stored came before {a}"
+    )
+    still = await app.recall(f"Who was the CEO of {orbital} after {beth}?")
+    assert still["falsify"]["nodes"] == [] and "it still holds" in still["falsify"]["answer"]
+    assert "order_from_question" not in await app.recall(f"Who looks after the garden of {orbital}?")
+
+
+async def test_without_valid_time_before_a_value_is_what_was_believed_before_it_was_recorded(app, prefix):
+    """A slot changed by revisions with no valid time: "before Porto" is the value as believed
+    before the revision that recorded Porto (an epoch), with its state now; "after Lisbon" the
+    value that replaced Lisbon, as believed when it did."""
+    who = f"Maria{prefix.strip('_')}"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": f"{prefix}Q", "text": f"Where is {who}?"},
+                "evidence": [
+                    {
+                        "key": f"{prefix}E_city",
+                        "claim": f"{who} lives in Lisbon.",
+                        "subject": who,
+                        "predicate": "lives in",
+                        "object": "Lisbon",
+                    }
+                ],
+            }
+        )
+    )
+    porto = (
+        await app.revise(f"{who} moved to Porto.", triple=f"{who}|lives in|Porto", inquiry=f"{prefix}Q")
+    )["new_evidence"]
+    berlin = (
+        await app.revise(f"{who} moved to Berlin.", triple=f"{who}|lives in|Berlin", inquiry=f"{prefix}Q")
+    )["new_evidence"]
+    before = await app.recall(f"Where did {who} live before Porto?")
+    assert before["falsify"]["nodes"][:1] == [f"{prefix}E_city"], before["falsify"]
+    assert before["epoch"] == before["order_from_question"]["epoch"]
+    assert "is now refuted" in before["falsify"]["answer"]
+    used_to = await app.recall(f"Where did {who} use to live?")
+    assert (
+        used_to["falsify"]["nodes"][:1] == [porto]
+        and used_to["order_from_question"]["anchor"]["key"] == berlin
+    )
+    after = await app.recall(f"Where did {who} live after Lisbon?")
+    assert after["falsify"]["nodes"][:1] == [porto], after["falsify"]
+    now = await app.recall(f"Where does {who} live?")
+    assert now["falsify"]["nodes"][:1] == [berlin] and "order_from_question" not in now
+
+
+async def test_a_chain_asked_for_a_year_gives_every_path_that_held_in_it(app, prefix):
+    """In the year the CEO changed, "where was the CEO born?" gives both CEOs' birthplaces,
+    each path with its valid time; and a chain whose claims read together lie beyond the floor
+    answers when its triples read together lie within it (both hops updated)."""
+    tag = prefix.strip("_")
+    orbital, alan, beth = f"Orbital{tag}", f"Alan Reed{tag}", f"Beth Cole{tag}"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": f"{prefix}Q", "text": f"Who runs {orbital}?"},
+                "evidence": [
+                    {
+                        "key": f"{prefix}A_born",
+                        "claim": f"{alan} was born in Leeds.",
+                        "subject": alan,
+                        "predicate": "born in",
+                        "object": "Leeds",
+                    },
+                    {
+                        "key": f"{prefix}B_born",
+                        "claim": f"{beth} was born in Toronto.",
+                        "subject": beth,
+                        "predicate": "born in",
+                        "object": "Toronto",
+                    },
+                ],
+            }
+        )
+    )
+    for fact, triple, since in (
+        (f"{alan} is the chief executive officer of {orbital}.", f"{orbital}|ceo|{alan}", "2010-01-01"),
+        (f"{beth} became chief executive officer of {orbital}.", f"{orbital}|ceo|{beth}", "2016-05-01"),
+    ):
+        await app.revise(fact, triple=triple, valid_from=since, inquiry=f"{prefix}Q")
+    both = (await app.recall(f"Where was the CEO of {orbital} born?", as_of="2016"))["falsify"]
+    assert {f"{prefix}A_born", f"{prefix}B_born"} <= set(both["nodes"]), both
+    assert "In 2016 also:" in both["answer"] and "valid 2010-01-01 to 2016-05-01" in both["answer"]
+    one = (await app.recall(f"Where was the CEO of {orbital} born?", as_of="2018"))["falsify"]
+    assert f"{prefix}A_born" not in one["nodes"] and "also" not in one["answer"], one
+
+    ken, tigers, giants = f"Ken Ito{tag}", f"Tigers{tag}", f"Giants{tag}"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": f"{prefix}Q2", "text": f"What about {ken}?"},
+                "evidence": [
+                    {
+                        "key": f"{prefix}K_team",
+                        "claim": f"{ken} supports the {tigers}.",
+                        "subject": ken,
+                        "predicate": "supports team",
+                        "object": tigers,
+                    },
+                    {
+                        "key": f"{prefix}T_city",
+                        "claim": f"The {tigers} play in Nishinomiya.",
+                        "subject": tigers,
+                        "predicate": "home city",
+                        "object": "Nishinomiya",
+                    },
+                    {
+                        "key": f"{prefix}G_city",
+                        "claim": f"The {giants} play in Tokyo.",
+                        "subject": giants,
+                        "predicate": "home city",
+                        "object": "Tokyo",
+                    },
+                ],
+            }
+        )
+    )
+    await app.revise_many(
+        [
+            {
+                "fact": f"{ken} switched allegiance to the {giants}.",
+                "triple": f"{ken}|supports team|{giants}",
+                "inquiry": f"{prefix}Q2",
+            },
+            {
+                "fact": f"The {giants} moved to Chiba.",
+                "triple": f"{giants}|home city|Chiba",
+                "inquiry": f"{prefix}Q2",
+            },
+        ]
+    )
+    chain = (await app.recall(f"In which city does the team {ken} supports play?"))["falsify"]
+    assert [h["object"] for h in chain.get("through") or []] == [giants, "Chiba"], chain

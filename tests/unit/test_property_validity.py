@@ -417,6 +417,33 @@ def test_the_time_a_question_names():
     assert validity.period("2018-13") is None and validity.period("2018-12") == ("2018-12-01", "2019-01-01")
 
 
+def test_the_order_a_question_asks_about():
+    """Before or after a time: read the day before it, or the first moment after it; before or
+    after a value: its words, to find it among the slot's values; "previous", "used to", a
+    trailing "before", "moved ... from?": before the value that holds now."""
+    order = validity.order_in_question
+    Ordered = validity.Ordered
+    assert order("Who was CEO before 2016?") == Ordered("before 2016", True, when="2015-12-31")
+    assert order("Who was CEO after May 2016?") == Ordered("after May 2016", False, when="2016-06-01")
+    assert order("Who led it until 2016-05-01?") == Ordered("until 2016-05-01", True, when="2016-04-30")
+    assert order("Who led it after 2016-12-31?") == Ordered("after 2016-12-31", False, when="2017-01-01")
+    assert order("Who was CEO before Beth Cole?") == Ordered("before Beth Cole", True, anchor="Beth Cole")
+    assert order("Who was CEO after Alan Reed, then?") == Ordered(
+        "after Alan Reed", False, anchor="Alan Reed"
+    )
+    for asked, words in (
+        ("Who was the previous CEO?", "previous"),
+        ("Where did Maria use to live?", "use to"),
+        ("Where did Maria live before?", "before"),
+        ("Where did Orbital move its headquarters from?", "from"),
+    ):
+        assert order(asked) == Ordered(words, True), asked
+    assert order("Where does Maria come from?") is None  # a "from" that asks of no change
+    assert order("Who is the CEO?") is None
+    assert order("Who led it before 0001-01-01?") is None  # no day before the calendar's first
+    assert validity.just_before("2016-05-01T10:00:00") == "2016-05-01T09:59:59"
+
+
 def test_a_time_outside_the_calendar_is_an_input_error_naming_it():
     """Year 0, year 9999 as a period (its end is no date), an offset that leaves the calendar in
     UTC: InputError naming the argument, never a ValueError or OverflowError from datetime."""
