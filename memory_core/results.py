@@ -187,6 +187,9 @@ class RecallResult(TypedDict, total=False):
     as_of_from_question: str  # the question's words naming the time it answered as of ("in 2018")
     as_of_today: str  # why a question with no time was answered as of today (a fact not valid today)
     epoch: int  # recall(epoch=N): from the beliefs as stored after epoch N
+    # a question about the value before or after another: {"words", "before", "anchor": {"key",
+    # "text", "state"}, "as_of" | "epoch"}: the time (or epoch) it was answered at
+    order_from_question: dict
 
 
 class SearchHit(TypedDict):

@@ -122,7 +122,9 @@ stored questions. `inquiry`: a question's key, answer only from its beliefs. `pa
 "SUBJECT|PREDICATE|PREDICATE..." instead of a question: follow alive triples hop by hop (each hop's
 object is the next hop's subject). `epoch`: answer from the beliefs alive after that epoch (as stored
 then). `as_of`: an ISO date, a year or a month, answer from the beliefs valid then (valid time); a
-question naming its time ("in 2018") is answered as of it (as_of_from_question). A question no
+question naming its time ("in 2018") is answered as of it (as_of_from_question); a question about the
+value before or after another ("before Beth Cole", "the previous CEO", "before 2016") is answered in
+that value's timeline (order_from_question). A question no
 single fact holds ("the capital of the country of the CEO of X") is answered through a chain of alive
 triples when one holds more of it: falsify.through lists the hops. falsify.unheld: the question's words
 the answer does not hold (an answer to part of the question); falsify.rival: a supported hypothesis

@@ -249,6 +249,12 @@ def print_recall(r: dict) -> None:
             f", read from its words '{read}')" if read else f": {today})" if today else ")"
         )
     print(f"{label}: {r['question']}{when}{scope}")
+    order = r.get("order_from_question")
+    if order is not None:  # a question about the value before or after another (at the time above)
+        anchor, side = order["anchor"], "before" if order["before"] else "after"
+        print(
+            f"  read from its words '{order['words']}': the value {side} {anchor['key']} ({anchor['text'].rstrip('.')})"
+        )
     f, b = r["falsify"], r["baseline"]
     mark_f = r.get("scoreboard", {}).get("falsify_mark", "")
     mark_b = r.get("scoreboard", {}).get("baseline_mark", "")

@@ -87,6 +87,7 @@ def run(tmp_path_factory):
             "F_limit",
             "--json",
         ),
+        cli("before_lower", "recall", f"{LIMIT_QUESTION[:-1]} before 30 tonnes?"),
     ]
     results = {r["name"]: r for r in run_batch(root, steps, work / "batch", timeout=900)}
     results["root"] = root
@@ -172,3 +173,14 @@ def test_with_a_key_the_llm_writes_from_alive_beliefs_only(run):
         a for a in asked if "lowered to 30 tonnes" in a.split("Context")[1].split("\\n")[1]
     )
     assert "was 40 tonnes" not in falsify_request  # the refuted limit is never in FALSIFY's context
+
+
+def test_a_question_before_a_value_says_how_it_was_read(run):
+    """Without valid time, "before 30 tonnes" is the value as it stood before the revision that
+    recorded 30 tonnes: the text output says which words it read and from which value."""
+    out = run["before_lower"]["stdout"]
+    assert run["before_lower"]["code"] == 0, run["before_lower"]
+    assert "read from its words 'before 30 tonnes': the value before F_limit" in out, out
+    assert (
+        "as it stood after epoch" in out and "40 tonnes" in out.split("FALSIFY recall :")[1].split("\n")[0]
+    ), out
