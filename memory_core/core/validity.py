@@ -103,9 +103,30 @@ _IN_QUESTION = re.compile(
 )
 
 
+# a time a range in a question is made of: a year, a month ("March 2018", "2018-03"), a date
+_TIME = r"(?:(?:" + "|".join(MONTHS) + r")\s+)?\d{4}(?:-\d{2}(?:-\d{2})?)?"
+# "between 2015 and 2018", "from March 2015 to 2018", "since 2018": a range of time a question asks about
+_RANGE_IN_QUESTION = re.compile(
+    rf"\b(?:between\s+(?P<a>{_TIME})\s+and\s+(?P<b>{_TIME})|from\s+(?P<c>{_TIME})\s+(?:to|until|till)\s+"
+    rf"(?P<d>{_TIME})|since\s+(?P<e>{_TIME}))\b(?![-/:]\d)",
+    re.IGNORECASE,
+)
+
+
 def period(text: str) -> Optional[Interval]:
     """A year (``2018``) or a month (``2018-03``) as the half-open interval of its days
-    (``[2018-01-01, 2019-01-01)``); None for anything else (a date is a moment)."""
+    (``[2018-01-01, 2019-01-01)``), or a range ``START/END`` of two of those or of dates, from
+    the start of the first to the end of the last (``2015/2018``: ``[2015-01-01, 2019-01-01)``;
+    ``2018-01-01/2018-06-30``: ``[2018-01-01, 2018-07-01)``); None for anything else (a date is
+    a moment)."""
+    if "/" in text:
+        first, _, last = text.strip().partition("/")
+        if "/" in last or first != first.strip() or last != last.strip():
+            return None
+        start, end = _whole(first), _whole(last)
+        if start is None or end is None or moment(start[0]) >= moment(end[1]):
+            return None
+        return start[0], end[1]
     found = _PERIOD.fullmatch(text.strip())
     if found is None:
         return None
@@ -122,28 +143,41 @@ def period(text: str) -> Optional[Interval]:
 
 
 def check_when(value, name: str) -> Optional[str]:
-    """An as-of time: an ISO date or date-time (a moment), or a year or a month (a period,
-    :func:`period`)."""
+    """An as-of time: an ISO date or date-time (a moment), or a year, a month or a range of
+    them (a period, :func:`period`)."""
     if isinstance(value, str) and period(value) is not None:
         return value.strip()
     try:
         return check_date(value, name)
     except InputError:
         raise InputError(
-            f"{name} must be an ISO date such as 2016-01-01, a year (2016) or a month (2016-03), got {value!r}",
+            f"{name} must be an ISO date such as 2016-01-01, a year (2016) or a month (2016-03), or a range "
+            f"START/END of those (2015/2018, its end after its start), got {value!r}",
             field="as_of",
         ) from None
 
 
 def said(when: str) -> str:
-    """``when`` as an answer words it: "on 2018-03-01", "in 2018", "in 2018-03"."""
+    """``when`` as an answer words it: "on 2018-03-01", "in 2018", "in 2018-03", "from 2015 to 2018"."""
+    if "/" in when and period(when) is not None:
+        first, _, last = when.partition("/")
+        return f"from {first} to {last}"
     return f"in {when}" if period(when) is not None else f"on {when}"
 
 
-def when_in_question(question: str) -> Optional[tuple[str, str]]:
+def when_in_question(question: str, today: Optional[str] = None) -> Optional[tuple[str, str]]:
     """The time a question asks about, when it names one ("Where did Maria live in 2018?",
-    "... during March 2018", "... as of 2018-03-01"): (the words that name it, the as-of time:
-    a year, a month or a date). A bare number is not a time ("the 2018 World Cup")."""
+    "... during March 2018", "... as of 2018-03-01", "... between 2015 and 2018", "... since
+    2018" (to ``today``, when given)): (the words that name it, the as-of time: a year, a month,
+    a date or a range ``START/END``). A bare number is not a time ("the 2018 World Cup")."""
+    ranged = _RANGE_IN_QUESTION.search(question)
+    if ranged is not None:
+        first = ranged.group("a") or ranged.group("c") or ranged.group("e")
+        last = ranged.group("b") or ranged.group("d") or today
+        sides = [_iso(first), _iso(last) if last else None]
+        if sides[0] is None or sides[1] is None or period(f"{sides[0]}/{sides[1]}") is None:
+            return None
+        return ranged.group(0), f"{sides[0]}/{sides[1]}"
     found = _IN_QUESTION.search(question)
     if found is None:
         return None
@@ -207,28 +241,42 @@ def just_before(text: str) -> Optional[str]:
 def anchor_time(text: str) -> Optional[Interval]:
     """The time an anchor names: a year, a month ("March 2018", "2018-03") or a date, as the
     half-open interval it covers; None for words that name no time."""
-    text = text.strip()
-    named = _MONTH_YEAR.fullmatch(text)
+    iso = _iso(text)
+    return _whole(iso) if iso is not None else None
+
+
+def _iso(text: str) -> Optional[str]:
+    """A time as an as-of text: "March 2018" -> "2018-03"; a year, month or date as it is; None
+    for no time of the calendar."""
+    named = _MONTH_YEAR.fullmatch(text.strip())
     if named is not None:
         text = f"{named.group('year')}-{MONTHS.index(named.group('month').lower()) + 1:02d}"
-    span = period(text)
+    return text.strip() if _whole(text) is not None else None
+
+
+def _whole(text: str) -> Optional[Interval]:
+    """A year, a month or a date (ISO) as the interval it covers."""
+    span = period(text) if "/" not in text else None
     if span is not None:
         return span
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
         return None
     try:
-        moment(text)
+        moment(text.strip())
     except ValueError:
         return None
-    after = _shifted(text, 1)
-    return (text, after) if after is not None else None
+    after = _shifted(text.strip(), 1)
+    return (text.strip(), after) if after is not None else None
 
 
 def order_in_question(question: str) -> Optional[Ordered]:
     """The order a question asks about, when it asks one: "before 2016" (read as of the day
     before), "after May 2016" (as of the first day after), "before Beth Cole" (the value of
     Beth Cole's subject and predicate before hers), "the previous CEO", "where did X move
-    from?" (the value before the one that holds now)."""
+    from?" (the value before the one that holds now). A range ("from 2015 until 2018") is no
+    order: :func:`when_in_question` reads it."""
+    if _RANGE_IN_QUESTION.search(question):
+        return None
     found = _ORDERED.search(question)
     if found is not None:
         before = found.group("how").lower() != "after"

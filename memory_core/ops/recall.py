@@ -1003,7 +1003,7 @@ async def recall(
         ordered = await answer_ordered(stores, question, order, inquiry)
         if ordered is not None:
             return ordered
-    read = validity.when_in_question(question) if as_of is None and path is None else None
+    read = validity.when_in_question(question, today()) if as_of is None and path is None else None
     if read is not None:
         words, when = read
         shorter = _left_out(question, words)

@@ -24,7 +24,7 @@ from bench.reference import (
 from bench.wholegraph import Engine
 from belief_graphs import investigations, pick_target, revision_picks
 from memory_core.core import validity
-from memory_core.core.beliefs import BeliefView
+from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.cascade import decay
 from memory_core.core.forget import forget, orphans
 from memory_core.core.plan import Plan
@@ -415,6 +415,31 @@ def test_the_time_a_question_names():
     assert read("Who won the 2018 World Cup?") is None  # a number in a name is not a time
     assert read("What happened on 2018-02-30?") is None  # no such day
     assert validity.period("2018-13") is None and validity.period("2018-12") == ("2018-12-01", "2019-01-01")
+
+
+def test_a_range_of_time_as_of_and_in_a_question():
+    """``START/END`` covers its two ends whole (a year, a month, a date); a question's "between
+    X and Y", "from X to Y", "since X" (to today) read as one; an empty or inverted range is none."""
+    assert validity.period("2015/2018") == ("2015-01-01", "2019-01-01")
+    assert validity.period("2018-01-01/2018-06-30") == ("2018-01-01", "2018-07-01")
+    assert validity.period("2018-03/2018-02") is None and validity.period("2018/x") is None
+    assert validity.said("2015/2018") == "from 2015 to 2018" and validity.check_when("2015/2018", "--as-of")
+    read = validity.when_in_question
+    assert read("Where did Maria live between 2015 and 2018?") == ("between 2015 and 2018", "2015/2018")
+    assert read("Who led it from March 2015 until 2018?") == ("from March 2015 until 2018", "2015-03/2018")
+    assert read("Where has Maria lived since 2018?", "2026-12-04") == ("since 2018", "2018/2026-12-04")
+    assert read("Where has Maria lived since 2018?") is None  # no today given: no end
+    assert validity.order_in_question("Who led it from 2015 until 2018?") is None  # a range, no order
+    nodes = {
+        "E_lis": Node(
+            "E_lis", "evidence", state="superseded", valid_from="2015-01-01", valid_to="2018-06-01"
+        ),
+        "E_por": Node("E_por", "evidence", state="alive", valid_from="2018-06-01", valid_to="2020-01-01"),
+        "E_ber": Node("E_ber", "evidence", state="alive", valid_from="2020-01-01"),
+    }
+    view = BeliefView(nodes=nodes, edges=[])
+    alive = lambda when: {k for k, n in validity.as_of(view, when).nodes.items() if n.state == "alive"}  # noqa: E731
+    assert alive("2016/2018") == {"E_lis", "E_por"} and alive("2019-01-01/2020-01-01") == {"E_por", "E_ber"}
 
 
 def test_the_order_a_question_asks_about():
