@@ -133,7 +133,8 @@ class BeliefView:
     def alive_supporters(self, hypothesis: str) -> list[str]:
         return [e.src for e in self.in_edges(hypothesis, SUPPORTS) if self.state(e.src) == ALIVE]
 
-    def hypotheses_of(self, question: str) -> list[str]:
+    def hypotheses_of(self, question: Optional[str]) -> list[str]:
+        """The hypotheses of ``question`` (None: those stored without a question)."""
         return sorted(self._hypotheses.get(question or "", ()))
 
     def consumers(self, key: str) -> list[str]:

@@ -30,7 +30,7 @@ from typing import Iterable, Mapping, Optional
 
 from memory_core.core.beliefs import ALIVE, DEAD, INVALIDATED, BeliefView
 from memory_core.core.vocabulary import DEPENDS_ON, Rule
-from memory_core.core.plan import Plan, record
+from memory_core.core.plan import Plan, Snapshot, record
 
 DECAY = 0.5
 
@@ -142,7 +142,7 @@ def decay(
     confidence at the start does not reflect: one already dead halves it as a death would.
     Returns the nodes whose confidence went down."""
     memory = plan.meta.memory
-    start: dict[str, dict] = {}
+    start: dict[str, Snapshot] = {}
     for change in plan.changes:
         start.setdefault(change.key, change.before)
 

@@ -9,7 +9,7 @@ and ``explain`` read the same records.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, NotRequired, Optional, Protocol, TypedDict, Unpack
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
@@ -18,12 +18,40 @@ if TYPE_CHECKING:
     from memory_core.core.policy import Decision
 
 
+class Snapshot(TypedDict):
+    """A node's revisable state before or after a change (the ``before``/``after`` of a logged
+    change); ``valid_to`` only where the change ended or shortened evidence's validity (core.validity)."""
+
+    state: str
+    weight: float
+    confidence: Optional[float]
+    valid_to: NotRequired[Optional[str]]
+
+
+class NodeChange(TypedDict, total=False):
+    """What :func:`record` sets on a node: any of a :class:`Snapshot`'s fields (confidence None: none)."""
+
+    state: str
+    weight: float
+    confidence: Optional[float]
+
+
+class LogMemory(Protocol):
+    """What the rules read of :class:`memory_core.core.tms.Memory` (tms imports this module:
+    the plan names its fields, not its class)."""
+
+    before_death: dict[str, dict]
+    promotions: dict[str, list[tuple[str, float]]]
+    weakened: dict[str, float]
+    undecayed: dict[str, Optional[float]]
+
+
 @dataclass
 class Change:
     key: str
     rule: str  # a Rule (core/vocabulary.py): contradicted, superseded_by_fact, justification_lost, ...
-    before: dict  # {"state", "weight", "confidence"}
-    after: dict
+    before: Snapshot
+    after: Snapshot
     cause: list[str] = field(default_factory=list)
     detail: str = ""
 
@@ -46,9 +74,8 @@ class PlanInputs:
     validity_note: str = ""  # one side timed, the other not: what rule applied
     fact_ends: dict[str, str] = field(default_factory=dict)  # stored values a timed fact ends if it holds
     returning_until: dict[str, tuple[str, str]] = field(default_factory=dict)  # back until (date, cause)
-    # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel;
-    # typed Any: tms imports this module)
-    memory: Any = None
+    # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel)
+    memory: Optional[LogMemory] = None
 
 
 @dataclass
@@ -112,12 +139,18 @@ class Plan:
         return not self.changes and not self.forgotten and self.new_node is None
 
 
-def snapshot(node: Node) -> dict:
+def snapshot(node: Node) -> Snapshot:
     return {"state": node.state, "weight": node.weight, "confidence": node.confidence}
 
 
 def record(
-    view: BeliefView, plan: Plan, key: str, rule: str, cause: list[str], detail: str = "", **after
+    view: BeliefView,
+    plan: Plan,
+    key: str,
+    rule: str,
+    cause: list[str],
+    detail: str = "",
+    **after: Unpack[NodeChange],
 ) -> None:
     """Apply a change to the view's node and record it (with before/after) in the plan."""
     node = view.nodes[key]

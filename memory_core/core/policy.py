@@ -230,9 +230,11 @@ def decisions_for(
     listed = sources_of(asked)
     source = fact.source
     fact_trust = None
-    if source is not None and source not in listed and source not in registered and fact.trust is not None:
-        fact_trust = fact.trust
-    f_trust = listed.get(source) if source in listed else registered.get(source, fact_trust)
+    f_trust: Optional[float] = None  # a fact without a source has no trust of its own
+    if source is not None:
+        if source not in listed and source not in registered and fact.trust is not None:
+            fact_trust = fact.trust
+        f_trust = listed[source] if source in listed else registered.get(source, fact_trust)
     claim = Claim(
         fact.key, fact.asserted_at, f_trust if f_trust is not None else source_trust({}, None), source
     )
@@ -241,10 +243,12 @@ def decisions_for(
         props = inputs.evidence.get(key) or {}
         question = inputs.questions.get(props.get("question_key") or "") or asked
         e_listed = sources_of(question)
-        sid = props.get("source_id")
-        e_trust = e_listed.get(sid) if sid in e_listed else props.get("trust")
+        sid: Optional[str] = props.get("source_id")
+        e_trust: Optional[float] = (
+            e_listed[sid] if sid is not None and sid in e_listed else props.get("trust")
+        )
         if e_trust is None:
-            e_trust = registered.get(sid) if sid in registered else source_trust({}, None)
+            e_trust = registered[sid] if sid is not None and sid in registered else source_trust({}, None)
         chosen = fact.policy or question.get("policy") or asked.get("policy") or DEFAULT_POLICY
         evidence = Claim(key, props.get("asserted_at"), float(e_trust), sid)
         result[key] = decide(chosen, evidence, claim, today)

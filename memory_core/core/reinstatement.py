@@ -39,10 +39,11 @@ NOT_REINSTATED = Rule.NOT_REINSTATED
 @dataclass(frozen=True)
 class Rejudged:
     """One returning evidence's re-judgement: ``by`` contradicts it (``relation``,
-    ``confidence``, ``judge``, ``rationale``), or ``by`` is None when no judge could decide."""
+    ``confidence``, ``judge``, ``rationale``). Evidence no judge could decide about has none
+    (:func:`remember_undecided` notes it)."""
 
     key: str
-    by: Optional[str]
+    by: str
     relation: Optional[str] = None
     confidence: Optional[float] = None
     judge: Optional[str] = None
@@ -124,7 +125,7 @@ def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
 
 def remember_undecided(plan: Plan, keys: list[str]) -> None:
     """Evidence that comes back un-judged: its reinstatement record says so."""
-    fact_key = plan.new_node.key if plan.new_node is not None else (plan.meta.seeds or [None])[0]
+    fact_key = plan.new_node.key if plan.new_node is not None else next(iter(plan.meta.seeds), None)
     notes = plan.meta.reinstate_notes
     for key in keys:
         notes[key] = undecided_detail([key], fact_key)

@@ -122,13 +122,20 @@ def forget_orphans(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> 
     """Forget dead nodes nothing alive needs. A node a disputed node consumes or
     supersedes is kept too (the dispute may still go its way), and ``ghosts``
     (forgotten nodes rebuilt from tombstones) that stay dead are already gone:
-    never forgotten twice."""
+    never forgotten twice. A ghost the relabelling brought back that a later step of
+    the same plan killed again (a value reinstated only until its slot's next value,
+    so a conclusion resting on it and on a later value never held) and that nothing
+    needs is forgotten again: it leaves ``plan.restored`` (its tombstone stands, it
+    is not stored again), as the reference stores a forgotten node again only when
+    its label is no longer dead."""
     gone = set(ghosts) - set(plan.restored)
 
     def disputed_need(key: str) -> bool:
         return any(view.state(k) == DISPUTED for k in view.consumers(key) + view.superseders(key))
 
     plan.forgotten = [k for k in forget(view, plan) if k not in gone and not disputed_need(k)]
+    again = set(plan.forgotten)
+    plan.restored = [k for k in plan.restored if k not in again]
     return plan.forgotten
 
 
@@ -248,7 +255,9 @@ def plan_relabel(
     (default refuted)."""
     plan = Plan(epoch=epoch)
     dead_as = dead_as or {}
-    verdicts = {k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys}
+    verdicts: dict[str, tuple[str, Optional[float]]] = {
+        k: ("supersedes" if dead_as.get(k) == SUPERSEDED else "contradicts", None) for k in keys
+    }
     notes = {
         k: (
             "repair",

@@ -34,12 +34,12 @@ listed in ``plan.restored``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from memory_core.core.beliefs import BeliefView, Edge, Node
 from memory_core.core.cascade import cycle_through, lost_text
 from memory_core.core.errors import InputError
-from memory_core.core.plan import Plan, record
+from memory_core.core.plan import LogMemory, NodeChange, Plan, record
 from memory_core.core.promotion import undo_promotions_over
 from memory_core.core.vocabulary import (
     Rule,
@@ -256,10 +256,10 @@ def relabel(
     plan: Plan,
     seeds: Iterable[str],
     forced_dead: Iterable[str] = (),
-    verdicts: Optional[dict[str, tuple[str, float]]] = None,
+    verdicts: Optional[Mapping[str, tuple[str, Optional[float]]]] = None,
     memory: Optional[Memory] = None,
     ghosts: Iterable[str] = (),
-    notes: Optional[dict[str, tuple[str, str]]] = None,
+    notes: Optional[Mapping[str, tuple[str, str]]] = None,
 ) -> Outcome:
     """Recompute the labels downstream of ``seeds`` and record every change.
 
@@ -270,9 +270,11 @@ def relabel(
     lose their justification, then newly disputed nodes, then nodes that hold again."""
     verdicts = verdicts or {}
     notes = notes or {}
-    if memory is None:  # a later step of the same revision: the memory it was given
-        memory = plan.meta.memory if plan.meta.memory is not None else Memory()
-    plan.meta.memory = memory  # what the decay and the rescoring that follow read
+    # none given: a later step of the same revision, with the memory it was given
+    log: LogMemory = (
+        memory if memory is not None else plan.meta.memory if plan.meta.memory is not None else Memory()
+    )
+    plan.meta.memory = log  # what the decay and the rescoring that follow read
     ghosts = set(ghosts)
     forced = set(forced_dead)
     scope = downstream(view, list(seeds) + sorted(forced))
@@ -287,7 +289,7 @@ def relabel(
         winners = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
         relation, confidence = verdicts.get(key, ("contradicts", None))
         state = RELATION_STATE.get(relation, REFUTED)
-        rule = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
+        rule: str = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
         if key in forced or key in verdicts:
             detail = f"judge: {relation}" + (
                 f" (confidence {confidence:.2f})" if confidence is not None else ""
@@ -333,7 +335,7 @@ def relabel(
             else "its support runs through disputed nodes"
         )
         rule, detail = notes.get(key, (Rule.DISPUTED, detail))
-        weight = node.weight if old[key] != L_DEAD else memory.before_death.get(key, {}).get("weight", 0.5)
+        weight = node.weight if old[key] != L_DEAD else log.before_death.get(key, {}).get("weight", 0.5)
         record(view, plan, key, rule, cause, detail, state=DISPUTED, weight=weight)
         outcome.disputed.append(key)
     for key in (k for k in moved if new[k] == L_ALIVE):
@@ -360,12 +362,12 @@ def relabel(
             set(gone) | set(holding)
         )
         rule, detail = notes.get(key, (Rule.REINSTATED, detail))
-        before = memory.before_death.get(key, {})
-        after = {"state": ALIVE}
+        before = log.before_death.get(key, {})
+        after: NodeChange = {"state": ALIVE}
         if old[key] == L_DEAD:
             after["weight"] = before.get("weight", 0.5) if before.get("weight") is not None else 0.5
-        if key in memory.undecayed:  # its base: the non-critical decay recomputes it (cascade.decay)
-            after["confidence"] = memory.undecayed[key]
+        if key in log.undecayed:  # its base: the non-critical decay recomputes it (cascade.decay)
+            after["confidence"] = log.undecayed[key]
         record(view, plan, key, rule, cause, detail, **after)
         outcome.revived.append(key)
         if key in ghosts:

@@ -20,11 +20,21 @@ the chain and the verdicts' application are untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Optional, Protocol, Sequence
 
 from memory_core.core.errors import JudgeError
-from memory_core.judging.judges import judge_many, llm_concurrency, llm_judge, structured_verdict
+from memory_core.judging.judges import (
+    declarations_of,
+    judge_many,
+    llm_concurrency,
+    llm_judge,
+    structured_verdict,
+)
 from memory_core.judging.prompts import ContradictionJudgement
+from memory_core.store.settings import Settings
+
+if TYPE_CHECKING:
+    from memory_core.judging.llm import Usage
 
 
 @dataclass
@@ -40,10 +50,8 @@ class Case:
     declared: dict[str, dict] = field(
         default_factory=dict
     )  # question key -> its predicate cardinality declarations
-    usage: object = None  # what the LLM judge spent on this fact (judging.llm.Usage), when it was asked
-    settings: object = (
-        None  # the settings it is judged by (store.config.Settings, the stores': the LLM step's)
-    )
+    usage: Optional["Usage"] = None  # what the LLM judge spent on this fact, when it was asked
+    settings: Optional[Settings] = None  # the settings it is judged by (the stores': the LLM step's)
 
     @property
     def undecided(self) -> list:
@@ -53,9 +61,7 @@ class Case:
         """The declarations of these candidates' questions, as one (for a prompt)."""
         from memory_core.core.cardinality import merged
 
-        return merged(
-            self.declared.get((self.props.get(c.key) or {}).get("question_key")) or {} for c in candidates
-        )
+        return merged(declarations_of(self.declared, self.props.get(c.key) or {}) or {} for c in candidates)
 
 
 Verdicts = dict[str, ContradictionJudgement]
@@ -85,7 +91,7 @@ class StructuredJudge:
             if case.triple:
                 for c in case.undecided:
                     props = case.props.get(c.key) or {}
-                    v = structured_verdict(case.triple, props, case.declared.get(props.get("question_key")))
+                    v = structured_verdict(case.triple, props, declarations_of(case.declared, props))
                     if v is not None:
                         verdicts[c.key] = v
             out.append(verdicts)
@@ -115,9 +121,10 @@ class LLMStep:
                 predicates=[case.predicates(left) for case, left in asks],
             )
         except JudgeError as error:
-            for (case, _), (_, usage) in zip(asks, error.results):
+            done = error.results or []  # judge_many sets it: the leading facts' (verdicts, usage)
+            for (case, _), (_, usage) in zip(asks, done):
                 case.usage = usage
-            error.results = [verdicts for verdicts, _ in error.results]
+            error.results = [verdicts for verdicts, _ in done]
             raise
         for (case, _), (_, usage) in zip(asks, judged):
             case.usage = usage

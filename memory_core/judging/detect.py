@@ -16,13 +16,14 @@ Offline, candidates no judge could decide are returned ranked: the caller decide
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import AbstractSet, Optional, Sequence
 
 from memory_core.store.belief_store import to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (
     ACT_THRESHOLD,
     JudgeError,
+    declarations_of,
     judge_many,  # noqa: F401
     pinned_verdict,
     structured_verdict,
@@ -124,6 +125,8 @@ async def gate1(
 
 def _candidate(found: Found, node_id_: str) -> Candidate:
     node = to_node(found.props[node_id_])
+    if node is None:  # gate 1 reads live evidence only (retrieval.LIVE): never another node
+        raise LookupError(f"gate 1 found {node_id_!r}, which is no stored belief")
     return Candidate(
         node.key,
         node.question,
@@ -132,6 +135,14 @@ def _candidate(found: Found, node_id_: str) -> Candidate:
         lexical=found.lexical.get(node_id_),
         rank=found.rank.get(node_id_),
     )
+
+
+def _as_triple(triple: Optional[Sequence[str]]) -> Optional[tuple[str, str, str]]:
+    """A fact's triple as gate 1's query holds it (a tuple, whatever sequence the caller gave)."""
+    if not triple:
+        return None
+    subject, predicate, obj = triple
+    return subject, predicate, obj
 
 
 def candidates_from(found: Found) -> tuple[list[Candidate], dict[str, dict]]:
@@ -160,11 +171,11 @@ async def candidates_of(
     triple: Optional[tuple[str, str, str]],
     threshold: Optional[float],
     limit: Optional[int] = None,
-    exclude: set[str] = frozenset(),
+    exclude: AbstractSet[str] = frozenset(),
     vector: Optional[list[float]] = None,
 ) -> tuple[list[Candidate], dict[str, dict]]:
     """Gate 1 plus the subject+predicate lookup: the candidates and their stored props."""
-    query = Query(fact, tuple(triple) if triple else None, vector, frozenset(exclude))
+    query = Query(fact, _as_triple(triple), vector, frozenset(exclude))
     return candidates_from((await gate1_many(store, [query], limit, threshold))[0])
 
 
@@ -211,9 +222,7 @@ def structured_pass(
     for cand in candidates:
         props = props_by_key.get(cand.key, {})
         verdict = (
-            structured_verdict(fact_triple, props, declared.get(props.get("question_key")))
-            if fact_triple
-            else None
+            structured_verdict(fact_triple, props, declarations_of(declared, props)) if fact_triple else None
         )
         if verdict is None:
             left.append(cand)
@@ -227,7 +236,7 @@ def structured_pass(
     return left
 
 
-def finish_detection(candidates: list[Candidate], threshold: float, usage=None) -> Detection:
+def finish_detection(candidates: list[Candidate], threshold: Optional[float], usage=None) -> Detection:
     undecided = [c.key for c in candidates if c.relation is None]
     name = "+".join(sorted({c.judge for c in candidates if c.judge})) or "none"
     d = Detection(name, candidates, undecided, undecided_note(candidates, undecided, threshold))
@@ -242,9 +251,9 @@ async def detect(
     triple: Optional[tuple[str, str, str]],
     threshold: Optional[float],
     limit: Optional[int] = None,
-    exclude: set[str] = frozenset(),
+    exclude: AbstractSet[str] = frozenset(),
     use_llm: Optional[bool] = None,
-    extra: list[Candidate] = (),
+    extra: Sequence[Candidate] = (),
     extra_props: Optional[dict[str, dict]] = None,
 ) -> Detection:
     """One fact: its candidates, then the judges (structured, then ONE LLM call for all the
@@ -278,10 +287,7 @@ async def detect_many(
     from memory_core.judging.chain import Case, LLMStep, StructuredJudge, judge_cases
     from memory_core.judging.llm import Usage
 
-    queries = [
-        Query(fact, tuple(triple) if triple else None, None, frozenset(exclude))
-        for fact, triple, exclude in facts
-    ]
+    queries = [Query(fact, _as_triple(triple), None, frozenset(exclude)) for fact, triple, exclude in facts]
     found = [candidates_from(f) for f in await gate1_many(store, queries, limit, threshold)]
     for (cands, props), (more, more_props) in zip(found, extra or []):
         cands += more
@@ -312,13 +318,13 @@ async def pinned(store, fact: str, target: str, why: str) -> Detection:
     props = found.get(target)
     if props is None:
         raise LookupError(f"--target {target!r}: no evidence with that key in this data root")
-    if props.get("type") != "Evidence":
-        kind = to_node(props).kind
+    node = to_node(props)
+    if node is None or props.get("type") != "Evidence":
+        kind = node.kind if node is not None else f"node of type {props.get('type')!r}"
         raise LookupError(
             f"--target {target!r} is a {kind}, not evidence: only evidence is contradicted (what rests "
             "on it follows by the revision rules)"
         )
-    node = to_node(props)
     verdict = pinned_verdict(node.key, why)
     cand = Candidate(
         node.key,

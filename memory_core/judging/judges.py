@@ -23,7 +23,7 @@ Only ``contradicts``/``supersedes`` at confidence ≥ :data:`ACT_THRESHOLD` act.
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from memory_core.core.cardinality import declarations_text, multi_valued
 from memory_core.core.errors import JudgeError  # noqa: F401  (re-exported)
@@ -38,6 +38,9 @@ from memory_core.judging.prompts import (
     llm_input,
 )
 from memory_core.store import settings as config
+
+if TYPE_CHECKING:
+    from memory_core.judging.llm import Usage
 
 ACT_THRESHOLD = 0.6
 STRUCTURED_CONFIDENCE = 0.9
@@ -77,6 +80,13 @@ def structured_verdict(
         relation="contradicts",
         confidence=STRUCTURED_CONFIDENCE,
     )
+
+
+def declarations_of(declared: Mapping[str, dict], props: Mapping[str, Any]) -> Optional[dict]:
+    """The predicate declarations of the question stored evidence (``props``) belongs to
+    (``declared``: question key -> its declarations); None: it has no question, or it declares none."""
+    question = props.get("question_key")
+    return declared.get(question) if question is not None else None
 
 
 def pinned_verdict(key: str, why: str) -> ContradictionJudgement:
@@ -165,9 +175,9 @@ class LLMJudge:
         given: dict[str, ContradictionJudgement] = {}
         folded = {k.strip().casefold(): k for k, _ in ask}
         for v in answer.verdicts:
-            k = v.key if v.key in dict(ask) else folded.get(v.key.strip().casefold())
-            if k is not None and k not in given:
-                given[k] = ContradictionJudgement(
+            key = v.key if v.key in dict(ask) else folded.get(v.key.strip().casefold())
+            if key is not None and key not in given:
+                given[key] = ContradictionJudgement(
                     rationale=v.rationale, relation=v.relation, confidence=v.confidence
                 )
         missing = [k for k, _ in ask if k not in given]
@@ -176,7 +186,7 @@ class LLMJudge:
                 f"the LLM judge returned a malformed verdict: no verdict for {', '.join(missing)} "
                 f"(answered for {', '.join(v.key for v in answer.verdicts) or 'no key'})"
             )
-        if cache is not None:
+        if cache is not None and model is not None:  # both set together (self.cache)
             cache.put_many({keys[k]: given[k].model_dump() for k in given}, model)
         found.update(given)
         return found
@@ -188,7 +198,7 @@ async def judge_many(
     *,
     judge: LLMJudge,
     predicates: Optional[list[Optional[dict]]] = None,
-) -> list[tuple[dict[str, ContradictionJudgement], "object"]]:
+) -> list[tuple[dict[str, ContradictionJudgement], "Usage"]]:
     """Judge many facts' candidates: ``items`` = ``[(fact, [(key, claim), ...]), ...]``, one
     LLM call per fact (none for a fact whose verdicts are all cached), up to ``concurrency``
     (default: the judge's ``FALSIFY_LLM_CONCURRENCY``, 4 unless set) at once. Returns, in order, ``(verdicts by key,
@@ -200,7 +210,7 @@ async def judge_many(
 
     gate = asyncio.Semaphore(concurrency or llm_concurrency(judge.settings))
     results: list = [None] * len(items)
-    errors: dict[int, BaseException] = {}
+    errors: dict[int, JudgeError] = {}
 
     async def one(i: int, fact: str, stored: list[tuple[str, str]]) -> None:
         async with gate:

@@ -224,7 +224,7 @@ class _Witness:
     surfaces as our timeout; the witness lets the error say *why* (HTTP status,
     malformed verdict) instead of just "no answer"."""
 
-    def __init__(self, model: Optional[type] = None):
+    def __init__(self, model: Optional[type[BaseModel]] = None):
         self.attempts = 0
         self.last_problem: Optional[str] = None
         self.model = model

@@ -153,12 +153,16 @@ class SubjectPredicateLookup:
     ranked = False
 
     async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
-        sps = {i: sp_key(*q.triple[:2]) for i, q in enumerate(queries) if q.triple}
+        sps = {i: sp for i, q in enumerate(queries) if q.triple and (sp := sp_key(*q.triple[:2])) is not None}
         by_sp: dict[str, list[dict]] = {}
         for props in await store.nodes_by_sps(sps.values()):
-            by_sp.setdefault(props.get("name"), []).append(props)
+            if (name := props.get("name")) is not None:
+                by_sp.setdefault(name, []).append(props)
         return [
-            [Hit(p["id"], 0.0, None, p) for p in sorted(by_sp.get(sps.get(i), []), key=lambda p: p["id"])]
+            [
+                Hit(p["id"], 0.0, None, p)
+                for p in sorted(by_sp.get(sps[i], []) if i in sps else [], key=lambda p: p["id"])
+            ]
             for i in range(len(queries))
         ]
 
@@ -219,7 +223,7 @@ async def gate1_many(
         qvec = _unit(query.vector)[0] if query.vector is not None else None
         near = _distances(qvec, [h for r, per in results if r.name != "vector" for h in per[qi]])
         live: dict[str, dict] = {}
-        distance: dict[str, Optional[float]] = {}
+        distance: dict[str, float] = {}
         lexical: dict[str, float] = {}
         rankings, extra = [], []
         for retriever, per in results:
@@ -247,7 +251,7 @@ async def gate1_many(
         scores = rrf(rankings)
         ordered = sorted(scores, key=lambda i: (-scores[i], distance.get(i, 2.0), i))
         if floor is not None:
-            ordered = [i for i in ordered if distance.get(i) is not None and distance[i] < floor]
+            ordered = [i for i in ordered if i in distance and distance[i] < floor]
         out = Found()
         for rank, i in enumerate(ordered[:k], 1):
             out.ids.append(i)
@@ -382,6 +386,10 @@ def fuse_beliefs(search: BeliefSearch, keep=lambda hit: True) -> list[BeliefHit]
     return result
 
 
+# one fact of a batch for EarlierFacts: (key, fact, triple or None, already recorded)
+EarlierFact = tuple[str, str, Optional[tuple[str, str, str]], bool]
+
+
 class EarlierFacts:
     """A batch's own facts as candidates for the facts after them (as if already stored):
     for fact *i*, the ``k`` nearest of the facts before it (within the distance floor when
@@ -391,33 +399,32 @@ class EarlierFacts:
     when asked (one row at a time: a batch of tens of thousands of facts never holds an N x N
     matrix)."""
 
-    def __init__(self, facts: Sequence[tuple], vectors: dict):
+    def __init__(self, facts: Sequence[EarlierFact], vectors: dict):
         self.facts = list(facts)
-        self.units = None
+        self.units: Optional[np.ndarray] = None
         if vectors and all(i in vectors for i in range(len(self.facts))):
             self.units = _unit([vectors[i] for i in range(len(self.facts))])
         self.by_sp: dict[str, list[int]] = {}
         for i, (_, _, triple, _) in enumerate(self.facts):
-            if triple:
-                self.by_sp.setdefault(sp_key(*triple[:2]), []).append(i)
+            if triple and (sp := sp_key(*triple[:2])) is not None:
+                self.by_sp.setdefault(sp, []).append(i)
 
     def near(self, index: int, k: int, floor: Optional[float] = None) -> list[tuple[int, Optional[float]]]:
         """``(earlier index, distance or None)``: None when found by subject+predicate only."""
         if index == 0:
             return []
-        row = 1.0 - self.units[:index] @ self.units[index] if self.units is not None else None
-        near = set()
-        if row is not None:
+        near: dict[int, float] = {}  # the k nearest earlier facts (within the floor): their distances
+        if self.units is not None:
+            row = 1.0 - self.units[:index] @ self.units[index]
             near = {
-                i
+                i: float(row[i])
                 for i in np.argsort(row[:index], kind="stable")[:k].tolist()
                 if floor is None or row[i] < floor
             }
         triple = self.facts[index][2]
-        same = {i for i in self.by_sp.get(sp_key(*triple[:2]), ()) if i < index} if triple else set()
-        return [
-            (i, float(row[i]) if i in near else None) for i in sorted(near | same) if not self.facts[i][3]
-        ]
+        sp = sp_key(*triple[:2]) if triple else None
+        same = {i for i in self.by_sp.get(sp, ()) if i < index} if sp is not None else set()
+        return [(i, near.get(i)) for i in sorted(near.keys() | same) if not self.facts[i][3]]
 
 
 __all__ = [

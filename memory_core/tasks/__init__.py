@@ -32,6 +32,7 @@ from memory_core.core.errors import FacadeClosed, speak, spoken
 from memory_core.judging.detect import gate1_threshold
 from memory_core.store.embedder import fingerprint
 from memory_core.store.pipeline import noop_tasks, run_pipeline, task  # noqa: F401  (re-exported)
+from memory_core.store.settings import Settings
 from memory_core.store.stores import Stores
 from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop  # noqa: F401  (re-exported)
 from memory_core.tasks.collect_belief_subgraph import collect_belief_subgraph
@@ -42,8 +43,8 @@ from memory_core.tasks.propagate_refutation import propagate_refutation
 from memory_core.tasks.write_revision import write_revision
 
 
-def threshold(settings) -> float:
-    """Gate 1's distance floor for the configured embedder, by ``settings`` (the stores')."""
+def threshold(settings: Settings) -> Optional[float]:
+    """Gate 1's distance floor for the configured embedder, by ``settings`` (the stores'); None: none."""
     return gate1_threshold(fingerprint()["provider"], settings)
 
 
@@ -128,7 +129,7 @@ def _applied_note(applied: list) -> str:
     if not applied:
         return "nothing of this pipeline run was applied"
     keys = [r.get("new_evidence") or r.get("fact", "?")[:40] for r in applied if isinstance(r, dict)]
-    epochs = sorted({r.get("epoch") for r in applied if isinstance(r, dict) and r.get("epoch") is not None})
+    epochs = sorted({e for r in applied if isinstance(r, dict) and (e := r.get("epoch")) is not None})
     return (
         f"this pipeline run applied {len(applied)} fact(s) before it ({', '.join(map(str, keys))}; "
         f"epoch {', '.join(map(str, epochs)) or 'none'}), in error.applied"
@@ -146,11 +147,12 @@ async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> 
         return
     batch.release()
     error = stop.error
-    if stop.whole:
+    if stop.at is None:  # stop.whole: nothing of the batch was applied
         async with batch.stores.revision:  # the batches ahead of it have finished
             pass
         applied = runs.of(ctx)
-        error.applied = applied
+        # any exception a task raised carries what the run applied (documented: error.applied)
+        error.applied = applied  # type: ignore[attr-defined]
         if error.args and isinstance(error.args[0], str):
             error.args = (
                 f"{error.args[0]} [{_applied_note(applied)}; this item and any item still "
@@ -166,7 +168,7 @@ async def _raise_stop(batch: RevisionBatch, ctx, runs: _Runs, written: list) -> 
         f"{batch.options.what} item {stop.at + 1}: {error} "
         f"[{applied_here}; this fact and the ones after it were not applied]"
     )
-    stopped.applied = runs.of(ctx) + written
+    stopped.applied = runs.of(ctx) + written  # type: ignore[attr-defined]  # as error.applied above
     raise speak(stopped)
 
 

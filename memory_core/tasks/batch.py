@@ -38,7 +38,7 @@ class RevisionOptions:
     preview: bool = False  # the whole revision on the in-memory view, nothing written (revise --dry-run)
     pin_reason: str = "--target"  # what pinned a fact's target, for messages
     use_llm: bool = False
-    threshold: float = 0.55  # gate 1's distance floor
+    threshold: Optional[float] = 0.55  # gate 1's distance floor (None: none)
     limit: int = 8  # gate 1's candidates per fact
     # built by the first task from a host's pipeline data (not prepared by FALSIFY's own run): its
     # stop fails the host's pipeline run, its last task returns the RevisionResults
@@ -72,7 +72,7 @@ class FactJob:
     detection: Optional[Detection] = None  # everything gate 1 and the judges found (batch-wide pass)
     narrowed: Optional[Detection] = None  # what was still alive when this fact's turn came
     plan: Optional[Plan] = None
-    timings: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # task name -> ms
     already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
@@ -101,7 +101,10 @@ class FactJob:
 
     @property
     def verdicts(self) -> list[tuple[str, str, float]]:
-        return [(c.key, c.relation, c.confidence) for c in self.narrowed.acting] if self.narrowed else []
+        """``(key, relation, confidence)`` of each candidate the fact acts on."""
+        acting = self.narrowed.acting if self.narrowed else []
+        # an acting candidate has both (Candidate.acts): the test only narrows the types
+        return [(c.key, c.relation, c.confidence) for c in acting if c.relation and c.confidence is not None]
 
     @property
     def records(self) -> bool:
@@ -218,6 +221,15 @@ class RevisionBatch:
                 else None
             )
         return self.home_question
+
+    @property
+    def belief_view(self) -> BeliefView:
+        """:attr:`view`, for the tasks after ``collect_belief_subgraph`` (which reads it)."""
+        if self.view is None:
+            raise RuntimeError(
+                "the batch's belief view is read by collect_belief_subgraph, which has not run"
+            )
+        return self.view
 
     def snapshot_original(self) -> None:
         self.original = {k: copy.copy(n) for k, n in self.view.nodes.items()} if self.view is not None else {}

@@ -15,11 +15,11 @@ from memory_core.tasks.timing import timed
 async def _forget(job: FactJob) -> None:
     if job.plan is None:
         return
-    batch = job.batch
+    batch, view = job.batch, job.batch.belief_view
     for key in job.plan.restored:  # forgotten by an earlier fact of this batch, back now: not forgotten
         batch.forgotten_nodes.pop(key, None)
-    for key in revision.forget_orphans(batch.view, job.plan, set(batch.ghosts) | set(batch.forgotten_nodes)):
-        batch.forgotten_nodes[key] = batch.view.nodes[key]
+    for key in revision.forget_orphans(view, job.plan, set(batch.ghosts) | set(batch.forgotten_nodes)):
+        batch.forgotten_nodes[key] = view.nodes[key]
     # the batch's later facts remember this one's deaths, promotions and weakenings as the
     # log would after a revision one at a time (the batch's copy: the log's own memory is not touched)
     if batch.memory is not None:

@@ -46,11 +46,11 @@ async def _promote(job: FactJob) -> None:
     if job.plan is not None:
         memory = memory_for(job)
         job.plan.meta.memory = memory
-        revision.promote_competing_hypothesis(job.batch.view, job.plan, memory)
+        revision.promote_competing_hypothesis(job.batch.belief_view, job.plan, memory)
         # a superseded hypothesis the new fact supports holds again, as when its support returns
         supporter = new_supporter(job)
         if supporter:
-            reinstate_hypotheses(job.batch.view, job.plan, supporter, memory)
+            reinstate_hypotheses(job.batch.belief_view, job.plan, supporter, memory)
 
 
 async def promote_competing_hypothesis(jobs, ctx=None):

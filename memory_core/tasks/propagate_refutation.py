@@ -16,6 +16,7 @@ from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
+from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob
 from memory_core.tasks.detect_contradictions import narrow
@@ -29,7 +30,7 @@ def today() -> str:
 
 async def begin_fact(job: FactJob) -> None:
     batch = job.batch
-    view = batch.view
+    view = batch.belief_view
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
@@ -73,14 +74,15 @@ async def begin_fact(job: FactJob) -> None:
         if key not in view.nodes:  # pinned to an earlier line's key that recorded nothing
             raise InputError(f"--target {key!r}: no evidence with that key in this data root", field="target")
     r = job.request
-    if job.question is None:
-        stored = batch.questions or []
+    question = job.question
+    if question is None:
+        stored_questions = batch.questions or []
         raise InputError(
             "--record: there is no question to record the fact in "
             + (
-                f"({len(stored)} questions are stored, no default, and no stored claim is near the fact): "
-                "name its question with --inquiry KEY (or a stored hypothesis with --supports or --refutes)"
-                if stored
+                f"({len(stored_questions)} questions are stored, no default, and no stored claim is near the "
+                "fact): name its question with --inquiry KEY (or a stored hypothesis with --supports or --refutes)"
+                if stored_questions
                 else "(nothing is loaded yet): load an investigation first, or name a stored hypothesis "
                 "with --supports or --refutes"
             ),
@@ -89,18 +91,18 @@ async def begin_fact(job: FactJob) -> None:
     new_node = Node(
         job.new_key,
         "evidence",
-        question=job.question,
+        question=question,
         text=job.fact,
         weight=0.5,
         valid_from=r.valid_from,
         valid_to=r.valid_to,
     )
     # who wins each contradiction, and the trust a source named for the first time is registered with
-    fact = NewFact(job.new_key, job.question, r.source, r.asserted_at, r.trust, r.policy)
+    fact = NewFact(job.new_key, question, r.source, r.asserted_at, r.trust, r.policy)
     decisions, job.registered_trust = decisions_for(
         batch.reconciliation.policy, fact, [k for k, _, _ in job.verdicts], batch.registered, today()
     )
-    if job.registered_trust is not None:
+    if job.registered_trust is not None and r.source is not None:  # only a named source is registered
         batch.registered[r.source] = job.registered_trust  # later facts of the batch know it
     # valid time first: a contradiction between facts true at different times is no revision
     stored = {
@@ -109,21 +111,21 @@ async def begin_fact(job: FactJob) -> None:
     timed = validity.sort_verdicts(job.verdicts, (r.valid_from, r.valid_to), stored)
     kept = timed["kept"]
     decisions = {k: d for k, d in decisions.items() if k in {v[0] for v in kept}}
-    job.plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
-    job.plan.meta.fact_ends = dict(timed["ends"])  # what re-judging in time reads
+    job.plan = plan = revision.begin(view, kept, batch.epoch, job.fact, new_node, decisions)
+    plan.meta.fact_ends = dict(timed["ends"])  # what re-judging in time reads
     if r.hypothesis is not None:
-        bear_on_hypothesis(job)
+        bear_on_hypothesis(job, r.hypothesis, plan)
     # a value already superseded in time that the fact contradicts for the same period
-    validity.reopen(view, job.plan, kept, decisions, job.new_key)
+    validity.reopen(view, plan, kept, decisions, job.new_key)
     recorded = {
         j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
         for j in batch.jobs
-        if j.plan is not None
+        if j.plan is not None and j.plan.new_node is not None
     }
     await rejudge_returning(
         batch.stores.store,
         view,
-        job.plan,
+        plan,
         [(job.new_key, job.fact, job.request.triple)],
         use_llm=batch.options.use_llm,
         recorded=recorded,
@@ -131,14 +133,14 @@ async def begin_fact(job: FactJob) -> None:
     )
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
-    revision.propagate_refutation(view, job.plan, batch.memory, ghosts)
+    revision.propagate_refutation(view, plan, batch.memory, ghosts)
     if timed["cases"]:
-        job.plan.meta.validity = dict(timed["cases"])
+        plan.meta.validity = dict(timed["cases"])
         note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
         if note:
-            job.plan.meta.validity_note = note
-    validity.place(view, job.plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
-    batch.restored.update(job.plan.restored)
+            plan.meta.validity_note = note
+    validity.place(view, plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
+    batch.restored.update(plan.restored)
 
 
 def named_inquiry(job: FactJob) -> str:
@@ -168,11 +170,12 @@ def contradicts_elsewhere(job: FactJob) -> None:
         )
 
 
-def bear_on_hypothesis(job: FactJob) -> None:
-    """The caller's ``supports``/``refutes`` H: an edge from the new evidence to H, with its
-    weight, written with the fact (H must be a hypothesis of the fact's question)."""
-    kind, key, weight = job.request.hypothesis
-    view = job.batch.view
+def bear_on_hypothesis(job: FactJob, hypothesis: tuple[str, str, float], plan: Plan) -> None:
+    """The caller's ``supports``/``refutes`` H (``hypothesis``: the request's (kind, key,
+    weight)): an edge from the new evidence to H, with its weight, written with the fact's
+    ``plan`` (H must be a hypothesis of the fact's question)."""
+    kind, key, weight = hypothesis
+    view = job.batch.belief_view
     node = view.nodes.get(key)
     if node is None or node.kind != "hypothesis":
         raise InputError(f"--{kind} {key!r}: no hypothesis with that key in this data root", field=kind)
@@ -188,7 +191,7 @@ def bear_on_hypothesis(job: FactJob) -> None:
     edge = Edge(SUPPORTS if kind == "supports" else REFUTES, job.new_key, key, weight=weight)
     if edge not in view.out_edges(edge.src, edge.kind):
         view.add_edge(edge)
-        job.plan.new_edges.append(edge)
+        plan.new_edges.append(edge)
 
 
 async def propagate_refutation(batches, ctx=None):

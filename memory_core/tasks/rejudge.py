@@ -12,7 +12,7 @@ bring back what that node had refuted.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Union
 
 from memory_core.core import reinstatement, validity
 from memory_core.core.cardinality import multi_valued
@@ -21,16 +21,23 @@ from memory_core.core.beliefs import BeliefView
 from memory_core.core.plan import Plan
 from memory_core.core.tms import L_ALIVE, L_DEAD, historical_node, label_of
 from memory_core.core.vocabulary import SUPERSEDED
-from memory_core.judging.judges import ACT_THRESHOLD, JudgeError, LLMJudge, structured_verdict
+from memory_core.judging.judges import (
+    ACT_THRESHOLD,
+    JudgeError,
+    LLMJudge,
+    declarations_of,
+    structured_verdict,
+)
 from memory_core.store.belief_store import BeliefStore, state_of
+from memory_core.tasks.batch import FactJob
 
 ACTS = ("contradicts", "supersedes")
 MAX_ROUNDS = 64
 
 
 def _triple_of(props: dict) -> Optional[tuple[str, str, str]]:
-    t = tuple(props.get(k) for k in ("subject", "predicate", "object"))
-    return t if all(t) else None
+    s, p, o = (props.get(k) for k in ("subject", "predicate", "object"))
+    return (s, p, o) if s and p and o else None
 
 
 def recorded_props(key: str, claim: str, question: Optional[str], triple: Optional[tuple]) -> dict:
@@ -56,7 +63,12 @@ async def _props(
 
 
 async def _held_same_sp(
-    store: BeliefStore, recorded: Mapping[str, dict], view, new_labels, sp: str, exclude: str
+    store: BeliefStore,
+    recorded: Mapping[str, dict],
+    view: BeliefView,
+    new_labels: Mapping[str, str],
+    sp: str,
+    exclude: str,
 ) -> list[dict]:
     """The values stored under subject|predicate ``sp`` (this revision's new facts included)
     that hold once this revision is applied, in valid time: ``holds`` is ``alive``,
@@ -84,14 +96,14 @@ async def _held_same_sp(
         if key != exclude and props.get("subject") and sp_key(props["subject"], props["predicate"]) == sp:
             found[key] = {"key": key, "object": props["object"], "holds": holds(key, None)}
     for props in await store.nodes_by_sp(sp):
-        key = props.get("key")
-        if key and key != exclude and key not in found:
-            found[key] = {
-                "key": key,
+        stored_key = props.get("key")
+        if stored_key and stored_key != exclude and stored_key not in found:
+            found[stored_key] = {
+                "key": stored_key,
                 "object": props.get("object", ""),
                 "valid_from": props.get("valid_from"),
                 "valid_to": props.get("valid_to"),
-                "holds": holds(key, props),
+                "holds": holds(stored_key, props),
             }
     for key, item in found.items():
         node = view.nodes.get(key)
@@ -103,13 +115,13 @@ async def _held_same_sp(
 async def _judge_in_slot(
     store: BeliefStore,
     recorded: Mapping[str, dict],
-    view,
+    view: BeliefView,
     plan: Plan,
-    new_labels,
+    new_labels: Mapping[str, str],
     key: str,
-    triple: tuple,
+    triple: tuple[str, str, str],
     by_key: str,
-):
+) -> Union[reinstatement.Rejudged, tuple[str, str], None]:
     """Returning evidence ``key`` with single-valued ``triple`` against the other values of its
     subject and predicate that hold once the revision is applied. Where time cannot order
     the two (either has no ``valid_from``), an alive other value contradicts it; where it can,
@@ -123,11 +135,9 @@ async def _judge_in_slot(
     def held_by(detail: str) -> reinstatement.Rejudged:
         return reinstatement.Rejudged(key, by_key, "contradicts", 0.9, "structured", detail)
 
-    others = [
-        o
-        for o in await _held_same_sp(store, recorded, view, new_labels, sp_key(triple[0], triple[1]), key)
-        if normalise_term(o.get("object", "")) != normalise_term(triple[2])
-    ]
+    sp = sp_key(triple[0], triple[1])  # a stored triple's parts are never empty (_triple_of)
+    same_sp = await _held_same_sp(store, recorded, view, new_labels, sp, key) if sp is not None else []
+    others = [o for o in same_sp if normalise_term(o.get("object", "")) != normalise_term(triple[2])]
     for other in others:
         if other["holds"] == "alive" and (node.valid_from is None or other.get("valid_from") is None):
             return held_by(
@@ -183,7 +193,7 @@ async def rejudge_returning(
         ask_llm: list[str] = []
         for key in back:
             mine = props.get(key) or {}
-            decl = declared.get(mine.get("question_key"))
+            decl = declarations_of(declared, mine)
             triple = _triple_of(mine)
             decided = False
             for fkey, _, ftriple in facts:
@@ -199,11 +209,11 @@ async def rejudge_returning(
                     )
                     break
             if key not in verdicts and triple and not multi_valued(decl, triple[1]):
-                v = await _judge_in_slot(store, recorded, view, plan, new_labels, key, triple, by_key)
-                if isinstance(v, reinstatement.Rejudged):
-                    verdicts[key] = v
-                elif v is not None:  # it comes back held only until then
-                    plan.meta.returning_until[key] = v
+                slot = await _judge_in_slot(store, recorded, view, plan, new_labels, key, triple, by_key)
+                if isinstance(slot, reinstatement.Rejudged):
+                    verdicts[key] = slot
+                elif slot is not None:  # it comes back held only until then
+                    plan.meta.returning_until[key] = slot
             if key in verdicts:
                 continue
             if not decided:
@@ -238,7 +248,7 @@ async def rejudge_returning(
     return applied
 
 
-async def judge_batch_facts_by_cardinality(job) -> None:
+async def judge_batch_facts_by_cardinality(job: FactJob) -> None:
     """An earlier fact of the same batch was judged by the structured judge before its
     question was known (so as single-valued): now that it is recorded, judge it again
     with its question's predicate declarations (another value of a ``many`` predicate
@@ -246,14 +256,17 @@ async def judge_batch_facts_by_cardinality(job) -> None:
     batch, request = job.batch, job.request
     if not request.triple or job.narrowed is None:
         return
-    earlier = {j.new_key: j for j in batch.jobs[: job.index] if j.plan is not None and j.request.triple}
+    # the earlier facts recorded with a triple: key -> (their question, their triple)
+    earlier = {
+        j.new_key: (j.plan.new_node.question, triple)
+        for j in batch.jobs[: job.index]
+        if j.plan is not None and j.plan.new_node is not None and (triple := j.request.triple)
+    }
     for cand in job.narrowed.candidates:
-        other = earlier.get(cand.key)
-        if other is None or cand.judge != "structured":
+        if cand.key not in earlier or cand.judge != "structured":
             continue
-        q = other.plan.new_node.question
-        declared = await batch.declared(q)
-        s, p, o = other.request.triple
+        question, (s, p, o) = earlier[cand.key]
+        declared = await batch.declared(question) if question is not None else None
         v = structured_verdict(request.triple, {"subject": s, "predicate": p, "object": o}, declared)
         if v is not None:
             cand.relation, cand.confidence, cand.rationale = v.relation, v.confidence, v.rationale

@@ -37,12 +37,10 @@ def timed(name: str):
                 except BaseException as error:  # raised by the caller after the run
                     batch.fail(error)
                 elapsed = round((time.perf_counter() - start) * 1000, 2)
-                for job in [item] if item is not batch else batch.jobs:
-                    job.timings[name] = round(
-                        job.timings.get(name, 0.0)
-                        + (elapsed if item is not batch else elapsed / max(1, len(batch.jobs))),
-                        2,
-                    )
+                # a batch's time is shared by its facts
+                share = elapsed if isinstance(item, FactJob) else elapsed / max(1, len(batch.jobs))
+                for job in [item] if isinstance(item, FactJob) else batch.jobs:
+                    job.timings[name] = round(job.timings.get(name, 0.0) + share, 2)
             return items
 
         task.__name__ = task.__qualname__ = name

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from memory_core.core.beliefs import Node
 from memory_core.core.identity import node_id
 from memory_core.core.vocabulary import PART_OF
 from memory_core.store import writer
@@ -18,20 +19,31 @@ from memory_core.store.tms_io import restored_entries, rests_on_forgotten
 from memory_core.tasks.batch import FactJob, RevisionBatch
 
 
-def _after(batch: RevisionBatch, key: str):
-    return batch.view.nodes.get(key) or batch.forgotten_nodes.get(key)
+def _after(batch: RevisionBatch, key: str) -> Node:
+    """A changed stored node as the batch leaves it (in the view, or forgotten by the batch)."""
+    node = batch.belief_view.nodes.get(key) or batch.forgotten_nodes.get(key)
+    if node is None:  # a change is recorded on a node of the view (core.plan.record)
+        raise KeyError(f"{key}: changed by the batch, but neither in its view nor forgotten")
+    return node
+
+
+def _question(node: Node) -> str:
+    """The question new evidence joins (``begin_fact`` refuses a fact without one)."""
+    if node.question is None:
+        raise ValueError(f"new evidence {node.key} has no question")
+    return node.question
 
 
 async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
-    view, gone = batch.view, batch.forgotten_nodes
-    recorded = [j for j in batch.jobs if j.plan is not None]
-    new_keys = {j.new_key for j in recorded}
+    view, gone = batch.belief_view, batch.forgotten_nodes
+    recorded = [(j, j.plan) for j in batch.jobs if j.plan is not None]
+    new_keys = {j.new_key for j, _ in recorded}
     kinds = {k: n.kind for k, n in view.nodes.items()}
     kinds.update({k: n.kind for k, n in gone.items()})
     vanished = {k for k in gone if k in new_keys}  # added and forgotten within the batch: never stored
     lost_ghosts = {k for k in batch.ghosts if k not in batch.restored or k in gone} | set(gone)
     add_nodes = []
-    for job in recorded:
+    for job, plan in recorded:
         key = job.new_key
         if key in vanished:
             continue
@@ -40,7 +52,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         props = evidence_props(
             key,
             job.fact,
-            node.question,
+            _question(node),
             r.source,
             r.asserted_at,
             r.triple,
@@ -48,18 +60,18 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
             valid_from=node.valid_from,
             valid_to=node.valid_to,
         )
-        own = [(node_id("evidence", key), node_id("question", node.question), PART_OF, {})]
+        own: list[tuple[str, str, str, dict]] = [
+            (node_id("evidence", key), node_id("question", _question(node)), PART_OF, {})
+        ]
         # an edge to a forgotten node that stays forgotten (kept dead by a re-judgement) is not
         # stored: the node is not either
         own += [
-            edge_row(e, kinds)
-            for e in job.plan.new_edges
-            if e.dst not in vanished and e.dst not in lost_ghosts
+            edge_row(e, kinds) for e in plan.new_edges if e.dst not in vanished and e.dst not in lost_ghosts
         ]
         add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
     changed = []
-    for job in recorded:
-        changed += [c.key for c in job.plan.changes]
+    for _, plan in recorded:
+        changed += [c.key for c in plan.changes]
     update_list = []
     for key in dict.fromkeys(changed):
         if key in new_keys or key not in batch.original:
@@ -80,27 +92,27 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     }
     facts = []
     changes = []
-    for job in recorded:
-        d = job.narrowed
+    for job, plan in recorded:
+        d = job.narrowed  # set before the fact's plan (propagate_refutation.begin_fact)
         facts.append(
             {
                 "fact": job.fact,
                 "new_evidence": job.new_key,
-                "judge": d.judge,
-                "candidates": [c.as_dict() for c in d.candidates],
-                "forgotten": list(job.plan.forgotten),
+                "judge": d.judge if d is not None else "none",
+                "candidates": [c.as_dict() for c in d.candidates] if d is not None else [],
+                "forgotten": list(plan.forgotten),
             }
         )
-        changes += [dict(c, fact=job.fact) if len(recorded) > 1 else c for c in log_changes(job.plan)]
+        changes += [dict(c, fact=job.fact) if len(recorded) > 1 else c for c in log_changes(plan)]
     entry = {
         "epoch": batch.epoch,
         "kind": "revise",
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "changes": changes,
-        "forgotten": [k for j in recorded for k in j.plan.forgotten],
+        "forgotten": [k for _, plan in recorded for k in plan.forgotten],
         "intent": intent,
     }
-    decisions = [d for j in recorded for d in j.plan.decisions]
+    decisions = [d for _, plan in recorded for d in plan.decisions]
     if decisions:
         entry["decisions"] = decisions
     if restored:
@@ -108,7 +120,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     rests = rests_on_forgotten(batch.ghosts, restored, absent)
     if rests:  # a restored node's edges to nodes that stay forgotten: the log keeps them
         entry["rests_on_forgotten"] = rests
-    registered = {j.request.source: j.registered_trust for j in recorded if j.registered_trust is not None}
+    registered = {j.request.source: j.registered_trust for j, _ in recorded if j.registered_trust is not None}
     if registered:
         entry["registered_sources"] = registered
     if len(recorded) == 1:
