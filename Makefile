@@ -95,12 +95,16 @@ docs: setup
 	$(PY) -m mkdocs build --strict --quiet -d site
 
 # the linter (ruff: pyflakes, syntax errors, line length; configured in pyproject.toml), the formatter's
-# check (the tree as `make format` writes it) and the
-# dead-code check (vulture; tests/support/dead_code_allow.py lists what only a library calls)
+# check (the tree as `make format` writes it), the
+# dead-code check (vulture; tests/support/dead_code_allow.py lists what only a library calls) and the
+# type check of the package's modules listed in tests/typed/checked.txt (mypy, incremental: ~15 s
+# cold on two busy cores, under 1 s once its cache holds them)
+TYPE_CHECKED = $(shell sed -e 's/\#.*//' tests/typed/checked.txt)
 lint: setup
 	$(PY) -m ruff check --quiet .
 	$(PY) -m ruff format --check --quiet .
 	$(PY) -m vulture
+	$(PY) -m mypy --config-file tests/typed/mypy.ini --incremental --cache-dir .mypy_cache/lint $(TYPE_CHECKED)
 
 # rewrite the tree as the linter wants it (the formatter, then the linter's safe fixes)
 format: setup

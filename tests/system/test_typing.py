@@ -2,7 +2,8 @@
 type checker use them, and mypy (pinned alike in requirements.txt, requirements.lock and
 pyproject's test extra) checks tests/typed/client.py clean and reports every marked line
 of tests/typed/mistakes.py. tests/system/test_packaging.py runs the same check on the installed
-wheel, where only py.typed makes mypy read the package."""
+wheel, where only py.typed makes mypy read the package. The package's own modules listed in
+tests/typed/checked.txt are checked clean too (as ``make lint`` checks them)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TYPED = REPO / "tests" / "typed"
+CHECKED = TYPED / "checked.txt"  # the package's paths mypy checks clean (its header says what the list means)
+
+
+def checked_paths() -> list[Path]:
+    """The paths tests/typed/checked.txt lists (comments and blank lines left out)."""
+    lines = (line.split("#", 1)[0].strip() for line in CHECKED.read_text().splitlines())
+    return [REPO / line for line in lines if line]
 
 
 def mypy(
@@ -92,3 +100,16 @@ def test_mypy_sees_the_package_this_environment_installed(tmp_path, mypy_cache):
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc)
+
+
+def test_the_listed_packages_type_check(mypy_cache):
+    """Every module of tests/typed/checked.txt is mypy-clean (its own errors, not only its API's)."""
+    paths = checked_paths()
+    assert paths and not [p for p in paths if not p.exists()], paths
+    proc = mypy(*paths, cache=mypy_cache)
+    assert proc.returncode == 0 and "Success" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_make_lint_checks_the_same_list():
+    """``make lint`` reads the list from the same file (one list, written once)."""
+    assert "tests/typed/checked.txt" in (REPO / "Makefile").read_text()
