@@ -288,3 +288,60 @@ async def test_each_fact_of_a_batch_reports_the_intervals_it_set(app, prefix):
         f"{prefix}F_carol": {"valid_from": "2014-01-01", "valid_to": "2018-01-01"},
         f"{prefix}E_alice": {"valid_from": "2010-01-01", "valid_to": "2014-01-01", "was": "2018-01-01"},
     }
+
+
+async def test_resolve_leaves_forgotten_what_it_brings_back_only_to_fall_again(app, prefix):
+    """K rests on E0 (team 0 led by Alice from 2000) and E1 (team 1 led by Erin from 2020).
+    Erin claims team 0 for [2000, 2015) (E0 refuted, K invalidated and forgotten), Dave leads
+    it from 2020; then ``resolve`` decides E1 over Erin's claim: E0 comes back, but only until
+    2020 (Dave's value), so K's support never held at once and K falls again in the same
+    resolution. It stays forgotten (not re-added from its tombstone as ``invalidated``), as in
+    the reference, and undo leaves it forgotten too."""
+    from bench.graphs import loaded_model
+    from bench.reference import revise_in_time
+    from bench.wholegraph import differences
+
+    p = prefix
+    inv = {
+        "question": {"key": f"{p}Q", "text": f"Who led the teams of {p}?"},
+        "evidence": [
+            {
+                "key": f"{p}E{i}",
+                "claim": f"Team {i} of {p} was led by {leader}.",
+                "subject": f"team {i} of {p}",
+                "predicate": "led by",
+                "object": leader,
+                "valid_from": start,
+            }
+            for i, (leader, start) in enumerate([("Alice", "2000-01-01"), ("Erin", "2020-01-01")])
+        ],
+        "conclusions": [{"key": f"{p}K", "statement": f"Conclusion of {p}.", "confidence": 0.8}],
+        "edges": [{"type": "depends_on", "from": f"{p}K", "to": f"{p}E{i}"} for i in (0, 1)],
+    }
+    model = loaded_model(inv)
+    await app.load(inv)
+    for n, (leader, start, end) in enumerate(
+        [("Erin", "2000-01-01", "2015-01-01"), ("Dave", "2020-01-01", None)], 1
+    ):
+        triple = (f"team 0 of {p}", "led by", leader)
+        revise_in_time(model, f"{p}F{n}", triple, (start, end), f"{p}Q")
+        await app.revise(
+            f"Team 0 of {p} was led by {leader}.",
+            triple="|".join(triple),
+            key=f"{p}F{n}",
+            valid_from=start,
+            valid_to=end,
+        )
+    assert f"{p}k" in app.forgotten()
+    before = await app.status()
+    model.resolve(f"{p}F1", f"{p}E1")
+    result = await app.resolve(f"{p}F1", f"{p}E1")
+    assert not result.get("restored")
+    status = await app.status()
+    assert differences(status, model, p) == []
+    now = states(status, p)
+    assert "K" not in now and f"{p}k" in app.forgotten()
+    assert now["E0"]["state"] == "superseded" and now["E0"]["valid_to"] == "2020-01-01"
+    assert now["F1"]["state"] == "refuted" and now["F2"]["state"] == "alive"
+    await app.undo()
+    assert states(await app.status(), p) == states(before, p)

@@ -282,6 +282,72 @@ def test_out_of_order_histories_match_the_reference(seed, order, revisits):
         assert validity.overlaps(held) == [], (n, steps, held)
 
 
+def test_a_conclusion_forgotten_then_brought_back_only_to_fall_again_stays_forgotten():
+    """The smallest history the property test above found. K0 rests on E0 (team 0 led by
+    Alice from 2000) and E1 (team 1 led by Erin from 2020), one justification. Erin claims
+    team 0 for [2000, 2015): E0 is refuted, K0 invalidated and forgotten. Dave leads team 0
+    from 2020. Alice is claimed from 2000 again: Erin's claim is refuted, so E0 comes back,
+    but only until 2020 where Dave's value starts (superseded, held [2000, 2020)), and K0's
+    support never held at once (E0 ends where E1 starts): K0 is brought back by the
+    relabelling and invalidated again in the same revision. Nothing needs it, so it stays
+    forgotten, as in the reference: the plan does not restore it (``plan.restored``) and
+    forgets it again."""
+    inv = {
+        "question": {"key": "Q", "text": "Who led the teams?"},
+        "evidence": [
+            {
+                "key": f"E{i}",
+                "claim": f"Team {i} was led by {leader}.",
+                "subject": f"team {i}",
+                "predicate": "led by",
+                "object": leader,
+                "valid_from": start,
+            }
+            for i, (leader, start) in enumerate([("Alice", "2000-01-01"), ("Erin", "2020-01-01")])
+        ],
+        "conclusions": [{"key": "K0", "statement": "Conclusion 0.", "confidence": 0.8}],
+        "edges": [
+            {"type": "depends_on", "from": "K0", "to": "E0"},
+            {"type": "depends_on", "from": "K0", "to": "E1"},
+        ],
+    }
+    steps = [
+        ("team 0", "Erin", "2000-01-01", "2015-01-01"),
+        ("team 0", "Dave", "2020-01-01", None),
+        ("team 0", "Alice", "2000-01-01", None),
+    ]
+    model = from_investigation(inv)
+    model.load_settle()
+    engine = engine_of(model)
+    for n, (subject, leader, start, end) in enumerate(steps, start=1):
+        key, triple = f"F{n}", (subject, "led by", leader)
+        before = model.copy()
+        want = revise_in_time(model, key, triple, (start, end), "Q")
+        got = engine_in_time(engine, before, key, triple, (start, end), "Q", n)
+        assert got == want["cases"]
+        assert picture(engine.stored()) == picture(model.stored()), n
+        assert timelines(engine.stored(), [k for k in engine.stored() if k[0] in "EF"]) == timelines(
+            model.stored(), [k for k in model.stored() if k[0] in "EF"]
+        )
+        if n == 1:
+            assert "K0" in engine.ghosts and model.nodes["K0"].forgotten
+    assert got == {"F1": "same_period", "F2": "new_precedes"}
+    assert picture(engine.stored()) == {
+        "Q": ("alive", 0.5, None),
+        "E0": ("superseded", 0.0, None),
+        "E1": ("alive", 0.5, None),
+        "F1": ("refuted", 0.0, None),
+        "F2": ("alive", 0.5, None),
+        "F3": ("superseded", 0.0, None),
+    }
+    assert timelines(engine.stored(), ["E0", "F3"]) == {
+        "E0": ("2000-01-01", "2020-01-01"),
+        "F3": ("2000-01-01", "2020-01-01"),
+    }
+    assert "K0" in engine.ghosts and model.nodes["K0"].forgotten
+    assert engine.nodes["K0"].state == "invalidated" and model.nodes["K0"].state == "invalidated"
+
+
 def test_the_issue_history_ends_the_late_value_where_the_next_known_one_starts():
     """40 t from 2010, then 30 t from 2018 (40 t held until 2018), then 45 t from 2005: 45 t
     held until 2010, where the earliest later known value (40 t, superseded in time) starts."""
