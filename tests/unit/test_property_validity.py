@@ -23,10 +23,10 @@ from bench.reference import (
 )
 from bench.wholegraph import Engine
 from belief_graphs import investigations, pick_target, revision_picks
-from memory_core.core import validity
+from memory_core.core import revision, validity
 from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.cascade import decay
-from memory_core.core.forget import forget, orphans
+from memory_core.core.forget import orphans
 from memory_core.core.plan import Plan
 from memory_core.core.promotion import rescore
 from memory_core.core.tms import three_valued_violations
@@ -93,8 +93,9 @@ def test_ending_validity_matches_the_reference_and_later_revisions_too(case):
     died = model_end_validity(model, key, "2016-01-01")
     assert sorted(ended) == sorted(died)
     # a revision forgets what its changes left orphaned (a hypothesis that lost its last
-    # supporter leaves that supporter's dead evidence with no consumer), as revise does
-    gone = forget(view, plan)
+    # supporter leaves that supporter's dead evidence with no consumer), as revise does: a
+    # node forgotten already (a ghost that stays dead) is never forgotten twice
+    gone = revision.forget_orphans(view, plan, set(engine.ghosts))
     assert sorted(gone) == sorted(model.forget())
     engine.ghosts = (engine.ghosts | set(gone)) - set(plan.restored)
     stored = {k: n for k, n in view.nodes.items() if k not in engine.ghosts}
@@ -574,7 +575,7 @@ def end_in_both(model, engine, key: str, until: str, epoch: int) -> Plan:
     ended = validity.end_validity(view, plan, {key: until}, f"F{epoch}", set(engine.ghosts))
     decay(view, plan, ended)
     rescore(view, plan, plan.died)
-    gone = forget(view, plan)
+    gone = revision.forget_orphans(view, plan, set(engine.ghosts))
     assert sorted(ended) == sorted(model_end_validity(model, key, until))
     assert sorted(gone) == sorted(model.forget())
     engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
