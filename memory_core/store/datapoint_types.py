@@ -34,8 +34,11 @@ class DataPoint(BaseModel):
     feedback_weight: float = 0.5
     importance_weight: Optional[float] = 0.5
 
+    # signatures only: at run time cognee's DataPoint implements them
     @classmethod
-    def vector_collection(cls, field: Optional[str] = None) -> str: ...
+    def vector_collection(cls, field: Optional[str] = None) -> str:
+        raise NotImplementedError
 
     @classmethod
-    def id_for(cls, *values: Any) -> UUID: ...
+    def id_for(cls, *values: Any) -> UUID:
+        raise NotImplementedError

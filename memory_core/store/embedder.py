@@ -211,18 +211,21 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
     from memory_core.core.investigation import loads_json
     from memory_core.store.journal import write_atomic
 
-    meta = {}
+    meta: dict = {}
     if meta_path.exists():
+        read: object  # the record, or why it cannot be read
         try:
-            meta = loads_json(meta_path.read_bytes(), "falsify.json")
+            read = loads_json(meta_path.read_bytes(), "falsify.json")
         except (ValueError, OSError) as error:
-            meta = error
-        if not isinstance(meta, dict):
+            read = error
+        if isinstance(read, dict):
+            meta = read
+        else:
             from memory_core.core.errors import FalsifyError
 
             damaged = meta_path.with_name(meta_path.name + ".damaged")
             raise FalsifyError(
-                f"{meta_path} is damaged (not a JSON object: {' '.join(str(meta).split())[:80]}), so FALSIFY cannot "
+                f"{meta_path} is damaged (not a JSON object: {' '.join(str(read).split())[:80]}), so FALSIFY cannot "
                 f"tell which embedder built this root. Move it aside (mv {meta_path} {damaged}) and run "
                 "the command `falsify check --repair`: the file is made again from the stores (the epoch "
                 "from the revision log; the "
@@ -464,7 +467,8 @@ def lean(engine) -> None:
     model = getattr(getattr(engine, "embedding_model", None), "model", None)
     session = getattr(model, "model", None)
     if (
-        session is None
+        model is None
+        or session is None
         or isinstance(session, _ShrinkingSession)
         or not callable(getattr(session, "run", None))
     ):

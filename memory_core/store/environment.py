@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import TYPE_CHECKING
 
 from memory_core.store import settings as config
+
+if TYPE_CHECKING:
+    import logging
 
 
 def llm_key_configured(settings: config.Settings) -> bool:
@@ -83,10 +87,10 @@ def redact_logs() -> None:
 class HeldRecords:
     """cognee's log records held back from the handlers (:func:`holding_cognee_records`)."""
 
-    def __init__(self):
-        self.records: list = []
+    def __init__(self) -> None:
+        self.records: list[logging.LogRecord] = []
 
-    def filter(self, record) -> bool:
+    def filter(self, record: logging.LogRecord) -> bool:
         if record.name.split(".")[0] != "cognee":
             return True
         if not any(r is record for r in self.records):  # each handler asks: held once

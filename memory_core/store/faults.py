@@ -16,9 +16,11 @@ from typing import Callable, Optional
 
 
 def fault_hook(spec: Optional[str]) -> Optional[Callable[[str], None]]:
-    """A hook killing this process at the n-th time it is called with ``step``."""
-    if not spec:
-        return None
+    """A hook killing this process at the n-th time it is called with ``step`` (None: no ``spec``)."""
+    return _hook(spec) if spec else None
+
+
+def _hook(spec: str) -> Callable[[str], None]:
     step, _, nth = spec.partition(":")
     count = {"n": 0}
     target = int(nth or 1)
@@ -39,5 +41,5 @@ def point(name: str, spec: Optional[str]) -> None:
     """A fault point of code that has no stores object; ``spec``: the stores' settings'
     ``FALSIFY_FAULT_AT`` (its count runs over the whole process)."""
     if spec:
-        hook = _process_hooks.get(spec) or _process_hooks.setdefault(spec, fault_hook(spec))
+        hook = _process_hooks.get(spec) or _process_hooks.setdefault(spec, _hook(spec))
         hook(name)

@@ -170,7 +170,7 @@ class ForgottenIndex:
         self._seen = seen
         if self.epoch < 0:
             return self.rebuild(journal.entries())
-        newer = []
+        newer: list[dict] = []
         for entry in journal.entries_backwards():
             epoch = int(entry.get("epoch", -1))
             if epoch <= self.epoch:
@@ -182,11 +182,11 @@ class ForgottenIndex:
             if self.epoch > 0 and not newer:
                 return self.rebuild(journal.entries())
         if newer:
-            seen = {e.get("epoch"): e for e in newer}
+            newer_by_epoch = {e.get("epoch"): e for e in newer}
 
             def undone_entry(epoch):
-                if epoch in seen:
-                    return seen[epoch]
+                if epoch in newer_by_epoch:
+                    return newer_by_epoch[epoch]
                 return next((e for e in journal.entries_backwards() if e.get("epoch") == epoch), None)
 
             for entry in reversed(newer):

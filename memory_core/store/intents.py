@@ -52,25 +52,13 @@ def evidence_props(
 def node_update(key: str, before: Node, after: Node) -> dict:
     """One intent update: a node's state, epoch, weight and confidence before and after the
     revision (its valid_to too when valid time ended, so undo restores it exactly)."""
-    update = {
-        "id": node_id(after.kind, key),
-        "key": key,
-        "before": {
-            "state": before.state,
-            "epoch": before.epoch,
-            "weight": before.weight,
-            "confidence": before.confidence,
-        },
-        "after": {
-            "state": after.state,
-            "epoch": after.epoch,
-            "weight": after.weight,
-            "confidence": after.confidence,
-        },
-    }
+    images = [
+        {"state": n.state, "epoch": n.epoch, "weight": n.weight, "confidence": n.confidence}
+        for n in (before, after)
+    ]
     if before.valid_to != after.valid_to:
-        update["before"]["valid_to"], update["after"]["valid_to"] = before.valid_to, after.valid_to
-    return update
+        images[0]["valid_to"], images[1]["valid_to"] = before.valid_to, after.valid_to
+    return {"id": node_id(after.kind, key), "key": key, "before": images[0], "after": images[1]}
 
 
 def updates(view: BeliefView, original: dict[str, Node], plan: Plan, skip: set[str]) -> list[dict]:

@@ -162,8 +162,8 @@ def _load(package: _Package, why: str) -> types.ModuleType:
                 sys.modules.setdefault(key, module)
             raise
         package.loaded_by = why
-        for module, values in package.pending.items():
-            target = importlib.import_module(module)
+        for module_name, values in package.pending.items():
+            target = importlib.import_module(module_name)
             for key, value in values.items():
                 setattr(target, key, value)
         package.pending.clear()
@@ -188,8 +188,8 @@ class _Deferred(type):
 
     def _real_class(cls) -> Optional[type]:
         package = _packages[cls.__module__.split(".")[0]]
-        real = _real(package.deferral.name)
-        return None if real is None else getattr(getattr(real, package.deferral.exceptions), cls.__name__)
+        real, attribute = _real(package.deferral.name), package.deferral.exceptions
+        return None if real is None or attribute is None else getattr(getattr(real, attribute), cls.__name__)
 
     def __instancecheck__(cls, instance: Any) -> bool:
         real = cls._real_class()
@@ -210,12 +210,15 @@ class _Exceptions:
 
     def __getattr__(self, name: str) -> Any:
         package = self._package
-        where = f"{package.deferral.name}.{package.deferral.exceptions}"
+        attribute = package.deferral.exceptions
+        if attribute is None:  # handed out only as that attribute (_Standin.__getattr__)
+            raise AttributeError(name)
+        where = f"{package.deferral.name}.{attribute}"
         real = _real(package.deferral.name)
         if real is not None:
-            return getattr(getattr(real, package.deferral.exceptions), name)
+            return getattr(getattr(real, attribute), name)
         if name.startswith("_") or not name[:1].isupper():
-            return getattr(getattr(_load(package, f"{where}.{name}"), package.deferral.exceptions), name)
+            return getattr(getattr(_load(package, f"{where}.{name}"), attribute), name)
         with _lock:
             if name not in package.placeholders:
                 package.placeholders[name] = _Deferred(name, (Exception,), {"__module__": where})

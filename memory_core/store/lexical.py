@@ -115,7 +115,7 @@ async def search_postgres(vector, name: str, texts: list[str], limit: int) -> li
 
     if not await vector.has_collection(name):
         return [[] for _ in texts]
-    out = []
+    out: list[list[Hit]] = []
     async with vector.engine.connect() as conn:
         for text in texts:
             words = query_words(text)

@@ -80,7 +80,7 @@ class Conclusion(BeliefNode):
     metadata: dict = {"index_fields": ["statement"], "identity_fields": ["key"]}
 
 
-MODEL_BY_KIND = {
+MODEL_BY_KIND: dict[str, type[BeliefNode]] = {
     "question": InvestigationQuestion,
     "hypothesis": Hypothesis,
     "evidence": Evidence,

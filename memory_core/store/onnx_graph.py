@@ -200,16 +200,16 @@ def _rewrite_graph(graph: bytes) -> tuple[bytes, int]:
         ]
     if not replace:
         return graph, 0
-    out: list = []
+    fields: list = []
     for i, (_number, _w, _value, whole) in enumerate(parts):
         if i in drop:
             continue
         if i in replace:
             # the new nodes where the Gather was (the nodes stay in topological order)
-            out.extend(_len_field(_GRAPH_NODE, raw) for raw in replace[i])
+            fields.extend(_len_field(_GRAPH_NODE, raw) for raw in replace[i])
             continue
-        out.append(whole)
-    return b"".join(out), len(replace)
+        fields.append(whole)
+    return b"".join(fields), len(replace)
 
 
 def gather_first(model: bytes) -> tuple[bytes, int]:
