@@ -93,14 +93,71 @@ def check_date(value, name: str) -> Optional[str]:
 
 _PERIOD = re.compile(r"(\d{4})(?:-(\d{2}))?")
 MONTHS = "january february march april may june july august september october november december".split()
-# "in 2018", "during March 2018", "as of 2018-03-01", "on 1 March 2018": the time a question asks about
-_IN_QUESTION = re.compile(
-    r"\b(?:(?:in|during|throughout|as of|back in)\s+(?:(?P<month>"
-    + "|".join(MONTHS)
-    + r")\s+)?(?P<year>\d{4})"
-    r"|(?:on|as of|at)\s+(?P<day>\d{4}-\d{2}-\d{2}))\b(?![-/:]\d)",
-    re.IGNORECASE,
-)
+_MONTH_NAMES = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_AT = r"\b(?P<at>in|during|throughout|as of|back in|on|at|around)\s+(?:the\s+)?"
+# the times a question names after a preposition, most precise first: a date (ISO, "1 June 2016",
+# "June 1, 2016"), a month ("2016-06", "June 2016", "06/2016"), a season of a year, a decade, a year
+_IN_QUESTION = [
+    ("iso", re.compile(_AT + r"(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b(?![-/:]\d)", re.IGNORECASE)),
+    (
+        "dmy",
+        re.compile(
+            _AT
+            + rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mn>{_MONTH_NAMES})\.?,?\s+(?P<y>\d{{4}})\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "mdy",
+        re.compile(
+            _AT + rf"(?P<mn>{_MONTH_NAMES})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("ym", re.compile(_AT + r"(?P<y>\d{4})-(?P<m>\d{2})\b(?![-/:]\d)", re.IGNORECASE)),
+    ("my", re.compile(_AT + rf"(?P<mn>{_MONTH_NAMES})\.?\s+(?:of\s+)?(?P<y>\d{{4}})\b", re.IGNORECASE)),
+    ("m/y", re.compile(_AT + r"(?P<m>\d{1,2})/(?P<y>\d{4})\b(?![-/:]\d)", re.IGNORECASE)),
+    (
+        "season",
+        re.compile(
+            _AT + r"(?P<season>spring|summer|autumn|fall|winter)\s+(?:of\s+)?(?P<y>\d{4})\b", re.IGNORECASE
+        ),
+    ),
+    ("decade", re.compile(_AT + r"(?P<decade>\d{3}0)'?s\b", re.IGNORECASE)),
+    ("year", re.compile(_AT + r"(?P<y>\d{4})\b(?![-/:]\d)", re.IGNORECASE)),
+    ("relative", re.compile(r"\b(?P<rel>last|this)\s+year\b", re.IGNORECASE)),
+]
+# seasons as the meteorological seasons of the northern hemisphere: (first month, months)
+_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
+
+
+def _month_number(name: str) -> int:
+    name = name.lower()
+    return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name[:3]))
+
+
+def _read_time(kind: str, found: re.Match, today: Optional[str]) -> Optional[str]:
+    """The as-of text one of :data:`_IN_QUESTION`'s forms names (None: no time of the calendar)."""
+    if kind == "relative":
+        if today is None:
+            return None
+        year = int(today[:4]) - (0 if found.group("rel").lower() == "this" else 1)
+        return f"{year:04d}"
+    if kind == "decade":
+        first = int(found.group("decade"))
+        return f"{first:04d}/{first + 9:04d}"
+    if kind == "season":
+        year = int(found.group("y"))
+        first, months = _SEASONS[found.group("season").lower()]
+        end_year, end_month = (year + (first + months - 2) // 12, (first + months - 2) % 12 + 1)
+        return f"{year:04d}-{first:02d}/{end_year:04d}-{end_month:02d}"
+    year = found.group("y")
+    if kind == "year":
+        return year
+    month = int(found.group("m")) if "m" in found.re.groupindex else _month_number(found.group("mn"))
+    if "d" not in found.re.groupindex:
+        return f"{year}-{month:02d}"
+    return f"{year}-{month:02d}-{int(found.group('d')):02d}"
 
 
 # a time a range in a question is made of: a year, a month ("March 2018", "2018-03"), a date
@@ -178,22 +235,15 @@ def when_in_question(question: str, today: Optional[str] = None) -> Optional[tup
         if sides[0] is None or sides[1] is None or period(f"{sides[0]}/{sides[1]}") is None:
             return None
         return ranged.group(0), f"{sides[0]}/{sides[1]}"
-    found = _IN_QUESTION.search(question)
-    if found is None:
-        return None
-    if found.group("day"):
-        when = found.group("day")
-        try:
-            moment(when)
-        except ValueError:
-            return None
-    elif found.group("month"):
-        when = f"{found.group('year')}-{MONTHS.index(found.group('month').lower()) + 1:02d}"
-    else:
-        when = found.group("year")
-    if found.group("day") is None and period(when) is None:  # a year outside the calendar's
-        return None
-    return found.group(0), when
+    for kind, form in _IN_QUESTION:
+        found = form.search(question)
+        if found is None:
+            continue
+        when = _read_time(kind, found, today)
+        if when is None or (period(when) is None and _whole(when) is None):
+            return None  # a time of no calendar ("on 2018-02-30", "in 0000"): none read
+        return found.group(0), when
+    return None
 
 
 # "before Beth Cole", "after 2016", "until March 2018", "prior to 2016-05-01": the value that came

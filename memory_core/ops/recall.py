@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import NamedTuple, Optional
 
 from py_rust_stemmers import SnowballStemmer
 
 from memory_core.core import validity
-from memory_core.core.beliefs import ALIVE, BeliefView, Node
+from memory_core.core.beliefs import ALIVE, SUPERSEDED, BeliefView, Node
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
@@ -78,7 +79,7 @@ could did do does doing during each for from had has have having he her here her
 its itself know known me more most my no nor not of on once only or other our out over own same she should so some
 such than that the their them then there these they this those through to too under until up very was we were what
 when where which while who whom whose why will with would you your am still now anymore ever yet already
-isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t""".split()
+isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t many much name names""".split()
 )
 
 
@@ -96,18 +97,99 @@ def recall_floor(settings) -> float:
 
 class QuestionWords(frozenset):
     """A question's content words (lower-cased); ``initialisms``: those it writes in capitals
-    ("CEO", "USA"), which also stand for the words they abbreviate."""
+    ("CEO", "USA"), which also stand for the words they abbreviate; ``names``: the entities it
+    names, each as its words: a run of capitalised words past the first ("Lee Park"), a word
+    holding a digit ("Company7"), and the user for "I", "me", "myself"."""
 
     initialisms: frozenset[str] = frozenset()
+    names: tuple[tuple[str, ...], ...] = ()
+    ever: bool = False  # it asks whether something ever held ("Was Alan ever CEO?", "Has Beth been CEO?")
+
+
+USER = (
+    "user"  # the subject first-person memories are stored under ("I moved to Munich": user|lives in|Munich)
+)
+# "I", "me", "myself", "I'm", "I've": the user (lower-case "me": "Me 262" is a name)
+_FIRST_PERSON = re.compile(r"\b(?:I(?:['\u2019](?:m|ve|d|ll))?|me|myself)\b(?!['\u2019]\w)")
+_POSSESSIVE_FIRST_PERSON = re.compile(r"\b(?:[Mm]y|mine)\b")
+# letters a word is written with that are no accent of a plainer letter (NFKD leaves them whole)
+_FOLDED = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "O",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "ß": "ss",
+        "đ": "d",
+        "Đ": "D",
+        "ł": "l",
+        "Ł": "L",
+        "þ": "th",
+        "Þ": "TH",
+        "ı": "i",
+    }
+)
+
+
+_EVER = re.compile(r"\bever\b|\b(?:has|have|had)\s+(?:[^\W\d_]+\s+){0,4}been\b", re.IGNORECASE)
+
+
+def folded(text: str) -> str:
+    """``text`` without accents: "José Müller" is "Jose Muller", "Søren Ødegård" "Soren Odegard"."""
+    if text.isascii():
+        return text
+    plain = unicodedata.normalize("NFKD", text.translate(_FOLDED))
+    return "".join(c for c in plain if not unicodedata.combining(c))
+
+
+def _first_person(text: str) -> list[re.Match]:
+    """Where a question speaks for its user: "I" after a capitalised word past the first is a
+    numeral of a name ("World War I", "Louis I"), not the user ("Am I", "where do I")."""
+    found = []
+    for match in _FIRST_PERSON.finditer(text):
+        before = re.findall(r"[^\W_]+", text[: match.start()])
+        if match.group(0).startswith("I") and len(before) > 1 and before[-1][0].isupper():
+            continue
+        found.append(match)
+    return found
 
 
 def content_words(text: str) -> QuestionWords:
+    text = folded(text)
+    spoken = _first_person(text)
+    me = bool(spoken)
+    for match in reversed(spoken):
+        text = f"{text[: match.start()]} {USER} {text[match.end() :]}"
+    text = _POSSESSIVE_FIRST_PERSON.sub(f" {USER}", text)
     text = re.sub(r"['\u2019]s\b", "", text)  # a possessive's "s" is no word of the question
     words = QuestionWords(w for w in query_words(text) if w not in STOPWORDS)
     words.initialisms = words & {
         t.lower() for t in re.findall(r"[^\W\d_]+", text) if 2 <= len(t) <= MAX_INITIALS and t.isupper()
     }
+    words.names = _names(text, words) + (((USER,),) if me else ())
+    words.ever = bool(_EVER.search(text))
     return words
+
+
+def _names(text: str, words: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    """The entities a question names (:class:`QuestionWords`), each as its content words."""
+    names: list[tuple[str, ...]] = []
+    run: list[str] = []
+    tokens = [(m.group(0), m.start()) for m in re.finditer(r"[^\W_]+", text)]
+    for i, (token, _) in enumerate(tokens):
+        word = token.lower()
+        capital = i > 0 and token[0].isupper() and not (len(token) <= MAX_INITIALS and token.isupper())
+        if (capital or any(c.isdigit() for c in token) and not token.isdigit()) and word in words:
+            run.append(word)
+            continue
+        if run:
+            names.append(tuple(run))
+        run = []
+    if run:
+        names.append(tuple(run))
+    return tuple(dict.fromkeys(names))
 
 
 _STEMMER = SnowballStemmer("english")
@@ -126,7 +208,7 @@ class Found(frozenset):
 
 
 def found_in(text: str) -> Found:
-    found = Found(query_words(text))
+    found = Found(query_words(folded(text)))
     found.stems = frozenset(stem(w) for w in found)
     return found
 
@@ -195,6 +277,49 @@ def covered(words: QuestionWords, text: str) -> frozenset[str]:
     return frozenset(held)
 
 
+def _named_in(name: tuple[str, ...], text: str) -> bool:
+    """Every word of an entity's name is in ``text`` as it is written (or one of its stem):
+    "Company7" is not "Company74", "Lee Park" not "Lee Parker"."""
+    found = found_in(text)
+    return all(w in found or stem(w) in found.stems and w.isalpha() for w in name)
+
+
+def _entity(subject: str) -> str:
+    """The entity a subject names: "user's mother" names the mother, not the user."""
+    return re.split(r"['\u2019]s\s+", subject)[-1]
+
+
+def held_by(words: QuestionWords, props: dict) -> frozenset[str]:
+    """The question's words a fact holds (:func:`covered`, in its text and its triple), where
+    a name the question gives is held only by the entity the fact is about: its subject or
+    object, when it has a triple ("User's wife Julia works at IBM." holds no "user"), else its
+    text, each word of the name as written ("Company74" holds no "Company7")."""
+    held = covered(words, said(props))
+    if not words.names:
+        return held
+    ends = _ends(props)
+    for name in words.names:
+        if not _named_in(name, ends):
+            held = held - set(name)
+    return held
+
+
+def names_held(words: QuestionWords, props: dict) -> int:
+    """How many of the entities the question names a fact is about (:func:`held_by`)."""
+    ends = _ends(props)
+    return sum(1 for name in words.names if _named_in(name, ends))
+
+
+def _ends(props: dict) -> str:
+    """The entities a fact is about, as text: its subject's entity and its object, when its text
+    names them (a triple of identifiers, "Q938795", says nothing of names: its text does)."""
+    subject, object_ = props.get("subject"), props.get("object")
+    text = found_in(text_of(props))
+    if subject and object_ and set(query_words(folded(_entity(subject)))) & text:
+        return f"{_entity(subject)} {object_}"
+    return said(props)
+
+
 def relevant(hit: BeliefHit, floor: float, words: QuestionWords) -> bool:
     """A belief is relevant to a question when it lies within the floor (cosine distance),
     or when its text holds every content word of the question, or a form of it (a name or a
@@ -202,7 +327,7 @@ def relevant(hit: BeliefHit, floor: float, words: QuestionWords) -> bool:
     Company X?")."""
     if hit.distance is not None and hit.distance <= floor:
         return True
-    return coverage(words, said(hit.props)) == 1.0
+    return bool(words) and held_by(words, hit.props) == words
 
 
 def text_of(props: dict) -> str:
@@ -543,7 +668,7 @@ def held_by_dead(
             continue
         if within is not None and (h.distance is None or h.distance > within):
             continue
-        held = covered(words, said(h.props))
+        held = held_by(words, h.props)
         if held > than:
             key = (-len(held), _nearness(h))
             if best_key is None or key < best_key:
@@ -577,6 +702,77 @@ async def replacement(stores, slice_: Slice, dead: str, props: Optional[dict] = 
     return None
 
 
+def same_value(props: dict, ranked: list[BeliefHit], words: QuestionWords) -> list[dict]:
+    """A question about a value that asks for its subjects ("Who lives in Oslo?" holds Oslo, not
+    Tom): the other alive facts found with the same predicate and object, nearest first."""
+    subject, predicate, object_ = (props.get(k) for k in ("subject", "predicate", "object"))
+    if (
+        not (subject and predicate and object_)
+        or not covered(words, object_)
+        or covered(words, _entity(subject))
+    ):
+        return []
+    same = lambda p: (  # noqa: E731
+        normalise_term(p.get("predicate") or "") == normalise_term(predicate)
+        and normalise_term(p.get("object") or "") == normalise_term(object_)
+    )
+    return [
+        h.props
+        for h in ranked
+        if h.kind == "evidence" and h.props.get("key") != props.get("key") and same(h.props)
+    ][:MAX_FAN_OUT]
+
+
+TIE = 0.05  # facts holding as much of a question whose distances differ by less: a tie in meaning
+
+
+async def by_triples_on_a_tie(
+    store, question: str, words: QuestionWords, matches: list[BeliefHit]
+) -> list[BeliefHit]:
+    """Facts that hold as much of the question (and of the entities it names) and lie as near
+    to it: the one whose triple, said as a sentence, lies nearest leads ("Where does Daniel
+    Okafor reside?": "Daniel Okafor lives in Abuja." said by "Daniel Okafor moved to Abuja.",
+    over "Daniel Okafor is a geologist."). One embedding call for the tied facts with a triple."""
+    facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
+    if len(facts) < 2 or facts[0].distance is None:
+        return matches
+    rank = lambda h: (len(held_by(words, h.props)), names_held(words, h.props))  # noqa: E731
+    first = rank(facts[0])
+    tied = [
+        h
+        for h in facts
+        if rank(h) == first and h.distance is not None and h.distance - facts[0].distance < TIE
+    ]
+    with_triple = [
+        h for h in tied if h.props.get("subject") and h.props.get("predicate") and h.props.get("object")
+    ]
+    if len(tied) < 2 or not with_triple:
+        return matches
+    vectors = await store.embed([question] + [_triple_said(h.props) for h in with_triple])
+    said_near = {h.props["key"]: cosine_distance(vectors[0], v) for h, v in zip(with_triple, vectors[1:])}
+    nearest = lambda h: min(h.distance or 0.0, said_near.get(h.props["key"], 1.0))  # noqa: E731
+    lead = min(tied, key=nearest)
+    return [lead] + [h for h in matches if h is not lead]
+
+
+def other_entity_answer(words: QuestionWords, props: dict) -> dict:
+    """The question names entities none of the alive facts is about ("Am I allergic to
+    peanuts?" near "User's son Max is allergic to peanuts."): no answer, the nearest named."""
+    named = ", ".join(repr(" ".join(n)) for n in words.names)
+    about = _entity(props["subject"]) if props.get("subject") and props.get("object") else None
+    return {
+        "answer": f"no alive belief answers it about {named}: the nearest, {props['key']} "
+        f"({text_of(props).rstrip('.')}), is about {about or 'something else'}",
+        "nodes": [],
+        "sources": [],
+        "context": [],
+        "kind": None,
+        "untimed": [],
+        "unheld": sorted({w for n in words.names for w in n}),
+        "other_entity": {"key": props["key"], "text": text_of(props), "about": about},
+    }
+
+
 def dead_answer(slice_: Slice, dead: BeliefHit) -> dict:
     """No alive belief answers: the dead fact that would have, and its state."""
     state = _state_said(slice_, dead.props)
@@ -606,6 +802,23 @@ async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: Questi
     """The question is about a dead fact: its alive replacement answers, saying what it replaces
     (``replaces``); with none, None."""
     found = await replacement(stores, slice_, dead.props["key"], dead.props)
+    node = slice_.node(dead.props)
+    if words.ever and slice_.state(dead.props) == SUPERSEDED and node is not None and node.valid_to:
+        # asked whether it ever held: it did, over its valid time
+        mine = await answer_from_facts(stores, slice_, dead, [])
+        mine["answer"] = (
+            f"{text_of(dead.props).rstrip('.')}: it held, {_interval_said(node)} (superseded since)."
+            + (f" Now: {text_of(found)}" if found is not None else "")
+        )
+        if found is not None:
+            mine["nodes"] = mine["nodes"] + [found["key"]]
+        mine["unheld"] = sorted(set(words) - held_by(words, dead.props))
+        mine["held_then"] = {
+            "key": dead.props["key"],
+            "valid_from": node.valid_from,
+            "valid_to": node.valid_to,
+        }
+        return mine
     if found is None:
         return None
     kind = KIND_BY_TYPE.get(found.get("type", ""))
@@ -617,9 +830,19 @@ async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: Questi
         "text": text_of(dead.props),
         "state": _state_said(slice_, dead.props),
     }
+    held = f" ({_interval_said(node)})" if node is not None and node.valid_to else ""
     mine["answer"] += (
-        f" It replaces {dead.props['key']} ({text_of(dead.props).rstrip('.')}), {mine['replaces']['state']}."
+        f" It replaces {dead.props['key']} ({text_of(dead.props).rstrip('.')}), {mine['replaces']['state']}{held}."
     )
+    first = revision_marks(stores.journal).replaced.get(dead.props["key"])
+    if first is not None and first != found["key"]:  # replaced in turn: what took its place first
+        between = (await stores.store.find_keys([first])).get(first)
+        if between is not None:
+            mine["replaces"]["by"] = first
+            mine["answer"] += (
+                f" {first} ({text_of(between).rstrip('.')}) took its place first, {_state_said(slice_, between)}"
+            )
+            mine["answer"] += f" ({_interval_said(to_node(between))})." if between.get("valid_to") else "."
     return mine
 
 
@@ -1211,8 +1434,10 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             relevance["nearest"] = min(ranked, key=_nearness).props["key"]
         relevance["matched"] = bool(matches)
         # the belief that answers holds most of the question's words; among those, the nearest
-        order = lambda h: (-round(coverage(words, said(h.props)), 6), _nearness(h))  # noqa: E731
+        # (then the one about more of the entities it names)
+        order = lambda h: (-len(held_by(words, h.props)), -names_held(words, h.props), _nearness(h))  # noqa: E731
         matches.sort(key=order)
+        matches = await by_triples_on_a_tie(stores.store, question, words, matches)
         facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
         nearest = min(matches, key=_nearness) if matches else None
         own_question = (
@@ -1236,7 +1461,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                 if h not in starts:
                     starts.append(h)
             best_single = max(
-                (len(covered(words, said(h.props))) for h in ranked if h.kind in ("evidence", "conclusion")),
+                (len(held_by(words, h.props)) for h in ranked if h.kind in ("evidence", "conclusion")),
                 default=0,
             )
             through = await hop_chain(
@@ -1245,7 +1470,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             if own_question:
                 # near an inquiry's question in form, but about something its question does not
                 # name: a fact (or a chain of them) holding more of the question's words answers
-                most = max((len(covered(words, said(h.props))) for h in facts), default=0)
+                most = max((len(held_by(words, h.props)) for h in facts), default=0)
                 if through is not None:
                     most = max(most, len(chain_held(through, words)))
                 own_question = nearest is not None and most <= len(covered(words, text_of(nearest.props)))
@@ -1301,7 +1526,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         elif mine is None and facts:
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA], words)
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
-                held = covered(words, said(facts[0].props))
+                held = held_by(words, facts[0].props)
                 mine["unheld"] = sorted(set(words) - held)
                 # a dead fact holding more of the question is what it asks about: its alive
                 # replacement answers, or none does
@@ -1312,6 +1537,14 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                 )
                 if dead is not None:
                     mine = await answer_replacing(stores, slice_, dead, words) or dead_answer(slice_, dead)
+                elif words.names and not names_held(words, facts[0].props):
+                    mine = other_entity_answer(words, facts[0].props)
+                else:
+                    sharing = same_value(facts[0].props, ranked, words)
+                    if sharing:  # "Who lives in Oslo?": every alive subject found with that value
+                        mine["answer"] += " Also: " + " ".join(text_of(p) for p in sharing)
+                        mine["nodes"] += [p["key"] for p in sharing]
+                        mine["context"] += [text_of(p) for p in sharing]
                 if mine.get("unheld") and mine.get("nodes"):
                     mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
@@ -1431,6 +1664,10 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         falsify["unheld"] = mine["unheld"]
     if "rival" in mine:  # the inquiry's own question, asked about a hypothesis that does not lead
         falsify["rival"] = mine["rival"]
+    if "other_entity" in mine:  # the nearest fact is about another entity than the question names
+        falsify["other_entity"] = mine["other_entity"]
+    if "held_then" in mine:  # asked whether a superseded fact ever held: it did, then
+        falsify["held_then"] = mine["held_then"]
     for name in ("replaces", "dead_match"):  # the question is about a dead fact: what replaced it, or none
         if name in mine:
             falsify[name] = mine[name]

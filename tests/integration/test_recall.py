@@ -1199,3 +1199,130 @@ async def test_a_chain_asked_for_a_year_gives_every_path_that_held_in_it(app, pr
     )
     chain = (await app.recall(f"In which city does the team {ken} supports play?"))["falsify"]
     assert [h["object"] for h in chain.get("through") or []] == [giants, "Chiba"], chain
+
+
+async def test_a_question_in_the_first_person_is_about_the_user_and_a_name_about_its_entity(app, prefix):
+    """Mem0-style memories: "I" is the user, so a family member's fact does not answer for the
+    user (none about the user: no answer, the nearest named); "my wife" asks about the wife; a
+    name that begins another ("Company7" / "Company74") or a name never stored is not another
+    entity's; accents fold."""
+    tag = prefix.strip("_")
+    q = f"{prefix}Q"
+
+    def ev(key, claim, subject, predicate, obj):
+        return {
+            "key": f"{prefix}{key}",
+            "claim": claim,
+            "subject": subject,
+            "predicate": predicate,
+            "object": obj,
+        }
+
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q, "text": "Memories"},
+                "evidence": [
+                    ev("M1", "User works at Google.", "user", "employer", "Google"),
+                    ev("M2", "User's wife Julia works at IBM.", "Julia", "employer", "IBM"),
+                    ev("M3", "User's son Max is allergic to peanuts.", "Max", "allergy", "peanuts"),
+                    ev(
+                        "C7",
+                        f"Company7{tag} Ltd is headquartered in Lyon.",
+                        f"Company7{tag} Ltd",
+                        "hq",
+                        "Lyon",
+                    ),
+                    ev(
+                        "C74",
+                        f"Company74{tag} Ltd is headquartered in Nice.",
+                        f"Company74{tag} Ltd",
+                        "hq",
+                        "Nice",
+                    ),
+                    ev("JM", "José Müller lives in Zürich.", "José Müller", "lives in", "Zürich"),
+                ],
+            }
+        )
+    )
+    work = (await app.recall("Where do I work?", inquiry=q))["falsify"]
+    assert work["nodes"][:1] == [f"{prefix}M1"], work
+    allergy = (await app.recall("Am I allergic to peanuts?", inquiry=q))["falsify"]
+    assert allergy["nodes"] == [] and allergy["other_entity"]["key"] == f"{prefix}M3", allergy
+    assert allergy["answer"].startswith("no alive belief answers it about 'user'")
+    wife = (await app.recall("Where does my wife work?", inquiry=q))["falsify"]
+    assert wife["nodes"][:1] == [f"{prefix}M2"], wife
+    seven = (await app.recall(f"Where is Company7{tag} Ltd headquartered?", inquiry=q))["falsify"]
+    assert seven["nodes"][:1] == [f"{prefix}C7"] and seven["unheld"] == [], seven
+    never = (await app.recall(f"Where is Company300{tag} Ltd headquartered?", inquiry=q))["falsify"]
+    assert never["nodes"] == [] and "other_entity" in never, never
+    plain = (await app.recall("Where does Jose Muller live?", inquiry=q))["falsify"]
+    assert plain["nodes"][:1] == [f"{prefix}JM"] and plain["unheld"] == [], plain
+
+
+async def test_lists_ever_and_a_tie_read_by_the_triple(app, prefix):
+    """ "Who lives in Oslo?" lists every alive subject found with that value; "How many children
+    do I have?" every value of a ``many`` predicate; "Was Alan ever CEO?" about a fact superseded
+    in time: it held, over its valid time, and what holds now; a replacement that was replaced in
+    turn is named; among facts tied in words and meaning, the one whose triple reads nearest."""
+    tag = prefix.strip("_")
+    q = f"{prefix}Q"
+
+    def ev(key, claim, subject, predicate, obj, **more):
+        return {
+            "key": f"{prefix}{key}",
+            "claim": claim,
+            "subject": subject,
+            "predicate": predicate,
+            "object": obj,
+        } | more
+
+    oslo, orbital, daniel = f"Oslo{tag}", f"Orbital{tag}", f"Daniel Okafor{tag}"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q, "text": "Notes"},
+                "predicates": {"child": "many"},
+                "evidence": [
+                    ev("K1", "My son Leo was born in 2015.", "user", "child", "Leo"),
+                    ev("K2", "My daughter Ivy was born in 2018.", "user", "child", "Ivy"),
+                    ev("O1", f"Tom lives in {oslo}.", "Tom", "lives in", oslo),
+                    ev("O2", f"Kari lives in {oslo}.", "Kari", "lives in", oslo),
+                    ev(
+                        "C1",
+                        f"Alan Reed is the CEO of {orbital}.",
+                        orbital,
+                        "ceo",
+                        "Alan Reed",
+                        valid_from="2010-01-01",
+                    ),
+                    ev("D1", f"{daniel} lives in Lagos.", daniel, "lives in", "Lagos"),
+                    ev("D2", f"{daniel} is a geologist.", daniel, "occupation", "geologist"),
+                    ev("D3", f"{daniel} was born in Enugu.", daniel, "place of birth", "Enugu"),
+                ],
+            }
+        )
+    )
+    residents = (await app.recall(f"Who lives in {oslo}?", inquiry=q))["falsify"]
+    assert {f"{prefix}O1", f"{prefix}O2"} <= set(residents["nodes"]) and "Also:" in residents["answer"], (
+        residents
+    )
+    children = (await app.recall("How many children do I have?", inquiry=q))["falsify"]
+    assert {f"{prefix}K1", f"{prefix}K2"} <= set(children["nodes"]), children
+    for fact, who, since in (
+        ("Beth Cole", "Beth Cole", "2016-05-01"),
+        ("Carl Diaz", "Carl Diaz", "2021-03-01"),
+    ):
+        await app.revise(
+            f"{fact} is the CEO of {orbital}.", triple=f"{orbital}|ceo|{who}", valid_from=since, inquiry=q
+        )
+    ever = (await app.recall(f"Was Alan Reed ever CEO of {orbital}?", inquiry=q))["falsify"]
+    assert ever["nodes"][0] == f"{prefix}C1" and ever["held_then"]["valid_to"] == "2016-05-01", ever
+    assert "it held, valid 2010-01-01 to 2016-05-01" in ever["answer"] and "Now: Carl Diaz" in ever["answer"]
+    now = (await app.recall(f"Is Alan Reed the CEO of {orbital}?", inquiry=q))["falsify"]
+    assert now["replaces"]["key"] == f"{prefix}C1" and "Beth Cole" in now["answer"], (
+        now
+    )  # Beth took his place first
+    await app.revise(f"{daniel} moved to Abuja.", triple=f"{daniel}|lives in|Abuja", inquiry=q)
+    reside = (await app.recall(f"Where does {daniel} reside?", inquiry=q))["falsify"]
+    assert "Abuja" in reside["answer"], reside

@@ -481,6 +481,18 @@ def test_the_time_a_question_names():
     assert read("Who led it as of 2018-03-01?") == ("as of 2018-03-01", "2018-03-01")
     assert read("Who won the 2018 World Cup?") is None  # a number in a name is not a time
     assert read("What happened on 2018-02-30?") is None  # no such day
+    for asked, words, when in (
+        ("Who led it on 1 June 2016?", "on 1 June 2016", "2016-06-01"),
+        ("Who led it on June 1, 2016?", "on June 1, 2016", "2016-06-01"),
+        ("Who led it in 2016-06?", "in 2016-06", "2016-06"),
+        ("Who led it in 12/2013?", "in 12/2013", "2013-12"),
+        ("Who led it in the summer of 2013?", "in the summer of 2013", "2013-06/2013-08"),
+        ("Who led it in winter 2013?", "in winter 2013", "2013-12/2014-02"),
+        ("Who led it in the 2010s?", "in the 2010s", "2010/2019"),
+    ):
+        assert read(asked) == (words, when), asked
+    assert read("Who led it last year?", "2026-12-04") == ("last year", "2025")
+    assert read("Who led it last year?") is None  # no today given
     assert validity.period("2018-13") is None and validity.period("2018-12") == ("2018-12-01", "2019-01-01")
 
 

@@ -55,3 +55,40 @@ def test_words_that_ask_nothing_a_fact_states_are_not_the_questions():
     assert content_words("Doesn't Maria live in Lisbon anymore?") == {"maria", "live", "lisbon"}
     assert content_words("Does Maria still work there now?") == {"maria", "work"}
     assert content_words("Who won the cup?") == {"won", "cup"}
+
+
+def test_the_entities_a_question_names_and_the_user_it_speaks_for():
+    """A run of capitalised words past the first, a word holding a digit, and the user for "I"
+    (not for "my": "my wife" asks about the wife); accents fold both ways."""
+    assert content_words("Where does Lee Park live?").names == (("lee", "park"),)
+    assert content_words("Where is Company7 Ltd headquartered?").names == (("company7", "ltd"),)
+    assert content_words("Who is the CEO of Acme?").names == (("acme",),)  # an initialism names no entity
+    mine = content_words("Where do I work?")
+    assert "user" in mine and mine.names == (("user",),)
+    wife = content_words("Where does my wife work?")
+    assert "user" in wife and wife.names == ()
+    assert held("Where does Jose Muller live?", "José Müller lives in Zürich.") == {"jose", "muller", "live"}
+    assert held("Where does Soren Odegard work?", "Søren Ødegård works at Novo.") == {
+        "soren",
+        "odegard",
+        "work",
+    }
+
+
+def test_a_name_is_held_only_by_the_entity_a_fact_is_about():
+    """With a triple, a name the question gives is held by the fact's subject (its entity, not
+    its possessor: "user's mother" is the mother) or object, each word as written."""
+    from memory_core.ops.recall import held_by, names_held
+
+    def fact(claim, subject, obj):
+        return {"claim": claim, "subject": subject, "predicate": "p", "object": obj, "type": "Evidence"}
+
+    words = content_words("Am I allergic to peanuts?")
+    son = fact("User's son Max is allergic to peanuts.", "Max", "peanuts")
+    assert held_by(words, son) == {"allergic", "peanuts"} and names_held(words, son) == 0
+    assert names_held(words, fact("User is allergic to dust.", "user", "dust")) == 1
+    mother = fact("User's mother lives in Faro.", "user's mother", "Faro")
+    assert "user" not in held_by(content_words("Where do I live?"), mother)
+    other = content_words("Where is Company7 Ltd headquartered?")
+    assert names_held(other, fact("Company74 Ltd is headquartered in Nice.", "Company74 Ltd", "Nice")) == 0
+    assert names_held(other, fact("Company7 Ltd is headquartered in Lyon.", "Company7 Ltd", "Lyon")) == 1
