@@ -79,7 +79,8 @@ could did do does doing during each for from had has have having he her here her
 its itself know known me more most my no nor not of on once only or other our out over own same she should so some
 such than that the their them then there these they this those through to too under until up very was we were what
 when where which while who whom whose why will with would you your am still now anymore ever yet already
-isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t many much name names""".split()
+isn aren wasn weren doesn didn hasn haven hadn wouldn shouldn couldn t many much name names currently presently
+nowadays""".split()
 )
 
 
@@ -156,8 +157,12 @@ def _first_person(text: str) -> list[re.Match]:
     return found
 
 
+# words that say "now", which every answer is read at unless a time is named
+_NOW = re.compile(r"\b(?:these days|at the moment|at present|right now|as of now|for now)\b", re.IGNORECASE)
+
+
 def content_words(text: str) -> QuestionWords:
-    text = folded(text)
+    text = _NOW.sub(" ", folded(text))
     spoken = _first_person(text)
     me = bool(spoken)
     for match in reversed(spoken):

@@ -92,3 +92,10 @@ def test_a_name_is_held_only_by_the_entity_a_fact_is_about():
     other = content_words("Where is Company7 Ltd headquartered?")
     assert names_held(other, fact("Company74 Ltd is headquartered in Nice.", "Company74 Ltd", "Nice")) == 0
     assert names_held(other, fact("Company7 Ltd is headquartered in Lyon.", "Company7 Ltd", "Lyon")) == 1
+
+
+def test_words_that_say_now_or_count_ask_nothing_a_fact_states():
+    assert sorted(content_words("Where am I living these days?")) == ["living", "user"]
+    assert sorted(content_words("Who currently runs Acme right now?")) == ["acme", "runs"]
+    assert sorted(content_words("How many children does Bob have?")) == ["bob", "children"]
+    assert sorted(content_words("What is the name of the CEO?")) == ["ceo"]
