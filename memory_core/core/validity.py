@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
-from typing import Iterable, Optional
+from typing import Iterable, Optional, overload
 
 from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, BeliefView
 from memory_core.core.vocabulary import DISPUTED, Rule
@@ -60,6 +60,7 @@ HELD_UNTIL = Rule.VALIDITY_ENDED  # the rule of a change that ends a fact's vali
 SHORTENED = Rule.VALIDITY_SHORTENED  # the rule of a change that moves an ended fact's valid_to back
 
 Interval = tuple[Optional[str], Optional[str]]
+Span = tuple[str, str]  # a bounded interval: a period's first day and the day after its last
 
 
 def moment(text: str) -> datetime:
@@ -78,7 +79,11 @@ def moment(text: str) -> datetime:
     return value
 
 
-def check_date(value, name: str) -> Optional[str]:
+@overload
+def check_date(value: str, name: str) -> str: ...
+@overload
+def check_date(value: object, name: str) -> Optional[str]: ...
+def check_date(value: object, name: str) -> Optional[str]:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
@@ -170,7 +175,7 @@ _RANGE_IN_QUESTION = re.compile(
 )
 
 
-def period(text: str) -> Optional[Interval]:
+def period(text: str) -> Optional[Span]:
     """A year (``2018``) or a month (``2018-03``) as the half-open interval of its days
     (``[2018-01-01, 2019-01-01)``), or a range ``START/END`` of two of those or of dates, from
     the start of the first to the end of the last (``2015/2018``: ``[2015-01-01, 2019-01-01)``;
@@ -288,7 +293,7 @@ def just_before(text: str) -> Optional[str]:
     return _shifted(text, -1)
 
 
-def anchor_time(text: str) -> Optional[Interval]:
+def anchor_time(text: str) -> Optional[Span]:
     """The time an anchor names: a year, a month ("March 2018", "2018-03") or a date, as the
     half-open interval it covers; None for words that name no time."""
     iso = _iso(text)
@@ -304,7 +309,7 @@ def _iso(text: str) -> Optional[str]:
     return text.strip() if _whole(text) is not None else None
 
 
-def _whole(text: str) -> Optional[Interval]:
+def _whole(text: str) -> Optional[Span]:
     """A year, a month or a date (ISO) as the interval it covers."""
     span = period(text) if "/" not in text else None
     if span is not None:
@@ -447,8 +452,8 @@ def sort_verdicts(
         elif case == ENDS_STORED:
             ends[key] = new[0]
         elif case == NEW_PRECEDES:
-            start = stored[key][0]
-            if new_to is None or moment(start) < moment(new_to):
+            start = stored[key][0]  # classify: a stored value the new one precedes has a start
+            if start is not None and (new_to is None or moment(start) < moment(new_to)):
                 new_to = start
     if new_to is not None and new[1] is not None and moment(new[1]) <= moment(new_to):
         new_to = None  # already ends before the stored value starts (then it is disjoint)
@@ -661,7 +666,12 @@ def settle_ends(view: BeliefView, plan: Plan, seeds: Iterable[str], skip: Iterab
                 weight=0.0,
             )
             changed.append(key)
-        elif node.kind == "evidence" and span[1] is not None and moment(span[1]) < moment(node.valid_to):
+        elif (
+            node.kind == "evidence"
+            and span[1] is not None
+            and node.valid_to is not None  # historical evidence has one (tms.historical_node)
+            and moment(span[1]) < moment(node.valid_to)
+        ):
             before_to = node.valid_to
             node.valid_to = span[1]
             record(

@@ -25,7 +25,7 @@ from memory_core.core.beliefs import ALIVE, BeliefView
 from memory_core.core.tms import historical_node
 from memory_core.core.keys import normalise_key
 
-RULE_TEXT = {
+RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.CONTRADICTED: "refuted: contradicted by {cause}",
     Rule.SUPERSEDED_BY_FACT: "superseded by new evidence {cause}",
     Rule.JUSTIFICATION_LOST: "invalidated: it rested on {cause}, now dead",
