@@ -1333,8 +1333,14 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
                 else f"it is {state_of(anchor)} and nothing took its place"
             )
         )
-        mine = {"nodes": [], "sources": []}
-        _, verdict = marks(stores.journal, mine, now["baseline"], now["baseline_states"], now["mode"], None)
+        _, verdict = marks(
+            stores.journal,
+            {"nodes": [], "sources": []},
+            now["baseline"],
+            now["baseline_states"],
+            now["mode"],
+            None,
+        )
         falsify = dict(
             now["falsify"],
             answer=f"nothing stored came {'before' if order.before else 'after'} {key} ({text}): {why}",
