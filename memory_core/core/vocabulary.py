@@ -77,7 +77,7 @@ STATES = tuple(State)
 DEAD = (REFUTED, SUPERSEDED, INVALIDATED)
 
 # the text field of each kind in the stores (the investigation file calls the question's "text")
-TEXT_FIELD = {
+TEXT_FIELD: dict[str, str] = {  # by kind (a NodeKind is a str)
     NodeKind.QUESTION: "question",
     NodeKind.HYPOTHESIS: "statement",
     NodeKind.EVIDENCE: "claim",

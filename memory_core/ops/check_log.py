@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from typing import Iterable
+from typing import Iterable, Optional
 
 from memory_core.core.beliefs import Edge
 from memory_core.core.vocabulary import ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, SUPERSEDES, SUPPORTS
@@ -83,7 +83,7 @@ class Replay:
         self.nodes: dict[str, dict] = {}  # id -> last image (node entry + "written_at")
         self.tombstones: dict[str, dict] = {}  # id -> node entry at deletion + "deleted_at"
         self.edges: dict[tuple, tuple[dict, int]] = {}  # (src, dst, rel) -> (props, epoch added)
-        self.undone: set[int] = set()
+        self.undone: set[Optional[int]] = set()  # the epochs undone (None: an undo entry naming none)
         self.entries: list[dict] = []
 
     def apply(self, entry: dict) -> None:
@@ -139,7 +139,7 @@ def replay(entries: Iterable[dict]) -> Replay:
 
 def _needers_in(edges: Iterable, ident: str) -> list[str]:
     """The ids that consume or supersede ``ident`` among raw rows (src, dst, rel, ...)."""
-    found = []
+    found: list[str] = []
     for e in edges:
         src, dst, rel = e[0], e[1], e[2]
         if dst == ident and rel in (DEPENDS_ON, SUPERSEDES):
@@ -161,12 +161,17 @@ def forget_problems(
     may have forgotten it (the lost history is named, and recorded by a repair)."""
     problems: list[str] = []
     restore: dict[str, dict] = {}
+
     # alive or disputed, or superseded in time (what such a node consumed or defeated is its
     # history: forget keeps it, core.forget)
-    needs = lambda i: i in stored and (stored[i]["state"] not in DEAD or bool(stored[i].get("historical")))
-    key = lambda i: (
-        stored[i]["key"] if i in stored else (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
-    )
+    def needs(i: str) -> bool:
+        return i in stored and (stored[i]["state"] not in DEAD or bool(stored[i].get("historical")))
+
+    def key(i: str) -> str:
+        if i in stored:
+            return stored[i]["key"]
+        return (log.nodes.get(i) or log.tombstones.get(i) or {}).get("key", i)
+
     latest_gap = max((int(g[1]) for g in gaps), default=0)
     # 1. the log says it exists, the graph lacks it
     for ident, image in sorted(log.nodes.items(), key=lambda kv: kv[1].get("key", "")):

@@ -23,7 +23,7 @@ from memory_core.core.vocabulary import PART_OF, SUPPORTS, Rule
 from memory_core.store.intents import log_changes, node_entry, updates
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE
-from memory_core.core.investigation import Investigation, loads_json, parse
+from memory_core.core.investigation import EdgeSpec, Investigation, NodeSpec, loads_json, parse
 from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.core.identity import node_id
@@ -156,7 +156,7 @@ async def load(stores: Stores, source: Any) -> dict:
     return result
 
 
-def node_props(spec, question: str) -> dict:
+def node_props(spec: NodeSpec, question: str) -> dict[str, Any]:
     props = {"key": spec.key, TEXT_FIELD[spec.kind]: spec.text, **spec.fields}
     if spec.kind != "question":
         props["question_key"] = question
@@ -166,9 +166,9 @@ def node_props(spec, question: str) -> dict:
     return props
 
 
-def question_extras(inv: Investigation) -> dict:
+def question_extras(inv: Investigation) -> dict[str, Any]:
     """The question node's reconciliation settings: its policy and sources."""
-    extras = {}
+    extras: dict[str, Any] = {}
     if inv.policy is not None:
         extras["policy"] = inv.policy
     if inv.sources:
@@ -209,7 +209,7 @@ async def plan_load(
         props = existing.get(spec.key)
         if props is None:
             continue
-        stored = to_node(props)
+        stored = _stored_node(props)
         if stored.kind != spec.kind:
             raise InputError(
                 f"key {spec.key!r} is already {_a(stored.kind)} in this data root, not {_a(spec.kind)}"
@@ -237,8 +237,8 @@ async def plan_load(
             reserved(spec, tombs.get(normalise_key(spec.key)), forgotten[normalise_key(spec.key)])
     # edges may also name forgotten nodes the file does not define (references)
     defined = {n.key for n in inv.nodes} | set(existing)
-    for spec in inv.edges:
-        for end in (spec.src, spec.dst):
+    for link in inv.edges:
+        for end in (link.src, link.dst):
             if end not in defined and normalise_key(end) in forgotten:
                 skipped.add(end)
     defined_here = {n.key for n in inv.nodes}
@@ -248,47 +248,49 @@ async def plan_load(
         )
     new_specs = [s for s in inv.nodes if s.key not in existing and s.key not in skipped]
     kinds = dict(inv.kinds())
-    kinds.update({k: to_node(p).kind for k, p in existing.items()})
+    kinds.update({k: _stored_node(p).kind for k, p in existing.items()})
     # edges: skip those touching forgotten nodes and those already stored
     touching_ids = [node_id(kinds[k], k) for k in existing]
     stored_edges = (
         {(s, d, r): p for s, d, r, p in await store.all_edges_of(touching_ids)} if touching_ids else {}
     )
-    new_edges = []
-    ghost_edges = []  # (spec, row) of critical depends_on edges onto a forgotten node
-    for spec in inv.edges:
-        critical = spec.type == "depends_on" and spec.props.get("critical", True)
+    new_edges: list[tuple[EdgeSpec, tuple[str, str, str, dict]]] = []  # (spec, row)
+    ghost_edges: list[
+        tuple[EdgeSpec, dict]
+    ] = []  # (spec, tombstone) of critical depends_on edges onto a forgotten node
+    for link in inv.edges:
+        critical = link.type == "depends_on" and link.props.get("critical", True)
         if (
             critical
-            and spec.dst in skipped
-            and spec.src not in skipped
-            and tombs.get(normalise_key(spec.dst))
+            and link.dst in skipped
+            and link.src not in skipped
+            and tombs.get(normalise_key(link.dst))
         ):
-            tomb = tombs[normalise_key(spec.dst)]
-            kinds.setdefault(spec.dst, tomb.get("kind", "evidence"))
-            ghost_edges.append((spec, tomb))
+            tomb = tombs[normalise_key(link.dst)]
+            kinds.setdefault(link.dst, tomb.get("kind", "evidence"))
+            ghost_edges.append((link, tomb))
             continue
-        if spec.src in skipped or spec.dst in skipped:
+        if link.src in skipped or link.dst in skipped:
             ends = ", ".join(
                 f"{k} by the revision of epoch {forgotten[normalise_key(k)]}"
-                for k in (spec.src, spec.dst)
+                for k in (link.src, link.dst)
                 if k in skipped
             )
             notes.append(
-                f"edge {spec.type} {spec.src} -> {spec.dst}: not added: an endpoint was forgotten ({ends})"
+                f"edge {link.type} {link.src} -> {link.dst}: not added: an endpoint was forgotten ({ends})"
             )
             continue
-        row = edge_row(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)), kinds)
+        row = edge_row(Edge(link.type, link.src, link.dst, **_edge_args(link)), kinds)
         if row[:3] not in stored_edges:
-            new_edges.append((spec, row))
-        elif spec.type == "depends_on":
-            stored = to_edge(spec.type, spec.src, spec.dst, stored_edges[row[:3]] or {})
-            if set(stored.memberships) != set(
-                Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)).memberships
+            new_edges.append((link, row))
+        elif link.type == "depends_on":
+            stored_edge = to_edge(link.type, link.src, link.dst, stored_edges[row[:3]] or {})
+            if set(stored_edge.memberships) != set(
+                Edge(link.type, link.src, link.dst, **_edge_args(link)).memberships
             ):
                 notes.append(
-                    f"edge depends_on {spec.src} -> {spec.dst}: already stored with group(s) "
-                    f"{', '.join(str(g) for g in stored.memberships)}; kept as stored"
+                    f"edge depends_on {link.src} -> {link.dst}: already stored with group(s) "
+                    f"{', '.join(str(g) for g in stored_edge.memberships)}; kept as stored"
                 )
     # evaluate new nodes against what is stored (a justification may already be dead); a stored
     # hypothesis gaining a supporter is read with its rivals (new support may bring it back)
@@ -311,23 +313,23 @@ async def plan_load(
                 question=qkey if spec.kind != "question" else spec.key,
                 confidence=spec.fields.get("confidence"),
                 prior=spec.fields.get("prior"),
-                text=spec.text,
+                text=spec.text or "",  # a reference (no text) names a stored node: never a new one
             )
         )
-    for spec, _ in new_edges:
-        if spec.src in view.nodes and spec.dst in view.nodes:
-            view.add_edge(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec)))
+    for link, _ in new_edges:
+        if link.src in view.nodes and link.dst in view.nodes:
+            view.add_edge(Edge(link.type, link.src, link.dst, **_edge_args(link)))
     # a forgotten antecedent takes part as the dead ghost it is (with its edges from the log)
     ghosts = set()
-    for spec, tomb in ghost_edges:
+    for link, tomb in ghost_edges:
         node = ghost_node(tomb)
         if node is None:
             continue
         if node.key not in view.nodes:
             view.add_node(node)
             ghosts.add(node.key)
-        if spec.src in view.nodes:
-            view.add_edge(Edge(spec.type, spec.src, node.key, **_edge_args(spec)))
+        if link.src in view.nodes:
+            view.add_edge(Edge(link.type, link.src, node.key, **_edge_args(link)))
     for key, node in view.nodes.items():
         original[key] = Node(**vars(node))
     touched = [s.key for s in new_specs] + [s.src for s, _ in new_edges if s.type == "depends_on"]
@@ -335,9 +337,9 @@ async def plan_load(
     touched += [s.src for s, _ in new_edges if s.type == "supersedes"]  # its target is relabelled
     # non-critical dependencies new with this load: one already dead halves the confidence (rule 4)
     gained: dict[str, set[str]] = {}
-    for spec, _ in new_edges:
-        if spec.type == "depends_on" and not spec.props.get("critical", True) and spec.src in view.nodes:
-            gained.setdefault(spec.src, set()).add(spec.dst)
+    for link, _ in new_edges:
+        if link.type == "depends_on" and not link.props.get("critical", True) and link.src in view.nodes:
+            gained.setdefault(link.src, set()).add(link.dst)
     plan = plan_settle(view, [k for k in dict.fromkeys(touched) if k in view.nodes], epoch, gained)
     for change in plan.changes:
         if change.rule == Rule.NONCRITICAL_DECAY and change.key in gained:
@@ -362,7 +364,7 @@ async def plan_load(
     add_nodes = []
     for spec in new_specs:
         node = view.nodes[spec.key]
-        own = (
+        own: list[tuple[str, str, str, dict]] = (
             []
             if spec.kind == "question"
             else [(node_id(spec.kind, spec.key), node_id("question", qkey), PART_OF, {})]
@@ -380,21 +382,21 @@ async def plan_load(
         "updates": updates(view, original, plan, skip=new_keys | ghosts),
     }
     rests = []
-    for spec, tomb in ghost_edges:
-        if spec.src not in view.nodes:
+    for link, tomb in ghost_edges:
+        if link.src not in view.nodes:
             continue
-        state = view.nodes[spec.src].state
+        state = view.nodes[link.src].state
         rests.append(
             [
-                node_id(kinds[spec.src], spec.src),
+                node_id(kinds[link.src], link.src),
                 tomb["id"],
                 "depends_on",
-                edge_props(Edge(spec.type, spec.src, spec.dst, **_edge_args(spec))),
+                edge_props(Edge(link.type, link.src, link.dst, **_edge_args(link))),
             ]
         )
         notes.append(
-            f"edge depends_on {spec.src} -> {spec.dst}: {spec.dst} was forgotten by the revision of epoch "
-            f"{forgotten[normalise_key(spec.dst)]} (dead): {spec.src} rests on it and is {state}; the edge "
+            f"edge depends_on {link.src} -> {link.dst}: {link.dst} was forgotten by the revision of epoch "
+            f"{forgotten[normalise_key(link.dst)]} (dead): {link.src} rests on it and is {state}; the edge "
             "is kept in the revision log (not in the stores), so it comes back if that node is reinstated"
         )
     entry = {
@@ -413,7 +415,15 @@ async def plan_load(
     return intent, entry
 
 
-def reserved(spec, tomb: dict | None, epoch: int) -> None:
+def _stored_node(props: dict) -> Node:
+    """The node of stored ``props`` (find_keys reads nodes of FALSIFY's kinds only)."""
+    node = to_node(props)
+    if node is None:
+        raise LookupError(f"stored node {props.get('key')!r} has no FALSIFY type ({props.get('type')!r})")
+    return node
+
+
+def reserved(spec: NodeSpec, tomb: dict | None, epoch: int) -> None:
     """A file's node under a forgotten key: that node again is skipped (a re-load); another
     node would take the key of one a reinstatement may bring back: refused."""
     if tomb is None or spec.reference:
@@ -421,7 +431,7 @@ def reserved(spec, tomb: dict | None, epoch: int) -> None:
     props = tomb.get("props") or {}
     same = tomb.get("kind") == spec.kind and " ".join(
         str(props.get(TEXT_FIELD[spec.kind], "")).split()
-    ) == " ".join(spec.text.split())
+    ) == " ".join((spec.text or "").split())
     if not same:
         raise InputError(
             f"key {spec.key!r} is reserved: it names a {tomb.get('kind')} forgotten by the revision of "
@@ -430,7 +440,7 @@ def reserved(spec, tomb: dict | None, epoch: int) -> None:
         )
 
 
-def _edge_args(spec) -> dict:
+def _edge_args(spec: EdgeSpec) -> dict[str, Any]:
     p = spec.props
     return {
         "critical": p.get("critical", True),

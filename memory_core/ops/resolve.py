@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import copy
 import time
+from typing import Any
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
+from memory_core.core.plan import Plan
 from memory_core.core.revision import begin_resolve, finish_resolve
 from memory_core.store.stores import Stores
 from memory_core.store import writer
@@ -45,7 +47,7 @@ RESULT_KEYS = (
 )
 
 
-def plan_fields(plan) -> dict:
+def plan_fields(plan: Plan) -> dict[str, Any]:
     """The issue-14 fields of a revision-shaped result, from a plan."""
     return {
         "decisions": list(plan.decisions),
@@ -56,7 +58,8 @@ def plan_fields(plan) -> dict:
     }
 
 
-async def resolve(stores: Stores, loser: str, winner: str) -> dict:
+async def resolve(stores: Stores, loser: str, winner: str) -> dict[str, Any]:
+    """A revision-shaped result (api.py declares it: results.RevisionResult)."""
     start = time.perf_counter()
     loser, winner = check_key(loser, "loser"), check_key(winner, "--winner")
     found = await stores.store.find_keys([loser, winner])
@@ -65,9 +68,10 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
         if props is None:
             raise InputError(not_stored(stores.journal, key, what))
         if props.get("type") != "Evidence":
+            node = to_node(props)
+            kind = node.kind if node is not None else f"node of type {props.get('type')!r}"
             raise InputError(
-                f"{what} {key!r} is a {to_node(props).kind}, not evidence: only evidence is disputed or "
-                "contradicted"
+                f"{what} {key!r} is a {kind}, not evidence: only evidence is disputed or contradicted"
             )
     loser, winner = found[loser]["key"], found[winner]["key"]
     store = stores.store
@@ -131,7 +135,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict:
     if rests:  # a restored node's edges to nodes that stay forgotten: the log keeps them
         entry["rests_on_forgotten"] = rests
     await writer.run(store, stores.journal, intent, entry, stores.hook)
-    result = {k: [] for k in RESULT_KEYS}
+    result: dict[str, Any] = {k: [] for k in RESULT_KEYS}
     result.update(
         fact=entry["fact"],
         new_evidence=None,

@@ -8,7 +8,7 @@ steps then run as cognee Tasks through ``run_custom_pipeline`` (see
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
@@ -20,8 +20,9 @@ from memory_core.judging.llm import command_meter
 from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
 
 
-def empty_result(fact: str, new_key: Optional[str]) -> dict:
-    result = {k: [] for k in RESULT_KEYS}
+def empty_result(fact: str, new_key: Optional[str]) -> dict[str, Any]:
+    """A revision result with nothing done (api.py declares the shape: results.RevisionResult)."""
+    result: dict[str, Any] = {k: [] for k in RESULT_KEYS}
     result.update(fact=fact, new_evidence=new_key, judge="none", epoch=None, elapsed_ms=0.0)
     return result
 
@@ -124,17 +125,18 @@ def _result_of(job: FactJob) -> dict:
         return result
     if plan is None:
         recorded = "" if "nothing is recorded" in d.note else "nothing recorded"  # said once
-        if not d.candidates and len(batch.questions or []) > 1:
+        questions = batch.questions or []
+        if not d.candidates and len(questions) > 1:
             recorded += (
-                f": {len(batch.questions)} questions are stored and none is this root's default; name the "
-                "question the fact belongs to (--inquiry KEY; stored: "
-                + ", ".join(batch.questions)
-                + "), or a "
+                f": {len(questions)} questions are stored and none is this root's default; name the "
+                "question the fact belongs to (--inquiry KEY; stored: " + ", ".join(questions) + "), or a "
                 "stored hypothesis it bears on (--supports or --refutes H)"
             )
         result["note"] = "; ".join(filter(None, [d.note, recorded]))
         result["new_evidence"] = None
         return result
+    # the recorded fact's question (a revision's plan always has its new node)
+    question = plan.new_node.question if plan.new_node is not None else None
     result.update(
         refuted=plan.refuted,
         superseded=plan.superseded,
@@ -143,7 +145,7 @@ def _result_of(job: FactJob) -> dict:
         promoted=plan.promoted,
         forgotten=list(plan.forgotten),
         epoch=plan.epoch,
-        question=plan.new_node.question,
+        question=question,
         **plan_fields(plan),
     )
     if job.request.record and not d.acting:
@@ -153,7 +155,7 @@ def _result_of(job: FactJob) -> dict:
             + (", ".join(compared) if compared else "the stored evidence (no candidate was near)")
         )
     elif not d.candidates:
-        result["note"] = f"{d.note}; the fact is recorded as {new_key} in question {plan.new_node.question}"
+        result["note"] = f"{d.note}; the fact is recorded as {new_key} in question {question}"
     elif not d.acting:
         relations = sorted({c.relation for c in d.candidates if c.relation})
         far = [c.key for c in d.candidates if c.relation is None]  # undecided, none near (may_record)
@@ -165,9 +167,7 @@ def _result_of(job: FactJob) -> dict:
         result["note"] = d.note
     # the fact was recorded with candidates of its question no judge could decide: if it contradicts
     # one after all, the caller decides that between the two stored facts
-    open_ = [
-        c.key for c in d.candidates if c.key in set(d.undecided) and c.question == plan.new_node.question
-    ]
+    open_ = [c.key for c in d.candidates if c.key in set(d.undecided) and c.question == question]
     if open_ and d.judge != "pinned" and not job.request.record:
         hint = (
             f"if the fact contradicts {'one of them' if len(open_) > 1 else open_[0]} after all: "
@@ -191,7 +191,7 @@ def _result_of(job: FactJob) -> dict:
     unjudged = sorted(plan.meta.reinstate_notes)
     if kept or unjudged:
         result["not_reinstated"] = kept
-        said = (
+        stays = (
             [f"{', '.join(kept)} stay(s) dead: the new fact contradicts it too (not reinstated)"]
             if kept
             else []
@@ -200,7 +200,7 @@ def _result_of(job: FactJob) -> dict:
             if unjudged
             else []
         )
-        result["note"] = "; ".join(([result["note"]] if result.get("note") else []) + said)
+        result["note"] = "; ".join(([result["note"]] if result.get("note") else []) + stays)
     if is_preview(batch):
         result["note"] = (
             result["note"] + "; " if result.get("note") else ""
@@ -249,7 +249,7 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
     facts = {r.line: " ".join(r.fact.split()) for r in requests}
     wanted = set(keys.values()) | {r.target for r in requests if r.target}
     stored = await stores.store.find_keys(sorted(wanted))
-    earlier: dict[str, int] = {}  # normalised key -> the first line that uses it
+    earlier: dict[str, Optional[int]] = {}  # normalised key -> the first line that uses it (None: unnumbered)
     for request in requests:
         line, key = request.line, keys[request.line]
         if request.target:
