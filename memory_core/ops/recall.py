@@ -835,7 +835,11 @@ async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: Questi
         "text": text_of(dead.props),
         "state": _state_said(slice_, dead.props),
     }
-    held = f" ({_interval_said(node)})" if node is not None and node.valid_to else ""
+    held = (  # its valid time, unless its state already says it
+        f" ({_interval_said(node)})"
+        if node is not None and node.valid_to and "valid" not in mine["replaces"]["state"]
+        else ""
+    )
     mine["answer"] += (
         f" It replaces {dead.props['key']} ({text_of(dead.props).rstrip('.')}), {mine['replaces']['state']}{held}."
     )
