@@ -3,14 +3,17 @@
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 SHELL = Path(__file__).resolve().parent / "memory_core" / "shell"
 
 
-def _standalone(name: str, file: str):
+def _standalone(name: str, file: str) -> ModuleType:
     """A module of memory_core/shell loaded on its own, standard library only (nothing heavy,
     and no ``memory_core`` package imported)."""
     spec = importlib.util.spec_from_file_location(name, SHELL / file)
+    if spec is None or spec.loader is None:  # a .py file always has its loader
+        raise ImportError(f"cannot load {SHELL / file}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -214,9 +214,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
 
     @server.tool(description=ADD_BELIEFS, annotations=WRITING)
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
-        if isinstance(fragment, str):
-            fragment = fragment.encode("utf-8")  # JSON text, never a path on the server's disk
-        return await call("add_beliefs", lambda fx: fx.load(fragment))
+        # JSON text is read as bytes, never as a path on the server's disk
+        source = fragment.encode("utf-8") if isinstance(fragment, str) else fragment
+        return await call("add_beliefs", lambda fx: fx.load(source))
 
     async def revise(**arguments: Any) -> dict[str, Any]:
         fact = arguments.pop("fact")
@@ -344,8 +344,9 @@ def _keep_json_text(server: MCPServer, tool_name: str, argument: str) -> None:
     the caller's text."""
     tool = server._tool_manager.get_tool(tool_name)
     meta = tool.fn_metadata
+    metadata_class: Any = type(meta)  # the SDK's FuncMetadata (the type checker does not read mcp)
 
-    class KeepText(type(meta)):
+    class KeepText(metadata_class):
         def pre_parse_json(self, data):
             parsed = super().pre_parse_json(data)
             if isinstance(data.get(argument), str):
@@ -392,13 +393,14 @@ def _forbid_unknown_arguments(server: MCPServer) -> None:
 _INVALID = "\x00falsify: invalid arguments"
 
 
-def _strict_metadata(base: type, tool: str, schema: dict) -> type:
-    """The SDK's argument handling for one tool, made strict: no JSON-in-a-string guessing
+def _strict_metadata(base: Any, tool: str, schema: dict) -> Any:
+    """``base``: the SDK's FuncMetadata class (Any: the type checker does not read mcp).
+    The SDK's argument handling for one tool, made strict: no JSON-in-a-string guessing
     (the SDK parses a string argument as JSON when the parameter is not a string), strict
     validation, and the problems as one tool error instead of pydantic's report."""
     from pydantic import ValidationError
 
-    class StrictArguments(base):  # type: ignore[misc,valid-type]
+    class StrictArguments(base):
         def pre_parse_json(self, data):
             return dict(data)
 
@@ -553,7 +555,8 @@ def _nesting(text: str) -> tuple[int, Any]:
     """How deep ``text`` nests (read token by token, never parsed: a message too deep for a
     parser is measured all the same) and the ``id`` of its top-level object, if it names one."""
     depth = deepest = 0
-    ident, tokens = None, []
+    ident = None
+    tokens: list[str] = []
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in ("[", "{"):

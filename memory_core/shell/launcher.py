@@ -51,7 +51,7 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional, TypedDict
 
 PROTOCOL = 1
 EXIT_INTERRUPTED = 130  # Ctrl-C, as the CLI answers it (memory_core.shell.commands.run)
@@ -379,6 +379,7 @@ def _launch(argv: list[str], sent: list) -> Outcome:
     paths = _paths(base, code)
     keys = _read_keys(paths["keys"])
     started = False
+    path: Optional[Path]
     for attempt in range(2):
         sock = None
         if keys is not None:
@@ -448,6 +449,7 @@ def _start(base: Path, code: str, paths: dict, keys) -> tuple[Optional[Path], st
             )
         finally:
             os.close(log)
+        assert proc.stdout is not None  # stdout=subprocess.PIPE
         line = proc.stdout.readline().decode("utf-8", "replace").strip()
         proc.stdout.close()
         proc.returncode = 0  # it outlives this process: not a child to wait for
@@ -496,7 +498,7 @@ def _run(sock: socket.socket, argv: list[str], code: str, started: bool, sent: l
     }
     body = json.dumps(request).encode()
     pending: list[int] = []
-    child = {"pgid": None}
+    child: dict[str, Optional[int]] = {"pgid": None}
 
     def relay(signum, _frame):
         if child["pgid"] is None:
@@ -651,6 +653,16 @@ def _expand(names) -> list:
     return out
 
 
+class Inherited(TypedDict):
+    """What the launcher's imports did to its environment (each child gets it again): the
+    settings keys the preload read, their digest, and the variables set and unset."""
+
+    keys: dict
+    digest: str
+    set: dict[str, str]
+    unset: list[str]
+
+
 def _preload() -> dict:
     """Import :data:`PRELOAD`; return what keys a launcher: the variables the imports read
     ({"names": [...], "prefixes": [...]})."""
@@ -717,7 +729,7 @@ def serve(base: Path, code: str) -> int:
     gc.disable()
     keys = _preload()
     # what the imports did to the environment: a cold process has it too, so each child gets it again
-    state = {
+    state: Inherited = {
         "keys": keys,
         "digest": environment_digest(keys, start_env),
         "set": {k: v for k, v in os.environ.items() if start_env.get(k) != v},
@@ -772,7 +784,11 @@ def serve(base: Path, code: str) -> int:
     checked = last
     try:
         while True:
-            waiting = [listener, wake_r, *(s for p, s in run.children.items() if p not in run.orphans)]
+            waiting: list[socket.socket | int] = [
+                listener,
+                wake_r,
+                *(s for p, s in run.children.items() if p not in run.orphans),
+            ]
             if run.spare is not None and not run.spare.ready:
                 waiting.append(run.spare.sock)
             if _stopping:
@@ -800,7 +816,7 @@ def serve(base: Path, code: str) -> int:
                     run.spare.heard()
                 else:  # a caller's connection became readable while its command runs: it went away
                     pid = next((p for p, s in run.children.items() if s is sock), None)
-                    if pid is not None and _gone(sock):
+                    if pid is not None and isinstance(sock, socket.socket) and _gone(sock):
                         # a child that reported its exit is ending anyway; one still running after a
                         # moment dies, as a cold process dies with its caller
                         run.orphans[pid] = now + ORPHAN_GRACE_S
@@ -961,7 +977,7 @@ class _Spare:
 class _Running:
     """The launcher's children (pid -> the caller's connection), their spare keys, the spare."""
 
-    def __init__(self, listener: socket.socket, wake: tuple, code: str, state: dict):
+    def __init__(self, listener: socket.socket, wake: tuple, code: str, state: Inherited):
         self.listener, self.wake, self.code, self.state = listener, wake, code, state
         self.children: dict[int, socket.socket] = {}
         self.keys: dict[int, str] = {}
@@ -1068,7 +1084,7 @@ class _Running:
             self.spare = None
 
 
-def _accept(conn: socket.socket, code: str, state: dict) -> tuple[Optional[dict], list]:
+def _accept(conn: socket.socket, code: str, state: Inherited) -> tuple[Optional[dict], list]:
     """One request from ``conn``, checked: (request, its three descriptors), or (None, [])
     when it is not run here (the caller is told why, or simply dropped)."""
     conn.settimeout(10)
@@ -1154,7 +1170,7 @@ def _detach(others: list, wake: tuple) -> None:
 
 
 def _child(
-    conn: socket.socket, request: dict, fds: list[int], others: list, wake: tuple, state: dict
+    conn: socket.socket, request: dict, fds: list[int], others: list, wake: tuple, state: Inherited
 ) -> None:
     """In the forked child: become the caller's command, run it, report its exit code, exit."""
     code = 1
@@ -1186,7 +1202,7 @@ def _interrupted(fds: Optional[list[int]], request: dict) -> int:
     return EXIT_INTERRUPTED
 
 
-def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state: dict) -> None:
+def _spare(sock: socket.socket, prepared: dict, others: list, wake: tuple, state: Inherited) -> None:
     """In a forked spare: become a process of ``prepared``'s environment, directory and root,
     do what the CLI does before a command on it, say so, wait for a command (the caller's
     connection and streams, and the request, over ``sock``), run it as :func:`_child` would."""
@@ -1267,7 +1283,7 @@ def _end(conn: Optional[socket.socket], code: int) -> None:
     os._exit(code)
 
 
-def _adopt(request: dict, state: dict) -> None:
+def _adopt(request: dict, state: Inherited) -> None:
     """Take over the caller's directory, umask, environment, argv and sys.path."""
     os.chdir(request["cwd"])
     os.umask(int(request["umask"]))
@@ -1276,16 +1292,17 @@ def _adopt(request: dict, state: dict) -> None:
     os.environ.update(state["set"])
     for name in state["unset"]:
         os.environ.pop(name, None)
-    sys.dont_write_bytecode = sys.flags.dont_write_bytecode
+    sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
     sys.argv = [request.get("argv0") or sys.argv[0], *(request.get("argv") or [])]
     sys.path[:] = request["path"]
     if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None  # found again from this environment
-    if "numpy" in sys.modules and not getattr(sys.modules["numpy"], "_falsify_seeded", False):
-        sys.modules[
-            "numpy"
-        ].random.seed()  # fresh entropy, as a new process has (random reseeds itself at fork)
-        sys.modules["numpy"]._falsify_seeded = True
+        import tempfile  # already imported: the module itself
+
+        tempfile.tempdir = None  # found again from this environment
+    numpy: Any = sys.modules.get("numpy")  # Any: the type checker does not read numpy
+    if numpy is not None and not getattr(numpy, "_falsify_seeded", False):
+        numpy.random.seed()  # fresh entropy, as a new process has (random reseeds itself at fork)
+        numpy._falsify_seeded = True
 
 
 def _take_streams(fds: list[int], unbuffered: bool = False) -> None:
@@ -1318,7 +1335,8 @@ def _take_streams(fds: list[int], unbuffered: bool = False) -> None:
         line_buffering=True,
         write_through=unbuffered,
     )
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    # typeshed declares them Final; a new process's start-up streams are what they name, so they are rebound
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
     for handler in list(logging.Logger.manager.loggerDict.values()) + [logging.getLogger()]:
         for h in getattr(handler, "handlers", ()):
             if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler):

@@ -16,7 +16,7 @@ import io
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from memory_core.api import Falsify, changes_graph
 from memory_core.core.errors import FalsifyError, error_message
@@ -40,7 +40,7 @@ SETTINGS_ENV: dict = {}
 
 # the facade method each forwarded command runs (``revise --file``: revise_many, declared alike);
 # its declaration (``@writes`` in memory_core.api) says whether the command changed the graph
-RUNS = {
+RUNS: dict[str, Callable[..., Any]] = {
     "load": Falsify.load,
     "status": Falsify.status,
     "revise": Falsify.revise,
@@ -104,7 +104,8 @@ def settings_differ(theirs) -> list[str]:
     if not isinstance(theirs, dict):
         return []
     salt = str(theirs.get("salt") or "")
-    digests = theirs.get("digests") if isinstance(theirs.get("digests"), dict) else {}
+    given = theirs.get("digests")
+    digests: dict = given if isinstance(given, dict) else {}
     env_file = PROJECT_DIR / ".env"
     if env_file.is_file():  # the client's cold run would load it too, without overriding its environment
         from dotenv import dotenv_values

@@ -70,6 +70,8 @@ ALLOWED = {path: method for method, path in routes.ROUTES} | {"/api/events": "GE
 # (gate, {"argv", "cwd", "falsify_home"}, stdin base64) -> {"stdout", "stderr", "exit"}: the warm CLI,
 # supplied by the shell layer (memory_core.shell.warm_server.run_command)
 CliRunner = Callable[[Gate, dict, Optional[str]], Awaitable[dict]]
+# the MCP SDK's streamable-HTTP handler: (scope, receive, send)
+McpHandler = Callable[[dict, Callable, Callable], Awaitable[None]]
 
 
 class ViewerApp:
@@ -95,7 +97,7 @@ class ViewerApp:
         self.bound_host = bound_host
         self.token = token or None
         self.mcp = mcp  # an MCPServer, served at /mcp
-        self._mcp_handler = None
+        self._mcp_handler: Optional[McpHandler] = None
         if mcp is not None:
             from mcp.server.transport_security import TransportSecuritySettings
 
@@ -150,13 +152,14 @@ class ViewerApp:
     async def _dispatch(self, request: Request, send) -> None:
         check_origin(request, self.bound_host)
         path = request.raw_path
+        cli, mcp_handler = self.cli, self._mcp_handler
         if (
             path == "/api/cli"
-            and self.cli is not None
+            and cli is not None
             and self.cli_secret
             and same_token(request.bearer(), self.cli_secret)
         ):
-            return await self._cli(request, send)
+            return await self._cli(request, send, cli)
         if not self.viewer:
             raise HTTPError(
                 404,
@@ -164,10 +167,10 @@ class ViewerApp:
             )
         if not authorized(request, self.token):
             return await self._unauthorized(request, send)
-        if path == "/mcp" and self._mcp_handler is not None:
+        if path == "/mcp" and mcp_handler is not None:
             if request.method == "GET":  # a session's event stream: long-lived, counted per client
-                return await self._stream(request, lambda: self._mcp(request, send))
-            return await self._mcp(request, send)
+                return await self._stream(request, lambda: self._mcp(request, send, mcp_handler))
+            return await self._mcp(request, send, mcp_handler)
         if path.startswith("/api/"):
             if path not in ALLOWED:
                 raise HTTPError(404, f"no such route: {path}")
@@ -184,9 +187,10 @@ class ViewerApp:
         return await self._static(request, send, path)
 
     async def _unauthorized(self, request: Request, send) -> None:
-        given = (request.query.get("token") or [None])[0]
+        tokens = request.query.get("token")
+        given = tokens[0] if tokens else None
         page = request.method == "GET" and not request.raw_path.startswith(("/api/", "/mcp", "/vendor/"))
-        if page and given is not None and same_token(given, self.token):
+        if page and given is not None and self.token is not None and same_token(given, self.token):
             # one-time ?token=: set the HttpOnly cookie and drop the token from the address
             rest = {k: v for k, v in request.query.items() if k != "token"}
             location = local_location(request.raw_path) + ("?" + urlencode(rest, doseq=True) if rest else "")
@@ -386,12 +390,12 @@ class ViewerApp:
             self.gate.unsubscribe(queue)
 
     # ---- MCP over streamable HTTP ------------------------------------------------------
-    async def _mcp(self, request: Request, send) -> None:
+    async def _mcp(self, request: Request, send, handler: McpHandler) -> None:
         """A POSTed JSON-RPC message is read by FALSIFY's JSON reader first (as over stdio:
         :func:`memory_core.mcp.server.refusal`); one it refuses (a repeated field) is answered
         with a JSON-RPC error and never reaches the SDK. The body is then handed on as read."""
         if request.method != "POST":
-            return await self._mcp_handler(request.scope, request.receive, send)
+            return await handler(request.scope, request.receive, send)
         from memory_core.mcp.server import refusal, refusal_message
 
         body = await request.read_body(MCP_MAX_BODY, chunked=True)
@@ -407,14 +411,14 @@ class ViewerApp:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await request.receive()
 
-        return await self._mcp_handler(request.scope, replay, send)
+        return await handler(request.scope, replay, send)
 
     # ---- the warm CLI ----------------------------------------------------------------
-    async def _cli(self, request: Request, send) -> None:
+    async def _cli(self, request: Request, send, cli: CliRunner) -> None:
         body = await request.read_json(CLI_MAX_BODY)
         if not isinstance(body, dict) or not isinstance(body.get("argv"), list):
             raise HTTPError(400, 'the body must be {"argv": [str, ...], "cwd": str, "stdin": str?}')
         stdin = body.get("stdin")
         if stdin is not None and not isinstance(stdin, str):
             raise HTTPError(400, "'stdin' must be a string")
-        await self._json(request, send, 200, await self.cli(self.gate, body, stdin))
+        await self._json(request, send, 200, await cli(self.gate, body, stdin))

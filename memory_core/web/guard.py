@@ -96,7 +96,7 @@ def same_token(given: Optional[str], expected: Optional[str]) -> bool:
 def cookie_name(request: "Request") -> str:
     """The token cookie of this server: cookies are shared by every port of a host, so
     the name carries the port the request came in on."""
-    server = request.scope.get("server") or ()
+    server: tuple = request.scope.get("server") or ()
     port = server[1] if len(server) > 1 and isinstance(server[1], int) else None
     return f"{COOKIE}_{port}" if port is not None else COOKIE
 

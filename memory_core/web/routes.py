@@ -22,11 +22,12 @@ and returns what the route answers, calling the facade in a session of the gate
 from __future__ import annotations
 
 import contextlib
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from memory_core.core.errors import VOCABULARY, InputError, speak
 from memory_core.core.fields import FIELDS
 from memory_core.core.requests import readable_key
+from memory_core.results import RecallResult, RevisionResult
 from memory_core.session import Gate, Session
 from memory_core.web.guard import HTTPError
 
@@ -79,7 +80,7 @@ async def log(gate: Gate, query: dict) -> list:
         return fx.revision_log()
 
 
-async def scoreboard(gate: Gate, query: dict) -> dict:
+async def scoreboard(gate: Gate, query: dict) -> RecallResult:
     question = (query.get("q") or [""])[0].strip()
     pinned = _epoch(query, "inquiry")
     when = {**_epoch(query), **_epoch(query, "as_of")}
@@ -91,7 +92,7 @@ async def scoreboard(gate: Gate, query: dict) -> dict:
         return await fx.recall(question, **when, **pinned)
 
 
-async def revise(gate: Gate, body) -> dict:
+async def revise(gate: Gate, body: Any) -> RevisionResult:
     if not isinstance(body, dict):
         raise HTTPError(400, "the body must be a JSON object")
     unknown = sorted(set(body) - REVISE_FIELDS)
@@ -104,7 +105,7 @@ async def revise(gate: Gate, body) -> dict:
     fact = body.get("fact")
     if not isinstance(fact, str) or not fact.strip():
         raise HTTPError(400, "'fact' must be a non-empty string", field="fact")
-    kwargs = {}
+    kwargs: dict[str, Any] = {}  # the revision's keyword arguments, each checked against its kind
     for name, value in body.items():
         if name == "fact" or value is None or (isinstance(value, str) and not value.strip()):
             continue  # an empty form field is a field not given

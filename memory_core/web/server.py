@@ -218,7 +218,9 @@ class ViewerServer:
         self.token = token
         self.bridge = LoopThread()
         self.gate = Gate(app)
-        self._serving = None  # the future of uvicorn's serve() while it runs
+        self._serving: Optional[concurrent.futures.Future] = (
+            None  # the future of uvicorn's serve() while it runs
+        )
         self._closed = False
         self.discovery: Optional[Path] = None
         try:
@@ -240,7 +242,7 @@ class ViewerServer:
                 cli_secret=secret,
             )
             self._uvicorn = uvicorn.Server(uvicorn_config(self.app))
-            if cli is not None and root is not None:
+            if secret is not None and root is not None:  # a secret: the warm CLI is served
                 self.discovery = write_discovery(root, self.url, secret)
         except BaseException:
             self.server_close()
@@ -260,9 +262,9 @@ class ViewerServer:
     def serve_forever(self, poll_interval: float = 0.5) -> None:
         """Serve until :meth:`shutdown` (``poll_interval`` is accepted for the standard
         library's signature; uvicorn checks every 0.1 s)."""
-        self._serving = self.bridge.spawn(lambda: self._uvicorn.serve(sockets=[self.socket]))
+        serving = self._serving = self.bridge.spawn(lambda: self._uvicorn.serve(sockets=[self.socket]))
         try:
-            self._serving.result()
+            serving.result()
         except concurrent.futures.CancelledError:  # its loop was closed under it: serving is over
             pass
 

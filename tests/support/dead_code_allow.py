@@ -76,3 +76,5 @@ _.loaded_by
 _.placeholder
 # the io protocol of the standard streams' proxy, called by whoever writes to sys.stdout (store/streams.py)
 _.writable
+# a TypedDict's key, written and read as a string (shell/launcher.py's Inherited)
+_.unset
