@@ -20,6 +20,9 @@ RootConflict        1     this process already serves another data root (cognee 
                           configuration per process)
 DatabaseUnavailable 7     the PostgreSQL database cannot be reached or refused the connection
                           (``memory_core.store.backends.postgres``); nothing was created
+WriterLockLost      7     the session holding the PostgreSQL database's writer lock ended
+                          (a restart, a failover, ``idle_session_timeout``, a terminated
+                          session): another process may write now, so this one writes nothing
 ==================  ====  ==========================================================
 """
 
@@ -91,6 +94,19 @@ class RootConflict(FalsifyError, RuntimeError):
     """One process serves one data root: cognee is already configured for another."""
 
 
+class DatabaseUnavailable(FalsifyError):
+    """The PostgreSQL database could not be reached, or refused the connection (the message
+    names its host:port and database, never the password): nothing was opened."""
+
+    exit_code = 7
+
+
+class WriterLockLost(DatabaseUnavailable):
+    """This process no longer holds the PostgreSQL database's writer lock: the session that
+    held it ended, so another process may have taken it. Every write is refused from then on
+    (the opening must be made again); nothing of the refused write was committed."""
+
+
 __all__ = [
     "FalsifyError",
     "InputError",
@@ -100,6 +116,8 @@ __all__ = [
     "HostConfigError",
     "FacadeClosed",
     "RootConflict",
+    "DatabaseUnavailable",
+    "WriterLockLost",
     "error_message",
     "render",
     "speak",

@@ -325,6 +325,10 @@ class Journal(ABC):
         """Move the lines that are not log entries out of the log (only a file has them)."""
         return []
 
+    def check_writer(self) -> None:
+        """Raise if this process may no longer write (a lock that can be lost while held: the
+        PostgreSQL journal's); the embedded root's flock is held as long as its file is open."""
+
     # ---- pending intent --------------------------------------------------
     @abstractmethod
     def begin(self, intent: dict) -> None:

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Awaitable, Callable, Iterator, Optional, TypeVar
 from uuid import UUID
 
+from memory_core.core.errors import WriterLockLost
 from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
@@ -190,6 +191,8 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
     (the meta file, clearing the intent, the housekeeping) is a warning (:func:`warn`), not
     an error, so the caller reports success and never applies the change a second time."""
     step = hook or (lambda name: None)
+    # a writer that lost its lock writes nothing, not even the rollback of an earlier intent
+    journal.check_writer()
     if journal.pending() is not None:  # an earlier failed write whose rollback failed too
         await recover(store, journal)
     epoch = entry.get("epoch")
@@ -203,6 +206,11 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
         journal.commit(entry)
         step("committed")
     except BaseException as error:
+        if isinstance(error, WriterLockLost):
+            # refused at the intent (nothing written) or at the commit point (not committed; the
+            # epoch may be another writer's now): rolling back without the lock could undo that
+            # writer's work, so the intent is left to the database's next writer, which rolls it back
+            raise
         if _committed(journal, epoch):
             with contextlib.suppress(Exception):
                 journal.clear()  # else the next write (or open) clears it: the epoch is in the log

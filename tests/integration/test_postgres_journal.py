@@ -73,3 +73,149 @@ def test_fresh_database_gets_the_lookup_index_after_its_first_commit(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     indexes = pg_server._admin_sql("SELECT indexname FROM pg_indexes WHERE tablename = 'graph_node'", url)
     assert ("falsify_node_type_name",) in indexes, indexes
+
+
+def _terminate(url: str, pid: int) -> None:
+    import pg_server
+
+    assert pg_server._admin_sql(f"SELECT pg_terminate_backend({int(pid)})", url) == [(True,)]
+
+
+def test_a_journal_whose_lock_session_ended_writes_nothing(tmp_path):
+    """The writer lock is a session-level advisory lock: when its session ends (a restart, a
+    failover, idle_session_timeout, a DBA's pg_terminate_backend) the holder is not told, and
+    another process may take the lock. The journal's writes are fenced on that very session
+    still holding it: the intent, the commit point and the check before a write are refused
+    (WriterLockLost, exit 7) and write nothing; a new lock is the next writer's."""
+    import pg_server
+    from memory_core.core.errors import WriterLockLost
+    from memory_core.store.backends.postgres import PgJournal, PgWriterLock
+
+    url = pg_server.root_env(tmp_path / "fenced", fresh=True)["FALSIFY_DATABASE_URL"]
+    lock = PgWriterLock(url, "fence test").acquire(timeout=5)
+    journal = PgJournal(tmp_path / "root", url, lock)
+    try:
+        journal.check_writer()
+        journal.begin({"epoch": 1})
+        journal.commit({"epoch": 1, "kind": "revision"})
+        journal.begin({"epoch": 2})  # a revision under way when the lock's session ends
+        _terminate(url, lock.session[0])
+        with pytest.raises(WriterLockLost, match="no longer holds the writer lock") as refused:
+            journal.commit({"epoch": 2, "kind": "revision"})
+        assert refused.value.exit_code == 7 and "not committed" in str(refused.value)
+        assert journal.epoch() == 1 and journal.pending() == {"epoch": 2}  # the next writer rolls it back
+        journal.clear()
+        with pytest.raises(WriterLockLost):
+            journal.check_writer()
+        with pytest.raises(WriterLockLost, match="nothing was written"):
+            journal.begin({"epoch": 2})
+        assert journal.pending() is None and journal.epoch() == 1
+        # another process takes the lock at once (the lost one is gone) and writes
+        other = PgWriterLock(url, "next writer").acquire(timeout=5)
+        try:
+            second = PgJournal(tmp_path / "root2", url, other)
+            second.begin({"epoch": 2})
+            second.commit({"epoch": 2, "kind": "revision"})
+            second.close()
+        finally:
+            other.release()
+    finally:
+        lock.release()
+        journal.close()
+    with pytest.raises(WriterLockLost):  # a released lock fences too
+        PgJournal(tmp_path / "root", url, lock).check_writer()
+
+
+def test_one_epoch_one_log_row(tmp_path):
+    """falsify_log.epoch is UNIQUE on a new database, and on an older one at open when its log
+    repeats no epoch (a repeated one stays for check to name)."""
+    import psycopg2
+    import pg_server
+    from memory_core.store.backends import postgres
+
+    url = pg_server.root_env(tmp_path / "unique", fresh=True)["FALSIFY_DATABASE_URL"]
+    journal = postgres.PgJournal(tmp_path / "root", url)
+    try:
+        journal.begin({"epoch": 1})
+        journal.commit({"epoch": 1})
+        with pytest.raises(psycopg2.errors.UniqueViolation):
+            pg_server._admin_sql("INSERT INTO falsify_log (epoch, entry) VALUES (1, '{\"epoch\": 1}')", url)
+        pg_server._admin_sql(f"DROP INDEX {postgres.UNIQUE_EPOCH_INDEX}", url)
+        pg_server._admin_sql("INSERT INTO falsify_log (epoch, entry) VALUES (1, '{\"epoch\": 1}')", url)
+        postgres._prepared.discard(url)
+        postgres.prepare_database(url)  # a repeated epoch: no index yet, nothing fails
+        indexes = pg_server._admin_sql(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'falsify_log'", url
+        )
+        assert (postgres.UNIQUE_EPOCH_INDEX,) not in indexes
+        pg_server._admin_sql("DELETE FROM falsify_log WHERE seq = (SELECT max(seq) FROM falsify_log)", url)
+        postgres._prepared.discard(url)
+        postgres.prepare_database(url)
+        indexes = pg_server._admin_sql(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'falsify_log'", url
+        )
+        assert (postgres.UNIQUE_EPOCH_INDEX,) in indexes
+    finally:
+        journal.close()
+
+
+HOST_LOSES_ITS_LOCK = """
+import asyncio, json, sys
+import psycopg2
+from memory_core import Falsify, FalsifyError
+root, url, seed = sys.argv[1:4]
+async def main():
+    fx = await Falsify.open(root, database=url)
+    await fx.load_file(seed)
+    before = fx.journal.epoch()
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    conn.cursor().execute("SELECT pg_terminate_backend(%s)", (fx.journal.lock.session[0],))
+    conn.close()
+    out = {"before": before}
+    try:
+        await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
+    except FalsifyError as error:
+        out["refused"] = [type(error).__name__, error.exit_code, str(error)]
+    out["after"] = fx.journal.epoch()
+    out["pending"] = fx.journal.pending()
+    await fx.close()
+    fx = await Falsify.open(root, database=url)  # a new opening takes the lock again
+    result = await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
+    out["reopened"] = [fx.journal.epoch(), result["epoch"]]
+    await fx.close()
+    print(json.dumps(out))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_host_whose_lock_session_ended_is_refused_and_a_new_opening_writes(tmp_path):
+    """Through the API: the lock's session terminated, a revise is WriterLockLost (exit 7)
+    and leaves the log and the intent as they were; the data root opened again writes."""
+    import json
+    import sys
+
+    import forkserver
+    import pg_server
+    from conftest import REPO, clean_env
+
+    root = tmp_path / "host"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    env = clean_env()
+    env.pop("FALSIFY_DATABASE_URL", None)
+    proc = forkserver.run(
+        [sys.executable, "-c", HOST_LOSES_ITS_LOCK, str(root), url, str(SEED)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    kind, code, message = out["refused"]
+    assert (kind, code) == ("WriterLockLost", 7) and "nothing was written" in message, message
+    assert out["after"] == out["before"] and out["pending"] is None
+    assert out["reopened"] == [out["before"] + 1] * 2
+    assert pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log", url) == [(2, 2)]

@@ -21,7 +21,10 @@ the meta file).
   session-level advisory lock held on a dedicated connection for as long as the stores are
   open (waits ``FALSIFY_LOCK_TIMEOUT`` seconds, then :class:`RootBusy`, exit 3, naming the
   holder). PostgreSQL releases it when the holder's connection ends, so a killed writer
-  never blocks the next one.
+  never blocks the next one -- and a holder whose connection ended (a restart, a failover,
+  ``idle_session_timeout``, a terminated session) has lost it without being told: every
+  write is fenced (the intent row and the log row are inserted only while that very session
+  still holds the lock; :class:`WriterLockLost`, exit 7, otherwise).
 * :func:`prepare_database`: FALSIFY's tables, an index for the store's subject-predicate
   lookup, and ``hnsw.ef_search`` for this database (the backend's open-time step).
 """
@@ -34,7 +37,13 @@ import time
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
-from memory_core.core.errors import EmbedderMismatch, FalsifyError, InputError, RootBusy
+from memory_core.core.errors import (
+    DatabaseUnavailable,
+    EmbedderMismatch,
+    InputError,
+    RootBusy,
+    WriterLockLost,
+)
 from memory_core.store import lexical
 from memory_core.store.backends.base import Backend, node_props, unique_edges
 from memory_core.store.settings import Settings
@@ -67,11 +76,9 @@ CREATE TABLE IF NOT EXISTS falsify_meta (
 """
 
 
-class DatabaseUnavailable(FalsifyError):
-    """The PostgreSQL database could not be reached, or refused the connection (the message
-    names its host:port and database, never the password): nothing was opened."""
-
-    exit_code = 7
+# One epoch, one log row: a UNIQUE index made on a new database, and on an older one at open
+# when its log holds no repeated epoch (else check names the repeats and the index waits).
+UNIQUE_EPOCH_INDEX = "falsify_log_epoch_unique"
 
 
 # seconds a connection attempt waits for the server (libpq's own default waits as long as the
@@ -111,6 +118,7 @@ def prepare_database(url: str) -> None:
             cur.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK_KEY + 1,))
             try:
                 cur.execute(SCHEMA)
+                unique_epochs(cur)
                 cur.execute("SELECT to_regclass('graph_node') IS NOT NULL")
                 if cur.fetchone()[0]:
                     index_graph(cur)
@@ -157,6 +165,17 @@ def check_database_embedder(url: str, mine: dict) -> dict:
     return mine
 
 
+def unique_epochs(cur) -> None:
+    """The UNIQUE index on ``falsify_log.epoch`` unless it exists or the log repeats an epoch."""
+    cur.execute("SELECT to_regclass(%s) IS NOT NULL", (UNIQUE_EPOCH_INDEX,))
+    if cur.fetchone()[0]:
+        return
+    cur.execute("SELECT EXISTS (SELECT 1 FROM falsify_log GROUP BY epoch HAVING count(*) > 1)")
+    if cur.fetchone()[0]:
+        return
+    cur.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS {UNIQUE_EPOCH_INDEX} ON falsify_log (epoch)")
+
+
 def index_graph(cur) -> None:
     """The store's subject-predicate lookup (evidence by ``name``) as an index seek."""
     cur.execute("CREATE INDEX IF NOT EXISTS falsify_node_type_name ON graph_node (type, name)")
@@ -184,6 +203,7 @@ class PostgresBackend(Backend):
         self.url = database_url(settings)
         self._indexed: set[str] = set()
         self._graph_indexed = False
+        self._lock: Optional[PgWriterLock] = None  # the writer lock of this opening, if it takes one
 
     # ---- the data root ------------------------------------------------------
     def cognee_environment(self) -> dict[str, str]:
@@ -195,11 +215,13 @@ class PostgresBackend(Backend):
         connect(self.url, "falsify reach").close()
 
     def writer_lock(self, path: Path, purpose: str = "falsify") -> "PgWriterLock":
-        """The database's writer lock (one writer per database; ``path`` is not used)."""
-        return PgWriterLock(self.url, purpose, timeout=self.settings.lock_timeout)
+        """The database's writer lock (one writer per database; ``path`` is not used); the
+        journal opened next fences its writes with it."""
+        self._lock = PgWriterLock(self.url, purpose, timeout=self.settings.lock_timeout)
+        return self._lock
 
     def open_journal(self, root: Path) -> "PgJournal":
-        return PgJournal(root, self.url)
+        return PgJournal(root, self.url, self._lock)
 
     def check_embedder(self, mine: dict) -> None:
         """The database is shared: its own embedder record decides."""
@@ -472,6 +494,9 @@ class PgWriterLock:
         self.purpose = purpose
         self.timeout = timeout
         self._conn = None
+        # (backend pid, backend start) of the session holding the lock: the fence's identity of
+        # it (a pid alone could be a later session's)
+        self.session: Optional[tuple] = None
 
     def acquire(self, timeout: float | None = None) -> "PgWriterLock":
         timeout = default_timeout(self.timeout) if timeout is None else timeout
@@ -501,6 +526,9 @@ class PgWriterLock:
                             "(set FALSIFY_LOCK_TIMEOUT to wait longer)"
                         )
                     time.sleep(0.05)
+            with conn.cursor() as cur:
+                cur.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+                self.session = tuple(cur.fetchone())
         except BaseException:
             conn.close()
             raise
@@ -517,6 +545,7 @@ class PgWriterLock:
             finally:
                 self._conn.close()
                 self._conn = None
+                self.session = None
 
     async def acquire_async(self, timeout: float | None = None) -> "PgWriterLock":
         """:meth:`acquire` in a worker thread (waiting never blocks the event loop)."""
@@ -552,9 +581,10 @@ class PgJournal(Journal):
     """The journal with the log and the intent in the database. ``meta()`` (embedder record,
     default question) stays in the local root."""
 
-    def __init__(self, root: Path, url: str):
+    def __init__(self, root: Path, url: str, lock: Optional[PgWriterLock] = None):
         super().__init__(root)
         self.url = url
+        self.lock = lock  # the writer lock fencing begin() and commit(); None: an opening without one
         make_private(self.root)  # the local root (meta, logs) is private on this backend too
         prepare_database(url)
         self._conn = connect(url, f"falsify journal pid {os.getpid()}")
@@ -610,14 +640,47 @@ class PgJournal(Journal):
                 yield entry
             after = rows[-1][0]
 
+    # ---- the writer fence --------------------------------------------------
+    def _fence(self) -> tuple[str, tuple]:
+        """A condition true while this opening's lock session still holds the writer lock (an
+        advisory lock on key WRITER_LOCK_KEY: classid 0, objid the key, objsubid 1), with its
+        parameters; "TRUE" for an opening without a lock."""
+        if self.lock is None:
+            return "TRUE", ()
+        pid, started = self.lock.session or (None, None)
+        return (
+            "EXISTS (SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s "
+            "AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND l.pid = %s AND a.backend_start = %s)",
+            (WRITER_LOCK_KEY, pid, started),
+        )
+
+    def _lost(self, what: str) -> WriterLockLost:
+        return WriterLockLost(
+            f"this process no longer holds the writer lock of the database {_redact(self.url)}: the session "
+            "holding it ended (a server restart or failover, idle_session_timeout, a terminated session), so "
+            f"another process may be writing; {what}. Open the data root again (restart this process)"
+        )
+
+    def check_writer(self) -> None:
+        """One query: :class:`WriterLockLost` unless this opening still holds the writer lock."""
+        fence, params = self._fence()
+        if not self._query(f"SELECT 1 WHERE {fence}", params):
+            raise self._lost("nothing was written")
+
     # ---- pending intent --------------------------------------------------
     def begin(self, intent: dict) -> None:
-        self._query(
-            "INSERT INTO falsify_intent (slot, epoch, intent) VALUES (1, %s, %s) "
+        """The intent row, written only while this opening holds the writer lock."""
+        fence, params = self._fence()
+        written = self._query(
+            f"INSERT INTO falsify_intent (slot, epoch, intent) SELECT 1, %s, %s WHERE {fence} "
             "ON CONFLICT (slot) DO UPDATE SET epoch = EXCLUDED.epoch, intent = EXCLUDED.intent, "
-            "written_at = now()",
-            (intent.get("epoch"), json.dumps(intent)),
+            "written_at = now() RETURNING slot",
+            (intent.get("epoch"), json.dumps(intent), *params),
         )
+        if not written:
+            raise self._lost("nothing was written")
 
     def pending(self) -> Optional[dict]:
         rows = self._query("SELECT intent FROM falsify_intent WHERE slot = 1")
@@ -634,15 +697,30 @@ class PgJournal(Journal):
         return aside.name
 
     def commit(self, entry: dict) -> None:
-        """The commit point: the log entry in, the intent out, in ONE transaction."""
+        """The commit point: the log entry in, the intent out, in ONE transaction, and only
+        while this opening holds the writer lock (the condition is read in that transaction)."""
+        from psycopg2.errors import UniqueViolation
+
+        fence, params = self._fence()
+        epoch = int(entry["epoch"])
         conn = self._conn
         conn.autocommit = False
         try:
             with conn.cursor() as cur:
-                cur.execute(
-                    "INSERT INTO falsify_log (epoch, entry) VALUES (%s, %s)",
-                    (int(entry["epoch"]), json.dumps(entry, sort_keys=True)),
-                )
+                try:
+                    cur.execute(
+                        f"INSERT INTO falsify_log (epoch, entry) SELECT %s, %s WHERE {fence}",
+                        (epoch, json.dumps(entry, sort_keys=True), *params),
+                    )
+                except UniqueViolation:
+                    raise self._lost(
+                        f"epoch {epoch} is in the log already; this change was not committed"
+                    ) from None
+                if cur.rowcount != 1:
+                    raise self._lost(
+                        f"the change of epoch {epoch} was not committed (the database's next writer rolls "
+                        "back what it had written)"
+                    )
                 cur.execute("DELETE FROM falsify_intent WHERE slot = 1")
             conn.commit()
         except BaseException:
