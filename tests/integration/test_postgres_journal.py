@@ -219,3 +219,51 @@ def test_a_host_whose_lock_session_ended_is_refused_and_a_new_opening_writes(tmp
     assert out["after"] == out["before"] and out["pending"] is None
     assert out["reopened"] == [out["before"] + 1] * 2
     assert pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log", url) == [(2, 2)]
+
+
+def test_check_names_log_rows_out_of_order(tmp_path):
+    """check reads falsify_log as it reads the embedded log: a repeated row, an epoch not
+    after the rows before it, an entry whose epoch is not its row's are named (at most
+    ``limit`` of them, then how many more)."""
+    import pg_server
+    from memory_core.store.backends import postgres
+
+    url = pg_server.root_env(tmp_path / "outoforder", fresh=True)["FALSIFY_DATABASE_URL"]
+    journal = postgres.PgJournal(tmp_path / "root", url)
+    try:
+        for epoch in (1, 2, 3):
+            journal.begin({"epoch": epoch})
+            journal.commit({"epoch": epoch, "kind": "revision"})
+        assert journal.log_problems(5) == []
+        pg_server._admin_sql(f"DROP INDEX {postgres.UNIQUE_EPOCH_INDEX}", url)
+        for sql in (
+            'INSERT INTO falsify_log (epoch, entry) VALUES (3, \'{"epoch": 3, "kind": "revision"}\')',
+            'INSERT INTO falsify_log (epoch, entry) VALUES (2, \'{"epoch": 2, "kind": "batch"}\')',
+            "INSERT INTO falsify_log (epoch, entry) VALUES (4, '{\"epoch\": 5}')",
+        ):
+            pg_server._admin_sql(sql, url)
+        assert journal.log_problems(5) == [
+            "falsify_log row 4 repeats row 3 (epoch 3)",
+            "falsify_log row 5 has epoch 2, not after the epoch 3 of a row before it",
+            "falsify_log row 6 has epoch 4 but its entry says 5",
+        ]
+        assert journal.log_problems(1) == [
+            "falsify_log row 4 repeats row 3 (epoch 3)",
+            "falsify_log has 2 more rows out of order",
+        ]
+    finally:
+        journal.close()
+
+
+@pytest.mark.slow
+def test_check_exits_1_on_a_repeated_epoch(tmp_path):
+    import pg_server
+
+    root = tmp_path / "root"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    proc = cli(root, "load", str(SEED), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pg_server._admin_sql("DROP INDEX falsify_log_epoch_unique", url)
+    pg_server._admin_sql("INSERT INTO falsify_log (epoch, entry) SELECT epoch, entry FROM falsify_log", url)
+    proc = cli(root, "check")
+    assert proc.returncode == 1 and "falsify_log row 2 repeats row 1 (epoch 1)" in proc.stdout, proc.stdout

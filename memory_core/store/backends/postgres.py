@@ -736,7 +736,35 @@ class PgJournal(Journal):
         return False  # a log row is inserted whole or not at all
 
     def log_problems(self, limit: int) -> list[str]:
-        return []  # a log row is jsonb, inserted whole or not at all
+        """The rows a reader meets out of order, as the embedded log's check names lines: an
+        epoch not after every row before it (a repeated row, or one misplaced), or an entry
+        whose epoch is not its row's. A row is jsonb, inserted whole or not at all: none is
+        torn. One query; at most ``limit`` rows named, then how many more."""
+        rows = self._query(
+            "SELECT seq, epoch, same, before_seq, before_epoch, entry_epoch, count(*) OVER () FROM ("
+            "  SELECT seq, epoch, entry->'epoch' AS entry_epoch,"
+            "    entry = lag(entry) OVER w AS same, lag(seq) OVER w AS before_seq,"
+            "    max(epoch) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before_epoch"
+            "  FROM falsify_log WINDOW w AS (ORDER BY seq)"
+            ") AS log WHERE epoch <= before_epoch OR entry_epoch IS DISTINCT FROM to_jsonb(epoch) "
+            "ORDER BY seq LIMIT %s",
+            (int(limit),),
+        )
+        problems = []
+        for seq, epoch, same, before_seq, before_epoch, entry_epoch, _ in rows:
+            if before_epoch is not None and epoch <= before_epoch:
+                problems.append(
+                    f"falsify_log row {seq} repeats row {before_seq} (epoch {epoch})"
+                    if same
+                    else f"falsify_log row {seq} has epoch {epoch}, not after the epoch {before_epoch} of a row "
+                    "before it"
+                )
+            else:
+                problems.append(f"falsify_log row {seq} has epoch {epoch} but its entry says {entry_epoch!r}")
+        more = rows[0][-1] - len(rows) if rows else 0
+        if more > 0:
+            problems.append(f"falsify_log has {more} more rows out of order")
+        return problems
 
     def committed(self, epoch: int) -> bool:
         return bool(self._query("SELECT 1 FROM falsify_log WHERE epoch = %s LIMIT 1", (int(epoch),)))
