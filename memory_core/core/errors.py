@@ -19,7 +19,9 @@ FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: 
 RootConflict        1     this process already serves another data root (cognee holds one
                           configuration per process)
 DatabaseUnavailable 7     the PostgreSQL database cannot be reached or refused the connection
-                          (``memory_core.store.backends.postgres``); nothing was created
+                          (``memory_core.store.backends.postgres``); nothing was created; or
+                          the connection was lost during a command (a write rolled back, or
+                          left journalled for the database's next writer to roll back)
 WriterLockLost      7     the session holding the PostgreSQL database's writer lock ended
                           (a restart, a failover, ``idle_session_timeout``, a terminated
                           session): another process may write now, so this one writes nothing

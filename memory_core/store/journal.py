@@ -24,6 +24,8 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Iterator, Optional
 
+from memory_core.core.errors import FalsifyError
+
 PENDING = "pending.json"
 # the largest epoch FALSIFY writes: every JSON reader holds it exactly. A stored epoch above it
 # was not written by FALSIFY (no log could hold that many changes): damage, named by check
@@ -328,6 +330,11 @@ class Journal(ABC):
     def check_writer(self) -> None:
         """Raise if this process may no longer write (a lock that can be lost while held: the
         PostgreSQL journal's); the embedded root's flock is held as long as its file is open."""
+
+    def unavailable(self, error: BaseException) -> Optional[FalsifyError]:
+        """The error to report when ``error`` is a lost connection to a database (only a
+        database journal has one; exit 7), else None."""
+        return None
 
     # ---- pending intent --------------------------------------------------
     @abstractmethod

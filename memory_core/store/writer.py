@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from typing import Awaitable, Callable, Iterator, Optional, TypeVar
 from uuid import UUID
 
-from memory_core.core.errors import WriterLockLost
+from memory_core.core.errors import DatabaseUnavailable, WriterLockLost
 from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
@@ -223,15 +223,26 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
                 raise
             return
         try:
+            journal.check_writer()  # a rollback is a write too: only while the writer lock holds
             await recover(store, journal)
         except asyncio.CancelledError:
             raise  # rolled back; the task was cancelled (again) meanwhile
         except BaseException as again:
+            # the database's connection (or the writer lock's session) lost: exit 7, not an internal error
+            lost = again if isinstance(again, DatabaseUnavailable) else journal.unavailable(again)
+            if lost is not None:
+                raise type(lost)(
+                    "a write failed and was not rolled back by this process (it stays journalled in the "
+                    f"database, whose next writer rolls it back): {lost}"
+                ) from error
             raise RollbackFailed(
                 f"a write failed ({type(error).__name__}: {error}) and rolling it back failed too "
                 f"({type(again).__name__}: {again}); the change is still journalled and is rolled back "
                 "when the data root is next opened: stop this process and run check"
             ) from error
+        lost = journal.unavailable(error) if isinstance(error, Exception) else None
+        if lost is not None:
+            raise type(lost)(f"a write failed and was rolled back, nothing was written: {lost}") from error
         raise
     await housekeeping(store)
 

@@ -215,7 +215,7 @@ def test_a_host_whose_lock_session_ended_is_refused_and_a_new_opening_writes(tmp
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     kind, code, message = out["refused"]
-    assert (kind, code) == ("WriterLockLost", 7) and "nothing was written" in message, message
+    assert (kind, code) == ("WriterLockLost", 7) and "nothing more is written" in message, message
     assert out["after"] == out["before"] and out["pending"] is None
     assert out["reopened"] == [out["before"] + 1] * 2
     assert pg_server._admin_sql("SELECT count(*), count(DISTINCT epoch) FROM falsify_log", url) == [(2, 2)]
@@ -267,3 +267,113 @@ def test_check_exits_1_on_a_repeated_epoch(tmp_path):
     pg_server._admin_sql("INSERT INTO falsify_log (epoch, entry) SELECT epoch, entry FROM falsify_log", url)
     proc = cli(root, "check")
     assert proc.returncode == 1 and "falsify_log row 2 repeats row 1 (epoch 1)" in proc.stdout, proc.stdout
+
+
+def test_a_lost_journal_connection_is_exit_7_and_made_again(tmp_path):
+    """The journal's connection terminated (a restart, a failover, idle_session_timeout): the
+    call that meets it is DatabaseUnavailable (exit 7) naming the database, the next call
+    connects again, and its writes are fenced on the writer lock as before."""
+    import pg_server
+    from memory_core.core.errors import DatabaseUnavailable
+    from memory_core.store.backends.postgres import PgJournal, PgWriterLock
+
+    url = pg_server.root_env(tmp_path / "reconnect", fresh=True)["FALSIFY_DATABASE_URL"]
+    lock = PgWriterLock(url, "reconnect test").acquire(timeout=5)
+    journal = PgJournal(tmp_path / "root", url, lock)
+    try:
+        journal.begin({"epoch": 1})
+        journal.commit({"epoch": 1})
+        _terminate(url, journal._conn.get_backend_pid())
+        with pytest.raises(
+            DatabaseUnavailable, match="lost the connection to the PostgreSQL database"
+        ) as lost:
+            journal.epoch()
+        assert lost.value.exit_code == 7 and "internal" not in str(lost.value)
+        assert journal.epoch() == 1
+        journal.check_writer()
+        _terminate(url, journal._conn.get_backend_pid())
+        with pytest.raises(DatabaseUnavailable):
+            journal.commit({"epoch": 2})
+        journal.begin({"epoch": 2})
+        journal.commit({"epoch": 2})
+        assert journal.epoch() == 2 and journal.pending() is None
+    finally:
+        lock.release()
+        journal.close()
+
+
+HOST_LOSES_COGNEE_CONNECTIONS = """
+import asyncio, json, sys
+import asyncpg, sqlalchemy
+from memory_core import Falsify, FalsifyError
+from memory_core.store import writer
+root, url, seed, times = sys.argv[1:5]
+apply, calls = writer.apply, []
+
+async def apply_then_drop(store, intent, hook=None):
+    # what cognee's engine raises when the server goes away mid-statement: the first call (the
+    # revision) writes, then fails; with times=always the rollback's call fails too
+    calls.append(1)
+    if len(calls) == 1:
+        await apply(store, intent, hook)
+    elif times != "always":
+        return await apply(store, intent, hook)
+    raise sqlalchemy.exc.DBAPIError(
+        "UPDATE graph_node", {}, asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed")
+    )
+
+async def main():
+    fx = await Falsify.open(root, database=url)
+    await fx.load_file(seed)
+    out = {"before": fx.journal.epoch()}
+    writer.apply = apply_then_drop
+    try:
+        await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
+    except FalsifyError as error:
+        out["refused"] = [type(error).__name__, error.exit_code, str(error)]
+    writer.apply = apply
+    out["pending"] = fx.journal.pending() is not None
+    await fx.close()
+    fx = await Falsify.open(root, database=url)  # rolls back what is still journalled
+    out["after"] = fx.journal.epoch()
+    out["problems"] = (await fx.check())["problems"]
+    await fx.close()
+    print(json.dumps(out))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("times", ["once", "always"])
+def test_a_write_that_loses_its_connection_is_exit_7_and_lands_not_at_all(tmp_path, times):
+    """cognee's connection lost as a revision writes (once: the rollback reconnects; always:
+    the rollback fails too, as with the server stopped): DatabaseUnavailable (exit 7), not an
+    internal error or RollbackFailed; opened again, the state before it and check clean."""
+    import json
+    import sys
+
+    import forkserver
+    import pg_server
+    from conftest import REPO, clean_env
+
+    root = tmp_path / "host"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    env = clean_env()
+    env.pop("FALSIFY_DATABASE_URL", None)
+    proc = forkserver.run(
+        [sys.executable, "-c", HOST_LOSES_COGNEE_CONNECTIONS, str(root), url, str(SEED), times],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    kind, code, message = out["refused"]
+    assert (kind, code) == ("DatabaseUnavailable", 7) and "lost the connection" in message, message
+    if times == "once":
+        assert "rolled back, nothing was written" in message and not out["pending"], out
+    else:
+        assert "not rolled back by this process" in message and out["pending"], out
+    assert out["after"] == out["before"] and out["problems"] == [], out

@@ -560,6 +560,27 @@ class PgWriterLock:
         self.release()
 
 
+# the driver errors of a connection lost or refused: asyncpg's (cognee's engines, under
+# SQLAlchemy's DBAPIError), psycopg2's named ones, the socket's
+_CONNECTION_LOST = frozenset(
+    {
+        "ConnectionDoesNotExistError",
+        "ConnectionFailureError",
+        "AdminShutdownError",
+        "CrashShutdownError",
+        "CannotConnectNowError",
+        "AdminShutdown",
+        "CrashShutdown",
+        "CannotConnectNow",
+        "ConnectionError",
+        "ConnectionRefusedError",
+        "ConnectionResetError",
+        "ConnectionAbortedError",
+        "BrokenPipeError",
+    }
+)
+
+
 def _redact(url: str) -> str:
     """``host:port/database`` of the URL ``url``: never its user or password (also for a URL
     whose port is malformed: then as written)."""
@@ -594,10 +615,63 @@ class PgJournal(Journal):
             self._conn.close()
             self._conn = None
 
+    def _connection(self):
+        """The journal's connection, made again when the last one was lost (a restart, a
+        failover, a terminated session): a long-lived process goes on once the database is
+        back, its writes fenced on the writer lock as before."""
+        if self._conn is None or self._conn.closed:
+            self._conn = None
+            try:
+                self._conn = connect(self.url, f"falsify journal pid {os.getpid()}")
+            except DatabaseUnavailable as error:
+                raise DatabaseUnavailable(
+                    f"lost the connection to the PostgreSQL database {_redact(self.url)} and cannot make it "
+                    f"again ({str(error).partition(': ')[2].rpartition(' (nothing was opened')[0]}); a change "
+                    "under way stays journalled in the database and its next writer rolls it back"
+                ) from None
+        return self._conn
+
+    def _dropped(self, error: BaseException) -> DatabaseUnavailable:
+        reason = " ".join(str(error).split())[:300] or type(error).__name__
+        return DatabaseUnavailable(
+            f"lost the connection to the PostgreSQL database {_redact(self.url)} ({reason}); the next command "
+            "connects again"
+        )
+
+    def unavailable(self, error: BaseException) -> Optional[DatabaseUnavailable]:
+        """:class:`DatabaseUnavailable` when ``error`` (or what caused it) is a lost or refused
+        connection to the database: the journal's (psycopg2) or cognee's (asyncpg under SQLAlchemy)."""
+        seen = set()
+        todo = [error]
+        while todo:
+            e = todo.pop()
+            if e is None or id(e) in seen:
+                continue
+            seen.add(id(e))
+            if isinstance(e, DatabaseUnavailable):
+                return e
+            if type(e).__name__ in _CONNECTION_LOST or getattr(e, "connection_invalidated", False):
+                return self._dropped(e)
+            if type(e).__name__ in ("OperationalError", "InterfaceError") and type(e).__module__.startswith(
+                "psycopg2"
+            ):
+                return self._dropped(e)
+            todo += [getattr(e, "orig", None), e.__cause__, e.__context__]
+        return None
+
     def _query(self, sql: str, params=()) -> list:
-        with self._conn.cursor() as cur:
-            cur.execute(sql, params)
-            return cur.fetchall() if cur.description else []
+        import psycopg2
+
+        conn = self._connection()
+        try:
+            with conn.cursor() as cur:
+                cur.execute(sql, params)
+                return cur.fetchall() if cur.description else []
+        except (psycopg2.OperationalError, psycopg2.InterfaceError) as error:
+            if conn.closed:
+                self._conn = None  # made again by the next call
+                raise self._dropped(error) from error
+            raise
 
     def epoch(self) -> int:
         rows = self._query("SELECT max(epoch) FROM falsify_log")
@@ -667,7 +741,7 @@ class PgJournal(Journal):
         """One query: :class:`WriterLockLost` unless this opening still holds the writer lock."""
         fence, params = self._fence()
         if not self._query(f"SELECT 1 WHERE {fence}", params):
-            raise self._lost("nothing was written")
+            raise self._lost("nothing more is written through this opening")
 
     # ---- pending intent --------------------------------------------------
     def begin(self, intent: dict) -> None:
@@ -699,11 +773,12 @@ class PgJournal(Journal):
     def commit(self, entry: dict) -> None:
         """The commit point: the log entry in, the intent out, in ONE transaction, and only
         while this opening holds the writer lock (the condition is read in that transaction)."""
+        import psycopg2
         from psycopg2.errors import UniqueViolation
 
         fence, params = self._fence()
         epoch = int(entry["epoch"])
-        conn = self._conn
+        conn = self._connection()
         conn.autocommit = False
         try:
             with conn.cursor() as cur:
@@ -723,11 +798,19 @@ class PgJournal(Journal):
                     )
                 cur.execute("DELETE FROM falsify_intent WHERE slot = 1")
             conn.commit()
-        except BaseException:
+        except (psycopg2.OperationalError, psycopg2.InterfaceError) as error:
+            if conn.closed:  # the commit's outcome is read from the log by the caller, reconnected
+                self._conn = None
+                raise self._dropped(error) from error
             conn.rollback()
             raise
+        except BaseException:
+            if not conn.closed:
+                conn.rollback()
+            raise
         finally:
-            conn.autocommit = True
+            if not conn.closed:
+                conn.autocommit = True
 
     def clear(self) -> None:
         self._query("DELETE FROM falsify_intent WHERE slot = 1")
