@@ -18,7 +18,8 @@ HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is
 FacadeClosed        1     a closed ``Falsify`` (or Tasks bound to it) was used: nothing written
 RootConflict        1     this process already serves another data root (cognee holds one
                           configuration per process)
-DatabaseUnavailable 7     the PostgreSQL database cannot be reached or refused the connection
+DatabaseUnavailable 7     the PostgreSQL database cannot be reached, refused the connection or
+                          has no pgvector extension this role may create
                           (``memory_core.store.backends.postgres``); nothing was created; or
                           the connection was lost during a command (a write rolled back, or
                           left journalled for the database's next writer to roll back)

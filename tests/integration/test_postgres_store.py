@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from conftest import BACKEND, cli, clean_env, seed_with_prefix
+from conftest import BACKEND, SEED as SEED_PATH, cli, clean_env, seed_with_prefix
 
 pytestmark = pytest.mark.skipif(
     BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
@@ -209,3 +209,61 @@ def test_the_database_records_its_embedder_for_every_machine(app, tmp_path):
         and "another-model" in str(caught.value)
     )
     assert check_database_embedder(url, mine) == mine  # the refusal changed nothing
+
+
+@pytest.mark.slow
+def test_a_database_without_pgvector_that_the_role_cannot_extend_is_refused_creating_nothing(tmp_path):
+    """A tenant role owning a database without the ``vector`` extension (it may not create it):
+    exit 7 naming the database and the statement to run, no data root (cognee's adapter failed
+    later with an internal error, after the root was made)."""
+    import uuid
+    from urllib.parse import urlsplit, urlunsplit
+
+    import pg_server
+
+    role, database = f"tenant_{uuid.uuid4().hex[:8]}", f"novector_{uuid.uuid4().hex[:8]}"
+    admin = os.environ[pg_server.ADMIN_ENV]
+    pg_server._admin_sql(f"CREATE ROLE {role} LOGIN PASSWORD 'tenantpw1'", admin)
+    pg_server._admin_sql(f"CREATE DATABASE {database} TEMPLATE template0 OWNER {role}", admin)
+    try:
+        parts = urlsplit(admin)
+        url = urlunsplit(
+            (parts.scheme, f"{role}:tenantpw1@{parts.hostname}:{parts.port}", f"/{database}", "", "")
+        )
+        env = {k: v for k, v in clean_env().items() if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")}
+        root = tmp_path / "root"
+        proc = cli(root, "--database", url, "load", SEED_PATH, env=env, same_database=True)
+        assert proc.returncode == 7, proc.stderr
+        assert "has no pgvector extension" in proc.stderr and "CREATE EXTENSION vector" in proc.stderr
+        assert "internal error" not in proc.stderr and "tenantpw1" not in proc.stderr
+        assert not root.exists()
+    finally:
+        pg_server._admin_sql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)", admin)
+        pg_server._admin_sql(f"DROP ROLE IF EXISTS {role}", admin)
+
+
+@pytest.mark.slow
+def test_a_password_with_url_delimiters_reaches_cognee_whole(tmp_path):
+    """A percent-encoded password holding ``@ : / # ? %`` (the test server trusts any password;
+    what failed was cognee's own URL, built from the decoded one): the load succeeds."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import pg_server
+
+    url = pg_server.root_env(tmp_path / "pw-db", fresh=True)["FALSIFY_DATABASE_URL"]
+    parts = urlsplit(url)
+    weird = urlunsplit(
+        (
+            parts.scheme,
+            f"{parts.username}:p%40ss%3Aw%2Frd%2540%23%3F@{parts.hostname}:{parts.port}",
+            parts.path,
+            "",
+            "",
+        )
+    )
+    env = {k: v for k, v in clean_env().items() if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")}
+    proc = cli(
+        tmp_path / "root", "--database", weird, "load", SEED_PATH, "--json", env=env, same_database=True
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert pg_server._admin_sql("SELECT count(*) FROM falsify_log", url) == [(1,)]

@@ -214,3 +214,28 @@ def test_every_variable_of_the_table_is_in_the_documented_table():
     rows = [line.split(" | ")[0] for line in page.splitlines() if line.startswith("| `")]
     missing = [v for v in settings.variables().values() if not any(f"`{v}`" in row for row in rows)]
     assert missing == [], f"settings missing from the table in docs/configuration.md: {missing}"
+
+
+def test_cognee_gets_the_user_and_password_it_pastes_into_its_url_percent_encoded():
+    """cognee builds ``postgresql+asyncpg://{user}:{password}@{host}:{port}/{db}`` from the values
+    FALSIFY hands it: a password holding ``@ : / # ? %`` (percent-encoded in FALSIFY's URL, as
+    libpq wants) reaches SQLAlchemy whole, and the decoded password is masked in messages."""
+    from sqlalchemy.engine import make_url
+
+    from memory_core.core.redaction import redact
+    from memory_core.store.backends.postgres import cognee_values
+
+    values = cognee_values("postgresql://we%40ird:p%40ss%3Aw%2Frd%2540%23%3FLong@db.example:6543/beliefs")
+    for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
+        url = make_url(
+            f"postgresql+asyncpg://{values[prefix + 'USERNAME']}:{values[prefix + 'PASSWORD']}"
+            f"@{values[prefix + 'HOST']}:{values[prefix + 'PORT']}/{values[prefix + 'NAME']}"
+        )
+        assert (url.username, url.password, url.host, url.port, url.database) == (
+            "we@ird",
+            "p@ss:w/rd%40#?Long",
+            "db.example",
+            6543,
+            "beliefs",
+        )
+    assert "rd%40#?Long" not in redact("auth failed for p@ss:w/rd%40#?Long")

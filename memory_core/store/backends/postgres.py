@@ -104,6 +104,27 @@ def connect(url: str, application_name: str = "falsify"):
     return conn
 
 
+def require_pgvector(conn, url: str) -> None:
+    """The ``vector`` extension in the database of ``conn``: made when missing (cognee's adapter
+    would try the same, later, as an internal error); :class:`DatabaseUnavailable` naming it and
+    the statement to run when this role may not make it."""
+    import psycopg2
+
+    with conn.cursor() as cur:
+        cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+        if cur.fetchone():
+            return
+        try:
+            cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg2.Error as error:
+            reason = " ".join(str(error).split()) or type(error).__name__
+            raise DatabaseUnavailable(
+                f"the PostgreSQL database {_redact(url)} has no pgvector extension and this role cannot "
+                f"create it ({reason}): run `CREATE EXTENSION vector;` in that database as its owner or a "
+                "superuser (nothing was opened)"
+            ) from None
+
+
 _prepared: set[str] = set()
 
 
@@ -211,8 +232,13 @@ class PostgresBackend(Backend):
 
     def reach(self) -> None:
         """One connection to the database (:class:`DatabaseUnavailable` naming the server when it
-        cannot be made), so a data root is not made for a database that is not there."""
-        connect(self.url, "falsify reach").close()
+        cannot be made), and its pgvector extension (made if this role may), so a data root is not
+        made for a database that is not there or that cognee's vector adapter cannot use."""
+        conn = connect(self.url, "falsify reach")
+        try:
+            require_pgvector(conn, self.url)
+        finally:
+            conn.close()
 
     def writer_lock(self, path: Path, purpose: str = "falsify") -> "PgWriterLock":
         """The database's writer lock (one writer per database; ``path`` is not used); the
@@ -462,22 +488,28 @@ def _malformed(url: str) -> Optional[str]:
 
 def cognee_values(url: str) -> dict[str, str]:
     """cognee's settings for its postgres graph adapter and pgvector adapter on the database ``url``
-    (set explicitly, so cognee does not fall back to, or warn about, its relational settings)."""
-    from urllib.parse import unquote, urlsplit
+    (set explicitly, so cognee does not fall back to, or warn about, its relational settings).
+    cognee pastes the user and password into a URL of its own (``postgresql+asyncpg://{user}:
+    {password}@...``, which SQLAlchemy decodes): they are given percent-encoded, so a password
+    holding ``@ : / # ? %`` reaches the server as written."""
+    from urllib.parse import quote, unquote, urlsplit
 
     parts = urlsplit(url)
     if not parts.password:
         raise InputError(
             f"the PostgreSQL URL for {_redact(url)} needs a password (cognee's adapters refuse an empty one)"
         )
+    from memory_core.core.redaction import register
+
+    register([unquote(parts.password)])  # masked as written and decoded, wherever an error echoes it
     values = {"GRAPH_DATABASE_PROVIDER": "postgres", "VECTOR_DB_PROVIDER": "pgvector"}
     for prefix in ("GRAPH_DATABASE_", "VECTOR_DB_"):
         values.update(
             {
                 prefix + "HOST": parts.hostname or "localhost",
                 prefix + "PORT": str(parts.port or 5432),
-                prefix + "USERNAME": unquote(parts.username or ""),
-                prefix + "PASSWORD": unquote(parts.password),
+                prefix + "USERNAME": quote(unquote(parts.username or ""), safe=""),
+                prefix + "PASSWORD": quote(unquote(parts.password), safe=""),
                 prefix + "NAME": parts.path.lstrip("/"),
             }
         )
