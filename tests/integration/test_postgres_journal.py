@@ -72,7 +72,30 @@ def test_fresh_database_gets_the_lookup_index_after_its_first_commit(tmp_path):
     proc = cli(root, "load", str(SEED), "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     indexes = pg_server._admin_sql("SELECT indexname FROM pg_indexes WHERE tablename = 'graph_node'", url)
-    assert ("falsify_node_type_name",) in indexes, indexes
+    assert ("falsify_node_type_name_md5",) in indexes, indexes
+
+
+@pytest.mark.slow
+def test_a_name_longer_than_a_btree_entry_is_stored_and_found(tmp_path):
+    """A triple's subject of ~5,000 characters of varied text (valid input: up to 8,000) makes a
+    "subject|predicate" name no btree entry holds (~2,700 bytes): the lookup's index is on its
+    md5, so the revision lands as on the embedded backend, and the name is found again."""
+    import pg_server
+
+    root = tmp_path / "root"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    proc = cli(root, "load", str(SEED), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rng = random.Random(1)
+    subject = " ".join(
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(8)) for _ in range(560)
+    )
+    for _ in range(2):  # the second finds the first by its name (the md5 index, then the name)
+        proc = cli(root, "revise", "A long fact.", "--triple", f"{subject}|is dated|1 May 2021", "--record")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    names = pg_server._admin_sql("SELECT length(name) FROM graph_node WHERE length(name) > 4000", url)
+    assert names and all(n[0] > 4400 for n in names), names
+    assert cli(root, "check").returncode == 0
 
 
 def _terminate(url: str, pid: int) -> None:
