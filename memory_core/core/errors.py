@@ -10,6 +10,8 @@ FalsifyError        1     an unexpected failure (the base class)
 InputError          2     bad input (file, fact, key, flag, JSON): nothing was written
 RootBusy            3     another process held the data root's writer lock too long
 EmbedderMismatch    4     the data root was built with another embedder
+BackendMismatch     4     the data root was made for another backend (PostgreSQL, or the
+                          embedded one) than the settings select
 JudgeError          5     the LLM judge failed (timeout, error status, malformed verdict,
                           spending cap reached)
 HostConfigError     6     ``Falsify.attach``: the host's cognee configuration is one FALSIFY
@@ -70,6 +72,13 @@ class EmbedderMismatch(FalsifyError):
     exit_code = 4
 
 
+class BackendMismatch(FalsifyError):
+    """The data root was made for another backend than the settings select (a PostgreSQL root
+    opened without its database URL would be an empty embedded root): nothing was opened."""
+
+    exit_code = 4
+
+
 class JudgeError(FalsifyError):
     """The judge could not give a usable verdict (timeout, HTTP error, bad output).
     Raised for one of many facts judged together: ``judged`` = how many leading facts were
@@ -115,6 +124,7 @@ __all__ = [
     "InputError",
     "RootBusy",
     "EmbedderMismatch",
+    "BackendMismatch",
     "JudgeError",
     "HostConfigError",
     "FacadeClosed",

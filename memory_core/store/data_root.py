@@ -201,6 +201,7 @@ def configure(root: str | os.PathLike | None, backend: "backends.Backend") -> Pa
             f"data root {paths.root} would reconfigure the host's cognee (use Falsify.attach, or "
             "open the root from another process)"
         )
+    check_backend(paths.meta, backend.name)
     if _configured is not None:
         if _configured.root != paths.root:
             from memory_core.core.errors import RootConflict
@@ -362,6 +363,34 @@ def _level_cognee_logs() -> None:
 
 
 _attached = False
+
+
+def check_backend(meta_path: Path, name: str) -> None:
+    """Refuse (:class:`BackendMismatch`) a data root whose ``falsify.json`` records another
+    backend than ``name``, before anything is made: a PostgreSQL root opened without its URL
+    would otherwise be read as an empty embedded root ("nothing stored"), and a load there would
+    build a second store. A root without the record (made by an earlier version) is let be; its
+    next opening with the lock records it (:func:`memory_core.store.embedder.rebuild_record`)."""
+    from memory_core.core.errors import BackendMismatch
+    from memory_core.core.investigation import loads_json
+
+    try:
+        meta = loads_json(meta_path.read_bytes(), "falsify.json")
+    except (OSError, ValueError):
+        return  # no record (a new root), or a damaged one: the embedder check names it
+    recorded = meta.get("backend") if isinstance(meta, dict) else None
+    if not isinstance(recorded, str) or recorded == name:
+        return
+    words = {"postgres": "the PostgreSQL backend", "ladybug": "the embedded backend (Ladybug + LanceDB)"}
+    how = (
+        "give it the database it was made with (--database URL or FALSIFY_DATABASE_URL)"
+        if recorded == "postgres"
+        else "open it without --database / FALSIFY_DATABASE_URL / FALSIFY_BACKEND=postgres"
+    )
+    raise BackendMismatch(
+        f"this data root ({meta_path.parent}) was made for {words.get(recorded, recorded)}, but the current "
+        f"settings select {words.get(name, name)}: {how}, or use another --root; nothing was opened"
+    )
 
 
 def attach() -> None:

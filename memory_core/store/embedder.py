@@ -243,6 +243,8 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
             return None
         if write:
             meta["embedder"] = mine
+            # what the root was made for (data_root.check_backend)
+            meta.setdefault("backend", _backend_name())
             write_atomic(meta_path, json.dumps(meta, indent=2))
         return None
     if recorded != mine:
@@ -252,7 +254,18 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
             "compared: use the same EMBEDDING_* / LLM_API_KEY settings as when it was built, "
             "set FALSIFY_EMBEDDER=local to force the offline model, or use another --root."
         )
+    if write and "backend" not in meta:
+        # a root made before the backend was recorded: recorded now, by the writer that opens it
+        meta["backend"] = _backend_name()
+        write_atomic(meta_path, json.dumps(meta, indent=2))
     return None
+
+
+def _backend_name() -> str:
+    """The backend the settings select (``ladybug`` or ``postgres``: backends.choose's name)."""
+    from memory_core.store import settings
+
+    return settings.current().backend
 
 
 def lance_dimensions(root: Path) -> Optional[int]:

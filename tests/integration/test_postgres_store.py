@@ -267,3 +267,36 @@ def test_a_password_with_url_delimiters_reaches_cognee_whole(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert pg_server._admin_sql("SELECT count(*) FROM falsify_log", url) == [(1,)]
+
+
+@pytest.mark.slow
+def test_a_root_remembers_its_backend_and_refuses_another(tmp_path):
+    """A data root made for PostgreSQL records it in falsify.json: opened without the database
+    URL (a shell without FALSIFY_DATABASE_URL) it is refused, exit 4, rather than read as an
+    empty embedded root; an embedded root opened with a database URL is refused the same way."""
+    import json
+
+    import pg_server
+
+    url = pg_server.root_env(tmp_path / "made-for-pg", fresh=True)["FALSIFY_DATABASE_URL"]
+    embedded_env = {  # this session's process environment, without the postgres choice nor cognee's
+        k: v
+        for k, v in clean_env().items()
+        if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL") and not k.startswith(("GRAPH_", "VECTOR_DB_"))
+    }
+    pg_root, embedded_root = tmp_path / "pg-root", tmp_path / "embedded-root"
+    proc = cli(pg_root, "--database", url, "load", SEED_PATH, env=embedded_env, same_database=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads((pg_root / "falsify.json").read_text())["backend"] == "postgres"
+    for argv in (["status"], ["load", SEED_PATH]):
+        proc = cli(pg_root, *argv, env=embedded_env, same_database=True)
+        assert proc.returncode == 4, proc.stderr
+        assert "was made for the PostgreSQL backend" in proc.stderr and "--database" in proc.stderr
+    assert not (pg_root / "revisions.jsonl").exists()
+    assert not (pg_root / "cognee_system" / "databases" / "cognee.lancedb").exists()
+
+    proc = cli(embedded_root, "load", SEED_PATH, env=embedded_env, same_database=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads((embedded_root / "falsify.json").read_text())["backend"] == "ladybug"
+    proc = cli(embedded_root, "--database", url, "status", env=embedded_env, same_database=True)
+    assert proc.returncode == 4 and "was made for the embedded backend" in proc.stderr, proc.stderr
