@@ -101,7 +101,8 @@ def test_a_name_longer_than_a_btree_entry_is_stored_and_found(tmp_path):
 def _terminate(url: str, pid: int) -> None:
     import pg_server
 
-    assert pg_server._admin_sql(f"SELECT pg_terminate_backend({int(pid)})", url) == [(True,)]
+    # with a timeout PostgreSQL waits until the session has ended (and its locks are released)
+    assert pg_server._admin_sql(f"SELECT pg_terminate_backend({int(pid)}, 60000)", url) == [(True,)]
 
 
 def test_a_journal_whose_lock_session_ended_writes_nothing(tmp_path):
@@ -193,7 +194,7 @@ async def main():
     before = fx.journal.epoch()
     conn = psycopg2.connect(url)
     conn.autocommit = True
-    conn.cursor().execute("SELECT pg_terminate_backend(%s)", (fx.journal.lock.session[0],))
+    conn.cursor().execute("SELECT pg_terminate_backend(%s, 60000)", (fx.journal.lock.session[0],))
     conn.close()
     out = {"before": before}
     try:
