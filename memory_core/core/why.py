@@ -269,40 +269,116 @@ def why_index(entries: Iterable[dict]) -> dict[str, str]:
     return why
 
 
-def why_alive(view: BeliefView, key: str, _seen: Optional[set] = None) -> Optional[dict]:
-    """The justification holding an alive node, recursively to premises::
+MAX_WHY_DEPTH = 64  # justification levels shown below the node explained; deeper: "truncated"
+
+
+def well_founded(view: BeliefView) -> dict[str, Optional[tuple[str, list[str]]]]:
+    """Each alive node of the view that holds by a well-founded justification, with it (None:
+    a premise): premises first, then a node once one of its justifications has every member
+    alive and already founded, as a JTMS's support is found (never a node through itself: in
+    A <- {B}, A <- {E}, B <- {A}, A holds by E, and B by A). Justifications whose members are
+    not all alive in the view never hold (a member the view lacks is not taken as alive)."""
+    founded: dict[str, Optional[tuple[str, list[str]]]] = {}
+    waiting: dict[
+        str, list[tuple[str, str, list[str], set[str]]]
+    ] = {}  # member -> (node, justification, unfounded)
+    order: list[str] = []
+    for key, node in view.nodes.items():
+        if node.state != ALIVE:
+            continue
+        justifications = view.justifications(key)
+        if not justifications:
+            founded[key] = None
+            order.append(key)
+            continue
+        for group, members in justifications:
+            if all(m in view.nodes and view.state(m) == ALIVE for m in members):
+                missing = set(members)
+                for member in missing:
+                    waiting.setdefault(member, []).append((key, group, members, missing))
+    at = 0
+    while at < len(order):
+        done = order[at]
+        at += 1
+        for key, group, members, missing in waiting.get(done, ()):
+            missing.discard(done)
+            if not missing and key not in founded:
+                founded[key] = (group, members)
+                order.append(key)
+    # of a node's justifications whose members were all founded before it, the first in group
+    # order (the one shown when several hold): still well founded, each member earlier than it
+    place = {key: i for i, key in enumerate(order)}
+    for key, found in founded.items():
+        if found is not None:
+            founded[key] = next(
+                (
+                    (group, members)
+                    for group, members in view.justifications(key)
+                    if all(place.get(m, len(order)) < place[key] for m in members)
+                ),
+                found,
+            )
+    return founded
+
+
+def why_alive(view: BeliefView, key: str, unread: Iterable[str] = ()) -> Optional[dict]:
+    """The justification holding an alive node, down to premises::
 
         {"key", "state", "premise": bool, "justification": group name or None,
-         "antecedents": [why_alive(antecedent) ...]}
+         "antecedents": [the same for each member ...]}
 
-    A premise (no critical ``depends_on``) holds by itself. Of several holding
-    justifications the first in group order is shown (all of its antecedents are
-    alive and in the view: a member the view lacks is not taken as alive). None for a
-    node that is not alive or not in the view."""
+    Each node's justification is its well-founded one (:func:`well_founded`); a premise (no
+    critical ``depends_on``) holds by itself. A node shown already higher in the tree is not
+    expanded again (``"repeated": true``); below :data:`MAX_WHY_DEPTH` levels, or at a node
+    whose justifications were not read (``unread``: a bounded read stopped there), the tree
+    says so (``"truncated": true``). An alive node none of whose justifications is well
+    founded gets a ``note`` (check reports it). None for a node that is not alive or not in
+    the view."""
     node = view.nodes.get(key)
     if node is None or node.state != ALIVE:
         return None
-    seen = set(_seen or ()) | {key}
-    justifications = view.justifications(key)
-    if not justifications:
-        return {"key": key, "state": node.state, "premise": True, "justification": None, "antecedents": []}
-    for group, antecedents in justifications:
-        if all(a in view.nodes and view.state(a) == ALIVE and a not in seen for a in antecedents):
-            return {
-                "key": key,
-                "state": node.state,
-                "premise": False,
-                "justification": group or None,
-                "antecedents": [why_alive(view, a, seen) for a in antecedents],
-            }
-    return {
-        "key": key,
-        "state": node.state,
-        "premise": False,
-        "justification": None,
-        "antecedents": [],
-        "note": "alive, but no justification holds (check reports it)",
-    }
+    founded = well_founded(view)
+    stop = set(unread)
+    shown: set[str] = set()
+
+    def entry(k: str, depth: int) -> dict:
+        row: dict = {
+            "key": k,
+            "state": view.nodes[k].state,
+            "premise": False,
+            "justification": None,
+            "antecedents": [],
+        }
+        if k in stop:
+            row["truncated"] = True
+            row["note"] = "its justifications were not read (the chain is longer than explain reads)"
+        elif depth >= MAX_WHY_DEPTH:
+            row["truncated"] = True
+            row["note"] = f"and further down: more than {MAX_WHY_DEPTH} levels"
+        elif k not in founded:
+            row["note"] = "alive, but no justification holds (check reports it)"
+        elif founded[k] is None:
+            row["premise"] = True
+        return row
+
+    root = entry(key, 0)
+    stack = [(root, 0)]
+    while stack:  # depth first, without recursion: a chain may be thousands of levels deep
+        row, depth = stack.pop()
+        k = row["key"]
+        if row.get("truncated") or row["premise"] or "note" in row:
+            continue
+        if k in shown:  # expanded in a branch before this one
+            row["repeated"] = True
+            row["note"] = "shown above"
+            continue
+        shown.add(k)
+        group, members = founded[k] or ("", [])
+        row["justification"] = group or None
+        row["antecedents"] = [entry(m, depth + 1) for m in members]
+        for child in reversed(row["antecedents"]):
+            stack.append((child, depth + 1))
+    return root
 
 
 def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optional[dict]:

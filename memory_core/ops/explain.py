@@ -37,9 +37,9 @@ async def explain(stores: Stores, key: str) -> dict:
     key = check_key(key, "explain")
     props = (await stores.store.find_keys([key])).get(key)
     kind = KIND_BY_TYPE.get(props.get("type", "")) if props is not None else None
-    view, ghosts, related = BeliefView(), set[str](), set[str]()
+    view, ghosts, related, unread = BeliefView(), set[str](), set[str](), set[str]()
     if props is not None and kind in ("evidence", "conclusion"):
-        view, ghosts = await chain_view(stores, props)
+        view, ghosts, unread = await chain_view(stores, props)
         me = props.get("key", key)
         related = {a for _, group in view.justifications(me) for a in group} | set(attackers(view, me))
     # the whole revision log is read: off the event loop, so other tasks keep running
@@ -65,21 +65,22 @@ async def explain(stores: Stores, key: str) -> dict:
         result["support"] = why.support_of(view, result["key"], node_id("hypothesis", result["key"]), gone)
     elif kind in ("evidence", "conclusion"):
         if result["state"] == "alive":
-            result["why_alive"] = why.why_alive(view, result["key"])
+            result["why_alive"] = why.why_alive(view, result["key"], unread)
         else:
             result["why_dead"] = why.why_dead(view, result["key"], ghosts)
     return result
 
 
-async def chain_view(stores: Stores, props: dict) -> tuple[BeliefView, set[str]]:
+async def chain_view(stores: Stores, props: dict) -> tuple[BeliefView, set[str], set[str]]:
     """The node of ``props`` with every edge it has (its justifications, attackers and
     consumers), its antecedents with theirs, up to premises, across inquiries (bounded by
     :data:`MAX_CHAIN`); then the forgotten nodes any of them rests on, as dead ghosts.
-    Returns the view and the ghosts' keys."""
+    Returns the view, the ghosts' keys and the nodes whose justifications were not read (the
+    bound reached)."""
     view = BeliefView()
     node = to_node(props)
     if node is None:
-        return view, set()
+        return view, set(), set()
     view.add_node(node)
     done: set[str] = set()
     todo = [node.key]
@@ -89,7 +90,7 @@ async def chain_view(stores: Stores, props: dict) -> tuple[BeliefView, set[str]]
         todo = sorted({e.dst for k in todo for e in view.out_edges(k, DEPENDS_ON)} - done)
     ghosts: dict[str, dict] = {}
     add_antecedent_ghosts(view, forgotten_index(stores.journal), ghosts)
-    return view, set(ghosts)
+    return view, set(ghosts), set(todo)
 
 
 def revision_log(journal: Journal) -> list[dict]:

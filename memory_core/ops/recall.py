@@ -451,12 +451,13 @@ def _near(disputes: dict, keys: set[str]) -> dict:
     return {"disputed": sorted((keys | touched) & set(disputes["disputed"])), "disputes": rows}
 
 
-async def chain_view(stores, slice_: Slice, props: dict) -> BeliefView:
+async def chain_view(stores, slice_: Slice, props: dict) -> tuple[BeliefView, set[str]]:
     """A view holding ``props``'s node and everything up its justifications, read upwards
     edge by edge (bounded) into whatever inquiry each antecedent lives, over a copy of the
     inquiry's sliced view when it was read (its states are the slice's); then the forgotten
     nodes the chain rests on, as dead ghosts (forgetting a node deletes its edges: without
-    them a justification through it would look whole)."""
+    them a justification through it would look whole). With it, the nodes whose justifications
+    were not read (the bound reached)."""
     store = stores.store
     nodes = {props["id"]: props}
     edges = []
@@ -483,7 +484,8 @@ async def chain_view(stores, slice_: Slice, props: dict) -> BeliefView:
                 whole.add_edge(edge)
         view = whole
     add_antecedent_ghosts(view, forgotten_index(stores.journal), {})
-    return view
+    unread = {n.key for i in frontier if (n := view.nodes.get(str(nodes.get(i, {}).get("key")))) is not None}
+    return view, unread
 
 
 def _chain_keys(tree: Optional[dict]) -> list[str]:
@@ -564,9 +566,9 @@ async def answer_from_facts(
     on (to its premises) and their sources; a value of a predicate its inquiry declares
     ``many`` that the question does not name comes with the other alive values ("Which
     languages does Maria speak?": all of them)."""
-    view = await chain_view(stores, slice_, dict(lead.props, id=lead.node_id))
+    view, unread = await chain_view(stores, slice_, dict(lead.props, id=lead.node_id))
     key = lead.props["key"]
-    tree = why_alive(view, key)
+    tree = why_alive(view, key, unread)
     chain = [k for k in _chain_keys(tree) if k != key]
     raw = await stores.store.raw_nodes(node_id(view.nodes[k].kind, k) for k in chain if k in view.nodes)
     props_by_key = {p["key"]: p for p in raw.values() if "key" in p}
@@ -1001,9 +1003,8 @@ async def answer_through(stores, slice_: "Slice", chain: list[dict], words: Ques
     content words no hop holds (``unheld``: a chain that stopped short, or a word the claims
     say otherwise)."""
     last = chain[-1]
-    tree = why_alive(
-        await chain_view(stores, slice_, dict(last, id=node_id("evidence", last["key"]))), last["key"]
-    )
+    view, unread = await chain_view(stores, slice_, dict(last, id=node_id("evidence", last["key"])))
+    tree = why_alive(view, last["key"], unread)
     unheld = sorted(set(words) - chain_held(chain, words))
     keys = [p["key"] for p in chain]
     nodes = [keys[-1]] + keys[:-1]

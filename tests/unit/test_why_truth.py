@@ -188,3 +188,68 @@ def test_a_confidence_restored_on_an_alive_node_is_no_coming_back():
     ]
     text = history(entries, "C6")["events"][-1]["text"]
     assert text == "restored (cause: EC) (confidence restored to 0.8)", text
+
+
+def test_why_alive_gives_the_well_founded_justification_never_a_circle():
+    """A <- {B} (a1), A <- {E} (a2), B <- {A}: A holds by E, the premise; B by A. A JTMS's
+    support is well founded: A is never shown resting on B, which holds only through A."""
+    view = view_of(
+        {"A": ("conclusion", "alive"), "B": ("conclusion", "alive"), "E": ("evidence", "alive")},
+        [
+            Edge(DEPENDS_ON, "A", "B", group="a1"),
+            Edge(DEPENDS_ON, "A", "E", group="a2"),
+            Edge(DEPENDS_ON, "B", "A"),
+        ],
+    )
+    a = why_alive(view, "A")
+    assert a is not None and a["justification"] == "a2" and [x["key"] for x in a["antecedents"]] == ["E"]
+    b = why_alive(view, "B")
+    assert (
+        b is not None and b["antecedents"][0]["key"] == "A" and b["antecedents"][0]["justification"] == "a2"
+    )
+    # a pure cycle holds by nothing well founded: said, never given as a justification
+    loop = view_of(
+        {"P": ("conclusion", "alive"), "R": ("conclusion", "alive")},
+        [Edge(DEPENDS_ON, "P", "R"), Edge(DEPENDS_ON, "R", "P")],
+    )
+    assert why_alive(loop, "P")["note"].startswith("alive, but no justification holds")
+
+
+def test_why_alive_on_a_deep_chain_a_diamond_and_an_unread_node():
+    """A chain thousands deep is walked without recursion and cut, saying so, below
+    MAX_WHY_DEPTH levels; a node reached twice is expanded once; a node whose justifications
+    the bounded read did not reach is truncated, not a premise."""
+    from memory_core.core.why import MAX_WHY_DEPTH
+
+    depth = 3000
+    chain = view_of(
+        {f"C{i}": ("conclusion", "alive") for i in range(depth)} | {"E": ("evidence", "alive")},
+        [Edge(DEPENDS_ON, f"C{i}", f"C{i - 1}") for i in range(1, depth)] + [Edge(DEPENDS_ON, "C0", "E")],
+    )
+    row, levels = why_alive(chain, f"C{depth - 1}"), 0
+    while row["antecedents"]:
+        row, levels = row["antecedents"][0], levels + 1
+    assert levels == MAX_WHY_DEPTH and row["truncated"] and not row["premise"]
+    diamond = view_of(
+        {"T": ("conclusion", "alive"), "L": ("conclusion", "alive"), "R": ("conclusion", "alive")}
+        | {"E": ("evidence", "alive")},
+        [
+            Edge(DEPENDS_ON, "T", "L"),
+            Edge(DEPENDS_ON, "T", "R"),
+            Edge(DEPENDS_ON, "L", "E"),
+            Edge(DEPENDS_ON, "R", "L"),
+        ],
+    )
+    top = why_alive(diamond, "T")
+    assert [x["key"] for x in top["antecedents"]] == ["L", "R"]
+    assert top["antecedents"][1]["antecedents"][0] == {
+        "key": "L",
+        "state": "alive",
+        "premise": False,
+        "justification": None,
+        "antecedents": [],
+        "repeated": True,
+        "note": "shown above",
+    }
+    cut = why_alive(chain, "C5", unread={"C3"})
+    assert cut["antecedents"][0]["antecedents"][0]["truncated"] is True
