@@ -24,8 +24,9 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    holds iff none of its attackers holds and it is a premise or one of its
    justifications holds entirely; a premise with no attacker holds unless it is
    stored dead. Alive = true, disputed = undefined, dead = false.
-3. A node whose label changes: to dead -> ``refuted`` (a premise) or
-   ``invalidated`` (not a premise), weight 0; to disputed -> ``disputed`` (a dead
+3. A node whose label changes: to dead -> ``refuted`` (a premise, or a node one
+   of whose attackers holds or is superseded in time: it was contradicted) or
+   ``invalidated`` (otherwise), weight 0; to disputed -> ``disputed`` (a dead
    node gets back its weight from before its death, else 0.5); to alive ->
    ``alive`` (a dead node gets back its weight from before its death, else 0.5).
    A forgotten node whose label is no longer dead is stored again.
@@ -264,7 +265,10 @@ class Model:
                 continue
             if new[k] == F:
                 self.before_death[k] = node.weight
-                node.state = INVALIDATED if self.rules_of(k) else REFUTED
+                # killed by an attacker that holds (or, superseded in time, still attacks): refuted
+                # like any contradicted evidence, even when what it rests on holds
+                struck = any(new.get(a) == T or self.historical(a) for a in self.attackers_of(k))
+                node.state = INVALIDATED if self.rules_of(k) and not struck else REFUTED
                 node.weight = 0.0
                 died.append(k)
             elif new[k] == U:

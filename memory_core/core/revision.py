@@ -227,8 +227,10 @@ def finish_resolve(
     else:  # two alive facts: the caller decided the winner contradicts the loser
         notes = {loser: (Rule.CONTRADICTED, "the caller's decision: resolve")}
     outcome = relabel(view, plan, [winner, loser], memory=memory, ghosts=ghosts, notes=notes)
-    for change in plan.changes:  # the dispute edge is gone: the winner's cause is the loser
-        if change.key == winner and change.rule == Rule.RESOLVED and not change.cause:
+    # the dispute edge is gone, so the relabelling cannot see it: the winner's cause is the
+    # loser (not an antecedent of its own that merely completes its justification)
+    for change in plan.changes:
+        if change.key == winner and change.rule == Rule.RESOLVED:
             change.cause = [loser]
     plan.died = outcome.died
     plan.revived = outcome.revived

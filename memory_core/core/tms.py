@@ -282,8 +282,19 @@ def relabel(
     old = {k: label_of(view.nodes[k].state) for k in scope}
     moved = sorted(k for k in scope if new[k] != old[k])
     dying = [k for k in moved if new[k] == L_DEAD]
-    premises = [k for k in dying if not view.justifications(k)]
-    victims = [k for k in dying if view.justifications(k)]
+
+    def struck(key: str) -> bool:
+        """Killed by a contradiction: killed outright, or an attacker holds (or, superseded in
+        time, still attacks). Such a node is refuted (rule 1) even when it rests on
+        something: its justifications may all hold, what killed it is its attacker."""
+        return key in forced or any(
+            new.get(a, label_of(view.state(a))) == L_ALIVE or historical_node(view.nodes.get(a))
+            for a in attackers(view, key)
+        )
+
+    # "premises" here: the nodes that die as contradicted evidence does, refuted or superseded
+    premises = [k for k in dying if not view.justifications(k) or struck(k)]
+    victims = [k for k in dying if k not in set(premises)]
     outcome = Outcome()
     for key in premises:
         winners = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
@@ -352,10 +363,13 @@ def relabel(
         why_gone = "; ".join(_death(plan, a) for a in gone)
         if old[key] == L_DISPUTED:
             detail = "dispute ended: " + (why_gone if gone else "its support holds again")
+        elif gone and (node.state != INVALIDATED or not holding):
+            # it died by its refuter, not by its support: its refuter's death brings it back
+            detail = f"its refuter {why_gone}"
         elif holding:
             detail = f"a justification holds again ({', '.join(holding)})"
         else:
-            detail = f"its refuter {why_gone}" if gone else "nothing alive supersedes it any more"
+            detail = "nothing alive supersedes it any more"
         # the cause is what changed here (an antecedent that never changed only completes the
         # justification); none changed: a justification a load added, all of it the cause
         cause = sorted(a for a in set(gone) | set(holding) if a in scope and new[a] != old[a]) or sorted(

@@ -121,3 +121,49 @@ async def test_a_dead_node_names_what_keeps_it_dead_now(app, prefix):
     assert why["attackers"] == [{"key": p("F"), "state": "alive", "by": "supersedes"}], why
     assert why["past_attackers"] == [{"key": p("G1"), "state": "refuted", "by": "supersedes"}], why
     assert why["reasons"] == [f"{p('F')} (alive) supersedes it"], why
+
+
+async def test_contradicted_evidence_resting_on_evidence_is_refuted_by_its_attacker(app, prefix):
+    """Rule 1 for evidence that rests on other evidence: contradicted while what it rests
+    on holds, it is refuted by the fact (not "invalidated: it rested on" its attacker); it
+    comes back when its refuter dies, and so does a resolve's loser or winner."""
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    for q in ("A", "B"):
+        await app.load(
+            investigation(
+                prefix,
+                evidence=[
+                    {"key": f"Eb{q}", "claim": f"The {prefix} {q} gauge reading was taken."},
+                    {"key": f"Ed{q}", "claim": f"The {prefix} {q} flow rate follows from the reading."},
+                ],
+                conclusions=[{"key": f"K{q}", "statement": f"The {prefix} {q} pipe is blocked."}],
+                edges=[
+                    {"type": "depends_on", "from": f"Ed{q}", "to": f"Eb{q}"},
+                    {"type": "depends_on", "from": f"K{q}", "to": f"Ed{q}"},
+                ],
+                question=f"Q{q}",
+            )
+        )
+    r = await app.revise(f"The {prefix} A flow rate is wrong.", target=p("EdA"), key=p("FA"))
+    assert (r["refuted"], r["invalidated"]) == ([p("EdA")], [p("KA")]), r
+    ed = await app.explain(p("EdA"))
+    assert ed["state"] == "refuted", ed
+    assert ed["events"][-1]["text"].startswith(f"refuted: contradicted by {p('FA')}"), ed["events"]
+    r = await app.revise(f"The {prefix} A correction is itself wrong.", target=p("FA"), key=p("GA"))
+    assert p("EdA") in r["reinstated"] and p("KA") in r["reinstated"], r
+    text = (await app.explain(p("EdA")))["events"][-1]["text"]
+    assert f"its refuter {p('FA')} was refuted by {p('GA')}" in text, text
+    # through resolve: the loser resting on evidence is refuted, the winner's cause is the loser
+    await app.revise(
+        f"The {prefix} B flow rate is doubted.", target=p("EdB"), key=p("FB"), policy="preserve_both"
+    )
+    r = await app.resolve(p("FB"), winner=p("EdB"))
+    assert r["refuted"] == [p("FB")] and p("EdB") in r["reinstated"], r
+    text = (await app.explain(p("EdB")))["events"][-1]["text"]
+    assert text.startswith(f"alive again: its dispute was resolved in its favour ({p('FB')} lost)"), text
+    await app.revise(
+        f"The {prefix} B flow rate is doubted again.", target=p("EdB"), key=p("HB"), policy="preserve_both"
+    )
+    r = await app.resolve(p("EdB"), winner=p("HB"))
+    assert (r["refuted"], r["invalidated"]) == ([p("EdB")], [p("KB")]), r
+    assert (await app.explain(p("EdB")))["state"] == "refuted"

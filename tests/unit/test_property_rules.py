@@ -8,7 +8,7 @@ dead non-critical dependency; reinstatement."""
 
 from __future__ import annotations
 
-from bench.reference import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, MEdge, MNode, Model
+from bench.reference import ALIVE, DISPUTED, INVALIDATED, REFUTED, SUPERSEDED, MEdge, MNode, Model
 from test_property_pure import Engine, agree
 
 
@@ -83,15 +83,57 @@ def test_cycle_without_outside_support_goes_down():
 
 
 def test_dead_node_forgotten_when_its_last_superseder_is_refuted():
-    """E2 rests on E0. F1 supersedes E2 (E2 invalidated, kept: F1 is alive and
+    """E2 rests on E0. F1 supersedes E2 (E2 refuted, kept: F1 is alive and
     supersedes it); F2 refutes E0; F3 refutes F1. E2 does not come back (its
     justification is dead) and nothing alive needs it any more: it must be
     forgotten, although only its superseder changed."""
     m = small({"E0": "evidence", "E2": "evidence"}, [("depends_on", "E2", "E0")])
     engine, model, plans = both(m, "E2", "E0", "F1")
-    assert plans[0].invalidated == ["E2"] and plans[0].forgotten == []
+    assert plans[0].refuted == ["E2"] and plans[0].invalidated == [] and plans[0].forgotten == []
     assert plans[1].forgotten == []  # E2 still anchored by F1
     assert "E2" in plans[2].forgotten and "E2" in engine.ghosts
+
+
+def test_contradicted_evidence_resting_on_evidence_is_refuted_not_invalidated():
+    """Rule 1 holds for evidence that rests on other evidence too: Ed (depends_on Eb) is
+    contradicted by F1 while Eb holds, so Ed is refuted by F1, not invalidated (F1 is its
+    attacker, not an antecedent); what rests on Ed is invalidated. When F1 is refuted, Ed
+    comes back because its refuter died (Eb never stopped holding), and K with it."""
+    m = small(
+        {"Eb": "evidence", "Ed": "evidence", "K": "conclusion"},
+        [("depends_on", "Ed", "Eb"), ("depends_on", "K", "Ed")],
+    )
+    engine, model, plans = both(m, "Ed")
+    assert plans[0].refuted == ["Ed"] and plans[0].invalidated == ["K"]
+    ed = next(c for c in plans[0].changes if c.key == "Ed")
+    assert ed.after["state"] == REFUTED and ed.cause == ["F1"]
+    assert model.nodes["Ed"].state == REFUTED and model.nodes["K"].forgotten
+    model.revise("F1", "F2")
+    plans.append(engine.revise("F1", "F2", 2))
+    agree(engine, model, "after revising F1")
+    back = next(c for c in plans[1].changes if c.key == "Ed")
+    assert back.cause == ["F1"] and back.detail.startswith("its refuter F1 was refuted by F2")
+    assert engine.nodes["Ed"].state == ALIVE and engine.nodes["K"].state == ALIVE
+
+
+def test_resolve_against_evidence_resting_on_evidence_refutes_it():
+    """``resolve`` of a dispute whose loser Ed rests on Eb: the loser is refuted (as by a
+    revision pinned on it), its dependent invalidated; the winner's cause is the loser.
+    Resolved the other way, the winner Ed's cause is the loser F1, not its antecedent Eb."""
+    for loser, winner in (("Ed", "F1"), ("F1", "Ed")):
+        m = small(
+            {"Eb": "evidence", "Ed": "evidence", "F1": "evidence", "K": "conclusion"},
+            [("depends_on", "Ed", "Eb"), ("depends_on", "K", "Ed"), ("disputes", "F1", "Ed")],
+        )
+        for k in ("Ed", "F1", "K"):
+            m.nodes[k].state = DISPUTED
+        engine = Engine(m)
+        model_plan = m.resolve(loser, winner)
+        plan = engine.resolve(loser, winner, 1)
+        agree(engine, m, f"after resolve {loser} --winner {winner}")
+        assert plan.refuted == [loser] and m.nodes[loser].state == REFUTED, model_plan
+        assert plan.invalidated == (["K"] if loser == "Ed" else [])
+        assert next(c for c in plan.changes if c.key == winner).cause == [loser]
 
 
 def test_refuter_refuted_reinstates():
