@@ -255,17 +255,17 @@ def _entered(entry: dict, wanted: str) -> str:
 
 
 def why_index(entries: Iterable[dict]) -> dict[str, str]:
-    """The latest reason for every key that ever changed state (for the viewer)."""
+    """The latest reason for every key that ever changed state (for the viewer), worded as
+    :func:`history` words it for ``explain``: of the changes no undo took back (after an undo a
+    node is as it was before the undone epoch, for the reason it was so then)."""
+    entries = list(entries)
+    undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
     why = {}
     for entry in entries:
+        if entry.get("kind") == "undo" or entry["epoch"] in undone:
+            continue
         for change in entry.get("changes", []):
-            prefix = f"epoch {entry['epoch']}: "
-            if entry.get("kind") == "undo":
-                why[change["key"]] = prefix + f"restored by undo of epoch {entry.get('undoes')}"
-            else:
-                why[change["key"]] = prefix + sentence(
-                    change["rule"], cause_of(change, entry), change.get("detail", "")
-                )
+            why[change["key"]] = f"epoch {entry['epoch']}: " + _said(change, cause_of(change, entry))
     return why
 
 

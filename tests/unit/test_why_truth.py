@@ -253,3 +253,46 @@ def test_why_alive_on_a_deep_chain_a_diamond_and_an_unread_node():
     }
     cut = why_alive(chain, "C5", unread={"C3"})
     assert cut["antecedents"][0]["antecedents"][0]["truncated"] is True
+
+
+def test_the_viewers_why_is_worded_as_explain_and_skips_what_an_undo_took_back():
+    """why_index (the viewer's "Why"): a node disputed through its support is not a party to the
+    dispute; a confidence restored is no reinstatement; after an undo a node is as it was
+    before the undone epoch, for the reason it was so then."""
+    from memory_core.core.why import THROUGH_DISPUTED, why_index
+
+    def change(key, rule, cause, before="alive", after="alive", detail=""):
+        return {
+            "key": key,
+            "rule": rule,
+            "cause": cause,
+            "detail": detail,
+            "before": {"state": before},
+            "after": {"state": after},
+        }
+
+    entries = [
+        {"epoch": 1, "kind": "load", "changes": []},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [change("K", Rule.DISPUTED, ["E"], after="disputed", detail=THROUGH_DISPUTED)],
+        },
+        {
+            "epoch": 3,
+            "kind": "revise",
+            "changes": [change("KN", Rule.REINSTATED, ["N"], detail="confidence restored")],
+        },
+        {"epoch": 4, "kind": "revise", "changes": [change("X", Rule.CONTRADICTED, ["FX"], after="refuted")]},
+        {"epoch": 5, "kind": "revise", "changes": [change("X", Rule.REINSTATED, ["GX"], before="refuted")]},
+        {
+            "epoch": 6,
+            "kind": "undo",
+            "undoes": 5,
+            "changes": [change("X", Rule.CONTRADICTED, ["FX"], after="refuted")],
+        },
+    ]
+    why = why_index(entries)
+    assert why["K"] == f"epoch 2: disputed: {THROUGH_DISPUTED} (cause: E)"
+    assert why["KN"].startswith("epoch 3: restored (cause: N)")
+    assert why["X"] == "epoch 4: refuted: contradicted by FX"
