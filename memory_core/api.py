@@ -347,7 +347,9 @@ class Falsify:
             mine = fingerprint()
             backend.check_embedder(mine)  # a shared database: its own record decides
             # (a lost record is rebuilt from LanceDB's files: an import and a read, off the loop too)
-            rebuilt = await asyncio.to_thread(rebuild_record, paths.meta, mine, held is not None)
+            rebuilt = await asyncio.to_thread(
+                rebuild_record, paths.meta, mine, held is not None, backend.name
+            )
             await asyncio.to_thread(data_root.import_cognee)  # seconds of imports: never on the caller's loop
             return await _open_stores(
                 backend,
@@ -377,7 +379,7 @@ class Falsify:
 
         async def prepare(held):
             mine = data_root.attached_fingerprint()
-            check_root(state / "falsify.json", mine, write=held is not None)
+            check_root(state / "falsify.json", mine, write=held is not None, backend=backend.name)
             return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 
         # the state directory's own flock, whichever backend holds the beliefs

@@ -195,19 +195,26 @@ def holds_data(root: Path) -> bool:
         return True  # cannot tell: never guess
 
 
-def check_root(meta_path: Path, mine: dict | None = None, write: bool = True) -> dict:
+def check_root(
+    meta_path: Path, mine: dict | None = None, write: bool = True, backend: Optional[str] = None
+) -> dict:
     """Record the embedder in a new root; refuse a root built with another one.
     ``mine``: the embedder in use (default: what FALSIFY's settings select). A root that holds
     data but has lost its record (no ``falsify.json``, or no embedder in it) has it rebuilt
     from its stores, or is refused (:func:`rebuild_record`; never stamped from the current
-    settings). ``write``: false for an opener without the writer lock (checked only)."""
+    settings). ``write``: false for an opener without the writer lock (checked only).
+    ``backend``: the backend the opening uses, recorded in a root that has none recorded yet."""
     mine = mine or fingerprint()
-    rebuild_record(meta_path, mine, write)
+    rebuild_record(meta_path, mine, write, backend)
     return mine
 
 
-def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[str]:
-    """:func:`check_root`'s work; returns what it rebuilt, if anything."""
+def rebuild_record(
+    meta_path: Path, mine: dict, write: bool = True, backend: Optional[str] = None
+) -> Optional[str]:
+    """:func:`check_root`'s work; returns what it rebuilt, if anything. ``backend``: the
+    opening's backend name (``ladybug`` or ``postgres``), recorded beside the embedder when the
+    record has none (:func:`memory_core.store.data_root.check_backend`)."""
     from memory_core.core.investigation import loads_json
     from memory_core.store.journal import write_atomic
 
@@ -243,8 +250,8 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
             return None
         if write:
             meta["embedder"] = mine
-            # what the root was made for (data_root.check_backend)
-            meta.setdefault("backend", _backend_name())
+            if backend is not None:  # what the root was made for (data_root.check_backend)
+                meta.setdefault("backend", backend)
             write_atomic(meta_path, json.dumps(meta, indent=2))
         return None
     if recorded != mine:
@@ -254,18 +261,11 @@ def rebuild_record(meta_path: Path, mine: dict, write: bool = True) -> Optional[
             "compared: use the same EMBEDDING_* / LLM_API_KEY settings as when it was built, "
             "set FALSIFY_EMBEDDER=local to force the offline model, or use another --root."
         )
-    if write and "backend" not in meta:
+    if write and backend is not None and "backend" not in meta:
         # a root made before the backend was recorded: recorded now, by the writer that opens it
-        meta["backend"] = _backend_name()
+        meta["backend"] = backend
         write_atomic(meta_path, json.dumps(meta, indent=2))
     return None
-
-
-def _backend_name() -> str:
-    """The backend the settings select (``ladybug`` or ``postgres``: backends.choose's name)."""
-    from memory_core.store import settings
-
-    return settings.current().backend
 
 
 def lance_dimensions(root: Path) -> Optional[int]:
