@@ -88,10 +88,11 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
     root, i = None, 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("-h", "--help", "--demo", "--session", "--database", "--cold") or arg.startswith(
-            ("--session=", "--database=")
-        ):
-            return None  # help, the demo, another database, --cold: always answered here
+        if arg in ("-h", "--help", "--demo", "--session", "--cold") or arg.startswith("--session="):
+            return None  # help, the demo, a session, --cold: always answered here
+        if arg == "--database" and i + 1 < len(argv):  # its store: compared as FALSIFY_DATABASE_URL is
+            i += 2
+            continue
         if arg == "--root" and i + 1 < len(argv):
             root, i = argv[i + 1], i + 2
             continue
@@ -105,6 +106,19 @@ def _scan(argv: list[str]) -> Optional[tuple[Optional[str], str]]:
             return None
         return root, arg
     return None
+
+
+def _with_database(env, argv: list[str]) -> dict:
+    """The environment a command line runs with: ``--database URL`` selects the PostgreSQL
+    backend on that database, as ``FALSIFY_DATABASE_URL`` does (``data_root.use_database``)."""
+    env = dict(env)
+    for i, arg in enumerate(argv):
+        url = argv[i + 1] if arg == "--database" and i + 1 < len(argv) else None
+        if arg.startswith("--database="):
+            url = arg.split("=", 1)[1]
+        if url is not None:
+            env["FALSIFY_BACKEND"], env["FALSIFY_DATABASE_URL"] = "postgres", url
+    return env
 
 
 def root_of(root: Optional[str], cwd: Path, home: Optional[str]) -> Path:
@@ -235,7 +249,7 @@ def forward(argv=None) -> Optional[int]:
             "falsify_home": settings.home,
             "stdin": stdin,
             "request_id": os.urandom(16).hex(),
-            "settings": {"salt": salt, "digests": settings_digests(os.environ, salt)},
+            "settings": {"salt": salt, "digests": settings_digests(_with_database(os.environ, argv), salt)},
         }
     ).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}

@@ -153,7 +153,6 @@ async def _run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
         or args.demo
         or args.session
         or here is None
-        or getattr(args, "database", None)
         or Path(here).resolve() != wanted
     ):
         return {"stdout": "", "stderr": "", "exit": OTHER_ROOT, "other_root": True}

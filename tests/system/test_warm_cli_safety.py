@@ -54,13 +54,26 @@ def test_every_parser_command_is_forwarded_or_exempted():
     assert "resolve" in remote.FORWARDED and "resolve" in remote.WRITERS
 
 
-def test_a_database_option_is_never_forwarded():
+def test_a_database_option_is_compared_as_the_variable_is():
+    """``--database URL`` is forwarded like ``FALSIFY_DATABASE_URL``: the server answers it when
+    it holds that database, and a command on another database (or backend) differs in its
+    store settings, which the server never answers (it runs cold)."""
     remote = remote_module()
     for argv in (
         ["--database", "postgresql://u@h/db", "status"],
         ["--database=postgresql://u@h/db", "status"],
     ):
-        assert remote._scan(argv) is None, argv
+        assert remote._scan(argv) == (None, "status"), argv
+        env = remote._with_database({}, argv)
+        assert env == {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "postgresql://u@h/db"}
+        digests = remote.settings_digests(env, "s")
+        same = remote.settings_digests(
+            {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "postgresql://u@h/db"}, "s"
+        )
+        other = remote.settings_digests(
+            {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": "postgresql://u@h/other"}, "s"
+        )
+        assert digests == same and digests != other and digests != remote.settings_digests({}, "s")
     assert remote._scan(["--root", "r", "resolve", "E1", "--winner", "E2"]) == ("r", "resolve")
 
 
