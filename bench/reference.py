@@ -30,6 +30,9 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    node gets back its weight from before its death, else 0.5); to alive ->
    ``alive`` (a dead node gets back its weight from before its death, else 0.5).
    A forgotten node whose label is no longer dead is stored again.
+3b. A dispute a revision settled: a stored ``disputes`` edge one side of which is dead
+   while a ``supersedes`` source of it holds (or is superseded in time), the other side
+   not dead, is dropped, as ``resolve`` drops it (a side dead for want of support keeps it).
 4. Every alive node with non-critical ``depends_on`` edges: its confidence is its
    base (the confidence it had before any such dependency died; unset = 1.0 once one
    is dead) x 0.5 per such dependency dead now (dead or forgotten): a function of the
@@ -283,6 +286,31 @@ class Model:
                 node.forgotten = False
                 revived.append(k)
         return died, revived
+
+    def end_settled_disputes(self) -> None:
+        """Rule 3b: a dispute that is over without a resolve. A stored ``disputes`` edge whose one
+        side is dead while a ``supersedes`` source of that side holds or is superseded in time
+        (a winner other than the rival killed it), and whose other side is not dead, is dropped:
+        the dispute is settled as a resolve settles it. A side dead for want of support keeps
+        the edge."""
+
+        def over(dead: str, other: str) -> bool:
+            a, b = self.nodes.get(dead), self.nodes.get(other)
+            if a is None or b is None or a.forgotten or b.forgotten:
+                return False
+            if label(a.state) != F or label(b.state) == F:
+                return False
+            return any(
+                e.kind == "supersedes"
+                and e.dst == dead
+                and e.src != dead
+                and (self.alive(e.src) or self.historical(e.src))
+                for e in self.edges
+            )
+
+        self.edges = [
+            e for e in self.edges if not (e.kind == "disputes" and (over(e.src, e.dst) or over(e.dst, e.src)))
+        ]
 
     def decay(self, died: list[str]) -> None:
         """Rule 4 over the whole graph (``died`` is not needed: the rule reads the state)."""
@@ -577,6 +605,7 @@ class Model:
         self.returning_until = {}
         kept = self.rejudge(new_key, triple, ends)
         died, revived = self.relabel()
+        self.end_settled_disputes()
         for k, until in sorted(self.returning_until.items()):  # rule 1d: back only until then
             if self.nodes[k].state == ALIVE:
                 ended, fell = supersede_in_time(self, k, until)

@@ -91,7 +91,7 @@ class Plan:
     restored: list[str] = field(
         default_factory=list
     )  # forgotten nodes that hold again: back from their tombstones
-    removed_edges: list[Edge] = field(default_factory=list)  # disputes edges a resolution ends
+    removed_edges: list[Edge] = field(default_factory=list)  # disputes edges a resolution or revision ends
     decisions: list[dict] = field(default_factory=list)  # who won each contradiction, and why (core.policy)
     meta: PlanInputs = field(default_factory=PlanInputs, repr=False)  # passed between the steps
 

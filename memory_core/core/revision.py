@@ -12,7 +12,14 @@ from typing import Iterable, Mapping, Optional
 from memory_core.core.beliefs import ALIVE, BeliefView, Edge, Node
 from memory_core.core.cascade import decay, dependent_closure, settle
 from memory_core.core.policy import EVIDENCE, FACT
-from memory_core.core.tms import Memory, check_resolvable, reinstate_hypotheses, relabel, remove_edge
+from memory_core.core.tms import (
+    Memory,
+    check_resolvable,
+    end_settled_disputes,
+    reinstate_hypotheses,
+    relabel,
+    remove_edge,
+)
 from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SUPERSEDES
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan, PlanInputs
@@ -94,6 +101,8 @@ def propagate_refutation(
         ghosts=ghosts,
         notes=notes,
     )
+    # a dispute one side of which another winner killed is over, as if resolved (no label changes)
+    end_settled_disputes(view, plan, ghosts)
     plan.died = plan.died + [k for k in outcome.died if k not in plan.died]
     plan.revived = plan.revived + outcome.revived
     note_unjudged(plan)
@@ -232,6 +241,7 @@ def finish_resolve(
     for change in plan.changes:
         if change.key == winner and change.rule == Rule.RESOLVED:
             change.cause = [loser]
+    end_settled_disputes(view, plan, ghosts)  # the loser's disputes with others end with it
     plan.died = outcome.died
     plan.revived = outcome.revived
     note_unjudged(plan)

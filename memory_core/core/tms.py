@@ -392,6 +392,60 @@ def relabel(
     return outcome
 
 
+def end_settled_disputes(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> list[Edge]:
+    """A dispute a revision settled, not ``resolve``: each ``disputes`` edge one side of which is
+    dead, killed by an attacker other than its rival (a ``supersedes`` source that holds, or one
+    superseded in time, which still attacks), while the other side is not dead, is removed and
+    recorded in ``plan.removed_edges`` (the writer deletes it, undo puts it back). The dispute
+    ended as a ``resolve`` ends it: if that attacker dies later, the dead side comes back next to
+    its former rival, not disputed again. A side dead because its support failed keeps the edge:
+    its support may come back, and the dispute with it. No label changes here; the log does: the
+    rival is no cause of the dead side's death, and the rival's "dispute ended" names who killed
+    the other side. Forgotten nodes (``ghosts``) are left alone (their edges are not stored)."""
+    ghosts = set(ghosts)
+
+    def settled(dead: str, rival: str) -> bool:
+        node = view.nodes.get(dead)
+        if node is None or dead in ghosts or rival in ghosts or label_of(node.state) != L_DEAD:
+            return False
+        if rival not in view.nodes or label_of(view.state(rival)) == L_DEAD:
+            return False
+        return any(
+            view.state(e.src) == ALIVE or historical_node(view.nodes.get(e.src))
+            for e in view.in_edges(dead, SUPERSEDES)
+            if e.src != dead
+        )
+
+    ended: dict[str, set[str]] = {}  # a dead side -> the rivals its settled disputes were with
+    removed: list[Edge] = []
+    for edge in [e for e in view.edges if e.kind == DISPUTES]:
+        for dead, rival in ((edge.src, edge.dst), (edge.dst, edge.src)):
+            if settled(dead, rival):
+                remove_edge(view, edge)
+                plan.removed_edges.append(edge)
+                removed.append(edge)
+                ended.setdefault(dead, set()).add(rival)
+                break
+    if not ended:
+        return removed
+    for change in plan.changes:  # the rival held only because the dead side died: no cause of it
+        if change.key in ended and label_of(change.after["state"]) == L_DEAD:
+            change.cause = [c for c in change.cause if c not in ended[change.key]]
+    back = {r: sorted(k for k, them in ended.items() if r in them) for rs in ended.values() for r in rs}
+    for change in plan.changes:  # the rival's dispute ended: the edge is gone, name who ended it
+        if (
+            change.key in back
+            and change.rule == Rule.REINSTATED
+            and change.detail.startswith("dispute ended: ")
+        ):
+            gone = sorted(
+                set(back[change.key])
+                | {a for a in attackers(view, change.key) if label_of(view.state(a)) == L_DEAD}
+            )
+            change.detail = "dispute ended: " + "; ".join(_death(plan, a) for a in gone)
+    return removed
+
+
 def _death(plan: Plan, key: str) -> str:
     """``"F1 was refuted by F2"`` when this plan killed ``key``, else ``"F1 is dead"``."""
     for change in reversed(plan.changes):
@@ -518,6 +572,7 @@ __all__ = [
     "check_resolvable",
     "disputed_supporters",
     "downstream",
+    "end_settled_disputes",
     "label_of",
     "labels",
     "reinstate_hypotheses",

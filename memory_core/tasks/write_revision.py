@@ -42,6 +42,10 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
     kinds.update({k: n.kind for k, n in gone.items()})
     vanished = {k for k in gone if k in new_keys}  # added and forgotten within the batch: never stored
     lost_ghosts = {k for k in batch.ghosts if k not in batch.restored or k in gone} | set(gone)
+    # disputes edges a revision of the batch settled (core.tms.end_settled_disputes); one a new
+    # fact of the same batch added was never stored: it is neither added nor deleted
+    removed = {(e.kind, e.src, e.dst): e for _, plan in recorded for e in plan.removed_edges}
+    added = {(e.kind, e.src, e.dst) for _, plan in recorded for e in plan.new_edges}
     add_nodes = []
     for job, plan in recorded:
         key = job.new_key
@@ -66,7 +70,9 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         # an edge to a forgotten node that stays forgotten (kept dead by a re-judgement) is not
         # stored: the node is not either
         own += [
-            edge_row(e, kinds) for e in plan.new_edges if e.dst not in vanished and e.dst not in lost_ghosts
+            edge_row(e, kinds)
+            for e in plan.new_edges
+            if e.dst not in vanished and e.dst not in lost_ghosts and (e.kind, e.src, e.dst) not in removed
         ]
         add_nodes.append(node_entry("evidence", key, props, node.state, node.epoch, node.weight, own))
     changed = []
@@ -90,6 +96,9 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
         "updates": update_list,
         "del_nodes": await tombstones(batch.stores.store, gone, forgotten_stored),
     }
+    dropped = [edge_row(e, kinds) for k, e in removed.items() if k not in added]
+    if dropped:
+        intent["del_edges"] = [list(row) for row in dropped]
     facts = []
     changes = []
     for job, plan in recorded:

@@ -6,7 +6,9 @@
 * antecedents in another inquiry are read where they live: a conclusion resting on them
   is neither shown resting on less nor called a premise;
 * a dead node says what keeps it dead now: the refuter that holds, not only the one the
-  log first named, which has died since.
+  log first named, which has died since;
+* a dispute a later revision settled is over: its ``disputes`` edge is gone (undo puts it back)
+  and the former rival is named neither as a refuter nor as still in dispute.
 """
 
 from __future__ import annotations
@@ -167,3 +169,44 @@ async def test_contradicted_evidence_resting_on_evidence_is_refuted_by_its_attac
     r = await app.resolve(p("EdB"), winner=p("HB"))
     assert (r["refuted"], r["invalidated"]) == ([p("EdB")], [p("KB")]), r
     assert (await app.explain(p("EdB")))["state"] == "refuted"
+
+
+async def test_a_dispute_a_later_revision_settles_loses_its_edge(app, prefix):
+    """D1 and DF in dispute, then DG refutes DF: the dispute is over as a resolve ends it. The
+    ``disputes`` edge is gone from the stores, explain names DG (not the former rival D1) as
+    what killed DF, and D1 says whose death ended its dispute; undo puts the edge back."""
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+
+    def disputes(status: dict) -> list[tuple[str, str]]:
+        return [
+            (e["from"], e["to"])
+            for e in status["edges"]
+            if e["type"] == "disputes" and {e["from"], e["to"]} & {p("DS1"), p("DSF")}
+        ]
+
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[{"key": "DS1", "claim": f"The {prefix} ferry left at noon."}],
+            conclusions=[{"key": "KDS", "statement": f"The {prefix} courier missed the ferry."}],
+            edges=[{"type": "depends_on", "from": "KDS", "to": "DS1"}],
+            question="QDS",
+        )
+    )
+    await app.revise(
+        f"The {prefix} ferry left at dawn.", target=p("DS1"), key=p("DSF"), policy="preserve_both"
+    )
+    assert disputes(await app.status()) == [(p("DSF"), p("DS1"))]
+    r = await app.revise(f"The {prefix} dawn sailing is a misprint.", target=p("DSF"), key=p("DSG"))
+    assert r["refuted"] == [p("DSF")] and p("DS1") in r["reinstated"], r
+    assert disputes(await app.status()) == []
+    df = await app.explain(p("DSF"))
+    assert df["state"] == "refuted", df
+    assert df["why_dead"]["reasons"] == [f"{p('DSG')} (alive) supersedes it"], df["why_dead"]
+    assert df["events"][-1]["text"].startswith(f"refuted: contradicted by {p('DSG')} ("), df["events"]
+    d1 = await app.explain(p("DS1"))
+    assert f"dispute ended: {p('DSF')} was refuted by {p('DSG')}" in d1["events"][-1]["text"], d1["events"]
+    await app.undo()
+    assert disputes(await app.status()) == [(p("DSF"), p("DS1"))]
+    assert (await app.explain(p("DSF")))["state"] == "disputed"
+    assert (await app.explain(p("DS1")))["state"] == "disputed"

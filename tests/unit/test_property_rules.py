@@ -136,6 +136,52 @@ def test_resolve_against_evidence_resting_on_evidence_refutes_it():
         assert next(c for c in plan.changes if c.key == winner).cause == [loser]
 
 
+def test_dispute_ended_by_a_later_revision_loses_its_edge():
+    """D1 and DF in dispute (K rests on D1); F1 refutes DF: D1 is alive again and the
+    ``disputes`` edge goes, as a resolve would take it (DF's cause is F1 alone, not its former
+    rival). Then F2 refutes F1: DF comes back alive next to D1, not disputed again. A side
+    that died for want of support keeps the edge: when its support returns, so does the dispute."""
+    m = small(
+        {"D1": "evidence", "DF": "evidence", "K": "conclusion"},
+        [("depends_on", "K", "D1"), ("disputes", "DF", "D1")],
+    )
+    for k in ("D1", "DF", "K"):
+        m.nodes[k].state = DISPUTED
+    engine, model, plans = both(m, "DF", "F1")
+    settled = plans[0]
+    assert [(e.kind, e.src, e.dst) for e in settled.removed_edges] == [("disputes", "DF", "D1")]
+    assert next(c for c in settled.changes if c.key == "DF").cause == ["F1"]
+    d1 = next(c for c in settled.changes if c.key == "D1")
+    assert d1.detail == "dispute ended: DF was refuted by F1" and d1.cause == ["DF"]
+    assert not any(e[0] == "disputes" for e in engine.stored_edges())
+    assert plans[1].removed_edges == []
+    assert {k: engine.nodes[k].state for k in ("D1", "DF", "K")} == {"D1": ALIVE, "DF": ALIVE, "K": ALIVE}
+
+    # DS dies because its antecedent A is refuted: the dispute with D2 is not settled
+    m = small(
+        {"A": "evidence", "DS": "evidence", "D2": "evidence"},
+        [("depends_on", "DS", "A"), ("disputes", "DS", "D2")],
+    )
+    for k in ("DS", "D2"):
+        m.nodes[k].state = DISPUTED
+    engine, model, plans = both(m, "A", "F1")
+    assert plans[0].removed_edges == [] and ("disputes", "DS", "D2", None) in engine.stored_edges()
+    assert engine.nodes["DS"].state == DISPUTED and engine.nodes["D2"].state == DISPUTED
+
+    # a resolve's loser in a second dispute: that one ends with it
+    m = small(
+        {"L": "evidence", "W": "evidence", "M": "evidence"}, [("disputes", "W", "L"), ("disputes", "M", "L")]
+    )
+    for k in ("L", "W", "M"):
+        m.nodes[k].state = DISPUTED
+    engine = Engine(m)
+    m.resolve("L", "W")
+    plan = engine.resolve("L", "W", 1)
+    agree(engine, m, "after resolve L --winner W")
+    assert sorted((e.src, e.dst) for e in plan.removed_edges) == [("M", "L"), ("W", "L")]
+    assert engine.nodes["M"].state == ALIVE and next(c for c in plan.changes if c.key == "L").cause == ["W"]
+
+
 def test_refuter_refuted_reinstates():
     m = small({"E1": "evidence", "K": "conclusion"}, [("depends_on", "K", "E1")])
     engine, _, plans = both(m, "E1", "F1")
