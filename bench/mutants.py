@@ -185,8 +185,8 @@ MUTANTS = [
     Mutant(
         "refute_dead_again",
         "tms.py",
-        "premises = [k for k in dying if not view.justifications(k)]",
-        "premises = [k for k in scope if new[k] == L_DEAD and not view.justifications(k)]",
+        "premises = [k for k in dying if not view.justifications(k) or struck(k)]",
+        "premises = [k for k in scope if new[k] == L_DEAD and (not view.justifications(k) or struck(k))]",
         after="def relabel",
         why="already-dead evidence is refuted again",
     ),
