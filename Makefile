@@ -123,6 +123,7 @@ bench: setup
 	$(PY) -m bench.judge
 	$(PY) -m bench.mcp
 	$(PY) -m bench.startup
+	$(PY) -m bench.loop_stall
 	$(PY) -m bench.soak --revisions 3000
 	$(PY) -m bench.deep --out bench/results/deep.json
 	$(PY) -m bench.mutants --out bench/results/mutants.json

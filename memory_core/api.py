@@ -52,7 +52,7 @@ from memory_core.results import (
     StatusResult,
     UndoResult,
 )
-from memory_core.store import backends, data_root, engines, settings, writer
+from memory_core.store import backends, data_root, engines, off_loop, settings, writer
 from memory_core.store.backends import Backend
 from memory_core.store.belief_store import BeliefStore, warm_up
 from memory_core.store.embedder import check_root, decide, fingerprint, rebuild_meta, rebuild_record
@@ -65,6 +65,33 @@ def _spoken(value: Any) -> Any:
     """A result's notes and rationales in the caller's vocabulary (see
     :func:`memory_core.core.errors.spoken`), in plain JSON types (:func:`_plain`)."""
     return spoken(_plain(value))
+
+
+# a result whose walk visits this many values or more is walked in a worker thread (status of a
+# 9,006-node root: ~30,000 values, 0.25 s); a smaller one at once (a thread's hop costs ~0.1 ms)
+WALKED_OFF_LOOP = 512
+
+
+def _walk_at_least(value: Any, limit: int) -> bool:
+    """Whether :func:`_spoken` visits ``limit`` values or more in ``value`` (counted until the
+    limit is reached: the count costs at most that many steps)."""
+    seen, todo = 0, [value]
+    while todo:
+        item = todo.pop()
+        items = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        seen += len(items)
+        if seen >= limit:
+            return True
+        todo.extend(i for i in items if isinstance(i, (dict, list)))
+    return False
+
+
+async def _spoken_off_loop(value: Any) -> Any:
+    """:func:`_spoken`, in a worker thread for a large result (the caller's vocabulary, a context
+    variable, goes along): the call's own result, which nothing else holds."""
+    if not _walk_at_least(value, WALKED_OFF_LOOP):
+        return _spoken(value)
+    return await asyncio.to_thread(_spoken, value)
 
 
 def _plain(value: Any) -> Any:
@@ -96,7 +123,7 @@ def _speaks(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
         try:
             with writer.collecting() as warnings:
                 result = await fn(*args, **kwargs)
-            return _spoken(_warned(result, warnings.new()))
+            return await _spoken_off_loop(_warned(result, warnings.new()))
         except FalsifyError as error:
             raise speak(error)
 
@@ -117,7 +144,8 @@ def _in_order(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
             fx._check_open(fn.__name__)
             fx._order_holder = asyncio.current_task()
             try:
-                return await fn(*args, **kwargs)
+                with off_loop.collector_held():  # no full collection stops the loop meanwhile
+                    return await fn(*args, **kwargs)
             finally:
                 fx._order_holder = None
 
@@ -459,12 +487,14 @@ class Falsify:
         evidence, conclusions and edges to it; edges may name stored keys. Re-loading adds
         only what is new and never resurrects a forgotten node. Bad input: ``InputError``,
         nothing written."""
+        await _read_log_ahead(self.stores.journal)  # the forgotten index, off the loop
         return await load_op.load(self.stores, source)
 
     @writes()
     @_speaks
     @_in_turn
     async def load_file(self, path) -> LoadResult:
+        await _read_log_ahead(self.stores.journal)
         return await load_op.load(self.stores, Path(path))
 
     @writes()
@@ -613,6 +643,9 @@ class Falsify:
         check_string(path, "path", optional=True)
         if not question and inquiry is None and path is None:
             question = self.default_question() or ""
+        # what recall folds from the revision log (kept by the log's identity) is folded here, in a
+        # worker thread: recall would read the whole log on the event loop the first time
+        await _read_log_ahead(self.stores.journal, recall_op.revision_marks)
         return await recall_op.recall(
             self.stores, question, epoch=epoch, as_of=as_of, inquiry=inquiry, path=path
         )
@@ -633,6 +666,7 @@ class Falsify:
         """Why a node is in its state (forgotten nodes included), from the revision log;
         for an alive node also the justification that holds it now."""
         check_string(key, "key")
+        await _read_log_ahead(self.stores.journal)  # the forgotten index, off the loop
         return await explain_op.explain(self.stores, key)
 
     @_open_only
@@ -651,6 +685,24 @@ class Falsify:
     @_open_only
     def forgotten(self) -> dict[str, int]:
         return load_op.forgotten(self.journal)
+
+
+async def _read_log_ahead(journal, *folds: Callable[[Any], Any]) -> None:
+    """Bring the revision log's caches up to date in a worker thread, so the operation that uses
+    them next finds them current instead of reading the log on the event loop: the forgotten
+    index (:func:`memory_core.store.forgotten.forgotten_index`, one per journal, fed the new
+    entries) and each of ``folds`` (a fold the operation keeps by the log's identity, e.g.
+    recall's revision marks). The caller holds the facade's turn (nothing writes the log
+    meanwhile); the index is shared by every operation on the journal, so the thread's work runs
+    to its end even when the caller is cancelled (:func:`memory_core.store.writer.uncancellable`)."""
+    from memory_core.store.forgotten import forgotten_index
+
+    def read() -> None:
+        forgotten_index(journal).antecedents_of(())  # its consumer map built here too
+        for fold in folds:
+            fold(journal)
+
+    await writer.uncancellable(lambda: asyncio.to_thread(read))
 
 
 async def _open_stores(

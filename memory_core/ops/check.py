@@ -29,6 +29,7 @@ guesses which of two overlapping values has the wrong dates: it names the pair u
 
 from __future__ import annotations
 
+import asyncio
 
 from memory_core.core import validity
 from memory_core.core.beliefs import STATES
@@ -44,8 +45,8 @@ from memory_core.store import writer
 from memory_core.store.belief_store import to_node
 from memory_core.store.intents import log_changes, tombstones, updates
 from memory_core.store.journal import MAX_EPOCH, described, valid_epoch
-from memory_core.store.forgotten import forgotten_index
-from memory_core.store.tms_io import add_antecedent_ghosts
+from memory_core.store.forgotten import ForgottenIndex, forgotten_index
+from memory_core.store.tms_io import add_antecedent_ghosts, forgotten_off_loop
 
 
 async def _graph_ids(store, kind: str) -> dict[str, dict]:
@@ -192,16 +193,45 @@ def history_problems(
 
 
 async def _inspect(stores: Stores) -> dict:
-    """Every problem of the root, and what a repair needs to fix them."""
+    """Every problem of the root, and what a repair needs to fix them. The stores are read on
+    the caller's event loop (cognee's engines are bound to it; large answers are decoded off
+    it); what they hold is checked in a worker thread (:func:`_findings`: the labelling, the
+    revision log's reading and replay, the forget and valid-time rules), so the loop keeps
+    running (seconds on a 9,000-node root). The caller holds the revision lock throughout."""
     store, journal = stores.store, stores.journal
+    graph: dict[str, dict[str, dict]] = {}  # kind -> its stored nodes (id -> props)
+    vectors: dict[str, set[str]] = {}  # kind -> the ids of its vector rows
+    for kind in KINDS:
+        graph[kind] = await _graph_ids(store, kind)
+        vectors[kind] = await store.vector_ids(collection(kind))
+    every = await asyncio.to_thread(lambda: {i: p for nodes in graph.values() for i, p in nodes.items()})
+    edges = await store.all_edges_of(list(every)) if every else []
+    views = {
+        question: await store.view_of_investigation(question) for question in await store.question_keys()
+    }
+    forgotten = await forgotten_off_loop(journal)
+    return await asyncio.to_thread(_findings, store, journal, graph, vectors, every, edges, views, forgotten)
+
+
+def _findings(
+    store,
+    journal,
+    graph: dict,
+    vectors: dict,
+    every: dict,
+    edges: list,
+    views: dict,
+    forgotten: ForgottenIndex,
+) -> dict:
+    """What :func:`_inspect` read, checked (pure over it, but for the revision log it reads):
+    ``graph`` kind -> stored nodes, ``vectors`` kind -> vector row ids, ``every`` id -> props of
+    every stored node, ``edges`` every edge of theirs, ``views`` question -> its belief view,
+    ``forgotten`` the forgotten index (:func:`forgotten_off_loop`)."""
     problems = []
     missing_vectors: dict[str, dict] = {}
     orphan_rows: dict[str, list[str]] = {}
-    every: dict[str, dict] = {}  # every stored node (id -> props), for the whole-graph checks
     for kind in KINDS:
-        nodes = await _graph_ids(store, kind)
-        every.update(nodes)
-        rows = await store.vector_ids(collection(kind))
+        nodes, rows = graph[kind], vectors[kind]
         for i, props in nodes.items():
             if i not in rows:
                 missing_vectors[i] = props
@@ -214,14 +244,11 @@ async def _inspect(stores: Stores) -> dict:
             problems += [f"vector row {i} in {collection(kind)} has no graph node" for i in extra]
     # the whole graph (edges may cross investigations), labelled by check's own
     # well-founded computation (memory_core.ops.check_log, not the cascade's)
-    edges = await store.all_edges_of(list(every)) if every else []
     whole = store._view(list(every.values()), edges)
     unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
     unfounded_by_q = {}
     mislabelled: list[str] = []  # questions with nodes the three-valued labelling disagrees with
-    forgotten = forgotten_index(journal)
-    for question in await store.question_keys():
-        view = await store.view_of_investigation(question)
+    for question, view in views.items():
         ghosts: dict[str, dict] = {}
         add_antecedent_ghosts(view, forgotten, ghosts)  # a kept node resting on a forgotten one
         for key, node in view.nodes.items():
@@ -362,6 +389,35 @@ def validity_overlaps(every: dict[str, dict], whole) -> list:
     return validity.overlaps(values, disputes)
 
 
+def _settled(view, bad: list[str], epoch: int) -> tuple[dict, list]:
+    """The intent and logged changes that invalidate the unfounded alive nodes ``bad`` of
+    ``view`` at ``epoch`` (pure: run in a worker thread)."""
+    original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
+    plan = plan_settle(view, bad, epoch)
+    return {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}, log_changes(plan)
+
+
+def _relabelled(view, journal) -> "tuple[list[str], dict, list] | None":
+    """The nodes of ``view`` the three-valued labelling disagrees with (the forgotten ones it
+    still rests on as ghosts), and the intent and logged changes that relabel them at the next
+    epoch; None when there are none (the revision log is read: run in a worker thread)."""
+    ghosts: dict[str, dict] = {}
+    add_antecedent_ghosts(view, forgotten_index(journal), ghosts)
+    keys = [k for k, _, _ in three_valued_violations(view) if k not in ghosts]
+    if not keys:
+        return None
+    epoch = journal.epoch() + 1
+    original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
+    images = replay(journal.entries()).nodes
+    dead_as = {img.get("key"): img.get("state") for img in images.values() if img.get("key") in keys}
+    plan = plan_relabel(view, keys, epoch, forgotten_index(journal).memory, dead_as)
+    return (
+        keys,
+        {"epoch": epoch, "updates": updates(view, original, plan, skip=set(ghosts))},
+        log_changes(plan),
+    )
+
+
 async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
     """One repair pass over what :func:`_inspect` found; returns what it did."""
     store, journal = stores.store, stores.journal
@@ -428,37 +484,30 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
             f"restored {', '.join(keys)} from the revision log, with state and edges (epoch {epoch})"
         )
     for question, (view, bad) in unfounded_by_q.items():
-        epoch = journal.epoch() + 1
-        original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
-        plan = plan_settle(view, bad, epoch)
-        intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}
+        epoch = await asyncio.to_thread(journal.epoch) + 1
+        intent, changes = await asyncio.to_thread(_settled, view, bad, epoch)
         entry = {
             "epoch": epoch,
             "kind": "repair",
             "question": question,
-            "changes": log_changes(plan),
+            "changes": changes,
             "intent": intent,
         }
         await writer.run(store, journal, intent, entry)
         repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
     for question in mislabelled:  # read again: the repairs above may have changed it
         view = await store.view_of_investigation(question)
-        ghosts = {}
-        add_antecedent_ghosts(view, forgotten_index(journal), ghosts)
-        keys = [k for k, _, _ in three_valued_violations(view) if k not in ghosts]
-        if not keys:
+        # the forgotten index is fed in that thread: run to its end even when cancelled
+        relabelled = await writer.uncancellable(lambda: asyncio.to_thread(_relabelled, view, journal))
+        if relabelled is None:
             continue
-        epoch = journal.epoch() + 1
-        original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
-        images = replay(journal.entries()).nodes
-        dead_as = {img.get("key"): img.get("state") for img in images.values() if img.get("key") in keys}
-        plan = plan_relabel(view, keys, epoch, forgotten_index(journal).memory, dead_as)
-        intent = {"epoch": epoch, "updates": updates(view, original, plan, skip=set(ghosts))}
+        keys, intent, changes = relabelled
+        epoch = intent["epoch"]
         entry = {
             "epoch": epoch,
             "kind": "repair",
             "question": question,
-            "changes": log_changes(plan),
+            "changes": changes,
             "intent": intent,
         }
         await writer.run(store, journal, intent, entry)

@@ -29,6 +29,7 @@ from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import FalsifyError, InputError
 from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection, node_id
 from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.store import off_loop
 from memory_core.store.stores import Stores
 from memory_core.store.belief_store import BeliefStore
 from memory_core.store.journal import inverse
@@ -143,7 +144,9 @@ class Hit:
 
 class PastStore:
     """The reads of :class:`BeliefStore` that status, snapshot and recall make, over a
-    rebuilt :class:`Graph` (the embedding engine of ``live`` ranks vector searches)."""
+    rebuilt :class:`Graph` (the embedding engine of ``live`` ranks vector searches). Each read
+    that scans or copies the graph runs in a worker thread (:mod:`memory_core.store.off_loop`):
+    the graph is only read, by the call that rebuilt it."""
 
     def __init__(self, graph: Graph, live: BeliefStore):
         self.g = graph
@@ -155,13 +158,20 @@ class PastStore:
         return self.live.settings
 
     async def raw_nodes(self, ids: Iterable[str]) -> dict[str, dict]:
-        return {i: copy.deepcopy(self.g.nodes[i]) for i in dict.fromkeys(ids) if i in self.g.nodes}
+        ids = list(dict.fromkeys(ids))
+        return await off_loop.run(self._raw_nodes, ids, size=len(ids))
+
+    def _raw_nodes(self, ids: list[str]) -> dict[str, dict]:
+        return {i: copy.deepcopy(self.g.nodes[i]) for i in ids if i in self.g.nodes}
 
     async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
         wanted = {node_id(kind, key): key for key in keys for kind in KINDS}
         return {wanted[i]: props for i, props in (await self.raw_nodes(wanted)).items()}
 
     async def ids_of_kind(self, kind: str) -> list[str]:
+        return await off_loop.run(self._ids_of_kind, kind, size=len(self.g.nodes))
+
+    def _ids_of_kind(self, kind: str) -> list[str]:
         return [i for i, p in self.g.nodes.items() if p.get("type") == TYPE_BY_KIND[kind]]
 
     async def question_keys(self) -> list[str]:
@@ -171,6 +181,9 @@ class PastStore:
     async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         """The question's neighbourhood (one edge away, either direction) and every edge
         among those nodes, as the graph engine's ``get_neighborhood(depth=1)`` returns it."""
+        return await off_loop.run(self._investigation, question_key, size=len(self.g.edges))
+
+    def _investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         qid = node_id("question", question_key)
         if qid not in self.g.nodes:
             return [], []
@@ -186,9 +199,12 @@ class PastStore:
 
     async def view_of_investigation(self, question_key: str) -> BeliefView:
         nodes, edges = await self.investigation(question_key)
-        return BeliefStore._view(self, nodes, edges)
+        return await off_loop.run(BeliefStore._view, self, nodes, edges, size=len(nodes) + len(edges))
 
     async def all_edges_of(self, ids: list[str]) -> list[tuple[str, str, str, dict]]:
+        return await off_loop.run(self._all_edges_of, ids, size=len(self.g.edges))
+
+    def _all_edges_of(self, ids: list[str]) -> list[tuple[str, str, str, dict]]:
         wanted = set(ids)
         return [(s, d, r, dict(p)) for (s, d, r), p in self.g.edges.items() if s in wanted or d in wanted]
 
@@ -213,19 +229,18 @@ class PastStore:
         return await self.live.embed(texts)
 
     async def search_vector(self, name: str, vector: list[float], limit: int) -> list:
-        rows = self._rows(name)
+        rows = await off_loop.run(self._rows, name, size=len(self.g.nodes))
         if not rows:
             return []
         vectors = await self.live.embed([t for _, t in rows])
-        from memory_core.judging.retrieval import cosine_distance
-
-        hits = [Hit(i, cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
-        hits.sort(key=lambda h: (h.score, h.id))
-        return hits[:limit]
+        return await off_loop.run(_nearest, vector, rows, vectors, limit, size=len(rows))
 
     async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         """Okapi BM25 (k1 1.2, b 0.75) of each text's words over the texts of the nodes then,
         in memory (the past has no full-text index); rows carry no vector."""
+        return await off_loop.run(self._lexical, name, texts, limit, size=len(self.g.nodes))
+
+    def _lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         import re
 
         from memory_core.store.lexical import query_words
@@ -257,6 +272,9 @@ class PastStore:
 
     async def nodes_by_sps(self, sps: Iterable[str]) -> list[dict]:
         """Evidence then stored under any of these normalised subject|predicate keys."""
+        return await off_loop.run(self._nodes_by_sps, list(sps), size=len(self.g.nodes))
+
+    def _nodes_by_sps(self, sps: list[str]) -> list[dict]:
         from memory_core.core.keys import sp_key
 
         wanted = set(sps)
@@ -269,6 +287,9 @@ class PastStore:
 
     async def nodes_by_subjects(self, subjects: Iterable[str]) -> list[dict]:
         """Evidence then stored under any of these subjects, whatever its predicate."""
+        return await off_loop.run(self._nodes_by_subjects, list(subjects), size=len(self.g.nodes))
+
+    def _nodes_by_subjects(self, subjects: list[str]) -> list[dict]:
         from memory_core.core.keys import normalise_term
 
         wanted = {normalise_term(s) for s in subjects if s}
@@ -280,6 +301,15 @@ class PastStore:
 
     async def declared_predicates(self, props: Iterable[dict]) -> dict[str, dict[str, str]]:
         return await BeliefStore.declared_predicates(self, props)
+
+
+def _nearest(vector: list[float], rows: list[tuple[str, str]], vectors: list, limit: int) -> list[Hit]:
+    """The ``limit`` rows nearest ``vector`` by cosine distance (ties by id)."""
+    from memory_core.judging.retrieval import cosine_distance
+
+    hits = [Hit(i, cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
+    hits.sort(key=lambda h: (h.score, h.id))
+    return hits[:limit]
 
 
 class PastJournal:
@@ -313,21 +343,34 @@ class PastJournal:
 
 async def present_graph(store: BeliefStore) -> Graph:
     """Every stored node and edge, as status reads them (each investigation's subgraph,
-    then the edges between investigations and of nodes outside any)."""
+    then the edges between investigations and of nodes outside any). Read on the event loop,
+    put together in a worker thread."""
+    investigations = [await store.investigation(question) for question in await store.question_keys()]
+    graph = await off_loop.run(_investigations_graph, investigations)
+    ids = []
+    for kind in KINDS:
+        ids += await store.ids_of_kind(kind)
+    missing = await off_loop.run(lambda: [i for i in ids if i not in graph.nodes])
+    found = await store.raw_nodes(missing)
+    every = list(graph.nodes) + [i for i in found if i not in graph.nodes]
+    edges = await store.all_edges_of(every) if every else []
+    return await off_loop.run(_completed_graph, graph, found, edges)
+
+
+def _investigations_graph(investigations: list) -> Graph:
     graph = Graph()
-    for question in await store.question_keys():
-        raw_nodes, raw_edges = await store.investigation(question)
+    for raw_nodes, raw_edges in investigations:
         for props in raw_nodes:
             graph.nodes.setdefault(props["id"], dict(props))
         for src, dst, rel, props in raw_edges:
             graph.edges.setdefault((src, dst, rel), dict(props or {}))
-    ids = []
-    for kind in KINDS:
-        ids += await store.ids_of_kind(kind)
-    missing = [i for i in ids if i not in graph.nodes]
-    for i, props in (await store.raw_nodes(missing)).items():
+    return graph
+
+
+def _completed_graph(graph: Graph, found: dict[str, dict], edges: list) -> Graph:
+    for i, props in found.items():
         graph.nodes[i] = dict(props, id=i)
-    for src, dst, rel, props in await store.all_edges_of(list(graph.nodes)) if graph.nodes else []:
+    for src, dst, rel, props in edges:
         if src in graph.nodes and dst in graph.nodes:
             graph.edges.setdefault((src, dst, rel), dict(props or {}))
     return graph
@@ -336,7 +379,8 @@ async def present_graph(store: BeliefStore) -> Graph:
 async def stores_at(stores: Stores, epoch) -> Stores:
     """Read-only stores showing the root as it stood after ``epoch`` (validated: an epoch
     that does not exist is an InputError, nothing read or written)."""
-    current = stores.journal.epoch()
+    # journal.epoch() parses the log's last entry: a large batch's is megabytes (off the event loop)
+    current = await asyncio.to_thread(stores.journal.epoch)
     epoch = parse_epoch(epoch, current)
     if epoch == current:
         return Stores(stores.store, stores.journal, stores.paths)
@@ -358,7 +402,8 @@ async def status_at(stores: Stores, epoch) -> dict:
     from memory_core.ops import status as status_op
 
     past = await stores_at(stores, epoch)
-    return dict(await status_op.status(past.store), epoch=past.journal.epoch())
+    status = await status_op.status(past.store)
+    return dict(status, epoch=await asyncio.to_thread(past.journal.epoch))  # the live log's: parsed
 
 
 async def snapshot_at(stores: Stores, epoch) -> dict:
@@ -366,7 +411,8 @@ async def snapshot_at(stores: Stores, epoch) -> dict:
     from memory_core.ops import status as status_op
 
     past = await stores_at(stores, epoch)
-    return dict(await status_op.snapshot(past), current=stores.journal.epoch())
+    snapshot = await status_op.snapshot(past)
+    return dict(snapshot, current=await asyncio.to_thread(stores.journal.epoch))
 
 
 TIMELINE_FIELDS = (

@@ -6,6 +6,7 @@ from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES
 from memory_core.core.identity import KIND_BY_TYPE
 from memory_core.core.why import why_index
+from memory_core.store import off_loop
 from memory_core.store.belief_store import BeliefStore, to_node
 
 KIND_ORDER = {"question": 0, "hypothesis": 1, "evidence": 2, "conclusion": 3}
@@ -47,10 +48,20 @@ def node_row(props: dict) -> dict:
 
 
 async def status(store: BeliefStore) -> dict:
+    """Every node and edge, in keys. The stores are read on the caller's event loop (cognee's
+    engines are bound to it; large answers are decoded off it: :mod:`memory_core.store.off_loop`);
+    the rows are built, joined and sorted in a worker thread."""
+    investigations = [await store.investigation(question) for question in await store.question_keys()]
+    nodes, edges, every = await off_loop.run(_rows, investigations)
+    cross = await store.all_edges_of(list(every)) if every else []
+    return await off_loop.run(_joined, nodes, edges, every, cross)
+
+
+def _rows(investigations: list) -> tuple[list[dict], list[dict], dict[str, str]]:
+    """Each investigation's node rows and the belief edges among its nodes; id -> key of all."""
     nodes, edges = [], []
     every: dict[str, str] = {}
-    for question in await store.question_keys():
-        raw_nodes, raw_edges = await store.investigation(question)
+    for raw_nodes, raw_edges in investigations:
         keys = {}
         for props in raw_nodes:
             if KIND_BY_TYPE.get(props.get("type")) and "key" in props:
@@ -60,9 +71,14 @@ async def status(store: BeliefStore) -> dict:
         for src, dst, rel, props in raw_edges:
             if rel in BELIEF_EDGES and src in keys and dst in keys:
                 edges.append({"type": rel, "from": keys[src], "to": keys[dst], **(props or {})})
-    # edges between investigations (a file's edge may name another investigation's node)
+    return nodes, edges, every
+
+
+def _joined(nodes: list[dict], edges: list[dict], every: dict[str, str], cross: list) -> dict:
+    """The edges between investigations added (a file's edge may name another investigation's
+    node), everything sorted."""
     seen = {(e["type"], e["from"], e["to"]) for e in edges}
-    for src, dst, rel, props in await store.all_edges_of(list(every)) if every else []:
+    for src, dst, rel, props in cross:
         if (
             rel in BELIEF_EDGES
             and src in every
@@ -77,9 +93,14 @@ async def status(store: BeliefStore) -> dict:
 
 
 async def snapshot(stores) -> dict:
-    """The viewer's graph: status plus sources and the reason for each state."""
+    """The viewer's graph: status plus sources and the reason for each state (the revision log
+    read and the rows completed in a worker thread)."""
     data = await status(stores.store)
-    why = why_index(stores.journal.entries())
+    return await off_loop.run(_snapshot, data, stores.journal)
+
+
+def _snapshot(data: dict, journal) -> dict:
+    why = why_index(journal.entries())
     for node in data["nodes"]:
         node["sources"] = [node["source_id"]] if node.get("source_id") else []
         node["confidence"] = node.get("confidence")
@@ -92,4 +113,4 @@ async def snapshot(stores) -> dict:
     for node in data["nodes"]:
         if node["key"] in rivals and node.get("state") == "disputed":
             node["rivals"] = sorted(rivals[node["key"]])
-    return {"nodes": data["nodes"], "edges": data["edges"], "epoch": stores.journal.epoch()}
+    return {"nodes": data["nodes"], "edges": data["edges"], "epoch": journal.epoch()}

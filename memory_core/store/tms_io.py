@@ -26,6 +26,7 @@ plain values and returns values: nothing here knows the revision Tasks' objects.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
@@ -34,7 +35,8 @@ from memory_core.core.identity import node_id
 from memory_core.core.policy import PolicyInputs
 from memory_core.core.tms import Memory, downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, PART_OF, REFUTES, SUPERSEDES, SUPPORTS
-from memory_core.store.belief_store import BeliefStore, to_edge, to_node
+from memory_core.store import off_loop, writer
+from memory_core.store.belief_store import BeliefStore, ids_in, to_edge, to_node, view_ids
 from memory_core.store.forgotten import ForgottenIndex, forgotten_index
 from memory_core.store.stores import Stores
 
@@ -52,6 +54,12 @@ def _merge(view: BeliefView, other: BeliefView) -> None:
             have.add((edge.kind, edge.src, edge.dst))
 
 
+async def merged(view: BeliefView, other: BeliefView) -> None:
+    """:func:`_merge`, in a worker thread when the views are large (the revision's own view,
+    which nothing else touches while the revision awaits it)."""
+    await off_loop.run(_merge, view, other, size=len(view.edges) + len(other.nodes))
+
+
 def _contested(view: BeliefView, region: set[str]) -> set[str]:
     """Nodes another node in ``region`` supersedes or disputes (their label may flip)."""
     found = set()
@@ -64,12 +72,30 @@ def _contested(view: BeliefView, region: set[str]) -> set[str]:
     return found
 
 
-def add_antecedent_ghosts(view: BeliefView, index: ForgottenIndex, ghosts: dict[str, dict]) -> None:
+async def forgotten_off_loop(journal) -> ForgottenIndex:
+    """The forgotten index of ``journal`` caught up with its log in a worker thread (the first
+    time, or after a large batch, that is reading megabytes of JSON) and ready to be read from
+    another thread. The index is shared by every operation on the journal, so the hop runs to its
+    end even when the caller is cancelled (:func:`memory_core.store.writer.uncancellable`): no
+    later operation sees it half fed."""
+
+    def ready() -> ForgottenIndex:
+        index = forgotten_index(journal)
+        index.antecedents_of(())  # its consumer map built now, not by a reader
+        return index
+
+    return await writer.uncancellable(lambda: asyncio.to_thread(ready))
+
+
+def add_antecedent_ghosts(
+    view: BeliefView, index: ForgottenIndex, ghosts: dict[str, dict], ids: Optional[dict[str, str]] = None
+) -> None:
     """Forgotten nodes that a node of ``view`` still rests on. Forgetting a node deletes
     its edges, so a kept (dead) consumer's justification through it would look whole
     without it: each comes back as a dead ghost with only its edges from the view's
-    nodes (a dead premise: it cannot come back in this relabelling)."""
-    ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
+    nodes (a dead premise: it cannot come back in this relabelling). ``ids``: the view's node
+    id -> key (:func:`memory_core.store.belief_store.view_ids`), when the caller has it."""
+    ids = dict(ids) if ids is not None else ids_in(view)
     for key, tomb in sorted(index.antecedents_of(list(ids)).items()):
         if key in view.nodes:
             continue
@@ -135,17 +161,17 @@ async def extend_view(
         contested_any = True
         expanded.update(fresh)
         more = await store.affected_view([node_id(view.nodes[k].kind, k) for k in fresh if k in view.nodes])
-        _merge(view, more)
-    index = forgotten_index(stores.journal)
+        await merged(view, more)
+    index = await forgotten_off_loop(stores.journal)
     if not contested_any:
         # nothing can come back (only attackers were added): the labels can only fall,
         # but a kept node resting on a forgotten one must see that antecedent dead
         ghosts: dict[str, dict] = {}
-        add_antecedent_ghosts(view, index, ghosts)
+        add_antecedent_ghosts(view, index, ghosts, await view_ids(view))
         return Ghosts(ghosts, Memory(), frozenset(t["id"] for t in index.gone.values() if t.get("id")))
     tombs = index.gone
     ghosts = {}
-    ids = {node_id(n.kind, k): k for k, n in view.nodes.items()}
+    ids = await view_ids(view)
     by_id = {t["id"]: t for t in tombs.values() if t.get("id")}
     region = downstream(view, seeds)
     wanted = {node_id(view.nodes[k].kind, k) for k in region}
@@ -189,8 +215,8 @@ async def extend_view(
         )
         if not consumers and not hypotheses:
             break
-        _merge(view, await store.affected_view(consumers, hypotheses=hypotheses))
-        ids.update({node_id(n.kind, k): k for k, n in view.nodes.items()})
+        await merged(view, await store.affected_view(consumers, hypotheses=hypotheses))
+        ids.update(await view_ids(view))
         _ghost_edges(view, ghosts, ids)
         wanted |= {node_id(view.nodes[k].kind, k) for k in downstream(view, seeds)}
     # what those ghosts rest on but the view lacks: a node forgotten with them (a ghost too, dead and
@@ -224,7 +250,7 @@ async def extend_view(
             break
         completed.update(todo)
         await store.complete(view, todo)
-    add_antecedent_ghosts(view, index, ghosts)
+    add_antecedent_ghosts(view, index, ghosts, await view_ids(view))
     return Ghosts(ghosts, index.memory.copy(), frozenset(by_id))
 
 
@@ -315,6 +341,7 @@ __all__ = [
     "Reconciliation",
     "add_antecedent_ghosts",
     "extend_view",
+    "forgotten_off_loop",
     "ghost_node",
     "read_policy_inputs",
     "reconciliation_inputs",

@@ -198,6 +198,36 @@ async def test_edge_lookups_match_cognee(app, prefix):
     assert await app.store.raw_nodes(ids) == {n["id"]: n for n in await app.store.graph.get_nodes(ids)}
 
 
+async def test_neighborhood_reads_what_cognees_get_neighborhood_returns(app, prefix):
+    """An investigation is read with cognee's own queries (memory_core.store.backends.neighborhood,
+    the one module that leans on them), its rows decoded in a worker thread when they are many;
+    cognee's ``get_neighborhood`` decodes them on the caller's event loop. The two return the same
+    nodes and edges, both when the rows are decoded at once and when they go to a thread."""
+    from conftest import seed_with_prefix
+    from memory_core.store import off_loop
+    from memory_core.store.models import node_id
+
+    await app.load(seed_with_prefix(prefix))
+    qid = node_id("question", prefix + "Q")
+    by_id = lambda nodes: sorted(nodes, key=lambda n: n[0])  # noqa: E731
+    by_ends = lambda edges: sorted(edges, key=lambda e: e[:3])  # noqa: E731
+    theirs_nodes, theirs_edges = await app.store.graph.get_neighborhood([qid], depth=1)
+    assert len(theirs_nodes) == 7 and theirs_edges
+    rows = off_loop.ROWS
+    try:
+        for threshold in (rows, 0):  # decoded at once (7 nodes), then in a worker thread
+            off_loop.ROWS = threshold
+            nodes, edges = await app.store.backend.neighborhood([qid])
+            assert by_id(nodes) == by_id(theirs_nodes)
+            assert by_ends(edges) == by_ends(theirs_edges)
+            mine, mine_edges = await app.store.investigation(prefix + "Q")
+            assert sorted(mine, key=lambda n: n["id"]) == [dict(p, id=i) for i, p in by_id(theirs_nodes)]
+            assert by_ends(mine_edges) == by_ends(theirs_edges)
+    finally:
+        off_loop.ROWS = rows
+    assert await app.store.backend.neighborhood([node_id("question", prefix + "nothing")]) == ([], [])
+
+
 @ladybug_only
 async def test_vector_compaction_keeps_rows_and_answers(app, prefix):
     """LanceDB's optimize through cognee's connection: fewer fragments, same rows, same search."""

@@ -43,6 +43,16 @@ def node_props(node_id: str, name, type_, blob) -> dict:
     return dict(props, id=node_id, name=name, type=type_)
 
 
+def nodes_by_id(rows) -> dict[str, dict]:
+    """Node rows (id, name, type, JSON blob) -> ``{id: props}`` (:func:`node_props`)."""
+    return {row[0]: node_props(*row) for row in rows}
+
+
+def node_list(rows) -> list[dict]:
+    """Node rows (id, name, type, JSON blob) -> their props (:func:`node_props`), in order."""
+    return [node_props(*row) for row in rows]
+
+
 def _props(value) -> dict:
     return json.loads(value) if isinstance(value, str) and value else dict(value or {})
 
@@ -229,6 +239,14 @@ class Backend(ABC):
 
     @abstractmethod
     async def members_of(self, question_ids: list[str], type_: str) -> list[str]: ...
+
+    async def neighborhood(
+        self, ids: list[str]
+    ) -> tuple[list[tuple[str, dict]], list[tuple[str, str, str, dict]]]:
+        """What cognee's ``get_neighborhood(ids, depth=1)`` returns: ``ids`` and every node one
+        edge away, ``(id, props)``, and every edge among them. A backend reads the same rows
+        itself where cognee would decode a large answer on the caller's event loop."""
+        return await self.graph.get_neighborhood(ids, depth=1)
 
     @abstractmethod
     async def vector_ids(self, name: str) -> set[str]: ...

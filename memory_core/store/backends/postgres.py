@@ -44,8 +44,9 @@ from memory_core.core.errors import (
     RootBusy,
     WriterLockLost,
 )
-from memory_core.store import lexical
-from memory_core.store.backends.base import Backend, node_props, unique_edges
+from memory_core.store import lexical, off_loop
+from memory_core.store.backends import neighborhood
+from memory_core.store.backends.base import Backend, node_list, nodes_by_id, unique_edges
 from memory_core.store.settings import Settings
 from memory_core.store.journal import Journal, set_aside_path
 from memory_core.store.lock import default_timeout, make_private
@@ -313,19 +314,22 @@ class PostgresBackend(Backend):
             for sql, params in statements:
                 await conn.execute(text(sql), params)
 
+    # The property blobs are read as text and decoded by node_props / unique_edges, in a worker
+    # thread when the answer is large (memory_core.store.off_loop): the driver's own JSONB decoding
+    # would run on the caller's event loop. json.loads of the text is what the driver does.
     async def raw_nodes(self, ids: list[str]) -> dict[str, dict]:
         rows = await self._read(
-            "SELECT id, name, type, properties FROM graph_node WHERE id = ANY(:ids)", {"ids": ids}
+            "SELECT id, name, type, properties::text FROM graph_node WHERE id = ANY(:ids)", {"ids": ids}
         )
-        return {row[0]: node_props(*row) for row in rows}
+        return await off_loop.run(nodes_by_id, rows, size=len(rows))
 
     async def nodes_by_type_name(self, type_: str, name: str) -> list[dict]:
         rows = await self._read(
-            "SELECT id, name, type, properties FROM graph_node "
+            "SELECT id, name, type, properties::text FROM graph_node "
             "WHERE type = :t AND md5(name) = md5(:name) AND name = :name",
             {"t": type_, "name": name},
         )
-        return [node_props(*row) for row in rows]
+        return await off_loop.run(node_list, rows, size=len(rows))
 
     async def nodes_by_type_name_prefixes(self, type_: str, prefixes: list[str]) -> list[dict]:
         """One query; each prefix's LIKE wildcards escaped (a prefix is taken literally)."""
@@ -333,10 +337,10 @@ class PostgresBackend(Backend):
             return []
         escaped = [p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for p in prefixes]
         rows = await self._read(
-            "SELECT id, name, type, properties FROM graph_node WHERE type = :t AND name LIKE ANY(:patterns)",
+            "SELECT id, name, type, properties::text FROM graph_node WHERE type = :t AND name LIKE ANY(:patterns)",
             {"t": type_, "patterns": escaped},
         )
-        return [node_props(*row) for row in rows]
+        return await off_loop.run(node_list, rows, size=len(rows))
 
     async def ids_of_type(self, type_: str) -> list[str]:
         return [r[0] for r in await self._read("SELECT id FROM graph_node WHERE type = :t", {"t": type_})]
@@ -344,12 +348,21 @@ class PostgresBackend(Backend):
     async def edges_touching(self, ids: list[str], types=None) -> list[tuple[str, str, str, dict]]:
         # two index scans (cognee's idx_edge_source / idx_edge_target)
         rows = await self._read(
-            "SELECT source_id, target_id, relationship_name, properties FROM graph_edge WHERE source_id = ANY(:ids) "
+            "SELECT source_id, target_id, relationship_name, properties::text FROM graph_edge "
+            "WHERE source_id = ANY(:ids) "
             "UNION ALL "
-            "SELECT source_id, target_id, relationship_name, properties FROM graph_edge WHERE target_id = ANY(:ids)",
+            "SELECT source_id, target_id, relationship_name, properties::text FROM graph_edge "
+            "WHERE target_id = ANY(:ids)",
             {"ids": ids},
         )
-        return unique_edges(rows, types)
+        return await off_loop.run(unique_edges, rows, types, size=len(rows))
+
+    async def neighborhood(
+        self, ids: list[str]
+    ) -> tuple[list[tuple[str, dict]], list[tuple[str, str, str, dict]]]:
+        """cognee's ``get_neighborhood(ids, depth=1)``, its JSONB read as text and decoded off the
+        event loop when large (:func:`memory_core.store.backends.neighborhood.postgres`)."""
+        return await neighborhood.postgres(self._read, ids)
 
     async def members_of(self, question_ids: list[str], type_: str) -> list[str]:
         rows = await self._read(
