@@ -98,6 +98,32 @@ def test_a_name_longer_than_a_btree_entry_is_stored_and_found(tmp_path):
     assert cli(root, "check").returncode == 0
 
 
+def run_host(tmp_path, script: str, *more: str) -> tuple[dict, str]:
+    """``script`` run as a host process (forked) on a fresh root and database: the JSON of its
+    last line, and the database's URL."""
+    import json
+    import sys
+
+    import forkserver
+    import pg_server
+    from conftest import REPO, clean_env
+
+    root = tmp_path / "host"
+    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
+    env = clean_env()
+    env.pop("FALSIFY_DATABASE_URL", None)
+    proc = forkserver.run(
+        [sys.executable, "-c", script, str(root), url, str(SEED), *more],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1]), url
+
+
 def _terminate(url: str, pid: int) -> None:
     import pg_server
 
@@ -217,27 +243,9 @@ asyncio.run(main())
 def test_a_host_whose_lock_session_ended_is_refused_and_a_new_opening_writes(tmp_path):
     """Through the API: the lock's session terminated, a revise is WriterLockLost (exit 7)
     and leaves the log and the intent as they were; the data root opened again writes."""
-    import json
-    import sys
-
-    import forkserver
     import pg_server
-    from conftest import REPO, clean_env
 
-    root = tmp_path / "host"
-    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
-    env = clean_env()
-    env.pop("FALSIFY_DATABASE_URL", None)
-    proc = forkserver.run(
-        [sys.executable, "-c", HOST_LOSES_ITS_LOCK, str(root), url, str(SEED)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out, url = run_host(tmp_path, HOST_LOSES_ITS_LOCK)
     kind, code, message = out["refused"]
     assert (kind, code) == ("WriterLockLost", 7) and "nothing more is written" in message, message
     assert out["after"] == out["before"] and out["pending"] is None
@@ -373,27 +381,7 @@ def test_a_write_that_loses_its_connection_is_exit_7_and_lands_not_at_all(tmp_pa
     """cognee's connection lost as a revision writes (once: the rollback reconnects; always:
     the rollback fails too, as with the server stopped): DatabaseUnavailable (exit 7), not an
     internal error or RollbackFailed; opened again, the state before it and check clean."""
-    import json
-    import sys
-
-    import forkserver
-    import pg_server
-    from conftest import REPO, clean_env
-
-    root = tmp_path / "host"
-    url = pg_server.root_env(root, fresh=True)["FALSIFY_DATABASE_URL"]
-    env = clean_env()
-    env.pop("FALSIFY_DATABASE_URL", None)
-    proc = forkserver.run(
-        [sys.executable, "-c", HOST_LOSES_COGNEE_CONNECTIONS, str(root), url, str(SEED), times],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out, _ = run_host(tmp_path, HOST_LOSES_COGNEE_CONNECTIONS, times)
     kind, code, message = out["refused"]
     assert (kind, code) == ("DatabaseUnavailable", 7) and "lost the connection" in message, message
     if times == "once":

@@ -73,6 +73,11 @@ def bridge(prefix: str, with_hypotheses: bool = True) -> dict:
     return data
 
 
+def fact(key: str, claim: str, subject: str, predicate: str, obj: str, **more) -> dict:
+    """A piece of evidence with its triple, as an investigation file writes it."""
+    return {"key": key, "claim": claim, "subject": subject, "predicate": predicate, "object": obj} | more
+
+
 async def test_a_question_about_a_fact_is_answered_from_it_then_from_its_replacement(app, prefix):
     await app.load(json.dumps(bridge(prefix)))
     question = f"What was the posted weight limit of bridge {prefix}?"
@@ -1079,15 +1084,7 @@ async def test_without_valid_time_before_a_value_is_what_was_believed_before_it_
         json.dumps(
             {
                 "question": {"key": f"{prefix}Q", "text": f"Where is {who}?"},
-                "evidence": [
-                    {
-                        "key": f"{prefix}E_city",
-                        "claim": f"{who} lives in Lisbon.",
-                        "subject": who,
-                        "predicate": "lives in",
-                        "object": "Lisbon",
-                    }
-                ],
+                "evidence": [fact(f"{prefix}E_city", f"{who} lives in Lisbon.", who, "lives in", "Lisbon")],
             }
         )
     )
@@ -1123,29 +1120,17 @@ async def test_a_chain_asked_for_a_year_gives_every_path_that_held_in_it(app, pr
             {
                 "question": {"key": f"{prefix}Q", "text": f"Who runs {orbital}?"},
                 "evidence": [
-                    {
-                        "key": f"{prefix}A_born",
-                        "claim": f"{alan} was born in Leeds.",
-                        "subject": alan,
-                        "predicate": "born in",
-                        "object": "Leeds",
-                    },
-                    {
-                        "key": f"{prefix}B_born",
-                        "claim": f"{beth} was born in Toronto.",
-                        "subject": beth,
-                        "predicate": "born in",
-                        "object": "Toronto",
-                    },
+                    fact(f"{prefix}A_born", f"{alan} was born in Leeds.", alan, "born in", "Leeds"),
+                    fact(f"{prefix}B_born", f"{beth} was born in Toronto.", beth, "born in", "Toronto"),
                 ],
             }
         )
     )
-    for fact, triple, since in (
+    for claim, triple, since in (
         (f"{alan} is the chief executive officer of {orbital}.", f"{orbital}|ceo|{alan}", "2010-01-01"),
         (f"{beth} became chief executive officer of {orbital}.", f"{orbital}|ceo|{beth}", "2016-05-01"),
     ):
-        await app.revise(fact, triple=triple, valid_from=since, inquiry=f"{prefix}Q")
+        await app.revise(claim, triple=triple, valid_from=since, inquiry=f"{prefix}Q")
     both = (await app.recall(f"Where was the CEO of {orbital} born?", as_of="2016"))["falsify"]
     assert {f"{prefix}A_born", f"{prefix}B_born"} <= set(both["nodes"]), both
     assert "In 2016 also:" in both["answer"] and "valid 2010-01-01 to 2016-05-01" in both["answer"]
@@ -1158,27 +1143,15 @@ async def test_a_chain_asked_for_a_year_gives_every_path_that_held_in_it(app, pr
             {
                 "question": {"key": f"{prefix}Q2", "text": f"What about {ken}?"},
                 "evidence": [
-                    {
-                        "key": f"{prefix}K_team",
-                        "claim": f"{ken} supports the {tigers}.",
-                        "subject": ken,
-                        "predicate": "supports team",
-                        "object": tigers,
-                    },
-                    {
-                        "key": f"{prefix}T_city",
-                        "claim": f"The {tigers} play in Nishinomiya.",
-                        "subject": tigers,
-                        "predicate": "home city",
-                        "object": "Nishinomiya",
-                    },
-                    {
-                        "key": f"{prefix}G_city",
-                        "claim": f"The {giants} play in Tokyo.",
-                        "subject": giants,
-                        "predicate": "home city",
-                        "object": "Tokyo",
-                    },
+                    fact(f"{prefix}K_team", f"{ken} supports the {tigers}.", ken, "supports team", tigers),
+                    fact(
+                        f"{prefix}T_city",
+                        f"The {tigers} play in Nishinomiya.",
+                        tigers,
+                        "home city",
+                        "Nishinomiya",
+                    ),
+                    fact(f"{prefix}G_city", f"The {giants} play in Tokyo.", giants, "home city", "Tokyo"),
                 ],
             }
         )
@@ -1209,14 +1182,8 @@ async def test_a_question_in_the_first_person_is_about_the_user_and_a_name_about
     tag = prefix.strip("_")
     q = f"{prefix}Q"
 
-    def ev(key, claim, subject, predicate, obj):
-        return {
-            "key": f"{prefix}{key}",
-            "claim": claim,
-            "subject": subject,
-            "predicate": predicate,
-            "object": obj,
-        }
+    def ev(key, *said, **more):
+        return fact(f"{prefix}{key}", *said, **more)
 
     await app.load(
         json.dumps(
@@ -1268,14 +1235,8 @@ async def test_lists_ever_and_a_tie_read_by_the_triple(app, prefix):
     tag = prefix.strip("_")
     q = f"{prefix}Q"
 
-    def ev(key, claim, subject, predicate, obj, **more):
-        return {
-            "key": f"{prefix}{key}",
-            "claim": claim,
-            "subject": subject,
-            "predicate": predicate,
-            "object": obj,
-        } | more
+    def ev(key, *said, **more):
+        return fact(f"{prefix}{key}", *said, **more)
 
     oslo, orbital, daniel = f"Oslo{tag}", f"Orbital{tag}", f"Daniel Okafor{tag}"
     await app.load(
@@ -1309,12 +1270,12 @@ async def test_lists_ever_and_a_tie_read_by_the_triple(app, prefix):
     )
     children = (await app.recall("How many children do I have?", inquiry=q))["falsify"]
     assert {f"{prefix}K1", f"{prefix}K2"} <= set(children["nodes"]), children
-    for fact, who, since in (
+    for name, who, since in (
         ("Beth Cole", "Beth Cole", "2016-05-01"),
         ("Carl Diaz", "Carl Diaz", "2021-03-01"),
     ):
         await app.revise(
-            f"{fact} is the CEO of {orbital}.", triple=f"{orbital}|ceo|{who}", valid_from=since, inquiry=q
+            f"{name} is the CEO of {orbital}.", triple=f"{orbital}|ceo|{who}", valid_from=since, inquiry=q
         )
     ever = (await app.recall(f"Was Alan Reed ever CEO of {orbital}?", inquiry=q))["falsify"]
     assert ever["nodes"][0] == f"{prefix}C1" and ever["held_then"]["valid_to"] == "2016-05-01", ever
