@@ -150,12 +150,13 @@ async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(a
     )
     epoch = app.journal.epoch()
     fact = f"Forensic audit: the {word} March QA report was back-dated."
-    result = await app.revise(fact)
+    # scoped to its question: the session's root holds other tests' restatements of this fact
+    # ("Forensic audit: the March QA report was back-dated.", recorded by every in-process demo
+    # revision), nearer to it than its own claim, and eight of them fill an unscoped top k
+    result = await app.revise(fact, inquiry=f"{prefix}Q")
     assert result["epoch"] is None and result["new_evidence"] is None and app.journal.epoch() == epoch
-    mine = [
-        c for c in result["candidates"] if c["key"].startswith(prefix)
-    ]  # the shared root holds other tests' too
-    assert [c["key"] for c in mine][0] == prefix + "E_qa"
+    mine = [c for c in result["candidates"] if c["key"].startswith(prefix)]
+    assert mine == result["candidates"] and mine[0]["key"] == prefix + "E_qa"
     assert result["to_decide"] == [c["key"] for c in result["candidates"]]
     first = mine[0]
     assert first["relation"] is None
@@ -163,7 +164,7 @@ async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(a
     assert [c["rank"] for c in result["candidates"]] == list(range(1, len(result["candidates"]) + 1))
     assert len(result["candidates"]) <= 8  # a bounded top k
     assert "target=" in result["note"]  # a Python caller reads the keyword (the CLI's --target: below)
-    done = await app.revise(fact, target=first["key"])
+    done = await app.revise(fact, target=first["key"], inquiry=f"{prefix}Q")
     assert done["refuted"] == [prefix + "E_qa"] and done["invalidated"] == [prefix + "K"]
 
 
