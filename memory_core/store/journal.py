@@ -365,14 +365,37 @@ class FileJournal(Journal):
     def __init__(self, root: Path):
         super().__init__(root)
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # the log file's identity (inode, size, mtime) and its last entry's epoch: that entry
+        # is a whole load or batch (megabytes on a large root), parsed once, not per call
+        self._last_epoch: Optional[tuple[tuple[int, int, int], int]] = None
 
     # ---- meta / epoch ----------------------------------------------------
     def epoch(self) -> int:
         """The last committed epoch (0 for a fresh root). The meta file is updated
         right after each commit; a crash between the two leaves it one behind, so
-        the log's last line is read too (from the end of the file: O(1), not O(log))."""
+        the log's last line is read too (from the end of the file: O(1), not O(log)),
+        and remembered while the file is unchanged."""
+        return max(self._log_epoch(), self.meta_epoch())
+
+    def _log_identity(self) -> Optional[tuple[int, int, int]]:
+        try:
+            seen = self.log_path.stat()
+        except FileNotFoundError:
+            return None
+        return (seen.st_ino, seen.st_size, seen.st_mtime_ns)
+
+    def _log_epoch(self) -> int:
+        ident = self._log_identity()
+        if ident is None:
+            return 0
+        if self._last_epoch is not None and self._last_epoch[0] == ident:
+            return self._last_epoch[1]
         last = self.last_entry()
-        return max(last["epoch"] if last else 0, self.meta_epoch())
+        epoch = last["epoch"] if last else 0
+        # a file changed while it was read is read again next time
+        if self._log_identity() == ident:
+            self._last_epoch = (ident, epoch)
+        return epoch
 
     def entries_backwards(self, block: int = 1 << 16) -> Iterator[dict]:
         """The log's entries, newest first, read from the end of the file in blocks:
@@ -431,6 +454,8 @@ class FileJournal(Journal):
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
+        ident = self._log_identity()
+        self._last_epoch = (ident, int(entry["epoch"])) if ident is not None else None
         self._set_meta_epoch(int(entry["epoch"]))
         self.clear()
 

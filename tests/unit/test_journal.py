@@ -55,3 +55,28 @@ def test_committed_finds_an_epoch_from_the_end(tmp_path):
         tmp_path, [{"epoch": e, "kind": "revision"} for e in (1, 2, 3, 5)], torn='{"epoch": 6'
     )
     assert [journal.committed(e) for e in range(0, 8)] == [False, True, True, True, False, True, False, False]
+
+
+def test_epoch_follows_the_log_file_whoever_wrote_it(tmp_path, monkeypatch):
+    """The last entry's epoch is remembered while the log file is unchanged (a large last
+    entry is parsed once), and read again when another journal (another process) appends,
+    when the file is replaced, or when a torn line is cut."""
+    entry = lambda e: {"epoch": e, "kind": "revision", "intent": {"epoch": e}}
+    mine = write_log(tmp_path, [entry(1), entry(2)])
+    assert mine.epoch() == 2
+    parsed = []
+    real = Journal.last_entry
+    monkeypatch.setattr(Journal, "last_entry", lambda self: parsed.append(1) or real(self))
+    assert mine.epoch() == mine.epoch() == 2 and parsed == []  # unchanged file: not parsed again
+    other = Journal(tmp_path)  # another process's journal on the same root appends
+    other.commit(entry(3))
+    assert other.epoch() == 3 and parsed == []  # its own commit told it
+    assert mine.epoch() == 3 and parsed == [1]
+    replaced = tmp_path / "replaced.jsonl"
+    replaced.write_text(json.dumps(entry(1)) + "\n", encoding="utf-8")
+    replaced.replace(mine.log_path)
+    mine.meta_path.write_text(json.dumps({"epoch": 1}), encoding="utf-8")
+    assert mine.epoch() == 1
+    with open(mine.log_path, "a", encoding="utf-8") as f:
+        f.write('{"epoch": 2, "kind": "revi')  # torn: not an entry
+    assert mine.epoch() == 1
