@@ -156,4 +156,7 @@ def promote(view: BeliefView, plan: Plan, winner: str, question: str, losers: li
         losers,
         f"best-supported rival (support {support:.2f})",
         weight=max(new, view.nodes[winner].weight),
+        # a change even when its weight already stood 0.25 above every rival's (the one it
+        # leads over lost its weight): it carries the revision's epoch, as explain reports it
+        state=view.nodes[winner].state,
     )

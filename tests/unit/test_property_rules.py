@@ -479,6 +479,21 @@ def test_epoch_is_that_of_the_last_change_of_any_kind():
     }
 
 
+def test_a_promotion_that_leaves_the_weight_carries_the_epoch_too():
+    """B already stands 0.25 above A when A loses its only supporter: B is promoted with
+    its weight unchanged, and that promotion is its last change (explain reports it at
+    this epoch, so status must not show B's older one)."""
+    m = small(
+        {"E_A": "evidence", "E_B": "evidence", "A": "hypothesis", "B": "hypothesis"},
+        [("supports", "E_A", "A", 1.0), ("supports", "E_B", "B", 0.3)],
+        weights={"A": 0.3, "B": 0.8},
+        priors={},
+    )
+    engine, _, plans = both(m, "E_A")
+    assert plans[0].promoted == ["B"] and engine.nodes["B"].weight == 0.8
+    assert engine.nodes["B"].epoch == 1 and engine.nodes["E_B"].epoch == 0
+
+
 def test_superseded_hypothesis_gaining_alive_support_holds_again():
     """Rule 9 for hypotheses (the load's settle step, memory_core/ops/load.py): A (0.6)
     loses E_A and is superseded, B promoted; a fragment then adds EN supporting A. A holds
