@@ -762,11 +762,42 @@ async def by_triples_on_a_tie(
     return [lead] + [h for h in matches if h is not lead]
 
 
+def own_value(words: QuestionWords, props: dict, ranked: list[BeliefHit]) -> Optional[BeliefHit]:
+    """The question names an entity the nearest fact is not about, and that entity has its
+    own alive value of the fact's predicate: that value answers ("Do I live in Faro?" near
+    "User's mother lives in Faro." is answered by "User lives in Lisbon."; "Do I work at
+    IBM?" near "User's wife Julia works at IBM." by the user's own employer). The nearest
+    such fact found; None when the fact is about a named entity or none has a value."""
+    subject, predicate = props.get("subject"), props.get("predicate")
+    if not (words.names and subject and predicate and props.get("object")):
+        return None
+    if any(_named_in(name, _entity(subject)) for name in words.names):
+        return None
+    slot = normalise_term(predicate)
+    for hit in ranked:
+        other = hit.props
+        if (
+            hit.kind == "evidence"
+            and other.get("key") != props.get("key")
+            and other.get("subject")
+            and other.get("object")
+            and normalise_term(other.get("predicate") or "") == slot
+            and any(_named_in(name, _entity(other["subject"])) for name in words.names)
+        ):
+            return hit
+    return None
+
+
+def _about(props: dict) -> Optional[str]:
+    """The entity a fact with a triple is about (its subject's, :func:`_entity`)."""
+    return _entity(props["subject"]) if props.get("subject") and props.get("object") else None
+
+
 def other_entity_answer(words: QuestionWords, props: dict) -> dict:
     """The question names entities none of the alive facts is about ("Am I allergic to
     peanuts?" near "User's son Max is allergic to peanuts."): no answer, the nearest named."""
     named = ", ".join(repr(" ".join(n)) for n in words.names)
-    about = _entity(props["subject"]) if props.get("subject") and props.get("object") else None
+    about = _about(props)
     return {
         "answer": f"no alive belief answers it about {named}: the nearest, {props['key']} "
         f"({text_of(props).rstrip('.')}), is about {about or 'something else'}",
@@ -1540,7 +1571,17 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             # a question about facts, or the inquiry's own whose hypotheses have no alive support
             mine = await answer_through(stores, slice_, through, words)
         elif mine is None and facts:
+            nearest_fact = facts[0]
+            mine_instead = own_value(words, nearest_fact.props, ranked) if question else None
+            if mine_instead is not None:  # the named entity's own value answers, not another's
+                facts = [mine_instead] + [h for h in facts if h is not mine_instead]
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA], words)
+            if mine_instead is not None:
+                mine["other_entity"] = {
+                    "key": nearest_fact.props["key"],
+                    "text": text_of(nearest_fact.props),
+                    "about": _about(nearest_fact.props),
+                }
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
                 held = held_by(words, facts[0].props)
                 mine["unheld"] = sorted(set(words) - held)
@@ -1563,6 +1604,10 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                         mine["context"] += [text_of(p) for p in sharing]
                 if mine.get("unheld") and mine.get("nodes"):
                     mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
+                if mine_instead is not None and mine.get("nodes") and "other_entity" in mine:
+                    other = mine["other_entity"]
+                    whose = nearest_fact.props["subject"]  # "user's mother": whose mother it is, said
+                    mine["answer"] += f" {other['key']} ({other['text'].rstrip('.')}) is about {whose}."
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
         if (

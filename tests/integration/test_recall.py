@@ -1208,12 +1208,25 @@ async def test_a_question_in_the_first_person_is_about_the_user_and_a_name_about
                         "Nice",
                     ),
                     ev("JM", "José Müller lives in Zürich.", "José Müller", "lives in", "Zürich"),
+                    ev("M4", "User lives in Lisbon.", "user", "lives in", "Lisbon"),
+                    ev("M5", "User's mother lives in Faro.", "user's mother", "lives in", "Faro"),
                 ],
             }
         )
     )
     work = (await app.recall("Where do I work?", inquiry=q))["falsify"]
     assert work["nodes"][:1] == [f"{prefix}M1"], work
+    # a question naming the user and another's value: the user's own value of that relation answers
+    faro = (await app.recall("Do I live in Faro?", inquiry=q))["falsify"]
+    assert faro["nodes"][:1] == [f"{prefix}M4"] and faro["unheld"] == ["faro"], faro
+    assert faro["other_entity"] == {
+        "key": f"{prefix}M5",
+        "text": "User's mother lives in Faro.",
+        "about": "mother",
+    }
+    assert faro["answer"].endswith(f"{prefix}M5 (User's mother lives in Faro) is about user's mother."), faro
+    ibm = (await app.recall("Do I work at IBM?", inquiry=q))["falsify"]
+    assert ibm["nodes"][:1] == [f"{prefix}M1"] and ibm["unheld"] == ["ibm"], ibm
     allergy = (await app.recall("Am I allergic to peanuts?", inquiry=q))["falsify"]
     assert allergy["nodes"] == [] and allergy["other_entity"]["key"] == f"{prefix}M3", allergy
     assert allergy["answer"].startswith("no alive belief answers it about 'user'")
