@@ -136,35 +136,44 @@ async def test_equal_scores_rank_the_same_whatever_order_the_engine_returns(app,
 
 
 async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(app, prefix):
+    # The session's root is shared: other tests store the seed's claims under their own prefixes and
+    # record restatements of its audit fact ("Forensic audit: the March QA report was back-dated.",
+    # every in-process demo revision), which lie nearer to a restatement of that fact than any claim
+    # of this test's and fill gate 1's top k. So this test's claims and fact are about a subject no
+    # other test stores (a tidal turbine), with a word only they carry: its own claim is the nearest
+    # in the whole root, whatever ran before. (Naming its question with inquiry= would not help:
+    # that narrows gate 1's top k of the whole root, it does not search the question alone.)
     word = f"zr{prefix.strip('_')}"
     await app.load(
         investigation(
             prefix,
             evidence=[
-                {"key": "E_qa", "claim": f"The {word} QA report documented the defect on 15 March 2021."},
-                {"key": "E_mail", "claim": f"Supplier {word} warned of cracked housings in January 2021."},
+                {
+                    "key": "E_qa",
+                    "claim": f"The {word} tidal turbine's QA report documented the blade crack on 15 March 2021.",
+                },
+                {
+                    "key": "E_mail",
+                    "claim": f"Supplier {word} warned of cracked turbine blades in January 2021.",
+                },
             ],
-            conclusions=[{"key": "K", "statement": f"{word} knew in March"}],
+            conclusions=[{"key": "K", "statement": f"{word} knew of the blade crack in March"}],
             edges=[{"type": "depends_on", "from": "K", "to": "E_qa"}],
         )
     )
     epoch = app.journal.epoch()
-    fact = f"Forensic audit: the {word} March QA report was back-dated."
-    # scoped to its question: the session's root holds other tests' restatements of this fact
-    # ("Forensic audit: the March QA report was back-dated.", recorded by every in-process demo
-    # revision), nearer to it than its own claim, and eight of them fill an unscoped top k
-    result = await app.revise(fact, inquiry=f"{prefix}Q")
+    fact = f"An inspection of the {word} tidal turbine found its QA report's date was forged."
+    result = await app.revise(fact)
     assert result["epoch"] is None and result["new_evidence"] is None and app.journal.epoch() == epoch
-    mine = [c for c in result["candidates"] if c["key"].startswith(prefix)]
-    assert mine == result["candidates"] and mine[0]["key"] == prefix + "E_qa"
+    assert result["candidates"][0]["key"] == prefix + "E_qa"  # the nearest of the whole root
     assert result["to_decide"] == [c["key"] for c in result["candidates"]]
-    first = mine[0]
+    first = result["candidates"][0]
     assert first["relation"] is None
     assert first["lexical"] > 0 and 0 < first["distance"] < 2 and "QA report" in first["claim"]
     assert [c["rank"] for c in result["candidates"]] == list(range(1, len(result["candidates"]) + 1))
     assert len(result["candidates"]) <= 8  # a bounded top k
     assert "target=" in result["note"]  # a Python caller reads the keyword (the CLI's --target: below)
-    done = await app.revise(fact, target=first["key"], inquiry=f"{prefix}Q")
+    done = await app.revise(fact, target=first["key"])
     assert done["refuted"] == [prefix + "E_qa"] and done["invalidated"] == [prefix + "K"]
 
 
