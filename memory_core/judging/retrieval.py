@@ -17,7 +17,9 @@ piece of evidence scores ``sum over ranked retrievers of 1 / (RRF_K + rank)`` (r
 from 1 among that retriever's live hits); the fused ranking is by that score, ties
 by cosine distance. Gate 1 keeps the top :data:`GATE1_K` of it (a bound on what the
 judges are asked: each candidate costs judge work), optionally only those within a
-distance floor, then adds the subject+predicate lookup's evidence. Every candidate
+distance floor, then adds the subject+predicate lookup's evidence. A fact scoped to one
+question (``Query.question``, ``--inquiry``) sees only that question's evidence, and its
+retrievers' pools widen until they hold its top k (:func:`_widen_for_questions`). Every candidate
 carries its cosine distance (lexical hits bring their row's vector), its lexical
 score (None: not a lexical hit) and its fused rank (None: lookup only).
 
@@ -60,6 +62,9 @@ class Query:
     # a timed fact: the subject+predicate lookup also returns the values already superseded in
     # time (with a valid_from): the fact takes its place in that whole timeline (core.validity)
     timeline: bool = False
+    # the stored question the fact belongs to (``--inquiry``): only its evidence is a candidate,
+    # ranked among itself, however much of the root's other evidence lies nearer
+    question: Optional[str] = None
 
 
 @dataclass
@@ -170,6 +175,52 @@ class SubjectPredicateLookup:
 RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLookup())
 
 
+POOL_MAX = 1 << 16  # the widest pool a question-scoped query asks a retriever for
+
+
+async def _widen_for_questions(
+    store,
+    queries: Sequence[Query],
+    k: int,
+    pool: int,
+    retrievers: Sequence[Retriever],
+    results: list,
+    read: dict,
+) -> None:
+    """A query scoped to one question (``Query.question``) sees only that question's evidence,
+    which the root's other questions can push out of a ranked retriever's pool: its pool is
+    widened (x4 each time, up to :data:`POOL_MAX`) until it holds ``k`` live pieces of the
+    question's evidence or every ranked retriever returned fewer rows than asked (none left).
+    ``results`` and ``read`` (node id -> properties) are updated in place."""
+
+    def short(i: int, n: int) -> bool:
+        question = queries[i].question
+        own = {
+            h.node_id
+            for r, per in results
+            if r.ranked
+            for h in per[i]
+            if (props := h.props if h.props is not None else read.get(h.node_id)) is not None
+            and props.get("question_key") == question
+            and state_of(props) in LIVE
+        }
+        full = any(r.ranked and len(per[i]) >= n for r, per in results)
+        return len(own) < k and full
+
+    todo = [i for i, q in enumerate(queries) if q.question is not None]
+    while todo and pool < POOL_MAX:
+        todo = [i for i in todo if short(i, pool)]
+        if not todo:
+            return
+        pool = min(POOL_MAX, pool * 4)
+        wider = [await r.retrieve(store, [queries[i] for i in todo], pool) for r, _ in results]
+        for (_, per), more in zip(results, wider):
+            for i, hits in zip(todo, more):
+                per[i] = hits
+        want = {h.node_id for i in todo for _, per in results for h in per[i] if h.props is None}
+        read.update(await store.raw_nodes(want - set(read)))
+
+
 def _distances(qvec, hits: Sequence[Hit]) -> dict[str, float]:
     """Cosine distance from ``qvec`` of each hit that brought its row's vector, as one matrix."""
     with_vector = {h.node_id: h.vector for h in hits if h.vector is not None}
@@ -218,6 +269,7 @@ async def gate1_many(
     results = [(r, await r.retrieve(store, queries, pool)) for r in retrievers]
     want = {h.node_id for _, per in results for hits in per for h in hits if h.props is None}
     read = await store.raw_nodes(want)
+    await _widen_for_questions(store, queries, k, pool, retrievers, results, read)
     found = []
     for qi, query in enumerate(queries):
         qvec = _unit(query.vector)[0] if query.vector is not None else None
@@ -231,6 +283,8 @@ async def gate1_many(
             for hit in per[qi]:
                 props = hit.props if hit.props is not None else read.get(hit.node_id)
                 if props is None or props.get("key") in query.exclude:
+                    continue
+                if query.question is not None and props.get("question_key") != query.question:
                     continue
                 if state_of(props) not in LIVE and not (
                     query.timeline and not retriever.ranked and past(props)

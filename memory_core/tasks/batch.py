@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from memory_core.core.beliefs import BeliefView, Node
+from memory_core.core.errors import InputError
+from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
 from memory_core.core.requests import RevisionRequest, requests_from
 from memory_core.core.tms import Memory
@@ -261,3 +263,17 @@ def as_requests(item: Any) -> list[RevisionRequest]:
     if items and all(isinstance(i, RevisionRequest) for i in items):
         return items
     return requests_from(items)
+
+
+def named_inquiry(job: FactJob) -> str:
+    """The stored question ``inquiry`` names (matched as keys are); refused when no question
+    has that key."""
+    named = job.request.inquiry or ""
+    stored = job.batch.questions or []
+    found = next((q for q in stored if normalise_key(q) == normalise_key(named)), None)
+    if found is None:
+        raise InputError(
+            f"--inquiry {named!r}: no question with that key in this data root (stored: {', '.join(stored) or 'none'})",
+            field="inquiry",
+        )
+    return found

@@ -38,7 +38,7 @@ from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
 from memory_core.store.forgotten import forgotten_index, not_stored
 from memory_core.store.stores import Stores
-from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop, as_requests
+from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop, as_requests, named_inquiry
 from memory_core.tasks.timing import timed
 
 
@@ -282,6 +282,10 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     facts judged concurrently: :func:`memory_core.judging.chain.judge_cases`). A judge failure
     on fact *k* stops the batch there."""
     store = batch.stores.store
+    scopes: dict[int, str] = {}
+    if any(j.request.inquiry is not None for j in jobs):
+        await batch.home()  # the stored questions: a fact naming its question is compared with its evidence
+        scopes = {j.index: named_inquiry(j) for j in jobs if j.request.inquiry is not None}
     queries = [
         Query(
             j.fact,
@@ -289,6 +293,7 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
             vectors.get(j.index),
             frozenset(exclude),
             timeline=j.request.valid_from is not None,
+            question=scopes.get(j.index),
         )
         for j in jobs
     ]

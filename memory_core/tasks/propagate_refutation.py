@@ -15,10 +15,9 @@ from memory_core.core import revision, validity
 from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
-from memory_core.tasks.batch import FactJob
+from memory_core.tasks.batch import FactJob, named_inquiry
 from memory_core.tasks.detect_contradictions import narrow
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 
@@ -141,20 +140,6 @@ async def begin_fact(job: FactJob) -> None:
             plan.meta.validity_note = note
     validity.place(view, plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(plan.restored)
-
-
-def named_inquiry(job: FactJob) -> str:
-    """The stored question ``inquiry`` names (matched as keys are); refused when no question
-    has that key."""
-    named = job.request.inquiry or ""
-    stored = job.batch.questions or []
-    found = next((q for q in stored if normalise_key(q) == normalise_key(named)), None)
-    if found is None:
-        raise InputError(
-            f"--inquiry {named!r}: no question with that key in this data root (stored: {', '.join(stored) or 'none'})",
-            field="inquiry",
-        )
-    return found
 
 
 def contradicts_elsewhere(job: FactJob) -> None:

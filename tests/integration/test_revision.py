@@ -522,3 +522,36 @@ async def test_a_fact_named_into_its_question_is_compared_and_recorded_there_onl
             await call
         assert said in str(refused.value) and refused.value.field == field, str(refused.value)
     assert app.journal.epoch() == epoch  # nothing written
+
+
+async def test_a_fact_named_into_its_question_is_compared_with_its_evidence_however_near_others_lie(
+    app, prefix
+):
+    """``inquiry`` ranks that question's evidence among itself: other questions' claims lying
+    nearer to the fact (more than gate 1's top k of them) do not push its own out."""
+    tag = prefix.strip("_")
+    fact = f"Forensic audit: the {tag} March QA report was back-dated."
+    for i in range(12):  # other questions holding restatements of the fact, nearer than its own claim
+        await app.load(
+            investigation(
+                f"{prefix}o{i}_",
+                evidence=[
+                    {"key": "F", "claim": f"Forensic audit: the {tag} March QA report was back-dated ({i})."}
+                ],
+            )
+        )
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "E_qa", "claim": f"The {tag} QA report documented the defect on 15 March 2021."}
+            ],
+        )
+    )
+    unscoped = await app.revise(fact, dry_run=True)
+    assert f"{prefix}E_qa" not in [c["key"] for c in unscoped["candidates"]]  # the others fill the top k
+    scoped = await app.revise(fact, dry_run=True, inquiry=f"{prefix}Q")
+    assert [c["key"] for c in scoped["candidates"]] == [f"{prefix}E_qa"], scoped["candidates"]
+    assert scoped["to_decide"] == [f"{prefix}E_qa"]
+    many = await app.revise_many([{"fact": fact, "inquiry": f"{prefix}Q"}], dry_run=True)
+    assert [c["key"] for c in many[0]["candidates"]] == [f"{prefix}E_qa"]
