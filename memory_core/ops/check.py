@@ -30,26 +30,27 @@ guesses which of two overlapping values has the wrong dates: it names the pair u
 from __future__ import annotations
 
 import asyncio
+from typing import Any, Optional, TypedDict
 
 from memory_core.core import validity
-from memory_core.core.beliefs import STATES
+from memory_core.core.beliefs import STATES, BeliefView, Node
 from memory_core.core.cardinality import multi_valued, stored_predicates
 from memory_core.core.keys import sp_key
 from memory_core.core.vocabulary import DISPUTES
-from memory_core.ops.check_log import forget_problems, replay, restore_entries, unfounded_alive
+from memory_core.ops.check_log import StoredNode, forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection
 from memory_core.core.revision import plan_relabel, plan_settle
 from memory_core.core.tms import historical_node, three_valued_violations
 from memory_core.store.stores import Stores
 from memory_core.store import writer
-from memory_core.store.belief_store import to_node
+from memory_core.store.belief_store import BeliefStore, to_node
 from memory_core.store.intents import log_changes, tombstones, updates
-from memory_core.store.journal import MAX_EPOCH, described, valid_epoch
+from memory_core.store.journal import MAX_EPOCH, Journal, described, valid_epoch
 from memory_core.store.forgotten import ForgottenIndex, forgotten_index
 from memory_core.store.tms_io import add_antecedent_ghosts, forgotten_off_loop
 
 
-async def _graph_ids(store, kind: str) -> dict[str, dict]:
+async def _graph_ids(store: BeliefStore, kind: str) -> dict[str, dict]:
     return await store.raw_nodes(await store.ids_of_kind(kind))
 
 
@@ -59,6 +60,28 @@ async def _graph_ids(store, kind: str) -> dict[str, dict]:
 REPAIR_PASSES = 6
 # invalid log lines named one by one; beyond that, counted
 LINES_NAMED = 20
+
+
+class Findings(TypedDict):
+    """What :func:`_inspect` found: the problems, and what :func:`_repair` needs to fix them."""
+
+    problems: list[str]
+    orphan_rows: dict[str, list[str]]  # kind -> vector row ids without their node
+    missing_vectors: dict[str, dict]  # id -> props of a node without its vector row
+    restore: dict[str, dict]  # id -> the log's node entry to restore (check_log.forget_problems)
+    every: dict[str, dict]  # id -> props of every stored node
+    unfounded_by_q: dict[str, tuple[BeliefView, list[str]]]  # question -> (whole graph, its unfounded)
+    mislabelled: list[str]  # questions with nodes the three-valued labelling disagrees with
+    forget_ids: list[str]  # orphans a revision should have forgotten
+    stored: dict[str, StoredNode]  # id -> what the forget rules read of every readable node
+    whole: BeliefView
+    lost: list[list[int]]  # lost epoch ranges [first, last] not recorded yet
+    valid_to: dict[str, tuple[dict, object]]  # id -> (props, the valid_to the log wrote)
+    meta: bool  # falsify.json has problems
+    log_lines: bool  # the log has lines that are not entries
+    absurd: dict[str, Node]  # id -> a node carrying an epoch no log could hold
+    overlaps: list[tuple[str, str, str, validity.Interval]]
+    empty: list[tuple[str, str, str]]
 
 
 async def check(stores: Stores, repair: bool = False) -> dict:
@@ -73,13 +96,14 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     if not found["problems"]:  # nothing to repair: the repair's fields all the same (one shape)
         result.update(repaired=[], clean_after_repair=True, problems_after_repair=[], cannot_restore=[])
         return result
-    repaired, cannot = [], []
+    repaired: list[str] = []
+    cannot: list[str] = []
     # an unfinished change (a torn log line, a pending intent) is rolled back first, and the
     # root inspected again: what the rollback removed is never re-indexed or restored, and no
     # history is recorded lost for an epoch that never committed
-    done = await writer.recover(stores.store, stores.journal)
-    if done:
-        repaired.append(done)
+    recovered = await writer.recover(stores.store, stores.journal)
+    if recovered:
+        repaired.append(recovered)
         found = await _inspect(stores)
     for _ in range(REPAIR_PASSES):
         if not found["problems"]:
@@ -143,7 +167,7 @@ def history_problems(
     last = 0
     for entry in entries:  # the journal's readers yield only entries; a list given here may hold others
         epoch = entry.get("epoch") if isinstance(entry, dict) else None
-        if not valid_epoch(epoch):
+        if not isinstance(epoch, int) or not valid_epoch(epoch):
             continue
         spans = (entry.get("lost_epochs") or []) if entry.get("kind") == "repair" else []
         for span in spans if isinstance(spans, list) else []:
@@ -192,7 +216,7 @@ def history_problems(
     return problems, lost, [list(g) for g in gaps]
 
 
-async def _inspect(stores: Stores) -> dict:
+async def _inspect(stores: Stores) -> Findings:
     """Every problem of the root, and what a repair needs to fix them. The stores are read on
     the caller's event loop (cognee's engines are bound to it; large answers are decoded off
     it); what they hold is checked in a worker thread (:func:`_findings`: the labelling, the
@@ -214,20 +238,20 @@ async def _inspect(stores: Stores) -> dict:
 
 
 def _findings(
-    store,
-    journal,
-    graph: dict,
-    vectors: dict,
-    every: dict,
-    edges: list,
-    views: dict,
+    store: BeliefStore,
+    journal: Journal,
+    graph: dict[str, dict[str, dict]],
+    vectors: dict[str, set[str]],
+    every: dict[str, dict],
+    edges: list[tuple[str, str, str, dict]],
+    views: dict[str, BeliefView],
     forgotten: ForgottenIndex,
-) -> dict:
+) -> Findings:
     """What :func:`_inspect` read, checked (pure over it, but for the revision log it reads):
     ``graph`` kind -> stored nodes, ``vectors`` kind -> vector row ids, ``every`` id -> props of
     every stored node, ``edges`` every edge of theirs, ``views`` question -> its belief view,
     ``forgotten`` the forgotten index (:func:`forgotten_off_loop`)."""
-    problems = []
+    problems: list[str] = []
     missing_vectors: dict[str, dict] = {}
     orphan_rows: dict[str, list[str]] = {}
     for kind in KINDS:
@@ -246,7 +270,7 @@ def _findings(
     # well-founded computation (memory_core.ops.check_log, not the cascade's)
     whole = store._view(list(every.values()), edges)
     unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
-    unfounded_by_q = {}
+    unfounded_by_q: dict[str, tuple[BeliefView, list[str]]] = {}
     mislabelled: list[str] = []  # questions with nodes the three-valued labelling disagrees with
     for question, view in views.items():
         ghosts: dict[str, dict] = {}
@@ -270,15 +294,15 @@ def _findings(
             f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in wrong
         ]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
-    stored = {
+    readable = {i: n for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
+    stored: dict[str, StoredNode] = {
         i: {"key": n.key, "state": n.state, "epoch": n.epoch, "historical": historical_node(n)}
-        for i, n in ((i, to_node(p)) for i, p in every.items())
-        if n is not None
+        for i, n in readable.items()
     }
     # epochs no log could hold (damage, not lost history), and the history itself
-    absurd = {i: n for i, n in stored.items() if not valid_epoch(n["epoch"])}
+    absurd = {i: n for i, n in readable.items() if not valid_epoch(n.epoch)}
     problems += [
-        f"{n['key']} carries epoch {described(n['epoch'])}, beyond any epoch FALSIFY writes "
+        f"{n.key} carries epoch {described(n.epoch)}, beyond any epoch FALSIFY writes "
         f"(0..{MAX_EPOCH}): the stored node is damaged"
         for n in absurd.values()
     ]
@@ -290,10 +314,10 @@ def _findings(
     forget_found, restore, forget_ids = forget_problems(log, stored, edges, gaps)
     problems += forget_found
     # valid time: every stored valid_to is the one the log wrote (a load, a revision that ended it, an undo)
-    valid_to_fix = {}
+    valid_to_fix: dict[str, tuple[dict, object]] = {}
     for i, props in every.items():
         image = log.nodes.get(i)
-        if image is None or KIND_BY_TYPE.get(props.get("type")) != "evidence":
+        if image is None or KIND_BY_TYPE.get(props.get("type", "")) != "evidence":
             continue
         logged = (image.get("props") or {}).get("valid_to")
         if props.get("valid_to") != logged:
@@ -355,22 +379,23 @@ def empty_intervals(every: dict[str, dict]) -> list[tuple[str, str, str]]:
     return sorted(found)
 
 
-def validity_overlaps(every: dict[str, dict], whole) -> list:
+def validity_overlaps(
+    every: dict[str, dict], whole: BeliefView
+) -> list[tuple[str, str, str, validity.Interval]]:
     """Pairs of evidence values of a single-valued predicate (by their questions' declarations)
     that both held over an overlapping period (:func:`memory_core.core.validity.overlaps`)."""
     declared = {
         p.get("key"): stored_predicates(p.get("predicates"))
         for p in every.values()
-        if KIND_BY_TYPE.get(p.get("type")) == "question"
+        if KIND_BY_TYPE.get(p.get("type", "")) == "question"
     }
-    values = []
+    values: list[tuple[str, str, str, validity.Interval]] = []
     for props in every.values():
         node = to_node(props)
-        if (
-            node is None
-            or node.kind != "evidence"
-            or not (props.get("subject") and props.get("predicate") and props.get("object"))
-        ):
+        if node is None or node.kind != "evidence" or not props.get("object"):
+            continue
+        slot = sp_key(props.get("subject"), props.get("predicate"))
+        if slot is None:  # no subject or no predicate: not a value of a slot
             continue
         held = node.state in ("alive", "disputed") or (
             node.state == "superseded" and node.valid_to is not None
@@ -380,7 +405,7 @@ def validity_overlaps(every: dict[str, dict], whole) -> list:
         values.append(
             (
                 node.key,
-                sp_key(props["subject"], props["predicate"]),
+                slot,
                 props["object"],
                 (node.valid_from, node.valid_to),
             )
@@ -389,7 +414,7 @@ def validity_overlaps(every: dict[str, dict], whole) -> list:
     return validity.overlaps(values, disputes)
 
 
-def _settled(view, bad: list[str], epoch: int) -> tuple[dict, list]:
+def _settled(view: BeliefView, bad: list[str], epoch: int) -> tuple[dict, list]:
     """The intent and logged changes that invalidate the unfounded alive nodes ``bad`` of
     ``view`` at ``epoch`` (pure: run in a worker thread)."""
     original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
@@ -397,7 +422,7 @@ def _settled(view, bad: list[str], epoch: int) -> tuple[dict, list]:
     return {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}, log_changes(plan)
 
 
-def _relabelled(view, journal) -> "tuple[list[str], dict, list] | None":
+def _relabelled(view: BeliefView, journal: Journal) -> Optional[tuple[list[str], dict, list]]:
     """The nodes of ``view`` the three-valued labelling disagrees with (the forgotten ones it
     still rests on as ghosts), and the intent and logged changes that relabel them at the next
     epoch; None when there are none (the revision log is read: run in a worker thread)."""
@@ -409,7 +434,12 @@ def _relabelled(view, journal) -> "tuple[list[str], dict, list] | None":
     epoch = journal.epoch() + 1
     original = {k: type(n)(**vars(n)) for k, n in view.nodes.items()}
     images = replay(journal.entries()).nodes
-    dead_as = {img.get("key"): img.get("state") for img in images.values() if img.get("key") in keys}
+    # a state the image lacks (or not a string) is no dead state: the default (refuted)
+    dead_as = {
+        img["key"]: img["state"]
+        for img in images.values()
+        if img.get("key") in keys and isinstance(img.get("state"), str)
+    }
     plan = plan_relabel(view, keys, epoch, forgotten_index(journal).memory, dead_as)
     return (
         keys,
@@ -418,10 +448,10 @@ def _relabelled(view, journal) -> "tuple[list[str], dict, list] | None":
     )
 
 
-async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
+async def _repair(stores: Stores, found: Findings, cannot: list[str]) -> list[str]:
     """One repair pass over what :func:`_inspect` found; returns what it did."""
     store, journal = stores.store, stores.journal
-    repaired = []
+    repaired: list[str] = []
     orphan_rows, missing_vectors, restore, every = (
         found["orphan_rows"],
         found["missing_vectors"],
@@ -449,14 +479,14 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         repaired += journal.repair_meta(last["epoch"] if last else 0)
     if found.get("absurd"):
         epoch = journal.epoch() + 1
-        fixes = []
-        for i, props in sorted((i, found["every"][i]) for i in found["absurd"]):
-            node = to_node(props)
-            same = {"state": node.state, "weight": node.weight, "confidence": node.confidence}
+        fixes: list[dict[str, Any]] = []
+        for i in sorted(found["absurd"]):
+            damaged = found["absurd"][i]
+            same = {"state": damaged.state, "weight": damaged.weight, "confidence": damaged.confidence}
             fixes.append(
-                {"id": i, "key": node.key, "before": dict(same, epoch=0), "after": dict(same, epoch=epoch)}
+                {"id": i, "key": damaged.key, "before": dict(same, epoch=0), "after": dict(same, epoch=epoch)}
             )
-        intent = {"epoch": epoch, "updates": fixes}
+        intent: dict = {"epoch": epoch, "updates": fixes}
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(
@@ -470,9 +500,14 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         points = []
         for i, props in missing_vectors.items():
             node = to_node(props)  # re-adding rewrites the property blob: carry state and weight along
+            if node is None:
+                # not a node FALSIFY can read (its key lost behind its back): never re-indexed as it
+                # is; the revision log's image restores it below, or it stays named
+                continue
             points.append(writer.build_point(node.kind, i, props, node.state, node.epoch, node.weight))
-        await store.add_points(points)
-        repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
+        if points:
+            await store.add_points(points)
+            repaired.append(f"re-indexed {len(points)} node(s) missing their vector rows")
     if restore:
         epoch = journal.epoch() + 1
         adds = restore_entries(restore, set(every))
@@ -519,6 +554,8 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
         fixes = []
         for i, (props, logged) in sorted(found["valid_to"].items()):
             node = to_node(props)
+            if node is None:  # its key lost behind FALSIFY's back: the log's image restores it, valid_to too
+                continue
             same = {
                 "state": node.state,
                 "epoch": node.epoch,
@@ -533,12 +570,13 @@ async def _repair(stores: Stores, found: dict, cannot: list) -> list[str]:
                     "after": dict(same, valid_to=logged),
                 }
             )
-        intent = {"epoch": epoch, "updates": fixes}
-        entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
-        await writer.run(store, journal, intent, entry)
-        repaired.append(
-            f"restored the logged valid_to of {', '.join(f['key'] for f in fixes)} (epoch {epoch})"
-        )
+        if fixes:
+            intent = {"epoch": epoch, "updates": fixes}
+            entry = {"epoch": epoch, "kind": "repair", "changes": [], "intent": intent}
+            await writer.run(store, journal, intent, entry)
+            repaired.append(
+                f"restored the logged valid_to of {', '.join(f['key'] for f in fixes)} (epoch {epoch})"
+            )
     if forget_ids:
         epoch = journal.epoch() + 1
         keys = sorted(stored[i]["key"] for i in forget_ids)

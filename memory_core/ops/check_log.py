@@ -30,12 +30,21 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from typing import Iterable, Optional
+from typing import Iterable, NotRequired, Optional, TypedDict
 
 from memory_core.core.beliefs import Edge
 from memory_core.core.vocabulary import ALIVE, DEAD, DEPENDS_ON, INVALIDATED, REFUTED, SUPERSEDES, SUPPORTS
 
 REVISION_KINDS = ("revise", "resolve")
+
+
+class StoredNode(TypedDict):
+    """What the forget rules read of a stored node (:func:`forget_problems`)."""
+
+    key: str
+    state: str
+    epoch: int
+    historical: NotRequired[bool]  # superseded in time (core.tms.historical_node)
 
 
 def well_founded(states: dict[str, str], edges: Iterable[Edge]) -> set[str]:
@@ -150,7 +159,7 @@ def _needers_in(edges: Iterable, ident: str) -> list[str]:
 
 
 def forget_problems(
-    log: Replay, stored: dict[str, dict], edges: list[tuple], gaps: Iterable = ()
+    log: Replay, stored: dict[str, StoredNode], edges: list[tuple], gaps: Iterable = ()
 ) -> tuple[list[str], dict, list[str]]:
     """``stored``: id -> {"key", "state", "epoch", "historical"} of every stored node
     (``historical``: superseded in time, optional); ``edges``: every
@@ -234,7 +243,7 @@ def forget_problems(
             other = e[0] if e[1] == ident else e[1]
             if other in needers:
                 born = log.edges.get(tuple(e[:3]), ({}, 0))[1]
-                became = max(became, born, int(stored.get(other, {}).get("epoch") or 0))
+                became = max(became, born, int((stored[other].get("epoch") if other in stored else 0) or 0))
         for t in forgotten_needers.get(ident, []):
             became = max(became, t["deleted_at"])
             needers.append(t["id"])
