@@ -208,9 +208,8 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
                 RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}")
             )
         structured = value if isinstance(value, dict) else {"result": value}
-        return CallToolResult(
-            content=[TextContent(type="text", text=_dump(value))], structured_content=structured
-        )
+        text = await asyncio.to_thread(_dump, value)  # a large result's JSON: off the server's loop
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     @server.tool(description=ADD_BELIEFS, annotations=WRITING)
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
@@ -275,7 +274,7 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     )
     async def graph() -> str:
         async with gate.session() as fx:
-            return _dump(await fx.status())
+            return await asyncio.to_thread(_dump, await fx.status())
 
     @server.resource(
         "falsify://log",
@@ -285,7 +284,8 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
     )
     async def log() -> str:
         async with gate.session() as fx:
-            return _dump(fx.revision_log())
+            # the whole revision log read and dumped: in a worker thread, the server's loop runs on
+            return await asyncio.to_thread(lambda: _dump(fx.revision_log()))
 
     _keep_json_text(server, "add_beliefs", "fragment")
     _forbid_unknown_arguments(server)

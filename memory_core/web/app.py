@@ -241,7 +241,10 @@ class ViewerApp:
         await send({"type": "http.response.body", "body": b"" if request.method == "HEAD" else body})
 
     async def _json(self, request: Request, send, status: int, payload, extra: Optional[dict] = None) -> None:
-        body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+        # a large graph's or log's JSON is encoded in a worker thread: the server's loop runs on
+        body = await asyncio.to_thread(
+            lambda: json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+        )
         await self._send(request, send, status, body, JSON_TYPE, extra)
 
     async def _error(

@@ -21,6 +21,7 @@ and returns what the route answers, calling the facade in a session of the gate
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any, AsyncIterator
 
@@ -72,12 +73,13 @@ async def graph(gate: Gate, query: dict) -> dict:
 
 async def timeline(gate: Gate, query: dict) -> list:
     async with _session(gate) as fx:
-        return fx.timeline()
+        # the whole revision log is read and folded: in a worker thread, the server's loop runs on
+        return await asyncio.to_thread(fx.timeline)
 
 
 async def log(gate: Gate, query: dict) -> list:
     async with _session(gate) as fx:
-        return fx.revision_log()
+        return await asyncio.to_thread(fx.revision_log)
 
 
 async def scoreboard(gate: Gate, query: dict) -> RecallResult:

@@ -268,3 +268,18 @@ async def test_a_call_holds_the_collector_until_it_ends_even_cancelled(app, big,
     finally:
         app.hook = None
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("route", ["timeline", "log"])
+async def test_the_viewer_reads_the_revision_log_off_the_loop(app, big, prefix, route):
+    """The viewer's timeline and log read and fold the whole revision log (the large
+    investigation's load entry among them) in a worker thread, not on the server's loop."""
+    from memory_core.session import Gate
+    from memory_core.web import routes
+
+    read = {"timeline": routes.timeline, "log": routes.log}[route]
+    gate = Gate(app)
+    rows = await read(gate, {})
+    assert any(prefix in json.dumps(row, default=str) for row in rows)  # the investigation's entries
+    calls = await LoopWork(prefix).count(read(gate, {}))
+    assert calls.get("json decode", 0) == 0, calls
