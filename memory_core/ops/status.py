@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES
-from memory_core.core.identity import KIND_BY_TYPE
+from memory_core.core.beliefs import Node
 from memory_core.core.why import why_index
 from memory_core.store import off_loop
 from memory_core.store.belief_store import BeliefStore, to_node
@@ -12,9 +14,9 @@ from memory_core.store.belief_store import BeliefStore, to_node
 KIND_ORDER = {"question": 0, "hypothesis": 1, "evidence": 2, "conclusion": 3}
 
 
-def node_row(props: dict) -> dict:
-    node = to_node(props)
-    row = {
+def node_row(node: Node, props: dict) -> dict[str, Any]:
+    """Status's row of ``node``, read from its stored ``props``."""
+    row: dict[str, Any] = {
         "key": node.key,
         "type": node.kind,
         "state": node.state,
@@ -64,9 +66,10 @@ def _rows(investigations: list) -> tuple[list[dict], list[dict], dict[str, str]]
     for raw_nodes, raw_edges in investigations:
         keys = {}
         for props in raw_nodes:
-            if KIND_BY_TYPE.get(props.get("type")) and "key" in props:
+            node = to_node(props)
+            if node is not None:  # a belief node (a known type, with its key)
                 keys[props["id"]] = props["key"]
-                nodes.append(node_row(props))
+                nodes.append(node_row(node, props))
         every.update(keys)
         for src, dst, rel, props in raw_edges:
             if rel in BELIEF_EDGES and src in keys and dst in keys:
