@@ -123,7 +123,7 @@ def ghost_node(tomb: dict) -> Optional[Node]:
             "conclusion": "Conclusion",
             "hypothesis": "Hypothesis",
             "question": "InvestigationQuestion",
-        }.get(tomb.get("kind"), ""),
+        }.get(tomb.get("kind", ""), ""),
     )
     props.setdefault("key", tomb.get("key"))
     return to_node(props)
@@ -187,9 +187,9 @@ async def extend_view(
                     node = ghost_node(tomb)
                     if node is None:
                         continue
-                    ghosts[key] = tomb
+                    ghosts[node.key] = tomb
                     view.add_node(node)
-                    ids[tid] = key
+                    ids[tid] = node.key
                     wanted.add(tid)
                     grew = True
         # stored nodes resting on those ghosts (their edge went with the ghost; only its tombstone
@@ -227,9 +227,9 @@ async def extend_view(
         for e in t.get("edges", [])
         if e[2] == DEPENDS_ON and e[0] == t.get("id") and e[1] not in ids
     }
-    for tid in sorted(missing):
-        tomb = by_id.get(tid)
-        node = ghost_node(tomb) if tomb is not None else None
+    for tid in sorted(t for t in missing if t in by_id):
+        tomb = by_id[tid]
+        node = ghost_node(tomb)
         if node is not None and node.key not in view.nodes:
             ghosts[node.key] = tomb
             view.add_node(node)
