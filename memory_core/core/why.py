@@ -77,7 +77,8 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
         epoch, kind = entry["epoch"], entry.get("kind")
         base = {"epoch": epoch, "at": entry.get("at"), "fact": entry.get("fact"), "undone": epoch in undone}
         if kind == "load" and mine(entry.get("added")):
-            canonical = canonical or mine(entry.get("added"))
+            # the latest spelling: a key can live again after an undo, spelled otherwise
+            canonical = mine(entry.get("added")) or canonical
             entered = _entered(entry, wanted)
             events.append(
                 dict(
@@ -93,7 +94,7 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
             recorded = entry.get("facts") or ([entry] if entry.get("new_evidence") else [])
             for item in recorded:
                 if item.get("new_evidence") and normalise_key(item["new_evidence"]) == wanted:
-                    canonical = canonical or item["new_evidence"]
+                    canonical = item["new_evidence"]
                     batch = f" (one of {len(recorded)} facts revised together)" if len(recorded) > 1 else ""
                     entered = _entered(entry, wanted)
                     acted = [
@@ -172,7 +173,7 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
         else:
             for change in entry.get("changes", []):
                 if normalise_key(change["key"]) == wanted:
-                    canonical = canonical or change["key"]
+                    canonical = change["key"]
                     cause = cause_of(change, entry, related)
                     events.append(
                         dict(

@@ -296,3 +296,16 @@ def test_the_viewers_why_is_worded_as_explain_and_skips_what_an_undo_took_back()
     assert why["K"] == f"epoch 2: disputed: {THROUGH_DISPUTED} (cause: E)"
     assert why["KN"].startswith("epoch 3: restored (cause: N)")
     assert why["X"] == "epoch 4: refuted: contradicted by FX"
+
+
+def test_a_key_explained_is_spelled_as_its_latest_life_spelled_it():
+    """Keys match whatever their case: a node loaded as "Kx", removed by an undo, then loaded
+    again as "KX" is explained as "KX", the spelling of the node that lived last."""
+    from memory_core.core.why import history
+
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["Kx"], "changes": []},
+        {"epoch": 2, "kind": "undo", "undoes": 1, "changes": []},
+        {"epoch": 3, "kind": "load", "added": ["KX"], "changes": []},
+    ]
+    assert history(entries, "kx")["key"] == "KX"
