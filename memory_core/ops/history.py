@@ -52,7 +52,7 @@ def parse_epoch(value, current: int) -> int:
         )
     if not 0 <= epoch <= current:
         # never str() a huge int: past 4,300 digits Python refuses (and the line would be that long)
-        big = epoch.bit_length() > 64 if isinstance(value, int) else len(text or "") > 20
+        big = abs(epoch) >= 10**20 if isinstance(value, int) else len(text or "") > 20
         shown = "(a number with more than 20 digits)" if big else str(epoch)
         raise InputError(
             f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})"

@@ -137,3 +137,17 @@ def test_an_mcp_list_item_is_numbered_as_every_other_message_numbers_it():
     assert argument_problems(caught.value, "revise_many", schema, data) == [
         "error: facts line 2: must be a string, got the number 7"
     ]
+
+
+def test_an_epoch_past_the_root_names_itself_up_to_20_digits_and_never_prints_a_huge_one():
+    from memory_core.ops.history import parse_epoch
+
+    for value, said in (
+        (99999999999999999999, "epoch 99999999999999999999 does not exist"),  # 20 digits, as a number
+        ("99999999999999999999", "epoch 99999999999999999999 does not exist"),
+        (10**20, "epoch (a number with more than 20 digits) does not exist"),
+        (10**5000, "epoch (a number with more than 20 digits) does not exist"),  # str() would refuse it
+    ):
+        with pytest.raises(InputError) as refused:
+            parse_epoch(value, 3)
+        assert said in str(refused.value), str(refused.value)
