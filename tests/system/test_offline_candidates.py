@@ -141,8 +141,8 @@ async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(a
     # every in-process demo revision), which lie nearer to a restatement of that fact than any claim
     # of this test's and fill gate 1's top k. So this test's claims and fact are about a subject no
     # other test stores (a tidal turbine), with a word only they carry: its own claim is the nearest
-    # in the whole root, whatever ran before. (Naming its question with inquiry= would not help:
-    # that narrows gate 1's top k of the whole root, it does not search the question alone.)
+    # in the whole root, whatever ran before (the revision it records is undone at the end: a
+    # restatement of its fact is the one thing that would lie nearer)
     word = f"zr{prefix.strip('_')}"
     await app.load(
         investigation(
@@ -175,6 +175,7 @@ async def test_offline_fact_in_words_returns_ranked_candidates_records_nothing(a
     assert "target=" in result["note"]  # a Python caller reads the keyword (the CLI's --target: below)
     done = await app.revise(fact, target=first["key"])
     assert done["refuted"] == [prefix + "E_qa"] and done["invalidated"] == [prefix + "K"]
+    assert (await app.undo())["undone"] == done["epoch"]
 
 
 @pytest.mark.slow
