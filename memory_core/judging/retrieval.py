@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence
+from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -352,6 +352,24 @@ class BeliefSearch:
     # every vector row as the vector store returned it: (distance, row id, kind, its text), nearest
     # first, rows whose node is gone included (what a search without truth state sees)
     rows: list[tuple[float, str, str, str]] = field(default_factory=list)
+    # every collection's searches returned fewer rows than asked: a wider search finds no more
+    exhausted: bool = True
+
+
+async def search_beliefs_within(
+    store, text: str, keep: Callable[[dict], bool], want: int, kinds: Sequence[str] = BELIEF_KINDS
+) -> BeliefSearch:
+    """:func:`search_beliefs` for a caller that keeps only some beliefs (one inquiry's): the
+    root's other beliefs can fill the searches' rows, so the search is widened (x4 each time,
+    up to :data:`POOL_MAX` rows) until ``want`` of the hits pass ``keep`` (their properties)
+    or no collection has more rows."""
+    n = want
+    while True:
+        found = await search_beliefs(store, text, kinds, n)
+        kept = sum(1 for h in found.hits.values() if keep(h.props))
+        if kept >= want or found.exhausted or n >= POOL_MAX:
+            return found
+        n = min(POOL_MAX, n * 4)
 
 
 async def search_beliefs(
@@ -368,6 +386,9 @@ async def search_beliefs(
     # the collections' searches at once (each engine call waits on the database's own threads)
     found_vector = await asyncio.gather(*(store.search_vector(collection(kind), qvec, n) for kind in kinds))
     found_lexical = await asyncio.gather(*(store.lexical(collection(kind), [text], n) for kind in kinds))
+    out.exhausted = all(len(hits) < n for hits in found_vector) and all(
+        len(found) < n for (found,) in found_lexical
+    )
     rows: list[tuple[float, str]] = []
     for kind, hits in zip(kinds, found_vector):
         rows += [(float(h.score), str(h.id)) for h in hits]

@@ -51,7 +51,13 @@ from memory_core.core.why import why_alive
 from memory_core.tasks.propagate_refutation import today
 from memory_core.judging.llm import structured_output
 from memory_core.judging.prompts import ANSWER_PROMPT, Answer, answer_input
-from memory_core.judging.retrieval import BeliefHit, cosine_distance, fuse_beliefs, search_beliefs
+from memory_core.judging.retrieval import (
+    BeliefHit,
+    cosine_distance,
+    fuse_beliefs,
+    search_beliefs,
+    search_beliefs_within,
+)
 from memory_core.store.belief_store import state_of, to_node
 from memory_core.store.forgotten import forgotten_index
 from memory_core.store.journal import log_identity
@@ -199,11 +205,78 @@ def _names(text: str, words: frozenset[str]) -> tuple[tuple[str, ...], ...]:
 
 _STEMMER = SnowballStemmer("english")
 
+# English verbs whose past forms no stemmer relates to their base: a question asks with the
+# base after "did" ("What did the audit find?") where a stored fact says the past ("The audit
+# found ..."). Base -> its irregular past and participle forms (those that are not another
+# common word's spelling: "left", "saw", "lay" are kept out).
+_IRREGULAR = {
+    "become": "became",
+    "begin": "began begun",
+    "bring": "brought",
+    "build": "built",
+    "buy": "bought",
+    "catch": "caught",
+    "choose": "chose chosen",
+    "come": "came",
+    "do": "did done",
+    "draw": "drew drawn",
+    "drink": "drank drunk",
+    "drive": "drove driven",
+    "eat": "ate eaten",
+    "fall": "fell fallen",
+    "feel": "felt",
+    "fight": "fought",
+    "find": "found",
+    "fly": "flew flown",
+    "forget": "forgot forgotten",
+    "get": "got gotten",
+    "give": "gave given",
+    "go": "went gone",
+    "grow": "grew grown",
+    "hear": "heard",
+    "hold": "held",
+    "keep": "kept",
+    "know": "knew known",
+    "lead": "led",
+    "leave": "left",
+    "lose": "lost",
+    "make": "made",
+    "mean": "meant",
+    "meet": "met",
+    "pay": "paid",
+    "ride": "rode ridden",
+    "rise": "rose risen",
+    "run": "ran",
+    "say": "said",
+    "see": "seen",
+    "sell": "sold",
+    "send": "sent",
+    "sing": "sang sung",
+    "sit": "sat",
+    "sleep": "slept",
+    "speak": "spoke spoken",
+    "spend": "spent",
+    "stand": "stood",
+    "steal": "stole stolen",
+    "swim": "swam swum",
+    "take": "took taken",
+    "teach": "taught",
+    "tell": "told",
+    "think": "thought",
+    "throw": "threw thrown",
+    "understand": "understood",
+    "wear": "wore worn",
+    "win": "won",
+    "write": "wrote written",
+}
+_BASE_OF = {form: base for base, forms in _IRREGULAR.items() for form in forms.split()}
+
 
 @functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """The English Snowball stem of a lower-case word ("living" and "lives": "live")."""
-    return _STEMMER.stem_word(word)
+    """The English Snowball stem of a lower-case word ("living" and "lives": "live"); an
+    irregular verb's past form stems as its base ("found": "find", "bought": "buy")."""
+    return _STEMMER.stem_word(_BASE_OF.get(word, word))
 
 
 class Found(frozenset):
@@ -1465,7 +1538,14 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
     searched = None
     in_scope = lambda h: True  # noqa: E731
     if question:
-        searched = await search_beliefs(stores.store, question, n=RECALL_POOL)
+        searched = (
+            # an inquiry named: its own beliefs fill the pool, however many of others lie nearer
+            await search_beliefs_within(
+                stores.store, question, lambda props: inquiry_of(props) == pinned, RECALL_POOL
+            )
+            if pinned
+            else await search_beliefs(stores.store, question, n=RECALL_POOL)
+        )
         hits = list(searched.hits.values())
         if as_of is not None:
             await slice_.load(inquiry_of(h.props) for h in hits)

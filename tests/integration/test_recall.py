@@ -25,6 +25,7 @@ import json
 
 import pytest
 
+from conftest import investigation
 from memory_core.core.errors import InputError
 
 pytestmark = pytest.mark.slow
@@ -1300,3 +1301,24 @@ async def test_lists_ever_and_a_tie_read_by_the_triple(app, prefix):
     await app.revise(f"{daniel} moved to Abuja.", triple=f"{daniel}|lives in|Abuja", inquiry=q)
     reside = (await app.recall(f"Where does {daniel} reside?", inquiry=q))["falsify"]
     assert "Abuja" in reside["answer"], reside
+
+
+async def test_a_question_asked_of_one_inquiry_is_answered_from_it_however_near_others_lie(app, prefix):
+    """``inquiry``: that inquiry's beliefs answer, however many beliefs of other inquiries lie
+    nearer to the question (they used to fill the search's rows, and the inquiry's own answer
+    was "nothing stored matches")."""
+    tag = prefix.strip("_")
+    for i in range(36):  # the same finding in other inquiries, said shorter: nearer, in words too
+        await app.load(
+            investigation(
+                f"{prefix}o{i}_",
+                evidence=[{"key": "E", "claim": f"The {tag} audit found the valves were swapped."}],
+            )
+        )
+    claim = f"The {tag} audit found the valves were swapped, according to the supplier's letter of 3 May."
+    await app.load(investigation(prefix, evidence=[{"key": "E", "claim": claim}]))
+    question = f"What did the {tag} audit find?"
+    scoped = (await app.recall(question, inquiry=f"{prefix}Q"))["falsify"]
+    assert scoped["nodes"][:1] == [f"{prefix}E"], scoped
+    unscoped = (await app.recall(question))["falsify"]
+    assert unscoped["nodes"] and unscoped["nodes"][0] != f"{prefix}E"  # the others lie nearer
