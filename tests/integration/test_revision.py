@@ -126,8 +126,13 @@ async def test_structured_judge_supports_same_object(app, prefix):
     subject = f"Y-{prefix}"
     await app.load(chain(prefix, subject))
     before = states(await app.status(), prefix)
+    # named into its question: a claim of another test no judge can decide lying near the fact
+    # (test_decided_contradiction_lands_despite_undecidable_neighbours's "The part R-... was made
+    # in Ulm by hand.") would hold the fact back unrecorded (failed so on PostgreSQL after that test)
     result = await app.revise(
-        f"Records confirm part {subject} came from Ulm.", triple=f"part {subject}|was made in|Ulm"
+        f"Records confirm part {subject} came from Ulm.",
+        triple=f"part {subject}|was made in|Ulm",
+        inquiry=f"{prefix}Q",
     )
     assert result["refuted"] == [] and result["invalidated"] == []
     assert [c["relation"] for c in result["candidates"] if c["key"] == prefix + "E1"] == ["supports"]
@@ -392,8 +397,12 @@ async def test_decided_contradiction_lands_despite_undecidable_neighbours(app, p
         edges=[{"type": "depends_on", "from": "K1", "to": "E1"}],
     )
     await app.load(inv)
+    # named into its question: the note lists every candidate no judge decided, and another test's
+    # such claim near the fact would be listed too
     result = await app.revise(
-        f"The part {subject} was made in Lyon.", triple=f"part {subject}|was made in|Lyon"
+        f"The part {subject} was made in Lyon.",
+        triple=f"part {subject}|was made in|Lyon",
+        inquiry=f"{prefix}Q",
     )
     assert prefix + "E3" in [c["key"] for c in result["candidates"]]
     assert result["refuted"] == [prefix + "E1"] and result["invalidated"] == [prefix + "K1"]
