@@ -55,7 +55,6 @@ from memory_core.judging.retrieval import (
     BeliefHit,
     cosine_distance,
     fuse_beliefs,
-    search_beliefs,
     search_beliefs_within,
 )
 from memory_core.store.belief_store import state_of, to_node
@@ -415,6 +414,21 @@ def text_of(props: dict) -> str:
 
 def inquiry_of(props: dict) -> Optional[str]:
     return props.get("key") if props.get("type") == "InvestigationQuestion" else props.get("question_key")
+
+
+def may_answer(props: dict, pinned: Optional[str], as_of: Optional[str]) -> bool:
+    """Whether a belief can be among those an answer reads: of the pinned inquiry, alive, or
+    with ``as_of`` alive or superseded and valid at some time of it (its evidence's interval;
+    derived beliefs are labelled on the slice later: this only bounds how deep recall searches)."""
+    if pinned and inquiry_of(props) != pinned:
+        return False
+    state = state_of(props)
+    if as_of is None:
+        return state == ALIVE
+    if state not in (ALIVE, SUPERSEDED):
+        return False
+    start, end = props.get("valid_from"), props.get("valid_to")
+    return not (start or end) or not validity.outside((start, end), as_of)
 
 
 class Slice:
@@ -954,10 +968,11 @@ async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: Questi
         between = (await stores.store.find_keys([first])).get(first)
         if between is not None:
             mine["replaces"]["by"] = first
-            mine["answer"] += (
-                f" {first} ({text_of(between).rstrip('.')}) took its place first, {_state_said(slice_, between)}"
-            )
-            mine["answer"] += f" ({_interval_said(to_node(between))})." if between.get("valid_to") else "."
+            state = _state_said(slice_, between)
+            mine["answer"] += f" {first} ({text_of(between).rstrip('.')}) took its place first, {state}"
+            # its valid time, unless its state already says it
+            timed = between.get("valid_to") and "valid" not in state
+            mine["answer"] += f" ({_interval_said(to_node(between))})." if timed else "."
     return mine
 
 
@@ -1538,13 +1553,11 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
     searched = None
     in_scope = lambda h: True  # noqa: E731
     if question:
-        searched = (
-            # an inquiry named: its own beliefs fill the pool, however many of others lie nearer
-            await search_beliefs_within(
-                stores.store, question, lambda props: inquiry_of(props) == pinned, RECALL_POOL
-            )
-            if pinned
-            else await search_beliefs(stores.store, question, n=RECALL_POOL)
+        # the search goes as deep as it takes to hold as many beliefs the answer can use (of the
+        # pinned inquiry, holding in the slice) as a search of those alone would: beliefs of other
+        # inquiries, dead ones, or other dates' values of a long timeline can lie nearer
+        searched = await search_beliefs_within(
+            stores.store, question, lambda props: may_answer(props, pinned, as_of), RECALL_POOL
         )
         hits = list(searched.hits.values())
         if as_of is not None:

@@ -1322,3 +1322,31 @@ async def test_a_question_asked_of_one_inquiry_is_answered_from_it_however_near_
     assert scoped["nodes"][:1] == [f"{prefix}E"], scoped
     unscoped = (await app.recall(question))["falsify"]
     assert unscoped["nodes"] and unscoped["nodes"][0] != f"{prefix}E"  # the others lie nearer
+
+
+async def test_a_date_in_a_long_timeline_is_answered_by_the_value_valid_then(app, prefix):
+    """A value revised every month for ten years: asked at a date, the value valid then answers
+    directly, however many of its other months' values lie as near to the question (they used
+    to fill the search's rows, and the answer came from walking the replacements of one of them,
+    saying what it 'replaces')."""
+    tag = prefix.strip("_")
+    widget = f"{tag} widget"
+    first = {"key": "P0", "claim": f"The {widget} costs 100 euros.", "subject": widget, "predicate": "costs"}
+    first.update(object="100 euros", valid_from="2012-01-01")
+    await app.load(investigation(prefix, evidence=[first]))
+    months = [
+        {
+            "fact": f"The {widget} costs {100 + i} euros.",
+            "triple": f"{widget}|costs|{100 + i} euros",
+            "valid_from": f"{2012 + i // 12}-{i % 12 + 1:02d}-01",
+            "inquiry": f"{prefix}Q",
+        }
+        for i in range(1, 120)
+    ]
+    keys = [r["new_evidence"] for r in await app.revise_many(months)]
+    for day, i in (("2013-05-15", 16), ("2016-06-15", 53), ("2018-02-15", 73), ("2020-11-15", 106)):
+        got = (await app.recall(f"How much does the {widget} cost?", as_of=day, inquiry=f"{prefix}Q"))[
+            "falsify"
+        ]
+        assert got["nodes"][:1] == [keys[i - 1]] and "replaces" not in got, (day, got["answer"])
+        assert got["answer"].startswith(f"The {widget} costs {100 + i} euros."), got["answer"]
