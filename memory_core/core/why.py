@@ -31,7 +31,9 @@ RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.JUSTIFICATION_LOST: "invalidated: it rested on {cause}, now dead",
     Rule.NONCRITICAL_DECAY: "weakened: non-critical dependency {cause} died",
     Rule.SUPPORT_LOST: "superseded: lost its supporting evidence; rival promoted ({cause})",
-    Rule.WEAKENED_NO_RIVAL: "weakened: lost its support {cause}, no supported rival",
+    # said for the hypothesis that lost its supporters and for one superseded earlier that comes
+    # back with them gone (its own supporters died before): {cause} are the supporters that died now
+    Rule.WEAKENED_NO_RIVAL: "weakened: no hypothesis of its question has alive support once {cause} died",
     Rule.PROMOTED: "promoted over {cause}",
     Rule.REBALANCED: "weight lowered so the promoted rival {cause} stays on top",
     Rule.ORPHANED: "forgotten: dead, and nothing alive consumes or supersedes it",
@@ -41,7 +43,8 @@ RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.DISPUTED: "disputed: neither side won ({cause})",
     Rule.REINSTATED: "reinstated: alive again (cause: {cause})",
     Rule.RESOLVED: "alive again: its dispute was resolved in its favour ({cause} lost)",
-    Rule.DEMOTED: "promotion undone: {cause} has its support back",
+    # the rival it was promoted over holds again: its support came back, or no rival kept any
+    Rule.DEMOTED: "promotion undone: {cause} holds again",
     Rule.NOT_REINSTATED: "stays dead: its refuter died, but {cause} contradicts it too",
 }
 

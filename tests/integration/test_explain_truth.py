@@ -210,3 +210,34 @@ async def test_a_dispute_a_later_revision_settles_loses_its_edge(app, prefix):
     assert disputes(await app.status()) == [(p("DSF"), p("DS1"))]
     assert (await app.explain(p("DSF")))["state"] == "disputed"
     assert (await app.explain(p("DS1")))["state"] == "disputed"
+
+
+async def test_a_promoted_rival_losing_its_support_is_explained_by_what_died_now(app, prefix):
+    """The demo: E_qa refuted (A superseded, B promoted), then E_email, B's only support: A comes
+    back and both are weakened (no hypothesis keeps alive support). Their reasons name what died
+    now and claim nothing false: A never had E_email's support and did not get its own back."""
+    from conftest import seed_with_prefix
+
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(seed_with_prefix(prefix))
+    await app.revise(f"Forensic audit: the March QA report was back-dated ({prefix}).", target=p("E_qa"))
+    third = await app.revise(f"Lab test: the email header is forged ({prefix}).", target=p("E_email"))
+    said = {
+        key: [e["text"] for e in (await app.explain(p(key)))["events"] if e["epoch"] == third["epoch"]]
+        for key in ("A", "B")
+    }
+    demoted = [t for t in said["B"] if t.startswith("promotion undone")]
+    assert demoted == [
+        f"promotion undone: {p('A')} holds again (promoted only because {p('A')} had lost its support)"
+    ]
+    for key in ("A", "B"):
+        weakened = [t for t in said[key] if t.startswith("weakened")]
+        assert weakened and all(
+            t.startswith(
+                f"weakened: no hypothesis of its question has alive support once {p('E_email')} died"
+            )
+            for t in weakened
+        ), said[key]
+    assert not any(
+        "support back" in t or "lost its support " + p("E_email") in t for t in said["A"] + said["B"]
+    )
