@@ -842,6 +842,8 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
         until = None
     ended: list[str] = []
     shortened: list[str] = []
+    if node.state == DISPUTED and until is not None:
+        node.valid_to = until  # in dispute, it held at most until the value it precedes starts
     if node.state == ALIVE and not node.forgotten:
         if until is not None:
             node.state, node.weight, node.valid_to = SUPERSEDED, 0.0, until

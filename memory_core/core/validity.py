@@ -712,7 +712,13 @@ def place(view: BeliefView, plan: Plan, timed: dict, new_key: str, ghosts: Itera
     death). Returns what stopped holding."""
     from memory_core.core.cascade import decay
 
-    if not view.nodes[new_key].alive:
+    node = view.nodes[new_key]
+    if not node.alive:
+        if node.state == DISPUTED and timed["new_valid_to"]:
+            # in dispute, it still cannot hold past the start of a value it precedes: whichever
+            # side wins, it held at most until then (its state stays disputed)
+            later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
+            shorten(view, plan, new_key, timed["new_valid_to"], later[0])
         return []
     if timed["new_valid_to"]:
         later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)

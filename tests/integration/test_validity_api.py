@@ -99,6 +99,24 @@ async def test_an_earlier_new_value_is_recorded_as_superseded(app, prefix):
     )
 
 
+async def test_an_earlier_new_value_in_dispute_still_ends_where_the_later_one_starts(app, prefix):
+    """Bob from 2005 precedes Alice (from 2016) and disputes Carol (also from 2005,
+    preserve_both): whichever side wins, Bob held at most until Alice starts. Its interval
+    ends there, it stays disputed, and check finds no overlap."""
+    await app.load(company(prefix, "2016-01-01"))
+    carol = await app.revise(
+        f"Carol was the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Carol", valid_from="2005-01-01"
+    )
+    result = await bob(app, prefix, valid_from="2005-01-01", policy="preserve_both")
+    carol_key = carol["new_evidence"]
+    assert result["validity"] == {f"{prefix}E_alice": "new_precedes", carol_key: "same_period"}
+    assert result["intervals"][f"{prefix}F_bob"]["valid_to"] == "2016-01-01"
+    now = {n["key"]: n for n in (await app.status())["nodes"]}
+    assert now[f"{prefix}F_bob"]["state"] == "disputed" and now[f"{prefix}F_bob"]["valid_to"] == "2016-01-01"
+    assert now[carol_key]["state"] == "disputed" and now[carol_key]["valid_to"] == "2016-01-01"
+    assert not [p for p in (await app.check())["problems"] if prefix in p]
+
+
 @pytest.mark.parametrize(
     "stored, new", [("2010-01-01", "2010-01-01"), (None, "2016-01-01"), ("2010-01-01", None)]
 )
