@@ -980,17 +980,22 @@ def at(view: BeliefView, when: str) -> BeliefView:
 
 
 def overlaps(
-    values: Iterable[tuple[str, str, str, Interval]], apart: Iterable[tuple[str, str]] = ()
+    values: Iterable[tuple[str, str, str, Interval]],
+    apart: Iterable[tuple[str, str]] = (),
+    undecided: Iterable[str] = (),
 ) -> list[tuple[str, str, str, Interval]]:
     """Pairs of values of one single-valued slot whose validity overlaps: ``values`` are
     ``(key, slot, object, (valid_from, valid_to))`` of evidence that held (alive, disputed or
     superseded in time) with a ``valid_from`` (an untimed value is placed nowhere in time);
     values with the same (normalised) object agree. ``apart``: pairs known to be in an
-    open dispute (recorded, not an inconsistency). Returns ``(a, b, slot, shared interval)``
-    sorted, ``a < b``; the shared interval is ``[later start, earlier end)``."""
+    open dispute (recorded, not an inconsistency); ``undecided``: values whose state is
+    disputed (in a dispute, or resting on one): two of them are an open question, not two
+    values that both held. Returns ``(a, b, slot, shared interval)`` sorted, ``a < b``; the
+    shared interval is ``[later start, earlier end)``."""
     from memory_core.core.keys import normalise_term
 
     skip = {tuple(sorted(p)) for p in apart}
+    open_ = set(undecided)
     by_slot: dict[str, list] = {}
     for key, slot, obj, (start, end) in values:
         if start is None or not slot:
@@ -1005,7 +1010,7 @@ def overlaps(
             for b in items[i + 1 :]:
                 if b[2] >= (a[3] or datetime.max):
                     break  # b (and every later one: sorted by start) starts after a ended
-                if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip:
+                if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip or {a[0], b[0]} <= open_:
                     continue
                 start = b[4]  # b starts no earlier than a
                 ends = [e for e in (a, b) if e[3] is not None]

@@ -411,7 +411,10 @@ def validity_overlaps(
             )
         )
     disputes = [(e.src, e.dst) for e in whole.edges if e.kind == DISPUTES]
-    return validity.overlaps(values, disputes)
+    # two undecided values (each disputed: in a dispute, or resting on one) are an open question
+    # between them, not two values that both held
+    undecided = [k for k, _, _, _ in values if k in whole.nodes and whole.nodes[k].state == "disputed"]
+    return validity.overlaps(values, disputes, undecided)
 
 
 def _settled(view: BeliefView, bad: list[str], epoch: int) -> tuple[dict, list]:

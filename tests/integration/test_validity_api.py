@@ -117,6 +117,23 @@ async def test_an_earlier_new_value_in_dispute_still_ends_where_the_later_one_st
     assert not [p for p in (await app.check())["problems"] if prefix in p]
 
 
+async def test_a_value_brought_back_disputed_is_an_open_question_not_an_overlap(app, prefix):
+    """Alice from 2010 is refuted by Bob from 2010; Carol from 2010 then disputes Bob
+    (preserve_both), and Alice, whose refuter is undecided now, is disputed too. Three values of
+    one slot over one period, all undecided: check reports no overlap (neither held for sure)."""
+    await app.load(company(prefix, "2010-01-01"))
+    await bob(app, prefix, valid_from="2010-01-01")
+    await app.revise(
+        f"Carol is the CEO of Acme {prefix}.",
+        triple=f"acme {prefix}|ceo|Carol",
+        valid_from="2010-01-01",
+        policy="preserve_both",
+    )
+    now = states(await app.status(), prefix)
+    assert now["E_alice"]["state"] == "disputed" and now["F_bob"]["state"] == "disputed"
+    assert not [p for p in (await app.check())["problems"] if prefix in p]
+
+
 @pytest.mark.parametrize(
     "stored, new", [("2010-01-01", "2010-01-01"), (None, "2016-01-01"), ("2010-01-01", None)]
 )
