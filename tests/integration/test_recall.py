@@ -458,8 +458,8 @@ async def test_a_question_near_its_inquirys_own_in_form_but_about_facts_it_does_
         if partial["nodes"]:
             assert partial["unheld"] == [word] and f"question's '{word}'." in partial["answer"], partial
             said.append(word)
-        else:
-            assert partial["answer"] == "nothing stored matches the question"
+        else:  # turned away: nothing relevant, or (other tests' beliefs in the session's root) no alive one
+            assert partial["answer"] in ("nothing stored matches the question", "no alive belief answers it")
     assert "salary" in said  # near the inquiry's question: answered, the missing word said
     await app.revise(f"{alice} no longer lives in Paris.", target=p("E_home"))
     again = await app.recall(asked)
