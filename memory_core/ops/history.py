@@ -12,8 +12,13 @@ written to either store and the root's lock is not needed.
 ``recall`` make of a :class:`~memory_core.store.belief_store.BeliefStore`
 from that graph, so the past is printed by the very code that prints the
 present (same shapes). Vector search at an epoch ranks the nodes that existed
-then by cosine distance from the embedding model the stores use (a node
-forgotten since has no row in the vector store any more).
+then by cosine distance, each by the vector of the text it had then: the vector store's
+row of that text where one is stored (read once per call, by text: the model gives a text
+the same vector whatever it is embedded with; the store keeps it as float32), else the
+vector the model the stores use gives it (a node forgotten since has no row any more; one
+forgotten and added again with another text, or whose text is stored under another node,
+is searched by its text of then all the same). On a 9,006-node root the read replaced
+embedding every past node's text on each search (28 s; bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import asyncio
 import copy
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import FalsifyError, InputError
@@ -133,6 +138,16 @@ def rewind(graph: Graph, newest_first: Iterable[dict], epoch: int) -> Graph:
 # ---- reading the past through the store's read interface --------------------------
 
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _copied(props: dict) -> dict:
+    """A node's properties, copied so a caller's changes never reach the past graph: a
+    ``copy.deepcopy`` of each value that is not a plain scalar (a 9,006-node investigation
+    copied whole took 0.36 s of CPU; the values are JSON's, nearly all scalars)."""
+    return {k: v if type(v) in _ATOMS else copy.deepcopy(v) for k, v in props.items()}
+
+
 @dataclass
 class Hit:
     """A vector-search row, shaped as cognee's ScoredResult."""
@@ -151,6 +166,8 @@ class PastStore:
     def __init__(self, graph: Graph, live: BeliefStore):
         self.g = graph
         self.live = live
+        self._vectors: dict[str, PastVectors] = {}  # by collection: read once, then only read
+        self._reading: dict[str, asyncio.Lock] = {}
 
     @property
     def settings(self):
@@ -162,7 +179,7 @@ class PastStore:
         return await off_loop.run(self._raw_nodes, ids, size=len(ids))
 
     def _raw_nodes(self, ids: list[str]) -> dict[str, dict]:
-        return {i: copy.deepcopy(self.g.nodes[i]) for i in ids if i in self.g.nodes}
+        return {i: _copied(self.g.nodes[i]) for i in ids if i in self.g.nodes}
 
     async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
         wanted = {node_id(kind, key): key for key in keys for kind in KINDS}
@@ -193,7 +210,7 @@ class PastStore:
                 ids.add(dst)
             elif dst == qid:
                 ids.add(src)
-        nodes = [dict(copy.deepcopy(self.g.nodes[i]), id=i) for i in ids if i in self.g.nodes]
+        nodes = [dict(_copied(self.g.nodes[i]), id=i) for i in ids if i in self.g.nodes]
         edges = [(s, d, r, dict(p)) for (s, d, r), p in self.g.edges.items() if s in ids and d in ids]
         return nodes, edges
 
@@ -229,16 +246,46 @@ class PastStore:
         return await self.live.embed(texts)
 
     async def search_vector(self, name: str, vector: list[float], limit: int) -> list:
+        past = await self.vectors(name)
+        if not past.rows:
+            return []
+        return await off_loop.run(_nearest, vector, past.rows, past.matrix, limit, size=len(past.rows))
+
+    async def vectors(self, name: str) -> "PastVectors":
+        """The nodes then of the collection ``name`` and their vectors (see the module's
+        docstring), made once per past store: its graph never changes."""
+        lock = self._reading.setdefault(name, asyncio.Lock())
+        async with lock:  # the collections' searches run at once; each collection is read once
+            if name not in self._vectors:
+                self._vectors[name] = await self._read_vectors(name)
+            return self._vectors[name]
+
+    async def _read_vectors(self, name: str) -> "PastVectors":
         rows = await off_loop.run(self._rows, name, size=len(self.g.nodes))
         if not rows:
-            return []
-        vectors = await self.live.embed([t for _, t in rows])
-        return await off_loop.run(_nearest, vector, rows, vectors, limit, size=len(rows))
+            return PastVectors([], None, {})
+        stored = await self.live.text_vectors(name)  # None: the backend cannot give them (all embedded)
+        texts, matrix = stored if stored is not None else ([], None)
+        found, missing = await off_loop.run(_stored_rows, rows, texts, matrix, size=len(rows) + len(texts))
+        fresh: dict[str, list[float]] = {}
+        for start in range(0, len(missing), EMBED_BATCH):  # the model in a worker thread (embed)
+            batch = missing[start : start + EMBED_BATCH]
+            fresh.update(zip(batch, await self.live.embed(batch)))
+        return await off_loop.run(_past_vectors, rows, texts, matrix, found, fresh, size=len(rows))
 
     async def lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         """Okapi BM25 (k1 1.2, b 0.75) of each text's words over the texts of the nodes then,
-        in memory (the past has no full-text index); rows carry no vector."""
-        return await off_loop.run(self._lexical, name, texts, limit, size=len(self.g.nodes))
+        in memory (the past has no full-text index); each row carries its node's vector then,
+        but a row of the very text searched for (the caller embeds it: the query's own vector,
+        as :func:`_nearest` ranks it)."""
+        found = await off_loop.run(self._lexical, name, texts, limit, size=len(self.g.nodes))
+        if not any(found):
+            return found
+        past = await self.vectors(name)
+        return [
+            [(i, score, None if past.text(i) == text else past.vector(i)) for i, score, _ in rows]
+            for text, rows in zip(texts, found)
+        ]
 
     def _lexical(self, name: str, texts: list[str], limit: int) -> list[list[tuple]]:
         import re
@@ -279,7 +326,7 @@ class PastStore:
 
         wanted = set(sps)
         return [
-            dict(copy.deepcopy(p), id=i)
+            dict(_copied(p), id=i)
             for i, p in self.g.nodes.items()
             if p.get("type") == TYPE_BY_KIND["evidence"]
             and (p.get("name") or sp_key(p.get("subject"), p.get("predicate"))) in wanted
@@ -294,7 +341,7 @@ class PastStore:
 
         wanted = {normalise_term(s) for s in subjects if s}
         return [
-            dict(copy.deepcopy(p), id=i)
+            dict(_copied(p), id=i)
             for i, p in self.g.nodes.items()
             if p.get("type") == TYPE_BY_KIND["evidence"] and normalise_term(p.get("subject") or "") in wanted
         ]
@@ -303,11 +350,83 @@ class PastStore:
         return await BeliefStore.declared_predicates(self, props)
 
 
-def _nearest(vector: list[float], rows: list[tuple[str, str]], vectors: list, limit: int) -> list[Hit]:
-    """The ``limit`` rows nearest ``vector`` by cosine distance (ties by id)."""
+EMBED_BATCH = 512  # texts of the past no stored row holds, embedded this many at a time
+NEAR_MARGIN = 1e-9  # far above the rounding of a cosine over 384 or 3,072 dimensions (~1e-13)
+
+
+@dataclass
+class PastVectors:
+    """The nodes then of one collection, ``(id, text)``, and their vectors as the rows of a
+    float64 matrix (a stored vector's float32 values, or the model's own); ``index``: id -> row."""
+
+    rows: list[tuple[str, str]]
+    matrix: Any  # numpy.ndarray, or None without rows
+    index: dict[str, int]
+
+    def vector(self, ident: str) -> Optional[list[float]]:
+        row = self.index.get(ident)
+        return None if row is None else self.matrix[row].tolist()
+
+    def text(self, ident: str) -> Optional[str]:
+        row = self.index.get(ident)
+        return None if row is None else self.rows[row][1]
+
+
+def _stored_rows(rows: list[tuple[str, str]], texts: list[str], matrix) -> tuple[list[int], list[str]]:
+    """For each past row, the stored row whose text is its text then (-1: none); the distinct
+    texts no stored row holds (to embed)."""
+    where: dict[str, int] = {}
+    if matrix is not None:
+        for n, text in enumerate(texts):
+            where.setdefault(text, n)
+    found = [where.get(t, -1) for _, t in rows]
+    missing = list(dict.fromkeys(t for (_, t), n in zip(rows, found) if n < 0))
+    return found, missing
+
+
+def _past_vectors(rows, texts, matrix, found: list[int], fresh: dict) -> PastVectors:
+    """:class:`PastVectors` of ``rows``: the stored vector where ``found`` has one, else the
+    model's (``fresh``, by text)."""
+    import numpy as np
+
+    if matrix is not None and all(n >= 0 for n in found):
+        out = np.asarray(matrix, dtype=np.float64)[found]
+    else:
+        width = matrix.shape[1] if matrix is not None else len(next(iter(fresh.values())))
+        out = np.empty((len(rows), width), dtype=np.float64)
+        for k, ((_, text), n) in enumerate(zip(rows, found)):
+            out[k] = matrix[n] if n >= 0 else np.asarray(fresh[text], dtype=np.float64)
+    return PastVectors(rows, out, {i: k for k, (i, _) in enumerate(rows)})
+
+
+def _nearest(vector: list[float], rows: list[tuple[str, str]], matrix, limit: int) -> list[Hit]:
+    """The ``limit`` rows nearest ``vector`` by cosine distance (ties by id): the rows within
+    :data:`NEAR_MARGIN` of the ``limit``-th nearest found with numpy over the matrix, their
+    distances then computed as :func:`memory_core.judging.retrieval.cosine_distance` does. A
+    stored row that is ``vector`` rounded to float32 (a node whose text is the text searched
+    for) is ranked by ``vector`` itself, the model's vector of its text, as when every past
+    text was embedded again."""
+    import numpy as np
+
     from memory_core.judging.retrieval import cosine_distance
 
-    hits = [Hit(i, cosine_distance(vector, v), {"id": i, "text": t}) for (i, t), v in zip(rows, vectors)]
+    query = np.asarray(vector, dtype=np.float64)
+    own = set(np.flatnonzero((matrix == query.astype(np.float32)).all(axis=1)).tolist())
+    candidates: Iterable[int] = range(len(rows))
+    if len(rows) > limit > 0:
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            approx = np.where(norms > 0, 1.0 - (matrix @ query) / norms, 1.0)
+        cut = np.partition(approx, limit - 1)[limit - 1]
+        candidates = sorted(own.union(np.flatnonzero(approx <= cut + NEAR_MARGIN).tolist()))
+    hits = [
+        Hit(
+            rows[k][0],
+            cosine_distance(vector, vector if k in own else matrix[k].tolist()),
+            {"id": rows[k][0], "text": rows[k][1]},
+        )
+        for k in candidates
+    ]
     hits.sort(key=lambda h: (h.score, h.id))
     return hits[:limit]
 
@@ -342,28 +461,30 @@ class PastJournal:
 
 
 async def present_graph(store: BeliefStore) -> Graph:
-    """Every stored node and edge, as status reads them (each investigation's subgraph,
-    then the edges between investigations and of nodes outside any). Read on the event loop,
-    put together in a worker thread."""
-    investigations = [await store.investigation(question) for question in await store.question_keys()]
-    graph = await off_loop.run(_investigations_graph, investigations)
+    """Every stored node and edge, as status reads them: the investigations' subgraphs read at
+    once (the questions' neighbourhood: their nodes, and every edge among those, between
+    investigations too), then the nodes outside any, with their edges. Read on the event loop,
+    put together in a worker thread. (Each investigation read alone, then the edges of every
+    node again for those between investigations: 21,002 edges read twice on the 9,006-node root,
+    0.5 s of CPU.)"""
+    questions = [node_id("question", key) for key in await store.question_keys()]
+    nodes, edges = await store.backend.neighborhood(questions) if questions else ([], [])
+    graph = await off_loop.run(_neighborhood_graph, nodes, edges, size=len(nodes) + len(edges))
     ids = []
     for kind in KINDS:
         ids += await store.ids_of_kind(kind)
-    missing = await off_loop.run(lambda: [i for i in ids if i not in graph.nodes])
+    missing = await off_loop.run(lambda: [i for i in ids if i not in graph.nodes], size=len(ids))
     found = await store.raw_nodes(missing)
-    every = list(graph.nodes) + [i for i in found if i not in graph.nodes]
-    edges = await store.all_edges_of(every) if every else []
-    return await off_loop.run(_completed_graph, graph, found, edges)
+    edges = await store.all_edges_of(list(found)) if found else []
+    return await off_loop.run(_completed_graph, graph, found, edges, size=len(found) + len(edges))
 
 
-def _investigations_graph(investigations: list) -> Graph:
+def _neighborhood_graph(nodes: list[tuple[str, dict]], edges: list) -> Graph:
     graph = Graph()
-    for raw_nodes, raw_edges in investigations:
-        for props in raw_nodes:
-            graph.nodes.setdefault(props["id"], dict(props))
-        for src, dst, rel, props in raw_edges:
-            graph.edges.setdefault((src, dst, rel), dict(props or {}))
+    for i, props in nodes:
+        graph.nodes.setdefault(i, dict(props, id=i))
+    for src, dst, rel, props in edges:
+        graph.edges.setdefault((src, dst, rel), dict(props or {}))
     return graph
 
 

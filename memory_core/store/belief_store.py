@@ -274,6 +274,11 @@ class BeliefStore:
         give them (then gate 1 searches fact by fact)."""
         return await self.backend.all_vectors(name)
 
+    async def text_vectors(self, name: str):
+        """(texts, float32 matrix) of a whole vector collection (each row's text and the vector
+        computed from it), or None where the backend cannot give them (:meth:`Backend.text_vectors`)."""
+        return await self.backend.text_vectors(name)
+
     async def investigation(self, question_key: str) -> tuple[list[dict], list[tuple[str, str, str, dict]]]:
         """One investigation's whole subgraph (every node has a ``part_of`` edge to its
         question): cognee's ``get_neighborhood`` of the question, read by the backend so that

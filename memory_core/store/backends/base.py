@@ -256,6 +256,13 @@ class Backend(ABC):
         """Every row of a vector collection as (ids, vectors), for a batch's in-memory gate 1;
         None where the collection cannot be read so (gate 1 then searches fact by fact)."""
 
+    async def text_vectors(self, name: str):
+        """(texts, vectors) of every row of a vector collection: the text each vector was computed
+        from and the vectors as rows of a float32 matrix (None when there are no rows), for reading a
+        past epoch without embedding again what is stored; None where the rows cannot be read so
+        (a past epoch then embeds every text)."""
+        return None
+
     async def vector_dimensions(self, names: list[str]) -> Optional[int]:
         """The dimensions of the vectors stored in these collections (None: none stored, or
         this backend keeps the embedder record itself): a lost ``falsify.json`` is rebuilt

@@ -164,6 +164,18 @@ class EmbeddedBackend(Backend):
         rows = await table.query().select(["id", "vector"]).to_arrow()  # to Python in a worker thread
         return await off_loop.run(_ids_and_vectors, rows, size=rows.num_rows)
 
+    async def text_vectors(self, name: str):
+        """(texts, vectors): each row's indexed text (cognee's ``payload.text``, what its vector
+        was computed from) and its vector, a float32 matrix row; None for a remote table."""
+        if not await self.vector.has_collection(name):
+            return [], None
+        conn = await self.vector.get_connection()
+        table = await conn.open_table(name)
+        if not hasattr(table, "query"):  # a remote LanceDB table, not a capability of ours
+            return None
+        rows = await table.query().select({"text": lexical.TEXT_COLUMN, "vector": "vector"}).to_arrow()
+        return await off_loop.run(_texts_and_vectors, rows, size=rows.num_rows)
+
     async def vector_dimensions(self, names: list[str]) -> Optional[int]:
         """From the LanceDB tables' schema (a fixed-size list column ``vector``)."""
         conn = await self.vector.get_connection()
@@ -304,6 +316,16 @@ class EmbeddedBackend(Backend):
 def _ids_of_rows(rows) -> set[str]:
     """The ``id`` column of a LanceDB answer (an Arrow table), as strings."""
     return {str(r["id"]) for r in rows.to_pylist()}
+
+
+def _texts_and_vectors(rows):
+    """(texts, float32 matrix) of a LanceDB answer of ``text`` and ``vector`` columns (the
+    vectors read from Arrow as one array, never as Python floats)."""
+    texts = [str(t) for t in rows.column("text").to_pylist()]
+    if not texts:
+        return texts, None
+    column = rows.column("vector").combine_chunks()
+    return texts, column.flatten().to_numpy(zero_copy_only=False).reshape(len(texts), -1)
 
 
 def _ids_and_vectors(rows) -> tuple[list[str], list]:
