@@ -513,9 +513,23 @@ async def stores_at(stores: Stores, epoch) -> Stores:
             f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
             f"{', '.join(str(s[0]) if s[0] == s[-1] else f'{s[0]}-{s[-1]}' for s in lost)} after it is lost"
         )
-    present = await present_graph(stores.store)
+    store = stores.store
+    if isinstance(store, PastStore):  # a past epoch's stores asked for an earlier one (recall's "before")
+        present = await off_loop.run(_copied_graph, store.g, size=len(store.g.nodes))
+        live = store.live
+    else:
+        present = await present_graph(store)
+        live = store
     graph = await asyncio.to_thread(lambda: rewind(present, stores.journal.entries_backwards(), epoch))
-    return Stores(PastStore(graph, stores.store), PastJournal(stores.journal, epoch), stores.paths)
+    return Stores(PastStore(graph, live), PastJournal(stores.journal, epoch), stores.paths)
+
+
+def _copied_graph(graph: Graph) -> Graph:
+    """A copy of a rebuilt graph that rewinding it further cannot change."""
+    return Graph(
+        nodes={i: _copied(props) for i, props in graph.nodes.items()},
+        edges={key: dict(props) for key, props in graph.edges.items()},
+    )
 
 
 async def status_at(stores: Stores, epoch) -> dict:

@@ -1108,6 +1108,12 @@ async def test_without_valid_time_before_a_value_is_what_was_believed_before_it_
     assert after["falsify"]["nodes"][:1] == [porto], after["falsify"]
     now = await app.recall(f"Where does {who} live?")
     assert now["falsify"]["nodes"][:1] == [berlin] and "order_from_question" not in now
+    # asked at the epoch that recorded Berlin, once a later change made it past: the epoch before
+    # Porto's is rebuilt from that past one
+    at_berlin = app.journal.epoch()
+    await app.revise(f"{who} was born in 1990.", triple=f"{who}|born in|1990", inquiry=f"{prefix}Q")
+    then = await app.recall(f"Where did {who} live before Porto?", epoch=at_berlin)
+    assert then["falsify"]["answer"] == before["falsify"]["answer"], then["falsify"]
 
 
 async def test_a_chain_asked_for_a_year_gives_every_path_that_held_in_it(app, prefix):
