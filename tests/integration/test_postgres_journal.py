@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from conftest import BACKEND, SEED, cli
+from conftest import BACKEND, SEED, clean_env, cli
 
 pytestmark = pytest.mark.skipif(
     BACKEND != "postgres", reason="PostgreSQL backend only (FALSIFY_TEST_BACKEND=postgres)"
@@ -389,3 +389,180 @@ def test_a_write_that_loses_its_connection_is_exit_7_and_lands_not_at_all(tmp_pa
     else:
         assert "not rolled back by this process" in message and out["pending"], out
     assert out["after"] == out["before"] and out["problems"] == [], out
+
+
+HOST_COUNTS_ITS_OPENINGS = """
+import asyncio, json, sys
+import psycopg2
+from memory_core import Falsify
+from memory_core.store.backends import postgres
+root, url, seed = sys.argv[1:4]
+import sqlalchemy
+made, schema, reflected = [], [], []
+connect, make_schema, reflect = psycopg2.connect, postgres._make_schema, sqlalchemy.MetaData.reflect
+psycopg2.connect = lambda *a, **k: made.append(k.get("application_name")) or connect(*a, **k)
+postgres._make_schema = lambda *a, **k: schema.append(1) or make_schema(*a, **k)
+sqlalchemy.MetaData.reflect = lambda self, *a, **k: reflected.append(1) or reflect(self, *a, **k)
+housekeeping = postgres.PostgresBackend.vector_housekeeping
+ddl = []
+async def counting(self, names, fragments):
+    done = await housekeeping(self, names, fragments)
+    ddl.append(len(done))
+    return done
+postgres.PostgresBackend.vector_housekeeping = counting
+
+async def opening(write):
+    # what a new process's opening pays: the process's memo of a prepared database and the
+    # connection its last opening kept forgotten (a new process makes one: reach(), before the lock)
+    postgres._prepared.clear()
+    postgres._present.clear()
+    for conn in postgres._idle.values():
+        conn.close()
+    postgres._idle.clear()
+    made.clear(); schema.clear(); ddl.clear(); reflected.clear()
+    fx = await Falsify.open(root, database=url)
+    if write:
+        await fx.revise("Forensic audit: the March QA report was back-dated.", target="E_qa")
+        await fx.undo()
+        await fx.recall()
+    else:
+        await fx.status()
+    await fx.close()
+    return {"connections": len(made), "schema": len(schema), "indexed": sum(ddl), "reflected": len(reflected)}
+
+async def main():
+    fx = await Falsify.open(root, database=url)  # the database's first opening makes the schema
+    await fx.load_file(seed)
+    await fx.close()
+    print(json.dumps({"read": await opening(False), "write": await opening(True)}))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_an_opening_of_a_prepared_database_makes_no_schema_and_two_connections(tmp_path):
+    """Once a database has FALSIFY's tables and indexes, an opening (what every command of the
+    warm launcher pays, and a server once) checks them in one query: no DDL, no catalog write,
+    no lock for it, and its first commit makes no index; FALSIFY opens two connections of its own
+    (the writer lock's session, and the one its checks and its journal share), not five; and
+    cognee's pgvector adapter reflects no table (FALSIFY's collections are declared at open)."""
+    out, _ = run_host(tmp_path, HOST_COUNTS_ITS_OPENINGS)
+    assert out["read"] == {"connections": 2, "schema": 0, "indexed": 0, "reflected": 0}, out
+    assert out["write"] == {"connections": 2, "schema": 0, "indexed": 0, "reflected": 0}, out
+
+
+def test_an_idle_connection_the_server_closed_is_made_again(tmp_path):
+    """The connection an opening keeps between its checks (a launcher's spare keeps it while it
+    waits for its command) may be closed by the server meanwhile (a restart, idle_session_timeout):
+    the checks connect again once, and the journal gets the new connection."""
+    import pg_server
+    from memory_core.store.backends import postgres
+
+    url = pg_server.root_env(tmp_path / "idle", fresh=True)["FALSIFY_DATABASE_URL"]
+    postgres.prepare_database(url)
+    idle = postgres._idle[url]
+    _terminate(url, idle.get_backend_pid())
+    postgres._prepared.discard(url)
+    postgres.prepare_database(url)
+    assert postgres._idle[url] is not idle and not postgres._idle[url].closed
+    journal = postgres.PgJournal(tmp_path / "root", url)
+    try:
+        assert journal.epoch() == 0 and url not in postgres._idle  # the journal took it
+    finally:
+        journal.close()
+    assert postgres._idle[url].closed == 0  # given back for the process's next opening
+
+
+def test_hnsw_ef_search_refused_to_a_role_is_said_once(tmp_path, monkeypatch, caplog):
+    """A role that may set hnsw.ef_search neither for the database nor for itself (a managed
+    service's restriction): one warning, by the opening that found it, recorded in falsify_meta;
+    later openings by that role neither try again nor warn."""
+    import logging
+
+    import pg_server
+    from memory_core.store.backends import postgres
+
+    url = pg_server.root_env(tmp_path / "ef", fresh=True)["FALSIFY_DATABASE_URL"]
+    database = url.rsplit("/", 1)[1]
+    pg_server._admin_sql(f'ALTER DATABASE "{database}" RESET hnsw.ef_search')
+    tried = []
+    monkeypatch.setattr(
+        postgres, "set_ef_search_default", lambda cur, owner: tried.append(owner) or "permission denied"
+    )
+    with caplog.at_level(logging.WARNING, logger="falsify"):
+        for _ in range(3):
+            postgres._prepared.discard(url)
+            postgres.prepare_database(url)
+    said = [r.getMessage() for r in caplog.records if "hnsw.ef_search" in r.getMessage()]
+    assert len(tried) == 1 and len(said) == 1 and "permission denied" in said[0], (tried, said)
+    assert "(said once)" in said[0] and "\n" not in said[0]
+    keys = [k for (k,) in pg_server._admin_sql("SELECT key FROM falsify_meta", url)]
+    assert [k for k in keys if k.startswith(postgres.EF_REFUSED)] == [postgres.EF_REFUSED + "postgres"], keys
+
+
+@pytest.mark.slow
+def test_a_role_not_owning_the_database_sets_hnsw_ef_search_for_itself_quietly(tmp_path):
+    """An app role that is not the database's owner may not ALTER DATABASE; it sets hnsw.ef_search
+    for itself in that database (a role may set its own defaults), once, with nothing on stderr;
+    its sessions then search with ef_search 1000 (cognee's and FALSIFY's)."""
+    import uuid
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg2
+    import pg_server
+
+    role = f"app_{uuid.uuid4().hex[:8]}"
+    url = pg_server.root_env(tmp_path / "shared", fresh=True)["FALSIFY_DATABASE_URL"]
+    database = url.rsplit("/", 1)[1]
+    pg_server._admin_sql(f"CREATE ROLE {role} LOGIN PASSWORD 'apppw1'")
+    try:
+        pg_server._admin_sql(f'ALTER DATABASE "{database}" RESET hnsw.ef_search')
+        pg_server._admin_sql("CREATE EXTENSION IF NOT EXISTS vector", url)
+        pg_server._admin_sql(f"GRANT ALL ON SCHEMA public TO {role}", url)
+        parts = urlsplit(url)
+        mine = urlunsplit((parts.scheme, f"{role}:apppw1@{parts.hostname}:{parts.port}", parts.path, "", ""))
+        env = {k: v for k, v in clean_env().items() if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")}
+        root = tmp_path / "root"
+        for args in (["load", str(SEED)], ["status"], ["explain", "K"]):
+            proc = cli(root, "--database", mine, *args, env=env, same_database=True)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            assert "ef_search" not in proc.stderr, proc.stderr
+        conn = psycopg2.connect(mine)
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT '[0]'::vector")
+                cur.execute("SHOW hnsw.ef_search")
+                assert cur.fetchone() == ("1000",)
+        finally:
+            conn.close()
+    finally:
+        pg_server._admin_sql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        pg_server._admin_sql(f"DROP ROLE IF EXISTS {role}")
+
+
+def test_a_forked_child_never_ends_its_parents_idle_connection(tmp_path):
+    """A child forked while the process keeps an idle connection (a host forking workers) does
+    not use it, and its copy closed or collected in the child (at its exit) does not end the
+    parent's session: the child's copy of the socket points at /dev/null."""
+    import gc
+    import os
+    import time
+
+    import pg_server
+    from memory_core.store.backends import postgres
+
+    url = pg_server.root_env(tmp_path / "fork", fresh=True)["FALSIFY_DATABASE_URL"]
+    postgres.prepare_database(url)
+    conn = postgres._idle[url]
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        code = 0 if not postgres._idle else 1
+        del conn
+        postgres._forked_away.clear()
+        gc.collect()
+        os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    time.sleep(0.2)
+    with conn.cursor() as cur:
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)

@@ -143,6 +143,32 @@ async def test_hnsw_index_per_collection_same_answers_as_exact_scan(app, prefix)
     assert int(ef[0][0]) >= 420  # recall asks for up to MAX_TOP_K * 4 + 20 rows
 
 
+async def test_declared_collections_are_what_cognee_reflects(app, prefix):
+    """An opening declares FALSIFY's existing vector collections in cognee's pgvector adapter
+    (postgres.declare_tables: columns and primary key, two catalog queries) instead of letting it
+    reflect each table on first use: the same columns, types, nullability and key as cognee's own
+    MetaData.reflect, and the adapter's search and has_collection work on them."""
+    from sqlalchemy import MetaData
+
+    from memory_core.store.backends.postgres import declare_tables
+    from memory_core.store.models import collection
+
+    await app.load(seed_with_prefix(prefix))
+    names = [collection(k) for k in ("question", "hypothesis", "evidence", "conclusion")]
+    declared, reflected = MetaData(), MetaData()
+    async with app.store.vector.engine.connect() as conn:
+        await conn.run_sync(declare_tables, declared, names + ["no_such_collection"])
+        await conn.run_sync(reflected.reflect, only=names)
+
+    def shape(table):
+        return [(c.name, repr(c.type), c.primary_key, c.nullable) for c in table.columns]
+
+    assert sorted(declared.tables) == sorted(names)
+    assert {n: shape(declared.tables[n]) for n in names} == {n: shape(reflected.tables[n]) for n in names}
+    assert [await app.store.vector.has_collection(n) for n in names] == [True] * 4
+    assert await app.store.search(collection("evidence"), "the QA report was back-dated", 3)
+
+
 async def test_revision_log_and_intent_live_in_the_database(app, prefix):
     await app.load(seed_with_prefix(prefix))
     journal = app.journal

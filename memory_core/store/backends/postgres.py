@@ -26,7 +26,10 @@ the meta file).
   write is fenced (the intent row and the log row are inserted only while that very session
   still holds the lock; :class:`WriterLockLost`, exit 7, otherwise).
 * :func:`prepare_database`: FALSIFY's tables, an index for the store's subject-predicate
-  lookup, and ``hnsw.ef_search`` for this database (the backend's open-time step).
+  lookup, and ``hnsw.ef_search`` for this database (the backend's open-time step): one catalog
+  query once they are in place, so an opening (each command of the warm launcher; a server
+  once) runs no DDL and writes nothing to the catalog; its checks and its journal share one
+  connection (the writer lock keeps a session of its own).
 """
 
 from __future__ import annotations
@@ -128,56 +131,257 @@ def require_pgvector(conn, url: str) -> None:
 
 _prepared: set[str] = set()
 
+# One idle connection per database URL: the one reach() made (in a launcher's spare, before the
+# command came), used by the open-time checks (prepare_database, check_database_embedder) and then
+# handed to the journal, so an opening makes two connections of its own (this one and the writer
+# lock's, which must be a session of its own) where it made five. A connection found closed by the
+# server meanwhile (a restart, idle_session_timeout) is made again once.
+_idle: dict[str, object] = {}
+_forked_away: list = []  # a forked child's copies of its parent's idle connections: never used
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: its parent's idle connections are not its own. Closing one (or its
+    collection, at exit) would send the server the session's end on the parent's socket: the
+    child's copy of the socket is pointed at /dev/null first."""
+    for conn in _idle.values():
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, conn.fileno())
+            os.close(null)
+        except Exception:  # noqa: BLE001 - closed already
+            pass
+        _forked_away.append(conn)
+    _idle.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def declare_tables(conn, metadata, names: list[str]) -> None:
+    """The tables ``names`` (those of them that exist) in ``metadata`` with their columns (names,
+    types as reflected, nullability) and primary key: what a query of cognee's pgvector adapter
+    needs (its search, retrieve, delete), read in two catalog queries for all of them; not their
+    indexes, constraints and comments (what ``MetaData.reflect`` reads too). For
+    ``Connection.run_sync``."""
+    from sqlalchemy import Column, Table, inspect
+
+    inspector = inspect(conn)
+    columns = inspector.get_multi_columns(filter_names=names)
+    keys = inspector.get_multi_pk_constraint(filter_names=names)
+    for (schema, name), found in columns.items():
+        if schema is not None or name in metadata.tables:
+            continue
+        primary = set((keys.get((schema, name)) or {}).get("constrained_columns") or ())
+        Table(
+            name,
+            metadata,
+            *[
+                Column(c["name"], c["type"], primary_key=c["name"] in primary, nullable=c["nullable"])
+                for c in found
+            ],
+        )
+
+
+def journal_name() -> str:
+    return f"falsify journal pid {os.getpid()}"
+
+
+def take_connection(url: str):
+    """The idle connection to ``url`` (see ``_idle``), else a new one."""
+    conn = _idle.pop(url, None)
+    if conn is not None and not conn.closed:
+        return conn
+    return connect(url, journal_name())
+
+
+def give_back(url: str, conn) -> None:
+    """Keep ``conn`` as the idle connection to ``url`` (closed if one is kept already, or if it is
+    not idle in autocommit)."""
+    import psycopg2.extensions as ext
+
+    if conn.closed:
+        return
+    if not conn.autocommit or conn.get_transaction_status() != ext.TRANSACTION_STATUS_IDLE or url in _idle:
+        conn.close()
+        return
+    _idle[url] = conn
+
+
+def _on_setup_connection(url: str, work):
+    """``work(cursor)`` on the idle connection to ``url`` (kept idle after), once more on a new
+    connection when the server had closed that one; a refused connection is DatabaseUnavailable."""
+    import psycopg2
+
+    for attempt in (1, 2):
+        conn = take_connection(url)
+        try:
+            with conn.cursor() as cur:
+                result = work(cur)
+        except (psycopg2.OperationalError, psycopg2.InterfaceError):
+            if conn.closed and attempt == 1:  # lost while idle: the server restarted, a timeout, ...
+                continue
+            conn.close()
+            raise
+        except BaseException:
+            conn.close()
+            raise
+        give_back(url, conn)
+        return result
+    raise AssertionError("unreachable")
+
+
+# FALSIFY's tables and indexes, looked up in one query at open: when they are all there (and
+# hnsw.ef_search is set, or cannot be by this role), the opening writes nothing to the catalog
+# and takes no lock for it. The HNSW and full-text indexes of the vector collections are looked
+# up too (PostgresBackend.vector_housekeeping then makes only the missing ones).
+RELATIONS = ("falsify_log", "falsify_intent", "falsify_meta", "falsify_log_epoch")
+NAME_INDEX = "falsify_node_type_name_md5"
+OLD_NAME_INDEX = "falsify_node_type_name"
+_STATE_SQL = (
+    "SELECT coalesce(array_agg(n) FILTER (WHERE to_regclass(quote_ident(n)) IS NOT NULL), '{}'), "
+    # hnsw.ef_search as this session has it, and whether the database's new sessions get at least
+    # EF_SEARCH (this connection may be older than the setting: a process's earlier opening made it)
+    "current_setting('hnsw.ef_search', true), "
+    "EXISTS (SELECT 1 FROM pg_db_role_setting s, unnest(s.setconfig) AS c "
+    "WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database())) "
+    "AND s.setrole IN (0, (SELECT oid FROM pg_roles WHERE rolname = current_user)) "
+    "AND CASE WHEN c ~ '^hnsw[.]ef_search=[0-9]{1,9}$' THEN substr(c, 16)::int >= %s ELSE false END), "
+    "pg_has_role((SELECT datdba FROM pg_database WHERE datname = current_database()), 'MEMBER') "
+    "FROM unnest(%s::text[]) AS n"
+)
+# what prepare_database found (or made) per URL: the relations present among those looked up
+_present: dict[str, set[str]] = {}
+
+
+def _looked_up() -> list[str]:
+    from memory_core.store.lexical import fts_index_name
+    from memory_core.core.identity import KINDS, collection
+
+    names = [*RELATIONS, UNIQUE_EPOCH_INDEX, "graph_node", NAME_INDEX, OLD_NAME_INDEX]
+    for kind in KINDS:
+        name = collection(kind)
+        names += [name, hnsw_index_name(name), fts_index_name(name)]
+    return names
+
+
+def _ef_search_set(value) -> bool:
+    try:
+        return int(value) >= EF_SEARCH
+    except (TypeError, ValueError):
+        return False
+
+
+def _schema_ready(present: set[str]) -> bool:
+    if not set(RELATIONS) | {UNIQUE_EPOCH_INDEX} <= present:
+        return False
+    return "graph_node" not in present or (NAME_INDEX in present and OLD_NAME_INDEX not in present)
+
 
 def prepare_database(url: str) -> None:
-    """FALSIFY's tables and settings in this database (idempotent; once per process)."""
+    """FALSIFY's tables and settings in this database (idempotent; once per process). One
+    catalog query when they are in place already (every opening but a database's first):
+    no DDL, no catalog write, no lock; else the tables and indexes made under an advisory lock
+    (one process at a time: CREATE ... IF NOT EXISTS races on the catalog), and
+    ``hnsw.ef_search`` (:func:`set_ef_search_default`) when new sessions do not get it yet."""
     if url in _prepared:
         return
-    conn = connect(url, "falsify setup")
-    try:
-        with conn.cursor() as cur:
-            # one process at a time (CREATE ... IF NOT EXISTS races on the catalog)
-            cur.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK_KEY + 1,))
-            try:
-                cur.execute(SCHEMA)
-                unique_epochs(cur)
-                cur.execute("SELECT to_regclass('graph_node') IS NOT NULL")
-                if cur.fetchone()[0]:
-                    index_graph(cur)
-                try:
-                    cur.execute(
-                        f"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET hnsw.ef_search = {EF_SEARCH}', "
-                        "current_database()); END $$"
-                    )
-                except Exception as error:  # noqa: BLE001 - a managed server may refuse: searches stay exact-ish
-                    import logging
+    names = _looked_up()
 
-                    logging.getLogger("falsify").warning(
-                        "could not set hnsw.ef_search for this database: %s", error
-                    )
-            finally:
-                cur.execute("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK_KEY + 1,))
-    finally:
-        conn.close()
+    def work(cur) -> None:
+        cur.execute(_STATE_SQL, (EF_SEARCH, names))
+        found, ef_search, ef_set, owner = cur.fetchone()
+        present = set(found)
+        ready = _schema_ready(present)
+        ef_wanted = not (ef_set or _ef_search_set(ef_search))
+        if ready and ef_wanted:  # refused to this role before (and said so then): not tried again
+            cur.execute("SELECT 1 FROM falsify_meta WHERE key = %s || current_user", (EF_REFUSED,))
+            ef_wanted = cur.fetchone() is None
+        if not ready or ef_wanted:
+            _make_schema(cur, url, set_ef_search=ef_wanted, owner=owner)
+            cur.execute(_STATE_SQL, (EF_SEARCH, names))
+            present = set(cur.fetchone()[0])
+        _present[url] = present
+
+    _on_setup_connection(url, work)
     _prepared.add(url)
+
+
+# falsify_meta's key (+ the role's name) recording that this role may not set hnsw.ef_search
+EF_REFUSED = "hnsw.ef_search refused for "
+
+
+def _make_schema(cur, url: str, set_ef_search: bool, owner: bool) -> None:
+    # one process at a time (CREATE ... IF NOT EXISTS races on the catalog)
+    cur.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK_KEY + 1,))
+    try:
+        cur.execute(SCHEMA)
+        unique_epochs(cur)
+        cur.execute("SELECT to_regclass('graph_node') IS NOT NULL")
+        if cur.fetchone()[0]:
+            index_graph(cur)
+        if set_ef_search:
+            refused = set_ef_search_default(cur, owner)
+            if refused:
+                import logging
+
+                # said once: the refusal is recorded, later openings by this role neither try nor warn
+                cur.execute(
+                    "INSERT INTO falsify_meta (key, value) VALUES (%s || current_user, %s) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    (EF_REFUSED, json.dumps(refused)),
+                )
+                logging.getLogger("falsify").warning(
+                    "could not set hnsw.ef_search for the database %s (%s): its vector searches return at most "
+                    "40 rows per index scan (PostgreSQL's default); its owner can run ALTER DATABASE ... SET "
+                    "hnsw.ef_search = %d (said once)",
+                    _redact(url),
+                    refused,
+                    EF_SEARCH,
+                )
+    finally:
+        cur.execute("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK_KEY + 1,))
+
+
+def set_ef_search_default(cur, owner: bool) -> Optional[str]:
+    """``hnsw.ef_search`` = EF_SEARCH for the database's new sessions: set on the database when
+    this role owns it, else on this role in the database (a role may set its own defaults).
+    pgvector is loaded in the session first: PostgreSQL lets only a superuser set a setting of a
+    library not loaded yet. None, or why PostgreSQL refused."""
+    import psycopg2
+
+    target = "DATABASE %I" if owner else "ROLE CURRENT_USER IN DATABASE %I"
+    try:
+        cur.execute("SELECT '[0]'::vector")  # loads pgvector in this session
+        cur.execute(
+            f"DO $$ BEGIN EXECUTE format('ALTER {target} SET hnsw.ef_search = {EF_SEARCH}', "
+            "current_database()); END $$"
+        )
+    except psycopg2.Error as error:
+        return (" ".join(str(error).split()) or type(error).__name__).partition(" CONTEXT:")[0]
+    return None
 
 
 def check_database_embedder(url: str, mine: dict) -> dict:
     """The database's embedder record (the first opener's, kept in ``falsify_meta``): every
     machine and data root on this database must embed with the same model, or vectors of
-    two models would be compared. Raises EmbedderMismatch naming both."""
+    two models would be compared. Raises EmbedderMismatch naming both. Read first, written
+    only by the database's first opener."""
     prepare_database(url)
-    conn = connect(url, "falsify embedder check")
-    try:
-        with conn.cursor() as cur:
+
+    def work(cur):
+        cur.execute("SELECT value FROM falsify_meta WHERE key = 'embedder'")
+        row = cur.fetchone()
+        if row is None:
             cur.execute(
                 "INSERT INTO falsify_meta (key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
                 (json.dumps(mine),),
             )
             cur.execute("SELECT value FROM falsify_meta WHERE key = 'embedder'")
-            recorded = cur.fetchone()[0]
-    finally:
-        conn.close()
+            row = cur.fetchone()
+        return row[0]
+
+    recorded = _on_setup_connection(url, work)
     if recorded != mine:
         raise EmbedderMismatch(
             f"this database ({_redact(url)}) was built with embedder {recorded}, but the current settings "
@@ -202,9 +406,8 @@ def unique_epochs(cur) -> None:
 # btree entry holds at most ~2,700 bytes and a name (a triple's "subject|predicate") may be
 # longer (8,000 characters are valid input); the lookup compares md5(name), then the name. The
 # index on (type, name) of earlier versions is dropped (a long name could not be inserted).
-NAME_INDEX = "falsify_node_type_name_md5"
 NAME_INDEX_SQL = (
-    "DROP INDEX IF EXISTS falsify_node_type_name; "
+    f"DROP INDEX IF EXISTS {OLD_NAME_INDEX}; "
     f"CREATE INDEX IF NOT EXISTS {NAME_INDEX} ON graph_node (type, md5(name))"
 )
 
@@ -245,12 +448,15 @@ class PostgresBackend(Backend):
     def reach(self) -> None:
         """One connection to the database (:class:`DatabaseUnavailable` naming the server when it
         cannot be made), and its pgvector extension (made if this role may), so a data root is not
-        made for a database that is not there or that cognee's vector adapter cannot use."""
-        conn = connect(self.url, "falsify reach")
+        made for a database that is not there or that cognee's vector adapter cannot use. The
+        connection is kept for the opening's checks and its journal (``take_connection``)."""
+        conn = take_connection(self.url)
         try:
             require_pgvector(conn, self.url)
-        finally:
+        except BaseException:
             conn.close()
+            raise
+        give_back(self.url, conn)
 
     def writer_lock(self, path: Path, purpose: str = "falsify") -> "PgWriterLock":
         """The database's writer lock (one writer per database; ``path`` is not used); the
@@ -296,6 +502,32 @@ class PostgresBackend(Backend):
             if _engines_loop.get(id(vector)) is not loop:  # another loop's, or one not known
                 await vector.dispose(close=False)
             _engines_loop[id(vector)] = loop
+            await self._declare_collections()
+
+    async def _declare_collections(self) -> None:
+        """FALSIFY's vector collections that exist, declared in cognee's pgvector adapter
+        (:func:`declare_tables`) before its first use in this process: its ``has_collection``
+        and ``get_table`` find them instead of reflecting each table (SQLAlchemy's full
+        reflection, a dozen catalog queries per table with its indexes, FALSIFY's HNSW and GIN
+        ones included: 0.2-0.6 s of a recall's CPU on a loaded machine, per process). What cannot
+        be declared so is left to cognee's reflection, as before."""
+        from memory_core.core.identity import KINDS, collection
+
+        metadata = getattr(self.vector, "_metadata", None)  # cognee 1.6.5's PGVectorAdapter
+        present = _present.get(self.url, set())
+        if metadata is None:
+            return
+        names = [collection(k) for k in KINDS]
+        wanted = [n for n in names if n in present and n not in metadata.tables]
+        if not wanted:
+            return
+        try:
+            async with self.vector.engine.connect() as conn:
+                await conn.run_sync(declare_tables, metadata, wanted)
+        except Exception as error:  # noqa: BLE001 - cognee reflects what is not declared
+            import logging
+
+            logging.getLogger("falsify").debug("vector collections not declared: %s", error)
 
     async def _read(self, sql: str, params: dict | None = None) -> list:
         from sqlalchemy import text
@@ -423,9 +655,20 @@ class PostgresBackend(Backend):
     async def vector_housekeeping(self, names: Iterable[str], fragments: int) -> list[str]:
         """An HNSW index (cosine, what cognee's search orders by) on each FALSIFY collection
         that exists and has none yet; cognee creates no approximate-nearest-neighbour index.
-        Returns the collections indexed now."""
+        Returns the collections indexed now. What the opening found in place already
+        (``prepare_database``'s catalog query) is not asked for again: a process's first commit
+        runs no DDL on a database whose indexes exist."""
         from sqlalchemy import text
 
+        names = list(names)
+        present = _present.get(self.url, set())
+        if NAME_INDEX in present and OLD_NAME_INDEX not in present:
+            self._graph_indexed = True
+        self._indexed.update(
+            name
+            for name in names
+            if hnsw_index_name(name) in present and lexical.fts_index_name(name) in present
+        )
         if not self._graph_indexed:
             # the subject-predicate lookup's index (index_graph): made at
             # open when graph_node exists, else here after the first commit created it. Without it
@@ -561,8 +804,15 @@ class PgWriterLock:
         try:
             with conn.cursor() as cur:
                 while True:
-                    cur.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK_KEY,))
-                    if cur.fetchone()[0]:
+                    # the lock and, once taken, the session's identity (the fence's), in one round trip
+                    cur.execute(
+                        "SELECT pg_try_advisory_lock(%s), pg_backend_pid(), "
+                        "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())",
+                        (WRITER_LOCK_KEY,),
+                    )
+                    taken, pid, started = cur.fetchone()
+                    if taken:
+                        self.session = (pid, started)
                         break
                     if time.monotonic() >= deadline:
                         cur.execute(
@@ -582,9 +832,6 @@ class PgWriterLock:
                             "(set FALSIFY_LOCK_TIMEOUT to wait longer)"
                         )
                     time.sleep(0.05)
-            with conn.cursor() as cur:
-                cur.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()")
-                self.session = tuple(cur.fetchone())
         except BaseException:
             conn.close()
             raise
@@ -664,11 +911,12 @@ class PgJournal(Journal):
         self.lock = lock  # the writer lock fencing begin() and commit(); None: an opening without one
         make_private(self.root)  # the local root (meta, logs) is private on this backend too
         prepare_database(url)
-        self._conn = connect(url, f"falsify journal pid {os.getpid()}")
+        self._conn = take_connection(url)  # the one the opening's checks used (their query just ran on it)
 
     def close(self) -> None:
+        """The connection is kept for this process's next opening of the database (``give_back``)."""
         if self._conn is not None:
-            self._conn.close()
+            give_back(self.url, self._conn)
             self._conn = None
 
     def _connection(self):
@@ -678,7 +926,7 @@ class PgJournal(Journal):
         if self._conn is None or self._conn.closed:
             self._conn = None
             try:
-                self._conn = connect(self.url, f"falsify journal pid {os.getpid()}")
+                self._conn = connect(self.url, journal_name())
             except DatabaseUnavailable as error:
                 raise DatabaseUnavailable(
                     f"lost the connection to the PostgreSQL database {_redact(self.url)} and cannot make it "
