@@ -1,8 +1,20 @@
 """MQuAKE-hard per_case on both backends in one run: embedded (Ladybug + LanceDB)
-and PostgreSQL + pgvector through cognee's own adapters.
+and PostgreSQL + pgvector through cognee's own adapters; and, with ``--warm``, the warm CLI's
+commands on both backends side by side.
 
     python -m bench.postgres [--limit N] [--json]
     python -m bench.mquake --backend postgres [--limit N] [--json]   (the same)
+    python -m bench.postgres --warm [--runs N] [--pause S] [--cold-runs N] [--serve-runs N] [--json]
+
+``--warm``: the demo investigation (examples/company_x.json) loaded into an embedded root and a
+PostgreSQL root (a database of its own), then the commands a person types, alternated between
+the two backends, ``--runs`` times each: ``status``, ``explain E_qa``, ``recall``, ``revise``
+(the demo's fact pinned to E_qa) and the ``undo`` of it, each the caller's wall time from
+starting ``python main.py`` to its exit: through the warm launcher (one launcher per backend,
+each keeping its spare for the next command, ``--pause`` seconds apart as a person types), then
+answered by a ``serve`` holding each root (``--serve-runs`` times), and a cold ``status``
+(``--cold-runs``); p50 and p95, with the machine, the date and the load average at the start
+and the end (the machine may be shared).
 
 For each backend it runs ``bench.mquake --scenario per_case`` on the x1 graph and on the
 x10 graph (disjoint replicas), each in its own process on a fresh root (and, on
@@ -18,9 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -212,6 +227,170 @@ def human(result: dict) -> str:
     return "\n".join(lines)
 
 
+# ---- the warm CLI on both backends (--warm) ------------------------------------------------
+
+FACT = "Forensic audit: the March QA report was back-dated."
+WARM_COMMANDS = (
+    ("status", ["status"]),
+    ("explain", ["explain", "E_qa"]),
+    ("recall", ["recall"]),
+    ("revise", ["revise", FACT, "--target", "E_qa"]),  # each followed by its undo (timed too)
+)
+BACKENDS = ("embedded", "postgres")
+
+
+def _timed(root: Path, argv: list, env: dict, runs: dict, name: str, pause: float, expect: str = "") -> None:
+    from bench import startup
+
+    time.sleep(pause)
+    took, proc = startup.run(root, *argv, env=env)
+    if expect and expect not in proc.stdout:
+        raise RuntimeError(f"{name} did not run as measured ({expect!r} not said): {proc.stdout[-400:]}")
+    runs.setdefault(name, []).append(took)
+
+
+def _commands(roots: dict, envs: dict, runs: int, pause: float, expect: str) -> dict:
+    """Each command on each backend, alternated, ``runs`` times: {backend: {command: [seconds]}}."""
+    times: dict = {b: {} for b in roots}
+    for _ in range(runs):
+        for name, argv in WARM_COMMANDS:
+            for b in roots:
+                _timed(roots[b], argv, envs[b], times[b], name, pause, expect if name == "status" else "")
+                if name == "revise":
+                    _timed(roots[b], ["undo"], envs[b], times[b], "undo", pause)
+    return times
+
+
+def _serve(root: Path, env: dict):
+    import queue
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
+        cwd=REPO,
+        env=dict(env, PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    while not lines.get(timeout=900).startswith("FALSIFY viewer: "):
+        pass
+    return proc
+
+
+def _stop(proc) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def warm(args) -> dict:
+    sys.path.insert(0, str(REPO / "tests" / "support"))
+    from pg_server import PgServer  # noqa: E402
+
+    from bench import startup
+    from bench.common import machine, summary
+
+    base = Path(tempfile.mkdtemp(prefix="falsify-bench-pgwarm-"))
+    result: dict = {"machine": machine(), "runs": args.runs, "pause_s": args.pause, "seconds": {}}
+    server, admin = None, os.environ.get("FALSIFY_DATABASE_URL")
+    name = f"falsify_bench_warm_{os.getpid()}"
+    launchers, served = [], []
+    try:
+        if not admin:
+            server = PgServer(durable=True).start()
+            admin = server.url()
+            result["postgres"] = "PostgreSQL 16.2 + pgvector 0.6.2 from the pgserver wheel, local, fsync on"
+        else:
+            result["postgres"] = "the server of FALSIFY_DATABASE_URL"
+        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _admin(admin, f'CREATE DATABASE "{name}"')
+        _admin(_with_db(admin, name), "CREATE EXTENSION IF NOT EXISTS vector")
+        selected = {
+            "embedded": {},
+            "postgres": {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": _with_db(admin, name)},
+        }
+        roots = {b: base / b for b in BACKENDS}
+        cold_env = {b: startup.base_env(FALSIFY_LAUNCHER="0", **selected[b]) for b in BACKENDS}
+        for b in BACKENDS:
+            startup.run(roots[b], "--cold", "load", startup.SEED, env=cold_env[b])
+        cold: dict = {b: {} for b in BACKENDS}
+        for _ in range(args.cold_runs):
+            for b in BACKENDS:
+                _timed(roots[b], ["--cold", "status"], cold_env[b], cold[b], "status", 0)
+        # one launcher per backend: each keeps a spare ready for the next command on its root
+        warm_env = {}
+        for b in BACKENDS:
+            runtime = base / f"runtime-{b}"
+            runtime.mkdir(mode=0o700)
+            warm_env[b] = startup.base_env(
+                FALSIFY_LAUNCHER="1", FALSIFY_RUNTIME_DIR=str(runtime), **selected[b]
+            )
+            took, first = startup.run(roots[b], "status", env=warm_env[b])
+            found = re.search(r"FALSIFY launcher this command started \(pid (\d+)\)", first.stdout)
+            if not found:
+                raise RuntimeError(f"the first command did not start the launcher: {first.stdout[-400:]}")
+            launchers.append(int(found.group(1)))
+        launcher = _commands(
+            roots, warm_env, args.runs, args.pause, "ran warm: forked by the FALSIFY launcher"
+        )
+        serve: dict = {}
+        if args.serve_runs:
+            for b in BACKENDS:
+                served.append(_serve(roots[b], cold_env[b]))
+            serve = _commands(roots, cold_env, args.serve_runs, args.pause, "answered by the FALSIFY server")
+        for b in BACKENDS:
+            result["seconds"][b] = {
+                "cold": {k: summary(v) for k, v in cold[b].items()},
+                "launcher": {k: summary(v) for k, v in launcher[b].items()},
+                "serve": {k: summary(v) for k, v in serve.get(b, {}).items()},
+            }
+        result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    finally:
+        for proc in served:
+            _stop(proc)
+        for pid in launchers:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        try:
+            _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)') if admin else None
+        finally:
+            if server is not None:
+                server.stop()
+            import shutil
+
+            shutil.rmtree(base, ignore_errors=True)
+    return result
+
+
+def warm_human(result: dict) -> str:
+    m = result["machine"]
+    lines = [
+        f"The warm CLI on both backends (demo root), measured {m.get('date')} on {m.get('cpu_model')} "
+        f"({m.get('cpu_count', '?')} CPUs), load average {m.get('load_average_at_start')} at the start, "
+        f"{m.get('load_average_at_end')} at the end, commit {m.get('commit')}",
+        f"PostgreSQL: {result.get('postgres')}; {result['runs']} runs of each command, {result['pause_s']} s apart",
+        "",
+        f"{'how':<9} {'command':<9} {'embedded p50':>13} {'p95':>6} {'PostgreSQL p50':>15} {'p95':>6}   (seconds)",
+    ]
+    seconds = result["seconds"]
+    for how in ("cold", "launcher", "serve"):
+        for command in ("status", "explain", "recall", "revise", "undo"):
+            e = seconds["embedded"][how].get(command)
+            p = seconds["postgres"][how].get(command)
+            if e and p:
+                lines.append(
+                    f"{how:<9} {command:<9} {e['p50']:>13.2f} {e['p95']:>6.2f} {p['p50']:>15.2f} {p['p95']:>6.2f}"
+                )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.postgres", description=__doc__.split("\n\n")[0])
     p.add_argument("--limit", type=int, default=50, help="per_case cases in each run (default 50)")
@@ -219,15 +398,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.add_argument("--out", help="also write the result as JSON to this file")
     p.add_argument("--x1-only", action="store_true", help="skip the x10 graphs (no scaling ratio)")
+    p.add_argument("--warm", action="store_true", help="the warm CLI's commands on both backends instead")
+    p.add_argument("--runs", type=int, default=10, help="--warm: runs of each command (default 10)")
+    p.add_argument(
+        "--pause", type=float, default=2.0, help="--warm: seconds between two commands (default 2)"
+    )
+    p.add_argument("--cold-runs", type=int, default=3, help="--warm: cold status runs (default 3)")
+    p.add_argument(
+        "--serve-runs", type=int, default=5, help="--warm: runs answered by serve (default 5; 0: none)"
+    )
     return p
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    result = run(args)
+    result = warm(args) if args.warm else run(args)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
-    print(json.dumps(result, indent=2) if args.json else human(result))
+    print(json.dumps(result, indent=2) if args.json else (warm_human if args.warm else human)(result))
     return 0
 
 
