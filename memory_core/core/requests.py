@@ -37,6 +37,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.fields import FACT_FIELDS as _FACT_FIELDS
 from memory_core.core.investigation import check_key, check_name, check_text, check_value, loads_json
 from memory_core.core.policy import check_policy, check_trust
+from memory_core.core.results import RevisionResult
 from memory_core.core.validity import check_interval
 
 FACT_FIELDS = _FACT_FIELDS  # the fields of one fact (memory_core.core.fields: declared once)
@@ -167,7 +168,7 @@ def check_epoch(value: Any) -> Optional[int]:
     return value
 
 
-def kept_for_decision(result: dict, request: RevisionRequest) -> dict:
+def kept_for_decision(result: RevisionResult, request: RevisionRequest) -> RevisionResult:
     """A fact left for the caller to decide (``to_decide``: nothing recorded) that named a
     hypothesis (``supports``/``refutes``) says so in its note: the edge is part of the decision
     and is written with it (``target`` or ``record`` given with the same hypothesis), never

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import AbstractSet, Optional, Sequence
 
+from memory_core.core.results import Candidate as CandidateRow
 from memory_core.store.belief_store import to_node
 from memory_core.judging.retrieval import GATE1_K, LIVE, Found, Query, gate1_many  # noqa: F401
 from memory_core.judging.judges import (
@@ -63,7 +64,7 @@ class Candidate:
     lexical: Optional[float] = None  # gate 1's lexical score (None: not a lexical hit)
     rank: Optional[int] = None  # place in gate 1's fused ranking, from 1 (None: lookup, pin or batch)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> CandidateRow:
         return {
             "key": self.key,
             "distance": None if self.distance is None else round(self.distance, 4),

@@ -36,6 +36,7 @@ from memory_core.core import validity
 from memory_core.core.beliefs import STATES, BeliefView, Node
 from memory_core.core.cardinality import multi_valued, stored_predicates
 from memory_core.core.keys import sp_key
+from memory_core.core.results import CheckResult
 from memory_core.core.vocabulary import DISPUTES
 from memory_core.ops.check_log import StoredNode, forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection
@@ -84,9 +85,9 @@ class Findings(TypedDict):
     empty: list[tuple[str, str, str]]
 
 
-async def check(stores: Stores, repair: bool = False) -> dict:
+async def check(stores: Stores, repair: bool = False) -> CheckResult:
     found = await _inspect(stores)
-    result = {"clean": not found["problems"], "problems": list(found["problems"])}
+    result: CheckResult = {"clean": not found["problems"], "problems": list(found["problems"])}
     if stores.recovered:
         # opening the root already finished or rolled back an interrupted change (a pending
         # intent, a torn log line, a torn graph checkpoint): say so; "clean" is the state after it
@@ -94,7 +95,9 @@ async def check(stores: Stores, repair: bool = False) -> dict:
     if not repair:
         return result
     if not found["problems"]:  # nothing to repair: the repair's fields all the same (one shape)
-        result.update(repaired=[], clean_after_repair=True, problems_after_repair=[], cannot_restore=[])
+        result.update(
+            {"repaired": [], "clean_after_repair": True, "problems_after_repair": [], "cannot_restore": []}
+        )
         return result
     repaired: list[str] = []
     cannot: list[str] = []
@@ -114,10 +117,12 @@ async def check(stores: Stores, repair: bool = False) -> dict:
         if not found["problems"] or not done:
             break
     result.update(
-        repaired=repaired,
-        clean_after_repair=not found["problems"],
-        problems_after_repair=found["problems"],
-        cannot_restore=cannot,
+        {
+            "repaired": repaired,
+            "clean_after_repair": not found["problems"],
+            "problems_after_repair": found["problems"],
+            "cannot_restore": cannot,
+        }
     )
     return result
 

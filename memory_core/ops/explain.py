@@ -22,6 +22,7 @@ from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, node_id
 from memory_core.core.investigation import check_key
+from memory_core.core.results import ExplainResult
 from memory_core.core.tms import attackers
 from memory_core.core.vocabulary import DEPENDS_ON
 from memory_core.store.stores import Stores
@@ -33,7 +34,7 @@ from memory_core.store.tms_io import add_antecedent_ghosts
 MAX_CHAIN = 500  # nodes read up the justifications of the node explained
 
 
-async def explain(stores: Stores, key: str) -> dict:
+async def explain(stores: Stores, key: str) -> ExplainResult:
     key = check_key(key, "explain")
     props = (await stores.store.find_keys([key])).get(key)
     kind = KIND_BY_TYPE.get(props.get("type", "")) if props is not None else None
@@ -43,18 +44,20 @@ async def explain(stores: Stores, key: str) -> dict:
         me = props.get("key", key)
         related = {a for _, group in view.justifications(me) for a in group} | set(attackers(view, me))
     # the whole revision log is read: off the event loop, so other tasks keep running
-    result = await asyncio.to_thread(lambda: why.history(stores.journal.entries(), key, related))
-    fate = result.pop("fate", None)
+    logged = await asyncio.to_thread(lambda: why.history(stores.journal.entries(), key, related))
+    # the logged history, with its fate said as the state of a node no longer stored
+    result: ExplainResult = {"key": logged["key"], "known": logged["known"], "events": logged["events"]}
     if props is None:
         if not result["known"]:
             raise InputError(
                 f"explain: no node with key {key!r} in this data root, and none in its revision log "
                 "(never loaded, recorded or forgotten here)"
             )
+        if "removed_by_undo" in logged:
+            result["removed_by_undo"] = logged["removed_by_undo"]
         # not stored: a revision forgot it, or an undo removed what had added it
-        result["state"] = fate or "forgotten"
+        result["state"] = logged["fate"] or "forgotten"
         return result
-    result.pop("removed_by_undo", None)
     result["key"] = props.get("key", result["key"])
     result["known"] = True
     result["state"] = state_of(props)

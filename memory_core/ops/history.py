@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Optional
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import FalsifyError, InputError
 from memory_core.core.identity import KINDS, TYPE_BY_KIND, collection, node_id
+from memory_core.core.results import StatusResult
 from memory_core.core.vocabulary import TEXT_FIELD
 from memory_core.store import off_loop
 from memory_core.store.stores import Stores
@@ -532,7 +533,7 @@ def _copied_graph(graph: Graph) -> Graph:
     )
 
 
-async def status_at(stores: Stores, epoch) -> dict:
+async def status_at(stores: Stores, epoch) -> StatusResult:
     """``status`` as it would have printed after ``epoch``, plus ``"epoch": N``."""
     from memory_core.ops import status as status_op
 

@@ -29,6 +29,7 @@ from memory_core.store import writer
 from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_key
 from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.core.results import LoadResult
 from memory_core.core.revision import plan_settle
 from memory_core.core.tms import Memory, reinstate_hypotheses
 from memory_core.core.keys import sp_key
@@ -123,7 +124,7 @@ def forgotten_kinds(journal, keys) -> dict[str, str]:
     return found
 
 
-async def load(stores: Stores, source: Any) -> dict:
+async def load(stores: Stores, source: Any) -> LoadResult:
     """Load a whole investigation or a fragment into a stored question (see
     :func:`memory_core.core.investigation.parse`). Lands whole or not at all."""
     data, what = await asyncio.to_thread(read_source, source)  # a file may be large: off the event loop
@@ -140,7 +141,7 @@ async def load(stores: Stores, source: Any) -> dict:
     intent, entry = await plan_load(
         stores.store, inv, existing, forgotten(stores.journal), epoch, referenced, tombs, index.memory
     )
-    result = {
+    result: LoadResult = {
         "question": inv.question.key,
         "added": entry["added"],
         "edges_added": entry["edges_added"],

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import NamedTuple, Optional
+from typing import Any, Literal, Mapping, NamedTuple, Optional, cast
 
 from py_rust_stemmers import SnowballStemmer
 
@@ -44,6 +44,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
 from memory_core.core.keys import normalise_key, normalise_term, sp_key
+from memory_core.core.results import RecallMatch, RecallRelevance, RecallResult, RecallSide, SearchHit
 from memory_core.core.cardinality import MANY
 from memory_core.core.tms import downstream
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
@@ -1219,9 +1220,10 @@ def _nearness(hit: BeliefHit) -> tuple:
     return (hit.distance if hit.distance is not None else 2.0, hit.rank)
 
 
-def match_row(hit: BeliefHit) -> dict:
+def match_row(hit: BeliefHit) -> RecallMatch:
     return {
-        "key": hit.props.get("key"),
+        # the stored node's properties, as the graph store returned them (untyped): a belief has its key
+        "key": cast(str, hit.props.get("key")),
         "type": hit.kind,
         "text": text_of(hit.props),
         "investigation": inquiry_of(hit.props),
@@ -1338,7 +1340,7 @@ async def recall(
     as_of: Optional[str] = None,
     inquiry: Optional[str] = None,
     path: Optional[str] = None,
-) -> dict:
+) -> RecallResult:
     """``epoch``: answer from the beliefs as they stood after that epoch (labels as stored
     then; :mod:`memory_core.ops.history`), with ``"epoch": N`` in the result. ``as_of``: an
     ISO date; FALSIFY answers from the beliefs valid then (:func:`memory_core.core.validity.as_of`),
@@ -1361,7 +1363,7 @@ async def recall(
         shorter = _left_out(question, words)
         if re.search(r"\w", shorter):
             result = await _answer(stores, shorter, epoch, when, inquiry, path)
-            return dict(result, question=question, as_of_from_question=words)
+            return {**result, "question": question, "as_of_from_question": words}
     result = await _answer(stores, question, epoch, as_of, inquiry, path)
     if as_of is None and epoch is None:
         # the stored states are the revisions' (a value dated in the future ends today's at once, a
@@ -1370,7 +1372,7 @@ async def recall(
         day = today()
         outside = await not_valid_on(stores, result, day)
         if outside is not None:
-            result = dict(await _answer(stores, question, None, day, inquiry, path), as_of_today=outside)
+            result = {**await _answer(stores, question, None, day, inquiry, path), "as_of_today": outside}
     return result
 
 
@@ -1379,7 +1381,7 @@ def _left_out(question: str, words: str) -> str:
     return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(question.replace(words, " ").split()))
 
 
-def _value_key(result: dict) -> Optional[str]:
+def _value_key(result: RecallResult) -> Optional[str]:
     """The fact an answer reads its value from: a chain's last hop, or the fact that leads."""
     mine = result["falsify"]
     if mine.get("through"):
@@ -1387,7 +1389,7 @@ def _value_key(result: dict) -> Optional[str]:
     return mine["nodes"][0] if mine["nodes"] and mine.get("kind") in ("evidence", "conclusion") else None
 
 
-async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry) -> Optional[dict]:
+async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry) -> Optional[RecallResult]:
     """A question about the value before or after another one. Before (or after) a time: the
     question without those words, as of the day before it (the first moment after it). Before
     or after a value ("Who was CEO before Beth Cole?"), or before the one that holds now ("the
@@ -1401,7 +1403,7 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
         return None
     if order.when is not None:
         result = await _answer(stores, shorter, None, order.when, inquiry, None)
-        return dict(result, question=question, as_of_from_question=order.words)
+        return {**result, "question": question, "as_of_from_question": order.words}
     now = await _answer(stores, shorter, None, None, inquiry, None)
     lead = _value_key(now)
     props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
@@ -1465,15 +1467,21 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
             now["mode"],
             None,
         )
-        falsify = dict(
-            now["falsify"],
-            answer=f"nothing stored came {'before' if order.before else 'after'} {key} ({text}): {why}",
-            nodes=[],
-            sources=[],
-            kind=None,
-            rests_on=None,
-        )
-        return dict(now, question=question, falsify=falsify, verdict=verdict, order_from_question=order_said)
+        falsify: RecallSide = {
+            **now["falsify"],
+            "answer": f"nothing stored came {'before' if order.before else 'after'} {key} ({text}): {why}",
+            "nodes": [],
+            "sources": [],
+            "kind": None,
+            "rests_on": None,
+        }
+        return {
+            **now,
+            "question": question,
+            "falsify": falsify,
+            "verdict": verdict,
+            "order_from_question": order_said,
+        }
     result = await _answer(stores, shorter, read.get("epoch"), read.get("as_of"), inquiry, None)
     mine = result["falsify"]
     if (mine.get("replaces") or {}).get("key") == key:  # the anchor, not valid then: no news
@@ -1481,8 +1489,8 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
         mine["answer"] = mine["answer"].replace(sentence, "")
         del mine["replaces"]
     if mine["nodes"]:
-        value = mine["nodes"][0]
-        found = (await stores.store.find_keys([value])).get(value) or {}
+        fact = mine["nodes"][0]
+        found = (await stores.store.find_keys([fact])).get(fact) or {}
         if found.get("valid_from") or found.get("valid_to"):
             mine["answer"] += f" [{_interval_said(to_node(found))}]"
         when = (
@@ -1495,13 +1503,13 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
             state = state_of(found)
             how = f"before {key} was recorded" if order.before else f"when {marks_.replaced[key]} replaced it"
             note += f"as believed at epoch {read['epoch']}, {how}: "
-            mine["answer"] = note + mine["answer"] + (f" [{value} is now {state}]" if state != ALIVE else "")
+            mine["answer"] = note + mine["answer"] + (f" [{fact} is now {state}]" if state != ALIVE else "")
         else:
             mine["answer"] = note + mine["answer"]
-    return dict(result, question=question, order_from_question=order_said)
+    return {**result, "question": question, "order_from_question": order_said}
 
 
-async def not_valid_on(stores, result: dict, day: str) -> Optional[str]:
+async def not_valid_on(stores, result: RecallResult, day: str) -> Optional[str]:
     """The first fact an answer uses that is not valid on ``day`` (its valid time, in words), or None."""
     keys = list(result["falsify"]["nodes"]) + [h["key"] for h in result["falsify"].get("through") or []]
     if not keys:
@@ -1518,22 +1526,22 @@ async def not_valid_on(stores, result: dict, day: str) -> Optional[str]:
     return None
 
 
-async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, path) -> dict:
+async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, path) -> RecallResult:
     """:func:`recall` on checked arguments."""
     if epoch is not None:
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
-        return dict(
-            await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
-            epoch=past.journal.epoch(),
-        )
+        return {
+            **await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
+            "epoch": past.journal.epoch(),
+        }
     pinned, keys = await _pinned(stores, inquiry)
     if path is not None:
         return await recall_path(stores, path, as_of, pinned)
     slice_ = Slice(stores.store, as_of)
     floor = recall_floor(stores.settings)
-    relevance: dict = {"floor": floor, "best_distance": None, "matched": False}
+    relevance: RecallRelevance = {"floor": floor, "best_distance": None, "matched": False}
     ranked: list[BeliefHit] = []
     own: Optional[str] = None  # the inquiry whose own question was asked
     if not question:
@@ -1800,16 +1808,15 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             else ""
         )
         verdict = f"FALSIFY: {NOTHING}{distance}; " + _baseline_words(theirs, states_b, mode)
-    strip = lambda side: {k: side[k] for k in ("answer", "nodes", "sources")}  # noqa: E731
-    falsify = dict(
-        strip(mine),
-        disputed=disputes["disputed"],
-        disputes=disputes["disputes"],
-        kind=mine.get("kind"),
-        unsupported=unsupported,
-        rests_on=mine.get("rests_on"),
-        matches=[match_row(h) for h in matches[:MATCHES_SHOWN]],
-    )
+    falsify: RecallSide = {
+        **_stripped(mine),
+        "disputed": disputes["disputed"],
+        "disputes": disputes["disputes"],
+        "kind": mine.get("kind"),
+        "unsupported": unsupported,
+        "rests_on": mine.get("rests_on"),
+        "matches": [match_row(h) for h in matches[:MATCHES_SHOWN]],
+    }
     if as_of is not None:
         falsify["untimed"] = mine.get("untimed", [])
     if "through" in mine:  # answered through a chain of hops
@@ -1822,13 +1829,13 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         falsify["other_entity"] = mine["other_entity"]
     if "held_then" in mine:  # asked whether a superseded fact ever held: it did, then
         falsify["held_then"] = mine["held_then"]
-    for name in ("replaces", "dead_match"):  # the question is about a dead fact: what replaced it, or none
+    for name in DEAD_FACT_FIELDS:  # the question is about a dead fact: what replaced it, or none
         if name in mine:
             falsify[name] = mine[name]
-    result = {
+    result: RecallResult = {
         "question": question,
         "falsify": falsify,
-        "baseline": strip(theirs),
+        "baseline": _stripped(theirs),
         "verdict": verdict,
         "mode": mode,
         "scoreboard": scoreboard,
@@ -1847,6 +1854,15 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
     return result
 
 
+# an answer about a dead fact: what replaced it, or the dead fact itself when nothing did
+DEAD_FACT_FIELDS: tuple[Literal["replaces", "dead_match"], ...] = ("replaces", "dead_match")
+
+
+def _stripped(side: dict) -> RecallSide:
+    """What a side shows of the answer it worked out: the answer, its nodes and their sources."""
+    return {"answer": side["answer"], "nodes": side["nodes"], "sources": side["sources"]}
+
+
 def _baseline_words(theirs: dict, states: dict, mode: str) -> str:
     used = theirs["nodes"][:1] if mode != "llm" else theirs["nodes"]
     if not used:
@@ -1857,7 +1873,7 @@ def _baseline_words(theirs: dict, states: dict, mode: str) -> str:
 
 
 def marks(
-    journal, mine: dict, theirs: dict, states: dict, mode: str, as_of: Optional[str]
+    journal, mine: Mapping[str, Any], theirs: Mapping[str, Any], states: dict, mode: str, as_of: Optional[str]
 ) -> tuple[dict, str]:
     """The scoreboard, computed from the nodes each answer used and their state on the slice
     the answer was read from: plain RAG is ``[STALE]`` when its answer rests on a belief that
@@ -1996,7 +2012,7 @@ def _path_answer(subject: str, walked: dict) -> str:
     return f"{', '.join(walked['values'])} ({arrows}; last hop: {said})"
 
 
-async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional[str]) -> dict:
+async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional[str]) -> RecallResult:
     slice_ = Slice(stores.store, as_of)
     mine = await follow(stores.store, slice_, path["subject"], path["predicates"], pinned)
     plain = await follow(stores.store, None, path["subject"], path["predicates"], pinned)
@@ -2013,7 +2029,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
             for s in v["sources"]
         )
     )
-    falsify = {
+    falsify: RecallSide = {
         "answer": _path_answer(path["subject"], mine),
         "nodes": mine["nodes"],
         "sources": sources(mine),
@@ -2025,7 +2041,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     }
     if as_of is not None:
         falsify["untimed"] = [v["key"] for hop in mine["hops"] for v in hop["values"] if v.get("untimed")]
-    theirs = {
+    theirs: RecallSide = {
         "answer": _path_answer(path["subject"], plain),
         "nodes": plain["nodes"],
         "sources": sources(plain),
@@ -2039,7 +2055,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
         verdict = f"plain RAG's path runs through {dead}: " + ", ".join(f"{k} ({states_b[k]})" for k in stale)
     else:
         verdict = "both paths rest on alive beliefs"
-    result = {
+    result: RecallResult = {
         "question": path["text"],
         "path": {
             "subject": path["subject"],
@@ -2070,7 +2086,7 @@ SEARCH_KINDS = ("evidence", "conclusion")
 MAX_TOP_K = 100
 
 
-async def search(stores, query: str, top_k: int = 5, include_dead: bool = False) -> list[dict]:
+async def search(stores, query: str, top_k: int = 5, include_dead: bool = False) -> list[SearchHit]:
     """FALSIFY's retriever: the nearest evidence and conclusions to ``query``, alive ones
     only unless ``include_dead`` (which is what a plain vector search returns)."""
     query = check_text(query, "search", "query")
@@ -2084,7 +2100,7 @@ async def search(stores, query: str, top_k: int = 5, include_dead: bool = False)
             hits.append((float(hit.score), str(hit.id), kind))
     hits.sort()
     found = await stores.store.raw_nodes(h[1] for h in hits)
-    result = []
+    result: list[SearchHit] = []
     for distance, node_id_, kind in hits:
         props = found.get(node_id_)
         if props is None:

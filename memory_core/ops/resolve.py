@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import Any
+from typing import Optional
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
 from memory_core.core.plan import Plan
+from memory_core.core.results import RevisionResult
 from memory_core.core.revision import begin_resolve, finish_resolve
 from memory_core.store.stores import Stores
 from memory_core.store import writer
@@ -31,24 +32,28 @@ from memory_core.store.intents import log_changes, tombstones, updates as intent
 from memory_core.store.tms_io import extend_view, restored_entries, rests_on_forgotten
 from memory_core.tasks.rejudge import rejudge_returning
 
-RESULT_KEYS = (
-    "fact",
-    "new_evidence",
-    "judge",
-    "candidates",
-    "refuted",
-    "superseded",
-    "invalidated",
-    "weakened",
-    "promoted",
-    "forgotten",
-    "epoch",
-    "elapsed_ms",
-)
+
+def empty_result(fact: str, new_key: Optional[str], judge: str = "none") -> RevisionResult:
+    """A revision-shaped result with nothing done: the keys every one carries, in their order."""
+    return {
+        "fact": fact,
+        "new_evidence": new_key,
+        "judge": judge,
+        "candidates": [],
+        "refuted": [],
+        "superseded": [],
+        "invalidated": [],
+        "weakened": [],
+        "promoted": [],
+        "forgotten": [],
+        "epoch": None,
+        "elapsed_ms": 0.0,
+    }
 
 
-def plan_fields(plan: Plan) -> dict[str, Any]:
-    """The issue-14 fields of a revision-shaped result, from a plan."""
+def plan_fields(plan: Plan) -> RevisionResult:
+    """Who won, what became disputed and what holds again: a revision-shaped result's fields
+    from a plan."""
     return {
         "decisions": list(plan.decisions),
         "disputed": plan.disputed,
@@ -58,8 +63,8 @@ def plan_fields(plan: Plan) -> dict[str, Any]:
     }
 
 
-async def resolve(stores: Stores, loser: str, winner: str) -> dict[str, Any]:
-    """A revision-shaped result (api.py declares it: results.RevisionResult)."""
+async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
+    """A revision-shaped result."""
     start = time.perf_counter()
     loser, winner = check_key(loser, "loser"), check_key(winner, "--winner")
     found = await stores.store.find_keys([loser, winner])
@@ -118,11 +123,12 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict[str, Any]:
         "updates": updates,
         "del_nodes": await tombstones(store, view, forgotten),
     }
+    fact = f"resolved: {winner} wins over {loser}"  # in no caller's flags: the log is every caller's
     entry = {
         "epoch": epoch,
         "kind": "resolve",
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "fact": f"resolved: {winner} wins over {loser}",  # in no caller's flags: the log is every caller's
+        "fact": fact,
         "loser": loser,
         "winner": winner,
         "decisions": plan.decisions,
@@ -135,21 +141,20 @@ async def resolve(stores: Stores, loser: str, winner: str) -> dict[str, Any]:
     if rests:  # a restored node's edges to nodes that stay forgotten: the log keeps them
         entry["rests_on_forgotten"] = rests
     await writer.run(store, stores.journal, intent, entry, stores.hook)
-    result: dict[str, Any] = {k: [] for k in RESULT_KEYS}
+    result = empty_result(fact, None, judge="resolve")
     result.update(
-        fact=entry["fact"],
-        new_evidence=None,
-        judge="resolve",
-        refuted=plan.refuted,
-        superseded=plan.superseded,
-        invalidated=plan.invalidated,
-        weakened=plan.weakened,
-        promoted=plan.promoted,
-        forgotten=forgotten,
-        epoch=epoch,
-        question=view.nodes[winner].question,
-        **plan_fields(plan),
+        {
+            "refuted": plan.refuted,
+            "superseded": plan.superseded,
+            "invalidated": plan.invalidated,
+            "weakened": plan.weakened,
+            "promoted": plan.promoted,
+            "forgotten": forgotten,
+            "epoch": epoch,
+            "question": view.nodes[winner].question,
+        }
     )
+    result.update(plan_fields(plan))
     kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     if kept:
         result["not_reinstated"] = kept

@@ -8,28 +8,22 @@ steps then run as cognee Tasks through ``run_custom_pipeline`` (see
 from __future__ import annotations
 
 import time
-from typing import Any, Optional
+from typing import Optional
 
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.requests import RevisionRequest, kept_for_decision
-from memory_core.ops.resolve import RESULT_KEYS, plan_fields
+from memory_core.core.results import RevisionResult
+from memory_core.ops.resolve import empty_result, plan_fields
 from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
 from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
 
 
-def empty_result(fact: str, new_key: Optional[str]) -> dict[str, Any]:
-    """A revision result with nothing done (api.py declares the shape: results.RevisionResult)."""
-    result: dict[str, Any] = {k: [] for k in RESULT_KEYS}
-    result.update(fact=fact, new_evidence=new_key, judge="none", epoch=None, elapsed_ms=0.0)
-    return result
-
-
 async def revise(
     stores: Stores, request: RevisionRequest, dry_run: bool = False, pin_reason: str = "--target"
-) -> dict:
+) -> RevisionResult:
     """One revision (``request`` already validated by :mod:`memory_core.core.requests`):
     a batch of one fact."""
     batch = RevisionBatch(stores, [request], options(stores, [request], "fact", dry_run, pin_reason))
@@ -43,7 +37,7 @@ NOTHING_LOADED = (
 )
 
 
-def empty_root_note(stores: Stores, result: dict) -> dict:
+def empty_root_note(stores: Stores, result: RevisionResult) -> RevisionResult:
     """On a root where nothing was ever loaded, say so (not "no alive evidence within ...")."""
     if (
         not result.get("candidates")
@@ -77,13 +71,13 @@ def is_preview(batch: RevisionBatch) -> bool:
     return not batch.options.writes
 
 
-def result_of(job: FactJob) -> dict:
+def result_of(job: FactJob) -> RevisionResult:
     """A fact's ``revise --json`` result (on every path: the CLI, the API, MCP, a host's
     Tasks), a hypothesis named with a fact left to decide said in its note."""
     return kept_for_decision(_result_of(job), job.request)
 
 
-def _result_of(job: FactJob) -> dict:
+def _result_of(job: FactJob) -> RevisionResult:
     batch = job.batch
     fact, new_key = job.fact, job.new_key
     result = empty_result(fact, new_key)
@@ -97,7 +91,7 @@ def _result_of(job: FactJob) -> dict:
         else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
     )
     if job.already:
-        result.update(note=job.already, already_applied=True, new_evidence=new_key)
+        result.update({"note": job.already, "already_applied": True, "new_evidence": new_key})
         return result
     d = job.narrowed if job.narrowed is not None else job.detection
     if d is None:
@@ -105,10 +99,12 @@ def _result_of(job: FactJob) -> dict:
         result["new_evidence"] = None
         return result
     result.update(
-        judge=d.judge,
-        candidates=[c.as_dict() for c in d.candidates],
-        threshold=batch.options.threshold,
-        timings=dict(job.timings),
+        {
+            "judge": d.judge,
+            "candidates": [c.as_dict() for c in d.candidates],
+            "threshold": batch.options.threshold,
+            "timings": dict(job.timings),
+        }
     )
     if d.judge == "pinned":
         result["note"] = (
@@ -138,16 +134,18 @@ def _result_of(job: FactJob) -> dict:
     # the recorded fact's question (a revision's plan always has its new node)
     question = plan.new_node.question if plan.new_node is not None else None
     result.update(
-        refuted=plan.refuted,
-        superseded=plan.superseded,
-        invalidated=plan.invalidated,
-        weakened=plan.weakened,
-        promoted=plan.promoted,
-        forgotten=list(plan.forgotten),
-        epoch=plan.epoch,
-        question=question,
-        **plan_fields(plan),
+        {
+            "refuted": plan.refuted,
+            "superseded": plan.superseded,
+            "invalidated": plan.invalidated,
+            "weakened": plan.weakened,
+            "promoted": plan.promoted,
+            "forgotten": list(plan.forgotten),
+            "epoch": plan.epoch,
+            "question": question,
+        }
     )
+    result.update(plan_fields(plan))
     if job.request.record and not d.acting:
         compared = [c.key for c in d.candidates]
         result["note"] = (
@@ -288,7 +286,7 @@ async def revise_many(
     what: str = "facts",
     dry_run: bool = False,
     on_result=None,
-) -> list[dict]:
+) -> list[RevisionResult]:
     """Many facts as ONE batch: validated and checked against the root as a whole first,
     detected together, applied fact by fact on one in-memory view (each sees the effects
     of the ones before it), written as one journalled intent (one epoch, undone as a

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Optional
 
 from memory_core.core.cardinality import stored_predicates
 from memory_core.core.vocabulary import BELIEF_EDGES
 from memory_core.core.beliefs import Node
+from memory_core.core.results import StatusNode, StatusResult
 from memory_core.core.why import why_index
 from memory_core.store import off_loop
 from memory_core.store.belief_store import BeliefStore, to_node
 
 KIND_ORDER = {"question": 0, "hypothesis": 1, "evidence": 2, "conclusion": 3}
+# an evidence row's stored properties, each when it is set
+EVIDENCE_FIELDS: tuple[
+    Literal["source_id", "quote", "asserted_at", "subject", "predicate", "object", "valid_from", "valid_to"],
+    ...,
+] = ("source_id", "quote", "asserted_at", "subject", "predicate", "object", "valid_from", "valid_to")
 
 
-def node_row(node: Node, props: dict) -> dict[str, Any]:
+class SnapshotNode(StatusNode, total=False):
+    """A node of the viewer's graph: its status row, its sources and the reason for its state."""
+
+    sources: list[str]
+    why: Optional[str]
+    rivals: list[str]  # a disputed node: who it is in a dispute with
+
+
+def node_row(node: Node, props: dict) -> StatusNode:
     """Status's row of ``node``, read from its stored ``props``."""
-    row: dict[str, Any] = {
+    row: StatusNode = {
         "key": node.key,
         "type": node.kind,
         "state": node.state,
@@ -34,22 +48,13 @@ def node_row(node: Node, props: dict) -> dict[str, Any]:
             props.get("predicates")
         )  # undeclared predicates are single-valued
     if node.kind == "evidence":
-        for name in (
-            "source_id",
-            "quote",
-            "asserted_at",
-            "subject",
-            "predicate",
-            "object",
-            "valid_from",
-            "valid_to",
-        ):
+        for name in EVIDENCE_FIELDS:
             if props.get(name) is not None:
                 row[name] = props[name]
     return row
 
 
-async def status(store: BeliefStore) -> dict:
+async def status(store: BeliefStore) -> StatusResult:
     """Every node and edge, in keys. The stores are read on the caller's event loop (cognee's
     engines are bound to it; large answers are decoded off it: :mod:`memory_core.store.off_loop`);
     the rows are built, joined and sorted in a worker thread."""
@@ -59,9 +64,10 @@ async def status(store: BeliefStore) -> dict:
     return await off_loop.run(_joined, nodes, edges, every, cross)
 
 
-def _rows(investigations: list) -> tuple[list[dict], list[dict], dict[str, str]]:
+def _rows(investigations: list) -> tuple[list[StatusNode], list[dict[str, Any]], dict[str, str]]:
     """Each investigation's node rows and the belief edges among its nodes; id -> key of all."""
-    nodes, edges = [], []
+    nodes: list[StatusNode] = []
+    edges: list[dict[str, Any]] = []
     every: dict[str, str] = {}
     for raw_nodes, raw_edges in investigations:
         keys = {}
@@ -77,7 +83,9 @@ def _rows(investigations: list) -> tuple[list[dict], list[dict], dict[str, str]]
     return nodes, edges, every
 
 
-def _joined(nodes: list[dict], edges: list[dict], every: dict[str, str], cross: list) -> dict:
+def _joined(
+    nodes: list[StatusNode], edges: list[dict[str, Any]], every: dict[str, str], cross: list
+) -> StatusResult:
     """The edges between investigations added (a file's edge may name another investigation's
     node), everything sorted."""
     seen = {(e["type"], e["from"], e["to"]) for e in edges}
@@ -102,18 +110,23 @@ async def snapshot(stores) -> dict:
     return await off_loop.run(_snapshot, data, stores.journal)
 
 
-def _snapshot(data: dict, journal) -> dict:
+def _snapshot(data: StatusResult, journal) -> dict:
     why = why_index(journal.entries())
-    for node in data["nodes"]:
-        node["sources"] = [node["source_id"]] if node.get("source_id") else []
-        node["confidence"] = node.get("confidence")
-        node["why"] = why.get(node["key"])
+    nodes: list[SnapshotNode] = [
+        {
+            **node,
+            "sources": [node["source_id"]] if node.get("source_id") else [],
+            "confidence": node.get("confidence"),
+            "why": why.get(node["key"]),
+        }
+        for node in data["nodes"]
+    ]
     rivals: dict[str, set] = {}  # who each node is in a dispute with (the viewer names them)
     for edge in data["edges"]:
         if edge["type"] == "disputes":
             rivals.setdefault(edge["from"], set()).add(edge["to"])
             rivals.setdefault(edge["to"], set()).add(edge["from"])
-    for node in data["nodes"]:
-        if node["key"] in rivals and node.get("state") == "disputed":
-            node["rivals"] = sorted(rivals[node["key"]])
-    return {"nodes": data["nodes"], "edges": data["edges"], "epoch": journal.epoch()}
+    for row in nodes:
+        if row["key"] in rivals and row.get("state") == "disputed":
+            row["rivals"] = sorted(rivals[row["key"]])
+    return {"nodes": nodes, "edges": data["edges"], "epoch": journal.epoch()}

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import time
 
+from memory_core.core.results import UndoResult
 from memory_core.store.journal import inverse
 from memory_core.store.stores import Stores
 from memory_core.store import writer
 
 
-async def undo(stores: Stores) -> dict:
+async def undo(stores: Stores) -> UndoResult:
     entry = stores.journal.last_undoable()
     if entry is None:
         return {"undone": None, "note": "nothing to undo: no revision or load left to revert"}
