@@ -5,8 +5,10 @@ undos, repairs), and undo reverts a change by applying its intent's inverse
 (:func:`memory_core.store.journal.inverse`). The same inverses, applied newest
 first to an in-memory copy of the present graph, give the graph after any
 earlier epoch: every log entry after N is reverted, undone entries and undo
-entries alike (an epoch is a position in the log, not a belief). Nothing is
-written to either store and the root's lock is not needed.
+entries alike (an epoch is a position in the log, not a belief), and a repair by
+``check --repair`` back to what the log said before it, never to the damage it
+repaired (:func:`as_logged`). Nothing is written to either store and the root's
+lock is not needed.
 
 :class:`PastStore` answers the reads ``status``, the viewer's snapshot and
 ``recall`` make of a :class:`~memory_core.store.belief_store.BeliefStore`
@@ -116,22 +118,155 @@ class Graph:
 def lost_after(entries: Iterable[dict], epoch: int) -> list:
     """The spans of a lost log (recorded by ``check --repair``) later than ``epoch``: their
     changes cannot be reverted, so the graph before them cannot be rebuilt."""
-    spans = []
+    return read_log(entries, epoch)[0]
+
+
+# ---- a repair restores what the log said: rewinding it never brings the damage back ----
+#
+# ``check --repair`` logs its writes as entries of kind ``repair``, each with an intent whose
+# before-image is the state it found. Where that state was damage done behind FALSIFY's back
+# (a node deleted from the stores, a valid_to or an epoch changed, a state set), the repair
+# wrote back what the revision log already said: the inverse of its intent would put the
+# damage back into every epoch before it. So rewinding a repair takes the graph back to what
+# the log said before it, change by change:
+#
+# * a node it restored that the log held then (deleted behind FALSIFY's back) stays, as the
+#   log wrote it ("restored X from the revision log"); a node it restored that the log had
+#   forgotten (FALSIFY's own forgetting, which the forget rules say was wrong) is removed
+#   before the repair again: FALSIFY's store really lacked it then;
+# * each field an update changed (state, epoch, weight, confidence, valid_to) goes back to
+#   the value the log held before the repair ("restored the logged valid_to of ...": the
+#   logged one; "gave X epoch N in place of an epoch no log could hold": the epoch the log
+#   wrote for it, not the absurd one nor the repair's). Where the before-image is FALSIFY's
+#   own state -- "invalidated unfounded node(s)", "relabelled ... as the three-valued
+#   labelling makes them" of a state a logged write left -- the log holds exactly that
+#   before-image, so the repair is inverted as logged: the past really held that state, and
+#   the epochs before the repair show it. A relabelled state that was set behind FALSIFY's
+#   back reads, before the repair, as the log wrote it.
+# * a node it forgot ("forgot orphan(s) the forget rule had missed") comes back before it, as
+#   any forgetting is inverted: the stores really held it.
+#
+# The log knows nothing of a node written in a lost span of it: such a node's change is
+# inverted as logged. Re-indexing a vector row is not logged at all (the graph is unchanged).
+
+REPAIR = "repair"
+# the fields a logged update writes (memory_core.store.writer.patch), as the log's image holds them
+LOGGED_FIELDS = ("state", "epoch", "weight", "confidence", "valid_to")
+# fields with no "none" value: a log image without one is not substituted
+REQUIRED_FIELDS = ("state", "epoch", "weight")
+
+
+def _image(node: dict) -> dict:
+    """The logged fields of an intent's node entry (its ``add_nodes`` or a tombstone)."""
+    props = node.get("props") or {}
+    return {
+        "state": node.get("state"),
+        "epoch": node.get("epoch"),
+        "weight": node.get("weight"),
+        "confidence": props.get("confidence"),
+        "valid_to": props.get("valid_to"),
+    }
+
+
+def _apply_update(image: dict, update: dict) -> None:
+    """An update's after-image into a node's logged fields, by the rule of
+    :meth:`memory_core.ops.check_log.Replay.apply` (what ``check`` compares the stores with)."""
+    after, before = update.get("after") or {}, update.get("before") or {}
+    for name in REQUIRED_FIELDS:
+        if name in after:
+            image[name] = after[name]
+    for name in ("confidence", "valid_to"):
+        if name in after and after.get(name) != before.get(name):
+            image[name] = after[name]
+
+
+def read_log(entries: Iterable[dict], epoch: int) -> tuple[list, dict[int, dict[str, Optional[dict]]]]:
+    """The revision log, oldest first, read once for :func:`rewind` to ``epoch``: the lost
+    spans after ``epoch`` (:func:`lost_after`), and what the log said before each change of
+    every repair after ``epoch`` (by repair epoch: node id -> its logged fields then, None
+    where the log held no such node; the fields of :data:`LOGGED_FIELDS`)."""
+    lost: list = []
+    before_repairs: dict[int, dict[str, Optional[dict]]] = {}
+    nodes: dict[str, dict] = {}  # id -> the logged fields of every node the log holds
     for entry in entries:
         for span in entry.get("lost_epochs") or []:
             if span and int(span[-1]) > epoch:
-                spans.append(span)
-    return spans
+                lost.append(span)
+        intent = entry.get("intent")
+        if not isinstance(intent, dict):
+            continue
+        at = entry.get("epoch")
+        said: Optional[dict[str, Optional[dict]]] = None
+        if entry.get("kind") == REPAIR and isinstance(at, int) and at > epoch:
+            said = {}
+        added = [n for n in intent.get("add_nodes") or [] if isinstance(n, dict) and "id" in n]
+        if said is not None:
+            for node in added:
+                held = nodes.get(node["id"])
+                said.setdefault(node["id"], dict(held) if held is not None else None)
+        for node in added:
+            nodes[node["id"]] = _image(node)
+        for update in intent.get("updates") or []:
+            if not isinstance(update, dict):
+                continue
+            image = nodes.get(update.get("id"))
+            if said is not None:
+                said.setdefault(update.get("id"), dict(image) if image is not None else None)
+            if image is not None:
+                _apply_update(image, update)
+        for node in intent.get("del_nodes") or []:
+            if isinstance(node, dict):
+                nodes.pop(node.get("id"), None)
+        if said:
+            before_repairs[at] = said
+    return lost, before_repairs
 
 
-def rewind(graph: Graph, newest_first: Iterable[dict], epoch: int) -> Graph:
+def as_logged(intent: dict, said: dict[str, Optional[dict]]) -> dict:
+    """A repair's ``intent`` with its before-image replaced by what the log said before it
+    (``said``: :func:`read_log`'s, for this repair), so that its inverse takes the graph back
+    to the log's state, not to the damage the repair found (see the comment above
+    :data:`REPAIR`). A node the log held before it is not removed by the inverse; each field an
+    update changed goes back to the log's value (the before-image itself when the log agrees
+    with it: FALSIFY's own state)."""
+    out = dict(intent)
+    if intent.get("add_nodes"):
+        out["add_nodes"] = [n for n in intent["add_nodes"] if said.get(n.get("id")) is None]
+    fixed = []
+    for update in intent.get("updates") or []:
+        image = said.get(update.get("id"))
+        before, after = update.get("before") or {}, update.get("after") or {}
+        if image is not None:
+            before = dict(before)
+            for name in LOGGED_FIELDS:
+                if name not in before or before.get(name) == after.get(name):
+                    continue  # not changed by the repair: the inverse leaves it as it is
+                if image.get(name) is None and name in REQUIRED_FIELDS:
+                    continue
+                before[name] = image.get(name)
+            update = dict(update, before=before)
+        fixed.append(update)
+    out["updates"] = fixed
+    return out
+
+
+def rewind(
+    graph: Graph,
+    newest_first: Iterable[dict],
+    epoch: int,
+    before_repairs: dict[int, dict[str, Optional[dict]]],
+) -> Graph:
     """``graph`` (the present) taken back to how it stood after ``epoch``: the inverse of
-    every logged intent after it, newest first (what undo does, once per entry)."""
+    every logged intent after it, newest first (what undo does, once per entry); a repair's
+    inverse takes the graph back to what the log said before it (``before_repairs``:
+    :func:`read_log`'s; see :func:`as_logged`), never to the damage it repaired."""
     for entry in newest_first:
         if int(entry.get("epoch", 0)) <= epoch:
             break
         intent = entry.get("intent")
         if isinstance(intent, dict):
+            if entry.get("kind") == REPAIR:
+                intent = as_logged(intent, before_repairs.get(entry.get("epoch"), {}))
             graph.apply(inverse(dict(intent, epoch=entry.get("epoch"))))
     return graph
 
@@ -508,7 +643,8 @@ async def stores_at(stores: Stores, epoch) -> Stores:
         return Stores(stores.store, stores.journal, stores.paths)
     # the log is read and replayed in a worker thread: on a large root it takes seconds, and the
     # caller's event loop keeps running meanwhile (the revision lock the caller holds keeps writers out)
-    lost = await asyncio.to_thread(lambda: lost_after(stores.journal.entries(), epoch))
+    # one pass: the lost spans after it, and what the log said before each repair after it
+    lost, before_repairs = await asyncio.to_thread(lambda: read_log(stores.journal.entries(), epoch))
     if lost:
         raise FalsifyError(
             f"epoch {epoch} cannot be rebuilt: the revision log of epoch(s) "
@@ -521,7 +657,9 @@ async def stores_at(stores: Stores, epoch) -> Stores:
     else:
         present = await present_graph(store)
         live = store
-    graph = await asyncio.to_thread(lambda: rewind(present, stores.journal.entries_backwards(), epoch))
+    graph = await asyncio.to_thread(
+        lambda: rewind(present, stores.journal.entries_backwards(), epoch, before_repairs)
+    )
     return Stores(PastStore(graph, live), PastJournal(stores.journal, epoch), stores.paths)
 
 
