@@ -242,22 +242,3 @@ class CheckResult(TypedDict, total=False):
     problems_after_repair: list[str]
     cannot_restore: list[str]  # what --repair cannot do: a lost log, or two overlapping values it names
     warnings: list[str]  # a repair committed, but what followed its commit point failed
-
-
-__all__ = [
-    "Candidate",
-    "RevisionResult",
-    "LoadResult",
-    "StatusNode",
-    "StatusEdge",
-    "StatusResult",
-    "ExplainEvent",
-    "ExplainResult",
-    "RecallMatch",
-    "RecallRelevance",
-    "RecallSide",
-    "RecallResult",
-    "SearchHit",
-    "UndoResult",
-    "CheckResult",
-]
