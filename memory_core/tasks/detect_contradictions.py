@@ -19,7 +19,8 @@ from dataclasses import replace
 from typing import Optional
 
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_key
+from memory_core.core import validity
+from memory_core.core.keys import normalise_key, sp_key
 from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (
@@ -33,7 +34,7 @@ from memory_core.judging.detect import (
     pinned,
     undecided_note,
 )
-from memory_core.judging.retrieval import EarlierFacts, Query, gate1_many
+from memory_core.judging.retrieval import LIVE, EarlierFacts, Query, cosine_distance, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
 from memory_core.store.forgotten import forgotten_index, not_stored
@@ -355,6 +356,81 @@ async def detect_fact(
         )
         return detection
     raise AssertionError("detect_fact is for pinned facts; free facts go through judge_together")
+
+
+def _held_for_gate1(node, timeline: bool) -> bool:
+    """Whether gate 1 would read ``node`` (``judging.retrieval.LIVE``, and for a timed fact the
+    past values of a timeline too)."""
+    return node.kind == "evidence" and (node.state in LIVE or (timeline and validity.past_value(node)))
+
+
+async def compare_with_returned(job: FactJob) -> bool:
+    """Gate 1 ran for the whole batch at its start. Evidence an earlier fact of the batch
+    brought back (reinstated, or restored from its tombstone) did not hold then, so gate 1
+    never offered it; one revision at a time, the later fact's gate 1 would. It is compared
+    with the fact now: within gate 1's distance floor, or under the fact's subject and
+    predicate, and judged as gate 1's candidates are (the structured judge, the LLM judge with
+    a key; offline the caller decides). Returns False when a judge failed on this fact (the
+    batch stops here, the facts before it are applied)."""
+    batch, request = job.batch, job.request
+    if request.target is not None or job.already or not batch.came_back:
+        return True
+    view = batch.belief_view
+    timeline = request.valid_from is not None
+    seen = {c.key for c in job.detection.candidates} if job.detection else set()
+    returned = []
+    for key in sorted(batch.came_back):
+        node, before = view.nodes.get(key), batch.original.get(key)
+        if node is None or key in seen or key in batch.new_keys or not _held_for_gate1(node, timeline):
+            continue
+        if before is not None and _held_for_gate1(before, timeline):
+            continue  # gate 1 read it at the batch's start
+        returned.append(key)
+    if not returned:
+        return True
+    store = batch.stores.store
+    props = await store.find_keys(returned)
+    for key in returned:
+        if key not in props and key in batch.ghosts:  # restored from its tombstone by this batch
+            props[key] = dict(batch.ghosts[key].get("props") or {})
+    vectors = await store.embed([job.fact] + [view.nodes[k].text for k in returned])
+    distances = {k: cosine_distance(vectors[0], v) for k, v in zip(returned, vectors[1:])}
+    sp = sp_key(*request.triple[:2]) if request.triple else None
+    threshold = batch.options.threshold
+    found: list[Candidate] = []
+    for key in returned:
+        mine = props.get(key) or {}
+        same_slot = (
+            sp is not None
+            and bool(mine.get("subject"))
+            and (sp_key(mine["subject"], mine.get("predicate") or "") == sp)
+        )
+        near = threshold is None or distances[key] < threshold
+        if near or same_slot:
+            node = view.nodes[key]
+            found.append(Candidate(key, node.question, node.text, distances[key] if near else None))
+    if not found:
+        return True
+    if request.record:  # the caller decided: none of them is contradicted
+        decided_by_caller(found)
+    declared = await store.declared_predicates(props[c.key] for c in found if c.key in props)
+    case = Case(
+        job.fact,
+        request.triple,
+        found,
+        {c.key: props.get(c.key, {}) for c in found},
+        declared,
+        settings=batch.stores.settings,
+    )
+    stop = await judge_cases([case], batch.options.use_llm)
+    if stop is not None:
+        batch.stop = Stop(stop[1], job.index)
+        return False
+    if job.detection is None:
+        job.detection = Detection("none", [], [], "")
+    job.detection.candidates += found
+    job.detection.undecided += [c.key for c in found if c.relation is None]
+    return True
 
 
 def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -> Detection:

@@ -18,7 +18,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, named_inquiry
-from memory_core.tasks.detect_contradictions import narrow
+from memory_core.tasks.detect_contradictions import compare_with_returned, narrow
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 
 
@@ -33,6 +33,8 @@ async def begin_fact(job: FactJob) -> None:
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
+    if not await compare_with_returned(job):
+        return  # a judge failed on this fact: the batch stops here
     candidates = job.detection.candidates if job.detection else []
     # only the candidates' states matter here: alive or disputed (still contestable) at this point
     alive = {
@@ -140,6 +142,9 @@ async def begin_fact(job: FactJob) -> None:
             plan.meta.validity_note = note
     validity.place(view, plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(plan.restored)
+    # what this fact changed, read at each later fact's turn (only what holds then and did not
+    # when the batch began counts: batch.came_back)
+    batch.came_back.update((c.key for c in plan.changes), plan.restored)
 
 
 def contradicts_elsewhere(job: FactJob) -> None:
