@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Iterator, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -178,6 +178,14 @@ RETRIEVERS: tuple = (VectorRetriever(), LexicalRetriever(), SubjectPredicateLook
 POOL_MAX = 1 << 16  # the widest pool a question-scoped query asks a retriever for
 
 
+def wider(pool: int) -> Iterator[int]:
+    """The pools a search that keeps only some rows asks for after ``pool`` (gate 1 scoped to a
+    question, recall pinned to an inquiry or a date): x4 each time, up to :data:`POOL_MAX`."""
+    while pool < POOL_MAX:
+        pool = min(POOL_MAX, pool * 4)
+        yield pool
+
+
 async def _widen_for_questions(
     store,
     queries: Sequence[Query],
@@ -208,13 +216,13 @@ async def _widen_for_questions(
         return len(own) < k and full
 
     todo = [i for i, q in enumerate(queries) if q.question is not None]
-    while todo and pool < POOL_MAX:
+    for wide in wider(pool):
         todo = [i for i in todo if short(i, pool)]
         if not todo:
             return
-        pool = min(POOL_MAX, pool * 4)
-        wider = [await r.retrieve(store, [queries[i] for i in todo], pool) for r, _ in results]
-        for (_, per), more in zip(results, wider):
+        pool = wide
+        more_rows = [await r.retrieve(store, [queries[i] for i in todo], pool) for r, _ in results]
+        for (_, per), more in zip(results, more_rows):
             for i, hits in zip(todo, more):
                 per[i] = hits
         want = {h.node_id for i in todo for _, per in results for h in per[i] if h.props is None}
@@ -363,13 +371,12 @@ async def search_beliefs_within(
     root's other beliefs can fill the searches' rows, so the search is widened (x4 each time,
     up to :data:`POOL_MAX` rows) until ``want`` of the hits pass ``keep`` (their properties)
     or no collection has more rows."""
-    n = want
-    while True:
+    found = await search_beliefs(store, text, kinds, want)
+    for n in wider(want):
+        if found.exhausted or sum(1 for h in found.hits.values() if keep(h.props)) >= want:
+            break
         found = await search_beliefs(store, text, kinds, n)
-        kept = sum(1 for h in found.hits.values() if keep(h.props))
-        if kept >= want or found.exhausted or n >= POOL_MAX:
-            return found
-        n = min(POOL_MAX, n * 4)
+    return found
 
 
 async def search_beliefs(
