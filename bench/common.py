@@ -1,7 +1,7 @@
 """Measuring helpers the benchmarks share: the machine line, percentiles and
-summaries, precision/recall, resident memory, disk use, stdout kept for JSON.
-Every benchmark prints the machine and date it measured on; nothing here
-asserts a figure."""
+summaries, precision/recall, resident memory, disk use, stdout kept for JSON, a real
+``serve`` started and stopped. Every benchmark prints the machine and date it measured
+on; nothing here asserts a figure."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ import datetime as _dt
 import json
 import os
 import platform
+import queue
 import resource
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -105,6 +108,38 @@ def machine() -> dict:
         "cognee": cognee_version,
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+
+
+def start_serve(root: Path, env: dict) -> subprocess.Popen:
+    """A real ``python main.py --root ROOT serve --port 0`` in ``env``, returned once it printed its
+    "FALSIFY viewer:" line (the root is open, the server answers). Its output goes on being read
+    (a full pipe would stall it); a server that does not get there within 900 s is stopped."""
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
+        cwd=REPO,
+        env=dict(env, PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    try:
+        while not lines.get(timeout=900).startswith("FALSIFY viewer: "):
+            pass
+    except BaseException:
+        stop_serve(proc)
+        raise
+    return proc
+
+
+def stop_serve(proc: subprocess.Popen) -> None:
+    """Stop a server from :func:`start_serve` as Ctrl-C does (killed when it has not ended in 120 s)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def machine_line() -> str:

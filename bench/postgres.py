@@ -28,6 +28,7 @@ databases on that server (the URL's user must be allowed to CREATE DATABASE).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 START_ENV = dict(os.environ)
@@ -134,23 +136,44 @@ def summarise(runs: dict[int, dict]) -> dict:
     return out
 
 
-def run(args) -> dict:
+@contextlib.contextmanager
+def postgres_server(result: dict) -> Iterator[str]:
+    """The PostgreSQL server a run measures on, as its admin URL: ``FALSIFY_DATABASE_URL``'s when
+    it is set, else PostgreSQL 16 + pgvector started from the pgserver wheel the way the tests
+    start it (tests/support/pg_server.py, fsync on) and stopped when the run ends;
+    ``result["postgres"]`` says which."""
+    admin = os.environ.get("FALSIFY_DATABASE_URL")
+    if admin:
+        result["postgres"] = "the server of FALSIFY_DATABASE_URL"
+        yield admin
+        return
     sys.path.insert(0, str(REPO / "tests" / "support"))
     from pg_server import PgServer  # noqa: E402
 
+    server = PgServer(durable=True).start()
+    try:
+        result["postgres"] = "PostgreSQL 16.2 + pgvector 0.6.2 from the pgserver wheel, local, fsync on"
+        yield server.url()
+    finally:
+        server.stop()
+
+
+def fresh_database(admin: str, name: str) -> str:
+    """A new, empty database ``name`` with pgvector (one of that name dropped first): its URL."""
+    _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _admin(admin, f'CREATE DATABASE "{name}"')
+    _admin(_with_db(admin, name), "CREATE EXTENSION IF NOT EXISTS vector")
+    return _with_db(admin, name)
+
+
+def run(args) -> dict:
     from bench.mquake import machine
 
     base = Path(tempfile.mkdtemp(prefix="falsify-bench-pg-"))
-    server = None
-    admin = os.environ.get("FALSIFY_DATABASE_URL")
+    server = contextlib.ExitStack()
     result = {"machine": machine(), "limit": args.limit, "backends": {}}
     try:
-        if not admin:
-            server = PgServer(durable=True).start()
-            admin = server.url()
-            result["postgres"] = "PostgreSQL 16.2 + pgvector 0.6.2 from the pgserver wheel, local, fsync on"
-        else:
-            result["postgres"] = "the server of FALSIFY_DATABASE_URL"
+        admin = server.enter_context(postgres_server(result))
         env = {k: v for k, v in START_ENV.items() if k not in ("FALSIFY_BACKEND", "FALSIFY_DATABASE_URL")}
         sizes = (1,) if args.x1_only else (1, 10)
         embedded = {r: child(args, r, base / f"ladybug-x{r}", env) for r in sizes}
@@ -158,23 +181,20 @@ def run(args) -> dict:
         pg_runs = {}
         for r in sizes:
             name = f"falsify_bench_x{r}_{os.getpid()}"
-            _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            _admin(admin, f'CREATE DATABASE "{name}"')
-            _admin(_with_db(admin, name), "CREATE EXTENSION IF NOT EXISTS vector")
+            url = fresh_database(admin, name)
             try:
                 pg_runs[r] = child(
                     args,
                     r,
                     base / f"postgres-x{r}",
-                    dict(env, FALSIFY_BACKEND="postgres", FALSIFY_DATABASE_URL=_with_db(admin, name)),
+                    dict(env, FALSIFY_BACKEND="postgres", FALSIFY_DATABASE_URL=url),
                 )
             finally:
                 _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         result["backends"]["postgres"] = summarise(pg_runs)
         result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
-        if server is not None:
-            server.stop()
+        server.close()
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
@@ -261,58 +281,20 @@ def _commands(roots: dict, envs: dict, runs: int, pause: float, expect: str) -> 
     return times
 
 
-def _serve(root: Path, env: dict):
-    import queue
-    import threading
-
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
-        cwd=REPO,
-        env=dict(env, PYTHONUNBUFFERED="1"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-    while not lines.get(timeout=900).startswith("FALSIFY viewer: "):
-        pass
-    return proc
-
-
-def _stop(proc) -> None:
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
 def warm(args) -> dict:
-    sys.path.insert(0, str(REPO / "tests" / "support"))
-    from pg_server import PgServer  # noqa: E402
-
     from bench import startup
-    from bench.common import machine, summary
+    from bench.common import machine, start_serve, stop_serve, summary
 
     base = Path(tempfile.mkdtemp(prefix="falsify-bench-pgwarm-"))
     result: dict = {"machine": machine(), "runs": args.runs, "pause_s": args.pause, "seconds": {}}
-    server, admin = None, os.environ.get("FALSIFY_DATABASE_URL")
+    server, admin = contextlib.ExitStack(), None
     name = f"falsify_bench_warm_{os.getpid()}"
     launchers, served = [], []
     try:
-        if not admin:
-            server = PgServer(durable=True).start()
-            admin = server.url()
-            result["postgres"] = "PostgreSQL 16.2 + pgvector 0.6.2 from the pgserver wheel, local, fsync on"
-        else:
-            result["postgres"] = "the server of FALSIFY_DATABASE_URL"
-        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        _admin(admin, f'CREATE DATABASE "{name}"')
-        _admin(_with_db(admin, name), "CREATE EXTENSION IF NOT EXISTS vector")
+        admin = server.enter_context(postgres_server(result))
         selected = {
             "embedded": {},
-            "postgres": {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": _with_db(admin, name)},
+            "postgres": {"FALSIFY_BACKEND": "postgres", "FALSIFY_DATABASE_URL": fresh_database(admin, name)},
         }
         roots = {b: base / b for b in BACKENDS}
         cold_env = {b: startup.base_env(FALSIFY_LAUNCHER="0", **selected[b]) for b in BACKENDS}
@@ -341,7 +323,7 @@ def warm(args) -> dict:
         serve: dict = {}
         if args.serve_runs:
             for b in BACKENDS:
-                served.append(_serve(roots[b], cold_env[b]))
+                served.append(start_serve(roots[b], cold_env[b]))
             serve = _commands(roots, cold_env, args.serve_runs, args.pause, "answered by the FALSIFY server")
         for b in BACKENDS:
             result["seconds"][b] = {
@@ -352,7 +334,7 @@ def warm(args) -> dict:
         result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         for proc in served:
-            _stop(proc)
+            stop_serve(proc)
         for pid in launchers:
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -361,8 +343,7 @@ def warm(args) -> dict:
         try:
             _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)') if admin else None
         finally:
-            if server is not None:
-                server.stop()
+            server.close()
             import shutil
 
             shutil.rmtree(base, ignore_errors=True)

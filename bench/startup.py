@@ -34,18 +34,16 @@ import argparse
 import asyncio
 import json
 import os
-import queue
 import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from bench.common import machine, summary
+from bench.common import machine, start_serve, stop_serve, summary
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "examples" / "company_x.json"
@@ -277,16 +275,7 @@ def server(root: Path, runs: int) -> dict:
     from memory_core.store.backends.base import IDLE_TRIM_S
 
     env = base_env(FALSIFY_LAUNCHER="0")
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "main.py"), "--root", str(root), "serve", "--port", "0"],
-        cwd=REPO,
-        env=dict(env, PYTHONUNBUFFERED="1"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    proc = start_serve(root, env)
 
     def memory() -> dict:
         fields = {}
@@ -296,8 +285,6 @@ def server(root: Path, runs: int) -> dict:
         return fields
 
     try:
-        while not lines.get(timeout=900).startswith("FALSIFY viewer: "):
-            pass
         out = {"started": memory()}
         run(root, "status", env=env)
         run(root, "recall", env=env)
@@ -309,11 +296,7 @@ def server(root: Path, runs: int) -> dict:
         time.sleep(IDLE_TRIM_S + 0.5)  # the server between two requests: it has given back what it freed
         out[f"after_{runs}_revise_and_undo"] = memory()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_serve(proc)
     return out
 
 
