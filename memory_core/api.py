@@ -744,13 +744,11 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
         from memory_core.core.errors import FacadeClosed
 
         raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
-    # tasks.revision_tasks declares ``results`` as returning a plain dict: a RevisionResult is one at
-    # run time, but a TypedDict is not a dict[Any, Any] to a type checker (the declaration is to widen)
     return tasks.revision_tasks(
         fx.stores,
         use_llm=use_llm,
         dry_run=dry_run,
-        results=revise_op.result_of,  # type: ignore[arg-type]
+        results=revise_op.result_of,
         closed=lambda: fx.closed,
     )
 

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Optional
 
 from memory_core.core.errors import FacadeClosed, speak, spoken
+from memory_core.core.results import RevisionResult
 
 from memory_core.judging.detect import gate1_threshold
 from memory_core.store.embedder import fingerprint
@@ -59,7 +60,7 @@ def revision_tasks(
     dry_run: bool = False,
     pin_reason: str = "--target",
     what: str = "facts",
-    results: Optional[Callable[[FactJob], dict]] = None,
+    results: Optional[Callable[[FactJob], RevisionResult]] = None,
     closed: Callable[[], bool] = _never_closed,
 ) -> list:
     """The cognee Tasks of a revision bound to opened ``stores``. ``use_llm`` defaults to
