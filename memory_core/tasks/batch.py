@@ -26,7 +26,7 @@ from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
 from memory_core.core.requests import RevisionRequest, requests_from
 from memory_core.core.tms import Memory
-from memory_core.judging.detect import Detection
+from memory_core.judging.detect import CONSISTENT, Candidate, Detection
 from memory_core.store.stores import Stores
 from memory_core.store.tms_io import Reconciliation
 
@@ -64,6 +64,22 @@ class Stop:
     def whole(self) -> bool:
         """Nothing of the batch is applied."""
         return self.at is None
+
+
+# what a judge found, read for where a fact belongs: a judged relation says the two are about
+# the same thing; "unrelated" (another subject or predicate, or another value of a ``many``
+# predicate) says they are not; undecided, or the caller's "consistent" (--record), says nothing
+UNRELATED = "unrelated"
+NO_SIGNAL = (None, CONSISTENT)
+
+
+def _nearest_related(c: Candidate) -> tuple:
+    """Sort key of a fact's candidates for the question it joins: those a judge found related
+    first, then undecided ones, then those a judge found unrelated; nearest first within each
+    (found by the subject+predicate lookup alone, no distance: last). The nearest claim can be
+    another entity's, worded alike, in another inquiry: its question is not the fact's."""
+    group = 2 if c.relation == UNRELATED else 1 if c.relation in NO_SIGNAL else 0
+    return (group, c.distance is None, c.distance or 0.0)
 
 
 @dataclass(repr=False, slots=True)
@@ -126,8 +142,9 @@ class FactJob:
     def question(self) -> Optional[str]:
         """The question the new evidence joins: that of what it contradicts, else the one the
         caller named (``inquiry``), else that of the hypothesis the caller named
-        (``supports``/``refutes``), else of the nearest candidate, else the root's default
-        question."""
+        (``supports``/``refutes``), else of the nearest candidate a judge found related to it
+        (the same value of its subject and predicate; :func:`_nearest_related`), else the
+        root's default question."""
         narrowed = self.narrowed or Detection("none", [], [], "")
         acting = narrowed.acting
         if acting:
@@ -136,7 +153,7 @@ class FactJob:
             return self.inquiry
         if self.hypothesis_question is not None:
             return self.hypothesis_question
-        ranked = sorted(narrowed.candidates, key=lambda c: (c.distance is None, c.distance or 0.0))
+        ranked = sorted(narrowed.candidates, key=_nearest_related)
         if ranked and ranked[0].question:
             return ranked[0].question
         return self.batch.home_question if self.request.record or not ranked else None
