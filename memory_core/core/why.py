@@ -22,7 +22,7 @@ from typing import Iterable, Optional
 
 from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.beliefs import ALIVE, BeliefView
-from memory_core.core.tms import historical_node
+from memory_core.core.tms import L_ALIVE, L_DEAD, L_DISPUTED, historical_node, label_of, labels
 from memory_core.core.keys import normalise_key
 
 RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
@@ -72,11 +72,13 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
         if entry.get("kind") == "undo":
             undone.add(entry.get("undoes"))
     fate, removed_by = None, None
+    attacks = _Attacks()
 
     def mine(keys) -> Optional[str]:
         return next((k for k in keys or [] if normalise_key(k) == wanted), None)
 
     for entry in entries:
+        attacks.apply(entry)
         epoch, kind = entry["epoch"], entry.get("kind")
         base = {"epoch": epoch, "at": entry.get("at"), "fact": entry.get("fact"), "undone": epoch in undone}
         if kind == "load" and mine(entry.get("added")):
@@ -185,7 +187,7 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
                             rule=change["rule"],
                             cause=cause,
                             state=change["after"]["state"],
-                            text=_said(change, cause),
+                            text=_said(change, cause, attacks, entry),
                         )
                     )
             if mine(entry.get("restored")):
@@ -208,15 +210,96 @@ def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> d
     return result
 
 
-def _said(change: dict, cause: list[str]) -> str:
+def _said(
+    change: dict, cause: list[str], attacks: Optional["_Attacks"] = None, entry: Optional[dict] = None
+) -> str:
     if change["rule"] == Rule.DISPUTED and change.get("detail") == THROUGH_DISPUTED:
-        return f"disputed: {THROUGH_DISPUTED} (cause: {', '.join(cause) or '-'})"
+        return "disputed: " + _undecided(change, cause, attacks, entry or {})
     before, after = change.get("before") or {}, change.get("after") or {}
     if change["rule"] == Rule.REINSTATED and before.get("state") == after.get("state") == "alive":
         # never dead: what came back is a weight or a confidence, not the node
         detail = change.get("detail", "")
         return f"restored (cause: {', '.join(cause) or '-'})" + (f" ({detail})" if detail else "")
     return sentence(change["rule"], cause, change.get("detail", ""))
+
+
+def _undecided(change: dict, cause: list[str], attacks: Optional["_Attacks"], entry: dict) -> str:
+    """Why a node no dispute names it a party to became disputed: an attacker of it is in
+    dispute (the attackers the revision recorded as its cause: one that held would have killed
+    it, so they are undecided), its support runs through disputed nodes, or both. Which of the
+    cause's nodes attack it is read from the log's writes up to the change (``attacks``)."""
+    said = ", ".join(cause) or "-"
+    by = attacks.of(change["key"]) if attacks is not None else set()
+    attacking = [k for k in change.get("cause") or [] if normalise_key(k) in by]
+    if not attacking:
+        return f"{THROUGH_DISPUTED} (cause: {said})"
+    died = {
+        normalise_key(c["key"])
+        for c in entry.get("changes", [])
+        if label_of((c.get("after") or {}).get("state", ALIVE)) == L_DEAD
+    }
+    support = [k for k in cause if normalise_key(k) not in by and normalise_key(k) not in died]
+    names = ", ".join(attacking)
+    text = (
+        f"its attacker {names} is in dispute"
+        if len(attacking) == 1
+        else f"its attackers {names} are in dispute"
+    )
+    return text + (f", and {THROUGH_DISPUTED}" if support else "") + f" (cause: {said})"
+
+
+class _Attacks:
+    """Who attacks whom as the revision log's writes left the graph, read entry by entry in
+    log order (so a change is read against the attacks of its own time): every ``supersedes``
+    and ``disputes`` edge an intent added (with the nodes it added, or on its own) and no later
+    intent deleted (an edge deleted, or a node deleted with its edges; an undo's intent deletes
+    what the change it reverts added). A log without intents knows of no attack."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, set[str]] = {}  # normalised key -> its node ids
+        self.names: dict[str, str] = {}  # node id -> normalised key
+        self.edges: dict[str, set[tuple[str, str, str]]] = {}  # node id -> its attack edges
+
+    def apply(self, entry: dict) -> None:
+        intent = entry.get("intent")
+        if not isinstance(intent, dict):
+            return
+        added = intent.get("add_nodes") or []
+        for node in added:
+            if node.get("id") and node.get("key"):
+                key = normalise_key(node["key"])
+                self.names[node["id"]] = key
+                self.ids.setdefault(key, set()).add(node["id"])
+        rows = [row for node in added for row in node.get("edges") or []] + list(
+            intent.get("add_edges") or []
+        )
+        for row in rows:
+            if len(row) >= 3 and row[2] in (SUPERSEDES, DISPUTES):
+                edge = (str(row[0]), str(row[1]), str(row[2]))
+                for end in edge[:2]:
+                    self.edges.setdefault(end, set()).add(edge)
+        for row in intent.get("del_edges") or []:
+            if len(row) >= 3:
+                self._drop((str(row[0]), str(row[1]), str(row[2])))
+        for node in intent.get("del_nodes") or []:
+            for edge in list(self.edges.get(node.get("id", ""), ())):
+                self._drop(edge)
+
+    def _drop(self, edge: tuple[str, str, str]) -> None:
+        for end in edge[:2]:
+            self.edges.get(end, set()).discard(edge)
+
+    def of(self, key: str) -> set[str]:
+        """The normalised keys of the nodes attacking ``key`` now: its superseders and its
+        rivals in a dispute."""
+        found = set()
+        for ident in self.ids.get(normalise_key(key), ()):
+            for src, dst, rel in self.edges.get(ident, ()):
+                if rel == DISPUTES or dst == ident:
+                    other = src if dst == ident else dst
+                    if other in self.names and other != ident:
+                        found.add(self.names[other])
+        return found
 
 
 THROUGH_DISPUTED = "its support runs through disputed nodes"
@@ -265,11 +348,14 @@ def why_index(entries: Iterable[dict]) -> dict[str, str]:
     entries = list(entries)
     undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
     why = {}
+    attacks = _Attacks()
     for entry in entries:
+        attacks.apply(entry)
         if entry.get("kind") == "undo" or entry["epoch"] in undone:
             continue
         for change in entry.get("changes", []):
-            why[change["key"]] = f"epoch {entry['epoch']}: " + _said(change, cause_of(change, entry))
+            said = _said(change, cause_of(change, entry), attacks, entry)
+            why[change["key"]] = f"epoch {entry['epoch']}: " + said
     return why
 
 
@@ -388,18 +474,23 @@ def why_alive(view: BeliefView, key: str, unread: Iterable[str] = ()) -> Optiona
 def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optional[dict]:
     """What keeps a dead or disputed evidence or conclusion out now, read from the view as
     the labelling reads it (:mod:`memory_core.core.tms`: a node holds when one of its
-    justifications holds and none of its attackers does)::
+    justifications holds and none of its attackers holds or is undecided; it is disputed when
+    none of its attackers holds, none of its justifications is dead and one of them or an
+    attacker is undecided)::
 
         {"key", "state", "premise": bool,
-         "attackers": [{"key", "state", "by": "supersedes" | "disputes"}],  # those that hold
+         "attackers": [{"key", "state", "by": "supersedes" | "disputes"}],  # those that count now
          "justifications": [{"justification", "members": [{"key", "state"}]}],  # members not alive
          "past_attackers": [{"key", "state", "by"}],  # dead now: they no longer count
          "reasons": [str]}
 
     ``forgotten``: keys of the view's dead ghosts (forgotten nodes, state ``forgotten``).
-    An attacker holds when it is alive, superseded in time (what it defeated stays
-    defeated) or, in a dispute, disputed itself. None for a node that is alive, not in
-    the view, or not evidence or a conclusion."""
+    An attacker counts now when it holds (alive, or superseded in time: what it defeated stays
+    defeated), which keeps the node dead, or when it is disputed (undecided), which alone
+    leaves the node disputed; only a dead attacker is past. The reasons say which, and when
+    the stored state is not the one the labelling gives the node (its neighbours as stored),
+    they say that too (check reports it). None for a node that is alive, not in the view, or
+    not evidence or a conclusion."""
     node = view.nodes.get(key)
     if node is None or node.state == ALIVE or node.kind not in ("evidence", "conclusion"):
         return None
@@ -408,12 +499,8 @@ def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optio
     def state(k: str) -> str:
         return "forgotten" if k in gone else view.state(k) if k in view.nodes else "unknown"
 
-    def holds(k: str, by: str) -> bool:
-        return (
-            state(k) == ALIVE
-            or historical_node(view.nodes.get(k))
-            or (by == DISPUTES and state(k) == DISPUTED)
-        )
+    def holds(k: str) -> bool:
+        return state(k) == ALIVE or historical_node(view.nodes.get(k))
 
     seen_attackers: dict[str, str] = {}
     for edge in view.in_edges(key, SUPERSEDES):
@@ -426,34 +513,53 @@ def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optio
     attackers: list[dict[str, str]] = []
     past: list[dict[str, str]] = []
     for k, by in sorted(seen_attackers.items()):
-        (attackers if holds(k, by) else past).append({"key": k, "state": state(k), "by": by})
+        now = holds(k) or state(k) == DISPUTED
+        (attackers if now else past).append({"key": k, "state": state(k), "by": by})
     justifications: list[tuple[Optional[str], list[dict[str, str]]]] = []
     for group, members in view.justifications(key):
         out = [{"key": a, "state": state(a)} for a in members if state(a) != ALIVE]
         if out:
             justifications.append((group or None, out))
     whole = len(justifications) == len(view.justifications(key))
+    # the label the labelling gives the node, its neighbours read as stored (what check
+    # computes for it when they are labelled right)
+    expected = labels(view, [key])[key]
+    stored = label_of(node.state)
     reasons: list[str] = []
     if historical_node(node):
         reasons.append(
             f"superseded in time: it held until {node.valid_to}" if node.valid_to else "superseded in time"
         )
     for a in attackers:
-        if a["by"] == SUPERSEDES:
-            reasons.append(f"{a['key']} ({a['state']}) supersedes it")
-        else:
-            reasons.append(f"in dispute with {a['key']} ({a['state']}): neither side won")
+        k, st = a["key"], a["state"]
+        if holds(k):  # it keeps the node dead
+            if a["by"] == SUPERSEDES:
+                reasons.append(f"{k} ({st}) supersedes it")
+            else:
+                reasons.append(f"in dispute with {k} ({st}), which holds: that keeps it out")
+        elif stored == L_DISPUTED:  # undecided, so is the node
+            if a["by"] == SUPERSEDES:
+                reasons.append(f"{k} ({st}) supersedes it; {k} is in dispute, so {key} is too")
+            else:
+                reasons.append(f"in dispute with {k} ({st}): neither side won")
+        else:  # undecided: not what keeps it dead
+            alone = f"which alone would leave {key} disputed, not dead"
+            if a["by"] == SUPERSEDES:
+                reasons.append(f"{k} ({st}) supersedes it; {k} is in dispute, {alone}")
+            else:
+                reasons.append(f"in dispute with {k} ({st}), {alone}")
     if view.justifications(key) and whole:
         said = "; ".join(
             (f"justification {group}: " if group else "")
             + ", ".join(f"{m['key']} is {m['state']}" for m in members)
             for group, members in justifications
         )
-        if node.state == DISPUTED:
+        # the best justification is undecided when one has no dead member, only disputed ones
+        if any(all(m["state"] == DISPUTED for m in members) for _, members in justifications):
             reasons.append(f"no justification holds, its best runs through disputed nodes ({said})")
         else:
             reasons.append(f"no justification holds ({said})")
-    if not reasons:
+    if expected == L_ALIVE:  # nothing above keeps it out: the labelling would bring it back
         if past:
             names = ", ".join(f"{a['key']} ({a['state']})" for a in past)
             reasons.append(
@@ -461,9 +567,16 @@ def why_dead(view: BeliefView, key: str, forgotten: Iterable[str] = ()) -> Optio
                 "the labelling would bring it back (check reports it)"
             )
         elif not view.justifications(key):
-            reasons.append(f"{node.state} with no recorded winner: nothing alive brings it back")
+            reasons.append(
+                f"{node.state}, yet nothing attacks it and it rests on nothing: "
+                "the labelling would bring it back (check reports it)"
+            )
         else:
             reasons.append(f"a justification holds, yet it is {node.state} (check reports it)")
+    elif expected != stored:
+        reasons.append(f"yet it is {node.state}: the labelling makes it {expected} (check reports it)")
+    elif not reasons:  # a premise nothing ever attacked, killed outright: stays dead
+        reasons.append(f"{node.state} with no recorded winner: nothing alive brings it back")
     return {
         "key": key,
         "state": node.state,
