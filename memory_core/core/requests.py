@@ -51,8 +51,17 @@ def parse_triple(text: str) -> tuple[str, str, str]:
     return parts[0], parts[1], parts[2]
 
 
+def check_fact(fact: Any) -> str:
+    """A fact's text, checked (a string, not empty, within the length limit, no control
+    character, no lone surrogate) and stripped; ``InputError`` about the field ``fact``
+    otherwise. Every key derived from a fact's text is derived from what this returns."""
+    return _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
+
+
 def fact_key(fact: str) -> str:
-    """The default key of a new fact: derived from its text, so the same fact is the same node."""
+    """The default key of a new fact: derived from its text, so the same fact is the same node.
+    The text is checked first (:func:`check_fact`): a fact no request may carry has no key."""
+    fact = check_fact(fact)
     digest = hashlib.sha1(" ".join(fact.split()).casefold().encode("utf-8")).hexdigest()[:10]
     return f"F_{digest}"
 
@@ -66,10 +75,13 @@ def readable_key(fact: str, words: int = 4) -> str:
     """A readable key for a fact, derived from its text (the same fact, the same key):
     ``F_`` + its first significant words (ASCII letters and digits, accents dropped) + four
     hex digits of its text's hash, e.g. ``F_forensic_audit_march_qa_3f2a``; the
-    :func:`fact_key` form when the text has no such word."""
+    :func:`fact_key` form when the text has no such word. The text is checked first
+    (:func:`check_fact`: ``InputError`` naming ``fact``), so a caller deriving a key before
+    the rest of the request is checked refuses the fact as the request would."""
     import re
     import unicodedata
 
+    fact = check_fact(fact)
     plain = unicodedata.normalize("NFKD", fact).encode("ascii", "ignore").decode("ascii").casefold()
     picked = [w for w in re.findall(r"[a-z0-9]+", plain) if w not in STOP_WORDS][:words]
     if not picked:
@@ -216,7 +228,7 @@ def revision_request(
     inquiry: Any = None,
 ) -> RevisionRequest:
     """Validate one request (``InputError`` names the field, and carries it as ``.field``)."""
-    fact = _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
+    fact = check_fact(fact)
     for name, value in (
         ("--target", target),
         ("--key", key),

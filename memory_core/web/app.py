@@ -180,7 +180,10 @@ class ViewerApp:
             if route is None:
                 raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": ALLOWED[path]})
             handler, takes_body = route
-            arg = await request.read_json(self.max_body) if takes_body else request.query
+            if takes_body:
+                arg = await request.read_json(self.max_body)
+            else:  # read strictly: a parameter that is not UTF-8 is refused, never answered as U+FFFD
+                arg = routes.query_of(request.scope.get("query_string", b""))
             return await self._json(request, send, 200, await handler(self.gate, arg))
         if request.method not in ("GET", "HEAD"):  # HEAD: the headers of the GET, no body
             raise HTTPError(405, f"{request.method} is not allowed on {path}", {"Allow": "GET, HEAD"})

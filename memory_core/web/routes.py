@@ -1,6 +1,7 @@
 """The viewer's JSON API as plain async functions over one :class:`~memory_core.session.Gate`.
 
-Each takes the gate and the request's query (a ``parse_qs`` dict) or JSON body
+Each takes the gate and the request's query (a ``parse_qs`` dict, read by :func:`query_of`: a
+name or value that is not UTF-8 is a 400 naming it) or JSON body
 and returns what the route answers, calling the facade in a session of the gate
 (``fx`` below); bad input raises :class:`HTTPError` (400), and so does a facade's
 ``ValueError``/``InputError``. The HTTP layer (:mod:`memory_core.web.app`) does the rest.
@@ -23,7 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Iterator
+from urllib.parse import parse_qsl, quote
 
 from memory_core.core.errors import VOCABULARY, InputError, speak
 from memory_core.core.fields import FIELDS
@@ -36,17 +38,51 @@ REVISE_FIELDS = {f.name for f in FIELDS}  # the request's fields, declared once
 KINDS = {f.name: f.kind for f in FIELDS}
 
 
-@contextlib.asynccontextmanager
-async def _session(gate: Gate) -> AsyncIterator[Session]:
-    """A session of the gate for one request, in the viewer's words."""
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    """A ``ValueError`` (an ``InputError`` is one) raised inside: a 400 in the viewer's words,
+    naming the field it is about."""
     VOCABULARY.set("viewer")  # errors and notes name the body's fields (this request's context only)
     try:
-        async with gate.session() as fx:
-            yield fx
-    except ValueError as exc:  # InputError is a ValueError
+        yield
+    except ValueError as exc:
         speak(exc, "viewer")
         field = exc.field if isinstance(exc, InputError) else None
         raise HTTPError(400, str(exc) or "invalid input", field=field) from exc
+
+
+@contextlib.asynccontextmanager
+async def _session(gate: Gate) -> AsyncIterator[Session]:
+    """A session of the gate for one request, in the viewer's words."""
+    with _refused():
+        async with gate.session() as fx:
+            yield fx
+
+
+def query_of(raw: bytes) -> dict[str, list[str]]:
+    """The query string's parameters, as ``parse_qs`` gives them (blank values kept), each name
+    and value percent-decoded and then read as strict UTF-8: bytes that are not UTF-8 (``%FF``,
+    an encoded surrogate ``%ED%A0%80``) are a 400 naming the parameter, as a POST body's and a
+    command line's are refused (``parse_qs`` would put U+FFFD in their place, and the route
+    would answer a question nobody asked)."""
+    query: dict[str, list[str]] = {}
+    # latin-1 keeps every byte as one character, so each part can be read as UTF-8 on its own
+    for name, value in parse_qsl(raw.decode("latin-1"), keep_blank_values=True, encoding="latin-1"):
+        try:
+            name = name.encode("latin-1").decode("utf-8")
+        except UnicodeDecodeError as error:
+            shown = quote(name.encode("latin-1"), safe="")
+            raise HTTPError(
+                400, f"query parameter {shown!r}: its name is not valid UTF-8 (byte {error.start})"
+            ) from None
+        try:
+            text = value.encode("latin-1").decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise HTTPError(
+                400, f"{name}: not valid UTF-8 (byte {error.start}: {error.reason})", field=name
+            ) from None
+        query.setdefault(name, []).append(text)
+    return query
 
 
 def _epoch(query: dict, name: str = "epoch") -> dict:
@@ -119,7 +155,9 @@ async def revise(gate: Gate, body: Any) -> RevisionResult:
         if kind not in ("bool", "unit") and not isinstance(value, str):
             raise HTTPError(400, f"'{name}' must be a string", field=name)
         kwargs[name] = value.strip() if isinstance(value, str) else value
-    kwargs.setdefault("key", readable_key(fact.strip()))  # a person reads the viewer: a key they can read
+    if "key" not in kwargs:  # a person reads the viewer: a key they can read, derived from the fact
+        with _refused():  # once the fact is checked: a fact no revision may carry is a 400 naming it
+            kwargs["key"] = readable_key(fact)
     async with _session(gate) as fx:
         return await fx.revise(fact.strip(), **kwargs)
 

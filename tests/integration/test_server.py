@@ -364,6 +364,46 @@ def test_bad_revise_bodies_are_400(server, body):
     assert_json_error(*post_json(server, body), 400)
 
 
+def test_a_fact_no_revision_may_carry_is_400_naming_it_before_a_key_is_derived(running):
+    """Without a key the route derives a readable one from the fact's words: from the checked
+    fact only, so a lone surrogate (a JSON escape no UTF-8 text can hold) is a 400 naming
+    ``fact``, as ``source`` or ``key`` would be, and the facade is never called."""
+    app = StandInApp()
+    server = running(app)
+    for body, words in (
+        (b'{"fact": "The QA report was back-dated \\ud800", "target": "E_qa"}', "lone surrogate U+D800"),
+        (b'{"fact": "A NUL \\u0000 in a fact"}', "control character (U+0000"),
+    ):
+        error = assert_json_error(*post_json(server, body), 400)
+        assert error.startswith("fact: ") and words in error, error
+        assert json.loads(post_json(server, body)[2])["field"] == "fact"
+    assert app.calls == []
+
+
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        ("/api/scoreboard?q=a%ED%A0%80b", "q"),  # an encoded surrogate
+        ("/api/scoreboard?q=%FFwho", "q"),
+        ("/api/scoreboard?q=who&inquiry=Q%C3", "inquiry"),  # a character cut short
+        ("/api/scoreboard?as_of=2020-01-0%FF", "as_of"),
+        ("/api/graph?epoch=%FF1", "epoch"),
+    ],
+)
+def test_a_query_parameter_that_is_not_utf8_is_400_naming_it(running, path, name):
+    """A parameter whose percent-decoded bytes are not UTF-8 is refused naming it, as a POST
+    body's and a command line's are, never answered as U+FFFD replacement characters."""
+    app = StandInApp()
+    server = running(app)
+    status, headers, data = request(server, "GET", path)
+    error = assert_json_error(status, headers, data, 400)
+    assert error.startswith(f"{name}: not valid UTF-8") and json.loads(data)["field"] == name, data
+    assert app.calls == []
+    # UTF-8 text, percent-encoded or as '+' for a space, is read as it was typed
+    status, _, data = request(server, "GET", "/api/scoreboard?q=%C3%89t%C3%A9+%E2%80%94+who%3F&as_of=")
+    assert status == 200 and json.loads(data)["question"] == "Été — who?"
+
+
 def test_revise_needs_json_content_type(server):
     body = json.dumps({"fact": "x"}).encode()
     for ctype in ("text/plain", "application/x-www-form-urlencoded", None):

@@ -14,8 +14,10 @@ from memory_core.core.requests import (
     check_epoch,
     check_string,
     check_switch,
+    fact_key,
     fact_lines,
     kept_for_decision,
+    readable_key,
     requests_from,
     revision_request,
 )
@@ -64,6 +66,20 @@ def test_every_text_field_of_a_request_refuses_another_type(field):
     with pytest.raises(InputError) as caught:
         revision_request("a fact", **{field: 5})
     assert caught.value.field == field and "must be a string, got 5" in str(caught.value)
+
+
+@pytest.mark.parametrize("fact", ["The audit found it back-dated \ud800", "bad\x00fact", "   ", 5, None])
+def test_no_key_is_derived_from_a_fact_no_request_may_carry(fact):
+    """A key is derived from a fact's text only once it is checked: the viewer derives a
+    readable key before the request is checked, so a bad fact there is refused naming it, in
+    the words the request's own check uses (a lone surrogate once crashed the hash)."""
+    with pytest.raises(InputError) as asked:
+        revision_request(fact)
+    for derive in (readable_key, fact_key):
+        with pytest.raises(InputError) as caught:
+            derive(fact)
+        assert caught.value.field == "fact" and str(caught.value) == str(asked.value)
+    assert readable_key("  The March QA report.  ") == readable_key("The March QA report.")
 
 
 @pytest.mark.parametrize("facts", ["abc", b"abc", {"fact": "a"}, None, 5])
