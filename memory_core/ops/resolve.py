@@ -21,6 +21,7 @@ from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
+from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
 from memory_core.core.results import RevisionResult
 from memory_core.core.revision import begin_resolve, finish_resolve
@@ -67,9 +68,11 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     """A revision-shaped result."""
     start = time.perf_counter()
     loser, winner = check_key(loser, "loser"), check_key(winner, "--winner")
-    found = await stores.store.find_keys([loser, winner])
+    # keys match as node ids do (normalise_key: case aside): two spellings of one key are one
+    # node, found once under whichever spelling came last, so each is looked up by its match
+    found = {normalise_key(k): props for k, props in (await stores.store.find_keys([loser, winner])).items()}
     for key, what in ((loser, "loser"), (winner, "--winner")):
-        props = found.get(key)
+        props = found.get(normalise_key(key))
         if props is None:
             raise InputError(not_stored(stores.journal, key, what))
         if props.get("type") != "Evidence":
@@ -78,7 +81,11 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
             raise InputError(
                 f"{what} {key!r} is a {kind}, not evidence: only evidence is disputed or contradicted"
             )
-    loser, winner = found[loser]["key"], found[winner]["key"]
+    stored = found[normalise_key(loser)]["key"], found[normalise_key(winner)]["key"]
+    if stored[0] == stored[1]:
+        spelt = "" if loser == winner else f" ({loser!r} and {winner!r} are one key: {stored[0]!r})"
+        raise InputError(f"the loser and the winner must be two different nodes{spelt}", field="winner")
+    loser, winner = stored
     store = stores.store
     view = await store.affected_view([node_id("evidence", loser), node_id("evidence", winner)])
     original = {k: copy.copy(n) for k, n in view.nodes.items()}

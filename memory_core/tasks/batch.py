@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -24,7 +25,7 @@ from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
-from memory_core.core.requests import RevisionRequest, requests_from
+from memory_core.core.requests import FACT_FIELDS, RevisionRequest, requests_from, shown
 from memory_core.core.tms import Memory
 from memory_core.judging.detect import CONSISTENT, Candidate, Detection
 from memory_core.store.stores import Stores
@@ -277,9 +278,19 @@ class RevisionBatch:
 
 
 def as_requests(item: Any) -> list[RevisionRequest]:
-    """A pipeline data item → validated requests (``InputError`` names the bad one)."""
+    """A pipeline data item → validated requests (``InputError`` names the bad one): a fact's
+    text, a dict of ``revise``'s fields, or a list of those (one batch); anything else (a
+    number, ``None``, bytes) is refused naming it, before anything is read or written."""
     if isinstance(item, (str, dict, RevisionRequest)):
         item = [item]
+    elif isinstance(item, (bytes, bytearray, Mapping)) or not isinstance(item, Iterable):
+        raise InputError(
+            "detect_contradictions: a data item is a fact (its text), a dict of revise's fields ("
+            + ", ".join(FACT_FIELDS)
+            + ") or a list of those, got "
+            + ("None" if item is None else f"{type(item).__name__} {shown(item)}"),
+            field="facts",
+        )
     items = list(item)
     if items and all(isinstance(i, RevisionRequest) for i in items):
         return items

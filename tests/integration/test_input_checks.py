@@ -181,6 +181,45 @@ async def test_a_hypothesis_named_before_the_decision_is_kept_in_the_note(app, p
     assert recorded["edges_added"] == [f"supports {recorded['new_evidence']} -> {prefix}B"]
 
 
+async def test_one_node_named_twice_in_two_spellings_is_not_resolved_against_itself(app, prefix):
+    """Keys match whatever their case (as node ids do): ``resolve`` given one evidence key as
+    the loser and, spelt in another case, as the winner says they are one node (not that the
+    loser does not exist), as it says for one spelling; nothing is written."""
+    await app.load(seed_with_prefix(prefix))
+    loser = prefix + "E_qa"
+    for winner in (loser.lower(), loser.upper(), loser):
+        error = await refused(
+            app,
+            lambda: app.resolve(loser, winner),
+            "winner",
+            "the loser and the winner must be two different nodes",
+        )
+        assert "no node" not in str(error)
+        if winner != loser:
+            assert f"'{loser}' and '{winner}' are one key" in str(error), str(error)
+
+
+@pytest.mark.parametrize("item", [5, None, 2.5, b"a fact as bytes"])
+async def test_a_revision_pipeline_data_item_of_another_type_is_refused_naming_it(app, item):
+    """A host's pipeline data item for the revision Tasks is a fact's text, a dict of revise's
+    fields or a list of those: anything else fails the run with an InputError naming the item
+    and what an item may be (never a bare TypeError from inside the Task); nothing is written."""
+    import cognee
+
+    from memory_core import revision_tasks
+
+    before = app.journal.epoch()
+    with pytest.raises(InputError) as caught:
+        await cognee.run_custom_pipeline(
+            tasks=revision_tasks(app), data=[item], dataset="falsify", pipeline_name="bad_item_test"
+        )
+    message = str(caught.value)
+    assert "a data item is a fact (its text), a dict of revise's fields (fact, triple, target" in message
+    assert f"or a list of those, got {'None' if item is None else type(item).__name__}" in message
+    assert "nothing of this pipeline run was applied" in message
+    assert app.journal.epoch() == before
+
+
 async def test_a_fragment_redefining_a_stored_node_is_refused(app, prefix):
     await app.load(seed_with_prefix(prefix))
     before = app.journal.epoch()
