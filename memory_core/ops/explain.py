@@ -5,8 +5,10 @@ included (and what an undo removed: "removed by undo of epoch N"); for an eviden
 conclusion node, the current graph gives why it is in its state now: alive, the
 justification that holds it, recursively to premises; dead or disputed, what keeps it
 out (the attackers that hold, each justification's members that do not); for a
-hypothesis, its support score and its remaining and lost supporters. The graph read for
-that is the node with its justifications followed up to premises, whatever inquiry each
+hypothesis, its support score and its remaining and lost supporters, from every
+``supports`` and ``refutes`` edge it has, whatever inquiry the other end belongs to (rule
+5 counts them so when a revision promotes). The graph read for an evidence or conclusion
+is the node with its justifications followed up to premises, whatever inquiry each
 antecedent belongs to, and the forgotten nodes any of them still rests on as the dead
 ghosts they are (forgetting a node deletes its edges: without them a justification
 through it would look whole). A key neither stored nor ever logged is an InputError
@@ -61,9 +63,13 @@ async def explain(stores: Stores, key: str) -> ExplainResult:
     result["key"] = props.get("key", result["key"])
     result["known"] = True
     result["state"] = state_of(props)
-    question = props.get("question_key")
-    if kind == "hypothesis" and question:
-        view = await stores.store.view_of_investigation(question)
+    if kind == "hypothesis":
+        # the hypothesis with every supports/refutes edge it has, whatever inquiry the other end
+        # belongs to: rule 5's support, as the revision engine counts it when it promotes
+        node = to_node(props)
+        if node is not None:
+            view.add_node(node)
+            await stores.store.complete(view, [node.key])
         gone = forgotten_index(stores.journal).gone.values()
         result["support"] = why.support_of(view, result["key"], node_id("hypothesis", result["key"]), gone)
     elif kind in ("evidence", "conclusion"):

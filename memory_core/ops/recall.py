@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from dataclasses import replace
 from typing import Any, Literal, Mapping, NamedTuple, Optional, cast
 
 from py_rust_stemmers import SnowballStemmer
@@ -47,7 +48,7 @@ from memory_core.core.keys import normalise_key, normalise_term, sp_key
 from memory_core.core.results import RecallMatch, RecallRelevance, RecallResult, RecallSide, SearchHit
 from memory_core.core.cardinality import MANY
 from memory_core.core.tms import downstream
-from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, TEXT_FIELD, Rule
+from memory_core.core.vocabulary import DEPENDS_ON, DISPUTED, DISPUTES, REFUTES, SUPPORTS, TEXT_FIELD, Rule
 from memory_core.core.why import why_alive
 from memory_core.tasks.propagate_refutation import today
 from memory_core.judging.llm import structured_output
@@ -58,7 +59,7 @@ from memory_core.judging.retrieval import (
     fuse_beliefs,
     search_beliefs_within,
 )
-from memory_core.store.belief_store import state_of, to_node
+from memory_core.store.belief_store import state_of, to_edge, to_node
 from memory_core.store.forgotten import forgotten_index
 from memory_core.store.journal import log_identity
 from memory_core.store.tms_io import add_antecedent_ghosts
@@ -440,6 +441,7 @@ class Slice:
         self.store = store
         self.as_of = as_of
         self.views: dict[str, BeliefView] = {}
+        self.hypothesis_views: dict[str, BeliefView] = {}  # the views above, with support from outside
 
     async def load(self, inquiries) -> None:
         for key in sorted({k for k in inquiries if k} - set(self.views)):
@@ -449,6 +451,53 @@ class Slice:
     async def view(self, inquiry: str) -> BeliefView:
         await self.load([inquiry])
         return self.views[inquiry]
+
+    async def hypothesis_view(self, inquiry: str) -> BeliefView:
+        """The inquiry's view with every ``supports`` and ``refutes`` edge into its hypotheses,
+        wherever the other end lives (rule 5 counts a supporter of another inquiry: the revision
+        engine promotes on it), and those nodes with their states in the slice (with ``as_of``,
+        read on their own inquiry's slice, and a hypothesis holds when one of its supporters
+        holds). One read of the hypotheses' edges and one of the nodes outside the inquiry."""
+        if inquiry in self.hypothesis_views:
+            return self.hypothesis_views[inquiry]
+        view = await self.view(inquiry)
+        hypotheses = {node_id("hypothesis", k): k for k, n in view.nodes.items() if n.kind == "hypothesis"}
+        rows = []
+        if hypotheses:
+            rows = [
+                r
+                for r in await self.store.all_edges_of(list(hypotheses))
+                if r[2] in (SUPPORTS, REFUTES) and r[1] in hypotheses
+            ]
+        # the sources already in the inquiry's view (their edges are in it too)
+        inside = {
+            node_id(view.nodes[e.src].kind, e.src) for h in hypotheses.values() for e in view.in_edges(h)
+        }
+        outside = sorted({r[0] for r in rows} - inside)
+        if not outside:
+            self.hypothesis_views[inquiry] = view
+            return view
+        found = await self.store.raw_nodes(outside)
+        if self.as_of is not None:
+            await self.load(inquiry_of(p) for p in found.values())
+        whole = BeliefView(dict(view.nodes), list(view.edges))
+        keys = {}
+        for i, props in found.items():
+            node = self.node(props) if self.as_of is not None else to_node(props)
+            if node is not None and node.key not in whole.nodes:
+                whole.add_node(node)
+                keys[i] = node.key
+        for src, dst, rel, props in rows:
+            if src in keys:
+                whole.add_edge(to_edge(rel, keys[src], hypotheses[dst], props or {}))
+        if self.as_of is not None:  # validity.at's rule, with the supporters read across inquiries
+            for key in sorted({hypotheses[dst] for src, dst, rel, _ in rows if src in keys}):
+                supporters = [e.src for e in whole.in_edges(key, SUPPORTS)]
+                if supporters:
+                    held = any(whole.state(s) == ALIVE for s in supporters)
+                    whole.nodes[key] = replace(whole.nodes[key], state=ALIVE if held else SUPERSEDED)
+        self.hypothesis_views[inquiry] = whole
+        return whole
 
     def state(self, props: dict) -> str:
         if self.as_of is None:
@@ -591,8 +640,8 @@ def _source(props: Optional[dict]) -> str:
 
 async def answer_from_hypotheses(stores, slice_: Slice, inquiry: str) -> Optional[dict]:
     """The inquiry's best-supported hypothesis with alive support (support, then feedback
-    weight, then prior), with its alive supporting evidence; None when none has any."""
-    view = await slice_.view(inquiry)
+    weight, then prior), with its alive supporting evidence (of any inquiry); None when none has any."""
+    view = await slice_.hypothesis_view(inquiry)
     supported = [
         k
         for k, n in view.nodes.items()
@@ -1718,7 +1767,13 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             or any(h.kind == "hypothesis" for h in near)
         ):
             view = await slice_.view(chosen)
-            unsupported = [u for u in unsupported_of(view) if own is not None or u["key"] in near_keys]
+            near_hypotheses = {k for k in near_keys if k in view.nodes and view.nodes[k].kind == "hypothesis"}
+            if own is not None or near_hypotheses:  # support read across inquiries only when listed
+                unsupported = [
+                    u
+                    for u in unsupported_of(await slice_.hypothesis_view(chosen))
+                    if own is not None or u["key"] in near_keys
+                ]
             disputes = disputes_of(view)
             if own is None:  # a question about some of its facts: the disputes among those relevant to it
                 disputes = _near(
