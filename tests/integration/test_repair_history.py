@@ -102,7 +102,9 @@ async def test_a_node_deleted_behind_the_back_and_restored_is_in_every_earlier_e
     assert mine(await app.status(), prefix) == history[-1][1]
     await assert_past_unchanged(app, prefix, history)
     recalled = await app.recall(
-        f"Who warned Company X ({prefix}) of cracked valve housings?", epoch=history[0][0]
+        f"Who warned Company X ({prefix}) of cracked valve housings?",
+        epoch=history[0][0],
+        inquiry=f"{prefix}Q",  # the session root holds other tests' copies of the same evidence
     )
     assert f"{prefix}E_email" in str(recalled), recalled
     # explain keeps the true history: loaded, then (now) the repair's restoration
