@@ -5,7 +5,9 @@
 * Revision rules: every alive Evidence/Conclusion with critical dependencies
   has a well-founded justification (no alive node rests on a dead one, no
   alive cycle holds itself up), computed over the whole graph by check's own
-  labelling (:mod:`memory_core.ops.check_log`, not the cascade's); every state
+  labelling (:mod:`memory_core.ops.check_log`, not the cascade's); every stored
+  state agrees with the three-valued labelling of the whole graph too (a node's
+  antecedents, supporters and attackers may be in another question); every state
   is a known one.
 * Forget rules against the revision log (its intents replayed): no node the log
   says exists is missing, none was forgotten while a node alive now supersedes
@@ -55,6 +57,13 @@ async def _graph_ids(store: BeliefStore, kind: str) -> dict[str, dict]:
     return await store.raw_nodes(await store.ids_of_kind(kind))
 
 
+async def _whole_view(store: BeliefStore) -> BeliefView:
+    """Every stored node and every edge between them, as one belief view."""
+    every = {i: p for kind in KINDS for i, p in (await _graph_ids(store, kind)).items()}
+    edges = await store.all_edges_of(list(every)) if every else []
+    return await store.view_of(list(every.values()), edges)
+
+
 # how many inspect-and-repair passes ``check --repair`` makes at most: one repair can
 # expose the next (a node restored from the log may rest on one refuted since), so the
 # passes repeat until nothing is left or a pass changes nothing
@@ -72,7 +81,7 @@ class Findings(TypedDict):
     restore: dict[str, dict]  # id -> the log's node entry to restore (check_log.forget_problems)
     every: dict[str, dict]  # id -> props of every stored node
     unfounded_by_q: dict[str, tuple[BeliefView, list[str]]]  # question -> (whole graph, its unfounded)
-    mislabelled: list[str]  # questions with nodes the three-valued labelling disagrees with
+    mislabelled: list[tuple[str, str, str]]  # (key, state, label) the whole graph's labelling disagrees with
     forget_ids: list[str]  # orphans a revision should have forgotten
     stored: dict[str, StoredNode]  # id -> what the forget rules read of every readable node
     whole: BeliefView
@@ -235,11 +244,8 @@ async def _inspect(stores: Stores) -> Findings:
         vectors[kind] = await store.vector_ids(collection(kind))
     every = await asyncio.to_thread(lambda: {i: p for nodes in graph.values() for i, p in nodes.items()})
     edges = await store.all_edges_of(list(every)) if every else []
-    views = {
-        question: await store.view_of_investigation(question) for question in await store.question_keys()
-    }
     forgotten = await forgotten_off_loop(journal)
-    return await asyncio.to_thread(_findings, store, journal, graph, vectors, every, edges, views, forgotten)
+    return await asyncio.to_thread(_findings, store, journal, graph, vectors, every, edges, forgotten)
 
 
 def _findings(
@@ -249,13 +255,12 @@ def _findings(
     vectors: dict[str, set[str]],
     every: dict[str, dict],
     edges: list[tuple[str, str, str, dict]],
-    views: dict[str, BeliefView],
     forgotten: ForgottenIndex,
 ) -> Findings:
     """What :func:`_inspect` read, checked (pure over it, but for the revision log it reads):
     ``graph`` kind -> stored nodes, ``vectors`` kind -> vector row ids, ``every`` id -> props of
-    every stored node, ``edges`` every edge of theirs, ``views`` question -> its belief view,
-    ``forgotten`` the forgotten index (:func:`forgotten_off_loop`)."""
+    every stored node, ``edges`` every edge of theirs, ``forgotten`` the forgotten index
+    (:func:`forgotten_off_loop`)."""
     problems: list[str] = []
     missing_vectors: dict[str, dict] = {}
     orphan_rows: dict[str, list[str]] = {}
@@ -274,30 +279,24 @@ def _findings(
     # the whole graph (edges may cross investigations), labelled by check's own
     # well-founded computation (memory_core.ops.check_log, not the cascade's)
     whole = store._view(list(every.values()), edges)
+    problems += [
+        f"{k} has unknown state {n.state!r}" for k, n in whole.nodes.items() if n.state not in STATES
+    ]
     unfounded_all = unfounded_alive({k: n.state for k, n in whole.nodes.items()}, whole.edges)
     unfounded_by_q: dict[str, tuple[BeliefView, list[str]]] = {}
-    mislabelled: list[str] = []  # questions with nodes the three-valued labelling disagrees with
-    for question, view in views.items():
-        ghosts: dict[str, dict] = {}
-        add_antecedent_ghosts(view, forgotten, ghosts)  # a kept node resting on a forgotten one
-        for key, node in view.nodes.items():
-            if node.state not in STATES:
-                problems.append(f"{key} has unknown state {node.state!r}")
-        bad = sorted(k for k in unfounded_all if k in view.nodes)
-        if bad:
-            unfounded_by_q[question] = (whole, bad)
-            problems += [f"{k} is alive but has no well-founded justification" for k in bad]
-        # the three-valued labelling (supersedes/disputes attack; disputed = undefined)
-        wrong = [
-            (k, state, label)
-            for k, state, label in three_valued_violations(view)
-            if k not in bad and k not in ghosts
-        ]
-        if wrong:
-            mislabelled.append(question)
-        problems += [
-            f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in wrong
-        ]
+    for k in sorted(unfounded_all):
+        if k in whole.nodes:
+            unfounded_by_q.setdefault(whole.nodes[k].question or "", (whole, []))[1].append(k)
+    bad = {k for _, found in unfounded_by_q.values() for k in found}
+    problems += [f"{k} is alive but has no well-founded justification" for k in sorted(bad)]
+    # the three-valued labelling (supersedes/disputes attack; disputed = undefined) of the
+    # whole graph too: a node's antecedents, supporters and attackers may be in another
+    # question (a loaded edge may name any stored node; a fact joins the question of what it
+    # contradicts and supersedes values of others), and the revisions read them wherever they live
+    mislabelled = [(k, state, label) for k, state, label in _violations(whole, forgotten) if k not in bad]
+    problems += [
+        f"{k} is {state} but the three-valued labelling makes it {label}" for k, state, label in mislabelled
+    ]
     # the forget rules against the revision log (missing nodes, wrongly forgotten ones, orphans kept)
     readable = {i: n for i, n in ((i, to_node(p)) for i, p in every.items()) if n is not None}
     stored: dict[str, StoredNode] = {
@@ -430,10 +429,22 @@ def _settled(view: BeliefView, bad: list[str], epoch: int) -> tuple[dict, list]:
     return {"epoch": epoch, "updates": updates(view, original, plan, skip=set())}, log_changes(plan)
 
 
+def _violations(view: BeliefView, forgotten: ForgottenIndex) -> list[tuple[str, str, str]]:
+    """``(key, stored state, label)`` of the nodes of ``view`` whose stored state the three-valued
+    labelling of the whole view disagrees with. The forgotten nodes a kept node still rests on
+    take part as dead ghosts (forgetting deleted their edges) on a copy of the view, and are
+    never named themselves."""
+    labelled = BeliefView(dict(view.nodes), list(view.edges))
+    ghosts: dict[str, dict] = {}
+    add_antecedent_ghosts(labelled, forgotten, ghosts)
+    return [v for v in three_valued_violations(labelled) if v[0] not in ghosts]
+
+
 def _relabelled(view: BeliefView, journal: Journal) -> Optional[tuple[list[str], dict, list]]:
-    """The nodes of ``view`` the three-valued labelling disagrees with (the forgotten ones it
-    still rests on as ghosts), and the intent and logged changes that relabel them at the next
-    epoch; None when there are none (the revision log is read: run in a worker thread)."""
+    """The nodes of ``view`` (the whole graph) the three-valued labelling disagrees with (the
+    forgotten ones it still rests on as ghosts), and the intent and logged changes that relabel
+    them at the next epoch; None when there are none (the revision log is read: run in a worker
+    thread)."""
     ghosts: dict[str, dict] = {}
     add_antecedent_ghosts(view, forgotten_index(journal), ghosts)
     keys = [k for k, _, _ in three_valued_violations(view) if k not in ghosts]
@@ -538,25 +549,20 @@ async def _repair(stores: Stores, found: Findings, cannot: list[str]) -> list[st
         }
         await writer.run(store, journal, intent, entry)
         repaired.append(f"invalidated unfounded node(s) {', '.join(bad)} (epoch {epoch})")
-    for question in mislabelled:  # read again: the repairs above may have changed it
-        view = await store.view_of_investigation(question)
+    if mislabelled:
+        # the whole graph read again (the repairs above may have changed it), and relabelled as
+        # its labelling says: a node's antecedents, supporters and attackers may be in another question
+        view = await _whole_view(store)
         # the forgotten index is fed in that thread: run to its end even when cancelled
         relabelled = await writer.uncancellable(lambda: asyncio.to_thread(_relabelled, view, journal))
-        if relabelled is None:
-            continue
-        keys, intent, changes = relabelled
-        epoch = intent["epoch"]
-        entry = {
-            "epoch": epoch,
-            "kind": "repair",
-            "question": question,
-            "changes": changes,
-            "intent": intent,
-        }
-        await writer.run(store, journal, intent, entry)
-        repaired.append(
-            f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})"
-        )
+        if relabelled is not None:
+            keys, intent, changes = relabelled
+            epoch = intent["epoch"]
+            entry = {"epoch": epoch, "kind": "repair", "changes": changes, "intent": intent}
+            await writer.run(store, journal, intent, entry)
+            repaired.append(
+                f"relabelled {', '.join(keys)} as the three-valued labelling makes them (epoch {epoch})"
+            )
     if found.get("valid_to"):
         epoch = journal.epoch() + 1
         fixes = []
