@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import sys
 from typing import Any, Awaitable, Callable, Optional, Union
@@ -624,10 +625,123 @@ def refusal_message(ident, why: str) -> dict:
     }
 
 
+# lone surrogates: a "\ud800" JSON escape (JavaScript's JSON.stringify writes one for a lone
+# surrogate) that Python's reader takes and the SDK's reader refuses
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _readable(text: str) -> str:
+    """``text`` as an answer may carry it: a lone surrogate written as its escape (the SDK's
+    writer cannot encode one, and would stop the transport)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _answerable(ident: Any) -> Any:
+    """A request's id as an answer can echo it (None: it has none, or one that cannot be sent)."""
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        return None
+    if isinstance(ident, str) and _SURROGATE.search(ident):
+        return None
+    return ident
+
+
+def _first_surrogate(value: Any, path: str) -> Optional[tuple[str, str]]:
+    """(where, the lone surrogate found first) in a JSON value, ``path`` naming it: an array's
+    item numbered from 1 (``facts line 2``), an object's field after a colon (``fact``)."""
+    if isinstance(value, str):
+        bad = _SURROGATE.search(value)
+        if bad:
+            return path, f"U+{ord(bad.group()):04X} at position {bad.start()}"
+        return None
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_surrogate(item, f"{path} line {i + 1}")
+            if found:
+                return found
+    if isinstance(value, dict):
+        for name, item in value.items():
+            inner = f"{path}: {name}" if path else str(name)
+            bad = _SURROGATE.search(name)
+            if bad:
+                return _readable(inner), f"U+{ord(bad.group()):04X} in the field's name"
+            found = _first_surrogate(item, inner)
+            if found:
+                return found
+    return None
+
+
+def unanswered(raw: str) -> Optional[dict]:
+    """The answer to a request that FALSIFY's reader takes but the SDK's stdio transport would drop
+    without a word (the client waits for ever); None when the SDK answers it (or it is no request).
+
+    * A lone surrogate escape anywhere in the message: the SDK's reader cannot read it. In a tool's
+      arguments it is a tool error naming the argument, as any other bad argument is; elsewhere a
+      JSON-RPC error (invalid params). Nothing runs either way.
+    * A message that is not a JSON-RPC message the SDK accepts (``"method": 7``), or not JSON at all:
+      a JSON-RPC error (invalid request, parse error) with the id the message names, if any."""
+    from pydantic import ValidationError
+    from mcp_types import jsonrpc_message_adapter
+
+    from memory_core.core.errors import InputError
+    from memory_core.core.investigation import loads_json
+
+    try:
+        message = loads_json(raw, "message")
+    except InputError as error:  # FALSIFY's reader refuses it, and (refusal() found) Python's lenient one too
+        try:
+            jsonrpc_message_adapter.validate_json(raw, by_name=False)
+            return None  # the SDK reads it (an integer too long for Python's reader): it answers
+        except ValidationError:
+            pass
+        return _error(_answerable(_nesting(raw)[1]), -32700, f"parse error: {error}; nothing was done")
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None  # a notification or a response: nothing to answer
+    ident = _answerable(message.get("id"))
+    if _SURROGATE_ESCAPE.search(raw):
+        found = _first_surrogate(message, "")
+        if found is not None:
+            where, what = found
+            why = f"not valid Unicode (a lone surrogate, {what}: a \\u{what[2:6].lower()} JSON escape)"
+            params = message.get("params")
+            arguments = params.get("arguments") if isinstance(params, dict) else None
+            if (
+                ident is not None
+                and message.get("method") == "tools/call"
+                and isinstance(arguments, dict)
+                and where.startswith("params: arguments: ")
+            ):
+                text = f"error: {where[len('params: arguments: ') :]}: {why}; nothing was done"
+                return {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "result": {"content": [{"type": "text", "text": text}], "isError": True},
+                }
+            return _error(ident, -32602, f"{where}: {why}; nothing was done")
+    try:
+        jsonrpc_message_adapter.validate_python(message)
+        return None
+    except ValidationError:
+        pass
+    try:
+        jsonrpc_message_adapter.validate_json(raw, by_name=False)
+        return None  # the SDK reads it after all
+    except ValidationError as error:
+        problem = next(iter(error.errors()), {})
+        where = ".".join(str(step) for step in problem.get("loc", ()) if not isinstance(step, int))
+        detail = f" ({where}: {problem.get('msg', 'invalid')})" if where else ""
+        return _error(ident, -32600, _readable(f"not a JSON-RPC request{detail}; nothing was done"))
+
+
+def _error(ident: Any, code: int, message: str) -> dict:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": _readable(message)}}
+
+
 class _StrictLines:
     """Standard input's lines for the SDK's stdio transport, each read by FALSIFY's reader first;
     a refused request gets its error through ``answer`` (the transport's write stream, set once it
-    exists), a refused notification or response is dropped."""
+    exists), a refused notification or response is dropped. A request the SDK's reader would drop
+    unanswered (:func:`unanswered`) is answered here too, and never reaches the SDK."""
 
     def __init__(self, lines):
         self._lines = lines
@@ -644,41 +758,92 @@ class _StrictLines:
     async def __anext__(self) -> str:
         while True:
             line = await self._lines.__anext__()
-            refused = refusal(line) if line.strip() else None
-            if refused is None:
+            if not line.strip():
                 return line
-            ident, why = refused
-            print(f"[mcp] refused a message: {why}", file=sys.stderr)
-            if ident is not None:
+            refused = refusal(line)
+            if refused is not None:
+                ident, why = refused
+                print(f"[mcp] refused a message: {_readable(why)}", file=sys.stderr)
+                answer = refusal_message(_answerable(ident), _readable(why)) if ident is not None else None
+            else:
+                answer = unanswered(line)
+                if answer is None:
+                    return line
+                said = answer.get("error", {}).get("message") or answer["result"]["content"][0]["text"]
+                print(f"[mcp] answered a message the SDK cannot read: {said}", file=sys.stderr)
+            if answer is not None:
                 from mcp.shared.message import SessionMessage
                 from mcp_types import jsonrpc_message_adapter
 
                 await self._ready.wait()
-                await self.answer.send(
-                    SessionMessage(jsonrpc_message_adapter.validate_python(refusal_message(ident, why)))
-                )
+                await self.answer.send(SessionMessage(jsonrpc_message_adapter.validate_python(answer)))
+
+
+class _InputLines:
+    """Standard input's lines, as the SDK reads them (UTF-8, an undecodable byte replaced), read
+    on the event loop where it can watch the descriptor (a pipe, a terminal, a socket): a read
+    waiting there is cancelled at once, so Ctrl-C stops the server at once. (A blocking read in a
+    worker thread, the SDK's own way, cannot be cancelled: the process waited for the next line
+    or end of file, holding the root, which on a terminal never comes.) A regular file (which the
+    loop cannot watch, and whose read never waits) is read in a worker thread. A terminal that
+    hangs up (EIO) ends the input as end of file does."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int = 0):
+        self._fd = fd
+        self._buffer = b""
+        self._ended = False
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        while b"\n" not in self._buffer and not self._ended:
+            chunk = await self._read()
+            if chunk == b"":
+                self._ended = True
+            elif chunk is not None:
+                self._buffer += chunk
+        if not self._buffer:
+            raise StopAsyncIteration
+        line, newline, self._buffer = self._buffer.partition(b"\n")
+        return (line + newline).decode("utf-8", "replace")
+
+    async def _read(self) -> Optional[bytes]:
+        """The next bytes (b"": end of input; None: none yet)."""
+        loop = asyncio.get_running_loop()
+        readable = loop.create_future()
+        try:
+            loop.add_reader(self._fd, lambda: readable.done() or readable.set_result(None))
+        except (OSError, ValueError):  # a regular file: the loop cannot watch it, and its read never waits
+            return await asyncio.to_thread(self._read_now)
+        try:
+            await readable
+        finally:
+            loop.remove_reader(self._fd)
+        return self._read_now()
+
+    def _read_now(self) -> Optional[bytes]:
+        try:
+            return os.read(self._fd, self.CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError:  # EIO: the terminal hung up; EBADF: closed
+            return b""
 
 
 async def run_stdio_strict(server: MCPServer) -> None:
     """``server.run_stdio_async()`` with FALSIFY's JSON reader in front of the SDK's. Standard
-    input is read here (as the SDK reads it: UTF-8 lines); the SDK still claims standard output."""
-    import io
-
-    import anyio
+    input is read here (:class:`_InputLines`: as the SDK reads it, UTF-8 lines, but a read that a
+    cancellation stops at once); the SDK still claims standard output."""
     from mcp.server.stdio import stdio_server
 
-    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    lines = _StrictLines(anyio.wrap_file(text).__aiter__())
-    try:
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):
-            lines.attach(write_stream)
-            low = server._lowlevel_server
-            await low.run(read_stream, write_stream, low.create_initialization_options())
-    finally:
-        try:
-            text.detach()  # the process's standard input stays open for whoever comes next
-        except ValueError:  # a reader thread still holds it: the process is ending anyway
-            pass
+    lines = _StrictLines(_InputLines(sys.stdin.fileno()))
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        lines.attach(write_stream)
+        low = server._lowlevel_server
+        await low.run(read_stream, write_stream, low.create_initialization_options())
 
 
 def _import_cognee(root) -> None:

@@ -106,6 +106,7 @@ def _main(argv=None) -> int:
                 ),
             ),
             args.root,
+            server=True,
         )
     return run(COMMANDS[args.command](args), args.root)
 

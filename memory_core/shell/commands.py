@@ -23,6 +23,7 @@ import shlex
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 from memory_core.api import Falsify
 from memory_core.core.errors import VOCABULARY, FalsifyError, InputError, error_message, speak
@@ -209,19 +210,26 @@ def emit(data, as_json: bool, human) -> None:
         human(data)
 
 
-def run(coro, root=None) -> int:
+def run(coro, root=None, server: bool = False) -> int:
     """Run a command; map every FALSIFY error to its exit code (one place), and turn an
-    unexpected one into one line on stderr plus the full traceback in a log file."""
+    unexpected one into one line on stderr plus the full traceback in a log file. Ctrl-C
+    (:func:`interruptible`): before the command's change reached its commit point the change
+    is rolled back whole (exit 130); past it the command finishes and reports its result.
+    ``server``: a long-lived server (``mcp``), many changes: Ctrl-C stops it, each change under way
+    rolled back whole or, past its commit point, kept."""
+    interruption = writer.Interruption()
     try:
-        code = asyncio.run(coro)
+        code = interruptible(coro, None if server else interruption)
         sys.stdout.flush()  # a reader gone before the last buffered line is seen here, not at exit
+        if interruption.late:
+            print(late_note(interruption.committing), file=sys.stderr, end="")
         return code
     except FalsifyError as error:
         print(error_message(error), file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:  # the reader closed standard output (a pipe to head): not an error
         from memory_core.shell.remote import output_closed
 
@@ -229,6 +237,70 @@ def run(coro, root=None) -> int:
     except Exception as error:  # noqa: BLE001  (anything else is a bug: one line, and a log file)
         print(internal_error(error, root), file=sys.stderr)
         return EXIT_PROBLEMS
+
+
+INTERRUPTED = 130  # Ctrl-C before the command's change reached its commit point: nothing of it kept
+
+
+def late_note(epoch) -> str:
+    """The line a command interrupted past its commit point adds on stderr (it finished)."""
+    return (
+        f"note: interrupted too late to stop it: the change of epoch {epoch} was committed, so the "
+        "command finished (do not run it again)\n"
+    )
+
+
+def interruptible(coro, interruption: Optional[writer.Interruption]):
+    """``asyncio.run(coro)``, with Ctrl-C turned into a cancellation of the command as asyncio
+    does, but only before its change reached its commit point (``interruption``, which the
+    writer marks there): from the commit point on, the change holds and a Ctrl-C cancels nothing
+    (``interruption.late``); the command finishes. A second Ctrl-C before it stops at once, as
+    asyncio's does. Raises KeyboardInterrupt when the command was cancelled. ``interruption``
+    None: Ctrl-C always cancels (a server's changes are each rolled back or kept by the writer)."""
+    import signal
+    import threading
+
+    running: dict = {}
+    asked = interruption or writer.Interruption()  # what the handler notes (a server: never marked)
+
+    async def command():
+        running["task"] = asyncio.current_task()
+        if interruption is not None:
+            writer.INTERRUPTION.set(interruption)
+        return await coro
+
+    def on_interrupt(_signum, _frame):
+        task = running.get("task")
+        if task is None:  # the command has not begun: nothing to roll back
+            raise KeyboardInterrupt
+        if task.done() or asked.past_commit_point():
+            asked.late = asked.past_commit_point()
+            return
+        if asked.asked:
+            raise KeyboardInterrupt
+        asked.asked = True
+        task.cancel()
+        running["loop"].call_soon_threadsafe(lambda: None)  # wake the loop to deliver it
+
+    with asyncio.Runner() as runner:
+        running["loop"] = runner.get_loop()
+        ours = (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        )
+        if ours:
+            signal.signal(signal.SIGINT, on_interrupt)
+        try:
+            return runner.run(command())
+        except asyncio.CancelledError:
+            if asked.asked:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            # past a commit point the handler stays: a Ctrl-C while the result is printed changes
+            # nothing (the command has finished), it must not end the process as "interrupted"
+            if ours and signal.getsignal(signal.SIGINT) is on_interrupt and not asked.past_commit_point():
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def internal_error(error: BaseException, root=None) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import http.client
 import importlib.util
 import io
@@ -241,18 +242,26 @@ def forward(argv=None) -> Optional[int]:
     if scanned[1] == "load" and "-" in argv[argv.index("load") + 1 :]:
         stdin_bytes = read_stdin()
         stdin = base64.b64encode(stdin_bytes).decode("ascii")
-    salt = os.urandom(16).hex()
+    salt, rid = os.urandom(16).hex(), os.urandom(16).hex()
     body = json.dumps(
         {
             "argv": argv,
             "cwd": str(cwd),
             "falsify_home": settings.home,
             "stdin": stdin,
-            "request_id": os.urandom(16).hex(),
+            "request_id": rid,
             "settings": {"salt": salt, "digests": settings_digests(_with_database(os.environ, argv), salt)},
         }
     ).encode("utf-8")
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {info['secret']}"}
+    with _interrupts_sent(parts, headers, rid) as interrupts:
+        return interrupts.answered(
+            _forwarded(conn, body, headers, root, info, parts, scanned[1], stdin_bytes), scanned[1]
+        )
+
+
+def _forwarded(conn, body, headers, root, info, parts, command, stdin_bytes) -> Optional[int]:
+    """Send the command (``body``) to the server and answer with what it did (see :func:`forward`)."""
     try:
         resp, data = _exchange(conn, body, headers)
     except (OSError, http.client.HTTPException) as first:
@@ -268,9 +277,9 @@ def forward(argv=None) -> Optional[int]:
             except (OSError, http.client.HTTPException):
                 answered = None
         if answered is None:
-            what = "it" if scanned[1] not in WRITERS else f"the {scanned[1]}"
+            what = "it" if command not in WRITERS else f"the {command}"
             print(
-                f"error: the FALSIFY server on this root stopped answering during `{scanned[1]}` "
+                f"error: the FALSIFY server on this root stopped answering during `{command}` "
                 f"({type(first).__name__}); the server may have applied {what}: run status "
                 "(nothing was run a second time)",
                 file=sys.stderr,
@@ -291,7 +300,7 @@ def forward(argv=None) -> Optional[int]:
     except (ValueError, TypeError, KeyError):
         print(
             "error: the FALSIFY server on this root sent an answer that is not one; the server may have "
-            f"applied the {scanned[1]}: run status",
+            f"applied the {command}: run status",
             file=sys.stderr,
         )
         return 1
@@ -377,6 +386,56 @@ def refuse_special_files(argv: list[str], command: str, cwd: Path) -> Optional[i
             )
             return 2
     return None
+
+
+@contextlib.contextmanager
+def _interrupts_sent(parts, headers: dict, rid: str):
+    """While the server runs this command, Ctrl-C is passed on to it (``{"interrupt": rid}``,
+    memory_core.shell.warm_server.interrupt) and the answer still awaited: the server cancels
+    the command before its change reached its commit point (its answer: exit 130, rolled back
+    whole), and past it lets it finish (its answer: the result). A second Ctrl-C stops waiting
+    (the server may apply the change). Only when Ctrl-C has Python's default handling here."""
+    import signal
+    import threading
+
+    state = _Forwarding()
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield state
+        return
+
+    def on_interrupt(_signum, _frame):
+        if state.finished:  # a change the server made is being reported: Ctrl-C changes nothing now
+            return
+        if state.sent:
+            raise KeyboardInterrupt
+        state.sent = True
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            _exchange(conn, json.dumps({"argv": [], "interrupt": rid}).encode(), headers)
+        except (OSError, http.client.HTTPException):
+            raise KeyboardInterrupt from None  # not passed on: stop waiting, as before
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield state
+    finally:
+        if not state.finished:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class _Forwarding:
+    """A forwarded command's Ctrl-C: passed on to the server (``sent``); ``finished`` once a
+    command that may have changed the graph has answered 0 (its report is not cut short)."""
+
+    def __init__(self) -> None:
+        self.sent = False
+        self.finished = False
+
+    def answered(self, code: Optional[int], command: str) -> Optional[int]:
+        self.finished = code == 0 and command in WRITERS
+        return code
 
 
 def _exchange(conn: http.client.HTTPConnection, body: bytes, headers: dict):

@@ -26,10 +26,13 @@ from memory_core.shell.commands import (
     COMMANDS,
     EXIT_BUSY,
     EXIT_PROBLEMS,
+    INTERRUPTED,
     build_parser,
     internal_error,
+    late_note,
 )
 from memory_core.shell.remote import FORWARDED, OTHER_ROOT, STORE, root_of, settings_digests
+from memory_core.store import writer
 from memory_core.store.streams import captured
 
 REMEMBERED = 256  # request ids (and their answers) a server keeps
@@ -64,6 +67,27 @@ class Borrowed(Falsify):
 
 
 _answers: dict[str, asyncio.Future] = {}  # request id -> its answer (insertion order: oldest first)
+# request id -> the task running it and its interruption, while it runs (remote.forward's Ctrl-C)
+_running: dict[str, tuple[asyncio.Task, writer.Interruption]] = {}
+
+
+def interrupt(rid) -> dict:
+    """A client's Ctrl-C during its command ``rid``: as the cold CLI answers it
+    (memory_core.shell.commands.interruptible). Before the command's change reached its commit
+    point the command is cancelled (rolled back whole; its answer: exit 130, "interrupted");
+    past it nothing is cancelled and the command's answer is its result, with a note. The
+    answer to this request only says which (``"cancelled"``)."""
+    running = _running.get(rid) if isinstance(rid, str) else None
+    if running is None:
+        return {"stdout": "", "stderr": "", "exit": 0, "cancelled": False}
+    task, interruption = running
+    if task.done() or interruption.past_commit_point():
+        interruption.late = interruption.past_commit_point()
+        return {"stdout": "", "stderr": "", "exit": 0, "cancelled": False}
+    if not interruption.asked:
+        interruption.asked = True
+        task.get_loop().call_soon_threadsafe(task.cancel)  # on the loop that runs it
+    return {"stdout": "", "stderr": "", "exit": 0, "cancelled": True}
 
 
 async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
@@ -72,6 +96,8 @@ async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
     one at a time with every other call, capturing what it prints and its exit code
     (``stdin``: standard input's bytes, base64, for ``load -``). A request id seen before
     (a client's retry) gets the answer of its first run, never a second run."""
+    if isinstance(request, dict) and "interrupt" in request:
+        return interrupt(request["interrupt"])
     rid = request.get("request_id") if isinstance(request, dict) else None
     if not (isinstance(rid, str) and 16 <= len(rid) <= 128):
         return await _run_command(gate, request, stdin)
@@ -84,12 +110,27 @@ async def run_command(gate: Gate, request: dict, stdin: Optional[str]) -> dict:
         if not _answers[oldest].done():
             break
         del _answers[oldest]
+    interruption = writer.Interruption()
+    task = asyncio.current_task()
+    if task is not None:
+        _running[rid] = (task, interruption)
+    token = writer.INTERRUPTION.set(interruption)
     try:
-        answer = await _run_command(gate, request, stdin)
+        try:
+            answer = await _run_command(gate, request, stdin)
+        except asyncio.CancelledError:
+            if not interruption.asked or task is None or task.uncancel() > 0:
+                raise  # not (only) the client's Ctrl-C: the server is stopping
+            answer = {"stdout": "", "stderr": "interrupted\n", "exit": INTERRUPTED}
+        if interruption.late:
+            answer = {**answer, "stderr": answer["stderr"] + late_note(interruption.committing)}
     except BaseException as error:
         future.set_exception(error)
         future.exception()  # retrieved: a retry re-raises it, nobody else needs to
         raise
+    finally:
+        writer.INTERRUPTION.reset(token)
+        _running.pop(rid, None)
     future.set_result(answer)
     return answer
 

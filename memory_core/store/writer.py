@@ -127,6 +127,39 @@ async def uncancellable(make: Callable[[], Awaitable[_T]]) -> _T:
     return result
 
 
+class Interruption:
+    """A person's interruption (Ctrl-C) of one command, as the shell that runs it turns it into a
+    cancellation (:data:`INTERRUPTION` holds it for the command's writes). Asked before the
+    command's change reached its commit point, it cancels the command, and the change is rolled
+    back whole; from the commit point on it cancels nothing: the change holds, and the command
+    finishes and reports it (the shell says the interruption came too late)."""
+
+    def __init__(self) -> None:
+        self.asked = False  # the shell cancelled the command
+        self.committing: Optional[int] = None  # the epoch at (or past) its commit point: too late to cancel
+        self.late = False  # asked for past the commit point: nothing was cancelled
+
+    def past_commit_point(self) -> bool:
+        return self.committing is not None
+
+
+INTERRUPTION: ContextVar[Optional[Interruption]] = ContextVar("falsify_interruption", default=None)
+
+
+def _at_commit_point(epoch) -> Optional[Interruption]:
+    """The command's interruption marked at the commit point (before the log line): from here a
+    Ctrl-C cancels nothing. One asked before is honoured now (the except path rolls back), even
+    when its cancellation has not reached an await yet: the shell's signal handler may run
+    between any two lines, and this order leaves no moment it could fall between."""
+    interruption = INTERRUPTION.get()
+    if interruption is None:
+        return None
+    interruption.committing = epoch if isinstance(epoch, int) else -1
+    if interruption.asked:
+        raise asyncio.CancelledError()
+    return interruption
+
+
 # what went wrong after a change's commit point (the change holds): collected per call by
 # :func:`collecting`, so each shell can report success with these warnings
 _AFTER_COMMIT: ContextVar[Optional[list]] = ContextVar("falsify_after_commit", default=None)
@@ -196,6 +229,8 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
     if journal.pending() is not None:  # an earlier failed write whose rollback failed too
         await recover(store, journal)
     epoch = entry.get("epoch")
+    interruption = INTERRUPTION.get()
+    before = interruption.committing if interruption is not None else None
     try:
         journal.begin(intent)
         step("journalled")
@@ -203,9 +238,12 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
         await asyncio.sleep(
             0
         )  # a cancellation asked for during the writes is honoured here, before the commit point
+        _at_commit_point(epoch)
         journal.commit(entry)
         step("committed")
     except BaseException as error:
+        if interruption is not None and not _committed(journal, epoch):
+            interruption.committing = before  # not committed: a Ctrl-C may cancel the command again
         if isinstance(error, WriterLockLost):
             # refused at the intent (nothing written) or at the commit point (not committed; the
             # epoch may be another writer's now): rolling back without the lock could undo that

@@ -102,6 +102,18 @@ class RawStdio:
             if message.get("id") == ident:
                 return message
 
+    def answers_until(self, last) -> dict:
+        """Every answer (by id) the server writes up to and with the one to ``last``."""
+        import json
+
+        answers: dict = {}
+        while last not in answers:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            answers[message.get("id")] = message
+        return answers
+
     def close(self) -> None:
         self.proc.stdin.close()
         self.proc.wait(60)
@@ -181,6 +193,45 @@ def _repeated_fields_are_refused(raw) -> None:
     )
     raw.send(json.dumps(dict(status, id=6)))
     assert raw.answer(6)["result"]["structuredContent"] == before  # nothing was written
+
+
+def _lone_surrogates_are_answered(raw) -> None:
+    """A lone surrogate escape (``"\\ud800"``, what JavaScript's JSON.stringify writes for a lone
+    surrogate), which the SDK's reader cannot read and dropped without an answer: in a tool's
+    argument it is a tool error naming the argument, anywhere else a JSON-RPC error; a line that
+    is not JSON-RPC at all is answered too. Each answer comes before the answer to the request
+    sent after it (the client never waits for ever), and nothing is written."""
+    import json
+
+    status = {
+        "jsonrpc": "2.0",
+        "id": 40,
+        "method": "tools/call",
+        "params": {"name": "status", "arguments": {}},
+    }
+    raw.send(json.dumps(status))
+    before = raw.answer(40)["result"]["structuredContent"]
+    asked = {
+        41: '{"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "revise", "arguments": '
+        '{"fact": "The audit found it back-dated \\ud800", "target": "E_qa"}}}',
+        42: '{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": "revise_many", '
+        '"arguments": {"facts": [{"fact": "fine"}, {"fact": "a \\udc00 b"}]}}}',
+        43: '{"jsonrpc": "2.0", "id": 43, "method": "tools/call", "params": {"name": "st\\ud800atus", '
+        '"arguments": {}}}',
+        44: '{"jsonrpc": "2.0", "id": 44, "method": 7}',
+    }
+    for text in asked.values():
+        raw.send(text)
+    raw.send(json.dumps(dict(status, id=45)))
+    answers = raw.answers_until(45)
+    assert set(asked) <= set(answers), f"unanswered: {sorted(set(asked) - set(answers))}"
+    for ident, argument in ((41, "fact"), (42, "facts line 2: fact")):
+        result = answers[ident]["result"]
+        assert result["isError"] is True, result
+        assert result["content"][0]["text"].startswith(f"error: {argument}: not valid Unicode"), result
+    assert answers[43]["error"]["code"] == -32602 and "params: name" in answers[43]["error"]["message"]
+    assert answers[44]["error"]["code"] == -32600, answers[44]
+    assert answers[45]["result"]["structuredContent"] == before  # nothing was written
 
 
 CANCELLED_FACTS = [
@@ -272,7 +323,8 @@ def _cancelled_mid_write(raw, root) -> list[str]:
 
 def test_raw_messages_over_stdio_repeated_fields_and_a_cancelled_write(tmp_path):
     """The real stdio server, spoken to line by line (what the official client never sends): a
-    repeated field is a JSON-RPC error and writes nothing; a ``revise`` cancelled as soon as its
+    repeated field is a JSON-RPC error and writes nothing; a lone surrogate escape is answered (a
+    tool error naming the argument) and writes nothing; a ``revise`` cancelled as soon as its
     intent appears (the attack of the report, three facts) is whole or absent before the next call
     is answered."""
     root = tmp_path / "root"
@@ -281,6 +333,7 @@ def test_raw_messages_over_stdio_repeated_fields_and_a_cancelled_write(tmp_path)
     try:
         _initialize(raw)
         _repeated_fields_are_refused(raw)
+        _lone_surrogates_are_answered(raw)
         outcomes = _cancelled_mid_write(raw, root)
     finally:
         raw.close()
