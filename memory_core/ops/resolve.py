@@ -102,7 +102,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     plan = begin_resolve(view, loser, winner, epoch)
     # what the resolution would bring back is judged against the winner first
     # (and against the alive evidence under its subject+predicate)
-    wprops = found[winner]
+    wprops = found[normalise_key(winner)]
     wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
     await rejudge_returning(
         store,

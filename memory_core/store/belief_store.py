@@ -150,6 +150,25 @@ def _with_ids(nodes: list[tuple[str, dict]], edges: list) -> tuple[list[dict], l
     return [dict(props, id=i) for i, props in nodes], edges
 
 
+def _completed(view: BeliefView, known: dict[str, str], edges: list, found: dict[str, dict]) -> set[str]:
+    """:meth:`BeliefStore.complete`'s part on the rows read: the nodes ``found`` (id -> stored
+    properties) and the ``edges`` among the view's nodes (``known``: id -> key) added to ``view``.
+    Returns the keys of the nodes added."""
+    added: set[str] = set()
+    for i, props in found.items():
+        node = to_node(props)
+        if node is not None and node.key not in view.nodes:
+            view.add_node(node)
+            known[i] = node.key
+            added.add(node.key)
+    have = {(e.kind, e.src, e.dst) for e in view.edges}
+    for src, dst, rel, props in edges:
+        if src in known and dst in known and (rel, known[src], known[dst]) not in have:
+            view.add_edge(to_edge(rel, known[src], known[dst], props or {}))
+            have.add((rel, known[src], known[dst]))
+    return added
+
+
 class BeliefStore:
     def __init__(self, graph, vector, backend: Backend):
         self.graph = graph
@@ -395,21 +414,10 @@ class BeliefStore:
         if not ids:
             return set()
         edges = await self._edges_touching(ids)
-        added: set[str] = set()
         missing = {i for e in edges for i in e[:2]} - set(known)
-        if missing:
-            for i, props in (await self.raw_nodes(sorted(missing))).items():
-                node = to_node(props)
-                if node is not None and node.key not in view.nodes:
-                    view.add_node(node)
-                    known[i] = node.key
-                    added.add(node.key)
-        have = {(e.kind, e.src, e.dst) for e in view.edges}
-        for src, dst, rel, props in edges:
-            if src in known and dst in known and (rel, known[src], known[dst]) not in have:
-                view.add_edge(to_edge(rel, known[src], known[dst], props or {}))
-                have.add((rel, known[src], known[dst]))
-        return added
+        found = await self.raw_nodes(sorted(missing)) if missing else {}
+        # node by node: in a worker thread when they are many (a hypothesis with a hundred supporters)
+        return await off_loop.run(_completed, view, known, edges, found, size=len(found) + len(edges))
 
     # ---- writing -------------------------------------------------------
     async def add_points(self, points: list) -> None:
