@@ -989,8 +989,9 @@ def overlaps(
     superseded in time) with a ``valid_from`` (an untimed value is placed nowhere in time);
     values with the same (normalised) object agree. ``apart``: pairs known to be in an
     open dispute (recorded, not an inconsistency); ``undecided``: values whose state is
-    disputed (in a dispute, or resting on one): two of them are an open question, not two
-    values that both held. Returns ``(a, b, slot, shared interval)`` sorted, ``a < b``; the
+    disputed (in a dispute, or resting on one): a pair with one of them is an open question,
+    not two values that both held (whether the disputed one held, and so whether it ended the
+    other, is what the dispute leaves open). Returns ``(a, b, slot, shared interval)`` sorted, ``a < b``; the
     shared interval is ``[later start, earlier end)``."""
     from memory_core.core.keys import normalise_term
 
@@ -1010,7 +1011,7 @@ def overlaps(
             for b in items[i + 1 :]:
                 if b[2] >= (a[3] or datetime.max):
                     break  # b (and every later one: sorted by start) starts after a ended
-                if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip or {a[0], b[0]} <= open_:
+                if a[1] == b[1] or tuple(sorted((a[0], b[0]))) in skip or {a[0], b[0]} & open_:
                     continue
                 start = b[4]  # b starts no earlier than a
                 ends = [e for e in (a, b) if e[3] is not None]

@@ -415,8 +415,8 @@ def validity_overlaps(
             )
         )
     disputes = [(e.src, e.dst) for e in whole.edges if e.kind == DISPUTES]
-    # two undecided values (each disputed: in a dispute, or resting on one) are an open question
-    # between them, not two values that both held
+    # a pair with an undecided value (disputed: in a dispute, or resting on one) is an open
+    # question, not two values that both held
     undecided = [k for k, _, _, _ in values if k in whole.nodes and whole.nodes[k].state == "disputed"]
     return validity.overlaps(values, disputes, undecided)
 
