@@ -15,7 +15,7 @@ import json
 import os
 import re
 import sys
-from typing import Any, Awaitable, Callable, Optional, Union
+from typing import Any, Awaitable, Callable, Mapping, Optional, Union
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -727,7 +727,7 @@ def unanswered(raw: str) -> Optional[dict]:
         jsonrpc_message_adapter.validate_json(raw, by_name=False)
         return None  # the SDK reads it after all
     except ValidationError as error:
-        problem = next(iter(error.errors()), {})
+        problem: Mapping[str, Any] = next(iter(error.errors()), {})
         where = ".".join(str(step) for step in problem.get("loc", ()) if not isinstance(step, int))
         detail = f" ({where}: {problem.get('msg', 'invalid')})" if where else ""
         return _error(ident, -32600, _readable(f"not a JSON-RPC request{detail}; nothing was done"))
@@ -813,9 +813,14 @@ class _InputLines:
     async def _read(self) -> Optional[bytes]:
         """The next bytes (b"": end of input; None: none yet)."""
         loop = asyncio.get_running_loop()
-        readable = loop.create_future()
+        readable: asyncio.Future[None] = loop.create_future()
+
+        def ready() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
         try:
-            loop.add_reader(self._fd, lambda: readable.done() or readable.set_result(None))
+            loop.add_reader(self._fd, ready)
         except (OSError, ValueError):  # a regular file: the loop cannot watch it, and its read never waits
             return await asyncio.to_thread(self._read_now)
         try:
