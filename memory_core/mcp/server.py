@@ -588,8 +588,9 @@ def _too_deep(raw: bytes | str) -> Optional[tuple[Any, str]]:
 def refusal(raw: bytes | str) -> Optional[tuple[Any, str]]:
     """(the message's id, why) when FALSIFY's reader refuses a message the SDK's lenient reader
     would take, or one nested deeper than :data:`MAX_MESSAGE_DEPTH` (which the SDK drops without
-    an answer); None when it is fine, or when both readers refuse it (the SDK answers those
-    itself)."""
+    an answer); None when it is fine, or when both readers refuse it (over HTTP the SDK's
+    transport answers those with a 400; over stdio FALSIFY's own reader answers them, since the
+    SDK's stdio reader drops them unanswered)."""
     from memory_core.core.errors import InputError
     from memory_core.core.investigation import loads_json
 

@@ -4,7 +4,7 @@ The revision log gives the history of every change to the node, forgotten nodes
 included (and what an undo removed: "removed by undo of epoch N"); for an evidence or
 conclusion node, the current graph gives why it is in its state now: alive, the
 justification that holds it, recursively to premises; dead or disputed, what keeps it
-out (the attackers that hold, each justification's members that do not); for a
+out (the attackers that hold or are in dispute, each justification's members that do not); for a
 hypothesis, its support score and its remaining and lost supporters, from every
 ``supports`` and ``refutes`` edge it has, whatever inquiry the other end belongs to (rule
 5 counts them so when a revision promotes). The graph read for an evidence or conclusion
