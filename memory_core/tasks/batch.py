@@ -190,9 +190,9 @@ class RevisionBatch:
     reconciliation: Reconciliation = field(default_factory=Reconciliation)
     registered: dict[str, float] = field(default_factory=dict)
     restored: set[str] = field(default_factory=set)
-    # the nodes earlier facts of the batch changed or restored from their tombstones: evidence
-    # among them that holds at a later fact's turn and did not when gate 1 ran (at the batch's
-    # start) is compared with that fact then (detect_contradictions.compare_with_returned)
+    # evidence earlier facts of the batch brought back (changed or restored from its tombstone,
+    # holding for gate 1 where it did not when gate 1 ran at the batch's start): compared with
+    # each later fact at its turn (detect_contradictions.note_returned, compare_with_returned)
     came_back: set[str] = field(default_factory=set)
     new_keys: frozenset[str] = frozenset()  # the keys of the batch's new facts
     # question key -> its predicate declarations (or None), read once per batch: a revision never

@@ -16,7 +16,7 @@ import asyncio
 import time
 from dataclasses import replace
 
-from typing import Optional
+from typing import Iterable, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core import validity
@@ -362,6 +362,21 @@ def _held_for_gate1(node, timeline: bool) -> bool:
     """Whether gate 1 would read ``node`` (``judging.retrieval.LIVE``, and for a timed fact the
     past values of a timeline too)."""
     return node.kind == "evidence" and (node.state in LIVE or (timeline and validity.past_value(node)))
+
+
+def note_returned(batch: RevisionBatch, keys: Iterable[str]) -> None:
+    """Remember, of the nodes a fact of the batch changed or restored (``keys``), the evidence
+    that holds for gate 1 now and did not at the batch's start (:func:`compare_with_returned`
+    reads them at each later fact's turn; most changes kill, and are not kept)."""
+    view = batch.belief_view
+    for key in keys:
+        node, before = view.nodes.get(key), batch.original.get(key)
+        if (
+            node is not None
+            and _held_for_gate1(node, True)
+            and not (before is not None and _held_for_gate1(before, False))
+        ):
+            batch.came_back.add(key)
 
 
 async def compare_with_returned(job: FactJob) -> bool:

@@ -18,7 +18,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, named_inquiry
-from memory_core.tasks.detect_contradictions import compare_with_returned, narrow
+from memory_core.tasks.detect_contradictions import compare_with_returned, narrow, note_returned
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 
 
@@ -142,9 +142,7 @@ async def begin_fact(job: FactJob) -> None:
             plan.meta.validity_note = note
     validity.place(view, plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
     batch.restored.update(plan.restored)
-    # what this fact changed, read at each later fact's turn (only what holds then and did not
-    # when the batch began counts: batch.came_back)
-    batch.came_back.update((c.key for c in plan.changes), plan.restored)
+    note_returned(batch, [*(c.key for c in plan.changes), *plan.restored])
 
 
 def contradicts_elsewhere(job: FactJob) -> None:
