@@ -219,12 +219,19 @@ def _admin(url: str, statement: str) -> None:
         conn.close()
 
 
+def measured(m: dict) -> str:
+    """When, where and on what a run was measured: the date, the CPU, the load average at the start
+    and at the end (the machine may be shared) and the commit."""
+    return (
+        f"measured {m.get('date', '')} on {m.get('cpu_model')} ({m.get('cpu_count', '?')} CPUs), load average "
+        f"{m.get('load_average_at_start')} at the start, {m.get('load_average_at_end')} at the end, "
+        f"commit {m.get('commit')}"
+    )
+
+
 def human(result: dict) -> str:
-    m = result["machine"]
     lines = [
-        f"MQuAKE-hard per_case, first {result['limit']} cases, both backends — measured "
-        f"{m.get('date', '')} on {m.get('cpu_model')} ({m.get('cpu_count', '?')} CPUs, load at start "
-        f"{m.get('load_average_at_start')}), commit {m.get('commit')}",
+        f"MQuAKE-hard per_case, first {result['limit']} cases, both backends — {measured(result['machine'])}",
         f"PostgreSQL: {result.get('postgres')}",
         "",
         f"{'backend':<10} {'graph':<5} {'nodes':>7} {'prec':>6} {'recall':>6} {'collat':>6} "
@@ -351,11 +358,8 @@ def warm(args) -> dict:
 
 
 def warm_human(result: dict) -> str:
-    m = result["machine"]
     lines = [
-        f"The warm CLI on both backends (demo root), measured {m.get('date')} on {m.get('cpu_model')} "
-        f"({m.get('cpu_count', '?')} CPUs), load average {m.get('load_average_at_start')} at the start, "
-        f"{m.get('load_average_at_end')} at the end, commit {m.get('commit')}",
+        f"The warm CLI on both backends (demo root), {measured(result['machine'])}",
         f"PostgreSQL: {result.get('postgres')}; {result['runs']} runs of each command, {result['pause_s']} s apart",
         "",
         f"{'how':<9} {'command':<9} {'embedded p50':>13} {'p95':>6} {'PostgreSQL p50':>15} {'p95':>6}   (seconds)",

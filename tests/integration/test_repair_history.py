@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import investigation, seed_with_prefix
+from acme import bob, company
+from conftest import seed_with_prefix
 
 pytestmark = pytest.mark.slow
 
@@ -118,14 +119,6 @@ async def test_a_valid_to_changed_behind_the_back_and_restored_reads_as_logged_a
     wrote then, never the damaged one."""
     from memory_core.core.identity import node_id
 
-    timed = {
-        "key": "E_alice",
-        "claim": f"Alice is the CEO of Acme {prefix}.",
-        "subject": f"acme {prefix}",
-        "predicate": "ceo",
-        "object": "Alice",
-        "valid_from": "2010-01-01",
-    }
     loaded_to = {
         "key": "E_dana",
         "claim": f"Dana chairs the board of Acme {prefix}.",
@@ -135,25 +128,9 @@ async def test_a_valid_to_changed_behind_the_back_and_restored_reads_as_logged_a
         "valid_from": "2009-01-01",
         "valid_to": "2012-01-01",
     }
-    await app.load(
-        investigation(
-            prefix,
-            hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
-            evidence=[timed, loaded_to],
-            conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
-            edges=[
-                {"type": "depends_on", "from": "K", "to": "E_alice"},
-                {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9},
-            ],
-        )
-    )
+    await app.load(company(prefix, "2010-01-01", more_evidence=[loaded_to]))
     history = [await seen(app, prefix)]
-    result = await app.revise(
-        f"Bob is the CEO of Acme {prefix}.",
-        triple=f"acme {prefix}|ceo|Bob",
-        key=f"{prefix}F_bob",
-        valid_from="2016-01-01",
-    )
+    result = await bob(app, prefix, valid_from="2016-01-01")
     assert result["validity"] == {f"{prefix}E_alice": "ends_stored"}
     history.append(await seen(app, prefix))
     assert history[1][1]["nodes"]["E_alice"]["valid_to"] == "2016-01-01"

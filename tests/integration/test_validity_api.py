@@ -16,43 +16,14 @@ from __future__ import annotations
 
 import pytest
 
+from acme import bob, company
 from conftest import investigation
 
 pytestmark = pytest.mark.slow
 
 
-def company(prefix: str, valid_from=None, valid_to=None) -> str:
-    ev = {
-        "key": "E_alice",
-        "claim": f"Alice is the CEO of Acme {prefix}.",
-        "subject": f"acme {prefix}",
-        "predicate": "ceo",
-        "object": "Alice",
-    }
-    if valid_from:
-        ev["valid_from"] = valid_from
-    if valid_to:
-        ev["valid_to"] = valid_to
-    return investigation(
-        prefix,
-        hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
-        evidence=[ev],
-        conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
-        edges=[
-            {"type": "depends_on", "from": "K", "to": "E_alice"},
-            {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9},
-        ],
-    )
-
-
 def states(status: dict, prefix: str) -> dict:
     return {n["key"][len(prefix) :]: n for n in status["nodes"] if n["key"].startswith(prefix)}
-
-
-async def bob(app, prefix, **kw):
-    return await app.revise(
-        f"Bob is the CEO of Acme {prefix}.", triple=f"acme {prefix}|ceo|Bob", key=f"{prefix}F_bob", **kw
-    )
 
 
 async def test_new_value_ends_the_stored_one_and_undo_restores_it(app, prefix):

@@ -235,35 +235,11 @@ async def test_api_status_and_recall_at_each_epoch(app, prefix):
 
 async def test_api_status_at_an_epoch_before_and_after_a_supersession_in_time(app, prefix):
     """valid_to written by a supersession in time, then undone: each epoch's status again."""
-    from conftest import investigation
+    from acme import bob, company
 
-    ev = {
-        "key": "E_alice",
-        "claim": f"Alice is the CEO of Acme {prefix}.",
-        "subject": f"acme {prefix}",
-        "predicate": "ceo",
-        "object": "Alice",
-        "valid_from": "2010-01-01",
-    }
-    await app.load(
-        investigation(
-            prefix,
-            hypotheses=[{"key": "H", "statement": "Alice runs Acme's strategy."}],
-            evidence=[ev],
-            conclusions=[{"key": "K", "statement": "Acme's 2012 plan was Alice's."}],
-            edges=[
-                {"type": "depends_on", "from": "K", "to": "E_alice"},
-                {"type": "supports", "from": "E_alice", "to": "H", "weight": 0.9},
-            ],
-        )
-    )
+    await app.load(company(prefix, "2010-01-01"))
     seen = {app.journal.epoch(): await app.status()}
-    result = await app.revise(
-        f"Bob is the CEO of Acme {prefix}.",
-        triple=f"acme {prefix}|ceo|Bob",
-        key=f"{prefix}F_bob",
-        valid_from="2016-01-01",
-    )
+    result = await bob(app, prefix, valid_from="2016-01-01")
     assert result["validity"] == {f"{prefix}E_alice": "ends_stored"}
     seen[app.journal.epoch()] = await app.status()
     await app.undo()

@@ -11,18 +11,10 @@
 
 from __future__ import annotations
 
-from memory_core.core.beliefs import BeliefView, Edge, Node
+from belief_views import view_in_states
+from memory_core.core.beliefs import BeliefView, Edge
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.why import history, why_alive, why_dead
-
-
-def view_of(nodes: dict[str, tuple[str, str]], edges: list[Edge]) -> BeliefView:
-    view = BeliefView()
-    for key, (kind, state) in nodes.items():
-        view.add_node(Node(key, kind, state=state))
-    for edge in edges:
-        view.add_edge(edge)
-    return view
 
 
 def trial(kp: str = "invalidated", with_kp: bool = True) -> BeliefView:
@@ -30,7 +22,7 @@ def trial(kp: str = "invalidated", with_kp: bool = True) -> BeliefView:
     nodes = {"X": ("conclusion", "alive"), "Qe": ("evidence", "alive"), "R": ("evidence", "alive")}
     if with_kp:
         nodes["KP"] = ("conclusion", kp)
-    return view_of(
+    return view_in_states(
         nodes,
         [
             Edge(DEPENDS_ON, "X", "KP", group="a"),
@@ -58,7 +50,7 @@ def test_no_holding_justification_is_said_so():
 
 
 def test_why_dead_names_the_attacker_that_holds_now_not_the_dead_refuter():
-    view = view_of(
+    view = view_in_states(
         {"E1": ("evidence", "refuted"), "G1": ("evidence", "refuted"), "F": ("evidence", "alive")},
         [Edge(SUPERSEDES, "G1", "E1"), Edge(SUPERSEDES, "F", "E1")],
     )
@@ -84,7 +76,7 @@ def test_why_dead_lists_each_lost_justification_a_forgotten_member_as_forgotten(
 
 
 def test_why_dead_of_a_node_disputed_through_its_support_names_the_lost_justification():
-    view = view_of(
+    view = view_in_states(
         {
             "KZb": ("conclusion", "disputed"),
             "Z1": ("evidence", "disputed"),
@@ -193,7 +185,7 @@ def test_a_confidence_restored_on_an_alive_node_is_no_coming_back():
 def test_why_alive_gives_the_well_founded_justification_never_a_circle():
     """A <- {B} (a1), A <- {E} (a2), B <- {A}: A holds by E, the premise; B by A. A JTMS's
     support is well founded: A is never shown resting on B, which holds only through A."""
-    view = view_of(
+    view = view_in_states(
         {"A": ("conclusion", "alive"), "B": ("conclusion", "alive"), "E": ("evidence", "alive")},
         [
             Edge(DEPENDS_ON, "A", "B", group="a1"),
@@ -208,7 +200,7 @@ def test_why_alive_gives_the_well_founded_justification_never_a_circle():
         b is not None and b["antecedents"][0]["key"] == "A" and b["antecedents"][0]["justification"] == "a2"
     )
     # a pure cycle holds by nothing well founded: said, never given as a justification
-    loop = view_of(
+    loop = view_in_states(
         {"P": ("conclusion", "alive"), "R": ("conclusion", "alive")},
         [Edge(DEPENDS_ON, "P", "R"), Edge(DEPENDS_ON, "R", "P")],
     )
@@ -222,7 +214,7 @@ def test_why_alive_on_a_deep_chain_a_diamond_and_an_unread_node():
     from memory_core.core.why import MAX_WHY_DEPTH
 
     depth = 3000
-    chain = view_of(
+    chain = view_in_states(
         {f"C{i}": ("conclusion", "alive") for i in range(depth)} | {"E": ("evidence", "alive")},
         [Edge(DEPENDS_ON, f"C{i}", f"C{i - 1}") for i in range(1, depth)] + [Edge(DEPENDS_ON, "C0", "E")],
     )
@@ -230,7 +222,7 @@ def test_why_alive_on_a_deep_chain_a_diamond_and_an_unread_node():
     while row["antecedents"]:
         row, levels = row["antecedents"][0], levels + 1
     assert levels == MAX_WHY_DEPTH and row["truncated"] and not row["premise"]
-    diamond = view_of(
+    diamond = view_in_states(
         {"T": ("conclusion", "alive"), "L": ("conclusion", "alive"), "R": ("conclusion", "alive")}
         | {"E": ("evidence", "alive")},
         [

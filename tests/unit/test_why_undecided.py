@@ -17,19 +17,11 @@ The history of a premise made disputed by its attacker names the attack, not its
 
 from __future__ import annotations
 
-from memory_core.core.beliefs import BeliefView, Edge, Node
+from belief_views import view_in_states
+from memory_core.core.beliefs import BeliefView, Edge
 from memory_core.core.tms import label_of, labels
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.why import THROUGH_DISPUTED, history, why_dead, why_index
-
-
-def view_of(nodes: dict[str, tuple[str, str]], edges: list[Edge]) -> BeliefView:
-    view = BeliefView()
-    for key, (kind, state) in nodes.items():
-        view.add_node(Node(key, kind, state=state))
-    for edge in edges:
-        view.add_edge(edge)
-    return view
 
 
 def labelled_right(view: BeliefView) -> bool:
@@ -39,7 +31,7 @@ def labelled_right(view: BeliefView) -> bool:
 
 def ledger() -> BeliefView:
     """E_old superseded by F; F rests on D, which is in dispute with X; K rests on E_old."""
-    return view_of(
+    return view_in_states(
         {
             "E_old": ("evidence", "disputed"),
             "F": ("evidence", "disputed"),
@@ -74,7 +66,7 @@ def test_a_node_disputed_because_its_attacker_is_disputed_names_it_an_attacker_n
 
 
 def test_an_even_loop_of_supersedes_leaves_each_side_attacked_by_the_other():
-    view = view_of(
+    view = view_in_states(
         {"EA": ("evidence", "disputed"), "EB": ("evidence", "disputed")},
         [Edge(SUPERSEDES, "EA", "EB"), Edge(SUPERSEDES, "EB", "EA")],
     )
@@ -87,7 +79,7 @@ def test_an_even_loop_of_supersedes_leaves_each_side_attacked_by_the_other():
 
 
 def test_an_odd_loop_e3_supersedes_e2_and_rests_on_it():
-    view = view_of(
+    view = view_in_states(
         {"E2": ("evidence", "disputed"), "E3": ("evidence", "disputed")},
         [Edge(SUPERSEDES, "E3", "E2"), Edge(DEPENDS_ON, "E3", "E2")],
     )
@@ -104,7 +96,7 @@ def test_an_odd_loop_e3_supersedes_e2_and_rests_on_it():
 def test_a_node_dead_through_its_support_with_a_disputed_attacker():
     """N rests on R (refuted) and F (disputed) supersedes it: N is dead by its support; F is an
     attacker now (undecided), which alone would leave N disputed, not dead."""
-    view = view_of(
+    view = view_in_states(
         {
             "N": ("evidence", "invalidated"),
             "R": ("evidence", "refuted"),
@@ -126,7 +118,7 @@ def test_a_node_dead_through_its_support_with_a_disputed_attacker():
 def test_a_node_dead_through_its_support_whose_rival_holds():
     """N rests on R (refuted) and is in dispute with A: N dead, so A (nothing else attacks it)
     holds, and an attacker that holds keeps N out; no side "neither won" of that dispute."""
-    view = view_of(
+    view = view_in_states(
         {"N": ("evidence", "invalidated"), "R": ("evidence", "refuted"), "A": ("evidence", "alive")},
         [Edge(DEPENDS_ON, "N", "R"), Edge(DISPUTES, "A", "N")],
     )
@@ -142,7 +134,7 @@ def test_a_node_dead_through_its_support_whose_rival_holds():
 def test_an_alive_attacker_keeps_a_node_dead_whatever_its_support():
     """N rests on D (disputed) and A (alive) supersedes it: N is dead by A; its best justification
     runs through a disputed node, which is said as such (not as a dead one)."""
-    view = view_of(
+    view = view_in_states(
         {
             "N": ("evidence", "refuted"),
             "D": ("evidence", "disputed"),
@@ -161,7 +153,7 @@ def test_an_alive_attacker_keeps_a_node_dead_whatever_its_support():
 
 
 def test_a_disputed_premise_nothing_attacks_is_brought_back_by_the_labelling():
-    view = view_of({"P": ("evidence", "disputed")}, [])
+    view = view_in_states({"P": ("evidence", "disputed")}, [])
     assert not labelled_right(view)
     why = why_dead(view, "P")
     assert why["reasons"] == [
@@ -175,7 +167,7 @@ def test_a_disputed_premise_nothing_attacks_is_brought_back_by_the_labelling():
 
 
 def test_a_disputed_node_an_alive_node_supersedes_is_said_to_be_dead_by_the_labelling():
-    view = view_of(
+    view = view_in_states(
         {"N": ("evidence", "disputed"), "A": ("evidence", "alive")},
         [Edge(SUPERSEDES, "A", "N")],
     )
