@@ -213,6 +213,39 @@ def check_key(value: Any, where: str) -> str:
     return key
 
 
+def key_refusal(key: Any) -> Optional[str]:
+    """Why FALSIFY's input does not accept ``key`` as it is stored, or None. A node written past
+    that input (a host's own ``add_data_points`` with FALSIFY's DataPoint classes) may carry a key
+    :func:`check_key` refuses, or accepts only spelled otherwise (its NFKC form, stripped): no
+    command can name that node. The reason is check_key's own, without its "where" prefix."""
+    try:
+        accepted = check_key(key, "key")
+    except InputError as refused:
+        return str(refused).removeprefix("key: ")
+    if accepted != key:
+        return f"FALSIFY's input reads it as {accepted!r}, another key"
+    return None
+
+
+def text_refusal(text: Any, name: str) -> Optional[str]:
+    """Why FALSIFY's input does not accept ``text`` (a stored node's claim, statement or
+    question) as it is stored, or None: empty, or holding a control character or a lone
+    surrogate (:func:`check_text`; its length is no reason here: a long text harms no reader)."""
+    try:
+        check_text(text, "text", name, limit=len(text) if isinstance(text, str) else MAX_TEXT)
+    except InputError as refused:
+        return str(refused).removeprefix("text: ")
+    return None
+
+
+def named(key: str) -> str:
+    """A stored key as a message names it: escaped (``repr``: a control or bidi character shows
+    as its escape, never acts on the reader's terminal), and cut at :data:`MAX_KEY` characters."""
+    if len(key) <= MAX_KEY:
+        return repr(key)
+    return f"{key[:MAX_KEY]!r}... ({len(key)} characters)"
+
+
 def check_name(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
     """A name that identifies something when compared (a predicate): text, normalised like a
     key (NFKC), and without invisible format characters (:func:`memory_core.core.keys.visible_name`)."""

@@ -39,7 +39,8 @@ from memory_core.core.beliefs import STATES, BeliefView, Node
 from memory_core.core.cardinality import multi_valued, stored_predicates
 from memory_core.core.keys import sp_key
 from memory_core.core.results import CheckResult
-from memory_core.core.vocabulary import DISPUTES
+from memory_core.core.investigation import key_refusal, named, text_refusal
+from memory_core.core.vocabulary import DISPUTES, TEXT_FIELD
 from memory_core.ops.check_log import StoredNode, forget_problems, replay, restore_entries, unfounded_alive
 from memory_core.core.identity import KIND_BY_TYPE, KINDS, collection
 from memory_core.core.revision import plan_relabel, plan_settle
@@ -92,6 +93,7 @@ class Findings(TypedDict):
     absurd: dict[str, Node]  # id -> a node carrying an epoch no log could hold
     overlaps: list[tuple[str, str, str, validity.Interval]]
     empty: list[tuple[str, str, str]]
+    unaccepted: list[str]  # stored nodes whose key or text FALSIFY's input refuses, as the problems name them
 
 
 async def check(stores: Stores, repair: bool = False) -> CheckResult:
@@ -339,6 +341,9 @@ def _findings(
     # valid time: two values of a single-valued predicate that both held over one period
     overlapping = validity_overlaps(every, whole)
     problems += [validity.overlap_text(p) + " (overlapping validity)" for p in overlapping]
+    # nodes written past FALSIFY's input (a host's own add_data_points) with a key or text it refuses
+    unaccepted = unaccepted_nodes(every)
+    problems += unaccepted
     if journal.pending() is not None:
         problems.append("the journal holds an unfinished intent")
     log_found = journal.log_problems(LINES_NAMED)
@@ -362,7 +367,36 @@ def _findings(
         "absurd": absurd,
         "overlaps": overlapping,
         "empty": empty,
+        "unaccepted": unaccepted,
     }
+
+
+def unaccepted_nodes(every: dict[str, dict]) -> list[str]:
+    """A problem for every stored node whose key FALSIFY's input refuses (or reads as another
+    key), or whose text it refuses (a control character, a lone surrogate, empty): written past
+    that input, e.g. by a host's own ``add_data_points`` with FALSIFY's DataPoint classes. No
+    command can name such a key (explain, revise --target refuse it), and no reader should be
+    handed such a text; the key is named escaped."""
+    found = []
+    for props in every.values():
+        kind, key = KIND_BY_TYPE.get(props.get("type", "")), props.get("key")
+        if kind is None or not isinstance(key, str):
+            continue
+        refused = key_refusal(key)
+        if refused is not None:
+            found.append(
+                f"{kind} {named(key)} is stored under a key FALSIFY does not accept ({refused}): no "
+                "command can name it (it was written past FALSIFY's input, e.g. by a host's add_data_points)"
+            )
+            continue
+        field = TEXT_FIELD[kind]
+        refused = text_refusal(props.get(field), field)
+        if refused is not None:
+            found.append(
+                f"{kind} {named(key)} is stored with a {field} FALSIFY does not accept ({refused}; it was "
+                "written past FALSIFY's input, e.g. by a host's add_data_points)"
+            )
+    return sorted(found)
 
 
 def empty_intervals(every: dict[str, dict]) -> list[tuple[str, str, str]]:
@@ -603,6 +637,15 @@ async def _repair(stores: Stores, found: Findings, cannot: list[str]) -> list[st
         message = (
             f"cannot repair: {key} has valid time [{start}, {end}), true at no date; revise it again with "
             f"its dates, or undo the change that wrote them"
+        )
+        if message not in cannot:
+            cannot.append(message)
+    for problem in found.get("unaccepted", []):
+        # a key or text is the host's to choose: never renamed, rewritten or deleted by check
+        message = (
+            f"cannot repair: {problem}; check does not rename, rewrite or delete what a host wrote: "
+            "write it again under a key of letters, digits, '_', '-' and '.' with a text of no control "
+            "character, and delete this node, with the host's own cognee calls"
         )
         if message not in cannot:
             cannot.append(message)

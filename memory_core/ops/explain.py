@@ -23,7 +23,7 @@ from memory_core.core import why
 from memory_core.core.beliefs import BeliefView
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, node_id
-from memory_core.core.investigation import check_key
+from memory_core.core.investigation import check_key, key_refusal, named
 from memory_core.core.results import ExplainResult
 from memory_core.core.tms import attackers
 from memory_core.core.vocabulary import DEPENDS_ON
@@ -37,7 +37,12 @@ MAX_CHAIN = 500  # nodes read up the justifications of the node explained
 
 
 async def explain(stores: Stores, key: str) -> ExplainResult:
-    key = check_key(key, "explain")
+    asked = key
+    try:
+        key = check_key(key, "explain")
+    except InputError:
+        await refuse_if_stored(stores, asked)
+        raise
     props = (await stores.store.find_keys([key])).get(key)
     kind = KIND_BY_TYPE.get(props.get("type", "")) if props is not None else None
     view, ghosts, related, unread = BeliefView(), set[str](), set[str](), set[str]()
@@ -51,6 +56,7 @@ async def explain(stores: Stores, key: str) -> ExplainResult:
     result: ExplainResult = {"key": logged["key"], "known": logged["known"], "events": logged["events"]}
     if props is None:
         if not result["known"]:
+            await refuse_if_stored(stores, asked)
             raise InputError(
                 f"explain: no node with key {key!r} in this data root, and none in its revision log "
                 "(never loaded, recorded or forgotten here)"
@@ -78,6 +84,35 @@ async def explain(stores: Stores, key: str) -> ExplainResult:
         else:
             result["why_dead"] = why.why_dead(view, result["key"], ghosts)
     return result
+
+
+async def refuse_if_stored(stores: Stores, key) -> None:
+    """Refuse ``key`` as naming a stored node whose key FALSIFY's input does not accept (written
+    past that input, e.g. by a host's own add_data_points), if one is stored under it (as cognee
+    compares keys): not "no node". Returns when none is (the caller's own refusal stands)."""
+    if not isinstance(key, str) or not key.strip() or _unencodable(key):
+        return  # a lone surrogate names no stored node: an id is made of the key's UTF-8 bytes
+    props = (await stores.store.find_keys([key])).get(key) or {}
+    stored = props.get("key")
+    if not isinstance(stored, str):
+        return
+    refused = key_refusal(stored)
+    if refused is None:
+        return
+    kind = KIND_BY_TYPE.get(props.get("type", ""), "belief")
+    raise InputError(
+        f"explain: the stored {kind} node {named(stored)} has a key FALSIFY does not accept ({refused}): it "
+        "was written past FALSIFY's input (e.g. by a host's add_data_points), so no command can name it; "
+        "check names it as a problem"
+    )
+
+
+def _unencodable(key: str) -> bool:
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 async def chain_view(stores: Stores, props: dict) -> tuple[BeliefView, set[str], set[str]]:
