@@ -216,3 +216,54 @@ def timed_case(
         if rnd.random() < 0.2:
             steps.append("undo")
     return inv, steps
+
+
+def disputed_timed_case(seed: int, prefix: str) -> tuple[dict, list]:
+    """A generated investigation whose one subject has one or two values of the single-valued
+    ``led by`` (the first timed or not, the second untimed; conclusions and hypotheses resting
+    on them), and a history of 5 to 9 steps: a later value ``("value", leader, valid_from,
+    valid_to, dispute)`` (untimed one time in seven; ``dispute``: revised under
+    ``preserve_both``, so what it contradicts is disputed, not refuted), a ``("resolve", r)``
+    of one of the disputes stored then (``r`` in [0, 1) picks the pair and its winner), or
+    ``"undo"``. Disputes settled in a value's favour, by a resolve or by a later value that
+    kills its rival, meet rule 1e of :mod:`bench.reference`."""
+    import random
+
+    rnd = random.Random(seed)
+    subject = f"team of {prefix.rstrip('_')}"
+    evidence = []
+    for i in range(rnd.randint(1, 2)):
+        # the second loaded value untimed: a file holding two overlapping values is no revision's doing
+        start, end = timed_interval(rnd) if i == 0 and rnd.random() < 0.4 else (None, None)
+        leader = LEADERS[i]
+        ev = {
+            "key": f"{prefix}E{i}",
+            "claim": f"The {subject} was led by {leader}.",
+            "subject": subject,
+            "predicate": "led by",
+            "object": leader,
+        }
+        if start:
+            ev["valid_from"] = start
+        if end:
+            ev["valid_to"] = end
+        evidence.append(ev)
+    conclusions, hypotheses, edges = resting_on(rnd, prefix, [e["key"] for e in evidence])
+    inv = {
+        "question": {"key": f"{prefix}Q", "text": f"Who led the {subject}?"},
+        "hypotheses": hypotheses,
+        "evidence": evidence,
+        "conclusions": conclusions,
+        "edges": edges,
+    }
+    steps: list = []
+    for _ in range(rnd.randint(5, 9)):
+        roll = rnd.random()
+        if roll < 0.3:
+            steps.append(("resolve", rnd.random()))
+        elif roll < 0.37:
+            steps.append("undo")
+        else:
+            start, end = timed_interval(rnd) if rnd.random() < 0.85 else (None, None)
+            steps.append(("value", rnd.choice(LEADERS), start, end, rnd.random() < 0.5))
+    return inv, steps

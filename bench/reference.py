@@ -82,6 +82,15 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    moves). What was dead before the revision and ends so is no death of it (no
    decay, no rescoring: it holds now only in the past). A stored value the new fact
    ends at its start (a timed fact that holds) is taken as ending there.
+1e. A value out of dispute in time: evidence disputed before the change and alive after
+   it (``resolve`` chose it, or the change killed its rival), with a single-valued triple and
+   a ``valid_from``, takes its place in its slot's timeline as a new fact that holds does
+   (right after 1d): among the stored values with its subject and predicate and another
+   object that hold (alive, disputed, or superseded in time) and have a ``valid_from``, each
+   one that started before it and still held when it starts ends there (an alive one
+   superseded in time with what falls with it; a disputed one or one superseded in time only
+   has its end moved back), and it holds only until the earliest one that starts after it,
+   before its end (superseded in time, with what falls with it).
 7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
    (alive ``depends_on`` source, alive ``supports`` target), no alive
    ``supersedes`` source, and no disputed consumer or superseder is removed with
@@ -149,6 +158,7 @@ class Model:
     base_confidence: dict[str, Optional[float]] = field(default_factory=dict)  # rule 4, before any decay
     many: dict[str, set] = field(default_factory=dict)  # question -> predicates declared "many" (normalised)
     returning_until: dict[str, str] = field(default_factory=dict)  # rule 1d, within one revision
+    settles_in_time: bool = True  # rule 1e applies (False: how the rules read without it)
 
     def copy(self) -> "Model":
         return copy.deepcopy(self)
@@ -568,6 +578,21 @@ class Model:
                 starts.append(other.valid_from)
         return ("until", min(starts)) if starts else None
 
+    def out_of_dispute(self, memory: "Model") -> list[str]:
+        """Rule 1e's values: evidence disputed in ``memory`` (before the change), alive now,
+        with a single-valued triple and a ``valid_from``."""
+        return sorted(
+            k
+            for k, n in self.stored().items()
+            if n.kind == "evidence"
+            and n.state == ALIVE
+            and k in memory.nodes
+            and memory.nodes[k].state == DISPUTED
+            and n.valid_from is not None
+            and n.triple is not None
+            and self.single_valued(k)
+        )
+
     def revise(
         self,
         target,
@@ -575,11 +600,13 @@ class Model:
         question: Optional[str] = None,
         triple: Optional[tuple] = None,
         ends: Optional[dict] = None,
+        dispute: bool = False,
     ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
-        with a ``triple``: what rule 1b finds). Returns what died, came back, was
-        forgotten and was kept dead by rule 1c."""
+        with a ``triple``: what rule 1b finds). ``dispute``: the policy keeps both
+        (``preserve_both``): ``disputes`` edges instead of ``supersedes``. Returns what
+        died, came back, was forgotten and was kept dead by rule 1c."""
         memory = self.copy()
         if target == "auto":
             target = self.triple_targets(triple)
@@ -587,7 +614,7 @@ class Model:
         q = self.nodes[targets[0]].question if targets else question
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         for t in targets:
-            self.edges.append(MEdge("supersedes", new_key, t))
+            self.edges.append(MEdge("disputes" if dispute else "supersedes", new_key, t))
         return self._settle(memory, new_key, triple, ends)
 
     def resolve(self, loser: str, winner: str) -> dict:
@@ -617,6 +644,8 @@ class Model:
                 ]
             elif self.nodes[k].state == DISPUTED:
                 shorten(self, k, until)
+        for k in self.out_of_dispute(memory) if self.settles_in_time else []:  # rule 1e
+            died += [d for d in place_in_time(self, k) if d not in died]
         self.decay(died)
         self.rescore(died)
         if revived:
@@ -810,7 +839,46 @@ def shorten(model: Model, key: str, until: str) -> list[str]:
     return [key] + settle_history(model, [key])
 
 
-def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, question: str) -> dict:
+def place_in_time(model: Model, key: str) -> list[str]:
+    """Rule 1e for ``key`` (alive evidence out of dispute, timed, single-valued): the other values
+    of its slot that hold and have a start are read in valid time against it; each one that
+    ``ends_stored`` ends at its start, and it ends at the earliest start of one it precedes (one
+    ended in time already, by another value out of dispute, has its end moved back only).
+    Returns what stopped holding (superseded or invalidated here, or relabelled dead)."""
+    node = model.nodes[key]
+    mine = (node.valid_from, node.valid_to)
+    cases = {}
+    for k, other in model.stored().items():
+        if (
+            k == key
+            or other.kind != "evidence"
+            or other.triple is None
+            or other.valid_from is None
+            or not model.same_value_slot(k, node.triple)
+            or term(other.triple[2]) == term(node.triple[2])
+            or not (other.state in (ALIVE, DISPUTED) or model.historical(k))
+        ):
+            continue
+        cases[k] = valid_time_case(mine, (other.valid_from, other.valid_to))
+    died: list[str] = []
+    for k in sorted(k for k, c in cases.items() if c == "ends_stored"):
+        if model.nodes[k].state == ALIVE:
+            ended, fell = supersede_in_time(model, k, node.valid_from)
+            died += [d for d in ended + fell if d not in died]
+        else:
+            shorten(model, k, node.valid_from)
+    starts = sorted(model.nodes[k].valid_from for k, c in cases.items() if c == "new_precedes")
+    if starts and node.state == ALIVE:
+        ended, fell = supersede_in_time(model, key, starts[0])
+        died += [d for d in ended + fell if d not in died]
+    elif starts and model.historical(key):  # ended already by another value out of dispute
+        shorten(model, key, starts[0])
+    return died
+
+
+def revise_in_time(
+    model: Model, new_key: str, triple: tuple, new: tuple, question: str, dispute: bool = False
+) -> dict:
     """A fact given as a triple with its interval ``new`` = (valid_from, valid_to) takes its place
     in the whole timeline of its subject and predicate: what rule 1b finds -- the alive and
     disputed values and, for a timed fact, those superseded in time with a ``valid_from`` -- is
@@ -821,7 +889,10 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
     value it precedes starts (superseded, weight 0; unless it already ends by then); and every
     value that started before it and still held then ends where it starts: an alive one by
     :func:`end_validity`, one superseded in time by :func:`shorten`. Returns {"cases": {key:
-    case}, "ended": [...], "shortened": [...], "back_until": {key: date} (rule 1d)}."""
+    case}, "ended": [...], "shortened": [...], "back_until": {key: date} (rule 1d)}.
+    ``dispute``: the policy keeps both (``preserve_both``): the targets are disputed, not
+    refuted (a target superseded in time is disputed again), and the fact, disputed, ends
+    nothing (it held at most until the value it precedes starts)."""
     found = model.triple_targets(triple, timeline=new[0] is not None)
     cases = {k: valid_time_case(new, (model.nodes[k].valid_from, model.nodes[k].valid_to)) for k in found}
     targets = [k for k in found if cases[k] in ("untimed", "one_side_untimed", "same_period")]
@@ -829,11 +900,14 @@ def revise_in_time(model: Model, new_key: str, triple: tuple, new: tuple, questi
     for k in targets:
         n = model.nodes[k]
         if model.historical(k) and n.kind == "evidence":
+            if dispute:  # in dispute again: whether it held is open
+                n.state, n.weight = DISPUTED, 0.5
+                continue
             n.state, n.weight = REFUTED, 0.0
             refuted.append(k)
     settle_history(model, refuted)  # what rested only on a value never true never held either
     ends = {k: new[0] for k in found if cases[k] == "ends_stored"}
-    revised = model.revise(targets, new_key, question=question, triple=triple, ends=ends)
+    revised = model.revise(targets, new_key, question=question, triple=triple, ends=ends, dispute=dispute)
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new
     starts = sorted(model.nodes[k].valid_from for k in found if cases[k] == "new_precedes")

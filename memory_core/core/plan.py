@@ -74,6 +74,9 @@ class PlanInputs:
     validity_note: str = ""  # one side timed, the other not: what rule applied
     fact_ends: dict[str, str] = field(default_factory=dict)  # stored values a timed fact ends if it holds
     returning_until: dict[str, tuple[str, str]] = field(default_factory=dict)  # back until (date, cause)
+    # timed values this change may take out of dispute -> the other values of their slot
+    # (core.validity.place_settled places them in time after the relabelling)
+    settling: dict[str, list[str]] = field(default_factory=dict)
     # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel)
     memory: Optional[LogMemory] = None
 

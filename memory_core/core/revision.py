@@ -24,7 +24,7 @@ from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SU
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan, PlanInputs
 from memory_core.core.promotion import rescore
-from memory_core.core.validity import end_returning
+from memory_core.core.validity import end_returning, place_settled
 
 
 def begin(
@@ -247,6 +247,7 @@ def finish_resolve(
     note_unjudged(plan)
     decay(view, plan, plan.died)
     end_returning(view, plan, ghosts)
+    place_settled(view, plan, ghosts)  # the winner, out of dispute, takes its place in its timeline
     promote_competing_hypothesis(view, plan, memory)
     forget_orphans(view, plan, ghosts)
     return plan

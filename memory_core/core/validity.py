@@ -713,15 +713,20 @@ def place(view: BeliefView, plan: Plan, timed: dict, new_key: str, ghosts: Itera
     from memory_core.core.cascade import decay
 
     node = view.nodes[new_key]
+    later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
     if not node.alive:
         if node.state == DISPUTED and timed["new_valid_to"]:
             # in dispute, it still cannot hold past the start of a value it precedes: whichever
             # side wins, it held at most until then (its state stays disputed)
-            later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
             shorten(view, plan, new_key, timed["new_valid_to"], later[0])
-        return []
-    if timed["new_valid_to"]:
-        later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
+        if not historical(view, new_key):
+            return []
+        # ended in time already, by a value out of dispute that starts after it
+        # (:func:`place_settled`): it held from its start all the same, so it still ends
+        # what held then, and it ends no later than the first value it precedes starts
+        if timed["new_valid_to"]:
+            shorten(view, plan, new_key, timed["new_valid_to"], later[0])
+    elif timed["new_valid_to"]:
         precede(view, plan, new_key, timed["new_valid_to"], later)
     ended: list[str] = []
     if timed["ends"]:
@@ -811,6 +816,65 @@ def end_returning(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
     past = {k for k in ended if label_of(first.get(k, ALIVE)) == L_DEAD}  # dead when the revision began
     plan.died = [k for k in plan.died if k not in past]
     decay(view, plan, [k for k in ended if k not in past])
+    return ended
+
+
+def place_settled(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> list[str]:
+    """After the relabelling: a timed value this change took out of dispute (disputed before
+    it, alive now: ``resolve`` chose it, or a revision ended its dispute) takes its place in its
+    slot's timeline as a new fact that holds does (:func:`place`): every value of its slot
+    that started before it and still held then ends where it starts (:func:`end_validity`),
+    and it holds only until the earliest value of its slot that starts after it, before its
+    end (what rests on it falls as for any end). In dispute it could not end another value,
+    since whether it held was open. ``plan.meta.settling``: each such value -> the other
+    values of its single-valued slot (another object) the task read into the view; those
+    that hold (alive, disputed, superseded in time) and have a ``valid_from`` count. Returns
+    what stopped holding."""
+    from memory_core.core.cascade import decay
+
+    if not plan.meta.settling:
+        return []
+    ghosts = set(ghosts)
+    first: dict[str, str] = {}
+    for change in plan.changes:
+        first.setdefault(change.key, change.before["state"])
+    settled = [
+        k
+        for k in sorted(plan.meta.settling)
+        if (n := view.nodes.get(k)) is not None
+        and n.state == ALIVE
+        and first.get(k) == DISPUTED
+        and n.valid_from is not None
+    ]
+    ended: list[str] = []
+    for key in settled:
+        # one ended in time already by another placed before it held from its start all the
+        # same: it still ends what held then, and ends no later than its own next value
+        node = view.nodes[key]
+        if node.state != ALIVE and not historical(view, key):
+            continue
+        stored: dict[str, Interval] = {}
+        for other in plan.meta.settling[key]:
+            o = view.nodes.get(other)
+            if o is None or other in ghosts or o.valid_from is None:
+                continue
+            if o.state in (ALIVE, DISPUTED) or historical(view, other):
+                stored[other] = (o.valid_from, o.valid_to)
+        timed = sort_verdicts(
+            [(k, "contradicts", 1.0) for k in sorted(stored)], (node.valid_from, node.valid_to), stored
+        )
+        now: list[str] = []
+        if timed["ends"]:
+            now += end_validity(view, plan, timed["ends"], key, ghosts)
+        until = timed["new_valid_to"]
+        if until is not None:
+            cause = min(k for k, c in timed["cases"].items() if c == NEW_PRECEDES and stored[k][0] == until)
+            if node.state == ALIVE:
+                now += [k for k in end_validity(view, plan, {key: until}, cause, ghosts) if k not in now]
+            else:
+                shorten(view, plan, key, until, cause)
+        decay(view, plan, now)
+        ended += [k for k in now if k not in ended]
     return ended
 
 

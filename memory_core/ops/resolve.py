@@ -32,6 +32,7 @@ from memory_core.store.forgotten import not_stored
 from memory_core.store.intents import log_changes, tombstones, updates as intent_updates
 from memory_core.store.tms_io import extend_view, restored_entries, rests_on_forgotten
 from memory_core.tasks.rejudge import rejudge_returning
+from memory_core.tasks.settle_in_time import read_settling
 
 
 def empty_result(fact: str, new_key: Optional[str], judge: str = "none") -> RevisionResult:
@@ -112,6 +113,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
         use_llm=bool(stores.settings.llm_key),
         ghosts=ghosts,
     )
+    # the winner leaves its dispute: its slot's timeline is read for its place in it
+    for key in await read_settling(store, view, plan):
+        original.setdefault(key, copy.copy(view.nodes[key]))
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]

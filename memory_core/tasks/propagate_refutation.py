@@ -9,6 +9,7 @@ were revised one at a time.
 
 from __future__ import annotations
 
+import copy
 import time
 
 from memory_core.core import revision, validity
@@ -20,6 +21,7 @@ from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, named_inquiry
 from memory_core.tasks.detect_contradictions import compare_with_returned, narrow, note_returned
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
+from memory_core.tasks.settle_in_time import read_settling
 
 
 def today() -> str:
@@ -132,6 +134,9 @@ async def begin_fact(job: FactJob) -> None:
         recorded=recorded,
         ghosts=batch.ghosts,
     )
+    # a timed value whose dispute this fact ends: its slot's timeline, for its place in it
+    for key in await read_settling(batch.stores.store, view, plan, recorded=recorded):
+        batch.original.setdefault(key, copy.copy(view.nodes[key]))
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
     revision.propagate_refutation(view, plan, batch.memory, ghosts)
@@ -140,7 +145,11 @@ async def begin_fact(job: FactJob) -> None:
         note = validity.untimed_note(job.new_key, (r.valid_from, r.valid_to), stored, timed["cases"])
         if note:
             plan.meta.validity_note = note
-    validity.place(view, plan, timed, job.new_key, ghosts)  # the fact holds: its place in its timeline
+    # each value out of dispute takes its place in its timeline, then the fact, if it holds (the
+    # later of two ends of one value is no end: a value the fact ends at its start that ended
+    # earlier, at the start of a value it precedes, keeps the earlier end)
+    validity.place_settled(view, plan, ghosts)
+    validity.place(view, plan, timed, job.new_key, ghosts)
     batch.restored.update(plan.restored)
     note_returned(batch, [*(c.key for c in plan.changes), *plan.restored])
 

@@ -35,7 +35,7 @@ ACTS = ("contradicts", "supersedes")
 MAX_ROUNDS = 64
 
 
-def _triple_of(props: dict) -> Optional[tuple[str, str, str]]:
+def triple_of(props: dict) -> Optional[tuple[str, str, str]]:
     s, p, o = (props.get(k) for k in ("subject", "predicate", "object"))
     return (s, p, o) if s and p and o else None
 
@@ -48,7 +48,7 @@ def recorded_props(key: str, claim: str, question: Optional[str], triple: Option
     return props
 
 
-async def _props(
+async def stored_props(
     store: BeliefStore, recorded: Mapping[str, dict], ghosts: Mapping[str, dict], keys: list[str]
 ) -> dict[str, dict]:
     """Stored properties of ``keys``: the revision's own new facts, forgotten nodes' tombstones, the store."""
@@ -62,7 +62,7 @@ async def _props(
     return found
 
 
-async def _held_same_sp(
+async def held_same_sp(
     store: BeliefStore,
     recorded: Mapping[str, dict],
     view: BeliefView,
@@ -135,8 +135,8 @@ async def _judge_in_slot(
     def held_by(detail: str) -> reinstatement.Rejudged:
         return reinstatement.Rejudged(key, by_key, "contradicts", 0.9, "structured", detail)
 
-    sp = sp_key(triple[0], triple[1])  # a stored triple's parts are never empty (_triple_of)
-    same_sp = await _held_same_sp(store, recorded, view, new_labels, sp, key) if sp is not None else []
+    sp = sp_key(triple[0], triple[1])  # a stored triple's parts are never empty (triple_of)
+    same_sp = await held_same_sp(store, recorded, view, new_labels, sp, key) if sp is not None else []
     others = [o for o in same_sp if normalise_term(o.get("object", "")) != normalise_term(triple[2])]
     for other in others:
         if other["holds"] == "alive" and (node.valid_from is None or other.get("valid_from") is None):
@@ -187,14 +187,14 @@ async def rejudge_returning(
         if not back or by_key is None:
             break
         judged.update(back)
-        props = await _props(store, recorded, ghosts, back)
+        props = await stored_props(store, recorded, ghosts, back)
         declared = await store.declared_predicates(props.values())
         verdicts: dict[str, reinstatement.Rejudged] = {}
         ask_llm: list[str] = []
         for key in back:
             mine = props.get(key) or {}
             decl = declarations_of(declared, mine)
-            triple = _triple_of(mine)
+            triple = triple_of(mine)
             decided = False
             for fkey, _, ftriple in facts:
                 if not (ftriple and triple):
