@@ -100,16 +100,20 @@ async def test_the_winner_of_a_resolve_ends_the_value_that_held_when_it_starts(a
 async def test_a_resolve_ends_a_value_of_the_slot_found_only_by_its_subject_and_predicate(app, prefix):
     """C1 (30 t from 2012) is loaded beside E0 (10 t, untimed) and rests on nothing, supports
     nothing: no edge joins it to the dispute, so the resolve's view does not hold it. B2 (50 t
-    from 2015, preserve_both) disputes E0; ``resolve E0 --winner B2`` ends C1 in 2015 all the same."""
+    from 2015, preserve_both) disputes E0; ``resolve E0 --winner B2`` ends C1 in 2015 all the same,
+    and undo puts C1's open end back."""
     p = f"{prefix}rs"
     await app.load(crane(p, [("E0", "10 t", None, True), ("C1", "30 t", "2012-01-01", False)]))
     await revise(app, lifts(p, "B2", "50 t", policy="preserve_both", valid_from="2015-01-01"))
-    assert (await states(app, p))["C1"] == ("alive", "2012-01-01", None)
+    before = await states(app, p)
+    assert before["C1"] == ("alive", "2012-01-01", None)
     await app.resolve(p + "E0", winner=p + "B2")
     after = await states(app, p)
     assert after["B2"] == ("alive", "2015-01-01", None), after
     assert after["C1"] == ("superseded", "2012-01-01", "2015-01-01"), after
     assert await problems(app, p) == []
+    await app.undo()  # the end read from outside the resolve's view is put back too
+    assert await states(app, p) == before
 
 
 def _ended_by_revision(p: str) -> tuple[str, list[dict], list[dict]]:
