@@ -878,6 +878,23 @@ def place_settled(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
     return ended
 
 
+def changed_intervals(view: BeliefView, plan: Plan, skip: Iterable[str] = ()) -> dict[str, dict]:
+    """Every node whose ``valid_to`` this change sets, as it left it: ``{key: {"valid_from",
+    "valid_to", "was"}}`` (``was``: its ``valid_to`` before the change); ``skip``: keys left out."""
+    skip = set(skip)
+    spans: dict[str, dict] = {}
+    for change in plan.changes:
+        if "valid_to" not in change.after or change.key in skip or change.key not in view.nodes:
+            continue
+        was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
+        spans[change.key] = {
+            "valid_from": view.nodes[change.key].valid_from,
+            "valid_to": change.after["valid_to"],
+            "was": was,
+        }
+    return spans
+
+
 def past_value(node) -> bool:
     """Evidence superseded in time with a known start: a value of its subject+predicate's
     timeline that held once (a timed fact is compared with it)."""

@@ -25,6 +25,7 @@ from memory_core.core.keys import normalise_key
 from memory_core.core.plan import Plan
 from memory_core.core.results import RevisionResult
 from memory_core.core.revision import begin_resolve, finish_resolve
+from memory_core.core.validity import changed_intervals
 from memory_core.store.stores import Stores
 from memory_core.store import writer
 from memory_core.store.belief_store import edge_row, to_node
@@ -166,6 +167,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
         }
     )
     result.update(plan_fields(plan))
+    spans = changed_intervals(view, plan)
+    if spans:  # the winner's place in its timeline ended another value (core.validity.place_settled)
+        result["intervals"] = spans
     kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     if kept:
         result["not_reinstated"] = kept

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
+from memory_core.core import validity
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
@@ -222,20 +223,8 @@ def intervals(job, plan) -> dict:
         valid_to = set_to[-1] if set_to else job.request.valid_to
         if node.valid_from or valid_to:
             spans[job.new_key] = {"valid_from": node.valid_from, "valid_to": valid_to}
-    for change in plan.changes:
-        if (
-            "valid_to" not in change.after
-            or change.key == job.new_key
-            or view is None
-            or change.key not in view.nodes
-        ):
-            continue
-        was = spans.get(change.key, {}).get("was", change.before.get("valid_to"))
-        spans[change.key] = {
-            "valid_from": view.nodes[change.key].valid_from,
-            "valid_to": change.after["valid_to"],
-            "was": was,
-        }
+    if view is not None:
+        spans.update(validity.changed_intervals(view, plan, skip=[job.new_key]))
     return spans
 
 

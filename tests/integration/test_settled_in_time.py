@@ -92,7 +92,10 @@ async def test_the_winner_of_a_resolve_ends_the_value_that_held_when_it_starts(a
     assert await problems(app, p) == []
     why = await app.explain(p + "B1")
     assert p + "B2" in json.dumps(why), why
-    assert result["epoch"] is not None
+    # the resolve says which end it set, as a revision does
+    assert result["intervals"] == {
+        p + "B1": {"valid_from": "2012-01-01", "valid_to": "2015-01-01", "was": None}
+    }
     await app.undo()
     assert await states(app, p) == before
 
