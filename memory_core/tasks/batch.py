@@ -92,13 +92,26 @@ class FactJob:
     narrowed: Optional[Detection] = None  # what was still alive when this fact's turn came
     plan: Optional[Plan] = None
     timings: dict[str, float] = field(default_factory=dict)  # task name -> ms
-    already: Optional[str] = None  # "already recorded" note: nothing to do for this fact
+    recorded_as: Optional[str] = None  # read as ``already``
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
     inquiry: Optional[str] = None  # the stored question --inquiry names (its key as stored)
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
+
+    @property
+    def already(self) -> Optional[str]:
+        """The "already recorded" note: nothing to do for this fact."""
+        return self.recorded_as
+
+    @already.setter
+    def already(self, note: Optional[str]) -> None:
+        # the first note stands until detection is reset: a fact found stored at detection keeps
+        # the epoch it was recorded at when, at its turn, its evidence is in the view (a later
+        # fact of the batch acts on it) and reads as the same fact earlier in this batch
+        if note is None or self.recorded_as is None:
+            self.recorded_as = note
 
     @property
     def fact(self) -> str:
@@ -212,8 +225,9 @@ class RevisionBatch:
         return f"RevisionBatch({len(self.jobs)} fact(s), epoch={self.epoch})"
 
     def keys_changed(self) -> None:
-        """The new facts' keys were (re)decided: remember them."""
-        self.new_keys = frozenset(j.new_key for j in self.jobs)
+        """The new facts' keys were (re)decided, or which facts are already recorded: remember
+        the keys of the facts that add a node (one already recorded names stored evidence)."""
+        self.new_keys = frozenset(j.new_key for j in self.jobs if not j.already)
 
     @property
     def failed(self) -> bool:

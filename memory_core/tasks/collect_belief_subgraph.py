@@ -20,7 +20,7 @@ from memory_core.tasks.timing import timed
 async def _collect(batch: RevisionBatch) -> None:
     if batch.options.dry_run:
         return
-    new = {j.new_key for j in batch.jobs}
+    new = batch.new_keys  # a fact already recorded names stored evidence a later fact may act on
     seeds = sorted(
         {
             node_id("evidence", c.key)

@@ -180,8 +180,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
     jobs = batch.jobs
     reserve_keys(batch)
     new_keys = {normalise_key(j.new_key) for j in jobs}
-    exclude = {j.new_key for j in jobs}
-    stored = await store.find_keys(sorted(exclude))
+    stored = await store.find_keys(sorted({j.new_key for j in jobs}))
     for job in jobs:
         props = stored.get(job.new_key)
         if props is None:
@@ -197,6 +196,11 @@ async def detect_batch(batch: RevisionBatch) -> None:
                 f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
             )
     await refuse_new_decisions_on_recorded(batch, [j for j in jobs if j.already], stored)
+    # a fact already recorded adds no node: its evidence is stored, and the facts after it compare
+    # with it as with any stored evidence (gate 1 must not leave it out, and the batch's earlier
+    # facts skip it as a candidate since it is stored), as one revision at a time would
+    batch.keys_changed()
+    exclude = set(batch.new_keys)
     await _hypotheses(batch)
     free = [j for j in jobs if not j.already and j.request.target is None]
     vectors = {}
