@@ -8,7 +8,7 @@
 2. Real stores: the same shape at N in {0, 2000} background nodes and
    k in {1, 4, 16, 64}; every store call the revision makes is counted
    (graph queries, writes, vector calls) and timed. Store operations should
-   follow k (one pair of edge queries per dependency level, one batch per
+   follow k (one edge query per dependency level, one batch per
    write kind), not N.
 Figures are measured on this machine in this run; nothing is asserted.
 """

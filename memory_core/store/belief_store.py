@@ -348,7 +348,7 @@ class BeliefStore:
         return await self._edges_touching(ids, types=None)
 
     async def _edges_touching(self, ids: list[str], types=BELIEF_EDGES) -> list[tuple[str, str, str, dict]]:
-        """Every belief edge into or out of ``ids`` (two indexed queries)."""
+        """Every belief edge into or out of ``ids`` (one query: an index seek each way)."""
         if not ids:
             return []
         return await self.backend.edges_touching(list(ids), types)
@@ -360,7 +360,7 @@ class BeliefStore:
         (antecedents, consumers, superseders), and every edge of the dead ones among
         those (their forget status is decided with all their consumers and
         superseders in view). Cost follows the affected region, not the graph: one
-        pair of edge queries per dependency level, plus one for that ring. ``hypotheses``:
+        edge query (out and in) per dependency level, plus one for that ring. ``hypotheses``:
         more hypothesis ids to read as the seeds' supported ones are (with their rivals)."""
         region: set[str] = set()
         frontier = list(dict.fromkeys(seed_ids))
