@@ -170,6 +170,8 @@ def check_text(value: Any, where: str, name: str, limit: int = MAX_TEXT) -> str:
 
 
 KEY_PUNCTUATION = "_-."
+# a key check_key accepts as it is, read without its per-letter script lookups (check reads every stored key)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]*[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 def _script(char: str) -> str:
@@ -218,6 +220,8 @@ def key_refusal(key: Any) -> Optional[str]:
     that input (a host's own ``add_data_points`` with FALSIFY's DataPoint classes) may carry a key
     :func:`check_key` refuses, or accepts only spelled otherwise (its NFKC form, stripped): no
     command can name that node. The reason is check_key's own, without its "where" prefix."""
+    if isinstance(key, str) and len(key) <= MAX_KEY and _PLAIN_KEY.fullmatch(key):
+        return None  # ASCII letters, digits and key punctuation: what check_key accepts unchanged, at once
     try:
         accepted = check_key(key, "key")
     except InputError as refused:
