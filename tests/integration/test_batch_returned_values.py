@@ -9,46 +9,10 @@ once fact by fact, and the states and valid times must agree).
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from cranes import crane, lifts
 
 pytestmark = pytest.mark.slow
-
-
-def crane(prefix: str, values: list[tuple[str, str | None]]) -> str:
-    """An investigation of one crane's single-valued lifting capacity: (object, valid_from)."""
-    evidence = []
-    for i, (obj, start) in enumerate(values):
-        ev = {
-            "key": f"{prefix}E{i}",
-            "claim": f"The crane {prefix} lifts {obj}.",
-            "subject": f"crane {prefix}",
-            "predicate": "lifts",
-            "object": obj,
-        }
-        if start:
-            ev["valid_from"] = start
-        evidence.append(ev)
-    return json.dumps(
-        {
-            "question": {"key": f"{prefix}Q", "text": f"What does the crane {prefix} lift?"},
-            "hypotheses": [{"key": f"{prefix}H", "statement": f"The crane {prefix} is heavy-duty."}],
-            "evidence": evidence,
-            "edges": [
-                {"type": "supports", "from": e["key"], "to": f"{prefix}H", "weight": 0.6} for e in evidence
-            ],
-        }
-    )
-
-
-def lifts(prefix: str, key: str, obj: str, **kw) -> dict:
-    return dict(
-        fact=f"The crane {prefix} lifts {obj} ({key}).",
-        triple=f"crane {prefix}|lifts|{obj}",
-        key=prefix + key,
-        **kw,
-    )
 
 
 def misprint(prefix: str, key: str, target: str) -> dict:
@@ -86,7 +50,7 @@ SCENARIOS = {
 
 async def _run(app, prefix: str, scenario, as_batch: bool) -> dict:
     values, before, batch = scenario
-    await app.load(crane(prefix, values))
+    await app.load(crane(prefix, [(f"E{i}", obj, start, True) for i, (obj, start) in enumerate(values)]))
     for build in before:
         fact = build(prefix)
         await app.revise(fact.pop("fact"), **fact)

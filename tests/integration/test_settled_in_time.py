@@ -14,43 +14,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cranes import crane, lifts
 
 pytestmark = pytest.mark.slow
-
-
-def crane(prefix: str, values: list[tuple[str, str, str | None, bool]]) -> str:
-    """One crane's single-valued lifting capacity: (key, object, valid_from, supports H)."""
-    evidence, edges = [], []
-    for key, obj, start, supports in values:
-        ev = {
-            "key": prefix + key,
-            "claim": f"The crane {prefix} lifts {obj}.",
-            "subject": f"crane {prefix}",
-            "predicate": "lifts",
-            "object": obj,
-        }
-        if start:
-            ev["valid_from"] = start
-        evidence.append(ev)
-        if supports:
-            edges.append({"type": "supports", "from": prefix + key, "to": f"{prefix}H", "weight": 0.6})
-    return json.dumps(
-        {
-            "question": {"key": f"{prefix}Q", "text": f"What does the crane {prefix} lift?"},
-            "hypotheses": [{"key": f"{prefix}H", "statement": f"The crane {prefix} is heavy-duty."}],
-            "evidence": evidence,
-            "edges": edges,
-        }
-    )
-
-
-def lifts(prefix: str, key: str, obj: str, **kw) -> dict:
-    return dict(
-        fact=f"The crane {prefix} lifts {obj} ({key}).",
-        triple=f"crane {prefix}|lifts|{obj}",
-        key=prefix + key,
-        **kw,
-    )
 
 
 async def states(app, prefix: str) -> dict:
