@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from memory_core.core import validity
 from memory_core.core.beliefs import BeliefView, Node
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key
@@ -100,6 +101,17 @@ class FactJob:
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
 
+    def _disjoint(self, key: str) -> bool:
+        """Whether the fact's valid time and stored evidence ``key``'s do not overlap."""
+        view, r = self.batch.view, self.request
+        node = view.nodes.get(key) if view is not None and r.valid_from is not None else None
+        if node is None:
+            return False
+        return (
+            validity.classify((r.valid_from, r.valid_to), (node.valid_from, node.valid_to))
+            == validity.DISJOINT
+        )
+
     @property
     def already(self) -> Optional[str]:
         """The "already recorded" note: nothing to do for this fact."""
@@ -162,7 +174,10 @@ class FactJob:
         narrowed = self.narrowed or Detection("none", [], [], "")
         acting = narrowed.acting
         if acting:
-            return acting[0].question
+            # a timed fact contradicts only what time reads as a contradiction: a value it is
+            # disjoint from stays as it is (core.validity), so its question is not the fact's
+            contradicted = [c for c in acting if not self._disjoint(c.key)]
+            return (contradicted or acting)[0].question
         if self.inquiry is not None:
             return self.inquiry
         if self.hypothesis_question is not None:
