@@ -152,11 +152,26 @@ def folded(text: str) -> str:
     return "".join(c for c in plain if not unicodedata.combining(c))
 
 
+def _unpossessed(text: str) -> str:
+    """``text`` without a possessive's "s", which is no word of a question ("Alice's") nor of a
+    title it quotes ("She's Leaving Home" is held by a text saying it)."""
+    return re.sub(r"['\u2019]s\b", "", text)
+
+
+# a quoted span of one to eight words: a title the question names ("Love You To", "Something")
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{1,80})[\"\u201d]")
+MAX_TITLE = 8
+
+
 def _first_person(text: str) -> list[re.Match]:
     """Where a question speaks for its user: "I" after a capitalised word past the first is a
-    numeral of a name ("World War I", "Louis I"), not the user ("Am I", "where do I")."""
+    numeral of a name ("World War I", "Louis I"), not the user ("Am I", "where do I"); nor is
+    a word of a quoted title ("Who sang "I Will Survive"?")."""
     found = []
+    quoted = [m.span(1) for m in _QUOTED.finditer(text)]
     for match in _FIRST_PERSON.finditer(text):
+        if any(start <= match.start() < end for start, end in quoted):
+            continue
         before = re.findall(r"[^\W_]+", text[: match.start()])
         if match.group(0).startswith("I") and len(before) > 1 and before[-1][0].isupper():
             continue
@@ -174,8 +189,11 @@ def content_words(text: str) -> QuestionWords:
     me = bool(spoken)
     for match in reversed(spoken):
         text = f"{text[: match.start()]} {USER} {text[match.end() :]}"
-    text = _POSSESSIVE_FIRST_PERSON.sub(f" {USER}", text)
-    text = re.sub(r"['\u2019]s\b", "", text)  # a possessive's "s" is no word of the question
+    quoted = [m.span(1) for m in _QUOTED.finditer(text)]
+    text = _POSSESSIVE_FIRST_PERSON.sub(  # "my" in a quoted title ("Drive My Car") is a word of it
+        lambda m: m.group(0) if any(a <= m.start() < b for a, b in quoted) else f" {USER}", text
+    )
+    text = _unpossessed(text)
     words = QuestionWords(w for w in query_words(text) if w not in STOPWORDS)
     words.initialisms = words & {
         t.lower() for t in re.findall(r"[^\W\d_]+", text) if 2 <= len(t) <= MAX_INITIALS and t.isupper()
@@ -185,13 +203,35 @@ def content_words(text: str) -> QuestionWords:
     return words
 
 
+class Title(tuple):
+    """A name the question quotes ("Love You To"): its words as written, stop words too, held
+    only by a text that says them in that order ("Love Me Do" is another song)."""
+
+
+def _titles(text: str) -> list[tuple[Title, tuple[int, int]]]:
+    """The titles a question quotes, each with where it lies in ``text``."""
+    found = []
+    for match in _QUOTED.finditer(text):
+        title = Title(w.lower() for w in re.findall(r"[^\W_]+", match.group(1)))
+        if 0 < len(title) <= MAX_TITLE:
+            found.append((title, match.span(1)))
+    return found
+
+
 def _names(text: str, words: frozenset[str]) -> tuple[tuple[str, ...], ...]:
-    """The entities a question names (:class:`QuestionWords`), each as its content words."""
-    names: list[tuple[str, ...]] = []
+    """The entities a question names (:class:`QuestionWords`), each as its content words, and
+    the titles it quotes, each as its words (:class:`Title`)."""
+    titles = _titles(text)
+    names: list[tuple[str, ...]] = [title for title, _ in titles]
     run: list[str] = []
     tokens = [(m.group(0), m.start()) for m in re.finditer(r"[^\W_]+", text)]
-    for i, (token, _) in enumerate(tokens):
+    for i, (token, at) in enumerate(tokens):
         word = token.lower()
+        if any(start <= at < end for _, (start, end) in titles):  # inside a quoted title: named by it
+            if run:
+                names.append(tuple(run))
+            run = []
+            continue
         capital = i > 0 and token[0].isupper() and not (len(token) <= MAX_INITIALS and token.isupper())
         if (capital or any(c.isdigit() for c in token) and not token.isdigit()) and word in words:
             run.append(word)
@@ -358,7 +398,11 @@ def covered(words: QuestionWords, text: str) -> frozenset[str]:
 
 def _named_in(name: tuple[str, ...], text: str) -> bool:
     """Every word of an entity's name is in ``text`` as it is written (or one of its stem):
-    "Company7" is not "Company74", "Lee Park" not "Lee Parker"."""
+    "Company7" is not "Company74", "Lee Park" not "Lee Parker"; a quoted title, its words in
+    order ("Love You To" is not "Love Me Do")."""
+    if isinstance(name, Title):
+        said_words = " ".join(w.lower() for w in re.findall(r"[^\W_]+", _unpossessed(folded(text))))
+        return f" {' '.join(name)} " in f" {said_words} "
     found = found_in(text)
     return all(w in found or stem(w) in found.stems and w.isalpha() for w in name)
 
@@ -378,7 +422,7 @@ def held_by(words: QuestionWords, props: dict) -> frozenset[str]:
         return held
     ends = _ends(props)
     for name in words.names:
-        if not _named_in(name, ends):
+        if not _names_entity(name, props, ends):
             held = held - set(name)
     return held
 
@@ -386,7 +430,18 @@ def held_by(words: QuestionWords, props: dict) -> frozenset[str]:
 def names_held(words: QuestionWords, props: dict) -> int:
     """How many of the entities the question names a fact is about (:func:`held_by`)."""
     ends = _ends(props)
-    return sum(1 for name in words.names if _named_in(name, ends))
+    return sum(1 for name in words.names if _names_entity(name, props, ends))
+
+
+def _names_entity(name: tuple[str, ...], props: dict, ends: str) -> bool:
+    """The fact is about the entity ``name`` names: its words are in ``ends``
+    (:func:`_ends`); a quoted title is said whole by its subject or its object as written
+    ("She's Leaving Home"), or by its text when its triple says no names."""
+    if not isinstance(name, Title):
+        return _named_in(name, ends)
+    if ends == said(props):
+        return _named_in(name, ends)
+    return any(_named_in(name, props.get(k) or "") for k in ("subject", "object"))
 
 
 def _ends(props: dict) -> str:
@@ -943,7 +998,7 @@ def other_entity_answer(words: QuestionWords, props: dict) -> dict:
         "context": [],
         "kind": None,
         "untimed": [],
-        "unheld": sorted({w for n in words.names for w in n}),
+        "unheld": sorted({w for n in words.names for w in n if w in words}),
         "other_entity": {"key": props["key"], "text": text_of(props), "about": about},
     }
 
@@ -1068,12 +1123,16 @@ async def hop_chain(
     object, or from its object back to its subject) every chain is followed where each next hop
     is an alive fact whose subject is the last hop's object and which holds one of the
     question's content words that the chain does not hold yet (in its claim or its triple:
-    :func:`said`); a chain ends where no hop adds one. The chain
-    holding the most of the question's words wins (then the fewer hops, then the more
-    relevant start), only when it holds more of them than the best single fact
-    (``best_single`` words) and is relevant as one text: its hops' claims read together lie
-    within the floor of the question, or hold every content word. Its last hop's object is
-    the answer. None: no chain does better than one fact. One store lookup per hop level."""
+    :func:`held_by`: a name the question gives only by a hop about that entity, so "Nigel
+    Pearson" holds nothing of "Nigel Martyn"); a chain ends where no hop adds one. The chain
+    holding the most of the question's words wins (then the fewer hops, then the one whose
+    predicates hold more of them, then the more relevant start), only when it holds more of
+    them than the best single fact (``best_single`` words) and is relevant: its hops' claims
+    read together lie within the floor of the question, or hold every content word, or it
+    starts at a fact about an entity the question names (a long chain read as one text lies
+    farther from the question than any of its hops); a question naming entities is answered
+    only through a chain with a hop about one of them. Its last hop's object is the answer.
+    None: no chain does better than one fact. One store lookup per hop level."""
     if not words or not starts or best_single >= len(words):
         return None
     # each growing chain: (its rank's fixed part: the place of its start, 1 when the start is read
@@ -1082,7 +1141,7 @@ async def hop_chain(
     for order, h in enumerate(starts):
         if not covered(words, relation_said(h.props)):
             continue  # a relation the question does not ask about ("married to" for Jorge's employer)
-        held = covered(words, said(h.props))
+        held = held_by(words, h.props)
         names_subject = bool(covered(words, h.props.get("subject") or ""))
         names_object = bool(covered(words, h.props.get("object") or ""))
         # read from the entity the question names: from its subject to its object ("Hey Jude's
@@ -1113,7 +1172,7 @@ async def hop_chain(
         by_subject: dict[str, list[tuple[dict, frozenset]]] = {}
         for p in sorted(found, key=lambda p: p.get("key") or ""):
             if slice_.state(p) == ALIVE:  # each fact's words read once, however many chains reach it
-                by_subject.setdefault(normalise_term(p["subject"]), []).append((p, covered(words, said(p))))
+                by_subject.setdefault(normalise_term(p["subject"]), []).append((p, held_by(words, p)))
         grown = []
         for fixed, chain, held, at in frontier:
             used = {p.get("key") for p in chain}
@@ -1131,8 +1190,18 @@ async def hop_chain(
         frontier = grown
     ended += [((-len(held), len(chain)) + fixed, chain) for fixed, chain, held, _ in frontier]
     best = sorted(
-        ((rank, chain) for rank, chain in ended if len(chain) > 1 and -rank[0] > best_single),
-        key=lambda c: c[0],
+        (
+            (rank, chain)
+            for rank, chain in ended
+            if len(chain) > 1
+            and -rank[0] > best_single
+            # a question naming entities is answered through one of them, never through another
+            # entity's facts ("Bertil Moss" for "Bertil Askew"), as a single fact is
+            and (not words.names or any(names_held(words, p) for p in chain))
+        ),
+        # as many words in as many hops: the chain whose relations (the hops' predicates) name
+        # more of them ("capital" under capital, not "located" in a continent's claim)
+        key=lambda c: (c[0][:2], -len(relations_named(c[1], words)), c[0][2:]),
     )[:CHAIN_CHECKED]
     if not best:
         return None
@@ -1143,11 +1212,18 @@ async def hop_chain(
     vectors = await store.embed([question] + joined + triples)
     claims_near, triples_near = vectors[1 : 1 + len(best)], vectors[1 + len(best) :]
     for (_, chain), by_claims, by_triples in zip(best, claims_near, triples_near):
-        if min(
-            cosine_distance(vectors[0], by_claims), cosine_distance(vectors[0], by_triples)
-        ) <= floor or chain_held(chain, words) == frozenset(words):
+        if (
+            min(cosine_distance(vectors[0], by_claims), cosine_distance(vectors[0], by_triples)) <= floor
+            or chain_held(chain, words) == frozenset(words)
+            or names_held(words, chain[0])
+        ):
             return chain
     return None
+
+
+def relations_named(chain: list[dict], words: QuestionWords) -> frozenset[str]:
+    """The question's content words the hops' predicates hold: the relations it names."""
+    return frozenset().union(*(covered(words, p.get("predicate") or "") for p in chain))
 
 
 def _triple_said(props: dict) -> str:
@@ -1162,8 +1238,9 @@ def _quoted(words: list[str]) -> str:
 
 
 def chain_held(chain: list[dict], words: QuestionWords) -> frozenset[str]:
-    """The question's content words some hop of ``chain`` holds."""
-    return frozenset().union(*(covered(words, said(p)) for p in chain))
+    """The question's content words some hop of ``chain`` holds (:func:`held_by`: a name only
+    by a hop about that entity)."""
+    return frozenset().union(*(held_by(words, p) for p in chain))
 
 
 async def answer_through(stores, slice_: "Slice", chain: list[dict], words: QuestionWords) -> dict:

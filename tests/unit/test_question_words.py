@@ -110,3 +110,42 @@ def test_words_that_say_now_or_count_ask_nothing_a_fact_states():
     assert sorted(content_words("Who currently runs Acme right now?")) == ["acme", "runs"]
     assert sorted(content_words("How many children does Bob have?")) == ["bob", "children"]
     assert sorted(content_words("What is the name of the CEO?")) == ["ceo"]
+
+
+def test_a_quoted_title_is_a_name_held_only_by_a_text_saying_it_in_order():
+    """The words of a title the question quotes, stop words too: "Love Me Do" holds the word
+    "love" of "Love You To" but is another song; a capitalised word inside the quotes is no
+    name of its own."""
+    from memory_core.ops.recall import held_by, names_held
+
+    def fact(claim, subject, obj):
+        return {
+            "claim": claim,
+            "subject": subject,
+            "predicate": "performer",
+            "object": obj,
+            "type": "Evidence",
+        }
+
+    words = content_words('Who manages the performer of "Love You To"?')
+    assert words.names == (("love", "you", "to"),) and "love" in words
+    other = fact("Love Me Do was performed by Vessaline Quorn.", "Love Me Do", "Vessaline Quorn")
+    song = fact("Love You To was performed by Ottilie Brask.", "Love You To", "Ottilie Brask")
+    assert names_held(words, other) == 0 and "love" not in held_by(words, other)
+    assert names_held(words, song) == 1 and "love" in held_by(words, song)
+    # in order: the same words otherwise arranged are another title
+    assert names_held(words, fact("To Love You was performed by Ann.", "To Love You", "Ann")) == 0
+    # a title of stop words only is still the entity the question names
+    assert content_words('Who performed "From Me to You"?').names == (("from", "me", "to", "you"),)
+    # a quoted title beside a capitalised name: each is a name
+    assert content_words('Did Lee Park sing "Something"?').names == (("something",), ("lee", "park"))
+    # "I" in a quoted title is a word of it, not the user
+    survive = content_words('Who sang "I Will Survive"?')
+    assert survive.names == (("i", "will", "survive"),) and "user" not in survive
+    # a title's possessive "s" and its "My" are its own words, held by a text saying it
+    song = content_words('Who manages the performer of "She\'s Leaving Home"?')
+    said = fact("She's Leaving Home was performed by Ann.", "She's Leaving Home", "Ann")
+    assert song.names == (("she", "leaving", "home"),) and names_held(song, said) == 1
+    car = content_words('Who performed "Drive My Car"?')
+    assert car.names == (("drive", "my", "car"),) and "user" not in car
+    assert names_held(car, fact("Drive My Car was performed by Ann.", "Drive My Car", "Ann")) == 1
