@@ -83,3 +83,21 @@ async def test_a_batch_repeating_a_recorded_fact_equals_its_facts_one_at_a_time(
         assert many["Odo Brask"] == ("alive", "2024-01-01", None)
     else:
         assert many["Odo Brask"][0] == "refuted" and many["Ivo Tarn"][0] == "alive"
+
+
+async def test_a_later_fact_of_the_batch_may_pin_the_recorded_fact(app, prefix):
+    """A line naming the repeated fact's evidence as its ``target`` acts on it, as one at a time."""
+    await app.load(ship(prefix))
+    stored = master(prefix, "Odo Brask", None)
+    first = await app.revise(stored.pop("fact"), **stored)
+    key = first["new_evidence"]
+    results = await app.revise_many(
+        [
+            master(prefix, "Odo Brask", None),
+            dict(fact=f"The log naming Odo Brask master of the ship {prefix} was forged.", target=key),
+        ]
+    )
+    assert results[0]["note"].startswith(f"already recorded as {key} (epoch {first['epoch']})")
+    assert results[1]["refuted"] == [key]
+    states = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
+    assert states[key] == "refuted" and states[results[1]["new_evidence"]] == "alive"
