@@ -5,12 +5,13 @@
 Each seed draws a small scenario about one crane's single-valued lifting capacity: one to
 three loaded values (timed or not), up to two revisions before, then two to four facts,
 each a value (timed or not) or a pinned refutation of an earlier one, under a random
-reconciliation policy. The facts are revised once as one ``revise_many`` batch and once fact
-by fact, under two prefixes of one data root (a process serves one root, so every scenario
-shares it and gate 1 sees the other scenarios' look-alike claims). It prints every seed
-whose two final graphs differ (state and valid time of each node) and every ``check``
-problem naming a scenario's nodes, except the overlaps a loaded file can hold (two loaded
-values of one slot). A search for defects, never a test: a scenario it finds becomes one.
+reconciliation policy; half the scenarios then resolve one dispute left (the same pair in
+both runs). The facts are revised once as one ``revise_many`` batch and once fact by fact,
+under two prefixes of one data root (a process serves one root, so every scenario shares it
+and gate 1 sees the other scenarios' look-alike claims). It prints every seed whose two
+final graphs differ (state and valid time of each node) and every ``check`` problem naming a
+scenario's nodes, except the overlaps a loaded file can hold (two loaded values of one
+slot). A search for defects, never a test: a scenario it finds becomes one.
 """
 
 from __future__ import annotations
@@ -103,8 +104,15 @@ def prefixed(obj: Any, prefix: str) -> Any:
 
 
 async def run(
-    fx, prefix: str, inv: dict, before: list, batch: list, as_batch: bool
-) -> tuple[Optional[str], dict]:
+    fx,
+    prefix: str,
+    inv: dict,
+    before: list,
+    batch: list,
+    as_batch: bool,
+    resolve_pick: Optional[float] = None,
+) -> tuple[Optional[str], dict, bool]:
+    """(the error the run ended with, each node's state and valid time, whether it resolved a dispute)."""
     await fx.load(json.dumps(prefixed(inv, prefix)))
     for fact in prefixed(before, prefix):
         await fx.revise(fact.pop("fact"), **fact)
@@ -118,11 +126,38 @@ async def run(
     except Exception as e:  # the two runs must fail alike too
         error = type(e).__name__
     status = await fx.status()
-    return error, {
-        n["key"][len(prefix) :]: (n["state"], n.get("valid_from"), n.get("valid_to"))
-        for n in status["nodes"]
-        if n["key"].startswith(prefix)
-    }
+    resolved = False
+    if resolve_pick is not None and error is None:
+        # the caller then settles one dispute left (the same one in both runs, by its keys)
+        disputed = {
+            n["key"] for n in status["nodes"] if n["key"].startswith(prefix) and n["state"] == "disputed"
+        }
+        pairs = sorted(
+            {
+                tuple(sorted((e["from"], e["to"])))
+                for e in status["edges"]
+                if e["type"] == "disputes" and e["from"] in disputed and e["to"] in disputed
+            }
+        )
+        if pairs:
+            pick = resolve_pick * len(pairs)
+            a, b = pairs[int(pick)]
+            loser, winner = (a, b) if pick % 1 < 0.5 else (b, a)
+            resolved = True
+            try:
+                await fx.resolve(loser, winner=winner)
+            except Exception as e:
+                error = f"resolve: {type(e).__name__}"
+            status = await fx.status()
+    return (
+        error,
+        {
+            n["key"][len(prefix) :]: (n["state"], n.get("valid_from"), n.get("valid_to"))
+            for n in status["nodes"]
+            if n["key"].startswith(prefix)
+        },
+        resolved,
+    )
 
 
 def _loaded_overlap(problem: str, prefix: str) -> bool:
@@ -138,14 +173,17 @@ async def main_async(seeds: range, root: Optional[str]) -> dict:
     from memory_core import Falsify
 
     where = root or tempfile.mkdtemp(prefix="slot-differential-")
-    report: dict[str, Any] = {"seeds": [seeds.start, seeds.stop], "differ": [], "check": []}
+    report: dict[str, Any] = {"seeds": [seeds.start, seeds.stop], "differ": [], "check": [], "resolved": 0}
     try:
         async with Falsify.open(where) as fx:
             for seed in seeds:
-                inv, before, batch = scenario(random.Random(seed))
-                one = await run(fx, f"o{seed}x", inv, before, batch, False)
-                many = await run(fx, f"m{seed}x", inv, before, batch, True)
-                if one != many:
+                rng = random.Random(seed)
+                inv, before, batch = scenario(rng)
+                pick = rng.random() if rng.random() < 0.5 else None  # half the scenarios end with a resolve
+                one = await run(fx, f"o{seed}x", inv, before, batch, False, pick)
+                many = await run(fx, f"m{seed}x", inv, before, batch, True, pick)
+                report["resolved"] += one[2]
+                if one[:2] != many[:2]:
                     report["differ"].append({"seed": seed, "batch": batch, "one": one, "many": many})
                     print(f"seed {seed}: the batch and one at a time differ", flush=True)
                 problems = (await fx.check()).get("problems", [])
@@ -174,7 +212,7 @@ def main() -> None:
         print(json.dumps(report, indent=2))
     print(
         f"{len(report['differ'])} of {last - first} scenarios differ between the batch and one at a time; "
-        f"{len(report['check'])} runs with check problems"
+        f"{len(report['check'])} runs with check problems; {report['resolved']} scenarios ended with a resolve"
     )
 
 
