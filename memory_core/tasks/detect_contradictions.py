@@ -220,10 +220,22 @@ async def detect_batch(batch: RevisionBatch) -> None:
 async def refuse_new_decisions_on_recorded(batch: RevisionBatch, jobs: list[FactJob], stored: dict) -> None:
     """A fact already recorded comes again with a decision its record does not hold (``--target``
     E it neither supersedes nor disputes, ``--supports``/``--refutes`` H it has no edge to,
-    ``--inquiry`` another question than its own):
+    ``--inquiry`` another question than its own, a ``--valid-from`` other than its own):
     repeating the fact changes nothing, so the decision would be dropped; refused instead (exit
     2, nothing written), naming the command that makes it about the recorded fact."""
     for job in jobs:
+        props, start = stored[job.new_key], job.request.valid_from
+        had_start = props.get("valid_from")
+        if start is not None and (had_start is None or validity.moment(had_start) != validity.moment(start)):
+            # a revision never moves a value's start (it only ends values), so the stored start
+            # is the one the record gave: another one would be dropped without a word
+            had = f"valid from {had_start}" if had_start else "with no valid_from"
+            raise InputError(
+                f"{_where(batch, job)}the fact is already recorded as {job.new_key} (epoch "
+                f"{props.get('truth_epoch')}) {had}, not from {start}; a fact is recorded once: to "
+                "record it from that date, undo the change that recorded it and revise it again",
+                field="valid_from",
+            )
         home, named = stored[job.new_key].get("question_key"), job.request.inquiry
         if named is not None and home and normalise_key(named) != normalise_key(home):
             raise InputError(

@@ -101,3 +101,27 @@ async def test_a_later_fact_of_the_batch_may_pin_the_recorded_fact(app, prefix):
     assert results[1]["refuted"] == [key]
     states = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
     assert states[key] == "refuted" and states[results[1]["new_evidence"]] == "alive"
+
+
+async def test_a_recorded_fact_repeated_with_another_start_is_refused(app, prefix):
+    """A fact repeated with another ``valid_from`` than its record's would be "already recorded;
+    nothing changed" and its date dropped without a word: refused instead (exit 2, nothing
+    written), as a repeated fact with another decision is. Its own start, or none, is no decision."""
+    from memory_core.core.errors import InputError
+
+    await app.load(ship(prefix))
+    stored = master(prefix, "Odo Brask", "2024-01-01")
+    first = await app.revise(stored.pop("fact"), **stored)
+    before = await app.status()
+    again = master(prefix, "Odo Brask", "2014-01-01")
+    with pytest.raises(InputError, match="valid from 2024-01-01, not from 2014-01-01"):
+        await app.revise(again.pop("fact"), **again)
+    with pytest.raises(InputError, match="not from 2014-01-01"):
+        await app.revise_many(
+            [master(prefix, "Ivo Tarn", "2018-01-01"), master(prefix, "Odo Brask", "2014-01-01")]
+        )
+    assert await app.status() == before
+    for start in ("2024-01-01", "2024-01-01T00:00:00Z", None):
+        same = master(prefix, "Odo Brask", start)
+        result = await app.revise(same.pop("fact"), **same)
+        assert result["note"].startswith(f"already recorded as {first['new_evidence']}")
