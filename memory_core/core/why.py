@@ -18,7 +18,7 @@ the view is never given as holding.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.beliefs import ALIVE, BeliefView
@@ -327,7 +327,10 @@ def cause_of(change: dict, entry: dict, related: frozenset[str] = frozenset()) -
     if change.get("rule") == Rule.REINSTATED:
         moved = {c["key"] for c in changes if c["key"] != change["key"]}
         return [k for k in cause if k in moved] or cause
-    if change.get("rule") == Rule.DISPUTED and related:
+    if change.get("rule") == Rule.DISPUTED and change.get("detail") == THROUGH_DISPUTED and related:
+        # through its support or an attacker in dispute, not a party to a dispute: a party's
+        # sentence names its sides ("neither side won (F2)"), and a refuter that died in the
+        # same entry is none of them
         also = {c["key"] for c in changes if c["key"] in related and c["key"] not in cause}
         return cause + sorted(also)
     return cause
@@ -341,10 +344,15 @@ def _entered(entry: dict, wanted: str) -> str:
     return ALIVE
 
 
-def why_index(entries: Iterable[dict]) -> dict[str, str]:
+def why_index(
+    entries: Iterable[dict], related: Optional[Mapping[str, Iterable[str]]] = None
+) -> dict[str, str]:
     """The latest reason for every key that ever changed state (for the viewer), worded as
     :func:`history` words it for ``explain``: of the changes no undo took back (after an undo a
-    node is as it was before the undone epoch, for the reason it was so then)."""
+    node is as it was before the undone epoch, for the reason it was so then). ``related``:
+    each node's antecedents and attackers in the graph shown (normalised key -> keys), as
+    ``explain`` passes them to :func:`history` (see :func:`cause_of`)."""
+    related = related or {}
     entries = list(entries)
     undone = {e.get("undoes") for e in entries if e.get("kind") == "undo"}
     why = {}
@@ -354,7 +362,8 @@ def why_index(entries: Iterable[dict]) -> dict[str, str]:
         if entry.get("kind") == "undo" or entry["epoch"] in undone:
             continue
         for change in entry.get("changes", []):
-            said = _said(change, cause_of(change, entry), attacks, entry)
+            near = frozenset(related.get(normalise_key(change["key"]), ()))
+            said = _said(change, cause_of(change, entry, near), attacks, entry)
             why[change["key"]] = f"epoch {entry['epoch']}: " + said
     return why
 

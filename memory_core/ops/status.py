@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Literal, Optional
 
 from memory_core.core.cardinality import stored_predicates
-from memory_core.core.vocabulary import BELIEF_EDGES
+from memory_core.core.keys import normalise_key
+from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, SUPERSEDES
 from memory_core.core.beliefs import Node
 from memory_core.core.results import StatusNode, StatusResult
 from memory_core.core.why import why_index
@@ -110,8 +111,25 @@ async def snapshot(stores) -> dict:
     return await off_loop.run(_snapshot, data, stores.journal)
 
 
+def _related(edges: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Each node's antecedents (its critical ``depends_on`` targets) and attackers (who
+    ``supersedes`` it, its rivals in a ``disputes`` edge) in the graph shown, by normalised key:
+    what ``explain`` reads of the node's neighbourhood to say why it became disputed."""
+    related: dict[str, set[str]] = {}
+    for edge in edges:
+        kind, src, dst = edge["type"], edge["from"], edge["to"]
+        if kind == DEPENDS_ON and edge.get("critical", True):
+            related.setdefault(normalise_key(src), set()).add(dst)
+        elif kind == SUPERSEDES:
+            related.setdefault(normalise_key(dst), set()).add(src)
+        elif kind == DISPUTES:
+            related.setdefault(normalise_key(src), set()).add(dst)
+            related.setdefault(normalise_key(dst), set()).add(src)
+    return related
+
+
 def _snapshot(data: StatusResult, journal) -> dict:
-    why = why_index(journal.entries())
+    why = why_index(journal.entries(), _related(data["edges"]))
     nodes: list[SnapshotNode] = [
         {
             **node,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from belief_views import view_in_states
 from memory_core.core.beliefs import BeliefView, Edge
 from memory_core.core.vocabulary import DEPENDS_ON, DISPUTES, SUPERSEDES, Rule
-from memory_core.core.why import history, why_alive, why_dead
+from memory_core.core.why import history, why_alive, why_dead, why_index
 
 
 def trial(kp: str = "invalidated", with_kp: bool = True) -> BeliefView:
@@ -162,6 +162,28 @@ def test_a_node_disputed_through_its_support_names_the_justification_that_died()
     assert event["cause"] == ["Z1", "Z3"], event
     assert event["text"] == "disputed: its support runs through disputed nodes (cause: Z1, Z3)"
     assert "neither side won" not in event["text"]
+    # the viewer's "Why", given the node's antecedents as explain reads them, says the same
+    assert why_index(entries, {"kzb": {"Z1", "Z3"}})["KZb"] == "epoch 2: " + event["text"]
+
+
+def test_a_party_to_a_dispute_names_only_its_sides():
+    """F1 and F2 in dispute, both refuted by F3, come back disputed when F3 dies: F3 is an
+    attacker of F1 that changed in the same entry, but not a side of the dispute."""
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["F1", "F2"]},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [
+                change("F3", Rule.CONTRADICTED, ["F4"], "refuted"),
+                change("F1", Rule.DISPUTED, ["F2"], "disputed", "in dispute with F2"),
+            ],
+        },
+    ]
+    event = history(entries, "F1", related={"F2", "F3"})["events"][-1]
+    assert event["cause"] == ["F2"], event
+    assert event["text"] == "disputed: neither side won (F2) (in dispute with F2)", event
+    assert why_index(entries, {"f1": {"F2", "F3"}})["F1"] == "epoch 2: " + event["text"]
 
 
 def test_a_confidence_restored_on_an_alive_node_is_no_coming_back():
