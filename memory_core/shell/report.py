@@ -44,7 +44,10 @@ def print_status(r: dict) -> None:
         return
     timed = any(n.get("valid_from") or n.get("valid_to") for n in r["nodes"])
     valid = f" {'VALID':<26}" if timed else ""
-    print(f"{'KEY':<14} {'TYPE':<11} {'STATE':<12} {'WEIGHT':>6} {'EPOCH':>5} {'CONF':>5}{valid}  TEXT")
+    # every key whole, as --json gives it: a key is how a node is named on the command line, and
+    # two long keys cut to the column's width would read as one (a readable key is ~30 characters)
+    wide = max([14] + [len(n["key"]) for n in r["nodes"]])
+    print(f"{'KEY':<{wide}} {'TYPE':<11} {'STATE':<12} {'WEIGHT':>6} {'EPOCH':>5} {'CONF':>5}{valid}  TEXT")
     for n in r["nodes"]:
         conf = "" if n.get("confidence") is None else f"{n['confidence']:.2f}"
         span = ""
@@ -52,7 +55,7 @@ def print_status(r: dict) -> None:
             held = n.get("valid_from") or n.get("valid_to")
             span = f" {interval(n.get('valid_from'), n.get('valid_to')) if held else '':<26}"
         print(
-            f"{_short(n['key'], 14):<14} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
+            f"{n['key']:<{wide}} {n['type']:<11} {n['state']:<12} {n['feedback_weight']:>6.2f} "
             f"{n['epoch']:>5} {conf:>5}{span}  {_short(n['text'], 70)}"
         )
     if r["edges"]:
@@ -136,6 +139,7 @@ def print_revision(r: dict, again: str = "python main.py", keep: str = "") -> No
         )
     else:
         print(f"  {r['judge']} (epoch {r['epoch']}, {r['elapsed_ms']:.0f} ms)")
+    _print_validity(r.get("validity") or {})
     if r.get("intervals"):
         print(
             "  valid time: "
@@ -177,6 +181,26 @@ def print_revision(r: dict, again: str = "python main.py", keep: str = "") -> No
         )
     ):
         print("  (no other node would change)")
+
+
+# how a judged contradiction was read in valid time, in words (``validity`` of a revision's
+# result); ``untimed`` is a contradiction as any other and ``one_side_untimed`` has its note
+_VALIDITY_WORDS = {
+    "disjoint": "valid at other times than the fact: no contradiction, left as they are",
+    "ends_stored": "held until the fact starts",
+    "new_precedes": "valid from a later date than the fact: the fact holds until the earliest of them starts",
+    "same_period": "valid from the same date as the fact: a contradiction, decided by the policy",
+}
+
+
+def _print_validity(validity: dict) -> None:
+    """One line per way the revision read a contradiction in valid time: without it, a
+    candidate the judge says the fact contradicts, left as it is (``disjoint``), reads as a
+    contradiction ignored."""
+    for case, words in _VALIDITY_WORDS.items():
+        keys = [k for k, c in validity.items() if c == case]
+        if keys:
+            print(f"  valid time read: {', '.join(keys)} {words} ({case})")
 
 
 def print_explain(r: dict) -> None:

@@ -1,0 +1,85 @@
+"""The CLI's text (memory_core.shell.report) says what its ``--json`` says, on results unlike
+the demo's:
+
+* ``status`` names every node by its whole key (two long keys, a viewer's readable key among
+  them, were cut to the column's width and read as one);
+* ``revise`` says how valid time read each judged contradiction (``validity``): a stored value
+  valid at other times than the fact (``disjoint``) is left as it is, which the text must say, or
+  "judge says contradicts" reads as a contradiction ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from memory_core.shell.report import print_revision, print_status
+
+
+def printed(fn, result: dict) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn(result)
+    return out.getvalue()
+
+
+def test_status_names_every_node_by_its_whole_key():
+    keys = [
+        "E_very_long_key_number_one",
+        "E_very_long_key_number_two",
+        "F_forensic_audit_march_qa_68e7",
+        "Eä1",
+    ]
+    rows = [
+        {
+            "key": k,
+            "type": "evidence",
+            "state": "alive",
+            "feedback_weight": 0.5,
+            "epoch": 1,
+            "text": f"claim {k}",
+            "question": "Q",
+        }
+        for k in keys
+    ]
+    lines = printed(print_status, {"nodes": rows, "edges": []}).splitlines()
+    assert [line.split()[0] for line in lines[1:]] == keys, lines
+    # the columns stay aligned: every row's type starts where the header's TYPE does
+    at = lines[0].index("TYPE")
+    assert all(line[at:].startswith("evidence") for line in lines[1:]), lines
+
+
+def revision(validity: dict) -> dict:
+    return {
+        "fact": "Crane owned the mill from 2005 to 2008.",
+        "new_evidence": "G9",
+        "judge": "structured",
+        "candidates": [
+            {
+                "key": k,
+                "distance": 0.3,
+                "relation": "contradicts",
+                "confidence": 0.9,
+                "rationale": "same slot",
+            }
+            for k in validity
+        ],
+        **{
+            name: [] for name in ("refuted", "superseded", "invalidated", "weakened", "promoted", "forgotten")
+        },
+        "epoch": 9,
+        "elapsed_ms": 5.0,
+        "validity": validity,
+        "intervals": {"G9": {"valid_from": "2005-01-01", "valid_to": "2008-01-01"}},
+    }
+
+
+def test_revise_says_a_judged_contradiction_valid_at_other_times_is_none():
+    text = printed(print_revision, revision({"F2": "disjoint", "F1": "disjoint", "G3": "ends_stored"}))
+    said = [line for line in text.splitlines() if "valid time read" in line]
+    assert any("F2, F1" in line and "(disjoint)" in line and "no contradiction" in line for line in said), (
+        text
+    )
+    assert any("G3 held until the fact starts (ends_stored)" in line for line in said), text
+    # a contradiction with no valid time on either side is one as any other: no line
+    assert "valid time read" not in printed(print_revision, revision({"F2": "untimed"}))
