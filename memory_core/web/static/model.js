@@ -29,9 +29,13 @@ export function effectsOf(result) {
   return fx;
 }
 
+/* The status line after a revision: every list of keys the result has (a dispute, a
+ * reinstatement, a restored or demoted node changed the graph too: never "nothing changed"). */
 export function summary(result) {
   const parts = [["refuted", "refuted"], ["superseded", "superseded"], ["promoted", "promoted"],
-    ["invalidated", "invalidated"], ["forgotten", "forgot"], ["weakened", "weakened"]]
+    ["invalidated", "invalidated"], ["forgotten", "forgot"], ["weakened", "weakened"],
+    ["disputed", "disputed"], ["reinstated", "reinstated"], ["restored", "restored"],
+    ["demoted", "undid the promotion of"], ["not_reinstated", "kept dead"]]
     .map(([field, verb]) => [verb, keysOf(result[field])])
     .filter(([, keys]) => keys.length)
     .map(([verb, keys]) => `${verb} ${keys.join(", ")}`);
