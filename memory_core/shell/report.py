@@ -331,5 +331,11 @@ def print_check(r: dict) -> None:
         print(f"  problem: {p}")
     for a in r.get("repaired", []):
         print(f"  repaired: {a}")
+    for what in r.get("cannot_restore", []):  # each says "cannot repair: ..." or "cannot restore ..."
+        print(f"  {what}")
     if r.get("repaired") is not None and not r["clean"]:
         print("  after repair: " + ("clean" if r.get("clean_after_repair") else "problems remain"))
+        remaining = r.get("problems_after_repair") or []
+        if remaining != r.get("problems", []):  # a repair fixed some: name the ones left
+            for p in remaining:
+                print(f"    still: {p}")

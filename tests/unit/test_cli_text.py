@@ -5,7 +5,9 @@ the demo's:
   them, were cut to the column's width and read as one);
 * ``revise`` says how valid time read each judged contradiction (``validity``): a stored value
   valid at other times than the fact (``disjoint``) is left as it is, which the text must say, or
-  "judge says contradicts" reads as a contradiction ignored.
+  "judge says contradicts" reads as a contradiction ignored;
+* ``check --repair`` says what no repair may do (``cannot_restore``: a lost log, two overlapping
+  values of one slot) and, when a repair fixed some problems, which are left.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 
-from memory_core.shell.report import print_revision, print_status
+from memory_core.shell.report import print_check, print_revision, print_status
 
 
 def printed(fn, result: dict) -> str:
@@ -83,3 +85,26 @@ def test_revise_says_a_judged_contradiction_valid_at_other_times_is_none():
     assert any("G3 held until the fact starts (ends_stored)" in line for line in said), text
     # a contradiction with no valid time on either side is one as any other: no line
     assert "valid time read" not in printed(print_revision, revision({"F2": "untimed"}))
+
+
+def test_check_repair_says_what_it_cannot_restore_and_what_is_left():
+    overlap = (
+        "E00 and E02 are two values of single-valued 'gamma|value0' that both held (overlapping validity)"
+    )
+    wrong = "E7 is stored refuted, but the labelling makes it alive"
+    cannot = "cannot repair: E00 and E02 ...; which one's dates are wrong is not for check to guess"
+    text = printed(
+        print_check,
+        {
+            "clean": False,
+            "problems": [overlap, wrong],
+            "repaired": ["E7 relabelled alive"],
+            "clean_after_repair": False,
+            "problems_after_repair": [overlap],
+            "cannot_restore": [cannot],
+        },
+    )
+    lines = text.splitlines()
+    assert f"  {cannot}" in lines, text
+    assert "  after repair: problems remain" in lines and f"    still: {overlap}" in lines, text
+    assert not any(line.startswith("    still:") and wrong in line for line in lines), text
