@@ -71,6 +71,14 @@ _KEPT = ("triple", "key", "source", "asserted_at", "trust", "policy", "valid_fro
 _DECIDED_WITH = ("supports", "refutes", "weight")
 
 
+def flag(name: str, value: str) -> str:
+    """``--name VALUE`` as a shell word pair the CLI's parser reads back: a value starting with
+    ``-`` (a key may: ``-E1``) is joined to its flag (``--target=-E1``), which argparse would
+    otherwise take for an option of its own ("expected one argument", exit 2)."""
+    quoted = shlex.quote(value)
+    return f"{name}={quoted}" if value.startswith("-") else f"{name} {quoted}"
+
+
 def flags_of(request) -> str:
     """The flags of a revision request (a :class:`~memory_core.core.requests.RevisionRequest`)
     other than its decision (``--target``, ``--record``), as the CLI spells them: the ready
@@ -86,7 +94,7 @@ def flags_of(request) -> str:
             continue
         if name == "triple":
             value = "|".join(value)
-        words += [flags[name], shlex.quote(f"{value:g}" if isinstance(value, float) else str(value))]
+        words.append(flag(flags[name], f"{value:g}" if isinstance(value, float) else str(value)))
     return " ".join(words)
 
 
@@ -115,10 +123,10 @@ def print_revision(r: dict, again: str = "python main.py", keep: str = "") -> No
     if r.get("to_decide"):
         print("  you decide: read the candidates above; if the fact contradicts one, revise with its key:")
         for key in r["to_decide"]:
-            print(f"    {again} revise {shlex.quote(r['fact'])} --target {shlex.quote(key)}{keep}")
+            print(f"    {again} revise {shlex.quote(r['fact'])} {flag('--target', key)}{keep}")
         bears = (
             ""
-            if " --supports " in keep or " --refutes " in keep
+            if any(word.split("=")[0] in ("--supports", "--refutes") for word in keep.split())
             else " (add --supports H or --refutes H for the hypothesis it bears on)"
         )
         print(f"  if it contradicts none of them, record it{bears}:")

@@ -6,6 +6,8 @@ the demo's:
 * ``revise`` says how valid time read each judged contradiction (``validity``): a stored value
   valid at other times than the fact (``disjoint``) is left as it is, which the text must say, or
   "judge says contradicts" reads as a contradiction ignored;
+* the commands ``revise`` prints for the caller to decide run as printed, for a key starting
+  with ``-`` too (``--target -E1`` was read by the parser as a flag of its own: exit 2);
 * ``check --repair`` says what no repair may do (``cannot_restore``: a lost log, two overlapping
   values of one slot) and, when a repair fixed some problems, which are left.
 """
@@ -15,7 +17,11 @@ from __future__ import annotations
 import contextlib
 import io
 
-from memory_core.shell.report import print_check, print_revision, print_status
+import shlex
+
+from memory_core.core.requests import revision_request
+from memory_core.shell.commands import build_parser
+from memory_core.shell.report import flags_of, print_check, print_revision, print_status
 
 
 def printed(fn, result: dict) -> str:
@@ -108,3 +114,18 @@ def test_check_repair_says_what_it_cannot_restore_and_what_is_left():
     assert f"  {cannot}" in lines, text
     assert "  after repair: problems remain" in lines and f"    still: {overlap}" in lines, text
     assert not any(line.startswith("    still:") and wrong in line for line in lines), text
+
+
+def test_the_commands_printed_to_decide_run_for_a_key_starting_with_a_dash():
+    asked = revision_request("The crane lifts 20 t.", source="-lab", supports="-H", weight=0.5)
+    result = dict(revision({}), new_evidence=None, epoch=None, to_decide=["-E1", "E2"])
+    text = printed(lambda r: print_revision(r, again="python main.py", keep=flags_of(asked)), result)
+    commands = [
+        line.strip() for line in text.splitlines() if line.strip().startswith("python main.py revise")
+    ]
+    assert len(commands) == 3, text
+    parsed = [build_parser().parse_args(shlex.split(c)[2:]) for c in commands]
+    assert [a.target for a in parsed] == ["-E1", "E2", None], text
+    assert all(a.source == "-lab" and a.supports == "-H" and a.weight == "0.5" for a in parsed), text
+    assert parsed[-1].record is True
+    assert "add --supports H" not in text, text  # the caller's --supports=-H is part of the decision
