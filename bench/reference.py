@@ -697,14 +697,16 @@ def valid_time_case(new: tuple, stored: tuple) -> str:
     """How a judged contradiction reads in valid time: intervals are [from, to), to = None open.
     A stored value that started earlier and still held when the new one starts ends there
     (whatever its own end); one that starts later ends the new one; the same start is a real
-    contradiction; a start on one side only is decided as untimed."""
+    contradiction; a start on one side only is decided as untimed, unless the side without one
+    ends before the other starts (disjoint)."""
     (nf, nt), (sf, st) = new, stored
+    # an end with no start: it held at most until then, so a start at or after it is after it
+    if (nt is not None and sf is not None and nt <= sf) or (st is not None and nf is not None and st <= nf):
+        return "disjoint"
     if nf is None and sf is None:
         return "untimed"
     if nf is None or sf is None:
         return "one_side_untimed"
-    if not (nf < (st or FOREVER) and sf < (nt or FOREVER)):
-        return "disjoint"
     if sf < nf:
         return "ends_stored"
     if nf < sf:

@@ -398,16 +398,21 @@ def classify(new: Interval, stored: Interval) -> str:
     """How a judged contradiction between a new fact and stored evidence reads in valid time
     (see the module docstring). ``stored`` may be closed (a value already superseded in time,
     or loaded with a ``valid_to``): a value that started earlier and still held when the new
-    one starts ends there, whatever its own end."""
+    one starts ends there, whatever its own end. A side with an end and no start held at most
+    until its end: the other starting then or later is ``disjoint`` from it."""
     nf, nt = new
     sf, st = stored
+    # a value with an end and no start held at most until its end: one that starts then or later
+    # is after it, whatever else time cannot say about the two
+    if (nt is not None and sf is not None and moment(nt) <= moment(sf)) or (
+        st is not None and nf is not None and moment(st) <= moment(nf)
+    ):
+        return DISJOINT
     if nf is None and sf is None:
         return UNTIMED
     if nf is None or sf is None:
         return ONE_UNTIMED
     nf_, sf_ = moment(nf), moment(sf)
-    if (nt is not None and moment(nt) <= sf_) or (st is not None and moment(st) <= nf_):
-        return DISJOINT
     if sf_ < nf_:
         return ENDS_STORED
     if nf_ < sf_:
@@ -713,7 +718,17 @@ def place(view: BeliefView, plan: Plan, timed: dict, new_key: str, ghosts: Itera
     from memory_core.core.cascade import decay
 
     node = view.nodes[new_key]
-    later = sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
+    # what ends it: of the values it precedes, the one (or ones) that starts first
+    until = timed["new_valid_to"]
+    later = sorted(
+        k
+        for k, c in timed["cases"].items()
+        if c == NEW_PRECEDES
+        and until is not None
+        and k in view.nodes
+        and (start := view.nodes[k].valid_from) is not None
+        and moment(start) == moment(until)
+    ) or sorted(k for k, c in timed["cases"].items() if c == NEW_PRECEDES)
     if not node.alive:
         if node.state == DISPUTED and timed["new_valid_to"]:
             # in dispute, it still cannot hold past the start of a value it precedes: whichever

@@ -18,7 +18,8 @@ from 1 among that retriever's live hits); the fused ranking is by that score, ti
 by cosine distance. Gate 1 keeps the top :data:`GATE1_K` of it (a bound on what the
 judges are asked: each candidate costs judge work), optionally only those within a
 distance floor, then adds the subject+predicate lookup's evidence. A fact scoped to one
-question (``Query.question``, ``--inquiry``) sees only that question's evidence, and its
+question (``Query.question``, ``--inquiry``) sees only that question's evidence (but a timed
+fact's subject+predicate lookup, which reads its slot's whole timeline), and its
 retrievers' pools widen until they hold its top k (:func:`_widen_for_questions`). Every candidate
 carries its cosine distance (lexical hits bring their row's vector), its lexical
 score (None: not a lexical hit) and its fused rank (None: lookup only).
@@ -292,7 +293,14 @@ async def gate1_many(
                 props = hit.props if hit.props is not None else read.get(hit.node_id)
                 if props is None or props.get("key") in query.exclude:
                     continue
-                if query.question is not None and props.get("question_key") != query.question:
+                # a timed fact's subject+predicate lookup reads its slot's whole timeline, every
+                # question's values: valid time orders them with the fact whatever the inquiry
+                # (the revision keeps from another question only what time orders with it)
+                if (
+                    query.question is not None
+                    and props.get("question_key") != query.question
+                    and not (query.timeline and not retriever.ranked)
+                ):
                     continue
                 if state_of(props) not in LIVE and not (
                     query.timeline and not retriever.ranked and past(props)

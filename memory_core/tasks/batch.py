@@ -93,7 +93,7 @@ class FactJob:
     narrowed: Optional[Detection] = None  # what was still alive when this fact's turn came
     plan: Optional[Plan] = None
     timings: dict[str, float] = field(default_factory=dict)  # task name -> ms
-    recorded_as: Optional[str] = None  # read as ``already``
+    already: Optional[str] = None  # the "already recorded" note: nothing to do for this fact
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
     inquiry: Optional[str] = None  # the stored question --inquiry names (its key as stored)
@@ -101,29 +101,23 @@ class FactJob:
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
 
-    def _disjoint(self, key: str) -> bool:
-        """Whether the fact's valid time and stored evidence ``key``'s do not overlap."""
+    def time_case(self, key: str) -> Optional[str]:
+        """How the fact's valid time reads against stored evidence ``key``'s
+        (:func:`validity.classify`); None for a fact without a ``valid_from`` or a key not in view."""
         view, r = self.batch.view, self.request
         node = view.nodes.get(key) if view is not None and r.valid_from is not None else None
         if node is None:
-            return False
-        return (
-            validity.classify((r.valid_from, r.valid_to), (node.valid_from, node.valid_to))
-            == validity.DISJOINT
-        )
+            return None
+        return validity.classify((r.valid_from, r.valid_to), (node.valid_from, node.valid_to))
 
-    @property
-    def already(self) -> Optional[str]:
-        """The "already recorded" note: nothing to do for this fact."""
-        return self.recorded_as
+    def _disjoint(self, key: str) -> bool:
+        """Whether the fact's valid time and stored evidence ``key``'s do not overlap."""
+        return self.time_case(key) == validity.DISJOINT
 
-    @already.setter
-    def already(self, note: Optional[str]) -> None:
-        # the first note stands until detection is reset: a fact found stored at detection keeps
-        # the epoch it was recorded at when, at its turn, its evidence is in the view (a later
-        # fact of the batch acts on it) and reads as the same fact earlier in this batch
-        if note is None or self.recorded_as is None:
-            self.recorded_as = note
+    def in_timeline(self, key: str) -> bool:
+        """Whether valid time orders the fact and stored evidence ``key`` (one started before
+        the other): a succession in the slot's timeline, no contradiction."""
+        return self.time_case(key) in (validity.ENDS_STORED, validity.NEW_PRECEDES)
 
     @property
     def fact(self) -> str:
@@ -166,13 +160,15 @@ class FactJob:
 
     @property
     def question(self) -> Optional[str]:
-        """The question the new evidence joins: that of what it contradicts, else the one the
-        caller named (``inquiry``), else that of the hypothesis the caller named
+        """The question the new evidence joins: the one the caller named (``inquiry``), else
+        that of what it contradicts, else that of the hypothesis the caller named
         (``supports``/``refutes``), else of the nearest candidate a judge found related to it
         (the same value of its subject and predicate; :func:`_nearest_related`), else the
         root's default question."""
         narrowed = self.narrowed or Detection("none", [], [], "")
         acting = narrowed.acting
+        if self.inquiry is not None:  # what it contradicts is of that question (contradicts_elsewhere)
+            return self.inquiry
         if acting:
             # a timed fact contradicts only what time reads as a contradiction: a value it is
             # disjoint from stays as it is (core.validity), so its question is not the fact's

@@ -32,6 +32,8 @@ def today() -> str:
 async def begin_fact(job: FactJob) -> None:
     batch = job.batch
     view = batch.belief_view
+    if job.already:  # found stored at detection: its note keeps the epoch it was recorded at
+        return
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
@@ -60,10 +62,14 @@ async def begin_fact(job: FactJob) -> None:
     ):  # the caller says where the fact belongs: only that question's evidence counts
         await batch.home()
         job.inquiry = named_inquiry(job)
+        # a timed value takes its place in its slot's whole timeline: a value of another question
+        # that valid time orders with it (it starts before or after) still ends or is ended there
+        # (time is the world's, not the inquiry's); only a contradiction stays within the inquiry
         alive = {
             c.key
             for c in candidates
-            if c.key in alive and (c.question or questions.get(c.key)) == job.inquiry
+            if c.key in alive
+            and ((c.question or questions.get(c.key)) == job.inquiry or job.in_timeline(c.key))
         }
     job.narrowed = narrow(job, alive, questions)
     if job.request.record or not job.narrowed.candidates:
@@ -155,9 +161,14 @@ async def begin_fact(job: FactJob) -> None:
 
 
 def contradicts_elsewhere(job: FactJob) -> None:
-    """A fact joins the question of what it contradicts: one naming another question is refused."""
+    """A fact joins the question of what it contradicts: one naming another question is refused
+    (a value of another question that valid time orders with the fact is no contradiction)."""
     found = job.inquiry
-    other = [c for c in (job.narrowed.acting if job.narrowed else []) if c.question and c.question != found]
+    other = [
+        c
+        for c in (job.narrowed.acting if job.narrowed else [])
+        if c.question and c.question != found and not job.in_timeline(c.key)
+    ]
     if other:
         raise InputError(
             f"--inquiry {found!r}: the fact contradicts {other[0].key}, evidence of question {other[0].question!r}, "
