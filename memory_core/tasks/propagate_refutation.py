@@ -64,12 +64,17 @@ async def begin_fact(job: FactJob) -> None:
         job.inquiry = named_inquiry(job)
         # a timed value takes its place in its slot's whole timeline: a value of another question
         # that valid time orders with it (it starts before or after) still ends or is ended there
-        # (time is the world's, not the inquiry's); only a contradiction stays within the inquiry
+        # (time is the world's, not the inquiry's); one of the same period is a contradiction in
+        # another question, refused (contradicts_elsewhere) rather than left overlapping it
         alive = {
             c.key
             for c in candidates
             if c.key in alive
-            and ((c.question or questions.get(c.key)) == job.inquiry or job.in_timeline(c.key))
+            and (
+                (c.question or questions.get(c.key)) == job.inquiry
+                or job.in_timeline(c.key)
+                or job.time_case(c.key) == validity.SAME_PERIOD
+            )
         }
     job.narrowed = narrow(job, alive, questions)
     if job.request.record or not job.narrowed.candidates:

@@ -135,3 +135,40 @@ async def test_a_late_value_is_explained_by_the_first_value_it_precedes(app, pre
     ended = [e for e in (await app.explain(p + "C_dana"))["events"] if e["rule"] == "validity_ended"]
     assert ended and all(e["cause"] == [p + "C_alan"] for e in ended), ended
     assert all(p + "C_beth" not in e["text"] for e in ended), ended
+
+
+async def test_a_timed_fact_for_the_same_period_as_another_inquirys_value_is_refused_there(app, prefix):
+    """The same period in another question is a contradiction there: the fact would join that
+    question, so naming another inquiry is refused, nothing written (before, the two values
+    were left overlapping, which check reports and no repair settles)."""
+    from memory_core.core.errors import InputError
+
+    p = f"{prefix}ts"
+    bridge = f"tess bridge {p}"
+    await app.load(
+        {
+            "question": {"key": p + "Q1", "text": f"What is the weight limit of the {bridge}?"},
+            "evidence": [
+                value(
+                    p,
+                    "E40",
+                    bridge,
+                    "weight limit",
+                    "40 t",
+                    f"The {bridge} has a weight limit of 40 t.",
+                    valid_from="2010-01-01",
+                )
+            ],
+        }
+    )
+    await app.load({"question": {"key": p + "Q2", "text": f"Who paints the {bridge}?"}})
+    before = states(await app.status(), p)
+    with pytest.raises(InputError, match=f"{p}E40.*{p}Q1"):
+        await app.revise(
+            f"The {bridge} has a weight limit of 30 t.",
+            triple=f"{bridge}|weight limit|30 t",
+            key=p + "E30",
+            valid_from="2010-01-01",
+            inquiry=p + "Q2",
+        )
+    assert states(await app.status(), p) == before
