@@ -215,6 +215,18 @@ def _said(
 ) -> str:
     if change["rule"] == Rule.DISPUTED and change.get("detail") == THROUGH_DISPUTED:
         return "disputed: " + _undecided(change, cause, attacks, entry or {})
+    if change["rule"] == Rule.SUPPORT_LOST:
+        # its cause holds the supporters that died and the rival promoted over it: the rival is
+        # the one the same entry promoted over this node, never one of the evidence it lost
+        rivals = [
+            c["key"]
+            for c in (entry or {}).get("changes", [])
+            if c.get("rule") == Rule.PROMOTED and change["key"] in (c.get("cause") or [])
+        ]
+        if rivals:
+            lost = ", ".join(k for k in cause if k not in rivals) or "-"
+            text = f"superseded: lost its supporting evidence ({lost}); rival {', '.join(rivals)} promoted"
+            return f"{text} ({change['detail']})" if change.get("detail") else text
     before, after = change.get("before") or {}, change.get("after") or {}
     if change["rule"] == Rule.REINSTATED and before.get("state") == after.get("state") == "alive":
         # never dead: what came back is a weight or a confidence, not the node

@@ -323,3 +323,24 @@ def test_a_key_explained_is_spelled_as_its_latest_life_spelled_it():
         {"epoch": 3, "kind": "load", "added": ["KX"], "changes": []},
     ]
     assert history(entries, "kx")["key"] == "KX"
+
+
+def test_a_hypothesis_superseded_names_the_rival_promoted_apart_from_the_evidence_it_lost():
+    """The demo: the audit refutes E_qa, A loses its support and B is promoted over it. The
+    change's cause holds both (B and E_qa); the sentence said "rival promoted (B, E_qa)", as if
+    E_qa were a rival."""
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["A", "B", "E_qa"]},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [
+                change("E_qa", Rule.CONTRADICTED, ["F_audit"], "refuted"),
+                change("A", Rule.SUPPORT_LOST, ["B", "E_qa"], "superseded", "rival B still supported"),
+                change("B", Rule.PROMOTED, ["A"], "alive", "best-supported rival"),
+            ],
+        },
+    ]
+    said = "superseded: lost its supporting evidence (E_qa); rival B promoted (rival B still supported)"
+    assert history(entries, "A")["events"][-1]["text"] == said
+    assert why_index(entries)["A"] == f"epoch 2: {said}"
