@@ -816,16 +816,18 @@ async def _many(stores, props: dict) -> bool:
     return declared.get(normalise_term(props["predicate"])) == MANY
 
 
-async def values_of(stores, slice_: Slice, props: dict) -> list[dict]:
-    """The other facts of a fact's subject and predicate in its inquiry (their states read on
-    the slice), earliest valid first."""
+async def values_of(stores, slice_: Slice, props: dict, within: Optional[str] = None) -> list[dict]:
+    """The other facts of a fact's subject and predicate (their states read on the slice),
+    earliest valid first: of every inquiry, as a timed revision ends and places them (the slot
+    is one timeline in the world, whatever question each value was recorded for), or only of
+    the inquiry ``within`` when given."""
     key = sp_key(props.get("subject"), props.get("predicate"))
     if key is None:
         return []
     found = [
         p
         for p in await stores.store.nodes_by_sps({key: props["subject"]})
-        if p.get("key") != props.get("key") and inquiry_of(p) == inquiry_of(props)
+        if p.get("key") != props.get("key") and (within is None or inquiry_of(p) == within)
     ]
     await slice_.load(inquiry_of(p) for p in found)
     nodes = [(slice_.node(p), p) for p in found]
@@ -875,15 +877,19 @@ def held_by_dead(
     return best
 
 
-async def replacement(stores, slice_: Slice, dead: str, props: Optional[dict] = None) -> Optional[dict]:
+async def replacement(
+    stores, slice_: Slice, dead: str, props: Optional[dict] = None, pinned: Optional[str] = None
+) -> Optional[dict]:
     """The alive belief that took a dead one's place: what refuted, superseded or ended it (the
     revision log), followed while that died too; at an as-of time, a fact not valid then is in
     the place of the value of its subject and predicate that is (Alan Reed was the CEO in 2012,
-    not Beth Cole, who became CEO in 2016); None when nothing alive did."""
+    not Beth Cole, who became CEO in 2016), of any inquiry, or of the ``pinned`` one when the
+    caller pinned one (that value is the answer); None when nothing alive did."""
     if props is not None and slice_.as_of is not None:
         node = slice_.node(props)
         if node is not None and validity.outside((node.valid_from, node.valid_to), slice_.as_of):
-            then = [p for p in await values_of(stores, slice_, props) if slice_.state(p) == ALIVE]
+            valued = await values_of(stores, slice_, props, pinned)
+            then = [p for p in valued if slice_.state(p) == ALIVE]
             if then:
                 return then[0]
     replaced = revision_marks(stores.journal).replaced
@@ -1028,10 +1034,12 @@ def _state_said(slice_: Slice, props: dict) -> str:
     return str(slice_.state(props))
 
 
-async def answer_replacing(stores, slice_: Slice, dead: BeliefHit, words: QuestionWords) -> Optional[dict]:
+async def answer_replacing(
+    stores, slice_: Slice, dead: BeliefHit, words: QuestionWords, pinned: Optional[str] = None
+) -> Optional[dict]:
     """The question is about a dead fact: its alive replacement answers, saying what it replaces
     (``replaces``); with none, None."""
-    found = await replacement(stores, slice_, dead.props["key"], dead.props)
+    found = await replacement(stores, slice_, dead.props["key"], dead.props, pinned)
     node = slice_.node(dead.props)
     if words.ever and slice_.state(dead.props) == SUPERSEDED and node is not None and node.valid_to:
         # asked whether it ever held: it did, over its valid time
@@ -1499,6 +1507,14 @@ async def recall(
         outside = await not_valid_on(stores, result, day)
         if outside is not None:
             result = {**await _answer(stores, question, None, day, inquiry, path), "as_of_today": outside}
+        elif (result["falsify"].get("dead_match") or {}).get("state") == SUPERSEDED:
+            # no alive belief answers from the stored states, the fact the question is about being
+            # superseded: ended in time (or resting on a fact ended), perhaps at a date still to
+            # come, so it may hold today; what is valid today answers when anything does
+            now = await _answer(stores, question, None, day, inquiry, path)
+            if now["falsify"]["nodes"]:
+                why = await held_today(stores, result, now, day)
+                result = {**now, "as_of_today": why}
     return result
 
 
@@ -1633,6 +1649,28 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
         else:
             mine["answer"] = note + mine["answer"]
     return {**result, "question": question, "order_from_question": order_said}
+
+
+async def held_today(stores, stored: RecallResult, now: RecallResult, day: str) -> str:
+    """Why a question whose fact is superseded in the stored states is answered as of ``day``:
+    the fact, and the facts of the answer whose valid time ends after ``day`` (the future value
+    that ended them at once)."""
+    dead = stored["falsify"].get("dead_match") or {}
+    keys = list(
+        dict.fromkeys(list(now["falsify"]["nodes"]) + [h["key"] for h in now["falsify"].get("through") or []])
+    )
+    found = await stores.store.find_keys(keys)
+    ending = [
+        f"{key} valid {props.get('valid_from') or '...'} to {props['valid_to']}"
+        for key in keys
+        if (props := found.get(key) or {}).get("valid_to")
+        and not validity.outside((props.get("valid_from"), props["valid_to"]), day)
+    ]
+    return (
+        f"{dead.get('key')} ({str(dead.get('text') or '').rstrip('.')}) is superseded in the stored states"
+        + (f", resting on {', '.join(ending)}" if ending else "")
+        + f": answered from the beliefs valid on {day}"
+    )
 
 
 async def not_valid_on(stores, result: RecallResult, day: str) -> Optional[str]:
@@ -1820,7 +1858,9 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                     else None
                 )
                 if dead is not None:
-                    mine = await answer_replacing(stores, slice_, dead, words) or dead_answer(slice_, dead)
+                    mine = await answer_replacing(stores, slice_, dead, words, pinned) or dead_answer(
+                        slice_, dead
+                    )
                 elif words.names and not names_held(words, facts[0].props):
                     mine = other_entity_answer(words, facts[0].props)
                 else:
@@ -1875,7 +1915,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             or (h.distance is not None and h.distance <= OWN_SHARE * floor)
         ]
         dead = held_by_dead(about, slice_, in_scope, words, frozenset())
-        mine = await answer_replacing(stores, slice_, dead, words) if dead is not None else None
+        mine = await answer_replacing(stores, slice_, dead, words, pinned) if dead is not None else None
         if mine is not None and dead is not None:
             chosen = inquiry_of(dead.props)
             relevance["matched"] = True
