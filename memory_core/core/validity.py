@@ -537,9 +537,11 @@ def end_validity(
                 )
                 victims.append(key)
                 continue
-            until = (
-                ", ".join(f"{a} held until {ends[a]}" for a in lost if a in ends)
-                or "its support held only until then"
+            # each lost antecedent with the end it was given here, else its own (one that fell
+            # with it); the support's end when none has one to name
+            named = [(a, ends.get(a) or view.nodes[a].valid_to) for a in lost if a in view.nodes]
+            until = ", ".join(f"{a} held until {when}" for a, when in named if when) or (
+                f"its support held only until {span[1]}" if span[1] else "its support held only until then"
             )
             before_to = node.valid_to
             if node.kind == "evidence":  # derived evidence held while its support did: its validity ends too

@@ -690,3 +690,27 @@ def test_check_names_an_empty_or_inverted_interval():
         "4": {"type": "Evidence", "key": "G", "valid_to": "2014-01-01"},
     }
     assert empty_intervals(every) == [("D", "2016-01-01", "2014-01-01"), ("E", "2016-01-01", "2016-01-01")]
+
+
+def test_a_conclusion_two_steps_from_an_ended_fact_is_explained_with_its_supports_end():
+    """K1 rests on A, K2 on K1: A ends in 2015. K1's record names A's end; K2's names no value of
+    its own support (K1, a conclusion, has no valid time) but the date its support held until,
+    never a bare "until then"."""
+    from bench.graphs import loaded_model
+
+    model = loaded_model(
+        {
+            "question": {"key": "Q", "text": "vote?"},
+            "evidence": [timed("A", "2010-01-01")],
+            "conclusions": [{"key": "K1", "statement": "K1"}, {"key": "K2", "statement": "K2"}],
+            "edges": [
+                {"type": "depends_on", "from": "K1", "to": "A"},
+                {"type": "depends_on", "from": "K2", "to": "K1"},
+            ],
+        }
+    )
+    engine = engine_of(model)
+    plan = end_in_both(model, engine, "A", "2015-01-01", 1)
+    said = {c.key: c.detail for c in plan.changes if c.rule == validity.HELD_UNTIL}
+    assert "A held until 2015-01-01" in said["K1"], said
+    assert "until 2015-01-01" in said["K2"] and "until then" not in said["K2"], said
