@@ -19,7 +19,7 @@ from memory_core.core.cardinality import multi_valued
 from memory_core.core.identity import node_id
 from memory_core.core.keys import normalise_term, sp_key
 from memory_core.core.plan import Plan
-from memory_core.core.tms import L_ALIVE
+from memory_core.core.tms import L_ALIVE, downstream, labels
 from memory_core.core.vocabulary import DISPUTED
 from memory_core.judging.judges import declarations_of
 from memory_core.store.belief_store import BeliefStore
@@ -36,15 +36,21 @@ async def read_settling(
     ``plan.meta.settling``. ``recorded``: the properties of facts the change (a batch) has
     recorded but not yet stored. Returns the keys added to the view (the caller keeps their
     before-images, as for the rest of its view)."""
+    # only what the change relabels can leave a dispute: the region downstream of its seeds
+    # (a batch's view holds every fact's neighbourhood; it is not scanned fact by fact)
+    seeds, forced = reinstatement.seeds_of(plan)
+    region = downstream(view, list(seeds) + sorted(forced))
     disputed = [
         k
-        for k, n in view.nodes.items()
-        if n.kind == "evidence" and n.state == DISPUTED and n.valid_from is not None
+        for k in region
+        if (n := view.nodes.get(k)) is not None
+        and n.kind == "evidence"
+        and n.state == DISPUTED
+        and n.valid_from is not None
     ]
     if not disputed:
         return []
-    seeds, forced = reinstatement.seeds_of(plan)
-    new_labels = reinstatement.outcome_labels(view, seeds, forced)
+    new_labels = labels(view, region, forced)
     settling = sorted(k for k in disputed if new_labels.get(k) == L_ALIVE)
     if not settling:
         return []
