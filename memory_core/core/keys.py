@@ -36,3 +36,14 @@ def sp_key(subject: str | None, predicate: str | None) -> str | None:
     if not subject or not predicate:
         return None
     return f"{normalise_term(subject)}|{normalise_term(predicate)}"
+
+
+def resolve_words(loser: str, winner: str) -> str:
+    """``resolve LOSER --winner 'WINNER'`` as the CLI's parser reads it back, for the hints that
+    tell the caller how to decide: a key starting with ``-`` (a key may: ``-E1``) is no option of
+    the parser's (the winner joined to its flag, the loser after ``--``). A key holds no quote
+    or space (:func:`memory_core.core.investigation.check_key`): the quotes need no escaping."""
+    win = f"--winner='{winner}'" if winner.startswith("-") else f"--winner '{winner}'"
+    if loser.startswith("-"):
+        return f"resolve {win} -- {loser}"
+    return f"resolve {loser} {win}"

@@ -13,7 +13,7 @@ from typing import Optional
 from memory_core.core import validity
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
-from memory_core.core.keys import normalise_key
+from memory_core.core.keys import normalise_key, resolve_words
 from memory_core.core.requests import RevisionRequest, kept_for_decision
 from memory_core.core.results import RevisionResult
 from memory_core.ops.resolve import empty_result, plan_fields
@@ -170,7 +170,7 @@ def _result_of(job: FactJob) -> RevisionResult:
     if open_ and d.judge != "pinned" and not job.request.record:
         hint = (
             f"if the fact contradicts {'one of them' if len(open_) > 1 else open_[0]} after all: "
-            f"resolve {'KEY' if len(open_) > 1 else open_[0]} --winner '{new_key}'"
+            + resolve_words("KEY" if len(open_) > 1 else open_[0], new_key)
         )
         result["note"] = "; ".join(filter(None, [result.get("note"), hint]))
     bearing = [e for e in plan.new_edges if e.src == new_key and e.kind in ("supports", "refutes")]

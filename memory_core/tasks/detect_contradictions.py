@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core import validity
-from memory_core.core.keys import normalise_key, sp_key
+from memory_core.core.keys import normalise_key, resolve_words, sp_key
 from memory_core.core.requests import readable_key
 from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (
@@ -256,7 +256,7 @@ async def refuse_new_decisions_on_recorded(batch: RevisionBatch, jobs: list[Fact
         if r.target is not None and frozenset((mine, node_id("evidence", r.target))) not in linked:
             raise InputError(
                 f"{recorded} and does not contradict {r.target}; a fact is recorded once: to decide that "
-                f"{job.new_key} contradicts {r.target}: resolve {r.target} --winner '{job.new_key}'",
+                f"{job.new_key} contradicts {r.target}: {resolve_words(r.target, job.new_key)}",
                 field="target",
             )
         if r.hypothesis:

@@ -129,3 +129,15 @@ def test_the_commands_printed_to_decide_run_for_a_key_starting_with_a_dash():
     assert all(a.source == "-lab" and a.supports == "-H" and a.weight == "0.5" for a in parsed), text
     assert parsed[-1].record is True
     assert "add --supports H" not in text, text  # the caller's --supports=-H is part of the decision
+
+
+def test_the_resolve_printed_to_decide_runs_for_keys_starting_with_a_dash():
+    """The hints revise gives when the caller decides between two stored facts print a
+    ``resolve`` the CLI's parser reads back as given, a key starting with '-' included (before:
+    'resolve -E1 --winner ...', which the parser took for an option of its own, exit 2)."""
+    from memory_core.core.keys import resolve_words
+
+    for loser, winner in (("E3", "F_x"), ("-E1", "F"), ("E1", "-F"), ("-E1", "-F")):
+        args = build_parser().parse_args(shlex.split(resolve_words(loser, winner)))
+        assert (args.loser, args.winner) == (loser, winner), resolve_words(loser, winner)
+    assert resolve_words("E3", "F_x") == "resolve E3 --winner 'F_x'"  # the form printed so far
