@@ -129,8 +129,8 @@ def test_evidence_shows_its_validity_and_the_scoreboard_takes_an_as_of_date(epoc
     with open_page() as (page, _, problems):
         page.goto(url)
         page.wait_for_selector('#node-list li[data-key="E_ceo"]', timeout=30000)
-        assert "2010-01-01 – 2016-12-31" in page.inner_text('#node-list li[data-key="E_ceo"]')
-        assert "valid 2010-01-01 – 2016-12-31" in tooltip_of(page, "E_ceo")
+        assert "[2010-01-01, 2016-12-31)" in page.inner_text('#node-list li[data-key="E_ceo"]')
+        assert "valid [2010-01-01, 2016-12-31)" in tooltip_of(page, "E_ceo")
         settle(page)
         page.fill("#as-of", "2012-06-30")
         wait_for(page, "() => document.querySelector('#as-of-note')?.textContent.includes('2012-06-30')")

@@ -36,12 +36,13 @@ export function stepChange(before, after) {
   return { result, fx };
 }
 
-/* An evidence node's validity in the world, when it has one: "2010 – 2016", "2010 – …". */
+/* An evidence node's validity in the world, when it has one, half-open as the CLI writes it:
+   "[2010-01-01, 2016-12-31)" (true on its first day, no longer on its last), "[2010-01-01, …)". */
 export function validity(node) {
   const from = node?.valid_from;
   const to = node?.valid_to;
   if (from == null && to == null) return "";
-  return `${from ?? "…"} – ${to ?? "…"}`;
+  return `[${from ?? "…"}, ${to ?? "…"})`;
 }
 
 const CHANGE_WORDS = { undo: "reverted", promoted: "promoted", contradicted: "refuted" };
