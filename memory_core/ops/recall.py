@@ -561,6 +561,19 @@ class Slice:
         node = view.nodes.get(props.get("key") or "") if view is not None else None
         return node.state if node is not None else state_of(props)
 
+    def said_state(self, props: dict) -> str:
+        """:meth:`state` in words for the caller: on a slice, a fact whose valid time starts after
+        the date asked did not hold yet ("not yet valid"), which the slice labels as it labels
+        one that ended ("superseded")."""
+        state = self.state(props)
+        node = self.node(props) if self.as_of is not None and state == SUPERSEDED else None
+        if node is not None and node.valid_from is not None:
+            period = validity.period(self.as_of or "")
+            asked_end = period[1] if period is not None else self.as_of
+            if asked_end is not None and validity.moment(node.valid_from) >= validity.moment(asked_end):
+                return "not yet valid"
+        return state
+
     def node(self, props: dict) -> Optional[Node]:
         view = self.views.get(inquiry_of(props) or "")
         if view is not None and props.get("key") in view.nodes:
@@ -1970,7 +1983,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             mode = f"extractive (LLM answer failed: {type(error).__name__})"
     if as_of is not None:
         await slice_.load(inquiry_of(p) for p in theirs["props"].values())
-    states_b = {k: slice_.state(p) for k, p in theirs["props"].items()}
+    states_b = {k: slice_.said_state(p) for k, p in theirs["props"].items()}
     states_b.update({k: v for k, v in theirs["states"].items() if k not in states_b})
     scoreboard, verdict = marks(stores.journal, mine, theirs, states_b, mode, as_of)
     if not relevance["matched"] and question:
@@ -2192,7 +2205,7 @@ async def recall_path(stores, path: dict, as_of: Optional[str], pinned: Optional
     props = {p["key"]: p for p in raw.values() if "key" in p}
     if as_of is not None:
         await slice_.load(inquiry_of(p) for p in props.values())
-    states_b = {k: slice_.state(props[k]) if k in props else "missing" for k in plain["nodes"]}
+    states_b = {k: slice_.said_state(props[k]) if k in props else "missing" for k in plain["nodes"]}
     sources = lambda walked: list(
         dict.fromkeys(
             s

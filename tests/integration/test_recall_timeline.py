@@ -133,3 +133,39 @@ async def test_a_conclusion_superseded_by_a_future_value_is_answered_from_today(
     assert f"{e40} valid 2010-01-01 to 2099-01-01" in plain["as_of_today"], plain["as_of_today"]
     asked_today = (await app.recall(question, inquiry=q, as_of=today()))["falsify"]
     assert asked_today["nodes"] == plain["falsify"]["nodes"]
+
+
+async def test_a_value_not_valid_yet_on_the_date_asked_is_called_so_not_superseded(app, prefix):
+    """Asked as of 2016, plain RAG's answer from Porto (valid from 2018) cites a belief that did
+    not hold then because it had not started, not because anything superseded it: its state in
+    the answer reads "not yet valid" (before: "superseded")."""
+    q = f"{prefix}ny"
+    who = f"Maren {q}"
+    await app.load(
+        {
+            "question": {"key": q + "Q", "text": f"Where does {who} live?"},
+            "evidence": [
+                {
+                    "key": q + "E1",
+                    "claim": f"{who} lives in Porto.",
+                    "subject": who,
+                    "predicate": "lives in",
+                    "object": "Porto",
+                    "valid_from": "2018-06-01",
+                },
+                {
+                    "key": q + "E0",
+                    "claim": f"{who} lives in Lisbon.",
+                    "subject": who,
+                    "predicate": "lives in",
+                    "object": "Lisbon",
+                    "valid_from": "2015-01-01",
+                    "valid_to": "2018-06-01",
+                },
+            ],
+        }
+    )
+    result = await app.recall(f"Where does {who} live?", as_of="2016-01-01", inquiry=q + "Q")
+    assert result["baseline_states"][q + "E1"] == "not yet valid", result  # plain RAG cites both
+    assert f"{q}E1 (not yet valid)" in result["verdict"] and "superseded" not in result["verdict"], result
+    assert result["falsify"]["nodes"] == [q + "E0"], result
