@@ -546,6 +546,22 @@ class Model:
                 self.edges.append(MEdge("supersedes", new_key, k))
                 kept.append(k)
 
+    def timed_rivals(self, key: str, holds) -> list[str]:
+        """The stored evidence with ``key``'s subject and predicate, another object and a
+        ``valid_from`` for which ``holds(k)`` is true: the other values of its slot's timeline."""
+        mine = self.nodes[key].triple
+        return [
+            k
+            for k, other in self.stored().items()
+            if k != key
+            and other.kind == "evidence"
+            and other.triple is not None
+            and other.valid_from is not None
+            and self.same_value_slot(k, mine)
+            and term(other.triple[2]) != term(mine[2])
+            and holds(k)
+        ]
+
     def place_returning(
         self, key: str, new: dict[str, str], ends: Optional[dict] = None
     ) -> Optional[tuple[str, str]]:
@@ -560,17 +576,8 @@ class Model:
         if start is None:
             return None
         starts = []
-        for k, other in self.stored().items():
-            if (
-                k == key
-                or other.kind != "evidence"
-                or other.triple is None
-                or other.valid_from is None
-                or not self.same_value_slot(k, node.triple)
-                or term(other.triple[2]) == term(node.triple[2])
-                or not (new.get(k) in (T, U) or self.historical(k))
-            ):
-                continue
+        for k in self.timed_rivals(key, lambda k: new.get(k) in (T, U) or self.historical(k)):
+            other = self.nodes[k]
             other_end = min(other.valid_to or FOREVER, (ends or {}).get(k) or FOREVER)
             if other.valid_from <= start < other_end:
                 return ("held", other.valid_from)
@@ -849,19 +856,12 @@ def place_in_time(model: Model, key: str) -> list[str]:
     Returns what stopped holding (superseded or invalidated here, or relabelled dead)."""
     node = model.nodes[key]
     mine = (node.valid_from, node.valid_to)
-    cases = {}
-    for k, other in model.stored().items():
-        if (
-            k == key
-            or other.kind != "evidence"
-            or other.triple is None
-            or other.valid_from is None
-            or not model.same_value_slot(k, node.triple)
-            or term(other.triple[2]) == term(node.triple[2])
-            or not (other.state in (ALIVE, DISPUTED) or model.historical(k))
-        ):
-            continue
-        cases[k] = valid_time_case(mine, (other.valid_from, other.valid_to))
+    cases = {
+        k: valid_time_case(mine, (model.nodes[k].valid_from, model.nodes[k].valid_to))
+        for k in model.timed_rivals(
+            key, lambda k: model.nodes[k].state in (ALIVE, DISPUTED) or model.historical(k)
+        )
+    }
     died: list[str] = []
     for k in sorted(k for k, c in cases.items() if c == "ends_stored"):
         if model.nodes[k].state == ALIVE:

@@ -37,25 +37,19 @@ def value(prefix: str, key: str, subject: str, predicate: str, obj: str, claim: 
     }
 
 
+def limit_of_40_t(p: str, bridge: str) -> dict:
+    """Question Q1: the bridge's weight limit, 40 t from 2010 (E40)."""
+    claim = f"The {bridge} has a weight limit of 40 t."
+    return {
+        "question": {"key": p + "Q1", "text": f"What is the weight limit of the {bridge}?"},
+        "evidence": [value(p, "E40", bridge, "weight limit", "40 t", claim, valid_from="2010-01-01")],
+    }
+
+
 async def test_a_timed_fact_revised_into_one_inquiry_ends_another_inquirys_value(app, prefix):
     p = f"{prefix}ti"
     bridge = f"kell bridge {p}"
-    await app.load(
-        {
-            "question": {"key": p + "Q1", "text": f"What is the weight limit of the {bridge}?"},
-            "evidence": [
-                value(
-                    p,
-                    "E40",
-                    bridge,
-                    "weight limit",
-                    "40 t",
-                    f"The {bridge} has a weight limit of 40 t.",
-                    valid_from="2010-01-01",
-                )
-            ],
-        }
-    )
+    await app.load(limit_of_40_t(p, bridge))
     await app.load(
         {
             "question": {"key": p + "Q2", "text": f"When was the {bridge} repaired?"},
@@ -145,22 +139,7 @@ async def test_a_timed_fact_for_the_same_period_as_another_inquirys_value_is_ref
 
     p = f"{prefix}ts"
     bridge = f"tess bridge {p}"
-    await app.load(
-        {
-            "question": {"key": p + "Q1", "text": f"What is the weight limit of the {bridge}?"},
-            "evidence": [
-                value(
-                    p,
-                    "E40",
-                    bridge,
-                    "weight limit",
-                    "40 t",
-                    f"The {bridge} has a weight limit of 40 t.",
-                    valid_from="2010-01-01",
-                )
-            ],
-        }
-    )
+    await app.load(limit_of_40_t(p, bridge))
     await app.load({"question": {"key": p + "Q2", "text": f"Who paints the {bridge}?"}})
     before = states(await app.status(), p)
     with pytest.raises(InputError, match=f"{p}E40.*{p}Q1"):
