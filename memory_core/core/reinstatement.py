@@ -25,8 +25,9 @@ evidence never comes back, so it is never asked about here. The judging itself
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
 from memory_core.core.beliefs import BeliefView, Edge
 from memory_core.core.plan import Plan, record
@@ -101,18 +102,65 @@ def alive_after(
 
 def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
     """Evidence the revision would have brought back, contradicted by ``verdict.by``:
-    ``by`` supersedes it (an edge that attacks), and the log says why it stays dead."""
+    ``by`` supersedes it (an edge that attacks), and the log says why it stays dead. When what
+    keeps it dead is another value holding its single-valued slot (the structured judge's
+    slot verdict), the detail names that value, not ``by`` (which need not contradict it)."""
     edge = Edge(SUPERSEDES, verdict.by, verdict.key, confidence=verdict.confidence)
     if edge not in view.out_edges(verdict.by, SUPERSEDES):
         view.add_edge(edge)
         plan.new_edges.append(edge)
     conf = f", confidence {verdict.confidence:.2f}" if verdict.confidence is not None else ""
-    detail = (
-        f"not reinstated: {verdict.by} {verdict.relation or 'contradicts'} it ({verdict.judge or 'judge'}{conf}"
-        + (f": {verdict.rationale}" if verdict.rationale else "")
-        + ")"
-    )
+    judged = f"{verdict.judge or 'judge'}{conf}"
+    if verdict.judge == "structured" and _slot_holder(verdict.rationale) is not None:
+        detail = f"not reinstated: {verdict.rationale} ({judged})"
+    else:
+        detail = (
+            f"not reinstated: {verdict.by} {verdict.relation or 'contradicts'} it ({judged}"
+            + (f": {verdict.rationale}" if verdict.rationale else "")
+            + ")"
+        )
     record(view, plan, verdict.key, NOT_REINSTATED, [verdict.by], detail)
+
+
+# the structured judge's words when another value of a single-valued slot keeps a value dead
+SLOT_HELD = " holds another value of the single-valued "
+
+
+def _slot_holder(rationale: str) -> Optional[str]:
+    """The key a slot verdict's rationale starts with ("F12 holds another value of ..."), or None."""
+    head, held, _ = rationale.partition(SLOT_HELD)
+    return head if held and head and not any(c.isspace() or c in ":()" for c in head) else None
+
+
+class SlotHeld(NamedTuple):
+    """Why a value stays dead when another value holds its slot, read from its record."""
+
+    holder: str  # the value holding the slot
+    reason: str  # "F12 holds another value of the single-valued 'lives in' of 'Ann': ..."
+    judged: str  # "structured, confidence 0.90"
+
+
+_HELD_NOW = re.compile(
+    r"not reinstated: (?P<reason>.+) \((?P<judged>structured(?:, confidence [0-9.]+)?)\)", re.S
+)
+# the detail as written before it named the holder: "not reinstated: F13 contradicts it
+# (structured, confidence 0.90: F12 holds another value ...)", F13 being the revision's fact
+_HELD_BEFORE = re.compile(
+    r"not reinstated: \S+ \w+ it \((?P<judged>structured(?:, confidence [0-9.]+)?): (?P<reason>.+)\)", re.S
+)
+
+
+def slot_held(detail: str) -> Optional[SlotHeld]:
+    """A ``not_reinstated`` record's detail, when another value holding the single-valued slot is
+    what keeps the value dead (either spelling of the detail); None for any other reason (a
+    fact or a judge contradicting it: the record's cause)."""
+    for pattern in (_HELD_NOW, _HELD_BEFORE):
+        found = pattern.fullmatch(detail or "")
+        if found is not None:
+            holder = _slot_holder(found["reason"])
+            if holder is not None:
+                return SlotHeld(holder, found["reason"], found["judged"])
+    return None
 
 
 def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
@@ -134,11 +182,13 @@ def remember_undecided(plan: Plan, keys: list[str]) -> None:
 __all__ = [
     "NOT_REINSTATED",
     "Rejudged",
+    "SlotHeld",
     "alive_after",
     "keep_dead",
     "outcome_labels",
     "remember_undecided",
     "returning",
     "seeds_of",
+    "slot_held",
     "undecided_detail",
 ]

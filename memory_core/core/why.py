@@ -24,6 +24,7 @@ from memory_core.core.vocabulary import DISPUTED, DISPUTES, SUPERSEDES, Rule
 from memory_core.core.beliefs import ALIVE, BeliefView
 from memory_core.core.tms import L_ALIVE, L_DEAD, L_DISPUTED, historical_node, label_of, labels
 from memory_core.core.keys import normalise_key
+from memory_core.core.reinstatement import slot_held
 
 RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.CONTRADICTED: "refuted: contradicted by {cause}",
@@ -45,7 +46,8 @@ RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.RESOLVED: "alive again: its dispute was resolved in its favour ({cause} lost)",
     # the rival it was promoted over holds again: its support came back, or no rival kept any
     Rule.DEMOTED: "promotion undone: {cause} holds again",
-    Rule.NOT_REINSTATED: "stays dead: its refuter died, but {cause} contradicts it too",
+    # a record without its entry: the entry names what died (see _kept_dead)
+    Rule.NOT_REINSTATED: "stays dead: it would have been reinstated, but {cause} contradicts it too",
 }
 
 
@@ -227,12 +229,64 @@ def _said(
             lost = ", ".join(k for k in cause if k not in rivals) or "-"
             text = f"superseded: lost its supporting evidence ({lost}); rival {', '.join(rivals)} promoted"
             return f"{text} ({change['detail']})" if change.get("detail") else text
+    if change["rule"] == Rule.NOT_REINSTATED:
+        return _kept_dead(change, cause, attacks, entry or {})
     before, after = change.get("before") or {}, change.get("after") or {}
     if change["rule"] == Rule.REINSTATED and before.get("state") == after.get("state") == "alive":
         # never dead: what came back is a weight or a confidence, not the node
         detail = change.get("detail", "")
         return f"restored (cause: {', '.join(cause) or '-'})" + (f" ({detail})" if detail else "")
     return sentence(change["rule"], cause, change.get("detail", ""))
+
+
+def _kept_dead(change: dict, cause: list[str], attacks: Optional["_Attacks"], entry: dict) -> str:
+    """Why a value the revision would have brought back stays dead, as its record says: the
+    fact (or resolve's winner) contradicts it too, or another value holds its single-valued
+    slot (the fact's ``supersedes`` edge to it is there in both cases, but in the second the
+    fact need not contradict it at all). What would have brought it back is named from the
+    same entry: its attackers that died there, or became disputed (read from the log's
+    writes up to the change); a log without writes names none."""
+    by = attacks.of(change["key"]) if attacks is not None else set()
+    fell, doubted = [], []
+    for c in entry.get("changes", []):
+        if normalise_key(c["key"]) not in by or c["key"] in cause:
+            continue
+        was = label_of((c.get("before") or {}).get("state", ALIVE))
+        now = label_of((c.get("after") or {}).get("state", ALIVE))
+        if now == L_DEAD and was != L_DEAD:
+            fell.append(c["key"])
+        elif now == L_DISPUTED and was != L_DISPUTED:
+            doubted.append(c["key"])
+    why = []
+    if fell:
+        why.append(
+            f"its refuter {', '.join(fell)} died"
+            if len(fell) == 1
+            else f"its refuters {', '.join(fell)} died"
+        )
+    if doubted:
+        names = ", ".join(doubted)
+        why.append(
+            f"its refuter {names} is in dispute"
+            if len(doubted) == 1
+            else f"its refuters {names} are in dispute"
+        )
+    # the state the entry leaves it in: a value kept out by a fact that is itself in dispute
+    # ends the entry disputed, not dead (its next change says so)
+    last = [c for c in entry.get("changes", []) if normalise_key(c["key"]) == normalise_key(change["key"])]
+    final = (
+        (last[-1].get("after") or {}).get("state", "")
+        if last
+        else (change.get("after") or {}).get("state", "")
+    )
+    opened = ("stays dead: " if label_of(final or ALIVE) == L_DEAD else "not reinstated: ") + (
+        " and ".join(why) if why else "it would have been reinstated"
+    )
+    held = slot_held(change.get("detail", ""))
+    if held is not None:
+        return f"{opened}, but {held.reason} (judge: {held.judged})"
+    text = f"{opened}, but {', '.join(cause) or '-'} contradicts it too"
+    return f"{text} ({change['detail']})" if change.get("detail") else text
 
 
 def _undecided(change: dict, cause: list[str], attacks: Optional["_Attacks"], entry: dict) -> str:
