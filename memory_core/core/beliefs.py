@@ -16,6 +16,7 @@ from memory_core.core.vocabulary import (  # noqa: F401  (states re-exported)
     ALIVE,
     DEAD,
     DEPENDS_ON,
+    DISPUTES,
     INVALIDATED,
     REFUTED,
     REFUTES,
@@ -73,6 +74,7 @@ class BeliefView:
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self._in: dict[str, list[Edge]] = defaultdict(list)
         self._hypotheses: dict[str, set[str]] = defaultdict(set)
+        self._disputes: list[Edge] = []  # the disputes edges: read for every fact of a batch
         for node in self.nodes.values():
             self._index_node(node)
         for edge in self.edges:
@@ -85,6 +87,8 @@ class BeliefView:
     def _index(self, edge: Edge) -> None:
         self._out[edge.src].append(edge)
         self._in[edge.dst].append(edge)
+        if edge.kind == DISPUTES:
+            self._disputes.append(edge)
 
     def add_node(self, node: Node) -> None:
         self.nodes[node.key] = node
@@ -93,6 +97,17 @@ class BeliefView:
     def add_edge(self, edge: Edge) -> None:
         self.edges.append(edge)
         self._index(edge)
+
+    def remove_edge(self, edge: Edge) -> None:
+        self.edges.remove(edge)
+        self._out[edge.src].remove(edge)
+        self._in[edge.dst].remove(edge)
+        if edge.kind == DISPUTES:
+            self._disputes.remove(edge)
+
+    def dispute_edges(self) -> list[Edge]:
+        """Every ``disputes`` edge of the view (a copy: the caller may remove them)."""
+        return list(self._disputes)
 
     def out_edges(self, key: str, kind: str | None = None) -> list[Edge]:
         return [e for e in self._out.get(key, ()) if kind is None or e.kind == kind]

@@ -302,7 +302,7 @@ def plan_settle(
     this load: one that is dead already halves its confidence (rule 4), as its death would."""
     plan = Plan(epoch=epoch)
     seeds = sorted(k for k in dict.fromkeys(touched) if k in view.nodes)
-    if any(n.state == DISPUTED for n in view.nodes.values()) or any(e.kind == DISPUTES for e in view.edges):
+    if any(n.state == DISPUTED for n in view.nodes.values()) or bool(view.dispute_edges()):
         outcome = relabel(view, plan, seeds)
         plan.died = list(outcome.died)
     else:

@@ -418,7 +418,7 @@ def end_settled_disputes(view: BeliefView, plan: Plan, ghosts: Iterable[str] = (
 
     ended: dict[str, set[str]] = {}  # a dead side -> the rivals its settled disputes were with
     removed: list[Edge] = []
-    for edge in [e for e in view.edges if e.kind == DISPUTES]:
+    for edge in view.dispute_edges():
         for dead, rival in ((edge.src, edge.dst), (edge.dst, edge.src)):
             if settled(dead, rival):
                 remove_edge(view, edge)
@@ -501,9 +501,7 @@ def reinstate_hypotheses(
 
 
 def remove_edge(view: BeliefView, edge: Edge) -> None:
-    view.edges.remove(edge)
-    view._out[edge.src].remove(edge)  # noqa: SLF001  (BeliefView keeps adjacency lists)
-    view._in[edge.dst].remove(edge)  # noqa: SLF001
+    view.remove_edge(edge)
 
 
 def dispute_edges(view: BeliefView, a: str, b: str) -> list[Edge]:

@@ -480,6 +480,20 @@ def fuse_beliefs(search: BeliefSearch, keep=lambda hit: True) -> list[BeliefHit]
 EarlierFact = tuple[str, str, Optional[tuple[str, str, str]], bool]
 
 
+def _k_smallest(row, k: int) -> list[int]:
+    """The indices of the ``k`` smallest values of ``row``, smallest first, the lower index first
+    among equal values (as a stable sort's first ``k``), in time linear in ``row``'s length
+    (a batch asks this for each of its facts over all the earlier ones)."""
+    if k <= 0:
+        return []
+    within = np.arange(len(row))
+    if k < len(row):
+        kth = np.partition(row, k - 1)[k - 1]
+        if not np.isnan(kth):  # NaN sorts last: with one among the first k, sort them all
+            (within,) = np.nonzero(row <= kth)  # every index the first k of a stable sort can hold
+    return within[np.argsort(row[within], kind="stable")][:k].tolist()
+
+
 class EarlierFacts:
     """A batch's own facts as candidates for the facts after them (as if already stored):
     for fact *i*, the ``k`` nearest of the facts before it (within the distance floor when
@@ -506,11 +520,7 @@ class EarlierFacts:
         near: dict[int, float] = {}  # the k nearest earlier facts (within the floor): their distances
         if self.units is not None:
             row = 1.0 - self.units[:index] @ self.units[index]
-            near = {
-                i: float(row[i])
-                for i in np.argsort(row[:index], kind="stable")[:k].tolist()
-                if floor is None or row[i] < floor
-            }
+            near = {i: float(row[i]) for i in _k_smallest(row, k) if floor is None or row[i] < floor}
         triple = self.facts[index][2]
         sp = sp_key(*triple[:2]) if triple else None
         same = {i for i in self.by_sp.get(sp, ()) if i < index} if sp is not None else set()

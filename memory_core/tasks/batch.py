@@ -219,6 +219,10 @@ class RevisionBatch:
     # each later fact at its turn (detect_contradictions.note_returned, compare_with_returned)
     came_back: set[str] = field(default_factory=set)
     new_keys: frozenset[str] = frozenset()  # the keys of the batch's new facts
+    # the new facts whose plans have begun, as the store will hold them (key -> recorded_props),
+    # in the batch's order: what re-judging and settling read of them before they are stored
+    # (kept as each fact begins: rebuilding it for every fact made a batch quadratic)
+    recorded: dict[str, dict] = field(default_factory=dict)
     # question key -> its predicate declarations (or None), read once per batch: a revision never
     # changes a question's declarations
     declarations: dict[str, Optional[dict]] = field(default_factory=dict)

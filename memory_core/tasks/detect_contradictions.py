@@ -303,12 +303,13 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
     if any(j.request.inquiry is not None for j in jobs):
         await batch.home()  # the stored questions: a fact naming its question is compared with its evidence
         scopes = {j.index: named_inquiry(j) for j in jobs if j.request.inquiry is not None}
+    excluded = frozenset(exclude)
     queries = [
         Query(
             j.fact,
             j.request.triple,
             vectors.get(j.index),
-            frozenset(exclude),
+            excluded,
             timeline=j.request.valid_from is not None,
             question=scopes.get(j.index),
         )

@@ -131,11 +131,8 @@ async def begin_fact(job: FactJob) -> None:
         bear_on_hypothesis(job, r.hypothesis, plan)
     # a value already superseded in time that the fact contradicts for the same period
     validity.reopen(view, plan, kept, decisions, job.new_key)
-    recorded = {
-        j.new_key: recorded_props(j.new_key, j.fact, j.plan.new_node.question, j.request.triple)
-        for j in batch.jobs
-        if j.plan is not None and j.plan.new_node is not None
-    }
+    batch.recorded[job.new_key] = recorded_props(job.new_key, job.fact, question, r.triple)
+    recorded = batch.recorded
     await rejudge_returning(
         batch.stores.store,
         view,

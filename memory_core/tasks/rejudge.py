@@ -256,18 +256,19 @@ async def judge_batch_facts_by_cardinality(job: FactJob) -> None:
     batch, request = job.batch, job.request
     if not request.triple or job.narrowed is None:
         return
-    # the earlier facts recorded with a triple: key -> (their question, their triple)
-    earlier = {
-        j.new_key: (j.plan.new_node.question, triple)
-        for j in batch.jobs[: job.index]
-        if j.plan is not None and j.plan.new_node is not None and (triple := j.request.triple)
-    }
+    # the earlier facts recorded with a triple (this fact's plan has not begun: every fact
+    # recorded so far is an earlier one)
     for cand in job.narrowed.candidates:
-        if cand.key not in earlier or cand.judge != "structured":
+        props = batch.recorded.get(cand.key)
+        if props is None or "subject" not in props or cand.judge != "structured":
             continue
-        question, (s, p, o) = earlier[cand.key]
+        question = props["question_key"]
         declared = await batch.declared(question) if question is not None else None
-        v = structured_verdict(request.triple, {"subject": s, "predicate": p, "object": o}, declared)
+        v = structured_verdict(
+            request.triple,
+            {"subject": props["subject"], "predicate": props["predicate"], "object": props["object"]},
+            declared,
+        )
         if v is not None:
             cand.relation, cand.confidence, cand.rationale = v.relation, v.confidence, v.rationale
 
