@@ -739,18 +739,48 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
     fact, in order), which a Task the host appends receives as its input. Tasks of a
     closed ``fx`` raise ``FacadeClosed``."""
     from memory_core import tasks
+    from memory_core.store.pipeline import task
 
     if fx.closed:
         from memory_core.core.errors import FacadeClosed
 
         raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
-    return tasks.revision_tasks(
+    use_llm = bool(fx.stores.settings.llm_key) if use_llm is None else use_llm
+    built = tasks.revision_tasks(
         fx.stores,
         use_llm=use_llm,
         dry_run=dry_run,
         results=revise_op.result_of,
         closed=lambda: fx.closed,
     )
+    built[0] = task(_gives_back_the_revision_lock(built[0].executable, fx.stores), needs_llm=use_llm)
+    return built
+
+
+def _gives_back_the_revision_lock(detect: Callable[..., Awaitable[Any]], stores: Stores):
+    """The first revision Task of a host's run, which takes the facade's revision lock for its
+    batch; the last (``write_revision``) gives it back. A run that ends before the last Task
+    (the host cancelled it: a ``wait_for`` timeout, a closed client; cognee cancelled the item
+    because another failed; a Task of the host's between FALSIFY's raised) never reaches it,
+    and every later call on the facade, its ``close`` too, would wait for the lock for ever.
+    So the run's task (cognee runs each data item's Tasks in one asyncio task) gives the lock
+    back when it ends still holding it. Nothing is left half written: the lock is held without
+    a write until the last Task, whose write rolls itself back when cut short."""
+
+    async def detect_contradictions(items, ctx=None):
+        run = asyncio.current_task()
+        if run is not None:
+            run.add_done_callback(functools.partial(_give_back, stores))
+        return await detect(items, ctx)
+
+    return detect_contradictions
+
+
+def _give_back(stores: Stores, run: asyncio.Task) -> None:
+    """The revision lock given back by ``run``, a host's item that ended holding it."""
+    revision = stores.revision
+    if revision.locked() and revision._holder is run:
+        revision.release()
 
 
 RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")
