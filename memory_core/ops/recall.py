@@ -107,11 +107,14 @@ class QuestionWords(frozenset):
     """A question's content words (lower-cased); ``initialisms``: those it writes in capitals
     ("CEO", "USA"), which also stand for the words they abbreviate; ``names``: the entities it
     names, each as its words: a run of capitalised words past the first ("Lee Park"), a word
-    holding a digit ("Company7"), and the user for "I", "me", "myself"."""
+    holding a digit ("Company7"), a word of a script with no capitals ("王芳"), and the user for
+    "I", "me", "myself"."""
 
     initialisms: frozenset[str] = frozenset()
     names: tuple[tuple[str, ...], ...] = ()
     ever: bool = False  # it asks whether something ever held ("Was Alan ever CEO?", "Has Beth been CEO?")
+    negated: bool = False  # it asks in the negative ("Which language does Odile not speak?")
+    when: bool = False  # it asks when ("When did Kendra join Orchid?", "Since what year ...?")
 
 
 USER = (
@@ -141,7 +144,19 @@ _FOLDED = str.maketrans(
 )
 
 
+# a question asking for a time: its answer is a fact's valid time when the fact has one
+_WHEN = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:year|date|day|month)\b|\bhow\s+long\b", re.IGNORECASE)
 _EVER = re.compile(r"\bever\b|\b(?:has|have|had)\s+(?:[^\W\d_]+\s+){0,4}been\b", re.IGNORECASE)
+
+
+# a negation: "not", "never", "no", "cannot", "n't" (whose "not" and "no" are no content words)
+_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
+
+
+def negated(text: str) -> bool:
+    """Whether a text says something in the negative ("Ivar does not drive.", "I don't have a
+    cat anymore."), outside the titles it quotes."""
+    return bool(_NEGATION.search(_QUOTED.sub(" ", text)))
 
 
 def folded(text: str) -> str:
@@ -200,6 +215,8 @@ def content_words(text: str) -> QuestionWords:
     }
     words.names = _names(text, words) + (((USER,),) if me else ())
     words.ever = bool(_EVER.search(text))
+    words.negated = negated(text)
+    words.when = bool(_WHEN.search(_QUOTED.sub(" ", text)))
     return words
 
 
@@ -218,6 +235,13 @@ def _titles(text: str) -> list[tuple[Title, tuple[int, int]]]:
     return found
 
 
+def uncased(token: str) -> bool:
+    """A word of a script with no capitals (Chinese, Japanese, Arabic, Hebrew, Thai...): in a
+    question it is a name, as a capitalised word is ("Where does 王芳 live?")."""
+    letters = [c for c in token if c.isalpha()]
+    return bool(letters) and not any(c.isupper() or c.islower() for c in letters)
+
+
 def _names(text: str, words: frozenset[str]) -> tuple[tuple[str, ...], ...]:
     """The entities a question names (:class:`QuestionWords`), each as its content words, and
     the titles it quotes, each as its words (:class:`Title`)."""
@@ -233,7 +257,9 @@ def _names(text: str, words: frozenset[str]) -> tuple[tuple[str, ...], ...]:
             run = []
             continue
         capital = i > 0 and token[0].isupper() and not (len(token) <= MAX_INITIALS and token.isupper())
-        if (capital or any(c.isdigit() for c in token) and not token.isdigit()) and word in words:
+        if (
+            capital or uncased(token) or any(c.isdigit() for c in token) and not token.isdigit()
+        ) and word in words:
             run.append(word)
             continue
         if run:
@@ -452,6 +478,12 @@ def _ends(props: dict) -> str:
     if subject and object_ and set(query_words(folded(_entity(subject)))) & text:
         return f"{_entity(subject)} {object_}"
     return said(props)
+
+
+def polarity_differs(words: QuestionWords, props: dict) -> bool:
+    """A belief says in the negative what the question asks in the affirmative, or the other
+    way round (:func:`negated`)."""
+    return words.negated != negated(text_of(props))
 
 
 def relevant(hit: BeliefHit, floor: float, words: QuestionWords) -> bool:
@@ -799,16 +831,18 @@ async def answer_from_facts(
         answer += " ".join(f"{text_of(p)} [{_interval_said(slice_.node(p))}]" for p in also)
         nodes += [p["key"] for p in also]
         context += [text_of(p) for p in also]
-    elif (
-        words is not None
-        and not covered(words, lead.props.get("object") or "")
-        and await _many(stores, lead.props)
-    ):
+    elif words is not None and not names_value(words, lead.props) and await _many(stores, lead.props):
         others = [p for p in await values_of(stores, slice_, lead.props) if slice_.state(p) == ALIVE]
         if others:
             answer += " Also: " + " ".join(text_of(p) for p in others)
             nodes += [p["key"] for p in others]
             context += [text_of(p) for p in others]
+    if words is not None and words.when and not also:
+        # asked when, the fact's valid time says it ("When did Kendra start at Orchid?": from
+        # 2021-06-01), as a period's answer gives each value's
+        node = slice_.node(lead.props)
+        if node is not None and (node.valid_from or node.valid_to):
+            answer += f" [{_interval_said(node)}]"
     return {
         "answer": answer,
         "nodes": nodes,
@@ -819,6 +853,14 @@ async def answer_from_facts(
         "untimed": untimed,
         "more": [(h.props["key"], text_of(h.props)) for h in more],
     }
+
+
+def names_value(words: QuestionWords, props: dict) -> bool:
+    """Whether the question names the fact's value: it holds a word of the object that is not
+    a word of the subject too. A child's surname is the parent's: "Who are the children of
+    Henrietta Quill?" names no value of "Henrietta Quill | child | Oscar Quill", "Does Henrietta
+    Quill have a child named Mabel?" names one."""
+    return bool(covered(words, props.get("object") or "") - covered(words, props.get("subject") or ""))
 
 
 async def _many(stores, props: dict) -> bool:
@@ -926,8 +968,9 @@ def same_value(props: dict, ranked: list[BeliefHit], words: QuestionWords) -> li
     subject, predicate, object_ = (props.get(k) for k in ("subject", "predicate", "object"))
     if (
         not (subject and predicate and object_)
-        or not covered(words, object_)
-        or covered(words, _entity(subject))
+        or not names_value(words, props)
+        # it names the subject too, beyond the words its object shares with it
+        or covered(words, _entity(subject)) - covered(words, object_)
     ):
         return []
     same = lambda p: (  # noqa: E731
@@ -954,7 +997,11 @@ async def by_triples_on_a_tie(
     facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
     if len(facts) < 2 or facts[0].distance is None:
         return matches
-    rank = lambda h: (len(held_by(words, h.props)), names_held(words, h.props))  # noqa: E731
+    rank = lambda h: (  # noqa: E731
+        len(held_by(words, h.props)),
+        names_held(words, h.props),
+        polarity_differs(words, h.props),
+    )
     first = rank(facts[0])
     tied = [
         h
@@ -999,15 +1046,53 @@ def own_value(words: QuestionWords, props: dict, ranked: list[BeliefHit]) -> Opt
     return None
 
 
+def possessed_value(
+    words: QuestionWords, props: dict, ranked: list[BeliefHit]
+) -> tuple[Optional[BeliefHit], Optional[str]]:
+    """The question asks about someone the nearest fact's subject has ("my sister", "Alice's
+    brother": a question word the fact does not hold, stored as the subject "user's sister",
+    "Alice's brother" of a fact found), not about its subject: that one's value of the same
+    predicate answers ("Does my sister live in Berlin?" near "I moved to Berlin." is answered by
+    "My sister Ingrid lives in Oslo."). Returns that fact (None when that one has no value of
+    the predicate: the nearest fact is about another entity) and the subject asked about (None
+    when no fact found is about someone the subject has)."""
+    subject, predicate = props.get("subject"), props.get("predicate")
+    if not (subject and predicate and props.get("object")) or _entity(subject) != subject:
+        return None, None
+    unheld = set(words) - held_by(words, props)
+    if not unheld:
+        return None, None
+    owner, slot = normalise_term(subject), normalise_term(predicate)
+    asked: Optional[str] = None
+    for hit in ranked:
+        other = hit.props
+        # "user's sister": whose (the user) and who (the sister)
+        parts = re.split(r"['\u2019]s\s+", other.get("subject") or "")
+        if not (
+            hit.kind == "evidence"
+            and len(parts) == 2
+            and normalise_term(parts[0]) == owner
+            and other.get("object")
+            and covered(words, parts[1]) & unheld
+        ):
+            continue
+        if normalise_term(other.get("predicate") or "") == slot:
+            return hit, other["subject"]
+        asked = asked or other["subject"]
+    return None, asked
+
+
 def _about(props: dict) -> Optional[str]:
     """The entity a fact with a triple is about (its subject's, :func:`_entity`)."""
     return _entity(props["subject"]) if props.get("subject") and props.get("object") else None
 
 
-def other_entity_answer(words: QuestionWords, props: dict) -> dict:
+def other_entity_answer(words: QuestionWords, props: dict, asked: Optional[str] = None) -> dict:
     """The question names entities none of the alive facts is about ("Am I allergic to
-    peanuts?" near "User's son Max is allergic to peanuts."): no answer, the nearest named."""
-    named = ", ".join(repr(" ".join(n)) for n in words.names)
+    peanuts?" near "User's son Max is allergic to peanuts."), or asks about someone the nearest
+    fact's subject has (``asked``: "Alice's brother" near "Alice works at Lumen Bank."): no
+    answer, the nearest named."""
+    named = repr(asked) if asked else ", ".join(repr(" ".join(n)) for n in words.names)
     about = _about(props)
     return {
         "answer": f"no alive belief answers it about {named}: the nearest, {props['key']} "
@@ -1646,8 +1731,9 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
     if mine["nodes"]:
         fact = mine["nodes"][0]
         found = (await stores.store.find_keys([fact])).get(fact) or {}
-        if found.get("valid_from") or found.get("valid_to"):
-            mine["answer"] += f" [{_interval_said(to_node(found))}]"
+        interval = f" [{_interval_said(to_node(found))}]"
+        if (found.get("valid_from") or found.get("valid_to")) and interval not in mine["answer"]:
+            mine["answer"] += interval
         when = (
             f", valid from {start}"
             if order.before and start
@@ -1760,7 +1846,14 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         relevance["matched"] = bool(matches)
         # the belief that answers holds most of the question's words; among those, the nearest
         # (then the one about more of the entities it names)
-        order = lambda h: (-len(held_by(words, h.props)), -names_held(words, h.props), _nearness(h))  # noqa: E731
+        # (then the one that says it in the question's polarity: "Which language does Odile not
+        # speak?" is "Odile does not speak German.", not "Odile speaks French.", holding as much)
+        order = lambda h: (  # noqa: E731
+            -len(held_by(words, h.props)),
+            -names_held(words, h.props),
+            polarity_differs(words, h.props),
+            _nearness(h),
+        )
         matches.sort(key=order)
         matches = await by_triples_on_a_tie(stores.store, question, words, matches)
         facts = [h for h in matches if h.kind in ("evidence", "conclusion")]
@@ -1851,6 +1944,9 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         elif mine is None and facts:
             nearest_fact = facts[0]
             mine_instead = own_value(words, nearest_fact.props, ranked) if question else None
+            asked_about: Optional[str] = None  # "user's sister", when the question asks about her
+            if question and mine_instead is None:
+                mine_instead, asked_about = possessed_value(words, nearest_fact.props, ranked)
             if mine_instead is not None:  # the named entity's own value answers, not another's
                 facts = [mine_instead] + [h for h in facts if h is not mine_instead]
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA], words)
@@ -1862,6 +1958,8 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                 }
             if question:  # what of the question the fact leaves unsaid (a part of a longer question)
                 held = held_by(words, facts[0].props)
+                if asked_about is not None:  # "Alice's brother": Alice is held, as his owner
+                    held |= covered(words, facts[0].props.get("subject") or "")
                 mine["unheld"] = sorted(set(words) - held)
                 # a dead fact holding more of the question is what it asks about: its alive
                 # replacement answers, or none does
@@ -1874,7 +1972,9 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                     mine = await answer_replacing(stores, slice_, dead, words, pinned) or dead_answer(
                         slice_, dead
                     )
-                elif words.names and not names_held(words, facts[0].props):
+                elif asked_about is not None and mine_instead is None:
+                    mine = other_entity_answer(words, facts[0].props, asked_about)
+                elif words.names and not names_held(words, facts[0].props) and asked_about is None:
                     mine = other_entity_answer(words, facts[0].props)
                 else:
                     sharing = same_value(facts[0].props, ranked, words)

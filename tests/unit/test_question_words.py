@@ -149,3 +149,17 @@ def test_a_quoted_title_is_a_name_held_only_by_a_text_saying_it_in_order():
     car = content_words('Who performed "Drive My Car"?')
     assert car.names == (("drive", "my", "car"),) and "user" not in car
     assert names_held(car, fact("Drive My Car was performed by Ann.", "Drive My Car", "Ann")) == 1
+
+
+def test_negation_time_and_names_in_scripts_without_capitals():
+    """A question asked in the negative, one asking when, and a name in a script with no
+    capitals (an entity the question names, as a capitalised one is)."""
+    assert content_words("Which language does Odile not speak?").negated
+    assert content_words("Who doesn't drive?").negated
+    assert not content_words("Which language does Odile speak?").negated
+    assert not content_words('Who sang "Don\'t Stop Me Now"?').negated  # a title's words
+    assert content_words("When did Kendra join Orchid?").when
+    assert content_words("In which year was the dam completed?").when
+    assert not content_words("Where does Kendra work?").when
+    assert content_words("Where does 王芳 live?").names == (("王芳",),)
+    assert content_words("Where does Anna Berg live?").names == (("anna", "berg"),)
