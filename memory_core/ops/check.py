@@ -127,6 +127,8 @@ async def check(stores: Stores, repair: bool = False) -> CheckResult:
         found = await _inspect(stores)
         if not found["problems"] or not done:
             break
+    # what no repair may do, among the problems the repairs left (not those one of them removed)
+    cannot += [m for m in _not_for_repair(found) if m not in cannot]
     result.update(
         {
             "repaired": repaired,
@@ -501,6 +503,41 @@ def _relabelled(view: BeliefView, journal: Journal) -> Optional[tuple[list[str],
     )
 
 
+def _not_for_repair(found: Findings) -> list[str]:
+    """What no repair may do among the problems ``found`` (the root as the repairs left it):
+    an empty interval, a node under a key or text FALSIFY's input refuses, two overlapping
+    values. Read after the last pass, never before: a repair of another problem may have
+    removed one (a value's logged ``valid_to`` written back ends the overlap it made)."""
+    cannot: list[str] = []
+    for key, start, end in found.get("empty", []):
+        # which bound is wrong is a judgment, not a rule: named, never guessed
+        message = (
+            f"cannot repair: {key} has valid time [{start}, {end}), true at no date; revise it again with "
+            f"its dates, or undo the change that wrote them"
+        )
+        if message not in cannot:
+            cannot.append(message)
+    for problem in found.get("unaccepted", []):
+        # a key or text is the host's to choose: never renamed, rewritten or deleted by check
+        message = (
+            f"cannot repair: {problem}; check does not rename, rewrite or delete what a host wrote: "
+            "write it again under a key of letters, digits, '_', '-' and '.' with a text of no control "
+            "character, and delete this node, with the host's own cognee calls"
+        )
+        if message not in cannot:
+            cannot.append(message)
+    for pair in found.get("overlaps", []):
+        # which value's dates are wrong is a judgment, not a rule: named, never guessed
+        message = (
+            f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
+            f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
+            f"change that placed it"
+        )
+        if message not in cannot:
+            cannot.append(message)
+    return cannot
+
+
 async def _repair(stores: Stores, found: Findings, cannot: list[str]) -> list[str]:
     """One repair pass over what :func:`_inspect` found; returns what it did."""
     store, journal = stores.store, stores.journal
@@ -632,32 +669,6 @@ async def _repair(stores: Stores, found: Findings, cannot: list[str]) -> list[st
         entry = {"epoch": epoch, "kind": "repair", "changes": [], "forgotten": keys, "intent": intent}
         await writer.run(store, journal, intent, entry)
         repaired.append(f"forgot orphan(s) {', '.join(keys)} the forget rule had missed (epoch {epoch})")
-    for key, start, end in found.get("empty", []):
-        # which bound is wrong is a judgment, not a rule: named, never guessed
-        message = (
-            f"cannot repair: {key} has valid time [{start}, {end}), true at no date; revise it again with "
-            f"its dates, or undo the change that wrote them"
-        )
-        if message not in cannot:
-            cannot.append(message)
-    for problem in found.get("unaccepted", []):
-        # a key or text is the host's to choose: never renamed, rewritten or deleted by check
-        message = (
-            f"cannot repair: {problem}; check does not rename, rewrite or delete what a host wrote: "
-            "write it again under a key of letters, digits, '_', '-' and '.' with a text of no control "
-            "character, and delete this node, with the host's own cognee calls"
-        )
-        if message not in cannot:
-            cannot.append(message)
-    for pair in found.get("overlaps", []):
-        # which value's dates are wrong is a judgment, not a rule: named, never guessed
-        message = (
-            f"cannot repair: {validity.overlap_text(pair)}; which one's dates are wrong is not for check to "
-            f"guess: revise the wrong value again with its dates (valid_from / valid_to), or undo the "
-            f"change that placed it"
-        )
-        if message not in cannot:
-            cannot.append(message)
     if journal.repair_log():
         repaired.append("cut a torn last line from revisions.jsonl")
     if found["lost"]:
