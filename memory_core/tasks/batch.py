@@ -97,6 +97,11 @@ class FactJob:
     registered_trust: Optional[float] = None  # --trust of a source this fact registers
     hypothesis_question: Optional[str] = None  # the question of the hypothesis --supports/--refutes names
     inquiry: Optional[str] = None  # the stored question --inquiry names (its key as stored)
+    # the fact asserted again: the records of its claim (stored, or of an earlier line of the
+    # batch) -> whether the record held at the batch's start (None: an earlier line's) and its
+    # epoch; at its turn the fact is "already recorded" as the first of them that holds then,
+    # else a new record (its key the next free one: tasks.detect_contradictions.place_repeats)
+    repeats: dict[str, tuple[Optional[bool], Optional[int]]] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
@@ -298,6 +303,9 @@ class RevisionBatch:
         self.stop = None
         for job in self.jobs:
             job.detection = job.already = None
+            job.repeats = {}
+            if len(self.requests) == len(self.jobs):  # its key as asked (detection may give another)
+                job.request = self.requests[job.index]
             job.timings.pop("detect_contradictions", None)
 
     def release(self) -> None:

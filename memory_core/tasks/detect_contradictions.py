@@ -21,7 +21,8 @@ from typing import Iterable, Optional
 from memory_core.core.errors import InputError
 from memory_core.core import validity
 from memory_core.core.keys import normalise_key, resolve_words, sp_key
-from memory_core.core.requests import readable_key
+from memory_core.core.requests import fact_key, readable_key
+from memory_core.core.vocabulary import SUPERSEDED
 from memory_core.judging.chain import Case, judge_cases
 from memory_core.judging.detect import (
     CALLER,
@@ -37,6 +38,7 @@ from memory_core.judging.detect import (
 from memory_core.judging.retrieval import LIVE, EarlierFacts, Query, cosine_distance, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
+from memory_core.store.belief_store import state_of
 from memory_core.store.forgotten import forgotten_index, not_stored
 from memory_core.store.stores import Stores
 from memory_core.tasks.batch import FactJob, RevisionBatch, RevisionOptions, Stop, as_requests, named_inquiry
@@ -175,19 +177,110 @@ def reserve_keys(batch: RevisionBatch) -> None:
     batch.keys_changed()
 
 
+def _same_claim(props: dict, fact: str) -> bool:
+    """Whether stored node ``props`` is evidence recording ``fact`` (spacing aside)."""
+    return props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(
+        fact.split()
+    )
+
+
+def record_holds(state: str, valid_to: Optional[str]) -> bool:
+    """Whether a record of a fact holds: alive, disputed, or superseded in time (it was
+    true for its period). A refuted, invalidated or superseded record holds no more: the same
+    fact asserted again is news, not a repeat."""
+    return state in LIVE or (state == SUPERSEDED and valid_to is not None)
+
+
+def _derived(request) -> bool:
+    """Whether a request's key comes from its text (none given, or the viewer's readable one)."""
+    return request.key is None or request.key == readable_key(request.fact)
+
+
+async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
+    """A fact recorded already is recorded once, but only while its record holds: the same fact
+    asserted after its record was refuted (a value that came back: Porto, then Berlin, then
+    Porto again) is a new assertion, revised as any new fact is (AGM's success: after revising
+    by a fact, the fact is believed, unless the policy prefers what contradicts it). Its key is
+    the next free one after its text's (``KEY_2``, ``KEY_3``, ...; a forgotten key stays
+    reserved), so the same text keeps finding its records. A fact repeating a record that
+    holds is "already recorded" when nothing before it in the batch could have changed that;
+    a later line repeating a stored record, or an earlier line of its own batch, is decided at
+    its turn (``job.repeats``, read by ``begin_fact``). A key given explicitly names its record:
+    it stays "already recorded" when that record holds no more (the note says how to assert it
+    again). Returns the stored nodes of the keys asked (key -> props)."""
+    store, jobs = batch.stores.store, batch.jobs
+    gone = forgotten_index(batch.stores.journal).gone
+    stored = await store.find_keys(sorted({j.new_key for j in jobs}))
+    taken = {normalise_key(j.new_key) for j in jobs if not _derived(j.request)}
+    by_text: dict[str, list[str]] = {}  # a fact's text -> the keys earlier lines of the batch took
+    changes = False  # whether a line before this one may change what holds
+    for job in jobs:
+        text, key = " ".join(job.fact.split()), job.new_key
+        props = stored.get(key)
+        same = props is not None and _same_claim(props, job.fact)
+        holds = props is not None and same and record_holds(state_of(props), props.get("valid_to"))
+        if not _derived(job.request):
+            if props is not None and same and not holds:
+                job.already = (
+                    f"already recorded as {key} (epoch {props.get('truth_epoch')}), which holds no more "
+                    f"({state_of(props)}); nothing changed: a fact asserted again is a new record: revise "
+                    "it without a key to assert it again"
+                )
+            elif not holds:
+                changes = True
+            continue
+        if (
+            text not in by_text
+            and normalise_key(key) not in gone
+            and (props is None or (holds and not changes))
+        ):
+            changes = changes or props is None  # a new fact (a repeat of what holds changes nothing)
+            by_text[text] = [key]
+            taken.add(normalise_key(key))
+            continue
+        # the records of its text, in key order, and the first free key after them
+        base = fact_key(job.fact) if job.request.key is None else readable_key(job.fact)
+        earlier = set(by_text.get(text, ()))
+        n, key = 1, base
+        while True:
+            norm = normalise_key(key)
+            if key in earlier:
+                job.repeats[key] = (None, None)
+            elif norm not in gone and norm not in taken:
+                found = stored[key] if key in stored else (await store.find_keys([key])).get(key)
+                if found is None:
+                    break
+                if _same_claim(found, job.fact):
+                    job.repeats[key] = (
+                        record_holds(state_of(found), found.get("valid_to")),
+                        found.get("truth_epoch"),
+                    )
+                    stored[key] = found
+            n += 1
+            key = f"{base}_{n}"
+        job.request = replace(job.request, key=key)
+        by_text.setdefault(text, []).append(key)
+        taken.add(normalise_key(key))
+        changes = True
+    batch.keys_changed()
+    return stored
+
+
+def _held_record(job: FactJob) -> bool:
+    return any(held for held, _ in job.repeats.values())
+
+
 async def detect_batch(batch: RevisionBatch) -> None:
     store = batch.stores.store
     jobs = batch.jobs
+    stored = await place_repeats(batch)
     reserve_keys(batch)
     new_keys = {normalise_key(j.new_key) for j in jobs}
-    stored = await store.find_keys(sorted({j.new_key for j in jobs}))
     for job in jobs:
         props = stored.get(job.new_key)
-        if props is None:
+        if props is None or job.already:
             continue
-        if props.get("type") == "Evidence" and " ".join(props.get("claim", "").split()) == " ".join(
-            job.fact.split()
-        ):
+        if _same_claim(props, job.fact):
             job.already = (
                 f"already recorded as {job.new_key} (epoch {props.get('truth_epoch')}); nothing changed"
             )
@@ -195,7 +288,11 @@ async def detect_batch(batch: RevisionBatch) -> None:
             raise InputError(
                 f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
             )
-    await refuse_new_decisions_on_recorded(batch, [j for j in jobs if j.already], stored)
+    # a fact repeating a stored record that holds (at its turn, if a later line) carries no
+    # decision that record does not hold (refused, nothing written)
+    repeating = [(j, j.new_key) for j in jobs if j.already and j.new_key in stored]
+    repeating += [(j, next(k for k, (held, _) in j.repeats.items() if held)) for j in jobs if _held_record(j)]
+    await refuse_new_decisions_on_recorded(batch, repeating, stored)
     # a fact already recorded adds no node: its evidence is stored, and the facts after it compare
     # with it as with any stored evidence (gate 1 must not leave it out, and the batch's earlier
     # facts skip it as a candidate since it is stored), as one revision at a time would
@@ -217,55 +314,57 @@ async def detect_batch(batch: RevisionBatch) -> None:
         raise batch.stop.error
 
 
-async def refuse_new_decisions_on_recorded(batch: RevisionBatch, jobs: list[FactJob], stored: dict) -> None:
+async def refuse_new_decisions_on_recorded(
+    batch: RevisionBatch, jobs: list[tuple[FactJob, str]], stored: dict
+) -> None:
     """A fact already recorded comes again with a decision its record does not hold (``--target``
     E it neither supersedes nor disputes, ``--supports``/``--refutes`` H it has no edge to,
     ``--inquiry`` another question than its own, a ``--valid-from`` other than its own):
     repeating the fact changes nothing, so the decision would be dropped; refused instead (exit
     2, nothing written), naming the command that makes it about the recorded fact."""
-    for job in jobs:
-        props, start = stored[job.new_key], job.request.valid_from
+    for job, key in jobs:
+        props, start = stored[key], job.request.valid_from
         had_start = props.get("valid_from")
         if start is not None and (had_start is None or validity.moment(had_start) != validity.moment(start)):
             # a revision never moves a value's start (it only ends values), so the stored start
             # is the one the record gave: another one would be dropped without a word
             had = f"valid from {had_start}" if had_start else "with no valid_from"
             raise InputError(
-                f"{_where(batch, job)}the fact is already recorded as {job.new_key} (epoch "
+                f"{_where(batch, job)}the fact is already recorded as {key} (epoch "
                 f"{props.get('truth_epoch')}) {had}, not from {start}; a fact is recorded once: to "
                 "record it from that date, undo the change that recorded it and revise it again",
                 field="valid_from",
             )
-        home, named = stored[job.new_key].get("question_key"), job.request.inquiry
+        home, named = props.get("question_key"), job.request.inquiry
         if named is not None and home and normalise_key(named) != normalise_key(home):
             raise InputError(
-                f"{_where(batch, job)}the fact is already recorded as {job.new_key} in question {home!r}, not "
+                f"{_where(batch, job)}the fact is already recorded as {key} in question {home!r}, not "
                 f"{named!r}; a fact is recorded once (a fragment loads evidence of another question with "
                 "its own key)",
                 field="inquiry",
             )
-    asked = [j for j in jobs if j.request.target is not None or j.request.hypothesis]
+    asked = [(j, k) for j, k in jobs if j.request.target is not None or j.request.hypothesis]
     if not asked:
         return
-    rows = await batch.stores.store.all_edges_of([node_id("evidence", j.new_key) for j in asked])
+    rows = await batch.stores.store.all_edges_of([node_id("evidence", k) for _, k in asked])
     linked = {frozenset((src, dst)) for src, dst, _, _ in rows}
-    for job in asked:
-        mine, r = node_id("evidence", job.new_key), job.request
-        epoch = stored[job.new_key].get("truth_epoch")
-        recorded = f"{_where(batch, job)}the fact is already recorded as {job.new_key} (epoch {epoch})"
+    for job, key in asked:
+        mine, r = node_id("evidence", key), job.request
+        epoch = stored[key].get("truth_epoch")
+        recorded = f"{_where(batch, job)}the fact is already recorded as {key} (epoch {epoch})"
         if r.target is not None and frozenset((mine, node_id("evidence", r.target))) not in linked:
             raise InputError(
                 f"{recorded} and does not contradict {r.target}; a fact is recorded once: to decide that "
-                f"{job.new_key} contradicts {r.target}: {resolve_words(r.target, job.new_key)}",
+                f"{key} contradicts {r.target}: {resolve_words(r.target, key)}",
                 field="target",
             )
         if r.hypothesis:
-            kind, key, _ = r.hypothesis
-            if frozenset((mine, node_id("hypothesis", key))) not in linked:
+            kind, hyp, _ = r.hypothesis
+            if frozenset((mine, node_id("hypothesis", hyp))) not in linked:
                 raise InputError(
-                    f"{recorded} with no edge to {key}; a fact is recorded once: to add that it {kind} "
-                    f'{key}, load a fragment with the edge {{"type": "{kind}", "from": "{job.new_key}", '
-                    f'"to": "{key}"}}',
+                    f"{recorded} with no edge to {hyp}; a fact is recorded once: to add that it {kind} "
+                    f'{hyp}, load a fragment with the edge {{"type": "{kind}", "from": "{key}", '
+                    f'"to": "{hyp}"}}',
                     field=kind,
                 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import replace
 
 from memory_core.core import revision, validity
 from memory_core.core.beliefs import Edge, Node
@@ -19,7 +20,7 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, named_inquiry
-from memory_core.tasks.detect_contradictions import compare_with_returned, narrow, note_returned
+from memory_core.tasks.detect_contradictions import compare_with_returned, narrow, note_returned, record_holds
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 from memory_core.tasks.settle_in_time import read_settling
 
@@ -37,6 +38,14 @@ async def begin_fact(job: FactJob) -> None:
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
+    for key, (held, epoch) in job.repeats.items():  # the fact again: a record of it that holds now
+        node = view.nodes.get(key)
+        if (node is not None and record_holds(node.state, node.valid_to)) or (node is None and held):
+            # an earlier line's record is in the view; a stored one out of it is as stored
+            epoch = batch.epoch if held is None else epoch
+            job.already = f"already recorded as {key} (epoch {epoch}); nothing changed"
+            job.request = replace(job.request, key=key)
+            return
     if not await compare_with_returned(job):
         return  # a judge failed on this fact: the batch stops here
     candidates = job.detection.candidates if job.detection else []

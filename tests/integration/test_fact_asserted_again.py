@@ -1,0 +1,117 @@
+"""A fact asserted again after its record was refuted is believed again.
+
+A value that comes back (Porto, then Berlin, then Porto again) is news: after revising by a
+fact, the fact is believed, unless the policy prefers what contradicts it (AGM's success
+postulate). A record is "already recorded; nothing changed" only while it holds. Checked one
+revision at a time and as a batch (the same final states), with the value the last fact names
+as the only one alive after every step, and ``check`` clean.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CITIES = ("Lisbon", "Porto", "Berlin")
+
+
+def town(prefix: str) -> str:
+    """A single-valued slot (where Zia lives), Lisbon loaded."""
+    return json.dumps(
+        {
+            "question": {"key": f"{prefix}Q", "text": f"Where does Zia {prefix} live?"},
+            "evidence": [
+                {
+                    "key": f"{prefix}E",
+                    "claim": f"Zia {prefix} lives in Lisbon.",
+                    "subject": f"Zia {prefix}",
+                    "predicate": "lives in",
+                    "object": "Lisbon",
+                }
+            ],
+        }
+    )
+
+
+def moves(prefix: str, city: str) -> dict:
+    return dict(fact=f"Zia {prefix} lives in {city}.", triple=f"Zia {prefix}|lives in|{city}")
+
+
+async def cities(app, prefix: str) -> dict[str, list[str]]:
+    """City -> the states of its records, sorted."""
+    found: dict[str, list[str]] = {}
+    for n in (await app.status())["nodes"]:
+        if n["type"] == "evidence" and n["text"].startswith(f"Zia {prefix} lives in "):
+            city = n["text"].rsplit(" ", 1)[1].rstrip(".")
+            found.setdefault(city, []).append(n["state"])
+    return {c: sorted(s) for c, s in found.items()}
+
+
+def alive(found: dict[str, list[str]]) -> set[str]:
+    return {c for c, states in found.items() if "alive" in states}
+
+
+async def problems(app, prefix: str) -> list:
+    return [p for p in (await app.check())["problems"] if f"Zia {prefix}" in json.dumps(p)]
+
+
+async def test_a_value_that_comes_back_is_believed_again(app, prefix):
+    await app.load(town(prefix))
+    for city in ("Porto", "Berlin", "Porto", "Lisbon", "Porto"):
+        result = await app.revise(**moves(prefix, city))
+        assert not result.get("already_applied"), result["note"]
+        assert alive(await cities(app, prefix)) == {city}
+    again = await app.revise(**moves(prefix, "Porto"))  # its record holds: a repeat changes nothing
+    assert again["already_applied"] and again["note"].startswith("already recorded as ")
+    states = {n["key"]: (n["state"], n["text"]) for n in (await app.status())["nodes"]}
+    assert states[again["new_evidence"]] == ("alive", f"Zia {prefix} lives in Porto.")
+    assert await problems(app, prefix) == []
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+async def test_a_batch_of_values_that_come_back_equals_them_one_at_a_time(app, prefix, seed):
+    draw = random.Random(seed)
+    history = [draw.choice(CITIES) for _ in range(9)]
+    one, many = f"{prefix}one", f"{prefix}bat"
+    await app.load(town(one))
+    for city in history:
+        await app.revise(**moves(one, city))
+    await app.load(town(many))
+    results = await app.revise_many([moves(many, city) for city in history])
+    assert len(results) == len(history)
+    assert await cities(app, many) == await cities(app, one)
+    assert alive(await cities(app, many)) == {history[-1]}
+    assert await problems(app, one) == [] and await problems(app, many) == []
+
+
+async def test_a_later_line_repeating_a_stored_value_an_earlier_line_ended(app, prefix):
+    """Porto is stored and holds; a batch moves Zia to Berlin and back to Porto: the second
+    line is news at its turn, not "already recorded" as the batch found it at its start."""
+    await app.load(town(prefix))
+    porto = await app.revise(**moves(prefix, "Porto"))
+    first, second = await app.revise_many([moves(prefix, "Berlin"), moves(prefix, "Porto")])
+    assert not second.get("already_applied") and second["refuted"] == [first["new_evidence"]]
+    assert second["new_evidence"] == porto["new_evidence"] + "_2"
+    assert alive(await cities(app, prefix)) == {"Porto"}
+    # nothing before it in the batch ends Porto: the repeat is "already recorded" as its record
+    other = dict(fact=f"Zia {prefix} owns a red bicycle.")
+    _, repeat = await app.revise_many([other, moves(prefix, "Porto")])
+    assert repeat["already_applied"] and repeat["new_evidence"] in (
+        porto["new_evidence"],
+        second["new_evidence"],
+    )
+    assert await problems(app, prefix) == []
+
+
+async def test_a_key_given_for_a_record_that_holds_no_more_changes_nothing_and_says_why(app, prefix):
+    await app.load(town(prefix))
+    await app.revise(**moves(prefix, "Porto"))
+    before = await app.status()
+    result = await app.revise(**moves(prefix, "Lisbon"), key=f"{prefix}E")
+    assert result["already_applied"] and "holds no more (refuted)" in result["note"]
+    assert "revise it without a key" in result["note"]
+    assert await app.status() == before
