@@ -165,7 +165,7 @@ def reserve_keys(batch: RevisionBatch) -> None:
         if job.request.key is not None and job.request.key != readable_key(job.request.fact):
             tomb = gone[norm]
             raise InputError(
-                f"{_where(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
+                f"{line_of(batch, job)}--key {job.new_key!r} is reserved: it names a forgotten "
                 f"{tomb.get('kind', 'node')} ({tomb.get('key', job.new_key)}; explain says when and "
                 "why); a forgotten key is never given to another node; choose another key; "
                 "nothing was revised"
@@ -286,7 +286,7 @@ async def detect_batch(batch: RevisionBatch) -> None:
             )
         else:
             raise InputError(
-                f"{_where(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
+                f"{line_of(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
             )
     # a fact repeating a stored record that holds (at its turn, if a later line) carries no
     # decision that record does not hold (refused, nothing written)
@@ -330,7 +330,7 @@ async def refuse_new_decisions_on_recorded(
             # is the one the record gave: another one would be dropped without a word
             had = f"valid from {had_start}" if had_start else "with no valid_from"
             raise InputError(
-                f"{_where(batch, job)}the fact is already recorded as {key} (epoch "
+                f"{line_of(batch, job)}the fact is already recorded as {key} (epoch "
                 f"{props.get('truth_epoch')}) {had}, not from {start}; a fact is recorded once: to "
                 "record it from that date, undo the change that recorded it and revise it again",
                 field="valid_from",
@@ -338,7 +338,7 @@ async def refuse_new_decisions_on_recorded(
         home, named = props.get("question_key"), job.request.inquiry
         if named is not None and home and normalise_key(named) != normalise_key(home):
             raise InputError(
-                f"{_where(batch, job)}the fact is already recorded as {key} in question {home!r}, not "
+                f"{line_of(batch, job)}the fact is already recorded as {key} in question {home!r}, not "
                 f"{named!r}; a fact is recorded once (a fragment loads evidence of another question with "
                 "its own key)",
                 field="inquiry",
@@ -351,7 +351,7 @@ async def refuse_new_decisions_on_recorded(
     for job, key in asked:
         mine, r = node_id("evidence", key), job.request
         epoch = stored[key].get("truth_epoch")
-        recorded = f"{_where(batch, job)}the fact is already recorded as {key} (epoch {epoch})"
+        recorded = f"{line_of(batch, job)}the fact is already recorded as {key} (epoch {epoch})"
         if r.target is not None and frozenset((mine, node_id("evidence", r.target))) not in linked:
             raise InputError(
                 f"{recorded} and does not contradict {r.target}; a fact is recorded once: to decide that "
@@ -385,7 +385,7 @@ async def _hypotheses(batch: RevisionBatch) -> None:
         props = found.get(key)
         if props is None or props.get("type") != "Hypothesis":
             raise InputError(
-                f"{_where(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
+                f"{line_of(batch, job)}--{kind} {key!r}: no hypothesis with that key in this data root",
                 field=kind,
             )
         job.hypothesis_question = props.get("question_key")
@@ -466,7 +466,7 @@ async def detect_fact(
             said = str(error)
             if said.endswith("no evidence with that key in this data root"):  # forgotten, or never stored
                 said = not_stored(batch.stores.journal, request.target, "--target", "evidence")
-            raise InputError(f"{_where(batch, job)}{said}", field="target") from None
+            raise InputError(f"{line_of(batch, job)}{said}", field="target") from None
         detection.candidates[0].distance = await _distance_to(
             store, request.fact, detection.candidates[0].key
         )
@@ -583,7 +583,8 @@ def narrow(job: FactJob, alive: set[str], questions: dict[str, Optional[str]]) -
     return Detection(judge, kept, undecided, undecided_note(kept, undecided, job.batch.options.threshold))
 
 
-def _where(batch: RevisionBatch, job: FactJob) -> str:
+def line_of(batch: RevisionBatch, job: FactJob) -> str:
+    """``"facts line N: "`` for a line of a batch of several (the prefix of its refusals), else empty."""
     return (
         f"{batch.options.what} line {job.request.line}: " if len(batch.jobs) > 1 and job.request.line else ""
     )

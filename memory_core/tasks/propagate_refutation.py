@@ -20,9 +20,25 @@ from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, decisions_for
 from memory_core.tasks.batch import FactJob, named_inquiry
-from memory_core.tasks.detect_contradictions import compare_with_returned, narrow, note_returned, record_holds
+from memory_core.tasks.detect_contradictions import (
+    compare_with_returned,
+    line_of,
+    narrow,
+    note_returned,
+    record_holds,
+)
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 from memory_core.tasks.settle_in_time import read_settling
+
+
+def _on_its_line(job: FactJob, error: InputError) -> InputError:
+    """``error`` with the batch line it is about in front, as detection's refusals have it."""
+    where = line_of(job.batch, job)
+    if not where or str(error).startswith(where):
+        return error
+    said = InputError(f"{where}{error}", field=error.field)
+    said.__cause__ = error.__cause__
+    return said
 
 
 def today() -> str:
@@ -220,6 +236,8 @@ async def propagate_refutation(batches, ctx=None):
                 start = time.perf_counter()
                 try:
                     await begin_fact(job)
+                except InputError as error:  # refused at its turn: the message names its line
+                    batch.fail(_on_its_line(job, error))
                 except BaseException as error:  # raised by the caller after the run
                     batch.fail(error)
                 job.timings["propagate_refutation"] = round((time.perf_counter() - start) * 1000, 2)

@@ -151,3 +151,17 @@ async def test_a_timed_fact_for_the_same_period_as_another_inquirys_value_is_ref
             inquiry=p + "Q2",
         )
     assert states(await app.status(), p) == before
+    # in a batch the refusal names its line, as every other refusal of a batch line does
+    with pytest.raises(InputError, match=f"^facts line 2: .*{p}E40"):
+        await app.revise_many(
+            [
+                dict(fact=f"The {bridge} was repainted green.", inquiry=p + "Q2"),
+                dict(
+                    fact=f"The {bridge} has a weight limit of 30 t.",
+                    triple=f"{bridge}|weight limit|30 t",
+                    valid_from="2010-01-01",
+                    inquiry=p + "Q2",
+                ),
+            ]
+        )
+    assert states(await app.status(), p) == before
