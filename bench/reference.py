@@ -63,7 +63,8 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
 1c. Re-judged reinstatement. Before labelling: evidence stored dead that the new
    labels would bring back (not dead) although it has an attacker is judged: it
    is contradicted when it carries a triple and (the fact's triple has its subject
-   and predicate and another object, the predicate not declared ``many``) or
+   and predicate and another object, the predicate not declared ``many``, and one
+   of the two has no ``valid_from``) or
    (its predicate is single-valued and another stored or new evidence that holds
    under the new labels has its subject and predicate and another object, and one
    of the two has no ``valid_from``: two timed values are ordered by 1d). Each
@@ -519,7 +520,9 @@ class Model:
                 node = self.nodes[k]
                 if node.triple is None:
                     continue
-                if self.contradicted_by_triple(k, triple):
+                if self.contradicted_by_triple(k, triple) and not (
+                    node.valid_from is not None and self.nodes[new_key].valid_from is not None
+                ):  # both timed: rule 1d places it in its timeline instead
                     hit.append(k)
                 elif self.single_valued(k) and any(
                     o != k
@@ -608,6 +611,7 @@ class Model:
         triple: Optional[tuple] = None,
         ends: Optional[dict] = None,
         dispute: bool = False,
+        interval: tuple = (None, None),
     ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
@@ -620,6 +624,7 @@ class Model:
         targets = [target] if isinstance(target, str) else list(target)
         q = self.nodes[targets[0]].question if targets else question
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
+        self.nodes[new_key].valid_from, self.nodes[new_key].valid_to = interval  # read by 1c and 1d
         for t in targets:
             self.edges.append(MEdge("disputes" if dispute else "supersedes", new_key, t))
         return self._settle(memory, new_key, triple, ends)
@@ -909,7 +914,9 @@ def revise_in_time(
             refuted.append(k)
     settle_history(model, refuted)  # what rested only on a value never true never held either
     ends = {k: new[0] for k in found if cases[k] == "ends_stored"}
-    revised = model.revise(targets, new_key, question=question, triple=triple, ends=ends, dispute=dispute)
+    revised = model.revise(
+        targets, new_key, question=question, triple=triple, ends=ends, dispute=dispute, interval=new
+    )
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new
     starts = sorted(model.nodes[k].valid_from for k in found if cases[k] == "new_precedes")

@@ -163,6 +163,14 @@ async def _judge_in_slot(
     )
 
 
+def _both_timed(view: BeliefView, fact: str, key: str) -> bool:
+    """Whether new fact ``fact`` and returning evidence ``key`` both have a ``valid_from``: a
+    value of one slot then ends another at its start rather than refuting it, for a value that
+    comes back as for a stored one (rule 1d: ``_judge_in_slot``)."""
+    a, b = view.nodes.get(fact), view.nodes.get(key)
+    return a is not None and b is not None and a.valid_from is not None and b.valid_from is not None
+
+
 async def rejudge_returning(
     store: BeliefStore,
     view: BeliefView,
@@ -203,6 +211,8 @@ async def rejudge_returning(
                 if v is None:
                     continue
                 decided = True
+                if v.relation in ACTS and _both_timed(view, fkey, key):
+                    continue  # valid time orders the two: its place in the slot's timeline decides
                 if v.relation in ACTS and v.confidence >= ACT_THRESHOLD:
                     verdicts[key] = reinstatement.Rejudged(
                         key, by_key, v.relation, v.confidence, "structured", f"{fkey}: {v.rationale}"
