@@ -59,15 +59,18 @@ def sentence(rule: str, cause: list[str], detail: str = "") -> str:
     return f"{text} ({detail})" if detail else text
 
 
-def history(entries: Iterable[dict], key: str, related: Iterable[str] = ()) -> dict:
+def history(
+    entries: Iterable[dict], key: str, related: Iterable[str] = (), undone_too: Iterable = ()
+) -> dict:
     """Every logged event of ``key`` (each with its epoch, rule, state, cause and text) and
     its fate when it is no longer stored: ``"forgotten"`` (a revision forgot it) or
     ``"removed"`` (an undo removed what added it: ``removed_by_undo`` is the undone epoch).
     ``related``: the node's antecedents and attackers in the current graph (see
-    :func:`cause_of`)."""
+    :func:`cause_of`). ``undone_too``: epochs undone by undo entries left out of ``entries``
+    (a reader that skips the entries that cannot bear on ``key``)."""
     wanted = normalise_key(key)
     related = frozenset(related)
-    events, canonical, undone = [], None, set()
+    events, canonical, undone = [], None, set(undone_too)
     entries = list(entries)
     by_epoch = {e.get("epoch"): e for e in entries}
     for entry in entries:
