@@ -778,9 +778,7 @@ def _gives_back_the_revision_lock(detect: Callable[..., Awaitable[Any]], stores:
 
 def _give_back(stores: Stores, run: asyncio.Task) -> None:
     """The revision lock given back by ``run``, a host's item that ended holding it."""
-    revision = stores.revision
-    if revision.locked() and revision._holder is run:
-        revision.release()
+    stores.revision.release_held_by(run)
 
 
 RECALL_FIELDS = ("question", "inquiry", "path", "as_of", "epoch")

@@ -68,6 +68,11 @@ class RevisionLock:
     def locked(self) -> bool:
         return self._lock.locked()
 
+    def release_held_by(self, task: asyncio.Task) -> None:
+        """Give the lock back if ``task`` (one that ended) still holds it."""
+        if self._lock.locked() and self._holder is task:
+            self.release()
+
     async def __aenter__(self) -> int:
         return await self.take()
 
