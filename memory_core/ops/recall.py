@@ -41,6 +41,7 @@ from py_rust_stemmers import SnowballStemmer
 
 from memory_core.core import validity
 from memory_core.core.beliefs import ALIVE, SUPERSEDED, BeliefView, Node
+from memory_core.core.vocabulary import REFUTED
 from memory_core.core.errors import InputError
 from memory_core.core.identity import KIND_BY_TYPE, collection, node_id
 from memory_core.core.investigation import check_text
@@ -149,8 +150,9 @@ _WHEN = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:year|date|day|month)\b|\bhow
 _EVER = re.compile(r"\bever\b|\b(?:has|have|had)\s+(?:[^\W\d_]+\s+){0,4}been\b", re.IGNORECASE)
 
 
-# a negation: "not", "never", "no", "cannot", "n't" (whose "not" and "no" are no content words)
-_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
+# a negation: "not", "never", "no", "cannot", "n't" (whose "not" and "no" are no content words);
+# written with a capital they are a title's words ("Dr. No", "Never Say Never", "Can't Buy Me Love")
+_NEGATION = re.compile(r"\b(?:not|never|no|cannot|[a-z]+n['\u2019]t)\b")
 
 
 def negated(text: str) -> bool:
@@ -1589,6 +1591,10 @@ async def recall(
         ordered = await answer_ordered(stores, question, order, inquiry)
         if ordered is not None:
             return ordered
+    if as_of is None and path is None and epoch is None:
+        first = await answer_first(stores, question, inquiry)
+        if first is not None:
+            return first
     read = validity.when_in_question(question, today()) if as_of is None and path is None else None
     if read is not None:
         words, when = read
@@ -1598,22 +1604,60 @@ async def recall(
             return {**result, "question": question, "as_of_from_question": words}
     result = await _answer(stores, question, epoch, as_of, inquiry, path)
     if as_of is None and epoch is None:
-        # the stored states are the revisions' (a value dated in the future ends today's at once, a
-        # value whose valid time ended stays alive): an answer resting on a fact not valid today
-        # is answered again from the beliefs valid today
-        day = today()
-        outside = await not_valid_on(stores, result, day)
-        if outside is not None:
-            result = {**await _answer(stores, question, None, day, inquiry, path), "as_of_today": outside}
-        elif (result["falsify"].get("dead_match") or {}).get("state") == SUPERSEDED:
-            # no alive belief answers from the stored states, the fact the question is about being
-            # superseded: ended in time (or resting on a fact ended), perhaps at a date still to
-            # come, so it may hold today; what is valid today answers when anything does
-            now = await _answer(stores, question, None, day, inquiry, path)
-            if now["falsify"]["nodes"]:
-                why = await held_today(stores, result, now, day)
-                result = {**now, "as_of_today": why}
+        result = await answered_today(stores, question, result, inquiry, path)
     return result
+
+
+async def answered_today(stores, question: str, result: RecallResult, inquiry, path) -> RecallResult:
+    """An answer read from the stored states, read again from the beliefs valid today when it
+    needs to be. The stored states are the revisions' (a value dated in the future ends today's
+    at once, a value whose valid time ended stays alive): an answer resting on a fact not valid
+    today is answered again from the beliefs valid today."""
+    day = today()
+    outside = await not_valid_on(stores, result, day)
+    if outside is not None:
+        return {**await _answer(stores, question, None, day, inquiry, path), "as_of_today": outside}
+    if (result["falsify"].get("dead_match") or {}).get("state") == SUPERSEDED:
+        # no alive belief answers from the stored states, the fact the question is about being
+        # superseded: ended in time (or resting on a fact ended), perhaps at a date still to
+        # come, so it may hold today; what is valid today answers when anything does
+        now = await _answer(stores, question, None, day, inquiry, path)
+        if now["falsify"]["nodes"]:
+            why = await held_today(stores, result, now, day)
+            return {**now, "as_of_today": why}
+    return result
+
+
+# "the first mayor", "her earliest employer", "the original owner": the first value of a timeline
+_FIRST = re.compile(r"\b(?:first|earliest|original|initial)\b")
+
+
+async def answer_first(stores, question: str, inquiry) -> Optional[RecallResult]:
+    """A question about the first value of a subject and predicate ("Who was the first mayor of
+    Brisketon?"): the question without that word finds the value that holds today, and it is
+    answered as of the earliest start among the values of its slot that held (a refuted one was
+    never true). None when the question asks no such thing, or its slot has no earlier timed
+    value than today's: it is then read as it is."""
+    found = _FIRST.search(_QUOTED.sub(lambda m: " " * len(m.group(0)), question))
+    if found is None:
+        return None
+    shorter = _left_out(question, found.group(0))
+    if not re.search(r"\w", shorter):
+        return None
+    now = await answered_today(
+        stores, shorter, await _answer(stores, shorter, None, None, inquiry, None), inquiry, None
+    )
+    lead = _value_key(now)
+    props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
+    if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:
+        return None
+    slot = [props] + await values_of(stores, Slice(stores.store, None), props)
+    held = [p for p in slot if p.get("valid_from") and state_of(p) != REFUTED]
+    first = min(held, key=lambda p: validity.moment(p["valid_from"]), default=None)
+    if first is None or first["key"] == lead or not props.get("valid_from"):
+        return None
+    result = await _answer(stores, shorter, None, first["valid_from"], inquiry, None)
+    return {**result, "question": question, "as_of_from_question": found.group(0)}
 
 
 def _left_out(question: str, words: str) -> str:
@@ -1644,7 +1688,11 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
     if order.when is not None:
         result = await _answer(stores, shorter, None, order.when, inquiry, None)
         return {**result, "question": question, "as_of_from_question": order.words}
-    now = await _answer(stores, shorter, None, None, inquiry, None)
+    # the value that holds now, as a question without the order is answered (a value whose valid
+    # time ended is no value of today, however the stored states read)
+    now = await answered_today(
+        stores, shorter, await _answer(stores, shorter, None, None, inquiry, None), inquiry, None
+    )
     lead = _value_key(now)
     props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
     if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:

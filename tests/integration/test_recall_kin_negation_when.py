@@ -194,3 +194,85 @@ async def test_a_question_about_someone_the_subject_has_is_answered_by_that_ones
     # the owner's own facts answer for the owner, as before
     assert (await app.recall("Where do I live?", inquiry=q))["falsify"]["nodes"] == [mine]
     assert (await app.recall("Where does Alice Brennan live?", inquiry=q))["falsify"]["nodes"] == [alice]
+
+
+async def test_the_former_value_is_the_one_before_the_value_valid_today(app, prefix):
+    """'the former employer' is the value before the one that holds today; a fact of the same
+    person whose valid time ended years ago (alive in the stored states, as a loaded fact with
+    an end stays) lies nearer the question and was taken for today's value: 'nothing stored came
+    before it'. Fixed texts (no other test writes them), so the distances are the same on every
+    run."""
+    q, club, nimbus, orchid = f"{prefix}Q", f"{prefix}ROT", f"{prefix}NIM", f"{prefix}ORC"
+    kendra = "Kendra Vos"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q, "text": f"Where has {kendra} worked? ({prefix})"},
+                "evidence": [
+                    fact(
+                        nimbus,
+                        f"{kendra} works at Nimbus Labs.",
+                        kendra,
+                        "works at",
+                        "Nimbus Labs",
+                        valid_from="2015-03-01",
+                    ),
+                    fact(
+                        club,
+                        f"{kendra} was a member of the Rotary Club.",
+                        kendra,
+                        "member of",
+                        "Rotary Club",
+                        valid_from="2010-01-01",
+                        valid_to="2014-01-01",
+                    ),
+                ],
+            }
+        )
+    )
+    await app.revise(
+        f"{kendra} works at Orchid Systems.",
+        triple=f"{kendra}|works at|Orchid Systems",
+        valid_from="2021-06-01",
+        inquiry=q,
+        key=orchid,
+    )
+    former = await app.recall(f"Who is the former employer of {kendra}?", inquiry=q)
+    assert former["falsify"]["nodes"] == [nimbus], former["falsify"]
+    assert former["order_from_question"]["anchor"]["key"] == orchid, former["order_from_question"]
+
+
+async def test_the_first_value_of_a_timeline_answers_a_question_about_the_first(app, prefix):
+    tag = prefix.strip("_")
+    town = f"Brisk{tag}ton"
+    q = f"{prefix}Q"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q, "text": f"Who governs {town}?"},
+                "evidence": [
+                    fact(
+                        f"{prefix}M1",
+                        f"The mayor of {town} is Ada Crane.",
+                        town,
+                        "mayor",
+                        "Ada Crane",
+                        valid_from="2001-01-01",
+                    )
+                ],
+            }
+        )
+    )
+    for i, (who, since) in enumerate([("Bo Lint", "2009-01-01"), ("Cy Moreau", "2017-01-01")]):
+        await app.revise(
+            f"The mayor of {town} is {who}.",
+            triple=f"{town}|mayor|{who}",
+            valid_from=since,
+            inquiry=q,
+            key=f"{prefix}M{i + 2}",
+        )
+    first = await app.recall(f"Who was the first mayor of {town}?", inquiry=q)
+    assert first["falsify"]["nodes"] == [f"{prefix}M1"], first["falsify"]
+    assert first["as_of"] == "2001-01-01" and first["as_of_from_question"] == "first", first
+    now = await app.recall(f"Who is the mayor of {town}?", inquiry=q)
+    assert now["falsify"]["nodes"] == [f"{prefix}M3"], now["falsify"]

@@ -4,7 +4,7 @@ held: a lower-case word whose letters happen to be initials, a near word that is
 
 from __future__ import annotations
 
-from memory_core.ops.recall import content_words, covered
+from memory_core.ops.recall import content_words, covered, negated
 
 
 def held(question: str, text: str) -> set[str]:
@@ -158,6 +158,10 @@ def test_negation_time_and_names_in_scripts_without_capitals():
     assert content_words("Who doesn't drive?").negated
     assert not content_words("Which language does Odile speak?").negated
     assert not content_words('Who sang "Don\'t Stop Me Now"?').negated  # a title's words
+    assert negated("Ivar can't drive.") and negated("I don't have a cat anymore.")
+    # written with a capital, a title's words (stored facts do not quote their titles)
+    assert not negated("Can't Buy Me Love was performed by The Beatles.")
+    assert not negated("Dr. No was directed by Terence Young; Never Say Never Again by Irvin Kershner.")
     assert content_words("When did Kendra join Orchid?").when
     assert content_words("In which year was the dam completed?").when
     assert not content_words("Where does Kendra work?").when
