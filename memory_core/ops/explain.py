@@ -18,6 +18,7 @@ through it would look whole). A key neither stored nor ever logged is an InputEr
 from __future__ import annotations
 
 import asyncio
+import bisect
 import re
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -200,7 +201,7 @@ _PLAIN = re.compile(r"[a-z0-9_.-]+")
 _KELVIN = "\u212a".encode()
 # an undo's epoch undone, as json.dumps writes it
 _UNDOES = re.compile(r'"undoes": (\d+)[,}]')
-MAX_IDS_SEARCHED = 16  # node ids looked for one by one; more: every line is parsed
+MAX_IDS_SEARCHED = 48  # node ids looked for one by one (a pass over the log each); more: every line is parsed
 
 
 def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict]:
@@ -213,6 +214,10 @@ def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict
     if not data.isascii():
         data.decode("utf-8")  # a line that is not UTF-8 fails the read, as Journal.entries's does
     raw = data.split(b"\n")
+    ends, at = [], -1
+    for line in raw:  # the offset of each line's newline (the last: the end of the data)
+        at += len(line) + 1
+        ends.append(at)
     parsed: dict[int, Optional[dict]] = {}
 
     def parse(numbers: Iterable[int]) -> None:
@@ -228,20 +233,20 @@ def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict
         low = data.lower().replace(b"'", b"")
         if "_" in wanted:  # a space normalises to '_': only a key with one may be spelled with one
             low = low.replace(b" ", b"_")
-        parse(_lines_with(low, f'"{wanted}"'.encode()))
-        odd = _lines_with(data, b"\\u00", lambda rest: rest[:1] in b"01234567")
-        odd |= _lines_with(data, b"\\u212", lambda rest: rest[:1] in b"aA")
-        odd |= _lines_with(data, _KELVIN)
+        parse(_lines_with(low, _ends(low), f'"{wanted}"'.encode()))  # its newlines, one for one
+        odd = _lines_with(data, ends, b"\\u00", lambda rest: rest[:1] in b"01234567")
+        odd |= _lines_with(data, ends, b"\\u212", lambda rest: rest[:1] in b"aA")
+        odd |= _lines_with(data, ends, _KELVIN)
     else:
         spelled = _normalised(data.decode("utf-8")).encode("utf-8")  # its newlines where they were
-        parse(_lines_with(spelled, f'"{wanted}"'.encode("utf-8")))
+        parse(_lines_with(spelled, _ends(spelled), f'"{wanted}"'.encode("utf-8")))
         odd = {n for n, line in enumerate(raw) if b"\\" in line or not line.isascii()}
     escaped = {n: _text(raw[n].decode("utf-8")) for n in odd}
     parse(n for n, line in escaped.items() if '"undo"' in line or f'"{wanted}"' in _normalised(line))
     # every undo says which epoch it undoes: read from its line alone when it says so once, as
     # FALSIFY writes it (parsed when it undoes an entry read, or says it otherwise)
     told: dict[int, int] = {}
-    for n in _lines_with(data, b'"undo"'):
+    for n in _lines_with(data, ends, b'"undo"'):
         if n in parsed:
             continue
         line = raw[n].decode("utf-8")
@@ -269,7 +274,7 @@ def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict
             if len(nodes) > MAX_IDS_SEARCHED:
                 parse(range(len(raw)))
                 break
-            parse(n for ident in sorted(nodes) for n in _lines_with(data, ident.encode("utf-8")))
+            parse(n for ident in sorted(nodes) for n in _lines_with(data, ends, ident.encode("utf-8")))
             parse(n for n, line in escaped.items() if any(ident in line for ident in nodes))
     undone.update(epoch for n, epoch in told.items() if n not in parsed)
     for n in sorted(parsed):
@@ -278,23 +283,31 @@ def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict
             yield entry
 
 
-def _lines_with(data: bytes, what: bytes, then: Optional[Callable[[bytes], bool]] = None) -> set[int]:
-    """The numbers (from 0) of the lines of ``data`` holding ``what`` (no newline in it), each
-    followed by what ``then`` accepts (the bytes after it) when it is given."""
+def _lines_with(
+    data: bytes, ends: list[int], what: bytes, then: Optional[Callable[[bytes], bool]] = None
+) -> set[int]:
+    """The numbers (from 0) of the lines of ``data`` (ending at the offsets ``ends``) holding
+    ``what`` (no newline in it), each followed by what ``then`` accepts (the bytes after it)
+    when it is given."""
     found: set[int] = set()
-    n, start = 0, 0
     at = data.find(what)
     while at >= 0:
         if then is not None and not then(data[at + len(what) : at + len(what) + 1]):
             at = data.find(what, at + 1)
             continue
-        n += data.count(b"\n", start, at)
+        n = bisect.bisect_left(ends, at)
         found.add(n)
-        start = data.find(b"\n", at)
-        if start < 0:
-            break
-        at = data.find(what, start)
+        at = data.find(what, ends[n])  # the next line's
     return found
+
+
+def _ends(data: bytes) -> list[int]:
+    """The offset of each line's newline in ``data`` (the last: the end of the data)."""
+    ends, at = [], data.find(b"\n")
+    while at >= 0:
+        ends.append(at)
+        at = data.find(b"\n", at + 1)
+    return ends + [len(data)]
 
 
 def _ids_of(entries: Iterable[Optional[dict]], wanted: str) -> set[str]:
