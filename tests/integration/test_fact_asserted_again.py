@@ -20,16 +20,16 @@ CITIES = ("Lisbon", "Porto", "Berlin")
 
 
 def town(prefix: str) -> str:
-    """A single-valued slot (where Zia lives), Lisbon loaded."""
+    """A single-valued slot (where Zia keeps her bees), Lisbon loaded."""
     return json.dumps(
         {
-            "question": {"key": f"{prefix}Q", "text": f"Where does Zia {prefix} live?"},
+            "question": {"key": f"{prefix}Q", "text": f"Where does Zia {prefix} keep her bees?"},
             "evidence": [
                 {
                     "key": f"{prefix}E",
-                    "claim": f"Zia {prefix} lives in Lisbon.",
+                    "claim": f"Zia {prefix} keeps her bees in Lisbon.",
                     "subject": f"Zia {prefix}",
-                    "predicate": "lives in",
+                    "predicate": "keeps bees in",
                     "object": "Lisbon",
                 }
             ],
@@ -38,14 +38,14 @@ def town(prefix: str) -> str:
 
 
 def moves(prefix: str, city: str) -> dict:
-    return dict(fact=f"Zia {prefix} lives in {city}.", triple=f"Zia {prefix}|lives in|{city}")
+    return dict(fact=f"Zia {prefix} keeps her bees in {city}.", triple=f"Zia {prefix}|keeps bees in|{city}")
 
 
 async def cities(app, prefix: str) -> dict[str, list[str]]:
     """City -> the states of its records, sorted."""
     found: dict[str, list[str]] = {}
     for n in (await app.status())["nodes"]:
-        if n["type"] == "evidence" and n["text"].startswith(f"Zia {prefix} lives in "):
+        if n["type"] == "evidence" and n["text"].startswith(f"Zia {prefix} keeps her bees in "):
             city = n["text"].rsplit(" ", 1)[1].rstrip(".")
             found.setdefault(city, []).append(n["state"])
     return {c: sorted(s) for c, s in found.items()}
@@ -68,7 +68,7 @@ async def test_a_value_that_comes_back_is_believed_again(app, prefix):
     again = await app.revise(**moves(prefix, "Porto"))  # its record holds: a repeat changes nothing
     assert again["already_applied"] and again["note"].startswith("already recorded as ")
     states = {n["key"]: (n["state"], n["text"]) for n in (await app.status())["nodes"]}
-    assert states[again["new_evidence"]] == ("alive", f"Zia {prefix} lives in Porto.")
+    assert states[again["new_evidence"]] == ("alive", f"Zia {prefix} keeps her bees in Porto.")
     assert await problems(app, prefix) == []
 
 
@@ -79,10 +79,10 @@ async def test_a_batch_of_values_that_come_back_equals_them_one_at_a_time(app, p
     one, many = f"{prefix}one", f"{prefix}bat"
     await app.load(town(one))
     for city in history:
-        await app.revise(**moves(one, city))
+        assert not (await app.revise(**moves(one, city))).get("to_decide")
     await app.load(town(many))
     results = await app.revise_many([moves(many, city) for city in history])
-    assert len(results) == len(history)
+    assert len(results) == len(history) and not any(r.get("to_decide") for r in results)
     assert await cities(app, many) == await cities(app, one)
     assert alive(await cities(app, many)) == {history[-1]}
     assert await problems(app, one) == [] and await problems(app, many) == []
