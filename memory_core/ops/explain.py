@@ -249,9 +249,9 @@ def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict
     for n in _lines_with(data, ends, b'"undo"'):
         if n in parsed:
             continue
-        line = raw[n].decode("utf-8")
-        said = _UNDOES.findall(line)
-        if len(said) == 1 and line.count('"undoes"') == 1 and line.count('"kind": "undo"') == 1:
+        undo = raw[n].decode("utf-8")
+        said = _UNDOES.findall(undo)
+        if len(said) == 1 and undo.count('"undoes"') == 1 and undo.count('"kind": "undo"') == 1:
             told[n] = int(said[0])
         else:
             parse([n])
