@@ -184,10 +184,14 @@ def _same_claim(props: dict, fact: str) -> bool:
     )
 
 
-def record_holds(state: str, valid_to: Optional[str]) -> bool:
-    """Whether a record of a fact holds: alive, disputed, or superseded in time (it was
-    true for its period). A refuted, invalidated or superseded record holds no more: the same
+def record_holds(state: str, valid_to: Optional[str], start: Optional[str] = None) -> bool:
+    """Whether a record of a fact holds for the fact asserted (from ``start``, if timed): the
+    record is alive, disputed, or superseded in time (it was true for its period), and it did
+    not end by ``start`` (a fact true again from a date after its record's period ended is a
+    new period of it). A refuted, invalidated or superseded record holds no more: the same
     fact asserted again is news, not a repeat."""
+    if start is not None and valid_to is not None and validity.moment(start) >= validity.moment(valid_to):
+        return False
     return state in LIVE or (state == SUPERSEDED and valid_to is not None)
 
 
@@ -218,7 +222,8 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
         text, key = " ".join(job.fact.split()), job.new_key
         props = stored.get(key)
         same = props is not None and _same_claim(props, job.fact)
-        holds = props is not None and same and record_holds(state_of(props), props.get("valid_to"))
+        start = job.request.valid_from
+        holds = props is not None and same and record_holds(state_of(props), props.get("valid_to"), start)
         if not _derived(job.request):
             if props is not None and same and not holds:
                 job.already = (
@@ -252,7 +257,7 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
                     break
                 if _same_claim(found, job.fact):
                     job.repeats[key] = (
-                        record_holds(state_of(found), found.get("valid_to")),
+                        record_holds(state_of(found), found.get("valid_to"), start),
                         found.get("truth_epoch"),
                     )
                     stored[key] = found

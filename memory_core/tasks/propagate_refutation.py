@@ -56,7 +56,9 @@ async def begin_fact(job: FactJob) -> None:
         return
     for key, (held, epoch) in job.repeats.items():  # the fact again: a record of it that holds now
         node = view.nodes.get(key)
-        if (node is not None and record_holds(node.state, node.valid_to)) or (node is None and held):
+        if (node is not None and record_holds(node.state, node.valid_to, job.request.valid_from)) or (
+            node is None and held
+        ):
             # an earlier line's record is in the view; a stored one out of it is as stored
             epoch = batch.epoch if held is None else epoch
             job.already = f"already recorded as {key} (epoch {epoch}); nothing changed"

@@ -115,3 +115,32 @@ async def test_a_key_given_for_a_record_that_holds_no_more_changes_nothing_and_s
     assert result["already_applied"] and "holds no more (refuted)" in result["note"]
     assert "revise it without a key" in result["note"]
     assert await app.status() == before
+
+
+@pytest.mark.parametrize("as_batch", [False, True], ids=["revise", "revise_many"])
+async def test_a_value_true_again_from_a_later_date_is_a_new_period_of_it(app, prefix, as_batch):
+    """Porto from 2015, Berlin from 2018 (Porto held until then), Porto again from 2020: a new
+    period of Porto, Berlin held until 2020. The same start again is "already recorded"."""
+    await app.load(town(prefix))
+    steps = [("Porto", "2015-01-01"), ("Berlin", "2018-01-01"), ("Porto", "2020-01-01")]
+    facts = [dict(moves(prefix, city), valid_from=start) for city, start in steps]
+    if as_batch:
+        results = await app.revise_many(facts)
+    else:
+        results = [await app.revise(**fact) for fact in facts]
+    assert not any(r.get("already_applied") or r.get("to_decide") for r in results)
+    periods = sorted(
+        (n["text"].rsplit(" ", 1)[1].rstrip("."), n["state"], n.get("valid_from"), n.get("valid_to"))
+        for n in (await app.status())["nodes"]
+        if n["type"] == "evidence"
+        and n.get("valid_from")
+        and n["text"].startswith(f"Zia {prefix} keeps her bees in ")
+    )
+    assert periods == [
+        ("Berlin", "superseded", "2018-01-01", "2020-01-01"),
+        ("Porto", "alive", "2020-01-01", None),
+        ("Porto", "superseded", "2015-01-01", "2018-01-01"),
+    ]
+    again = await app.revise(**dict(moves(prefix, "Porto"), valid_from="2020-01-01"))
+    assert again["already_applied"] and again["new_evidence"] == results[2]["new_evidence"]
+    assert await problems(app, prefix) == []
