@@ -201,7 +201,7 @@ _PLAIN = re.compile(r"[a-z0-9_.-]+")
 _KELVIN = "\u212a".encode()
 # an undo's epoch undone, as json.dumps writes it
 _UNDOES = re.compile(r'"undoes": (\d+)[,}]')
-MAX_IDS_SEARCHED = 48  # node ids looked for one by one (a pass over the log each); more: every line is parsed
+MAX_IDS_SEARCHED = 24  # node ids looked for one by one (a pass over the log each); more: every line is parsed
 
 
 def _about(journal: FileJournal, wanted: str, undone: set[int]) -> Iterator[dict]:
