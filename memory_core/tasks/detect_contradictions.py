@@ -184,15 +184,28 @@ def _same_claim(props: dict, fact: str) -> bool:
     )
 
 
-def record_holds(state: str, valid_to: Optional[str], start: Optional[str] = None) -> bool:
-    """Whether a record of a fact holds for the fact asserted (from ``start``, if timed): the
-    record is alive, disputed, or superseded in time (it was true for its period), and it did
-    not end by ``start`` (a fact true again from a date after its record's period ended is a
-    new period of it). A refuted, invalidated or superseded record holds no more: the same
-    fact asserted again is news, not a repeat."""
-    if start is not None and valid_to is not None and validity.moment(start) >= validity.moment(valid_to):
-        return False
+def record_holds(state: str, valid_to: Optional[str], start: Optional[str], end: Optional[str]) -> bool:
+    """Whether a record of a fact holds for the fact asserted again (valid from ``start`` until
+    ``end``, each None if not given): the record is alive, disputed, or superseded in time (it
+    was true for its period), and it did not end by ``start`` (a fact true again from a date
+    after its record's period ended is a new period of it). A fact asserted with no date at all
+    says it holds now: a record whose period has an end does not hold it (Porto from 2015,
+    Berlin from 2018, then "Porto" undated is Porto again, not Porto's 2015-2018 period). A
+    refuted, invalidated or superseded record holds no more: the same fact asserted again is
+    news, not a repeat."""
+    if valid_to is not None:
+        if start is None and end is None:
+            return False
+        if start is not None and validity.moment(start) >= validity.moment(valid_to):
+            return False
     return state in LIVE or (state == SUPERSEDED and valid_to is not None)
+
+
+def _no_more(state: str, valid_to: Optional[str]) -> str:
+    """Why a record holds no more for a fact asserted again, in words (for the note): a record
+    that was true has a period that ended, one refuted or invalidated is its state."""
+    ended = valid_to is not None and (state in LIVE or state == SUPERSEDED)
+    return f"{state}, its period ended {valid_to}" if ended else state
 
 
 def _derived(request) -> bool:
@@ -222,14 +235,16 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
         text, key = " ".join(job.fact.split()), job.new_key
         props = stored.get(key)
         same = props is not None and _same_claim(props, job.fact)
-        start = job.request.valid_from
-        holds = props is not None and same and record_holds(state_of(props), props.get("valid_to"), start)
+        start, end = job.request.valid_from, job.request.valid_to
+        holds = (
+            props is not None and same and record_holds(state_of(props), props.get("valid_to"), start, end)
+        )
         if not _derived(job.request):
             if props is not None and same and not holds:
                 job.already = (
                     f"already recorded as {key} (epoch {props.get('truth_epoch')}), which holds no more "
-                    f"({state_of(props)}); nothing changed: a fact asserted again is a new record: revise "
-                    "it without a key to assert it again"
+                    f"({_no_more(state_of(props), props.get('valid_to'))}); nothing changed: a fact "
+                    "asserted again is a new record: revise it without a key to assert it again"
                 )
             elif not holds:
                 changes = True
@@ -257,7 +272,7 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
                     break
                 if _same_claim(found, job.fact):
                     job.repeats[key] = (
-                        record_holds(state_of(found), found.get("valid_to"), start),
+                        record_holds(state_of(found), found.get("valid_to"), start, end),
                         found.get("truth_epoch"),
                     )
                     stored[key] = found

@@ -54,11 +54,10 @@ async def begin_fact(job: FactJob) -> None:
     if job.new_key in view.nodes:  # the same fact earlier in this batch
         job.already = f"already recorded as {job.new_key} (epoch {batch.epoch}); nothing changed"
         return
+    asked = job.request.valid_from, job.request.valid_to
     for key, (held, epoch) in job.repeats.items():  # the fact again: a record of it that holds now
         node = view.nodes.get(key)
-        if (node is not None and record_holds(node.state, node.valid_to, job.request.valid_from)) or (
-            node is None and held
-        ):
+        if (node is not None and record_holds(node.state, node.valid_to, *asked)) or (node is None and held):
             # an earlier line's record is in the view; a stored one out of it is as stored
             epoch = batch.epoch if held is None else epoch
             job.already = f"already recorded as {key} (epoch {epoch}); nothing changed"
