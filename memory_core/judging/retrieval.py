@@ -508,10 +508,26 @@ class EarlierFacts:
         self.units: Optional[np.ndarray] = None
         if vectors and all(i in vectors for i in range(len(self.facts))):
             self.units = _unit([vectors[i] for i in range(len(self.facts))])
+        self._block: Optional[tuple[int, np.ndarray]] = None  # (first index, its block's products)
         self.by_sp: dict[str, list[int]] = {}
         for i, (_, _, triple, _) in enumerate(self.facts):
             if triple and (sp := sp_key(*triple[:2])) is not None:
                 self.by_sp.setdefault(sp, []).append(i)
+
+    BLOCK = 128  # facts whose products with the facts before them are computed together
+
+    def _products(self, index: int) -> np.ndarray:
+        """Fact ``index``'s dot products with the facts before it. Computed a block of facts at
+        a time, one matrix product per block (the facts are asked about in order): a product
+        per fact read every earlier vector again for each one (memory-bound: 8 of a 3,000-fact
+        batch's 57 s), while a block's product reads them once for ``BLOCK`` facts; a block
+        holds ``BLOCK`` x N doubles, never an N x N matrix."""
+        assert self.units is not None
+        start = index - index % self.BLOCK
+        if self._block is None or self._block[0] != start:
+            end = min(start + self.BLOCK, len(self.units))
+            self._block = (start, self.units[start:end] @ self.units[:end].T)
+        return self._block[1][index - start, :index]
 
     def near(self, index: int, k: int, floor: Optional[float] = None) -> list[tuple[int, Optional[float]]]:
         """``(earlier index, distance or None)``: None when found by subject+predicate only."""
@@ -519,7 +535,7 @@ class EarlierFacts:
             return []
         near: dict[int, float] = {}  # the k nearest earlier facts (within the floor): their distances
         if self.units is not None:
-            row = 1.0 - self.units[:index] @ self.units[index]
+            row = 1.0 - self._products(index)
             near = {i: float(row[i]) for i in _k_smallest(row, k) if floor is None or row[i] < floor}
         triple = self.facts[index][2]
         sp = sp_key(*triple[:2]) if triple else None
