@@ -286,10 +286,6 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
     return stored
 
 
-def _held_record(job: FactJob) -> bool:
-    return any(held for held, _ in job.repeats.values())
-
-
 async def detect_batch(batch: RevisionBatch) -> None:
     store = batch.stores.store
     jobs = batch.jobs
@@ -308,10 +304,11 @@ async def detect_batch(batch: RevisionBatch) -> None:
             raise InputError(
                 f"{line_of(batch, job)}--key {job.new_key!r} is already used by another node", field="key"
             )
-    # a fact repeating a stored record that holds (at its turn, if a later line) carries no
-    # decision that record does not hold (refused, nothing written)
+    # a fact repeating a stored record that holds carries no decision that record does not hold
+    # (refused, nothing written); a later line's repeat is decided at its turn, and so are its
+    # decisions (refuse_repeat_decisions): an earlier line may end the record, and the fact
+    # with its decision is then news
     repeating = [(j, j.new_key) for j in jobs if j.already and j.new_key in stored]
-    repeating += [(j, next(k for k, (held, _) in j.repeats.items() if held)) for j in jobs if _held_record(j)]
     await refuse_new_decisions_on_recorded(batch, repeating, stored)
     # a fact already recorded adds no node: its evidence is stored, and the facts after it compare
     # with it as with any stored evidence (gate 1 must not leave it out, and the batch's earlier
@@ -332,6 +329,23 @@ async def detect_batch(batch: RevisionBatch) -> None:
         await judge_together(batch, free, exclude, vectors)
     if batch.stop is not None and (batch.stop.at == 0 or len(jobs) == 1):
         raise batch.stop.error
+
+
+async def refuse_repeat_decisions(job: FactJob, key: str) -> None:
+    """A batch line found at its turn to repeat record ``key`` that holds then carries no
+    decision that record does not hold (:func:`refuse_new_decisions_on_recorded`, as one
+    revision at a time refuses it): its record as it is in the batch's view (an earlier line's
+    or a stored one collected), else as stored."""
+    r = job.request
+    if r.target is None and not r.hypothesis and r.inquiry is None and r.valid_from is None:
+        return
+    batch = job.batch
+    node = batch.belief_view.nodes.get(key)
+    if node is None:
+        props = (await batch.stores.store.find_keys([key]))[key]
+    else:
+        props = {"valid_from": node.valid_from, "question_key": node.question, "truth_epoch": node.epoch}
+    await refuse_new_decisions_on_recorded(batch, [(job, key)], {key: props})
 
 
 async def refuse_new_decisions_on_recorded(
@@ -368,6 +382,12 @@ async def refuse_new_decisions_on_recorded(
         return
     rows = await batch.stores.store.all_edges_of([node_id("evidence", k) for _, k in asked])
     linked = {frozenset((src, dst)) for src, dst, _, _ in rows}
+    view = batch.view  # at its turn: edges an earlier line of the batch added (its own records)
+    if view is not None:
+        for _, k in asked:
+            for e in view.out_edges(k) + view.in_edges(k):
+                ends = [view.nodes.get(e.src), view.nodes.get(e.dst)]
+                linked.add(frozenset(node_id(n.kind, n.key) for n in ends if n is not None))
     for job, key in asked:
         mine, r = node_id("evidence", key), job.request
         epoch = stored[key].get("truth_epoch")

@@ -26,6 +26,7 @@ from memory_core.tasks.detect_contradictions import (
     narrow,
     note_returned,
     record_holds,
+    refuse_repeat_decisions,
 )
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
 from memory_core.tasks.settle_in_time import read_settling
@@ -59,6 +60,7 @@ async def begin_fact(job: FactJob) -> None:
         node = view.nodes.get(key)
         if (node is not None and record_holds(node.state, node.valid_to, *asked)) or (node is None and held):
             # an earlier line's record is in the view; a stored one out of it is as stored
+            await refuse_repeat_decisions(job, key)
             epoch = batch.epoch if held is None else epoch
             job.already = f"already recorded as {key} (epoch {epoch}); nothing changed"
             job.request = replace(job.request, key=key)
