@@ -14,7 +14,7 @@ from memory_core.core import validity
 from memory_core.core.vocabulary import Rule
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key, resolve_words
-from memory_core.core.requests import RevisionRequest, kept_for_decision
+from memory_core.core.requests import RevisionRequest, kept_for_decision, readable_key
 from memory_core.core.results import RevisionResult
 from memory_core.ops.resolve import empty_result, plan_fields
 from memory_core.store.stores import Stores
@@ -250,6 +250,12 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
                     field="target",
                 )
         norm = normalise_key(key)
+        if request.key is None or request.key == readable_key(request.fact):
+            # a key derived from the fact's text that another fact holds (an earlier line's given
+            # key, a stored fact differing in case) moves on to the next free one, as one revision
+            # at a time does (tasks.detect_contradictions.place_repeats)
+            earlier.setdefault(norm, line)
+            continue
         if norm in earlier:
             if facts[earlier[norm]] != facts[line]:
                 raise InputError(

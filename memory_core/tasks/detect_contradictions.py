@@ -252,6 +252,7 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
         if (
             text not in by_text
             and normalise_key(key) not in gone
+            and normalise_key(key) not in taken  # another line's given key: the next free one
             and (props is None or (holds and not changes))
         ):
             changes = changes or props is None  # a new fact (a repeat of what holds changes nothing)
