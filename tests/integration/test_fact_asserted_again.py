@@ -16,21 +16,23 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-CITIES = ("Lisbon", "Porto", "Berlin")
+CITIES = ("Vexmoor", "Tallowick", "Brindlecote")
 
 
 def town(prefix: str) -> str:
-    """A single-valued slot (where Zia keeps her bees), Lisbon loaded."""
+    """A single-valued slot (where Zia keeps her bees), Vexmoor loaded. The towns' names are no
+    other test's: on the session root another test's untripled claim about a real city ("...
+    lives in Lisbon now") lay near enough to leave a revision to the caller."""
     return json.dumps(
         {
             "question": {"key": f"{prefix}Q", "text": f"Where does Zia {prefix} keep her bees?"},
             "evidence": [
                 {
                     "key": f"{prefix}E",
-                    "claim": f"Zia {prefix} keeps her bees in Lisbon.",
+                    "claim": f"Zia {prefix} keeps her bees in Vexmoor.",
                     "subject": f"Zia {prefix}",
                     "predicate": "keeps bees in",
-                    "object": "Lisbon",
+                    "object": "Vexmoor",
                 }
             ],
         }
@@ -61,14 +63,14 @@ async def problems(app, prefix: str) -> list:
 
 async def test_a_value_that_comes_back_is_believed_again(app, prefix):
     await app.load(town(prefix))
-    for city in ("Porto", "Berlin", "Porto", "Lisbon", "Porto"):
+    for city in ("Tallowick", "Brindlecote", "Tallowick", "Vexmoor", "Tallowick"):
         result = await app.revise(**moves(prefix, city))
         assert not result.get("already_applied"), result["note"]
         assert alive(await cities(app, prefix)) == {city}
-    again = await app.revise(**moves(prefix, "Porto"))  # its record holds: a repeat changes nothing
+    again = await app.revise(**moves(prefix, "Tallowick"))  # its record holds: a repeat changes nothing
     assert again["already_applied"] and again["note"].startswith("already recorded as ")
     states = {n["key"]: (n["state"], n["text"]) for n in (await app.status())["nodes"]}
-    assert states[again["new_evidence"]] == ("alive", f"Zia {prefix} keeps her bees in Porto.")
+    assert states[again["new_evidence"]] == ("alive", f"Zia {prefix} keeps her bees in Tallowick.")
     assert await problems(app, prefix) == []
 
 
@@ -89,17 +91,17 @@ async def test_a_batch_of_values_that_come_back_equals_them_one_at_a_time(app, p
 
 
 async def test_a_later_line_repeating_a_stored_value_an_earlier_line_ended(app, prefix):
-    """Porto is stored and holds; a batch moves Zia to Berlin and back to Porto: the second
+    """Tallowick is stored and holds; a batch moves Zia to Brindlecote and back to Tallowick: the second
     line is news at its turn, not "already recorded" as the batch found it at its start."""
     await app.load(town(prefix))
-    porto = await app.revise(**moves(prefix, "Porto"))
-    first, second = await app.revise_many([moves(prefix, "Berlin"), moves(prefix, "Porto")])
+    porto = await app.revise(**moves(prefix, "Tallowick"))
+    first, second = await app.revise_many([moves(prefix, "Brindlecote"), moves(prefix, "Tallowick")])
     assert not second.get("already_applied") and second["refuted"] == [first["new_evidence"]]
     assert second["new_evidence"] == porto["new_evidence"] + "_2"
-    assert alive(await cities(app, prefix)) == {"Porto"}
-    # nothing before it in the batch ends Porto: the repeat is "already recorded" as its record
+    assert alive(await cities(app, prefix)) == {"Tallowick"}
+    # nothing before it in the batch ends Tallowick: the repeat is "already recorded" as its record
     other = dict(fact=f"Zia {prefix} owns a red bicycle.")
-    _, repeat = await app.revise_many([other, moves(prefix, "Porto")])
+    _, repeat = await app.revise_many([other, moves(prefix, "Tallowick")])
     assert repeat["already_applied"] and repeat["new_evidence"] in (
         porto["new_evidence"],
         second["new_evidence"],
@@ -109,9 +111,9 @@ async def test_a_later_line_repeating_a_stored_value_an_earlier_line_ended(app, 
 
 async def test_a_key_given_for_a_record_that_holds_no_more_changes_nothing_and_says_why(app, prefix):
     await app.load(town(prefix))
-    await app.revise(**moves(prefix, "Porto"))
+    await app.revise(**moves(prefix, "Tallowick"))
     before = await app.status()
-    result = await app.revise(**moves(prefix, "Lisbon"), key=f"{prefix}E")
+    result = await app.revise(**moves(prefix, "Vexmoor"), key=f"{prefix}E")
     assert result["already_applied"] and "holds no more (refuted)" in result["note"]
     assert "revise it without a key" in result["note"]
     assert await app.status() == before
@@ -119,10 +121,10 @@ async def test_a_key_given_for_a_record_that_holds_no_more_changes_nothing_and_s
 
 @pytest.mark.parametrize("as_batch", [False, True], ids=["revise", "revise_many"])
 async def test_a_value_true_again_from_a_later_date_is_a_new_period_of_it(app, prefix, as_batch):
-    """Porto from 2015, Berlin from 2018 (Porto held until then), Porto again from 2020: a new
-    period of Porto, Berlin held until 2020. The same start again is "already recorded"."""
+    """Tallowick from 2015, Brindlecote from 2018 (Tallowick held until then), Tallowick again from 2020: a new
+    period of Tallowick, Brindlecote held until 2020. The same start again is "already recorded"."""
     await app.load(town(prefix))
-    steps = [("Porto", "2015-01-01"), ("Berlin", "2018-01-01"), ("Porto", "2020-01-01")]
+    steps = [("Tallowick", "2015-01-01"), ("Brindlecote", "2018-01-01"), ("Tallowick", "2020-01-01")]
     facts = [dict(moves(prefix, city), valid_from=start) for city, start in steps]
     if as_batch:
         results = await app.revise_many(facts)
@@ -137,10 +139,10 @@ async def test_a_value_true_again_from_a_later_date_is_a_new_period_of_it(app, p
         and n["text"].startswith(f"Zia {prefix} keeps her bees in ")
     )
     assert periods == [
-        ("Berlin", "superseded", "2018-01-01", "2020-01-01"),
-        ("Porto", "alive", "2020-01-01", None),
-        ("Porto", "superseded", "2015-01-01", "2018-01-01"),
+        ("Brindlecote", "superseded", "2018-01-01", "2020-01-01"),
+        ("Tallowick", "alive", "2020-01-01", None),
+        ("Tallowick", "superseded", "2015-01-01", "2018-01-01"),
     ]
-    again = await app.revise(**dict(moves(prefix, "Porto"), valid_from="2020-01-01"))
+    again = await app.revise(**dict(moves(prefix, "Tallowick"), valid_from="2020-01-01"))
     assert again["already_applied"] and again["new_evidence"] == results[2]["new_evidence"]
     assert await problems(app, prefix) == []
