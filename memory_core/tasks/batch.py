@@ -228,6 +228,8 @@ class RevisionBatch:
     # in the batch's order: what re-judging and settling read of them before they are stored
     # (kept as each fact begins: rebuilding it for every fact made a batch quadratic)
     recorded: dict[str, dict] = field(default_factory=dict)
+    # the same facts' stored properties as a policy reads them (source, date, question, trust)
+    recorded_evidence: dict[str, dict] = field(default_factory=dict)
     # question key -> its predicate declarations (or None), read once per batch: a revision never
     # changes a question's declarations
     declarations: dict[str, Optional[dict]] = field(default_factory=dict)

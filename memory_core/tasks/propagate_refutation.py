@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections import ChainMap
 from dataclasses import replace
 
 from memory_core.core import revision, validity
@@ -18,7 +19,8 @@ from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan
-from memory_core.core.policy import NewFact, decisions_for
+from memory_core.core.policy import NewFact, PolicyInputs, decisions_for
+from memory_core.store.intents import evidence_props
 from memory_core.tasks.batch import FactJob, named_inquiry
 from memory_core.tasks.detect_contradictions import (
     compare_with_returned,
@@ -141,8 +143,12 @@ async def begin_fact(job: FactJob) -> None:
     )
     # who wins each contradiction, and the trust a source named for the first time is registered with
     fact = NewFact(job.new_key, question, r.source, r.asserted_at, r.trust, r.policy)
+    # the batch's earlier records are stored evidence for this fact: their sources and dates
+    # decide as the store's would one revision at a time (read at the batch's start, they were not)
+    stored = batch.reconciliation.policy
+    inputs = PolicyInputs(ChainMap(batch.recorded_evidence, stored.evidence), stored.questions)
     decisions, job.registered_trust = decisions_for(
-        batch.reconciliation.policy, fact, [k for k, _, _ in job.verdicts], batch.registered, today()
+        inputs, fact, [k for k, _, _ in job.verdicts], batch.registered, today()
     )
     if job.registered_trust is not None and r.source is not None:  # only a named source is registered
         batch.registered[r.source] = job.registered_trust  # later facts of the batch know it
@@ -160,6 +166,9 @@ async def begin_fact(job: FactJob) -> None:
     # a value already superseded in time that the fact contradicts for the same period
     validity.reopen(view, plan, kept, decisions, job.new_key)
     batch.recorded[job.new_key] = recorded_props(job.new_key, job.fact, question, r.triple)
+    batch.recorded_evidence[job.new_key] = evidence_props(
+        job.new_key, job.fact, question, r.source, r.asserted_at, r.triple, trust=job.registered_trust
+    )
     recorded = batch.recorded
     await rejudge_returning(
         batch.stores.store,
