@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 import time
 from collections import ChainMap
+from collections.abc import Mapping, MutableMapping
+from typing import Any, cast
 from dataclasses import replace
 
 from memory_core.core import revision, validity
@@ -145,8 +147,12 @@ async def begin_fact(job: FactJob) -> None:
     fact = NewFact(job.new_key, question, r.source, r.asserted_at, r.trust, r.policy)
     # the batch's earlier records are stored evidence for this fact: their sources and dates
     # decide as the store's would one revision at a time (read at the batch's start, they were not)
-    stored = batch.reconciliation.policy
-    inputs = PolicyInputs(ChainMap(batch.recorded_evidence, stored.evidence), stored.questions)
+    read = batch.reconciliation.policy
+    evidence: ChainMap[str, Mapping[str, Any]] = ChainMap(
+        cast(MutableMapping[str, Mapping[str, Any]], batch.recorded_evidence),
+        cast(MutableMapping[str, Mapping[str, Any]], read.evidence),
+    )
+    inputs = PolicyInputs(evidence, read.questions)
     decisions, job.registered_trust = decisions_for(
         inputs, fact, [k for k, _, _ in job.verdicts], batch.registered, today()
     )
