@@ -163,6 +163,26 @@ def slot_held(detail: str) -> Optional[SlotHeld]:
     return None
 
 
+def kept_dead_note(kept: list[tuple[str, str]], by: str) -> str:
+    """A revision's or resolve's note on the values re-judging kept dead, ``(key, detail)`` each:
+    the holder of the slot when another value holding it is the reason, else ``by`` (the new
+    fact, or the winner) contradicting it."""
+    held: dict[str, list[str]] = {}
+    plain: list[str] = []
+    for key, detail in kept:
+        found = slot_held(detail)
+        if found is None:
+            plain.append(key)
+        else:
+            held.setdefault(found.holder, []).append(key)
+    said = [f"{', '.join(plain)} stay(s) dead: {by} contradicts it too (not reinstated)"] if plain else []
+    said += [
+        f"{', '.join(keys)} stay(s) dead: {holder} holds another value of its single-valued slot (not reinstated)"
+        for holder, keys in held.items()
+    ]
+    return "; ".join(said)
+
+
 def undecided_detail(keys: list[str], fact_key: Optional[str]) -> str:
     against = f" whether {fact_key} contradicts it" if fact_key else ""
     return (
@@ -185,6 +205,7 @@ __all__ = [
     "SlotHeld",
     "alive_after",
     "keep_dead",
+    "kept_dead_note",
     "outcome_labels",
     "remember_undecided",
     "returning",

@@ -18,6 +18,7 @@ import time
 from typing import Optional
 
 from memory_core.core.vocabulary import Rule
+from memory_core.core.reinstatement import kept_dead_note
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
 from memory_core.core.investigation import check_key
@@ -173,6 +174,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
     if kept:
         result["not_reinstated"] = kept
-        result["note"] = f"{', '.join(kept)} stay(s) dead: {winner} contradicts it too (not reinstated)"
+        result["note"] = kept_dead_note(
+            [(c.key, c.detail) for c in plan.changes if c.rule == Rule.NOT_REINSTATED], winner
+        )
     result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
     return result

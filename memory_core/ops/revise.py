@@ -12,6 +12,7 @@ from typing import Optional
 
 from memory_core.core import validity
 from memory_core.core.vocabulary import Rule
+from memory_core.core.reinstatement import kept_dead_note
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key, resolve_words
 from memory_core.core.requests import RevisionRequest, kept_for_decision, readable_key
@@ -191,7 +192,11 @@ def _result_of(job: FactJob) -> RevisionResult:
     if kept or unjudged:
         result["not_reinstated"] = kept
         stays = (
-            [f"{', '.join(kept)} stay(s) dead: the new fact contradicts it too (not reinstated)"]
+            [
+                kept_dead_note(
+                    [(c.key, c.detail) for c in plan.changes if c.rule == Rule.NOT_REINSTATED], "the new fact"
+                )
+            ]
             if kept
             else []
         ) + (

@@ -53,6 +53,10 @@ async def test_a_value_kept_dead_by_another_value_of_its_slot_names_that_value(a
     await app.revise(f"{ann} lives in Porto.", triple=f"{ann}|lives in|Porto", key=p("F12"), record=True)
     back = await app.revise(f"The forgery claim about {ann} was false.", target=p("F11"), key=p("F13"))
     assert back["not_reinstated"] == [p("E10")], back
+    # the revision's note gives the same reason, not the revision's fact
+    assert back["note"].endswith(
+        f"; {p('E10')} stay(s) dead: {p('F12')} holds another value of its single-valued slot (not reinstated)"
+    ), back["note"]
     text = await kept_dead_text(app, p("E10"))
     assert text.startswith(f"stays dead: its refuter {p('F11')} died, but {p('F12')} holds another value"), (
         text
