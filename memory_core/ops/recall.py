@@ -1548,6 +1548,19 @@ async def _check(stores, question, as_of, inquiry, path) -> tuple:
     return question, as_of, inquiry, path
 
 
+async def _stored_by_then(stores, past, inquiry: str) -> None:
+    """An inquiry asked at a past epoch that stores hold now but did not then: refused as a
+    question not loaded yet at that epoch, not as one the data root has no such question."""
+    then = await past.store.question_keys()
+    if any(normalise_key(k) == normalise_key(inquiry) for k in then):
+        return
+    if any(normalise_key(k) == normalise_key(inquiry) for k in await stores.store.question_keys()):
+        raise InputError(
+            f"inquiry {inquiry!r}: that question was not loaded yet at epoch {past.journal.epoch()} "
+            f"(stored then: {', '.join(then) or 'none'})"
+        )
+
+
 async def _pinned(stores, inquiry: Optional[str]) -> tuple[Optional[str], list[str]]:
     keys = await stores.store.question_keys()
     if inquiry is None:
@@ -1843,6 +1856,8 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         from memory_core.ops.history import stores_at
 
         past = await stores_at(stores, epoch)  # a bad epoch fails before the question is read
+        if inquiry is not None:
+            await _stored_by_then(stores, past, inquiry)
         return {
             **await recall(past, question, as_of=as_of, inquiry=inquiry, path=path and path["text"]),
             "epoch": past.journal.epoch(),

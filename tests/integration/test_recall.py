@@ -807,6 +807,10 @@ async def test_a_pinned_inquiry_answers_only_from_its_beliefs(app, prefix):
     assert pinned["inquiry"] == f"{prefix}Q" and pinned["falsify"]["nodes"][0] == f"{prefix}E_limit"
     with pytest.raises(InputError, match="no such question"):
         await app.recall(question, inquiry=f"{prefix}nope")
+    # at an epoch before it was loaded: not "no such question", which it is now
+    before = app.journal.epoch() - 1
+    with pytest.raises(InputError, match=f"that question was not loaded yet at epoch {before} "):
+        await app.recall(question, inquiry=f"{prefix}Q", epoch=before)
 
 
 async def test_the_cognee_task_answers_as_recall_does(app, prefix):
