@@ -28,7 +28,11 @@ def visible_name(text: str, where: str, name: str) -> str:
 
 
 def normalise_term(text: str) -> str:
-    return " ".join(str(text).casefold().strip().strip(".,;:!?\"'").split())
+    """A triple's part as the structured judge compares it: canonically equivalent Unicode
+    spellings alike (NFC), case folded, outer punctuation and spacing dropped."""
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFC", str(text)).casefold().strip().strip(".,;:!?\"'").split())
 
 
 def sp_key(subject: str | None, predicate: str | None) -> str | None:

@@ -54,8 +54,14 @@ def parse_triple(text: str) -> tuple[str, str, str]:
 def check_fact(fact: Any) -> str:
     """A fact's text, checked (a string, not empty, within the length limit, no control
     character, no lone surrogate) and stripped; ``InputError`` about the field ``fact``
-    otherwise. Every key derived from a fact's text is derived from what this returns."""
-    return _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
+    otherwise. Every key derived from a fact's text is derived from what this returns. In
+    Unicode NFC: canonically equivalent spellings ("Zürich" with its "ü" composed or as "u" and
+    a combining diaeresis) are one text, one fact, one key."""
+    import unicodedata
+
+    return unicodedata.normalize(
+        "NFC", _about("fact", check_text, check_string(fact, "fact"), "fact", "text")
+    )
 
 
 def fact_key(fact: str) -> str:

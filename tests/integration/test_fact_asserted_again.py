@@ -146,3 +146,16 @@ async def test_a_value_true_again_from_a_later_date_is_a_new_period_of_it(app, p
     again = await app.revise(**dict(moves(prefix, "Tallowick"), valid_from="2020-01-01"))
     assert again["already_applied"] and again["new_evidence"] == results[2]["new_evidence"]
     assert await problems(app, prefix) == []
+
+
+async def test_one_fact_in_two_unicode_spellings_is_one_fact(app, prefix):
+    """'Zürich' with its 'ü' composed, then as 'u' and a combining diaeresis: the same text
+    (Unicode canonical equivalence), so the same fact, already recorded; it neither contradicts
+    nor refutes its own record."""
+    import unicodedata
+
+    await app.load(town(prefix))
+    first = await app.revise(**moves(prefix, unicodedata.normalize("NFC", "Zürich")))
+    again = await app.revise(**moves(prefix, unicodedata.normalize("NFD", "Zürich")))
+    assert again["already_applied"] and again["new_evidence"] == first["new_evidence"], again
+    assert alive(await cities(app, prefix)) == {"Zürich"}
