@@ -126,10 +126,8 @@ class VectorRetriever:
                 distances = 1.0 - _unit([q.vector for q in queries]) @ _unit(rows).T
                 take = min(n, len(ids))
                 out = []
-                for row in distances:
-                    nearest = np.argpartition(row, take - 1)[:take]
-                    nearest = nearest[np.argsort(row[nearest], kind="stable")]
-                    out.append(nearest_first([Hit(ids[i], float(row[i])) for i in nearest]))
+                for row in distances:  # equal distances at the cut: the lower row first, every run
+                    out.append(nearest_first([Hit(ids[i], float(row[i])) for i in _k_smallest(row, take)]))
                 return out
         out = []
         for q in queries:
