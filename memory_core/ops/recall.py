@@ -1657,20 +1657,31 @@ async def answer_first(stores, question: str, inquiry) -> Optional[RecallResult]
     shorter = _left_out(question, found.group(0))
     if not re.search(r"\w", shorter):
         return None
-    now = await answered_today(
-        stores, shorter, await _answer(stores, shorter, None, None, inquiry, None), inquiry, None
-    )
-    lead = _value_key(now)
-    props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
-    if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:
+    today_slot = await _today_and_slot(stores, shorter, inquiry)
+    if today_slot is None:
         return None
-    slot = [props] + await values_of(stores, Slice(stores.store, None), props)
+    _, props, slot = today_slot
+    lead = props["key"]
     held = [p for p in slot if p.get("valid_from") and state_of(p) != REFUTED]
     first = min(held, key=lambda p: validity.moment(p["valid_from"]), default=None)
     if first is None or first["key"] == lead or not props.get("valid_from"):
         return None
     result = await _answer(stores, shorter, None, first["valid_from"], inquiry, None)
     return {**result, "question": question, "as_of_from_question": found.group(0)}
+
+
+async def _today_and_slot(stores, question: str, inquiry) -> Optional[tuple[RecallResult, dict, list[dict]]]:
+    """The answer to ``question`` today (a value whose valid time ended is no value of today,
+    however the stored states read), the stored fact of its value, and every value of that
+    fact's subject and predicate, it first; None when no fact with a subject and predicate answers."""
+    now = await answered_today(
+        stores, question, await _answer(stores, question, None, None, inquiry, None), inquiry, None
+    )
+    lead = _value_key(now)
+    props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
+    if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:
+        return None
+    return now, props, [props] + await values_of(stores, Slice(stores.store, None), props)
 
 
 def _left_out(question: str, words: str) -> str:
@@ -1703,15 +1714,11 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
         return {**result, "question": question, "as_of_from_question": order.words}
     # the value that holds now, as a question without the order is answered (a value whose valid
     # time ended is no value of today, however the stored states read)
-    now = await answered_today(
-        stores, shorter, await _answer(stores, shorter, None, None, inquiry, None), inquiry, None
-    )
-    lead = _value_key(now)
-    props = (await stores.store.find_keys([lead])).get(lead) if lead is not None else None
-    if props is None or sp_key(props.get("subject"), props.get("predicate")) is None:
+    today_slot = await _today_and_slot(stores, shorter, inquiry)
+    if today_slot is None:
         return None
+    now, props, slot = today_slot
     anchor: Optional[dict] = props
-    slot = [props] + await values_of(stores, Slice(stores.store, None), props)
     if order.anchor is not None:
         named = content_words(order.anchor)
         anchor = next(
