@@ -92,6 +92,11 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    superseded in time with what falls with it; a disputed one or one superseded in time only
    has its end moved back), and it holds only until the earliest one that starts after it,
    before its end (superseded in time, with what falls with it).
+1f. A fact asserted again: the new fact's earlier records of the same text (given) that are
+   stored dead, not superseded in time (true for their period), and that nothing rests on (no
+   ``depends_on`` into them, no ``supports``/``refutes`` out of them) get ``F supersedes``
+   them before labelling: they stay dead when what had refuted them dies, and one alive record
+   of the text remains, not one per return. One something rests on comes back with it (step 6).
 7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
    (alive ``depends_on`` source, alive ``supports`` target), no alive
    ``supersedes`` source, and no disputed consumer or superseder is removed with
@@ -612,12 +617,14 @@ class Model:
         ends: Optional[dict] = None,
         dispute: bool = False,
         interval: tuple = (None, None),
+        restates: tuple = (),
     ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
         with a ``triple``: what rule 1b finds). ``dispute``: the policy keeps both
-        (``preserve_both``): ``disputes`` edges instead of ``supersedes``. Returns what
-        died, came back, was forgotten and was kept dead by rule 1c."""
+        (``preserve_both``): ``disputes`` edges instead of ``supersedes``. ``restates``:
+        the earlier records of the new fact's text (rule 1f). Returns what died, came
+        back, was forgotten and was kept dead by rule 1c."""
         memory = self.copy()
         if target == "auto":
             target = self.triple_targets(triple)
@@ -627,6 +634,22 @@ class Model:
         self.nodes[new_key].valid_from, self.nodes[new_key].valid_to = interval  # read by 1c and 1d
         for t in targets:
             self.edges.append(MEdge("disputes" if dispute else "supersedes", new_key, t))
+        for r in sorted(set(restates) - {new_key}):  # rule 1f
+            n = self.nodes.get(r)
+            if (
+                n is None
+                or n.forgotten
+                or n.kind != "evidence"
+                or label(n.state) != F
+                or self.historical(r)
+                or any(
+                    (e.kind == "depends_on" and e.dst == r)
+                    or (e.kind in ("supports", "refutes") and e.src == r)
+                    for e in self.edges
+                )
+            ):
+                continue
+            self.edges.append(MEdge("supersedes", new_key, r))
         return self._settle(memory, new_key, triple, ends)
 
     def resolve(self, loser: str, winner: str) -> dict:
@@ -884,7 +907,13 @@ def place_in_time(model: Model, key: str) -> list[str]:
 
 
 def revise_in_time(
-    model: Model, new_key: str, triple: tuple, new: tuple, question: str, dispute: bool = False
+    model: Model,
+    new_key: str,
+    triple: tuple,
+    new: tuple,
+    question: str,
+    dispute: bool = False,
+    restates: tuple = (),
 ) -> dict:
     """A fact given as a triple with its interval ``new`` = (valid_from, valid_to) takes its place
     in the whole timeline of its subject and predicate: what rule 1b finds -- the alive and
@@ -915,7 +944,14 @@ def revise_in_time(
     settle_history(model, refuted)  # what rested only on a value never true never held either
     ends = {k: new[0] for k in found if cases[k] == "ends_stored"}
     revised = model.revise(
-        targets, new_key, question=question, triple=triple, ends=ends, dispute=dispute, interval=new
+        targets,
+        new_key,
+        question=question,
+        triple=triple,
+        ends=ends,
+        dispute=dispute,
+        interval=new,
+        restates=restates,
     )
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new

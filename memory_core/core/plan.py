@@ -77,6 +77,8 @@ class PlanInputs:
     # timed values this change may take out of dispute -> the other values of their slot
     # (core.validity.place_settled places them in time after the relabelling)
     settling: dict[str, list[str]] = field(default_factory=dict)
+    # the new fact's earlier records of the same text it takes the place of (core.revision.restate)
+    restated: list[str] = field(default_factory=list)
     # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel)
     memory: Optional[LogMemory] = None
 

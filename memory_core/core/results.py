@@ -69,6 +69,7 @@ class RevisionResult(TypedDict, total=False):
     # what the LLM judge cost for this fact: {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}
     llm: dict[str, Any]
     not_reinstated: list[str]  # nodes the new fact (or a resolve's winner) contradicts too: they stay dead
+    restated: list[str]  # the fact asserted again: its earlier records it takes the place of (they stay dead)
 
 
 class LoadResult(TypedDict):

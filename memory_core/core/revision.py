@@ -16,13 +16,25 @@ from memory_core.core.tms import (
     Memory,
     check_resolvable,
     end_settled_disputes,
+    historical_node,
     reinstate_hypotheses,
     relabel,
     remove_edge,
 )
-from memory_core.core.vocabulary import DISPUTED, DISPUTES, Rule, SUPERSEDED, SUPERSEDES
+from memory_core.core.vocabulary import (
+    DEPENDS_ON,
+    DISPUTED,
+    DISPUTES,
+    INVALIDATED,
+    REFUTED,
+    REFUTES,
+    Rule,
+    SUPERSEDED,
+    SUPERSEDES,
+    SUPPORTS,
+)
 from memory_core.core.forget import forget
-from memory_core.core.plan import Plan, PlanInputs
+from memory_core.core.plan import Plan, PlanInputs, record
 from memory_core.core.promotion import rescore
 from memory_core.core.validity import end_returning, place_settled
 
@@ -72,6 +84,42 @@ def begin(
         forced=[] if new_node is not None else [k for k, _, _ in verdicts],
     )
     return plan
+
+
+def restate(view: BeliefView, plan: Plan, records: Iterable[str]) -> list[str]:
+    """The new fact asserted again after its earlier records of the same text died: it takes
+    the place of those nothing rests on (a ``supersedes`` edge from the new record to each, so
+    they stay dead when what had refuted them dies, rather than coming back beside it: a value
+    flipped back and forth keeps one alive record, not one per return). A record something
+    rests on (a conclusion's ``depends_on``, a hypothesis it ``supports`` or ``refutes``) comes
+    back with what rests on it, by reinstatement, as before; one superseded in time was true for its period
+    and is left alone. Call after :func:`begin`, before the relabelling. Returns the records
+    taken over."""
+    new = plan.new_node
+    taken: list[str] = []
+    if new is None:
+        return taken
+    for key in sorted(set(records)):
+        node = view.nodes.get(key)
+        if (
+            node is None
+            or key == new.key
+            or node.kind != "evidence"
+            or node.state not in (REFUTED, SUPERSEDED, INVALIDATED)
+            or historical_node(node)
+            or view.in_edges(key, DEPENDS_ON)
+            or view.out_edges(key, SUPPORTS)
+            or view.out_edges(key, REFUTES)
+        ):
+            continue
+        edge = Edge(SUPERSEDES, new.key, key)
+        if edge not in view.out_edges(new.key, SUPERSEDES):
+            view.add_edge(edge)
+            plan.new_edges.append(edge)
+        record(view, plan, key, Rule.RESTATED, [new.key])
+        taken.append(key)
+    plan.meta.restated = taken
+    return taken
 
 
 def propagate_refutation(

@@ -59,6 +59,7 @@ class Rule(StrEnum):
     VALIDITY_ENDED = "validity_ended"
     VALIDITY_SHORTENED = "validity_shortened"
     NOT_REINSTATED = "not_reinstated"
+    RESTATED = "restated"  # the same fact asserted again: the new record takes this one's place
 
 
 DEPENDS_ON, SUPPORTS, REFUTES, SUPERSEDES, PART_OF = (

@@ -48,6 +48,7 @@ RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.DEMOTED: "promotion undone: {cause} holds again",
     # a record without its entry: the entry names what died (see _kept_dead)
     Rule.NOT_REINSTATED: "stays dead: it would have been reinstated, but {cause} contradicts it too",
+    Rule.RESTATED: "stays dead: the same fact was asserted again as {cause}, which takes its place",
 }
 
 

@@ -205,6 +205,15 @@ def _result_of(job: FactJob) -> RevisionResult:
             else []
         )
         result["note"] = "; ".join(([result["note"]] if result.get("note") else []) + stays)
+    if plan.meta.restated:
+        # the same fact asserted again: its earlier records that hold no more stay dead
+        result["restated"] = list(plan.meta.restated)
+        many = len(plan.meta.restated) > 1
+        took = (
+            f"the same fact asserted again: {new_key} takes the place of its earlier record"
+            f"{'s' if many else ''} {', '.join(plan.meta.restated)}, which stay{'' if many else 's'} dead"
+        )
+        result["note"] = "; ".join(filter(None, [result.get("note"), took]))
     if is_preview(batch):
         result["note"] = (
             result["note"] + "; " if result.get("note") else ""

@@ -20,9 +20,11 @@ from memory_core.core import revision, validity
 from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
+from memory_core.core.identity import node_id
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, PolicyInputs, decisions_for
 from memory_core.store.intents import evidence_props
+from memory_core.store.tms_io import merged
 from memory_core.tasks.batch import FactJob, named_inquiry
 from memory_core.tasks.detect_contradictions import (
     compare_with_returned,
@@ -171,6 +173,7 @@ async def begin_fact(job: FactJob) -> None:
         bear_on_hypothesis(job, r.hypothesis, plan)
     # a value already superseded in time that the fact contradicts for the same period
     validity.reopen(view, plan, kept, decisions, job.new_key)
+    await restate_records(job, plan)
     batch.recorded[job.new_key] = recorded_props(job.new_key, job.fact, question, r.triple)
     batch.recorded_evidence[job.new_key] = evidence_props(
         job.new_key, job.fact, question, r.source, r.asserted_at, r.triple, trust=job.registered_trust
@@ -203,6 +206,24 @@ async def begin_fact(job: FactJob) -> None:
     validity.place(view, plan, timed, job.new_key, ghosts)
     batch.restored.update(plan.restored)
     note_returned(batch, [*(c.key for c in plan.changes), *plan.restored])
+
+
+async def restate_records(job: FactJob, plan: Plan) -> None:
+    """The fact asserted again takes the place of its text's earlier records that hold no more
+    (core.revision.restate): those stored out of the view are read into it first, with their
+    before-images kept as the rest of the view's are."""
+    if not job.repeats:
+        return
+    batch = job.batch
+    view = batch.belief_view
+    missing = [k for k in job.repeats if k not in view.nodes]
+    if missing:
+        before = set(view.nodes)
+        await merged(view, await batch.stores.store.affected_view([node_id("evidence", k) for k in missing]))
+        for key in view.nodes:
+            if key not in before:
+                batch.original.setdefault(key, copy.copy(view.nodes[key]))
+    revision.restate(view, plan, job.repeats)
 
 
 def contradicts_elsewhere(job: FactJob) -> None:

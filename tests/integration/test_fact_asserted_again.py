@@ -159,3 +159,36 @@ async def test_one_fact_in_two_unicode_spellings_is_one_fact(app, prefix):
     again = await app.revise(**moves(prefix, unicodedata.normalize("NFD", "Zürich")))
     assert again["already_applied"] and again["new_evidence"] == first["new_evidence"], again
     assert alive(await cities(app, prefix)) == {"Zürich"}
+
+
+async def records(app, prefix: str) -> dict[str, str]:
+    """Key -> state of every record of Zia's bees."""
+    return {
+        n["key"]: n["state"]
+        for n in (await app.status())["nodes"]
+        if n["type"] == "evidence" and n["text"].startswith(f"Zia {prefix} keeps her bees in ")
+    }
+
+
+async def test_a_value_flipped_back_and_forth_keeps_one_alive_record(app, prefix):
+    """Tallowick, Brindlecote, Tallowick, Brindlecote, Tallowick: each return is a new record that
+    takes the place of its text's earlier records (they stay dead, "the same fact was asserted
+    again"), not one alive record more per return; an undo gives the place back."""
+    await app.load(town(prefix))
+    flips = ["Tallowick", "Brindlecote"] * 3
+    results = [await app.revise(**moves(prefix, city)) for city in flips[:-1]]
+    before = await records(app, prefix)
+    results.append(await app.revise(**moves(prefix, flips[-1])))
+    found = await cities(app, prefix)
+    assert found["Brindlecote"] == ["alive", "refuted", "refuted"], found
+    assert found["Tallowick"] == ["refuted"] * 3 and found["Vexmoor"] == ["refuted"], found
+    first, last = results[1]["new_evidence"], results[-1]["new_evidence"]
+    assert last == f"{first}_3" and results[-1]["restated"] == [first, f"{first}_2"]
+    assert "takes the place of its earlier records" in results[-1]["note"]
+    why = (await app.explain(first))["events"][-1]
+    assert why["rule"] == "restated" and why["cause"] == [last], why
+    assert why["text"].startswith("stays dead: the same fact was asserted again as ")
+    assert (await app.undo())["undone"] == results[-1]["epoch"]
+    assert await records(app, prefix) == before
+    assert [k for k, s in before.items() if s == "alive"] == [results[-2]["new_evidence"]]
+    assert await problems(app, prefix) == []
