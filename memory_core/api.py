@@ -410,10 +410,11 @@ class Falsify:
             check_root(state / "falsify.json", mine, write=held is not None, backend=backend.name)
             return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
 
-        # the state directory's own flock, whichever backend holds the beliefs
-        timeout = backend.settings.lock_timeout
+        # the backend's writer lock, as an opening takes it: the state directory's flock where the
+        # beliefs live beside it, the database's lock on PostgreSQL (a flock of the state directory
+        # let a second host, or a CLI, write the same database at once, and left the journal unfenced)
         return await cls._locked(
-            start, WriterLock(state / "writer.lock", purpose, timeout) if lock else None, prepare
+            start, backend.writer_lock(state / "writer.lock", purpose) if lock else None, prepare
         )
 
     @classmethod
