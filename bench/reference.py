@@ -92,7 +92,8 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    superseded in time with what falls with it; a disputed one or one superseded in time only
    has its end moved back), and it holds only until the earliest one that starts after it,
    before its end (superseded in time, with what falls with it).
-1f. A fact asserted again: the new fact's earlier records of the same text (given) that are
+1f. A fact asserted again: the new fact's earlier records of the same text (given: the keys
+   revise derived from that text, ``KEY``, ``KEY_2``, ...) of its question that are
    stored dead, not superseded in time (true for their period), and that nothing rests on (no
    ``depends_on`` into them, no ``supports``/``refutes`` out of them) get ``F supersedes``
    them before labelling: they stay dead when what had refuted them dies, and one alive record
@@ -640,6 +641,7 @@ class Model:
                 n is None
                 or n.forgotten
                 or n.kind != "evidence"
+                or n.question != self.nodes[new_key].question
                 or label(n.state) != F
                 or self.historical(r)
                 or any(

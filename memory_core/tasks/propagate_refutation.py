@@ -209,9 +209,12 @@ async def begin_fact(job: FactJob) -> None:
 
 
 async def restate_records(job: FactJob, plan: Plan) -> None:
-    """The fact asserted again takes the place of its text's earlier records that hold no more
-    (core.revision.restate): those stored out of the view are read into it first, with their
-    before-images kept as the rest of the view's are."""
+    """The fact asserted again takes the place of its text's earlier records (``KEY``,
+    ``KEY_2``, ...) that hold no more (core.revision.restate): those stored out of the view are
+    read into it first, with their before-images kept as the rest of the view's are. Evidence
+    claiming the same text under a key of its own (an inquiry's loaded evidence, a fact given
+    ``--key``) is not among them: found by key, not by a search the view's extent would change,
+    so a batch takes the same places as its facts one at a time."""
     if not job.repeats:
         return
     batch = job.batch

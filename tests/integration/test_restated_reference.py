@@ -5,7 +5,7 @@ One crane's single-valued capacity goes back and forth between three values, one
 a time; every return is a new record of its text (``KEY_2``, ``KEY_3``, ...). After every step
 the whole graph (states, weights, edges) equals the model's, given only which earlier keys
 carry the same text: the records nothing rests on stay dead under their restatement, and the
-loaded value (which the hypothesis rests on) comes back as before.
+loaded value (which the hypothesis rests on, under a key of its own) comes back as before.
 """
 
 from __future__ import annotations
@@ -34,18 +34,17 @@ def mine(status: dict, model) -> dict:
     }
 
 
-@pytest.mark.parametrize("seed", [4])
-async def test_values_asserted_again_take_their_records_places_as_the_reference(app, prefix, seed):
+async def test_values_asserted_again_take_their_records_places_as_the_reference(app, prefix):
     p = f"{prefix}ra_"
     inv = crane(p, [("C1", "7 t", None, True)])
     model = loaded_model(json.loads(inv))
     await app.load(inv)
-    draw, last = random.Random(seed), "7 t"
+    draw, last = random.Random(4), "7 t"
     history = []
     for _ in range(6):
         last = draw.choice([o for o in OBJECTS if o != last])
         history.append(last)
-    records: dict[str, list[str]] = {}  # a text -> the keys its revisions were given
+    records: dict[str, list[str]] = {}  # a text -> the keys revise derived from it
     for obj in history:
         text = f"The crane {p} lifts {obj}."
         result = await app.revise(text, triple=f"crane {p}|lifts|{obj}")
@@ -67,6 +66,6 @@ async def test_values_asserted_again_take_their_records_places_as_the_reference(
         if n["type"] == "evidence" and n["state"] == "alive" and p in n["text"]
     ]
     last = f"The crane {p} lifts {history[-1]}."
-    # the last value's newest record, and the loaded value when it is the last value too
-    assert sorted(alive) == sorted([records[last][-1]] + ([f"{p}C1"] if history[-1] == "7 t" else [])), alive
+    # the last value's newest record, and the loaded value when it is the last value
+    assert sorted(alive) == sorted([records[last][-1]] + ([f"{p}C1"] if last.endswith(" 7 t.") else []))
     assert [x for x in (await app.check())["problems"] if p in json.dumps(x)] == []
