@@ -214,8 +214,9 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
 
     @server.tool(description=ADD_BELIEFS, annotations=WRITING)
     async def add_beliefs(fragment: Union[dict[str, Any], str]) -> dict[str, Any]:
-        # JSON text is read as bytes, never as a path on the server's disk
-        source = fragment.encode("utf-8") if isinstance(fragment, str) else fragment
+        # JSON text is read as bytes, never as a path on the server's disk; a lone surrogate (no
+        # UTF-8 for it) is passed on as bytes the reader refuses: a tool error, not a crash of the tool
+        source = fragment.encode("utf-8", "surrogatepass") if isinstance(fragment, str) else fragment
         return await call("add_beliefs", lambda fx: fx.load(source))
 
     async def revise(**arguments: Any) -> dict[str, Any]:
