@@ -56,14 +56,16 @@ def parse_epoch(value, current: int) -> int:
     if epoch is None:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise InputError(
-            f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}"
+            f"the epoch must be a whole number from 0 to {current} (the current epoch), got {shown}",
+            field="epoch",
         )
     if not 0 <= epoch <= current:
         # never str() a huge int: past 4,300 digits Python refuses (and the line would be that long)
         big = abs(epoch) >= 10**20 if isinstance(value, int) else len(text or "") > 20
         shown = "(a number with more than 20 digits)" if big else str(epoch)
         raise InputError(
-            f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})"
+            f"epoch {shown} does not exist in this data root (its epochs run from 0 to {current})",
+            field="epoch",
         )
     return epoch
 

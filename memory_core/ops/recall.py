@@ -1535,17 +1535,30 @@ async def _check(stores, question, as_of, inquiry, path) -> tuple:
         as_of = validity.check_when(as_of, "--as-of")
     if inquiry is not None:
         if not isinstance(inquiry, str) or not inquiry.strip():
-            raise InputError(f"inquiry must be the key of a stored question, got {inquiry!r}")
-        inquiry = check_text(inquiry, "inquiry", "key", 200)
+            raise InputError(
+                f"--inquiry must be the key of a stored question, got {inquiry!r}", field="inquiry"
+            )
+        inquiry = about("inquiry", check_text, inquiry, "inquiry", "key", 200)
     if path is not None:
         path = parse_path(path)
         if question is not None and isinstance(question, str) and question.strip():
-            raise InputError("give a question or a path, not both")
+            raise InputError("give a question or a path, not both", field="path")
     if question is None or (isinstance(question, str) and not question.strip()):
         question = ""  # no question: the inquiry's own (pinned, or the root's only one)
     else:  # bounded and free of control characters, as a claim is
-        question = check_text(question, "question", "text")
+        question = about("question", check_text, question, "question", "text")
     return question, as_of, inquiry, path
+
+
+def about(field: str, check, *args):
+    """``check(*args)``, its InputError carrying ``field`` (the argument it is about), as every
+    shell reports it: the viewer's 400 body names it, as it does a revision's fields."""
+    try:
+        return check(*args)
+    except InputError as error:
+        if error.field is None:
+            error.field = field
+        raise
 
 
 async def _stored_by_then(stores, past, inquiry: str) -> None:
@@ -1556,8 +1569,9 @@ async def _stored_by_then(stores, past, inquiry: str) -> None:
         return
     if any(normalise_key(k) == normalise_key(inquiry) for k in await stores.store.question_keys()):
         raise InputError(
-            f"inquiry {inquiry!r}: that question was not loaded yet at epoch {past.journal.epoch()} "
-            f"(stored then: {', '.join(then) or 'none'})"
+            f"--inquiry {inquiry!r}: that question was not loaded yet at epoch {past.journal.epoch()} "
+            f"(stored then: {', '.join(then) or 'none'})",
+            field="inquiry",
         )
 
 
@@ -1568,7 +1582,9 @@ async def _pinned(stores, inquiry: Optional[str]) -> tuple[Optional[str], list[s
     found = [k for k in keys if normalise_key(k) == normalise_key(inquiry)]
     if not found:
         stored = ", ".join(keys) or "none"
-        raise InputError(f"inquiry {inquiry!r}: no such question in this data root (stored: {stored})")
+        raise InputError(
+            f"--inquiry {inquiry!r}: no such question in this data root (stored: {stored})", field="inquiry"
+        )
     return found[0], keys
 
 
@@ -2281,16 +2297,17 @@ def marks(
 def parse_path(value) -> dict:
     """``"SUBJECT|PREDICATE|PREDICATE..."``: a subject and one predicate per hop."""
     if not isinstance(value, str):
-        raise InputError(f"path must be a string SUBJECT|PREDICATE|PREDICATE..., got {value!r}")
-    text = check_text(value, "path", "path")
+        raise InputError(f"path must be a string SUBJECT|PREDICATE|PREDICATE..., got {value!r}", field="path")
+    text = about("path", check_text, value, "path", "path")
     parts = [p.strip() for p in text.split("|")]
     if len(parts) < 2 or any(not p for p in parts):
         raise InputError(
             f"path {text!r}: give a subject and at least one predicate, SUBJECT|PREDICATE|PREDICATE..., "
-            "none empty"
+            "none empty",
+            field="path",
         )
     if len(parts) - 1 > MAX_HOPS:
-        raise InputError(f"path {text!r}: {len(parts) - 1} hops (at most {MAX_HOPS})")
+        raise InputError(f"path {text!r}: {len(parts) - 1} hops (at most {MAX_HOPS})", field="path")
     return {"text": text, "subject": parts[0], "predicates": parts[1:]}
 
 
