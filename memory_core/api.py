@@ -725,7 +725,10 @@ async def _open_stores(
     except BaseException:
         journal.close()
         raise
-    recovered = await writer.recover(store, journal)
+    # an unfinished change is rolled back only under the writer lock: an opening without it (a
+    # reader) cannot tell a crashed writer's intent from the one a live writer is applying now, and
+    # rolling that back under it left the log saying committed over stores holding the before-state
+    recovered = await writer.recover(store, journal) if repair else None
     recovered = "; ".join(filter(None, [store.repaired, rebuilt, recovered])) or None
     return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
 
