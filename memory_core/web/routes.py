@@ -8,7 +8,8 @@ and returns what the route answers, calling the facade in a session of the gate
 
     GET  /api/graph         fx.snapshot(); ?epoch=N: the graph as it stood after epoch N
     GET  /api/scoreboard    fx.recall(q or the default question or ""); ?epoch=N: recall at epoch N;
-                            ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only
+                            ?as_of=DATE: from the beliefs valid at DATE; ?inquiry=KEY: that question's beliefs only;
+                            ?path=S|P1|P2: alive triples hop by hop instead of a question
     GET  /api/log           fx.revision_log()
     GET  /api/timeline      fx.timeline(): one row per epoch (the viewer's timeline)
     POST /api/revise        {"fact": str, and any other revise field (memory_core.core.fields: triple,
@@ -18,6 +19,10 @@ and returns what the route answers, calling the facade in a session of the gate
                             key the fact gets a readable one derived from its text
                             (``core.requests.readable_key``)
     GET  /api/events        server-sent events: one ``change`` per change of the graph (app.py)
+
+A GET route's parameter it does not take, or one given twice, is a 400 naming it (as a revision's
+unknown field is, and an MCP tool's unknown argument): answered without it, the route would show
+another answer than the one asked for (``?question=...`` is not ``?q=...``).
 """
 
 from __future__ import annotations
@@ -85,6 +90,27 @@ def query_of(raw: bytes) -> dict[str, list[str]]:
     return query
 
 
+# each GET route's query parameters (recall's arguments as the viewer names them)
+PARAMETERS = {
+    "graph": ("epoch",),
+    "scoreboard": ("q", "epoch", "as_of", "inquiry", "path"),
+    "log": (),
+    "timeline": (),
+}
+
+
+def _taken(query: dict, route: str) -> None:
+    """A parameter ``route`` does not take, or one given twice: a 400 naming it."""
+    known = PARAMETERS[route]
+    unknown = sorted(set(query) - set(known))
+    if unknown:
+        takes = f"it takes {', '.join(known)}" if known else "it takes none"
+        raise HTTPError(400, f"unknown query parameter(s): {', '.join(unknown)} ({takes})", field=unknown[0])
+    for name, values in query.items():
+        if len(values) > 1:
+            raise HTTPError(400, f"give '{name}' once", field=name)
+
+
 def _epoch(query: dict, name: str = "epoch") -> dict:
     """``?epoch=N`` (a whole number), or ``?as_of=DATE`` / ``?inquiry=KEY``, as the facade's
     keyword (the facade checks the value: a 400)."""
@@ -102,32 +128,38 @@ def _epoch(query: dict, name: str = "epoch") -> dict:
 
 
 async def graph(gate: Gate, query: dict) -> dict:
+    _taken(query, "graph")
     epoch = _epoch(query)
     async with _session(gate) as fx:
         return await fx.snapshot(**epoch)
 
 
 async def timeline(gate: Gate, query: dict) -> list:
+    _taken(query, "timeline")
     async with _session(gate) as fx:
         # the whole revision log is read and folded: in a worker thread, the server's loop runs on
         return await asyncio.to_thread(fx.timeline)
 
 
 async def log(gate: Gate, query: dict) -> list:
+    _taken(query, "log")
     async with _session(gate) as fx:
         return await asyncio.to_thread(fx.revision_log)
 
 
 async def scoreboard(gate: Gate, query: dict) -> RecallResult:
+    _taken(query, "scoreboard")
     question = (query.get("q") or [""])[0].strip()
     pinned = _epoch(query, "inquiry")
+    path = _epoch(query, "path")  # recall's path, as the CLI's --path and the MCP tool's path
     when = {**_epoch(query), **_epoch(query, "as_of")}
     async with _session(gate) as fx:
         if (
-            not question and not pinned
+            not question and not pinned and not path
         ):  # the default question; failing that "" lets the facade pick its only one
             question = fx.default_question() or ""
-        return await fx.recall(question, **when, **pinned)
+        # a path is asked instead of a question: no question with it
+        return await fx.recall(question or (None if path else ""), **when, **pinned, **path)
 
 
 async def revise(gate: Gate, body: Any) -> RevisionResult:
