@@ -92,8 +92,10 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    superseded in time with what falls with it; a disputed one or one superseded in time only
    has its end moved back), and it holds only until the earliest one that starts after it,
    before its end (superseded in time, with what falls with it).
-1f. A fact asserted again: the new fact's earlier records of the same text (given: the keys
-   revise derived from that text, ``KEY``, ``KEY_2``, ...) of its question that are
+1f. A fact asserted again: the new fact's earlier records (the keys revise derived from its
+   text, given; for a fact with a triple, also the evidence of its subject and predicate
+   claiming the same text, Unicode-normalised with spacing collapsed) of its question, with its
+   ``valid_from`` (another start claims another period), that are
    stored dead, not superseded in time (true for their period), and that nothing rests on (no
    ``depends_on`` into them, no ``supports``/``refutes`` out of them) get ``F supersedes``
    them before labelling: they stay dead when what had refuted them dies, and one alive record
@@ -126,6 +128,15 @@ def term(text: str) -> str:
     return " ".join(str(text).casefold().strip().strip(".,;:!?\"'").split())
 
 
+def same_claim(a: str, b: str) -> bool:
+    """Two claims of the same fact: equal once Unicode-normalised (NFC) and spacing collapsed."""
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFC", a).split()) == " ".join(
+        unicodedata.normalize("NFC", b).split()
+    )
+
+
 def label(state: str) -> str:
     return T if state == ALIVE else U if state == DISPUTED else F
 
@@ -143,6 +154,7 @@ class MNode:
     triple: Optional[tuple] = None  # (subject, predicate, object) of evidence given with one
     valid_to: Optional[str] = None  # valid time: set when its validity ended (superseded in time)
     valid_from: Optional[str] = None  # valid time: when it started being true (None: untimed)
+    text: Optional[str] = None  # evidence: its claim (rule 1f compares claims)
 
 
 @dataclass(frozen=True)
@@ -619,13 +631,15 @@ class Model:
         dispute: bool = False,
         interval: tuple = (None, None),
         restates: tuple = (),
+        text: Optional[str] = None,
     ) -> dict:
         """One revision: a new fact ``new_key`` contradicting ``target`` (a key, or
         several keys; none: the fact is only recorded, in ``question``; ``"auto"``
         with a ``triple``: what rule 1b finds). ``dispute``: the policy keeps both
-        (``preserve_both``): ``disputes`` edges instead of ``supersedes``. ``restates``:
-        the earlier records of the new fact's text (rule 1f). Returns what died, came
-        back, was forgotten and was kept dead by rule 1c."""
+        (``preserve_both``): ``disputes`` edges instead of ``supersedes``. ``text``: the
+        new fact's claim; the evidence claiming it too, and ``restates``, are its earlier
+        records (rule 1f). Returns what died, came back, was forgotten and was kept dead
+        by rule 1c."""
         memory = self.copy()
         if target == "auto":
             target = self.triple_targets(triple)
@@ -633,6 +647,17 @@ class Model:
         q = self.nodes[targets[0]].question if targets else question
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         self.nodes[new_key].valid_from, self.nodes[new_key].valid_to = interval  # read by 1c and 1d
+        if text is not None:
+            self.nodes[new_key].text = text
+        if text is not None and triple:  # found by its subject and predicate, as the store does
+            restates = tuple(restates) + tuple(
+                k
+                for k, n in self.nodes.items()
+                if n.text is not None
+                and same_claim(n.text, text)
+                and n.triple is not None
+                and (term(n.triple[0]), term(n.triple[1])) == (term(triple[0]), term(triple[1]))
+            )
         for t in targets:
             self.edges.append(MEdge("disputes" if dispute else "supersedes", new_key, t))
         for r in sorted(set(restates) - {new_key}):  # rule 1f
@@ -642,6 +667,7 @@ class Model:
                 or n.forgotten
                 or n.kind != "evidence"
                 or n.question != self.nodes[new_key].question
+                or n.valid_from != self.nodes[new_key].valid_from
                 or label(n.state) != F
                 or self.historical(r)
                 or any(
@@ -708,7 +734,13 @@ def from_investigation(inv: dict) -> Model:
     for e in inv.get("evidence", []):
         triple = (e["subject"], e["predicate"], e["object"]) if e.get("subject") else None
         m.nodes[e["key"]] = MNode(
-            e["key"], "evidence", q, triple=triple, valid_from=e.get("valid_from"), valid_to=e.get("valid_to")
+            e["key"],
+            "evidence",
+            q,
+            triple=triple,
+            valid_from=e.get("valid_from"),
+            valid_to=e.get("valid_to"),
+            text=e.get("claim"),
         )
     m.many[q] = {term(p) for p, c in (inv.get("predicates") or {}).items() if c == "many"}
     for c in inv.get("conclusions", []):
@@ -916,6 +948,7 @@ def revise_in_time(
     question: str,
     dispute: bool = False,
     restates: tuple = (),
+    text: Optional[str] = None,
 ) -> dict:
     """A fact given as a triple with its interval ``new`` = (valid_from, valid_to) takes its place
     in the whole timeline of its subject and predicate: what rule 1b finds -- the alive and
@@ -954,6 +987,7 @@ def revise_in_time(
         dispute=dispute,
         interval=new,
         restates=restates,
+        text=text,
     )
     node = model.nodes[new_key]
     node.valid_from, node.valid_to = new

@@ -35,6 +35,14 @@ def normalise_term(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", str(text)).casefold().strip().strip(".,;:!?\"'").split())
 
 
+def claim_text(text: str) -> str:
+    """A claim as compared for sameness (the same fact): canonically equivalent Unicode spellings
+    alike (NFC), runs of spacing as one space; case and punctuation kept."""
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFC", str(text)).split())
+
+
 def sp_key(subject: str | None, predicate: str | None) -> str | None:
     """Normalised ``subject|predicate`` (the structured judge's lookup key)."""
     if not subject or not predicate:

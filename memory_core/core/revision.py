@@ -93,7 +93,8 @@ def restate(view: BeliefView, plan: Plan, records: Iterable[str]) -> list[str]:
     flipped back and forth keeps one alive record, not one per return). A record something
     rests on (a conclusion's ``depends_on``, a hypothesis it ``supports`` or ``refutes``) comes
     back with what rests on it, by reinstatement, as before; one superseded in time was true for its period
-    and is left alone, and so is one of another question (an inquiry's beliefs are its own).
+    and is left alone, and so is one of another question (an inquiry's beliefs are its own) or
+    with another ``valid_from`` (the same words from another start claim another period).
     Call after :func:`begin`, before the relabelling. Returns the records taken over."""
     new = plan.new_node
     taken: list[str] = []
@@ -106,6 +107,7 @@ def restate(view: BeliefView, plan: Plan, records: Iterable[str]) -> list[str]:
             or key == new.key
             or node.kind != "evidence"
             or node.question != new.question
+            or node.valid_from != new.valid_from  # another start: another period's claim
             or node.state not in (REFUTED, SUPERSEDED, INVALIDATED)
             or historical_node(node)
             or view.in_edges(key, DEPENDS_ON)

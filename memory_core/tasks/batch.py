@@ -102,6 +102,9 @@ class FactJob:
     # epoch; at its turn the fact is "already recorded" as the first of them that holds then,
     # else a new record (its key the next free one: tasks.detect_contradictions.place_repeats)
     repeats: dict[str, tuple[Optional[bool], Optional[int]]] = field(default_factory=dict)
+    # stored evidence claiming the fact's text under other keys (found by its triple's subject and
+    # predicate at detection: tasks.detect_contradictions.find_same_claims)
+    same_claim: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:  # cognee records repr(data) with each pipeline run: keep it short
         return f"FactJob({self.index}: {self.request.fact[:60]!r})"
@@ -230,6 +233,8 @@ class RevisionBatch:
     recorded: dict[str, dict] = field(default_factory=dict)
     # the same facts' stored properties as a policy reads them (source, date, question, trust)
     recorded_evidence: dict[str, dict] = field(default_factory=dict)
+    # the same facts by claim (core.keys.claim_text -> keys): a later line claiming it again finds them
+    recorded_claims: dict[str, list[str]] = field(default_factory=dict)
     # question key -> its predicate declarations (or None), read once per batch: a revision never
     # changes a question's declarations
     declarations: dict[str, Optional[dict]] = field(default_factory=dict)
@@ -306,6 +311,7 @@ class RevisionBatch:
         for job in self.jobs:
             job.detection = job.already = None
             job.repeats = {}
+            job.same_claim = []
             if len(self.requests) == len(self.jobs):  # its key as asked (detection may give another)
                 job.request = self.requests[job.index]
             job.timings.pop("detect_contradictions", None)

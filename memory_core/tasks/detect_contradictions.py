@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 
 from memory_core.core.errors import InputError
 from memory_core.core import validity
-from memory_core.core.keys import normalise_key, resolve_words, sp_key
+from memory_core.core.keys import claim_text, normalise_key, resolve_words, sp_key
 from memory_core.core.requests import fact_key, readable_key
 from memory_core.core.vocabulary import SUPERSEDED
 from memory_core.judging.chain import Case, judge_cases
@@ -287,10 +287,35 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
     return stored
 
 
+async def find_same_claims(batch: RevisionBatch) -> None:
+    """Each new fact's stored evidence claiming its text under another key (an inquiry's loaded
+    evidence, a fact given ``--key``): read by its triple's subject and predicate, one query for
+    the batch, so a batch finds what its facts one at a time find whatever its view holds. A
+    fact without a triple finds its text's own keys only (``place_repeats``)."""
+    sps: dict[int, str] = {}
+    for job in batch.jobs:
+        triple = job.request.triple
+        if not job.already and triple and (sp := sp_key(triple[0], triple[1])) is not None:
+            sps[job.index] = sp
+    if not sps:
+        return
+    by_claim: dict[tuple[str, str], list[str]] = {}
+    for props in await batch.stores.store.nodes_by_sps(sps.values()):
+        if props.get("key") and props.get("name"):
+            by_claim.setdefault((props["name"], claim_text(props.get("claim") or "")), []).append(
+                props["key"]
+            )
+    for job in batch.jobs:
+        if job.index in sps:
+            found = by_claim.get((sps[job.index], claim_text(job.fact)), [])
+            job.same_claim = sorted(k for k in found if k != job.new_key and k not in job.repeats)
+
+
 async def detect_batch(batch: RevisionBatch) -> None:
     store = batch.stores.store
     jobs = batch.jobs
     stored = await place_repeats(batch)
+    await find_same_claims(batch)
     reserve_keys(batch)
     new_keys = {normalise_key(j.new_key) for j in jobs}
     for job in jobs:

@@ -21,6 +21,7 @@ from memory_core.core.beliefs import Edge, Node
 from memory_core.core.vocabulary import REFUTES, SUPPORTS
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
+from memory_core.core.keys import claim_text
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, PolicyInputs, decisions_for
 from memory_core.store.intents import evidence_props
@@ -209,24 +210,28 @@ async def begin_fact(job: FactJob) -> None:
 
 
 async def restate_records(job: FactJob, plan: Plan) -> None:
-    """The fact asserted again takes the place of its text's earlier records (``KEY``,
-    ``KEY_2``, ...) that hold no more (core.revision.restate): those stored out of the view are
-    read into it first, with their before-images kept as the rest of the view's are. Evidence
-    claiming the same text under a key of its own (an inquiry's loaded evidence, a fact given
-    ``--key``) is not among them: found by key, not by a search the view's extent would change,
-    so a batch takes the same places as its facts one at a time."""
-    if not job.repeats:
-        return
+    """The fact asserted again takes the place of its earlier records that hold no more
+    (core.revision.restate): its text's keys (``KEY``, ``KEY_2``, ...), the stored evidence
+    claiming it under other keys (``job.same_claim``: an inquiry's loaded evidence, a fact given
+    ``--key``) and the batch's earlier lines claiming it. Each is found by key or by its slot,
+    never by what the view happens to hold, so a batch takes the places its facts take one at a
+    time; those stored out of the view are read into it first, with their before-images kept as
+    the rest of the view's are."""
     batch = job.batch
+    claim = claim_text(job.fact)
+    records = [*job.repeats, *job.same_claim, *batch.recorded_claims.get(claim, ())]
+    batch.recorded_claims.setdefault(claim, []).append(job.new_key)
+    if not records:
+        return
     view = batch.belief_view
-    missing = [k for k in job.repeats if k not in view.nodes]
+    missing = [k for k in dict.fromkeys(records) if k not in view.nodes]
     if missing:
         before = set(view.nodes)
         await merged(view, await batch.stores.store.affected_view([node_id("evidence", k) for k in missing]))
         for key in view.nodes:
             if key not in before:
                 batch.original.setdefault(key, copy.copy(view.nodes[key]))
-    revision.restate(view, plan, job.repeats)
+    revision.restate(view, plan, records)
 
 
 def contradicts_elsewhere(job: FactJob) -> None:

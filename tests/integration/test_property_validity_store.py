@@ -30,7 +30,9 @@ from memory_core.core import validity
 
 SEQUENCES = int(os.environ.get("FALSIFY_PROPERTY_SEQUENCES", "4"))
 SEED_BASE = int(os.environ.get("FALSIFY_PROPERTY_SEED", "5000"))
-REVISITS = (5006,)  # a sequence with contested values brought back (rule 1d engages on it)
+# a sequence with contested values brought back (rule 1d engages on it: a value one something
+# rests on, since a record nothing rests on is restated, rule 1f, when its claim comes again)
+REVISITS = (5054,)
 
 pytestmark = pytest.mark.slow
 
@@ -94,9 +96,10 @@ async def test_timed_updates_match_the_reference(app, seed, revisits):
             subject, leader, start, end = step
             key, triple = f"{prefix}F{n}", (subject, "led by", leader)
             stack.append(model.copy())
-            want = revise_in_time(model, key, triple, (start, end), question)
+            text = f"{subject.capitalize()} was led by {leader}."
+            want = revise_in_time(model, key, triple, (start, end), question, text=text)
             result = await app.revise(
-                f"{subject.capitalize()} was led by {leader}.",
+                text,
                 triple="|".join(triple),
                 key=key,
                 valid_from=start,
@@ -150,7 +153,12 @@ def test_the_sequences_reach_every_case_of_valid_time():
             subject, leader, start, end = step
             stack.append(model.copy())
             got = revise_in_time(
-                model, f"{prefix}F{n}", (subject, "led by", leader), (start, end), inv["question"]["key"]
+                model,
+                f"{prefix}F{n}",
+                (subject, "led by", leader),
+                (start, end),
+                inv["question"]["key"],
+                text=f"{subject.capitalize()} was led by {leader}.",
             )
             back.update(got["back_until"])
     assert back, "no revisit sequence brought a value back held only until the next value started"
@@ -170,10 +178,11 @@ async def test_a_timed_history_in_one_batch_ends_as_one_at_a_time(app, seed, rev
     facts, back = [], {}
     for n, (subject, leader, start, end) in enumerate((s for s in steps if s != "undo"), start=1):
         key, triple = f"{prefix}F{n}", (subject, "led by", leader)
-        back.update(revise_in_time(model, key, triple, (start, end), question)["back_until"])
+        text = f"{subject.capitalize()} was led by {leader}."
+        back.update(revise_in_time(model, key, triple, (start, end), question, text=text)["back_until"])
         facts.append(
             {
-                "fact": f"{subject.capitalize()} was led by {leader}.",
+                "fact": text,
                 "triple": "|".join(triple),
                 "key": key,
                 "valid_from": start,

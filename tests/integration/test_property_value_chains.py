@@ -123,7 +123,13 @@ async def test_value_chains_match_the_reference(app, seed):
             n += 1
             fact = fact_of(prefix, n, step)
             stack.append(model.copy())
-            model.revise("auto", fact["key"], question=question, triple=tuple(fact["triple"].split("|")))
+            model.revise(
+                "auto",
+                fact["key"],
+                question=question,
+                triple=tuple(fact["triple"].split("|")),
+                text=fact["fact"],
+            )
             result = await app.revise(fact["fact"], triple=fact["triple"], key=fact["key"])
             assert result["new_evidence"] == fact["key"], result
             done.append(fact)
@@ -138,7 +144,9 @@ async def test_value_chains_match_the_reference(app, seed):
     # the same updates as one batch: the same end state; its dry run lists what it applies
     model = loaded_model(inv)
     for fact in done:
-        model.revise("auto", fact["key"], question=question, triple=tuple(fact["triple"].split("|")))
+        model.revise(
+            "auto", fact["key"], question=question, triple=tuple(fact["triple"].split("|")), text=fact["fact"]
+        )
     before = await app.status()
     preview = await app.revise_many(done, dry_run=True)
     assert await app.status() == before, "a dry run wrote something"
