@@ -40,7 +40,13 @@ def print_status(r: dict) -> None:
     if r.get("epoch") is not None:  # status --epoch N
         print(f"as it stood after epoch {r['epoch']} (rebuilt from the revision log)")
     if not r["nodes"]:
-        print("no investigations in this data root (load one: python main.py load FILE)")
+        if r.get("epoch") is not None:  # the root holds what was loaded since: nothing to load now
+            print(
+                "no investigations then"
+                + (" (epoch 0 is the data root before its first load)" if r["epoch"] == 0 else "")
+            )
+        else:
+            print("no investigations in this data root (load one: python main.py load FILE)")
         return
     timed = any(n.get("valid_from") or n.get("valid_to") for n in r["nodes"])
     valid = f" {'VALID':<26}" if timed else ""
