@@ -449,15 +449,24 @@ class Falsify:
         engines are closed with the last of its facades). An attached facade leaves the host's
         engines to the host. Closing twice is harmless. A call already under way (a revision
         being written, a read) ends first; calls still waiting for their turn raise
-        ``FacadeClosed``."""
+        ``FacadeClosed``. A close cancelled meanwhile (a host's ``wait_for``, a server shutting
+        down) still runs to its end, then raises the cancellation: the writer lock is never let
+        go while a change is being written (another process would take the root and roll that
+        change back under the writer)."""
         if self.closed:
             return
         self.closed = True
+        caller = asyncio.current_task()
+        await writer.uncancellable(lambda: self._let_go(caller))
+
+    async def _let_go(self, caller: Optional[asyncio.Task]) -> None:
+        """:meth:`close`'s work, for ``caller`` (the task that called it: when that task is
+        running one of this facade's calls, that call is not waited for)."""
         try:
-            if self._order_holder is None or self._order_holder is not asyncio.current_task():
+            if self._order_holder is None or self._order_holder is not caller:
                 async with self._order:  # the call under way ends first; those waiting are refused
                     pass
-            await self.stores.revision.shut_down()  # and a host's revision Tasks under way
+            await self.stores.revision.shut_down(caller)  # and a host's revision Tasks under way
             self.journal.close()  # the PostgreSQL journal's connection
             if self._owns_engines:
                 await engines.release()

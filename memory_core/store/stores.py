@@ -53,17 +53,18 @@ class RevisionLock:
         self._holder = None
         self._lock.release()
 
-    async def shut_down(self) -> None:
-        """Refuse every turn from now on, and wait for the one under way (unless the running
-        task holds it: waiting there would never end)."""
+    async def shut_down(self, task: Optional[asyncio.Task] = None) -> None:
+        """Refuse every turn from now on, and wait for the one under way (unless ``task``, by
+        default the running one, holds it: waiting there would never end)."""
         self.shut = True
-        if not self.held_here():
+        if not self.held_here(task):
             await self._lock.acquire()
             self._lock.release()
 
-    def held_here(self) -> bool:
-        """Whether the running task holds the lock (waiting for it there would never end)."""
-        return self._lock.locked() and self._holder is asyncio.current_task()
+    def held_here(self, task: Optional[asyncio.Task] = None) -> bool:
+        """Whether ``task`` (by default the running one) holds the lock (waiting for it there
+        would never end)."""
+        return self._lock.locked() and self._holder is (task or asyncio.current_task())
 
     def locked(self) -> bool:
         return self._lock.locked()
