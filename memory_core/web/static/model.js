@@ -30,13 +30,16 @@ export function effectsOf(result) {
 }
 
 /* The status line after a revision: every list of keys the result has (a dispute, a
- * reinstatement, a restored or demoted node changed the graph too: never "nothing changed"). */
+ * reinstatement, a restored or demoted node changed the graph too: never "nothing changed").
+ * A node not reinstated because its refuter went into dispute is disputed, not kept dead: it is
+ * said once, among the disputed. */
 export function summary(result) {
+  const disputed = new Set(keysOf(result.disputed));
   const parts = [["refuted", "refuted"], ["superseded", "superseded"], ["promoted", "promoted"],
     ["invalidated", "invalidated"], ["forgotten", "forgot"], ["weakened", "weakened"],
     ["disputed", "disputed"], ["reinstated", "reinstated"], ["restored", "restored"],
     ["demoted", "undid the promotion of"], ["not_reinstated", "kept dead"]]
-    .map(([field, verb]) => [verb, keysOf(result[field])])
+    .map(([field, verb]) => [verb, keysOf(result[field]).filter((k) => field !== "not_reinstated" || !disputed.has(k))])
     .filter(([, keys]) => keys.length)
     .map(([verb, keys]) => `${verb} ${keys.join(", ")}`);
   const took = typeof result.elapsed_ms === "number" ? ` in ${Math.round(result.elapsed_ms)} ms` : "";
