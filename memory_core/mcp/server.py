@@ -201,10 +201,14 @@ def build_server(gate: Gate, *, name: str = "falsify") -> MCPServer:
                 value = await run(fx)
         except (FalsifyError, ValueError) as error:  # InputError is a ValueError too
             return tool_error(speak(error, "mcp") if isinstance(error, FalsifyError) else error)
-        except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to stderr)
+        except Exception as error:  # noqa: BLE001  (unexpected: one line, secrets masked; the traceback to the log)
             import logging
+            import traceback
 
-            logging.getLogger("falsify").exception("tool %s failed", tool)
+            # the traceback as the record's text, which the log redaction masks when the record is made;
+            # not as its exc_info, which a handler's formatter (cognee's) renders again, unmasked
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
+            logging.getLogger("falsify").error("tool %s failed\n%s", tool, trace)
             return tool_error(
                 RuntimeError(f"internal error: {type(error).__name__} {' '.join(str(error).split())[:300]}")
             )
