@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, NotRequired, Optional, Protocol, TypedDict, Unpack
 
-from memory_core.core.vocabulary import Rule
+from memory_core.core.vocabulary import DEAD, Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
 
 if TYPE_CHECKING:
@@ -126,6 +126,12 @@ class Plan:
     @property
     def promoted(self) -> list[str]:
         return self.keys_with(Rule.PROMOTED)
+
+    def kept_dead(self) -> list[Change]:
+        """The ``not_reinstated`` changes of the nodes the plan leaves dead: one a later step of
+        the same plan put in dispute (its refuter went into dispute) is disputed, not kept dead."""
+        last = {c.key: c.after["state"] for c in self.changes}
+        return [c for c in self.changes if c.rule == Rule.NOT_REINSTATED and last[c.key] in DEAD]
 
     @property
     def disputed(self) -> list[str]:

@@ -17,7 +17,6 @@ import copy
 import time
 from typing import Optional
 
-from memory_core.core.vocabulary import Rule
 from memory_core.core.reinstatement import kept_dead_note
 from memory_core.core.errors import InputError
 from memory_core.core.identity import node_id
@@ -171,11 +170,9 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     spans = changed_intervals(view, plan)
     if spans:  # the winner's place in its timeline ended another value (core.validity.place_settled)
         result["intervals"] = spans
-    kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
+    kept = plan.kept_dead()
     if kept:
-        result["not_reinstated"] = kept
-        result["note"] = kept_dead_note(
-            [(c.key, c.detail) for c in plan.changes if c.rule == Rule.NOT_REINSTATED], winner
-        )
+        result["not_reinstated"] = [c.key for c in kept]
+        result["note"] = kept_dead_note([(c.key, c.detail) for c in kept], winner)
     result["elapsed_ms"] = round((time.perf_counter() - start) * 1000, 1)
     return result

@@ -11,7 +11,6 @@ import time
 from typing import Optional
 
 from memory_core.core import validity
-from memory_core.core.vocabulary import Rule
 from memory_core.core.reinstatement import kept_dead_note
 from memory_core.core.errors import InputError
 from memory_core.core.keys import normalise_key, resolve_words
@@ -187,19 +186,11 @@ def _result_of(job: FactJob) -> RevisionResult:
     spans = intervals(job, plan)
     if spans:
         result["intervals"] = spans
-    kept = [c.key for c in plan.changes if c.rule == Rule.NOT_REINSTATED]
+    kept = plan.kept_dead()
     unjudged = sorted(plan.meta.reinstate_notes)
     if kept or unjudged:
-        result["not_reinstated"] = kept
-        stays = (
-            [
-                kept_dead_note(
-                    [(c.key, c.detail) for c in plan.changes if c.rule == Rule.NOT_REINSTATED], "the new fact"
-                )
-            ]
-            if kept
-            else []
-        ) + (
+        result["not_reinstated"] = [c.key for c in kept]
+        stays = ([kept_dead_note([(c.key, c.detail) for c in kept], "the new fact")] if kept else []) + (
             [f"{', '.join(unjudged)} reinstated without being re-judged (no judge could decide)"]
             if unjudged
             else []
