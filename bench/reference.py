@@ -68,7 +68,10 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    (its predicate is single-valued and another stored or new evidence that holds
    under the new labels has its subject and predicate and another object, and one
    of the two has no ``valid_from``: two timed values are ordered by 1d). Each
-   contradicted one gets ``F supersedes`` it; repeat (keeping one dead may bring
+   contradicted one gets ``F supersedes`` it, or, when what contradicts it is another
+   value holding its slot (true under the new labels), ``V supersedes`` it from that
+   value (the smallest key): it stays dead while that value holds, whatever becomes of
+   F; repeat (keeping one dead may bring
    back what it had refuted) until nothing new comes back. Evidence without a
    triple, or a fact without one, is not re-judged (it comes back).
 1d. Re-judged reinstatement in valid time: such evidence, not contradicted, with a
@@ -76,7 +79,8 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    timeline among the stored values with its subject and predicate and another
    object that hold (true or undefined under the new labels, or superseded in time)
    and have a ``valid_from``: if one of them held when it starts
-   (``from <= its from < to``), it is contradicted as in 1c; else, if some start
+   (``from <= its from < to``), that value supersedes it (the earliest-starting, then the
+   smallest key) and it stays dead; else, if some start
    after its start and before its end, it comes back held only until the earliest
    such start (right after step 3: superseded in time, weight 0, and what rests on
    it and falls superseded too; a disputed one keeps its state and only its end
@@ -533,38 +537,40 @@ class Model:
             if not back:
                 return kept
             judged |= set(back)
-            hit = []
+            hit: dict[str, str] = {}  # kept dead -> what supersedes it
             for k in back:
                 node = self.nodes[k]
                 if node.triple is None:
                     continue
-                if self.contradicted_by_triple(k, triple) and not (
-                    node.valid_from is not None and self.nodes[new_key].valid_from is not None
-                ):  # both timed: rule 1d places it in its timeline instead
-                    hit.append(k)
-                elif self.single_valued(k) and any(
-                    o != k
+                holders = sorted(
+                    o
+                    for o in self.nodes
+                    if o != k
                     and new.get(o) == T
                     and not self.nodes[o].forgotten
                     and self.nodes[o].triple is not None
                     and self.same_value_slot(o, node.triple)
                     and term(self.nodes[o].triple[2]) != term(node.triple[2])
                     and (node.valid_from is None or self.nodes[o].valid_from is None)  # else 1d
-                    for o in self.nodes
-                ):
-                    hit.append(k)
+                )
+                if self.contradicted_by_triple(k, triple) and not (
+                    node.valid_from is not None and self.nodes[new_key].valid_from is not None
+                ):  # both timed: rule 1d places it in its timeline instead
+                    hit[k] = new_key
+                elif self.single_valued(k) and holders:
+                    hit[k] = holders[0]  # the value holding its slot (the smallest key)
             for k in back:
                 if k in hit or self.nodes[k].triple is None or not self.single_valued(k):
                     continue
                 placed = self.place_returning(k, new, ends if new.get(new_key) == T else None)
                 if placed is not None and placed[0] == "held":
-                    hit.append(k)
+                    hit[k] = placed[2]  # the value that held when it starts
                 elif placed is not None:
                     self.returning_until[k] = placed[1]
             if not hit:
                 return kept
-            for k in hit:
-                self.edges.append(MEdge("supersedes", new_key, k))
+            for k, by in sorted(hit.items()):
+                self.edges.append(MEdge("supersedes", by, k))
                 kept.append(k)
 
     def timed_rivals(self, key: str, holds) -> list[str]:
@@ -583,27 +589,29 @@ class Model:
             and holds(k)
         ]
 
-    def place_returning(
-        self, key: str, new: dict[str, str], ends: Optional[dict] = None
-    ) -> Optional[tuple[str, str]]:
+    def place_returning(self, key: str, new: dict[str, str], ends: Optional[dict] = None) -> Optional[tuple]:
         """Rule 1d: a timed value that would come back is placed in its slot's timeline
         among the other values (another object) that hold -- alive or disputed by the
         labels ``new``, or superseded in time -- and have a start: one that held when it
-        starts keeps it dead (``("held", start)``); else it holds until the earliest later
+        starts keeps it dead (``("held", start, that value)``: the earliest-starting one,
+        then the smallest key, supersedes it); else it holds until the earliest later
         start before its own end (``("until", date)``); else None. A value in ``ends`` is
         taken as ending there (the new fact ends it in this revision)."""
         node = self.nodes[key]
         start, end = node.valid_from, node.valid_to
         if start is None:
             return None
-        starts = []
+        starts, covering = [], []
         for k in self.timed_rivals(key, lambda k: new.get(k) in (T, U) or self.historical(k)):
             other = self.nodes[k]
             other_end = min(other.valid_to or FOREVER, (ends or {}).get(k) or FOREVER)
             if other.valid_from <= start < other_end:
-                return ("held", other.valid_from)
-            if start < other.valid_from < (end or FOREVER):
+                covering.append((other.valid_from, k))
+            elif start < other.valid_from < (end or FOREVER):
                 starts.append(other.valid_from)
+        if covering:
+            since, holder = min(covering)
+            return ("held", since, holder)
         return ("until", min(starts)) if starts else None
 
     def out_of_dispute(self, memory: "Model") -> list[str]:

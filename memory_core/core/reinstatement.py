@@ -8,7 +8,8 @@ middle one died. So before a revision relabels, the evidence it would bring back
 is judged against the revision's new facts (and, for a single-valued predicate,
 against the alive evidence with the same subject and predicate):
 
-* contradicted -> it stays dead: the contradicting fact gets a ``supersedes``
+* contradicted -> it stays dead: the contradicting fact (or the value holding its
+  single-valued slot, when that is the reason) gets a ``supersedes``
   edge to it (provenance; in the three-valued labelling a supersedes edge
   attacks), what rests on it stays dead, and the log records why it was not
   reinstated (rule ``not_reinstated``, shown by ``explain``);
@@ -104,9 +105,14 @@ def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
     """Evidence the revision would have brought back, contradicted by ``verdict.by``:
     ``by`` supersedes it (an edge that attacks), and the log says why it stays dead. When what
     keeps it dead is another value holding its single-valued slot (the structured judge's
-    slot verdict), the detail names that value, not ``by`` (which need not contradict it)."""
-    edge = Edge(SUPERSEDES, verdict.by, verdict.key, confidence=verdict.confidence)
-    if edge not in view.out_edges(verdict.by, SUPERSEDES):
+    slot verdict), that value supersedes it and the detail names it, not ``by`` (which need
+    not contradict it): it stays dead while that value holds, whatever becomes of ``by`` (a
+    fact put in dispute would have left it disputed although the value holding its slot is
+    alive). The holder must be in the view (the re-judging reads it in)."""
+    holder = slot_holder_of(verdict)
+    source = holder if holder is not None else verdict.by
+    edge = Edge(SUPERSEDES, source, verdict.key, confidence=verdict.confidence)
+    if edge not in view.out_edges(source, SUPERSEDES):
         view.add_edge(edge)
         plan.new_edges.append(edge)
     conf = f", confidence {verdict.confidence:.2f}" if verdict.confidence is not None else ""
@@ -119,7 +125,12 @@ def keep_dead(view: BeliefView, plan: Plan, verdict: Rejudged) -> None:
             + (f": {verdict.rationale}" if verdict.rationale else "")
             + ")"
         )
-    record(view, plan, verdict.key, NOT_REINSTATED, [verdict.by], detail)
+    record(view, plan, verdict.key, NOT_REINSTATED, [source], detail)
+
+
+def slot_holder_of(verdict: Rejudged) -> Optional[str]:
+    """The value holding the slot a structured slot verdict names, or None."""
+    return _slot_holder(verdict.rationale) if verdict.judge == "structured" else None
 
 
 # the structured judge's words when another value of a single-valued slot keeps a value dead

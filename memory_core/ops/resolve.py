@@ -106,6 +106,7 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     # (and against the alive evidence under its subject+predicate)
     wprops = found[normalise_key(winner)]
     wtriple = tuple(wprops.get(k) for k in ("subject", "predicate", "object"))
+    before = set(view.nodes)
     await rejudge_returning(
         store,
         view,
@@ -114,6 +115,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
         use_llm=bool(stores.settings.llm_key),
         ghosts=ghosts,
     )
+    for key in view.nodes.keys() - before:  # values holding a slot, read in by the re-judging
+        original.setdefault(key, copy.copy(view.nodes[key]))
     # the winner leaves its dispute: its slot's timeline is read for its place in it
     for key in await read_settling(store, view, plan):
         original.setdefault(key, copy.copy(view.nodes[key]))

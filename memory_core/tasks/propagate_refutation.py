@@ -180,6 +180,7 @@ async def begin_fact(job: FactJob) -> None:
         job.new_key, job.fact, question, r.source, r.asserted_at, r.triple, trust=job.registered_trust
     )
     recorded = batch.recorded
+    before = set(view.nodes)
     await rejudge_returning(
         batch.stores.store,
         view,
@@ -189,6 +190,8 @@ async def begin_fact(job: FactJob) -> None:
         recorded=recorded,
         ghosts=batch.ghosts,
     )
+    for key in view.nodes.keys() - before:  # values holding a slot, read in by the re-judging
+        batch.original.setdefault(key, copy.copy(view.nodes[key]))
     # a timed value whose dispute this fact ends: its slot's timeline, for its place in it
     for key in await read_settling(batch.stores.store, view, plan, recorded=recorded):
         batch.original.setdefault(key, copy.copy(view.nodes[key]))

@@ -18,6 +18,7 @@ from memory_core.core import reinstatement, validity
 from memory_core.core.cardinality import multi_valued
 from memory_core.core.keys import normalise_term, sp_key
 from memory_core.core.beliefs import BeliefView
+from memory_core.core.identity import node_id
 from memory_core.core.plan import Plan
 from memory_core.core.tms import L_ALIVE, L_DEAD, historical_node, label_of
 from memory_core.core.vocabulary import SUPERSEDED
@@ -29,6 +30,7 @@ from memory_core.judging.judges import (
     structured_verdict,
 )
 from memory_core.store.belief_store import BeliefStore, state_of
+from memory_core.store.tms_io import merged
 from memory_core.tasks.batch import FactJob
 
 ACTS = ("contradicts", "supersedes")
@@ -250,6 +252,11 @@ async def rejudge_returning(
             undecided += ask_llm
         if not verdicts:
             break
+        # a value holding the slot supersedes what it keeps dead: read into the view first
+        holders = {h for v in verdicts.values() if (h := reinstatement.slot_holder_of(v)) is not None}
+        missing = sorted(h for h in holders if h not in view.nodes)
+        if missing:
+            await merged(view, await store.affected_view([node_id("evidence", k) for k in missing]))
         for key in sorted(verdicts):
             reinstatement.keep_dead(view, plan, verdicts[key])
             applied.append(verdicts[key])

@@ -5,8 +5,9 @@ viewer's 'Why') names the real reason the record gives, and what would have brou
   value is named, never the revision's fact, which has a ``supersedes`` edge to it by design but
   need not contradict it;
 * the revision's fact contradicts it: the fact is named, and the refuter that died;
-* its refuter is put in dispute rather than killed: the sentence says so, and does not call it
-  dead when the same revision leaves it disputed.
+* its refuter is put in dispute rather than killed while another value holds its slot: the
+  sentence says so, and it stays dead (the value holding the slot supersedes it, not the
+  revision's fact, which the dispute leaves undecided).
 """
 
 from __future__ import annotations
@@ -127,11 +128,11 @@ async def test_a_value_whose_refuter_is_put_in_dispute_is_not_said_to_stay_dead(
     back = await app.revise(
         f"The forgery claim about {cy} was false.", target=p("D11"), key=p("D13"), policy="preserve_both"
     )
-    # disputed now, not kept dead: the result does not list it under not_reinstated (nodes that stay dead)
-    assert not back.get("not_reinstated") and {p("D10"), p("D11")} <= set(back["disputed"]), back
+    # D12, alive, holds the slot: D10 stays dead whatever the dispute over its refuter decides
+    # (the value holding its slot supersedes it, not the revision's fact, which is disputed)
+    assert back["not_reinstated"] == [p("D10")] and p("D10") not in back["disputed"], back
+    assert p("D11") in back["disputed"], back
     explained = await app.explain(p("D10"))
     text = await kept_dead_text(app, p("D10"))
-    assert explained["state"] == "disputed", explained
-    assert text.startswith(f"not reinstated: its refuter {p('D11')} is in dispute, but {p('D12')} holds"), (
-        text
-    )
+    assert explained["state"] == "refuted", explained
+    assert text.startswith(f"stays dead: its refuter {p('D11')} is in dispute, but {p('D12')} holds"), text
