@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import Any, Awaitable, Callable, Concatenate, Optional, ParamSpec, TypeVar, Union
 
 from memory_core.api import Falsify, changes_graph
+from memory_core.core.errors import FacadeClosed
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -175,8 +176,10 @@ class Gate:
     async def ready(self) -> Falsify:
         """The opened facade (opening it first if needed); an opening error is raised here,
         and the next call opens again (a root busy a moment ago may be free now)."""
-        if self.closed:
-            raise RuntimeError("this FALSIFY session is closed")
+        if self.closed:  # a server shutting down: a FALSIFY error its shells answer in one line
+            raise FacadeClosed(
+                "this FALSIFY session is closed (the server is stopping); nothing was read or written"
+            )
         failed = (
             self._opening is not None
             and self._opening.done()

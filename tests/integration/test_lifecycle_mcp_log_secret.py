@@ -43,3 +43,17 @@ async def test_an_internal_error_of_a_tool_logs_its_traceback_masked(root, app, 
     assert "tool revise failed" in log and "authentication failed for key ***" in log, log[-2000:]
     assert SECRET not in log
     assert SECRET not in "".join(capfd.readouterr())
+
+
+async def test_a_call_after_the_gate_closed_is_a_falsify_error_not_an_internal_one(app):
+    """A tool call reaching a server whose gate has closed (it is stopping) is refused in one
+    FALSIFY line, nothing read or written; it was an internal error (a RuntimeError) whose
+    traceback went to the log."""
+    gate = Gate(app)  # not the gate's own facade: closing the gate leaves the session's facade open
+    async with Client(build_server(gate)) as client:
+        await gate.close()
+        refused = await client.call_tool("status", {})
+    message = refused.content[0].text
+    assert refused.is_error and message.startswith("error: this FALSIFY session is closed"), message
+    assert "internal error" not in message
+    assert (await app.status())["nodes"] is not None
