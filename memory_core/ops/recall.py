@@ -35,6 +35,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Literal, Mapping, NamedTuple, Optional, cast
 
 from py_rust_stemmers import SnowballStemmer
@@ -840,11 +841,12 @@ async def answer_from_facts(
             nodes += [p["key"] for p in others]
             context += [text_of(p) for p in others]
     if words is not None and words.when and not also:
-        # asked when, the fact's valid time says it ("When did Kendra start at Orchid?": from
-        # 2021-06-01), as a period's answer gives each value's
-        node = slice_.node(lead.props)
-        if node is not None and (node.valid_from or node.valid_to):
-            answer += f" [{_interval_said(node)}]"
+        # asked when, the value's timeline says it ("When did Kendra start at Orchid?": from
+        # 2021-06-01): every period it held, as a period's answer gives each value's
+        periods = await periods_of(stores, slice_, lead.props)
+        if any(n.valid_from or n.valid_to for n, _ in periods):
+            answer += f" [{'; '.join(_interval_said(n) for n, _ in periods)}]"
+            nodes += [p["key"] for _, p in periods if p["key"] not in nodes]
     return {
         "answer": answer,
         "nodes": nodes,
@@ -897,6 +899,29 @@ async def held_in_period(stores, slice_: Slice, props: dict) -> list[dict]:
     if slice_.as_of is None or validity.period(slice_.as_of) is None:
         return []
     return [p for p in await values_of(stores, slice_, props) if slice_.state(p) == ALIVE]
+
+
+async def periods_of(stores, slice_: Slice, props: dict) -> list[tuple[Node, dict]]:
+    """Every period a fact's value held, earliest first: the fact and each other record of its
+    subject, predicate and object (of any inquiry: the slot is one timeline) that held, alive or
+    superseded in time (a value asserted again is a new record of a new period: Lisbon 2015 to
+    2018 and from 2020 are two). A refuted, invalidated or disputed record never held. The states
+    are the stored ones (at an epoch, as stored then), not a date's slice: a when-question asks
+    for the timeline, whichever date the answering fact was read at."""
+    node = slice_.node(props)
+    found = [(node, props)] if node is not None else []
+    value = normalise_term(props.get("object") or "")
+    if value:
+        for other in await values_of(stores, slice_, props):
+            held = to_node(other)
+            if (
+                held is not None
+                and normalise_term(other.get("object") or "") == value
+                and (held.state == ALIVE or (held.state == SUPERSEDED and held.valid_to))
+            ):
+                found.append((held, other))
+    start = lambda np: validity.moment(np[0].valid_from) if np[0].valid_from else datetime.min  # noqa: E731
+    return sorted(found, key=lambda np: (start(np), np[1]["key"]))
 
 
 def _interval_said(node: Optional[Node]) -> str:
@@ -1141,14 +1166,23 @@ async def answer_replacing(
     (``replaces``); with none, None."""
     found = await replacement(stores, slice_, dead.props["key"], dead.props, pinned)
     node = slice_.node(dead.props)
-    if words.ever and slice_.state(dead.props) == SUPERSEDED and node is not None and node.valid_to:
-        # asked whether it ever held: it did, over its valid time
+    if (
+        (words.ever or words.when)
+        and slice_.state(dead.props) == SUPERSEDED
+        and node is not None
+        and node.valid_to
+    ):
+        # asked whether it ever held, or when: it did, over its valid time (and every other
+        # period its value held, asked when), not what took its place
         mine = await answer_from_facts(stores, slice_, dead, [])
+        periods = await periods_of(stores, slice_, dead.props) if words.when else [(node, dead.props)]
         mine["answer"] = (
-            f"{text_of(dead.props).rstrip('.')}: it held, {_interval_said(node)} (superseded since)."
+            f"{text_of(dead.props).rstrip('.')}: it held, {'; '.join(_interval_said(n) for n, _ in periods)}"
+            + (" (superseded since)." if periods[-1][1]["key"] == dead.props["key"] else ".")
             + (f" Now: {text_of(found)}" if found is not None else "")
         )
-        if found is not None:
+        mine["nodes"] = mine["nodes"] + [p["key"] for _, p in periods if p["key"] not in mine["nodes"]]
+        if found is not None and found["key"] not in mine["nodes"]:
             mine["nodes"] = mine["nodes"] + [found["key"]]
         mine["unheld"] = sorted(set(words) - held_by(words, dead.props))
         mine["held_then"] = {
@@ -1632,7 +1666,9 @@ async def recall(
             result = await _answer(stores, shorter, epoch, when, inquiry, path)
             return {**result, "question": question, "as_of_from_question": words}
     result = await _answer(stores, question, epoch, as_of, inquiry, path)
-    if as_of is None and epoch is None:
+    if as_of is None and epoch is None and not (question and content_words(question).when):
+        # a question asking when is answered from the timeline of its value (its valid time,
+        # whether the period ended or not), not from what holds today
         result = await answered_today(stores, question, result, inquiry, path)
     return result
 
