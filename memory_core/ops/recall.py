@@ -1666,20 +1666,24 @@ async def recall(
             result = await _answer(stores, shorter, epoch, when, inquiry, path)
             return {**result, "question": question, "as_of_from_question": words}
     result = await _answer(stores, question, epoch, as_of, inquiry, path)
-    if as_of is None and epoch is None and not (question and content_words(question).when):
+    if as_of is None and epoch is None:
         # a question asking when is answered from the timeline of its value (its valid time,
         # whether the period ended or not), not from what holds today
-        result = await answered_today(stores, question, result, inquiry, path)
+        timeline = bool(question) and content_words(question).when
+        result = await answered_today(stores, question, result, inquiry, path, timeline)
     return result
 
 
-async def answered_today(stores, question: str, result: RecallResult, inquiry, path) -> RecallResult:
+async def answered_today(
+    stores, question: str, result: RecallResult, inquiry, path, timeline: bool = False
+) -> RecallResult:
     """An answer read from the stored states, read again from the beliefs valid today when it
     needs to be. The stored states are the revisions' (a value dated in the future ends today's
     at once, a value whose valid time ended stays alive): an answer resting on a fact not valid
-    today is answered again from the beliefs valid today."""
+    today is answered again from the beliefs valid today, unless the question asks for the
+    ``timeline`` (when): the fact's valid time is its answer, whether it holds today or not."""
     day = today()
-    outside = await not_valid_on(stores, result, day)
+    outside = None if timeline else await not_valid_on(stores, result, day)
     if outside is not None:
         return {**await _answer(stores, question, None, day, inquiry, path), "as_of_today": outside}
     if (result["falsify"].get("dead_match") or {}).get("state") == SUPERSEDED:

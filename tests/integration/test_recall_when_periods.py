@@ -61,6 +61,31 @@ async def test_a_when_question_about_a_period_that_ended_gives_its_valid_time(ap
     # asked in the present, the question is still read as of today: it does not hold now
     now = await app.recall(f"Is {kendra} a member of the {club}?", inquiry=q)
     assert now["falsify"]["nodes"] == [] and "as_of_today" in now, now
+    # a conclusion the stored states supersede ahead of time (its fact ended in 2099) holds today:
+    # asked when, it is still answered from the beliefs valid today, not "no alive belief"
+    bridge = f"Kell{tag} bridge"
+    k1, e40 = f"{prefix}K1", f"{prefix}E40"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q, "text": f"Which clubs has {kendra} belonged to?"},
+                "evidence": [
+                    fact(e40, f"The {bridge} has a weight limit of 40 t.", bridge, "weight limit", "40 t")
+                    | {"valid_from": "2010-01-01"}
+                ],
+                "conclusions": [{"key": k1, "statement": f"Lorries may cross the {bridge}."}],
+                "edges": [{"type": "depends_on", "from": k1, "to": e40}],
+            }
+        )
+    )
+    await app.revise(
+        f"The {bridge} has a weight limit of 30 t.",
+        triple=f"{bridge}|weight limit|30 t",
+        valid_from="2099-01-01",
+        inquiry=q,
+    )
+    lorries = await app.recall(f"Since when may lorries cross the {bridge}?", inquiry=q)
+    assert lorries["falsify"]["nodes"][:1] == [k1] and "dead_match" not in lorries["falsify"], lorries
 
 
 async def test_a_when_question_about_a_value_asserted_again_gives_every_period(app, prefix):
