@@ -68,7 +68,7 @@ PG_TESTS := tests/integration/test_cognee_contract.py tests/integration/test_rev
             tests/integration/test_postgres_store.py tests/integration/test_postgres_journal.py \
             tests/system/test_postgres_multiprocess.py tests/integration/test_validity_api.py tests/system/test_validity_cli.py \
             tests/system/test_epochs.py tests/system/test_offline_candidates.py tests/integration/test_cancellation.py \
-            tests/integration/test_settled_in_time.py
+            tests/integration/test_settled_in_time.py tests/integration/test_lifecycle_attach_postgres.py
 
 # Two pytest-xdist workers, each test file on one worker (module fixtures build their roots once);
 # the CLI processes are forked from tests/support/forkserver.py (cognee's third-party imports paid once
