@@ -289,9 +289,13 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
 
 async def find_same_claims(batch: RevisionBatch) -> None:
     """Each new fact's stored evidence claiming its text under another key (an inquiry's loaded
-    evidence, a fact given ``--key``): read by its triple's subject and predicate, one query for
-    the batch, so a batch finds what its facts one at a time find whatever its view holds. A
-    fact without a triple finds its text's own keys only (``place_repeats``)."""
+    evidence, a fact given ``--key``, the other form of a derived key): read by its triple's
+    subject and predicate, one query for the batch, so a batch finds what its facts one at a
+    time find whatever its view holds. For a fact whose key is derived from its text they are
+    its records (``job.repeats``: "already recorded" at its turn while one holds; with
+    ``--inquiry``, only that question's); for a fact with a key of its own, records it may
+    take the place of (``job.same_claim``). A fact without a triple finds its text's own keys
+    only (``place_repeats``)."""
     sps: dict[int, str] = {}
     for job in batch.jobs:
         triple = job.request.triple
@@ -299,16 +303,28 @@ async def find_same_claims(batch: RevisionBatch) -> None:
             sps[job.index] = sp
     if not sps:
         return
-    by_claim: dict[tuple[str, str], list[str]] = {}
+    by_claim: dict[tuple[str, str], list[dict]] = {}
     for props in await batch.stores.store.nodes_by_sps(sps.values()):
         if props.get("key") and props.get("name"):
-            by_claim.setdefault((props["name"], claim_text(props.get("claim") or "")), []).append(
-                props["key"]
-            )
+            by_claim.setdefault((props["name"], claim_text(props.get("claim") or "")), []).append(props)
     for job in batch.jobs:
-        if job.index in sps:
-            found = by_claim.get((sps[job.index], claim_text(job.fact)), [])
-            job.same_claim = sorted(k for k in found if k != job.new_key and k not in job.repeats)
+        if job.index not in sps:
+            continue
+        found = sorted(by_claim.get((sps[job.index], claim_text(job.fact)), []), key=lambda p: p["key"])
+        start, end, inquiry = job.request.valid_from, job.request.valid_to, job.request.inquiry
+        for props in found:
+            key = props["key"]
+            if key == job.new_key or key in job.repeats:
+                continue
+            if _derived(job.request) and (inquiry is None or props.get("question_key") == inquiry):
+                # a record of the same claim is one of its records whatever its key (a key the
+                # viewer derives, the caller's, an inquiry's): "already recorded" while it holds
+                job.repeats[key] = (
+                    record_holds(state_of(props), props.get("valid_to"), start, end),
+                    props.get("truth_epoch"),
+                )
+            else:
+                job.same_claim.append(key)
 
 
 async def detect_batch(batch: RevisionBatch) -> None:

@@ -192,3 +192,24 @@ async def test_a_value_flipped_back_and_forth_keeps_one_alive_record(app, prefix
     assert await records(app, prefix) == before
     assert [k for k, s in before.items() if s == "alive"] == [results[-2]["new_evidence"]]
     assert await problems(app, prefix) == []
+
+
+async def test_a_fact_is_recorded_once_whatever_key_its_record_has(app, prefix):
+    """The loaded record of a claim holds: the same claim revised (with a key derived from its text,
+    the API's or the viewer's readable one) is "already recorded" as it, not a second alive record
+    beside it; once it holds no more, the claim asserted again takes its place."""
+    from memory_core.core.requests import readable_key
+
+    await app.load(town(prefix))
+    vexmoor = moves(prefix, "Vexmoor")
+    for key in (None, readable_key(vexmoor["fact"])):
+        again = await app.revise(**vexmoor, **({"key": key} if key else {}))
+        assert again["already_applied"] and again["new_evidence"] == f"{prefix}E", again
+    await app.revise(**moves(prefix, "Tallowick"))
+    back = await app.revise(**vexmoor, key=readable_key(vexmoor["fact"]))
+    assert back["restated"] == [f"{prefix}E"], back
+    found = await records(app, prefix)
+    assert found[f"{prefix}E"] == "refuted" and [k for k, s in found.items() if s == "alive"] == [
+        back["new_evidence"]
+    ]
+    assert await problems(app, prefix) == []
