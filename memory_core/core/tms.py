@@ -447,9 +447,14 @@ def end_settled_disputes(view: BeliefView, plan: Plan, ghosts: Iterable[str] = (
 
 
 def _death(plan: Plan, key: str) -> str:
-    """``"F1 was refuted by F2"`` when this plan killed ``key``, else ``"F1 is dead"``."""
+    """``"F1 was refuted by F2"`` when this plan killed ``key``, else ``"F1 is dead"`` (a record
+    that only kept a dead node dead, not reinstated or restated, is no death of it)."""
     for change in reversed(plan.changes):
-        if change.key == key and label_of(change.after["state"]) == L_DEAD:
+        if (
+            change.key == key
+            and label_of(change.after["state"]) == L_DEAD
+            and label_of(change.before["state"]) != L_DEAD
+        ):
             by = f" by {', '.join(change.cause)}" if change.cause else ""
             return f"{key} was {change.after['state']}{by}"
     return f"{key} is dead"

@@ -182,3 +182,22 @@ def test_predicate_declarations():
     ):
         with pytest.raises(InputError):
             check_predicates(bad)
+
+
+def test_a_refuter_only_kept_dead_here_is_not_said_killed_here():
+    """E's refuters T1 (dead since an earlier revision) and T2: the new fact V2 kills T2, so E comes
+    back; T1, which would come back too, is kept dead by V2 (a record that changes no state). E's
+    reinstatement names what died here, and says of T1 only that it is dead, not that V2 refuted it."""
+    view = BeliefView()
+    for key, state in (("E", "refuted"), ("T1", "refuted"), ("V1", "refuted"), ("T2", "alive")):
+        view.add_node(
+            Node(key, "evidence", state=state, weight=0.0 if state != "alive" else 0.5, question="Q")
+        )
+    for src, dst in (("T1", "E"), ("V1", "T1"), ("T2", "E"), ("T2", "V1"), ("T2", "T1")):
+        view.add_edge(Edge("supersedes", src, dst))
+    plan = begin(view, [("T2", "contradicts", 0.9)], 5, "V2", Node("V2", "evidence", question="Q"))
+    reinstatement.keep_dead(view, plan, reinstatement.Rejudged("T1", "V2", "contradicts", 0.9, "structured"))
+    finish(view, plan)
+    change = next(c for c in plan.changes if c.key == "E" and c.rule == "reinstated")
+    assert "T1 is dead" in change.detail and "T2 was refuted by V2" in change.detail, change.detail
+    assert "T1 was refuted" not in change.detail, change.detail
