@@ -57,7 +57,9 @@ _log_redaction = False
 def redact_logs() -> None:
     """Every log record of this process (FALSIFY's, cognee's, litellm's...) passes the one
     redaction when it is made: its message and its traceback text are masked before any
-    handler writes them (a log file, stderr). Installed once, by a process FALSIFY configures."""
+    handler writes them (a log file, stderr); the traceback becomes part of the record's text and
+    the exception is taken off the record, so no handler renders it again unmasked. Installed
+    once, by a process FALSIFY configures."""
     global _log_redaction
     import logging
 
@@ -68,6 +70,7 @@ def redact_logs() -> None:
 
     def masked_record(*args, **kwargs):
         record = make(*args, **kwargs)
+        trace = _masked_traceback(record)
         try:
             message = record.getMessage()
         except Exception:  # noqa: BLE001  (a malformed record stays as it is: logging reports it)
@@ -75,13 +78,40 @@ def redact_logs() -> None:
         cleaned = redact(message)
         if cleaned != message or record.args:
             record.msg, record.args = cleaned, None
-        if record.exc_info and record.exc_info[0] is not None:
-            import traceback
-
-            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        if trace:  # the masked traceback is the record's text, rendered once by any handler
+            if isinstance(record.msg, dict):  # a structlog record (cognee's): its event
+                record.msg["event"] = f"{record.msg.get('event', '')}\n{trace}"
+            else:
+                record.msg = f"{record.msg}\n{trace}"
         return record
 
     logging.setLogRecordFactory(masked_record)
+
+
+def _masked_traceback(record: "logging.LogRecord") -> str:
+    """The traceback a record carries, masked, taken off it: a handler renders an exception
+    again from the exception itself (cognee's file handler and its console renderer do, from
+    ``exc_info`` or from a structlog event's ``exc_info``), unmasked, so the record keeps none
+    (``exc_info``, ``exc_text`` and the event's ``exc_info`` cleared); "" when it carries none."""
+    import sys
+    import traceback
+
+    exc_info = record.exc_info
+    record.exc_info, record.exc_text = None, None
+    event = record.msg if isinstance(record.msg, dict) else None
+    if event is not None and event.get("exc_info"):
+        given = event["exc_info"]
+        # a copy without it (the dict is the caller's event)
+        record.msg = {k: v for k, v in event.items() if k != "exc_info"}
+        if isinstance(given, BaseException):
+            exc_info = (type(given), given, given.__traceback__)
+        elif isinstance(given, tuple):
+            exc_info = given
+        else:  # exc_info=True: the exception being handled
+            exc_info = sys.exc_info()
+    if not exc_info or exc_info[0] is None:
+        return ""
+    return redact("".join(traceback.format_exception(*exc_info)).rstrip("\n"))
 
 
 class HeldRecords:
