@@ -739,7 +739,9 @@ async def _open_stores(
     # rolling that back under it left the log saying committed over stores holding the before-state
     recovered = await writer.recover(store, journal) if repair else None
     recovered = "; ".join(filter(None, [store.repaired, rebuilt, recovered])) or None
-    return Stores(store, journal, paths, fault_hook(backend.settings.fault_at), recovered)
+    return Stores(
+        store, journal, paths, fault_hook(backend.settings.fault_at), recovered, holds_writer_lock=repair
+    )
 
 
 def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool = False) -> list:

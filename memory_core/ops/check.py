@@ -37,6 +37,7 @@ from typing import Any, Optional, TypedDict
 from memory_core.core import validity
 from memory_core.core.beliefs import STATES, BeliefView, Node
 from memory_core.core.cardinality import multi_valued, stored_predicates
+from memory_core.core.errors import RootBusy
 from memory_core.core.keys import sp_key
 from memory_core.core.results import CheckResult
 from memory_core.core.investigation import key_refusal, named, text_refusal
@@ -114,7 +115,14 @@ async def check(stores: Stores, repair: bool = False) -> CheckResult:
     cannot: list[str] = []
     # an unfinished change (a torn log line, a pending intent) is rolled back first, and the
     # root inspected again: what the rollback removed is never re-indexed or restored, and no
-    # history is recorded lost for an epoch that never committed
+    # history is recorded lost for an epoch that never committed. Only under the writer lock:
+    # without it the intent may be a live writer's, being applied now (reported, never rolled back)
+    if not stores.holds_writer_lock:
+        raise RootBusy(
+            "check --repair: the root was opened without its writer lock (lock=False), so it reads "
+            "only: an unfinished change may be the one the lock's holder is writing now; nothing was "
+            "written (open the root with its lock to repair)"
+        )
     recovered = await writer.recover(stores.store, stores.journal)
     if recovered:
         repaired.append(recovered)

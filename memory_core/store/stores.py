@@ -88,6 +88,9 @@ class Stores:
     paths: Optional[Paths] = None  # None when attached to a host's cognee
     hook: Optional[Callable[[str], None]] = None  # fault injection / progress: called with a step name
     recovered: Optional[str] = None  # what opening the root recovered, if anything
+    # opened under the root's writer lock; without it (a reader) an unfinished change in the
+    # journal may be the one a live writer is applying: it is reported, never rolled back
+    holds_writer_lock: bool = True
     revision: RevisionLock = field(default_factory=RevisionLock, init=False, repr=False, compare=False)
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from conftest import seed_with_prefix
 from test_write_rollback import FACT, kinds, state
-from memory_core import Falsify
+from memory_core import Falsify, RootBusy
 
 
 async def test_a_reader_opening_while_a_revision_is_written_leaves_it_whole(root, app, prefix, monkeypatch):
@@ -33,6 +33,49 @@ async def test_a_reader_opening_while_a_revision_is_written_leaves_it_whole(root
     monkeypatch.undo()
     assert seen["pending"], "the reader did not open while the revision was being written"
     assert "rolled back" not in str(seen["recovered"]), seen
+    after = await state(app, prefix)
+    assert after["epoch"] == before["epoch"] + 1 == result["epoch"]
+    assert after["status"]["nodes"][f"{prefix}F_audit"]["state"] == "alive", after
+    assert after["status"]["nodes"][f"{prefix}E_qa"]["state"] == "refuted", after
+    assert app.journal.pending() is None
+    assert kinds((await app.check())["problems"]) <= kinds(problems_before)
+
+
+async def test_a_reader_checking_while_a_revision_is_written_reports_it_and_repairs_nothing(
+    root, app, prefix, monkeypatch
+):
+    """``check`` of a reader finds the live writer's unfinished change (its intent) and says so;
+    ``check --repair`` of a reader is refused as a second writer is (``RootBusy``), nothing
+    written. Before, the repair rolled the writer's change back under it, which then committed."""
+    await app.load(seed_with_prefix(prefix))
+    problems_before = set((await app.check())["problems"])
+    before = await state(app, prefix)
+    seen: dict = {}
+    checkpoint = app.store.checkpoint
+
+    async def reader_checks_then_checkpoint() -> None:
+        if "pending" not in seen:  # once: a rollback of this write checkpoints too
+            seen["pending"] = app.journal.pending() is not None
+            reader = await Falsify.open(root, lock=False)
+            try:
+                seen["check"] = await reader.check()
+                try:
+                    seen["repair"] = await reader.check(repair=True)
+                except RootBusy as refused:
+                    seen["repair"] = refused
+                seen["pending_after"] = app.journal.pending() is not None
+            finally:
+                await reader.close()
+        await checkpoint()
+
+    monkeypatch.setattr(app.store, "checkpoint", reader_checks_then_checkpoint)
+    result = await app.revise(FACT, target=f"{prefix}E_qa", key=f"{prefix}F_audit")
+    monkeypatch.undo()
+    assert seen["pending"], "the reader did not check while the revision was being written"
+    assert "the journal holds an unfinished intent" in seen["check"]["problems"], seen["check"]
+    assert isinstance(seen["repair"], RootBusy), seen["repair"]
+    assert "without its writer lock" in str(seen["repair"]) and seen["repair"].exit_code == 3
+    assert seen["pending_after"], "the reader rolled back the writer's intent"
     after = await state(app, prefix)
     assert after["epoch"] == before["epoch"] + 1 == result["epoch"]
     assert after["status"]["nodes"][f"{prefix}F_audit"]["state"] == "alive", after
