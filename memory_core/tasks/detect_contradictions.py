@@ -213,6 +213,31 @@ def _derived(request) -> bool:
     return request.key is None or request.key == readable_key(request.fact)
 
 
+def _other_form(request) -> str:
+    """The other form of a derived key's base: the readable key for the API's hash, and back."""
+    return readable_key(request.fact) if request.key is None else fact_key(request.fact)
+
+
+async def _other_form_records(store, job, base: str, found: dict, gone) -> None:
+    """The records of ``job``'s text under the other form of its key (``base``, ``base_2``, ...;
+    a forgotten key stays reserved) into ``job.repeats``: whether each holds for the fact, and
+    its epoch."""
+    start, end = job.request.valid_from, job.request.valid_to
+    n, key = 1, base
+    while True:
+        if normalise_key(key) not in gone:
+            props = found[key] if key in found else (await store.find_keys([key])).get(key)
+            if props is None:
+                return
+            if _same_claim(props, job.fact):
+                job.repeats[key] = (
+                    record_holds(state_of(props), props.get("valid_to"), start, end),
+                    props.get("truth_epoch"),
+                )
+        n += 1
+        key = f"{base}_{n}"
+
+
 async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
     """A fact recorded already is recorded once, but only while its record holds: the same fact
     asserted after its record was refuted (a value that came back: Porto, then Berlin, then
@@ -231,7 +256,14 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
     taken = {normalise_key(j.new_key) for j in jobs if not _derived(j.request)}
     by_text: dict[str, list[str]] = {}  # a fact's text -> the keys earlier lines of the batch took
     changes = False  # whether a line before this one may change what holds
+    # a text's keys come in two forms (the API's hash, the viewer's readable key): the records
+    # under the other form are the fact's records too (one read for the batch; a walk further
+    # only where the other form holds its text)
+    other_form = {j.index: _other_form(j.request) for j in jobs if _derived(j.request)}
+    alt = await store.find_keys(sorted(set(other_form.values()))) if other_form else {}
     for job in jobs:
+        if job.index in other_form and _same_claim(alt.get(other_form[job.index]) or {}, job.fact):
+            await _other_form_records(store, job, other_form[job.index], alt, gone)
         text, key = " ".join(job.fact.split()), job.new_key
         props = stored.get(key)
         same = props is not None and _same_claim(props, job.fact)
@@ -262,6 +294,8 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
         # the records of its text, in key order, and the first free key after them
         base = fact_key(job.fact) if job.request.key is None else readable_key(job.fact)
         earlier = set(by_text.get(text, ()))
+        for k in earlier:  # an earlier line's record of its text, whatever the form of its key
+            job.repeats.setdefault(k, (None, None))
         n, key = 1, base
         while True:
             norm = normalise_key(key)

@@ -213,3 +213,16 @@ async def test_a_fact_is_recorded_once_whatever_key_its_record_has(app, prefix):
         back["new_evidence"]
     ]
     assert await problems(app, prefix) == []
+
+
+async def test_a_fact_without_a_triple_is_recorded_once_under_either_form_of_its_key(app, prefix):
+    """A text's key has two forms (the API's hash, the viewer's readable key): a claim recorded
+    under one is "already recorded" when revised under the other, with or without a triple."""
+    from memory_core.core.requests import readable_key
+
+    await app.load(town(prefix))
+    fact = f"Zia {prefix} paints her hives ochre."
+    first = await app.revise(fact, inquiry=f"{prefix}Q", record=True)
+    again = await app.revise(fact, key=readable_key(fact), inquiry=f"{prefix}Q", record=True)
+    assert again["already_applied"] and again["new_evidence"] == first["new_evidence"], again
+    assert await problems(app, prefix) == []
