@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 from enum import Enum
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Generator, Iterable, Mapping, Optional, ParamSpec, TypeVar
 
-from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, speak, spoken
+from memory_core.core.errors import FacadeClosed, FalsifyError, InputError, RootBusy, speak, spoken
 from memory_core.core.requests import (
     check_count,
     check_epoch,
@@ -206,13 +207,38 @@ class Writes:
 _WRITERS: dict[Callable[..., Any], Writes] = {}  # facade method -> its declaration (set by @writes)
 
 
-def writes(when: Optional[str] = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+def writes(
+    when: Optional[str] = None,
+) -> Callable[[Callable[_P, Awaitable[_R]]], Callable[_P, Awaitable[_R]]]:
     """Declare the facade method below as one that may change the graph (read by
-    :func:`changes_graph`: the servers announce such calls, the warm CLI its commands)."""
+    :func:`changes_graph`: the servers announce such calls, the warm CLI its commands). On a
+    facade opened without the writer lock (``lock=False``) such a call is refused as a second
+    writer is (``RootBusy``), nothing written: no lock fences its writes (on PostgreSQL another
+    writer may be writing the same database), and a reader's rollback of an unfinished change
+    may undo the one a live writer is applying."""
 
-    def declare(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-        _WRITERS[fn] = Writes(when)
-        return fn
+    def declare(fn: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+        declared = Writes(when)
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        async def method(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            fx = args[0] if args else None
+            if isinstance(fx, Falsify) and fx.read_only and not fx.closed:  # a closed one: FacadeClosed
+                try:
+                    arguments: Optional[Mapping[str, Any]] = signature.bind(*args, **kwargs).arguments
+                except TypeError:  # the call's own TypeError, raised by the call
+                    arguments = None
+                if arguments is not None and declared.changes(arguments):
+                    raise RootBusy(
+                        f"{fn.__name__}: this Falsify was opened read-only (lock=False: without the "
+                        "root's writer lock), so it writes nothing; nothing was written (open the root "
+                        "with its lock to write)"
+                    )
+            return await fn(*args, **kwargs)
+
+        _WRITERS[method] = declared
+        return method
 
     return declare
 
@@ -268,6 +294,13 @@ class Falsify:
         self.closed = False  # set by close(): every method and the Tasks built from it refuse (FacadeClosed)
         self._order = asyncio.Lock()  # the facade's calls, one at a time in the order they were made
         self._order_holder: Optional[asyncio.Task] = None
+
+    @property
+    def read_only(self) -> bool:
+        """Opened without the root's writer lock (``lock=False``): it reads; every write is
+        refused (``RootBusy``, nothing written). A facade lent the stores of an opening that holds
+        the lock (the warm server's, to one command) writes under that opening's lock."""
+        return self._lock is None and not self.stores.holds_writer_lock
 
     def _check_open(self, what: str) -> None:
         if self.closed:
@@ -760,6 +793,12 @@ def revision_tasks(fx: Falsify, *, use_llm: Optional[bool] = None, dry_run: bool
         from memory_core.core.errors import FacadeClosed
 
         raise FacadeClosed("revision_tasks: this Falsify is closed; open or attach it again")
+    if fx.read_only and not dry_run:
+        raise RootBusy(
+            "revision_tasks: this Falsify was opened read-only (lock=False: without the root's writer "
+            "lock), so its Tasks may not write; open or attach the root with its lock (or build dry-run "
+            "Tasks); nothing was written"
+        )
     use_llm = bool(fx.stores.settings.llm_key) if use_llm is None else use_llm
     built = tasks.revision_tasks(
         fx.stores,

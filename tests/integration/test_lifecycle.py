@@ -26,6 +26,7 @@ from memory_core import FacadeClosed, Falsify, InputError
 from memory_core.core.errors import render
 from memory_core.mcp.server import build_server
 from memory_core.session import Gate
+from memory_core.store.lock import WriterLock
 
 AUDIT = "Forensic audit: the March QA report was back-dated."
 WORDS = "The supplier email about the valve turned out to be genuine."
@@ -111,12 +112,16 @@ async def test_calls_at_once_run_in_the_order_they_were_made(app, prefix):
     assert f"{prefix}E_qa" in keys and f"{prefix}F_order" not in keys
 
 
-async def test_closing_waits_for_the_write_under_way_and_refuses_the_calls_waiting(root, app, prefix):
+async def test_closing_waits_for_the_write_under_way_and_refuses_the_calls_waiting(
+    root, app, prefix, tmp_path
+):
     """``close`` while a revision is being written: the revision lands whole, a load queued
     behind it is refused (``FacadeClosed``, nothing written), and close returns after both."""
     await app.load(seed_with_prefix(prefix))
     problems = set((await app.check())["problems"])
     fx = await Falsify.open(root, lock=False)
+    # a writer lock of its own (the session's facade holds the root's; a lock-less facade writes nothing)
+    fx._lock = WriterLock(tmp_path / "writer.lock", "pytest", 0).acquire(0)
     queued: list = []
 
     def hook(name: str) -> None:
