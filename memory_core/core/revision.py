@@ -92,9 +92,9 @@ def restate(view: BeliefView, plan: Plan, records: Iterable[str]) -> list[str]:
     they stay dead when what had refuted them dies, rather than coming back beside it: a value
     flipped back and forth keeps one alive record, not one per return). A record something
     rests on (a conclusion's ``depends_on``, a hypothesis it ``supports`` or ``refutes``) comes
-    back with what rests on it, by reinstatement, as before; one superseded in time was true for its period
-    and is left alone, and so is one of another question (an inquiry's beliefs are its own) or
-    with another ``valid_from`` (the same words from another start claim another period).
+    back with what rests on it, by reinstatement; one superseded in time was true for its
+    period and is left alone, and so is one of another question (an inquiry's beliefs are its
+    own) or with another ``valid_from`` (the same words from another start claim another period).
     Call after :func:`begin`, before the relabelling. Returns the records taken over."""
     new = plan.new_node
     taken: list[str] = []
