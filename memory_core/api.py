@@ -434,21 +434,24 @@ class Falsify:
         # imports cognee as the host left it (in a worker thread: never on the caller's loop) and
         # refuses a host configuration FALSIFY cannot work on (HostConfigError)
         await asyncio.to_thread(data_root.attach)
-        state.mkdir(parents=True, exist_ok=True)
-        backend = backends.choose(settings.reload())
-        decide(backend.settings)  # the process's embedder, as an opening decides it
+        with data_root.attaching():  # the process counts as attached only if this one succeeds
+            state.mkdir(parents=True, exist_ok=True)
+            backend = backends.choose(settings.reload())
+            decide(backend.settings)  # the process's embedder, as an opening decides it
 
-        async def prepare(held):
-            mine = data_root.attached_fingerprint()
-            check_root(state / "falsify.json", mine, write=held is not None, backend=backend.name)
-            return await _open_stores(backend, None, state, repair=held is not None, home=None, embedder=mine)
+            async def prepare(held):
+                mine = data_root.attached_fingerprint()
+                check_root(state / "falsify.json", mine, write=held is not None, backend=backend.name)
+                return await _open_stores(
+                    backend, None, state, repair=held is not None, home=None, embedder=mine
+                )
 
-        # the backend's writer lock, as an opening takes it: the state directory's flock where the
-        # beliefs live beside it, the database's lock on PostgreSQL (a flock of the state directory
-        # let a second host, or a CLI, write the same database at once, and left the journal unfenced)
-        return await cls._locked(
-            start, backend.writer_lock(state / "writer.lock", purpose) if lock else None, prepare
-        )
+            # the backend's writer lock, as an opening takes it: the state directory's flock where the
+            # beliefs live beside it, the database's lock on PostgreSQL (a flock of the state directory
+            # let a second host, or a CLI, write the same database at once, and left the journal unfenced)
+            return await cls._locked(
+                start, backend.writer_lock(state / "writer.lock", purpose) if lock else None, prepare
+            )
 
     @classmethod
     async def _locked(cls, start: float, lock, prepare, owns_engines: bool = False) -> "Falsify":

@@ -22,6 +22,7 @@ of your choosing, with cognee's override semantics.)
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -362,7 +363,7 @@ def _level_cognee_logs() -> None:
             logger.setLevel(level)
 
 
-_attached = False
+_attached = 0  # the attachings made or under way (Falsify.attach): while any, no opening reconfigures cognee
 
 
 def check_backend(meta_path: Path, name: str) -> None:
@@ -395,12 +396,26 @@ def check_backend(meta_path: Path, name: str) -> None:
 
 def attach() -> None:
     """Use cognee as the host configured it (``Falsify.attach``): nothing is set, moved
-    or read from FALSIFY's .env; cognee is imported as the host left it."""
-    global _attached
+    or read from FALSIFY's .env; cognee is imported as the host left it. The process counts as
+    attached only inside :func:`attaching`."""
     import cognee  # noqa: F401  (the host's configuration, as it stands)
 
     check_host_configuration()
-    _attached = True
+
+
+@contextlib.contextmanager
+def attaching():
+    """An attaching under way (``Falsify.attach``, after :func:`attach`): the process counts as
+    attached meanwhile, and for good when it succeeds; a refused one (its lock busy, its state
+    directory refused, cancelled) leaves nothing behind: a later ``Falsify.open`` in the process
+    is not refused for it."""
+    global _attached
+    _attached += 1
+    try:
+        yield
+    except BaseException:
+        _attached -= 1
+        raise
 
 
 def check_host_configuration() -> None:
