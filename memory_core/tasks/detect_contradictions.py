@@ -213,6 +213,13 @@ def _derived(request) -> bool:
     return request.key is None or request.key == readable_key(request.fact)
 
 
+def _as_repeat(props: dict, request) -> tuple[bool, Optional[int]]:
+    """A stored record of a fact asserted again, as ``job.repeats`` holds it: whether it holds for
+    the fact (:func:`record_holds`, with the fact's valid time), and the epoch it was recorded at."""
+    held = record_holds(state_of(props), props.get("valid_to"), request.valid_from, request.valid_to)
+    return held, props.get("truth_epoch")
+
+
 def _other_form(request) -> str:
     """The other form of a derived key's base: the readable key for the API's hash, and back."""
     return readable_key(request.fact) if request.key is None else fact_key(request.fact)
@@ -222,7 +229,6 @@ async def _other_form_records(store, job, base: str, found: dict, gone) -> None:
     """The records of ``job``'s text under the other form of its key (``base``, ``base_2``, ...;
     a forgotten key stays reserved) into ``job.repeats``: whether each holds for the fact, and
     its epoch."""
-    start, end = job.request.valid_from, job.request.valid_to
     n, key = 1, base
     while True:
         if normalise_key(key) not in gone:
@@ -230,10 +236,7 @@ async def _other_form_records(store, job, base: str, found: dict, gone) -> None:
             if props is None:
                 return
             if _same_claim(props, job.fact):
-                job.repeats[key] = (
-                    record_holds(state_of(props), props.get("valid_to"), start, end),
-                    props.get("truth_epoch"),
-                )
+                job.repeats[key] = _as_repeat(props, job.request)
         n += 1
         key = f"{base}_{n}"
 
@@ -306,10 +309,7 @@ async def place_repeats(batch: RevisionBatch) -> dict[str, dict]:
                 if found is None:
                     break
                 if _same_claim(found, job.fact):
-                    job.repeats[key] = (
-                        record_holds(state_of(found), found.get("valid_to"), start, end),
-                        found.get("truth_epoch"),
-                    )
+                    job.repeats[key] = _as_repeat(found, job.request)
                     stored[key] = found
             n += 1
             key = f"{base}_{n}"
@@ -328,8 +328,8 @@ async def find_same_claims(batch: RevisionBatch) -> None:
     time find whatever its view holds. For a fact whose key is derived from its text they are
     its records (``job.repeats``: "already recorded" at its turn while one holds; with
     ``--inquiry``, only that question's); for a fact with a key of its own, records it may
-    take the place of (``job.same_claim``). A fact without a triple finds its text's own keys
-    only (``place_repeats``)."""
+    take the place of (``job.same_claim``). A fact without a triple finds its text's keys, in
+    both forms, only (``place_repeats``)."""
     sps: dict[int, str] = {}
     for job in batch.jobs:
         triple = job.request.triple
@@ -345,7 +345,7 @@ async def find_same_claims(batch: RevisionBatch) -> None:
         if job.index not in sps:
             continue
         found = sorted(by_claim.get((sps[job.index], claim_text(job.fact)), []), key=lambda p: p["key"])
-        start, end, inquiry = job.request.valid_from, job.request.valid_to, job.request.inquiry
+        inquiry = job.request.inquiry
         for props in found:
             key = props["key"]
             if key == job.new_key or key in job.repeats:
@@ -353,10 +353,7 @@ async def find_same_claims(batch: RevisionBatch) -> None:
             if _derived(job.request) and (inquiry is None or props.get("question_key") == inquiry):
                 # a record of the same claim is one of its records whatever its key (a key the
                 # viewer derives, the caller's, an inquiry's): "already recorded" while it holds
-                job.repeats[key] = (
-                    record_holds(state_of(props), props.get("valid_to"), start, end),
-                    props.get("truth_epoch"),
-                )
+                job.repeats[key] = _as_repeat(props, job.request)
             else:
                 job.same_claim.append(key)
 
