@@ -131,12 +131,14 @@ class VectorRetriever:
                 return out
         out = []
         for q in queries:
+            # twice the rows asked, cut in node-id order: an engine's own cut among equal
+            # distances (which of them its limit keeps) differs from one search to the next
             hits = (
-                await store.search_vector(name, q.vector, n)
+                await store.search_vector(name, q.vector, 2 * n)
                 if q.vector is not None
-                else await store.search(name, q.fact, n)
+                else await store.search(name, q.fact, 2 * n)
             )
-            out.append(nearest_first([Hit(str(h.id), float(h.score)) for h in hits]))
+            out.append(nearest_first([Hit(str(h.id), float(h.score)) for h in hits])[:n])
         return out
 
 
@@ -145,9 +147,12 @@ class LexicalRetriever:
     ranked = True
 
     async def retrieve(self, store, queries: Sequence[Query], n: int) -> list[list[Hit]]:
-        found = await store.lexical(collection("evidence"), [q.fact for q in queries], n)
+        # twice the rows asked, cut in node-id order among equal scores (as the vector search)
+        found = await store.lexical(collection("evidence"), [q.fact for q in queries], 2 * n)
         return [
-            sorted((Hit(i, score, vector) for i, score, vector in rows), key=lambda h: (-h.score, h.node_id))
+            sorted((Hit(i, score, vector) for i, score, vector in rows), key=lambda h: (-h.score, h.node_id))[
+                :n
+            ]
             for rows in found
         ]
 
