@@ -117,6 +117,9 @@ class QuestionWords(frozenset):
     ever: bool = False  # it asks whether something ever held ("Was Alan ever CEO?", "Has Beth been CEO?")
     negated: bool = False  # it asks in the negative ("Which language does Odile not speak?")
     when: bool = False  # it asks when ("When did Kendra join Orchid?", "Since what year ...?")
+    # the content words of the phrase asking when ("how long": 'long', "which year": 'year'):
+    # a fact's valid time holds them (:func:`held_by`)
+    timed: frozenset[str] = frozenset()
 
 
 USER = (
@@ -147,7 +150,13 @@ _FOLDED = str.maketrans(
 
 
 # a question asking for a time: its answer is a fact's valid time when the fact has one
-_WHEN = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:year|date|day|month)\b|\bhow\s+long\b", re.IGNORECASE)
+# ("since when", "until which year", "how many years": its words are the question's form, held by
+# a valid time)
+_WHEN = re.compile(
+    r"\b(?:(?:since|until|till)\s+)?(?:when\b|(?:what|which)\s+(?:year|date|day|month)\b)"
+    r"|\bhow\s+long\b|\bhow\s+many\s+years\b",
+    re.IGNORECASE,
+)
 _EVER = re.compile(r"\bever\b|\b(?:has|have|had)\s+(?:[^\W\d_]+\s+){0,4}been\b", re.IGNORECASE)
 
 
@@ -219,7 +228,10 @@ def content_words(text: str) -> QuestionWords:
     words.names = _names(text, words) + (((USER,),) if me else ())
     words.ever = bool(_EVER.search(text))
     words.negated = negated(text)
-    words.when = bool(_WHEN.search(_QUOTED.sub(" ", text)))
+    asking_when = _WHEN.search(_QUOTED.sub(" ", text))
+    words.when = bool(asking_when)
+    if asking_when is not None:
+        words.timed = words & frozenset(query_words(asking_when.group(0)))
     return words
 
 
@@ -441,12 +453,18 @@ def _entity(subject: str) -> str:
     return re.split(r"['\u2019]s\s+", subject)[-1]
 
 
+def _timed_held(words: QuestionWords, props: dict) -> frozenset[str]:
+    """Asked "how long" or "which year", a fact's valid time is the answer: a fact with one holds
+    those words ('long', 'year'), a fact without one does not."""
+    return words.timed if props.get("valid_from") or props.get("valid_to") else frozenset()
+
+
 def held_by(words: QuestionWords, props: dict) -> frozenset[str]:
     """The question's words a fact holds (:func:`covered`, in its text and its triple), where
     a name the question gives is held only by the entity the fact is about: its subject or
     object, when it has a triple ("User's wife Julia works at IBM." holds no "user"), else its
     text, each word of the name as written ("Company74" holds no "Company7")."""
-    held = covered(words, said(props))
+    held = covered(words, said(props)) | _timed_held(words, props)
     if not words.names:
         return held
     ends = _ends(props)
@@ -1168,6 +1186,8 @@ async def answer_replacing(
     node = slice_.node(dead.props)
     if (
         (words.ever or words.when)
+        # read now (or again as of today): a question naming a date is answered for that date
+        and slice_.as_of in (None, today())
         and slice_.state(dead.props) == SUPERSEDED
         and node is not None
         and node.valid_to
@@ -1176,9 +1196,19 @@ async def answer_replacing(
         # period its value held, asked when), not what took its place
         mine = await answer_from_facts(stores, slice_, dead, [])
         periods = await periods_of(stores, slice_, dead.props) if words.when else [(node, dead.props)]
+        # superseded by a revision, or a period that simply ended (a fact loaded with its end:
+        # alive in the stored states, nothing took its place)
+        superseded = (
+            state_of(dead.props) == SUPERSEDED or dead.props["key"] in revision_marks(stores.journal).replaced
+        )
+        last = periods[-1][1]["key"] == dead.props["key"]
         mine["answer"] = (
             f"{text_of(dead.props).rstrip('.')}: it held, {'; '.join(_interval_said(n) for n, _ in periods)}"
-            + (" (superseded since)." if periods[-1][1]["key"] == dead.props["key"] else ".")
+            + (
+                (" (superseded since)." if superseded else f" (its period ended {node.valid_to}).")
+                if last
+                else "."
+            )
             + (f" Now: {text_of(found)}" if found is not None else "")
         )
         mine["nodes"] = mine["nodes"] + [p["key"] for _, p in periods if p["key"] not in mine["nodes"]]
@@ -1189,6 +1219,7 @@ async def answer_replacing(
             "key": dead.props["key"],
             "valid_from": node.valid_from,
             "valid_to": node.valid_to,
+            "superseded": superseded,
         }
         return mine
     if found is None:
@@ -1196,7 +1227,12 @@ async def answer_replacing(
     kind = KIND_BY_TYPE.get(found.get("type", ""))
     lead = BeliefHit(node_id=found["id"], kind=kind.value if kind else "evidence", props=found)
     mine = await answer_from_facts(stores, slice_, lead, [])
-    mine["unheld"] = sorted(set(words) - covered(words, said(found)) - covered(words, said(dead.props)))
+    mine["unheld"] = sorted(
+        set(words)
+        - covered(words, said(found))
+        - covered(words, said(dead.props))
+        - _timed_held(words, found)
+    )
     mine["replaces"] = {
         "key": dead.props["key"],
         "text": text_of(dead.props),
@@ -1210,8 +1246,15 @@ async def answer_replacing(
     mine["answer"] += (
         f" It replaces {dead.props['key']} ({text_of(dead.props).rstrip('.')}), {mine['replaces']['state']}{held}."
     )
-    first = revision_marks(stores.journal).replaced.get(dead.props["key"])
-    if first is not None and first != found["key"]:  # replaced in turn: what took its place first
+    # replaced in turn: what took its place first (at a date outside its valid time, the value
+    # valid then answers, which took no one's place: what later replaced it is no step to it)
+    in_its_time = (
+        slice_.as_of is None
+        or node is None
+        or not validity.outside((node.valid_from, node.valid_to), slice_.as_of)
+    )
+    first = revision_marks(stores.journal).replaced.get(dead.props["key"]) if in_its_time else None
+    if first is not None and first != found["key"]:
         between = (await stores.store.find_keys([first])).get(first)
         if between is not None:
             mine["replaces"]["by"] = first
@@ -1793,14 +1836,40 @@ async def answer_ordered(stores, question: str, order: validity.Ordered, inquiry
     key, start, end = anchor["key"], anchor.get("valid_from"), anchor.get("valid_to")
     read: dict = {}
     began = lambda p, edge: p.get("valid_from") and validity.moment(p["valid_from"]) < edge  # noqa: E731
+    held = [p for p in slot if p["key"] != key and state_of(p) in (ALIVE, SUPERSEDED)]  # never refuted
     if order.before and start:
         if any(began(p, validity.moment(start)) for p in slot) or key in marks_.replaced.values():
             read["as_of"] = validity.just_before(start)
+            # a gap between the two: the value before is the last one that ended before it began
+            # (Pellet Mills until 2014, Gorse Farms from 2016: Pellet Mills, not nothing in 2015)
+            ended = [
+                p["valid_to"]
+                for p in held
+                if p.get("valid_to") and validity.moment(p["valid_to"]) < validity.moment(start)
+            ]
+            if (
+                ended
+                and read["as_of"]
+                and not any(
+                    validity.holds_at((p.get("valid_from"), p.get("valid_to")), read["as_of"]) for p in held
+                )
+            ):
+                read["as_of"] = validity.just_before(max(ended, key=validity.moment))
     elif order.before and any(w == key for w in marks_.replaced.values()) and marks_.recorded.get(key):
         read["epoch"] = marks_.recorded[key] - 1
     elif not order.before and end:
         if any(p.get("valid_from") and not began(p, validity.moment(end)) for p in slot):
             read["as_of"] = end
+            # a gap after it: the value after is the first one that began after it ended
+            later = [
+                p["valid_from"]
+                for p in held
+                if p.get("valid_from") and validity.moment(p["valid_from"]) > validity.moment(end)
+            ]
+            if later and not any(
+                validity.holds_at((p.get("valid_from"), p.get("valid_to")), end) for p in held
+            ):
+                read["as_of"] = min(later, key=validity.moment)
     elif not order.before and not start and marks_.replaced.get(key) in marks_.recorded:
         read["epoch"] = marks_.recorded[marks_.replaced[key]]
     text = text_of(anchor).rstrip(".")

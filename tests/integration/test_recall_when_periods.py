@@ -9,7 +9,13 @@ invented entities; recall is pinned to the test's inquiry):
   epoch; asked in the present, it is still read as of today;
 * a value asserted again (A, then B, then A again) is answered with both of A's periods, in
   time order, and B, superseded in time, with its own period; the questions about a date, the
-  present value, the value before another and the first value read as before.
+  present value, the value before another and the first value read as before;
+* the words asking when ("how long", "which year", "since when") are held by a valid time, never
+  named as words the fact does not hold; a when-question naming a date is answered for that
+  date, not with what holds now; "ever" about a period that ended says so, and "superseded" only
+  of a value a revision superseded;
+* the value before (after) another across a gap in time is the last that ended before it (the
+  first that began after it), not "nothing" on the day next to it.
 """
 
 from __future__ import annotations
@@ -54,6 +60,20 @@ async def test_a_when_question_about_a_period_that_ended_gives_its_valid_time(ap
         side = (await app.recall(asked, inquiry=q))["falsify"]
         assert side["nodes"] == [member], (asked, side)
         assert "[valid 2010-01-01 to 2014-01-01]" in side["answer"], (asked, side)
+        # the words asking when ('long', 'year') are answered by the valid time, not missing from it
+        assert side["unheld"] == [] and "does not hold" not in side["answer"], (asked, side)
+    for asked in (
+        f"In which year was {kendra} a member of the {club}?",
+        f"Since when was {kendra} a member of the {club}?",
+        f"How many years was {kendra} a member of the {club}?",
+    ):
+        side = (await app.recall(asked, inquiry=q))["falsify"]
+        assert side["nodes"] == [member] and side["unheld"] == [], (asked, side)
+        assert "[valid 2010-01-01 to 2014-01-01]" in side["answer"], (asked, side)
+    # asked whether it ever held: it did, and its period ended; nothing superseded it
+    ever = (await app.recall(f"Was {kendra} ever a member of the {club}?", inquiry=q))["falsify"]
+    assert ever["nodes"] == [member] and ever["held_then"]["superseded"] is False, ever
+    assert "(its period ended 2014-01-01)" in ever["answer"] and "superseded" not in ever["answer"], ever
     # at the epoch the load wrote, the same timeline answers
     past = await app.recall(f"When was {kendra} a member of the {club}?", inquiry=q, epoch=loaded["epoch"])
     assert past["falsify"]["nodes"] == [member], past
@@ -86,6 +106,21 @@ async def test_a_when_question_about_a_period_that_ended_gives_its_valid_time(ap
     )
     lorries = await app.recall(f"Since when may lorries cross the {bridge}?", inquiry=q)
     assert lorries["falsify"]["nodes"][:1] == [k1] and "dead_match" not in lorries["falsify"], lorries
+    # a later club after a gap (2014 to 2016): the value before it is the one that ended before
+    # the gap, and the value after the first one is the later club, not "nothing" in the gap
+    later = f"Stator{tag} Club"
+    joined = await app.revise(
+        f"{kendra} was a member of the {later}.",
+        triple=f"{kendra}|member of|{later}",
+        valid_from="2016-01-01",
+        inquiry=q,
+    )
+    before = (await app.recall(f"Which club was {kendra} a member of before the {later}?", inquiry=q))[
+        "falsify"
+    ]
+    assert before["nodes"][:1] == [member], before
+    after = (await app.recall(f"Which club was {kendra} a member of after the {club}?", inquiry=q))["falsify"]
+    assert after["nodes"][:1] == [joined["new_evidence"]], after
 
 
 async def test_a_when_question_about_a_value_asserted_again_gives_every_period(app, prefix):
@@ -133,3 +168,17 @@ async def test_a_when_question_about_a_value_asserted_again_gives_every_period(a
     assert now["nodes"] == [back] and "valid" not in now["answer"], now
     before = (await app.recall(f"Where did {ilse} live before {other}?", inquiry=q))["falsify"]
     assert before["nodes"][0] == first, before
+    # asked when with a date, the answer is for that date: in 2016 she lived in Quenby, and
+    # Tarrow's own period is said, not what holds now
+    in2016 = (await app.recall(f"When did {ilse} live in {other} in 2016?", inquiry=q))["falsify"]
+    assert in2016["nodes"] == [first] and "held_then" not in in2016, in2016
+    assert (
+        "Now:" not in in2016["answer"]
+        and "not valid in 2016 (valid 2018-01-01 to 2020-01-01)" in in2016["answer"]
+    )
+    assert "took its place" not in in2016["answer"], in2016  # the later value is no step to 2016's
+    in2019 = (await app.recall(f"When did {ilse} live in {town} as of 2019-06-01?", inquiry=q))["falsify"]
+    assert in2019["nodes"] == [moved] and "Now:" not in in2019["answer"], in2019
+    # asked whether it ever held: superseded in time by a revision, as the JSON says too
+    ever = (await app.recall(f"Did {ilse} ever live in {other}?", inquiry=q))["falsify"]
+    assert ever["held_then"]["superseded"] is True and "(superseded since)" in ever["answer"], ever
