@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional
 
 from memory_core.core.cardinality import stored_predicates
 from memory_core.core.keys import normalise_key
-from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTES, SUPERSEDES
+from memory_core.core.vocabulary import BELIEF_EDGES, DEPENDS_ON, DISPUTED, DISPUTES, SUPERSEDES
 from memory_core.core.beliefs import Node
 from memory_core.core.results import StatusNode, StatusResult
 from memory_core.core.why import why_index
@@ -139,12 +139,18 @@ def _snapshot(data: StatusResult, journal) -> dict:
         }
         for node in data["nodes"]
     ]
-    rivals: dict[str, set] = {}  # who each node is in a dispute with (the viewer names them)
+    # who each disputed node is in a dispute with now (the viewer names them): the other side of
+    # a disputes edge counts while it is disputed too; a side dead since (its support failed: the
+    # edge stays, to bring the dispute back with it) no longer does, as explain's why_dead lists it
+    # among the past attackers
+    state = {row["key"]: row.get("state") for row in nodes}
+    rivals: dict[str, set] = {}
     for edge in data["edges"]:
         if edge["type"] == "disputes":
-            rivals.setdefault(edge["from"], set()).add(edge["to"])
-            rivals.setdefault(edge["to"], set()).add(edge["from"])
+            for side, other in ((edge["from"], edge["to"]), (edge["to"], edge["from"])):
+                if state.get(other) == DISPUTED:
+                    rivals.setdefault(side, set()).add(other)
     for row in nodes:
-        if row["key"] in rivals and row.get("state") == "disputed":
+        if row["key"] in rivals and row.get("state") == DISPUTED:
             row["rivals"] = sorted(rivals[row["key"]])
     return {"nodes": nodes, "edges": data["edges"], "epoch": journal.epoch()}

@@ -7,7 +7,10 @@ says, on the real stores:
   shows, as explain reads them);
 * two values in dispute, both refuted by a third, come back disputed when the third is refuted:
   explain's sentence names the sides of the dispute only ("neither side won (F2)"), not the
-  refuter that died, and the viewer's says the same.
+  refuter that died, and the viewer's says the same;
+* a disputed value's rivals ("Disputed with: ...") are the sides in dispute with it now, as
+  explain's attackers are: a side that died since (its support failed, its ``disputes`` edge
+  kept) is no rival any more (explain lists it among the past attackers).
 """
 
 from __future__ import annotations
@@ -105,3 +108,46 @@ async def test_a_dispute_back_after_its_refuter_died_names_only_its_sides(app, p
         assert event["cause"] == [rival], event
         assert event["text"].startswith(f"disputed: neither side won ({rival})"), event
         assert shown[side]["why"] == last_said(explained), (shown[side]["why"], explained)
+
+
+async def test_a_side_dead_since_is_no_rival_in_the_viewer(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    slot = f"{prefix} pylon|height"
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "D", "claim": f"The {prefix} pylon was surveyed."},
+                {
+                    "key": "E1",
+                    "claim": f"The {prefix} pylon is 10 m tall.",
+                    "subject": f"{prefix} pylon",
+                    "predicate": "height",
+                    "object": "10 m",
+                },
+                {"key": "X", "claim": f"The {prefix} lamp weighs 5 kg."},
+            ],
+            # C keeps the dead E1 stored (a non-critical consumer), so its disputes edges stay
+            conclusions=[{"key": "C", "statement": f"The {prefix} pylon can carry the lamp."}],
+            edges=[
+                {"type": "depends_on", "from": "E1", "to": "D"},
+                {"type": "depends_on", "from": "C", "to": "X"},
+                {"type": "depends_on", "from": "C", "to": "E1", "critical": False},
+            ],
+        )
+    )
+    for key, height in (("F1", "20 m"), ("F2", "30 m")):
+        await app.revise(
+            f"The {prefix} pylon is {height} tall.",
+            triple=f"{slot}|{height}",
+            key=p(key),
+            policy="preserve_both",
+        )
+    await app.revise(f"The {prefix} pylon was never surveyed.", target=p("D"), key=p("G"))
+    shown = {n["key"]: n for n in (await app.snapshot())["nodes"]}
+    assert shown[p("E1")]["state"] == "invalidated", shown[p("E1")]
+    for side, rival in ((p("F1"), p("F2")), (p("F2"), p("F1"))):
+        out = (await app.explain(side))["why_dead"]
+        assert [a["key"] for a in out["attackers"]] == [rival], out
+        assert [a["key"] for a in out["past_attackers"]] == [p("E1")], out
+        assert shown[side]["state"] == "disputed" and shown[side]["rivals"] == [rival], shown[side]
