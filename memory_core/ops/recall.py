@@ -81,6 +81,8 @@ DEFAULT_FLOOR = 0.5
 # belief and this near: within this share of the floor (a paraphrase, not a question about its facts)
 OWN_SHARE = 0.6
 NOTHING = "nothing stored matches the question"
+# a fact whose period ended before the date asked, nothing revised over it (alive in the stored states)
+ENDED = "ended"
 # words a question is made of that say nothing about what it asks (the content-word rule of relevant())
 STOPWORDS = frozenset(
     """a about after all also an and any are as at be been before being between both but by can
@@ -455,7 +457,8 @@ def _entity(subject: str) -> str:
 
 def _timed_held(words: QuestionWords, props: dict) -> frozenset[str]:
     """Asked "how long" or "which year", a fact's valid time is the answer: a fact with one holds
-    those words ('long', 'year'), a fact without one does not."""
+    those words ('long', 'year'), a fact without one does not. Only for the words an answer is
+    said not to hold: which fact the question is about is read from what the facts say."""
     return words.timed if props.get("valid_from") or props.get("valid_to") else frozenset()
 
 
@@ -464,7 +467,7 @@ def held_by(words: QuestionWords, props: dict) -> frozenset[str]:
     a name the question gives is held only by the entity the fact is about: its subject or
     object, when it has a triple ("User's wife Julia works at IBM." holds no "user"), else its
     text, each word of the name as written ("Company74" holds no "Company7")."""
-    held = covered(words, said(props)) | _timed_held(words, props)
+    held = covered(words, said(props))
     if not words.names:
         return held
     ends = _ends(props)
@@ -620,11 +623,17 @@ class Slice:
         one that ended ("superseded")."""
         state = self.state(props)
         node = self.node(props) if self.as_of is not None and state == SUPERSEDED else None
+        period = validity.period(self.as_of or "")
         if node is not None and node.valid_from is not None:
-            period = validity.period(self.as_of or "")
             asked_end = period[1] if period is not None else self.as_of
             if asked_end is not None and validity.moment(node.valid_from) >= validity.moment(asked_end):
                 return "not yet valid"
+        if node is not None and node.valid_to is not None and state_of(props) == ALIVE:
+            # its period ended before the date asked, and no revision superseded it (a fact
+            # loaded with its end stays alive in the stored states)
+            asked_start = period[0] if period is not None else self.as_of
+            if asked_start is not None and validity.moment(node.valid_to) <= validity.moment(asked_start):
+                return ENDED
         return state
 
     def node(self, props: dict) -> Optional[Node]:
@@ -1214,7 +1223,7 @@ async def answer_replacing(
         mine["nodes"] = mine["nodes"] + [p["key"] for _, p in periods if p["key"] not in mine["nodes"]]
         if found is not None and found["key"] not in mine["nodes"]:
             mine["nodes"] = mine["nodes"] + [found["key"]]
-        mine["unheld"] = sorted(set(words) - held_by(words, dead.props))
+        mine["unheld"] = sorted(set(words) - held_by(words, dead.props) - _timed_held(words, dead.props))
         mine["held_then"] = {
             "key": dead.props["key"],
             "valid_from": node.valid_from,
@@ -1436,7 +1445,7 @@ async def answer_through(stores, slice_: "Slice", chain: list[dict], words: Ques
     last = chain[-1]
     view, unread = await chain_view(stores, slice_, dict(last, id=node_id("evidence", last["key"])))
     tree = why_alive(view, last["key"], unread)
-    unheld = sorted(set(words) - chain_held(chain, words))
+    unheld = sorted(set(words) - chain_held(chain, words) - _timed_held(words, last))
     keys = [p["key"] for p in chain]
     nodes = [keys[-1]] + keys[:-1]
     sources = list(dict.fromkeys(p["source_id"] for p in chain if p.get("source_id")))
@@ -2155,7 +2164,7 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                 held = held_by(words, facts[0].props)
                 if asked_about is not None:  # "Alice's brother": Alice is held, as his owner
                     held |= covered(words, facts[0].props.get("subject") or "")
-                mine["unheld"] = sorted(set(words) - held)
+                mine["unheld"] = sorted(set(words) - held - _timed_held(words, facts[0].props))
                 # a dead fact holding more of the question is what it asks about: its alive
                 # replacement answers, or none does
                 dead = (
@@ -2375,6 +2384,13 @@ def marks(
         how = f"recorded over a stored belief at epoch {winners[lead_f]}"
     revised = how is not None
     cited = ", ".join(f"{k} ({states[k]})" for k in dead_b)
+    held_then = mine.get("held_then")
+    # asked whether (or when) a fact held that holds no more: it answers, and is not alive
+    lead_state = (
+        f"{'superseded' if held_then.get('superseded') else ENDED}: it held then"
+        if held_then is not None and held_then.get("key") == lead_f
+        else None
+    )
     if lead_f is None and stale:
         verdict = f"FALSIFY uses no belief; plain RAG answers from {belief}: {cited}"
     elif lead_f is None:
@@ -2385,13 +2401,18 @@ def marks(
         )
     elif stale and revised:
         verdict = (
-            f"FALSIFY answers from {lead_f} (alive, {how}); plain RAG answers from {cited}: "
+            f"FALSIFY answers from {lead_f} ({lead_state or 'alive'}, {how}); plain RAG answers from {cited}: "
             f"it still cites {belief}"
         )
     elif stale:
         verdict = f"plain RAG answers from {belief}: {cited}"
-    elif revised:
+        if lead_state is not None:
+            verdict = f"FALSIFY answers from {lead_f} ({lead_state}); {verdict}"
+    elif revised and lead_state is None:
         verdict = f"FALSIFY answers from {lead_f}, {how}; plain RAG's answer rests on alive beliefs"
+    elif lead_state is not None:
+        said_how = ", ".join(w for w in (lead_state, how) if w)
+        verdict = f"FALSIFY answers from {lead_f} ({said_how}); plain RAG's answer rests on alive beliefs"
     else:
         verdict = "both answers rest on alive beliefs"
     return {

@@ -71,9 +71,14 @@ async def test_a_when_question_about_a_period_that_ended_gives_its_valid_time(ap
         assert side["nodes"] == [member] and side["unheld"] == [], (asked, side)
         assert "[valid 2010-01-01 to 2014-01-01]" in side["answer"], (asked, side)
     # asked whether it ever held: it did, and its period ended; nothing superseded it
-    ever = (await app.recall(f"Was {kendra} ever a member of the {club}?", inquiry=q))["falsify"]
+    asked_ever = await app.recall(f"Was {kendra} ever a member of the {club}?", inquiry=q)
+    ever = asked_ever["falsify"]
     assert ever["nodes"] == [member] and ever["held_then"]["superseded"] is False, ever
     assert "(its period ended 2014-01-01)" in ever["answer"] and "superseded" not in ever["answer"], ever
+    # the verdict says so too: the fact answering is not alive today, it held then
+    assert f"FALSIFY answers from {member} (ended: it held then)" in asked_ever["verdict"], asked_ever
+    # on a date after its end, a cited fact loaded with its end is "ended", not "superseded"
+    assert asked_ever["baseline_states"][member] == "ended", asked_ever
     # at the epoch the load wrote, the same timeline answers
     past = await app.recall(f"When was {kendra} a member of the {club}?", inquiry=q, epoch=loaded["epoch"])
     assert past["falsify"]["nodes"] == [member], past
@@ -180,5 +185,7 @@ async def test_a_when_question_about_a_value_asserted_again_gives_every_period(a
     in2019 = (await app.recall(f"When did {ilse} live in {town} as of 2019-06-01?", inquiry=q))["falsify"]
     assert in2019["nodes"] == [moved] and "Now:" not in in2019["answer"], in2019
     # asked whether it ever held: superseded in time by a revision, as the JSON says too
-    ever = (await app.recall(f"Did {ilse} ever live in {other}?", inquiry=q))["falsify"]
+    asked_ever = await app.recall(f"Did {ilse} ever live in {other}?", inquiry=q)
+    ever = asked_ever["falsify"]
     assert ever["held_then"]["superseded"] is True and "(superseded since)" in ever["answer"], ever
+    assert f"FALSIFY answers from {moved} (superseded: it held then" in asked_ever["verdict"], asked_ever
