@@ -104,6 +104,20 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    ``depends_on`` into them, no ``supports``/``refutes`` out of them) get ``F supersedes``
    them before labelling: they stay dead when what had refuted them dies, and one alive record
    of the text remains, not one per return. One something rests on comes back with it (step 6).
+1g. A value ended by a value found never true: after the revision (right after 1e), each evidence
+   superseded in time or disputed, with a single-valued triple and a ``valid_from``, whose
+   ``valid_to`` is the start of a value of its slot (another object) that is dead and not
+   superseded in time, is placed as 1d places a returning value, with the end its own fact stated
+   (its investigation's or revision's ``valid_to``): a value of its slot that held when it starts
+   leaves it as it is; else it holds until the earliest start after its own among the values of
+   its slot that hold (alive, disputed, superseded in time) before that end, else until that end.
+   An end only moves on. Superseded in time and ended by no value now: alive again (weight from
+   before its death), and the graph is relabelled with what ended with it (superseded in time,
+   resting on it: a conclusion, or evidence ending at its old end) taken as not ended: those
+   true come back (evidence until its stated end), forgotten nodes whose support came back too;
+   the rest stay superseded in time, evidence with its end moved on to the last time its support
+   held. Disputed, or still ended by a later value: only its end moves (and the ends of what ended
+   with it). Repeated until nothing moves; what came back reinstates hypotheses (step 6).
 7. Forget: every stored ``refuted``/``invalidated`` node with no alive consumer
    (alive ``depends_on`` source, alive ``supports`` target), no alive
    ``supersedes`` source, and no disputed consumer or superseder is removed with
@@ -159,6 +173,7 @@ class MNode:
     valid_to: Optional[str] = None  # valid time: set when its validity ended (superseded in time)
     valid_from: Optional[str] = None  # valid time: when it started being true (None: untimed)
     text: Optional[str] = None  # evidence: its claim (rule 1f compares claims)
+    stated_to: Optional[str] = None  # evidence: the end its fact stated (rule 1g reopens to it)
 
 
 @dataclass(frozen=True)
@@ -655,6 +670,7 @@ class Model:
         q = self.nodes[targets[0]].question if targets else question
         self.nodes[new_key] = MNode(new_key, "evidence", q, triple=tuple(triple) if triple else None)
         self.nodes[new_key].valid_from, self.nodes[new_key].valid_to = interval  # read by 1c and 1d
+        self.nodes[new_key].stated_to = interval[1]
         if text is not None:
             self.nodes[new_key].text = text
         if text is not None and triple:  # found by its subject and predicate, as the store does
@@ -717,6 +733,7 @@ class Model:
                 shorten(self, k, until)
         for k in self.out_of_dispute(memory) if self.settles_in_time else []:  # rule 1e
             died += [d for d in place_in_time(self, k) if d not in died]
+        revived += [k for k in reopen_in_time(self) if k not in revived]  # rule 1g
         self.decay(died)
         self.rescore(died)
         if revived:
@@ -749,6 +766,7 @@ def from_investigation(inv: dict) -> Model:
             valid_from=e.get("valid_from"),
             valid_to=e.get("valid_to"),
             text=e.get("claim"),
+            stated_to=e.get("valid_to"),
         )
     m.many[q] = {term(p) for p, c in (inv.get("predicates") or {}).items() if c == "many"}
     for c in inv.get("conclusions", []):
@@ -842,6 +860,119 @@ def supersede_in_time(model: Model, key: str, until: str) -> tuple[list[str], li
     fell, _ = model.relabel()
     settle_history(model, ended + fell)
     return ended, [k for k in fell if k not in ended]
+
+
+def reopen_in_time(model: Model) -> list[str]:
+    """Rule 1g over the whole graph: each evidence superseded in time or disputed, with a
+    single-valued triple and a ``valid_from``, whose ``valid_to`` is the start of a value of its
+    slot (another object) that is dead and not superseded in time (it never held), was ended by
+    nothing true. It is placed as rule 1d places a returning value, with the end its fact
+    stated: among the stored values with its subject and predicate and another object that hold
+    (alive, disputed, or superseded in time) and have a ``valid_from``, one that held when it
+    starts leaves it as it is; else it holds until the earliest such start after its start and
+    before that end, else until that end. An end only moves on: superseded in time and no value
+    ends it -> alive again (its weight from before its death), and what is superseded in time,
+    rests on it (critical ``depends_on``, transitively) and ended with it (a conclusion, or
+    evidence whose ``valid_to`` was its end) is labelled again as if it had not ended: true ->
+    alive, undefined -> disputed (weights from before their deaths); each one left dead stays
+    superseded in time, evidence with its end moved on to the last time its support held
+    (:func:`support_span`, over the end its fact stated). A value the next value still ends has
+    its end moved to that start, and what ended with it is left dead with its end moved on so;
+    a disputed one keeps its state, only its end moves. Repeated until nothing moves. Returns
+    the nodes alive again."""
+    revived: list[str] = []
+    while True:
+        moved = False
+        for key in sorted(model.stored()):
+            node = model.nodes[key]
+            if node.kind != "evidence" or node.triple is None or node.valid_from is None:
+                continue
+            if node.valid_to is None or not (model.historical(key) or node.state == DISPUTED):
+                continue
+            if not model.single_valued(key):
+                continue
+            enders = [
+                k
+                for k, other in model.stored().items()
+                if other.kind == "evidence"
+                and other.triple is not None
+                and model.same_value_slot(k, node.triple)
+                and term(other.triple[2]) != term(node.triple[2])
+                and other.valid_from == node.valid_to
+                and label(other.state) == F
+                and not model.historical(k)
+            ]
+            if not enders:
+                continue
+            stated = node.stated_to
+            covering, starts = [], []
+            for k in model.timed_rivals(
+                key, lambda k: model.nodes[k].state in (ALIVE, DISPUTED) or model.historical(k)
+            ):
+                other = model.nodes[k]
+                if other.valid_from <= node.valid_from < (other.valid_to or FOREVER):
+                    covering.append(k)
+                elif node.valid_from < other.valid_from < (stated or FOREVER):
+                    starts.append(other.valid_from)
+            if covering:
+                continue
+            until = min(starts) if starts else stated
+            old = node.valid_to
+            if (until or FOREVER) <= old:
+                continue
+            moved = True
+            if node.state == DISPUTED or starts:
+                node.valid_to = until
+                lengthen_dependents(model, key, old, revive=False)
+                continue
+            node.state, node.valid_to = ALIVE, until
+            node.weight = model.before_death.get(key, 0.5)
+            revived.append(key)
+            revived += lengthen_dependents(model, key, old, revive=True)
+        if not moved:
+            return revived
+
+
+def lengthen_dependents(model: Model, key: str, old_end: str, revive: bool) -> list[str]:
+    """Rule 1g for what ended with ``key`` (superseded in time, resting on it, a conclusion or
+    evidence ending at ``old_end``). Returns the nodes alive again."""
+    reach: list[str] = []
+    todo = [key]
+    while todo:
+        k = todo.pop(0)
+        for e in model.stored_edges():
+            if e.kind == "depends_on" and e.critical and e.dst == k and e.src not in reach and e.src != key:
+                reach.append(e.src)
+                todo.append(e.src)
+    ended = sorted(
+        k
+        for k in reach
+        if model.historical(k)
+        and model.rules_of(k)
+        and (model.nodes[k].kind != "evidence" or model.nodes[k].valid_to == old_end)
+    )
+    revived: list[str] = []
+    if revive:  # relabelled whole: what rests on it (forgotten or ended with it) may hold again
+        for k in ended:
+            model.nodes[k].state = INVALIDATED  # labelled as if it had not ended
+        _, back = model.relabel()  # a forgotten node whose support came back with it comes back too
+        revived = list(back)
+        for k in ended:
+            if model.nodes[k].state == INVALIDATED:
+                model.nodes[k].state = SUPERSEDED
+            elif model.nodes[k].kind == "evidence":
+                model.nodes[k].valid_to = model.nodes[k].stated_to
+    for k in ended:
+        n = model.nodes[k]
+        if n.state != SUPERSEDED or n.kind != "evidence" or n.valid_to is None:
+            continue
+        current = n.valid_to
+        n.valid_to = n.stated_to
+        span = support_span(model, k, set())
+        n.valid_to = current
+        if span is not None and (span[1] or FOREVER) > current:
+            n.valid_to = span[1]
+    return revived
 
 
 def support_span(model: Model, key: str, falling: set, path: tuple = ()) -> Optional[tuple]:

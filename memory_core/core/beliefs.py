@@ -27,6 +27,9 @@ from memory_core.core.vocabulary import (  # noqa: F401  (states re-exported)
 )
 
 
+UNRECORDED = ""  # Node.stated_to of evidence stored before the stated end was kept
+
+
 @dataclass
 class Node:
     key: str
@@ -40,6 +43,9 @@ class Node:
     text: str = ""
     valid_from: Optional[str] = None  # evidence: when it became true in the world (core.validity)
     valid_to: Optional[str] = None  # evidence: when it stopped being true (None: still true)
+    # evidence: the end its fact stated when it was recorded (None: open), kept when a later
+    # value's start ends it earlier; UNRECORDED: stored before FALSIFY kept it (read as valid_to)
+    stated_to: Optional[str] = UNRECORDED
 
     @property
     def alive(self) -> bool:

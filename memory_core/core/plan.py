@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, NotRequired, Optional, Protocol, TypedDict, Unpack
 
-from memory_core.core.vocabulary import DEAD, Rule
+from memory_core.core.vocabulary import ALIVE, DEAD, Rule
 from memory_core.core.beliefs import BeliefView, Edge, Node
 
 if TYPE_CHECKING:
@@ -77,6 +77,9 @@ class PlanInputs:
     # timed values this change may take out of dispute -> the other values of their slot
     # (core.validity.place_settled places them in time after the relabelling)
     settling: dict[str, list[str]] = field(default_factory=dict)
+    # values ended by the start of a value this change may find never true -> (that value, the
+    # other values of their slot) (core.validity.reopen_ended moves their ends on after placing)
+    reopening: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     # the new fact's earlier records of the same text it takes the place of (core.revision.restate)
     restated: list[str] = field(default_factory=list)
     # the log's memory of earlier changes (a memory_core.core.tms.Memory, set by tms.relabel)
@@ -139,7 +142,13 @@ class Plan:
 
     @property
     def reinstated(self) -> list[str]:
-        return self.keys_with(Rule.REINSTATED, Rule.RESOLVED)
+        found = self.keys_with(Rule.REINSTATED, Rule.RESOLVED)
+        # a value ended by a value found never true, alive again (core.validity.reopen_ended)
+        return found + [
+            c.key
+            for c in self.changes
+            if c.rule == Rule.VALIDITY_REOPENED and c.after["state"] == ALIVE and c.key not in found
+        ]
 
     @property
     def demoted(self) -> list[str]:

@@ -36,7 +36,7 @@ from memory_core.core.vocabulary import (
 from memory_core.core.forget import forget
 from memory_core.core.plan import Plan, PlanInputs, record
 from memory_core.core.promotion import rescore
-from memory_core.core.validity import end_returning, place_settled
+from memory_core.core.validity import end_returning, place_settled, reopen_ended
 
 
 def begin(
@@ -299,6 +299,7 @@ def finish_resolve(
     decay(view, plan, plan.died)
     end_returning(view, plan, ghosts)
     place_settled(view, plan, ghosts)  # the winner, out of dispute, takes its place in its timeline
+    reopen_ended(view, plan, ghosts)  # a value the loser's start had ended holds on past it
     promote_competing_hypothesis(view, plan, memory)
     forget_orphans(view, plan, ghosts)
     return plan

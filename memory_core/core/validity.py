@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, Optional, overload
 
-from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, BeliefView
+from memory_core.core.beliefs import ALIVE, INVALIDATED, REFUTED, SUPERSEDED, SUPPORTS, UNRECORDED, BeliefView
 from memory_core.core.vocabulary import DISPUTED, Rule
 from memory_core.core.errors import InputError
 from memory_core.core.plan import Plan, record
@@ -893,6 +893,185 @@ def place_settled(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
         decay(view, plan, now)
         ended += [k for k in now if k not in ended]
     return ended
+
+
+def stated_end(node) -> Optional[str]:
+    """The end ``node``'s fact stated (None: open): its ``valid_to`` unless a later value's
+    start ended it earlier (evidence stored before the stated end was kept: its ``valid_to``)."""
+    return node.valid_to if node.stated_to == UNRECORDED else node.stated_to
+
+
+def never_held(node) -> bool:
+    """Dead and not superseded in time: refuted, invalidated, or superseded by a value without
+    a time. A value so found ends nothing: it never held."""
+    from memory_core.core.tms import L_DEAD, historical_node, label_of
+
+    return label_of(node.state) == L_DEAD and not historical_node(node)
+
+
+def reopen_ended(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> list[str]:
+    """After the change is placed in time: a value whose end was the start of a later value of
+    its single-valued slot, that later value now found never true (refuted as a misprint,
+    invalidated, or the loser of a resolve), was ended by nothing that held. It takes its place
+    in its timeline again, as a value that comes back does (:func:`returning_place`), with the
+    end its own fact stated (:func:`stated_end`): among the other values of its slot that hold
+    (alive, disputed, or superseded in time) and have a start, it holds until the earliest
+    that starts after it, before that end; else until that end. A value superseded in time that
+    no value ends so holds again (``alive``, its weight back; rule ``validity_reopened``), and
+    what had ended with it comes back where its support holds again (what still rests on
+    something ended has its end moved on, to the last time its support held); one that the
+    next value still ends has its end moved on to that value's start; a disputed one keeps its
+    state and only its end moves. An end never moves back here.
+
+    ``plan.meta.reopening``: each such value -> (the value found never true, the other values of
+    its slot), read into the view by the task (another object, a start). Returns the keys
+    whose state or end changed."""
+    from memory_core.core.cascade import decay
+
+    ghosts = set(ghosts)
+    changed: list[str] = []
+    revived: list[str] = []
+    for key in sorted(plan.meta.reopening):
+        gone, rivals = plan.meta.reopening[key]
+        node, ender = view.nodes.get(key), view.nodes.get(gone)
+        if node is None or ender is None or key in ghosts or not never_held(ender):
+            continue
+        if not (historical(view, key) or node.state == DISPUTED) or node.valid_to is None:
+            continue
+        if ender.valid_from is None or moment(ender.valid_from) != moment(node.valid_to):
+            continue  # not the end it gave (another value's start, or its own stated end)
+        others = [
+            (k, (o.valid_from, o.valid_to))
+            for k in rivals
+            if k != gone
+            and k not in ghosts
+            and (o := view.nodes.get(k)) is not None
+            and o.valid_from is not None
+            and (o.state in (ALIVE, DISPUTED) or historical(view, k))
+        ]
+        stated = stated_end(node)
+        placed = returning_place((node.valid_from, stated), others)
+        if placed is not None and placed[0] == "held":
+            continue  # another value held when it starts (it never ended it: left as it is)
+        until = placed[2] if placed is not None else stated
+        old = node.valid_to
+        if until is not None and moment(until) <= moment(old):
+            continue
+        reason = f"{gone}, whose start on {old} had ended it, was never true ({ender.state})"
+        if node.state == DISPUTED or placed is not None:
+            since = f" ({placed[1]} holds from then)" if placed is not None else ""
+            node.valid_to = until
+            record(view, plan, key, REOPENED, [gone], f"held until {until}{since}: {reason}")
+            plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = old, until
+            changed.append(key)
+            changed += _reopen_dependents(view, plan, key, old, False, ghosts)
+            continue
+        _hold_again(view, plan, key, [gone], f"holds again{_until_text(until)}: {reason}", until)
+        changed.append(key)
+        revived.append(key)
+        more = _reopen_dependents(view, plan, key, old, True, ghosts)
+        changed += [k for k in more if k not in changed]
+        revived += [k for k in more if view.nodes[k].state == ALIVE and k not in revived]
+    if revived:
+        plan.revived = plan.revived + [k for k in revived if k not in plan.revived]
+        decay(view, plan, [])  # a non-critical dependency that holds again gives back what it took
+    return changed
+
+
+REOPENED = Rule.VALIDITY_REOPENED
+
+
+def _until_text(until: Optional[str]) -> str:
+    return f" (until {until}, the end its fact states)" if until is not None else ""
+
+
+def _hold_again(
+    view: BeliefView, plan: Plan, key: str, cause: list[str], detail: str, until, state: str = ALIVE
+) -> None:
+    """``key`` (superseded in time) alive again (or ``state``: disputed), with its weight (and
+    confidence base) from before it ended, its end ``until``."""
+    memory = plan.meta.memory
+    before = memory.before_death.get(key, {}) if memory is not None else {}
+    weight = before.get("weight")
+    old = view.nodes[key].valid_to
+    view.nodes[key].valid_to = until
+    extra = {}
+    if memory is not None and key in memory.undecayed:
+        extra["confidence"] = memory.undecayed[key]
+    record(
+        view,
+        plan,
+        key,
+        REOPENED,
+        cause,
+        detail,
+        state=state,
+        weight=0.5 if weight is None else weight,
+        **extra,
+    )
+    if old != until:
+        plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = old, until
+
+
+def _reopen_dependents(
+    view: BeliefView, plan: Plan, key: str, old_end: str, revive: bool, ghosts: Iterable[str] = ()
+) -> list[str]:
+    """What ended with ``key`` (superseded in time, resting on it: a conclusion, or derived
+    evidence ending when it did, at ``old_end``) once its end moved on. With ``revive`` (it holds
+    again) they are relabelled downstream of it as if they had not ended: each one whose
+    support holds again comes back (alive, or disputed through disputed support), evidence
+    with the end its fact stated, and so does anything else there whose support came back (a
+    forgotten node from ``ghosts`` too); the rest stays superseded in time. Evidence left
+    superseded in time (all of it without ``revive``) has its end moved on to the last time its
+    support held. Returns the keys changed."""
+    from memory_core.core.tms import downstream, relabel
+
+    scope = downstream(view, [key])
+    ended = sorted(
+        k
+        for k in scope
+        if k != key
+        and historical(view, k)
+        and view.justifications(k)
+        and (view.nodes[k].kind != "evidence" or view.nodes[k].valid_to == old_end)
+    )
+    changed: list[str] = []
+    if revive:
+        saved = {k: view.nodes[k].state for k in ended}
+        for k in ended:  # labelled as if it had not ended: its support decides
+            view.nodes[k].state = INVALIDATED
+        first = len(plan.changes)
+        outcome = relabel(view, plan, [key], ghosts=ghosts)
+        for change in plan.changes[first:]:
+            if change.key in saved and change.before["state"] == INVALIDATED:
+                change.before["state"] = saved[change.key]  # it was superseded in time, not invalidated
+                node = view.nodes[change.key]
+                if node.kind == "evidence" and node.valid_to != stated_end(node):
+                    change.before["valid_to"], change.after["valid_to"] = node.valid_to, stated_end(node)
+                    node.valid_to = stated_end(node)
+        for k, state in saved.items():
+            if view.nodes[k].state == INVALIDATED:  # still without support: still superseded in time
+                view.nodes[k].state = state
+        plan.died = plan.died + [k for k in outcome.died if k not in plan.died and k not in saved]
+        changed += [c.key for c in plan.changes[first:] if c.key not in changed]
+    memo: dict[str, Optional[Interval]] = {}
+    for k in ended:
+        node = view.nodes[k]
+        if k in changed or not historical(view, k) or node.kind != "evidence" or node.valid_to is None:
+            continue
+        current = node.valid_to
+        node.valid_to = stated_end(node)
+        span = held(view, k, set(), memo)
+        node.valid_to = current
+        if span is None or span[1] == current:
+            continue
+        if span[1] is not None and moment(span[1]) <= moment(current):
+            continue
+        node.valid_to = span[1]
+        record(view, plan, k, REOPENED, [key], f"held while its support held, until {span[1]}")
+        plan.changes[-1].before["valid_to"], plan.changes[-1].after["valid_to"] = current, span[1]
+        changed.append(k)
+    return changed
 
 
 def changed_intervals(view: BeliefView, plan: Plan, skip: Iterable[str] = ()) -> dict[str, dict]:

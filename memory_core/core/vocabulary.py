@@ -58,6 +58,7 @@ class Rule(StrEnum):
     DEMOTED = "demoted"
     VALIDITY_ENDED = "validity_ended"
     VALIDITY_SHORTENED = "validity_shortened"
+    VALIDITY_REOPENED = "validity_reopened"  # what ended it was found never true: its end moves on
     NOT_REINSTATED = "not_reinstated"
     RESTATED = "restated"  # the same fact asserted again: the new record takes this one's place
 

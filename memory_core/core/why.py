@@ -40,6 +40,7 @@ RULE_TEXT: dict[str, str] = {  # by rule (a Rule is a str)
     Rule.ORPHANED: "forgotten: dead, and nothing alive consumes or supersedes it",
     Rule.VALIDITY_ENDED: "superseded in time: {detail}",
     Rule.VALIDITY_SHORTENED: "its validity ends earlier: {detail}",
+    Rule.VALIDITY_REOPENED: "reopened in time: {detail}",
     Rule.OUTRANKED: "refuted: recorded, but {cause} won the contradiction",
     Rule.DISPUTED: "disputed: neither side won ({cause})",
     Rule.REINSTATED: "reinstated: alive again (cause: {cause})",

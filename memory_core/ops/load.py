@@ -162,6 +162,8 @@ def node_props(spec: NodeSpec, question: str) -> dict[str, Any]:
     if spec.kind != "question":
         props["question_key"] = question
     props["name"] = ""
+    if spec.kind == "evidence":  # the end it states, kept when a later value ends it earlier
+        props["stated_to"] = spec.fields.get("valid_to")
     if spec.kind == "evidence" and spec.fields.get("subject"):
         props["name"] = sp_key(spec.fields["subject"], spec.fields["predicate"])
     return props

@@ -33,7 +33,7 @@ from memory_core.store.forgotten import not_stored
 from memory_core.store.intents import log_changes, tombstones, updates as intent_updates
 from memory_core.store.tms_io import extend_view, restored_entries, rests_on_forgotten
 from memory_core.tasks.rejudge import rejudge_returning
-from memory_core.tasks.settle_in_time import read_settling
+from memory_core.tasks.settle_in_time import read_reopening, read_settling
 
 
 def empty_result(fact: str, new_key: Optional[str], judge: str = "none") -> RevisionResult:
@@ -120,6 +120,18 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
     # the winner leaves its dispute: its slot's timeline is read for its place in it
     for key in await read_settling(store, view, plan):
         original.setdefault(key, copy.copy(view.nodes[key]))
+    # the loser, found never true: the values its start had ended, for their places, and what
+    # their holding again may bring back (forgotten nodes resting on them)
+    for key in await read_reopening(store, view, plan):
+        original.setdefault(key, copy.copy(view.nodes[key]))
+    if plan.meta.reopening:
+        before = set(view.nodes)
+        more = await extend_view(stores, view, sorted(plan.meta.reopening), force=True)
+        for key in view.nodes.keys() - before:
+            if key in more.tombstones:
+                ghosts.setdefault(key, more.tombstones[key])
+            else:
+                original.setdefault(key, copy.copy(view.nodes[key]))
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]

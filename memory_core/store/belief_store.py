@@ -60,6 +60,8 @@ def to_node(props: dict) -> Optional[Node]:
         text=props.get(TEXT_FIELD[kind], ""),
         valid_from=props.get("valid_from"),
         valid_to=props.get("valid_to"),
+        # stored before the stated end was kept: its valid_to is taken as what it stated
+        stated_to=props["stated_to"] if "stated_to" in props else props.get("valid_to"),
     )
 
 

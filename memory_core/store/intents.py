@@ -46,6 +46,8 @@ def evidence_props(
             subject=triple[0], predicate=triple[1], object=triple[2], name=sp_key(triple[0], triple[1])
         )
     props.update({k: v for k, v in extra.items() if v is not None})
+    if "stated_to" in extra:  # an open stated end is said too (absent: stored before it was kept)
+        props["stated_to"] = extra["stated_to"]
     return props
 
 

@@ -65,6 +65,9 @@ class Evidence(BeliefNode):
     object: Optional[str] = None
     valid_from: Optional[str] = None  # valid time: when it became true (core.validity)
     valid_to: Optional[str] = None  # when it stopped being true (None: still true)
+    # the end its fact stated (None: open), kept when a later value's start ends it earlier: what
+    # it holds until again if that value is found never true (core.validity.reopen_ended)
+    stated_to: Optional[str] = None
     trust: Optional[float] = None  # its source's trust when recorded by revise --trust (unlisted source)
     # Ladybug's native ``name`` column: the normalised "subject|predicate", indexed
     # lookups for the structured judge (see store.nodes_by_sp); "" without a triple.

@@ -138,6 +138,7 @@ class Ghosts:
     tombstones: dict[str, dict] = field(default_factory=dict)
     memory: Memory = field(default_factory=Memory)
     forgotten_ids: frozenset[str] = frozenset()
+    from_log: bool = False  # ``memory`` is the log's (False: nothing could come back, none was read)
 
 
 async def extend_view(
@@ -251,7 +252,7 @@ async def extend_view(
         completed.update(todo)
         await store.complete(view, todo)
     add_antecedent_ghosts(view, index, ghosts, await view_ids(view))
-    return Ghosts(ghosts, index.memory.copy(), frozenset(by_id))
+    return Ghosts(ghosts, index.memory.copy(), frozenset(by_id), from_log=True)
 
 
 def _ghost_edges(view: BeliefView, ghosts: dict[str, dict], ids: dict[str, str]) -> None:

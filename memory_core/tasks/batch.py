@@ -219,6 +219,7 @@ class RevisionBatch:
     # added as they come), ghosts restored so far
     ghosts: dict[str, dict] = field(default_factory=dict)
     memory: Optional[Memory] = None
+    memory_from_log: bool = False  # ``memory`` began as the log's (else as nothing read)
     reconciliation: Reconciliation = field(default_factory=Reconciliation)
     registered: dict[str, float] = field(default_factory=dict)
     restored: set[str] = field(default_factory=set)

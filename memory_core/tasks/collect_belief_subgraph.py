@@ -51,6 +51,7 @@ async def _collect(batch: RevisionBatch) -> None:
     )
     batch.reconciliation = found
     batch.ghosts, batch.memory = found.ghosts.tombstones, found.ghosts.memory
+    batch.memory_from_log = found.ghosts.from_log
     batch.registered = dict(found.registered)  # later facts of the batch learn the sources it registers
     batch.snapshot_original()
     for key in batch.ghosts:  # not stored: a ghost that comes back is re-added from its tombstone

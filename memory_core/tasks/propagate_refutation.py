@@ -25,7 +25,7 @@ from memory_core.core.keys import claim_text
 from memory_core.core.plan import Plan
 from memory_core.core.policy import NewFact, PolicyInputs, decisions_for
 from memory_core.store.intents import evidence_props
-from memory_core.store.tms_io import merged
+from memory_core.store.tms_io import extend_view, merged
 from memory_core.tasks.batch import FactJob, named_inquiry
 from memory_core.tasks.detect_contradictions import (
     compare_with_returned,
@@ -36,7 +36,7 @@ from memory_core.tasks.detect_contradictions import (
     refuse_repeat_decisions,
 )
 from memory_core.tasks.rejudge import judge_batch_facts_by_cardinality, recorded_props, rejudge_returning
-from memory_core.tasks.settle_in_time import read_settling
+from memory_core.tasks.settle_in_time import read_reopening, read_settling
 
 
 def _on_its_line(job: FactJob, error: InputError) -> InputError:
@@ -145,6 +145,7 @@ async def begin_fact(job: FactJob) -> None:
         weight=0.5,
         valid_from=r.valid_from,
         valid_to=r.valid_to,
+        stated_to=r.valid_to,
     )
     # who wins each contradiction, and the trust a source named for the first time is registered with
     fact = NewFact(job.new_key, question, r.source, r.asserted_at, r.trust, r.policy)
@@ -195,6 +196,21 @@ async def begin_fact(job: FactJob) -> None:
     # a timed value whose dispute this fact ends: its slot's timeline, for its place in it
     for key in await read_settling(batch.stores.store, view, plan, recorded=recorded):
         batch.original.setdefault(key, copy.copy(view.nodes[key]))
+    # a timed value this fact finds never true: the values its start had ended, for their places,
+    # and what their holding again may bring back (forgotten nodes resting on them, the log's memory)
+    for key in await read_reopening(batch.stores.store, view, plan, recorded=recorded):
+        batch.original.setdefault(key, copy.copy(view.nodes[key]))
+    if plan.meta.reopening:
+        before = set(view.nodes)
+        more = await extend_view(batch.stores, view, sorted(plan.meta.reopening), force=True)
+        for key in view.nodes.keys() - before:
+            if key in more.tombstones:
+                batch.ghosts.setdefault(key, more.tombstones[key])
+            else:
+                batch.original.setdefault(key, copy.copy(view.nodes[key]))
+        if not batch.memory_from_log:
+            batch.memory = more.memory.then(batch.memory) if batch.memory is not None else more.memory
+            batch.memory_from_log = True
     # nodes forgotten by earlier facts of this batch are ghosts too (they may come back)
     ghosts = set(batch.ghosts) | set(batch.forgotten_nodes)
     revision.propagate_refutation(view, plan, batch.memory, ghosts)
@@ -208,6 +224,7 @@ async def begin_fact(job: FactJob) -> None:
     # earlier, at the start of a value it precedes, keeps the earlier end)
     validity.place_settled(view, plan, ghosts)
     validity.place(view, plan, timed, job.new_key, ghosts)
+    validity.reopen_ended(view, plan, ghosts)
     batch.restored.update(plan.restored)
     note_returned(batch, [*(c.key for c in plan.changes), *plan.restored])
 

@@ -63,6 +63,7 @@ async def batch_intent(batch: RevisionBatch) -> tuple[dict, dict]:
             trust=job.registered_trust,
             valid_from=node.valid_from,
             valid_to=node.valid_to,
+            stated_to=r.valid_to,
         )
         own: list[tuple[str, str, str, dict]] = [
             (node_id("evidence", key), node_id("question", _question(node)), PART_OF, {})

@@ -141,6 +141,7 @@ def engine_of(model) -> Engine:
     engine = Engine(model)
     for key, node in model.nodes.items():
         engine.nodes[key].valid_from, engine.nodes[key].valid_to = node.valid_from, node.valid_to
+        engine.nodes[key].stated_to = node.stated_to  # the end its fact stated, as the store keeps it
     return engine
 
 
@@ -204,6 +205,45 @@ def rejudge_structured(view, plan, model_after, triple) -> None:
             )
 
 
+def read_reopening(view, plan, model_after) -> None:
+    """What ``tasks.settle_in_time.read_reopening`` names for the change, read from its outcome:
+    each timed value of a single-valued slot the change found never true (it held before it),
+    and the values of its slot its start had ended, with the other values of their slot."""
+    from memory_core.core.tms import historical_node
+
+    first: dict = {}
+    for change in plan.changes:
+        first.setdefault(change.key, change.before["state"])
+
+    def slot(key):
+        node = model_after.nodes.get(key)
+        return None if node is None or node.triple is None else (node.triple[0], node.triple[1].casefold())
+
+    for gone in sorted(first):
+        node = view.nodes.get(gone)
+        if node is None or node.kind != "evidence" or node.valid_from is None or slot(gone) is None:
+            continue
+        held_before = first[gone] in ("alive", "disputed") or (first[gone] == "superseded" and node.valid_to)
+        if not held_before or not validity.never_held(node):
+            continue
+        mine = model_after.nodes[gone].triple[2].casefold()
+        for key, other in view.nodes.items():
+            if slot(key) != slot(gone) or model_after.nodes[key].triple[2].casefold() == mine:
+                continue
+            if not (historical_node(other) or other.state == "disputed") or other.valid_to != node.valid_from:
+                continue
+            own = model_after.nodes[key].triple[2].casefold()
+            rivals = [
+                k
+                for k in view.nodes
+                if slot(k) == slot(gone)
+                and k != key
+                and model_after.nodes[k].triple[2].casefold() != own
+                and view.nodes[k].valid_from
+            ]
+            plan.meta.reopening.setdefault(key, (gone, rivals))
+
+
 def engine_in_time(
     engine: Engine, model_before, new_key: str, triple: tuple, new: tuple, question: str, epoch: int
 ) -> dict:
@@ -217,7 +257,15 @@ def engine_in_time(
     view = BeliefView(nodes=dict(engine.nodes), edges=list(engine.edges))
     stored = {k: (view.nodes[k].valid_from, view.nodes[k].valid_to) for k in keys}
     timed = validity.sort_verdicts([(k, "contradicts", 0.9) for k in keys], new, stored)
-    fact = Node(new_key, "evidence", question=question, weight=0.5, valid_from=new[0], valid_to=new[1])
+    fact = Node(
+        new_key,
+        "evidence",
+        question=question,
+        weight=0.5,
+        valid_from=new[0],
+        valid_to=new[1],
+        stated_to=new[1],
+    )
     plan = revision.begin(view, timed["kept"], epoch, f"fact {new_key}", fact, {})
     plan.meta.fact_ends = dict(timed["ends"])
     validity.reopen(view, plan, timed["kept"], {}, new_key)
@@ -228,6 +276,8 @@ def engine_in_time(
     rejudge_structured(view, plan, model_after, triple)
     revision.propagate_refutation(view, plan, engine.memory, set(engine.ghosts))
     validity.place(view, plan, timed, new_key)
+    read_reopening(view, plan, model_after)
+    validity.reopen_ended(view, plan, set(engine.ghosts))
     revision.promote_competing_hypothesis(view, plan, engine.memory)
     revision.forget_orphans(view, plan, set(engine.ghosts))
     engine.nodes, engine.edges = dict(view.nodes), list(view.edges)
