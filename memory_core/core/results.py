@@ -173,9 +173,11 @@ class RecallSide(TypedDict, total=False):
     # FALSIFY's side (docs/recall.md): a rival hypothesis holding what the leader does not
     # ({"key", "text", "support", "holds"}); the dead fact the question is about, and what replaced it
     # (replaces) or nothing (dead_match): {"key", "text", "state"}; a fact about another entity than
-    # the question names ({"key", "text", "about"}); a superseded fact that held then
-    # ({"key", "valid_from", "valid_to"})
+    # the question names ({"key", "text", "about"}); a fact that held then and holds no more
+    # ({"key", "valid_from", "valid_to", "superseded"}); a dead hypothesis holding what the leader
+    # does not ({"key", "text", "state", "holds"})
     rival: dict[str, Any]
+    dead_rival: dict[str, Any]
     replaces: dict[str, Any]
     dead_match: dict[str, Any]
     other_entity: dict[str, Any]

@@ -1161,6 +1161,25 @@ def other_entity_answer(words: QuestionWords, props: dict, asked: Optional[str] 
     }
 
 
+def _dead_hypothesis(
+    hits: list[BeliefHit], slice_: Slice, inquiry: str, words: QuestionWords, unheld: frozenset[str]
+) -> Optional[dict]:
+    """The dead hypothesis of ``inquiry`` found for the question that holds most of the question's
+    words its leader does not (then the nearest): ``{"key", "text", "state", "holds"}``, or None."""
+    best, best_key = None, None
+    for h in hits:
+        if h.kind != "hypothesis" or inquiry_of(h.props) != inquiry or slice_.state(h.props) == ALIVE:
+            continue
+        holds = covered(words, text_of(h.props)) & unheld
+        if holds and (best_key is None or (-len(holds), _nearness(h)) < best_key):
+            best, best_key = (h, holds), (-len(holds), _nearness(h))
+    if best is None:
+        return None
+    hit, holds = best
+    state = slice_.said_state(hit.props)
+    return {"key": hit.props["key"], "text": text_of(hit.props), "state": state, "holds": sorted(holds)}
+
+
 def dead_answer(slice_: Slice, dead: BeliefHit) -> dict:
     """No alive belief answers: the dead fact that would have, and its state."""
     state = _state_said(slice_, dead.props)
@@ -2140,6 +2159,16 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                             f" {key} ({text.rstrip('.')}) holds {_quoted(holding)}, with support {support:.2f} "
                             f"against {mine['support']:.2f} for {mine['nodes'][0]}."
                         )
+                    else:
+                        # a hypothesis of the inquiry that died (its support refuted) holding what the
+                        # leader does not is the one asked about: said with its state, never used
+                        dead_rival = _dead_hypothesis(hits, slice_, own, words, frozenset(mine["unheld"]))
+                        if dead_rival is not None:
+                            mine["dead_rival"] = dead_rival
+                            mine["answer"] += (
+                                f" {dead_rival['key']} ({dead_rival['text'].rstrip('.')}) holds "
+                                f"{_quoted(dead_rival['holds'])}, but it is {dead_rival['state']}."
+                            )
         near = [h for h in matches if inquiry_of(h.props) == chosen]
         facts = [h for h in near if h.kind in ("evidence", "conclusion")]
         if mine is None and through is not None and inquiry_of(through[0]) == chosen:
@@ -2314,6 +2343,8 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
         falsify["unheld"] = mine["unheld"]
     if "rival" in mine:  # the inquiry's own question, asked about a hypothesis that does not lead
         falsify["rival"] = mine["rival"]
+    if "dead_rival" in mine:  # or about one that died
+        falsify["dead_rival"] = mine["dead_rival"]
     if "other_entity" in mine:  # the nearest fact is about another entity than the question names
         falsify["other_entity"] = mine["other_entity"]
     if "held_then" in mine:  # asked whether a superseded fact ever held: it did, then

@@ -492,7 +492,8 @@ async def test_an_inquiry_without_hypotheses_answers_from_its_evidence_and_concl
 async def test_asked_about_a_rival_hypothesis_the_leader_answers_and_the_rival_is_named(app, prefix):
     """The inquiry's own question asked about a hypothesis that does not lead ("Must the truck
     detour around bridge B?"): the best-supported hypothesis still answers the inquiry, and the
-    answer names the rival holding what the leader does not, with both supports."""
+    answer names the rival holding what the leader does not, with both supports; once the rival's
+    support is refuted, it is named with its state (``dead_rival``), never used."""
     data = bridge(prefix)
     data["evidence"].append(
         {"key": f"{prefix}E_lane", "claim": f"One lane of bridge {prefix} is closed for repairs."}
@@ -510,6 +511,17 @@ async def test_asked_about_a_rival_hypothesis_the_leader_answers_and_the_rival_i
         f"{prefix}H_detour (The truck must detour" in mine["answer"]
         and "support 0.30 against 0.80" in mine["answer"]
     )
+    # its support refuted, the rival is dead: still named as the hypothesis asked about, with its
+    # state, never used
+    await app.revise(f"No lane of bridge {prefix} is closed.", target=f"{prefix}E_lane", inquiry=f"{prefix}Q")
+    dead = (await app.recall(f"Must the truck detour around bridge {prefix}?"))["falsify"]
+    assert dead["nodes"][0] == f"{prefix}H_cross" and f"{prefix}H_detour" not in dead["nodes"], dead
+    assert "rival" not in dead and dead["dead_rival"]["key"] == f"{prefix}H_detour", dead
+    said = f"{prefix}H_detour (The truck must detour around bridge {prefix}) holds 'around', 'detour', 'must'"
+    assert (
+        f"{said}, but it is {dead['dead_rival']['state']}." in dead["answer"]
+        and dead["dead_rival"]["state"] != "alive"
+    ), dead
 
 
 async def test_a_hypothesis_whose_support_died_is_unsupported_never_the_answer(app, prefix):
