@@ -108,9 +108,10 @@ The rules, for one revision (a new fact ``F`` pinned against evidence ``T``):
    superseded in time or disputed, with a single-valued triple and a ``valid_from``, whose
    ``valid_to`` is the start of a value of its slot (another object) that is dead and not
    superseded in time, is placed as 1d places a returning value, with the end its own fact stated
-   (its investigation's or revision's ``valid_to``): a value of its slot that held when it starts
-   leaves it as it is; else it holds until the earliest start after its own among the values of
-   its slot that hold (alive, disputed, superseded in time) before that end, else until that end.
+   (its investigation's or revision's ``valid_to``): an alive value of its slot without a
+   ``valid_from`` (time cannot order the two), or one that held when it starts, leaves it as it
+   is; else it holds until the earliest start after its own among the values of its slot that
+   hold (alive, disputed, superseded in time) before that end, else until that end.
    An end only moves on. Superseded in time and ended by no value now: alive again (weight from
    before its death), and the graph is relabelled with what ended with it (superseded in time,
    resting on it: a conclusion, or evidence ending at its old end) taken as not ended: those
@@ -904,6 +905,16 @@ def reopen_in_time(model: Model) -> list[str]:
             ]
             if not enders:
                 continue
+            if any(
+                other.kind == "evidence"
+                and other.triple is not None
+                and other.valid_from is None
+                and model.alive(k)
+                and model.same_value_slot(k, node.triple)
+                and term(other.triple[2]) != term(node.triple[2])
+                for k, other in model.stored().items()
+            ):
+                continue  # an alive value of its slot without a start: time cannot order the two
             stated = node.stated_to
             covering, starts = [], []
             for k in model.timed_rivals(

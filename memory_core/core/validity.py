@@ -916,7 +916,9 @@ def reopen_ended(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> li
     in its timeline again, as a value that comes back does (:func:`returning_place`), with the
     end its own fact stated (:func:`stated_end`): among the other values of its slot that hold
     (alive, disputed, or superseded in time) and have a start, it holds until the earliest
-    that starts after it, before that end; else until that end. A value superseded in time that
+    that starts after it, before that end; else until that end. An alive value of its slot
+    without a start (time cannot order the two) leaves it as it is, as it keeps a returning
+    value dead. A value superseded in time that
     no value ends so holds again (``alive``, its weight back; rule ``validity_reopened``), and
     what had ended with it comes back where its support holds again (what still rests on
     something ended has its end moved on, to the last time its support held); one that the
@@ -940,6 +942,15 @@ def reopen_ended(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> li
             continue
         if ender.valid_from is None or moment(ender.valid_from) != moment(node.valid_to):
             continue  # not the end it gave (another value's start, or its own stated end)
+        if any(
+            k != gone
+            and k not in ghosts
+            and (o := view.nodes.get(k)) is not None
+            and o.alive
+            and o.valid_from is None
+            for k in rivals
+        ):
+            continue  # an alive value of its slot time cannot order with it holds: it is left as it is
         others = [
             (k, (o.valid_from, o.valid_to))
             for k in rivals

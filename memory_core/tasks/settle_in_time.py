@@ -94,7 +94,8 @@ async def read_reopening(
     finds never true (it held, alive, disputed or superseded in time, before it; dead and not
     superseded in time under the change's labels, or refuted by it already): the values of its
     slot its start had ended (another object, ended or disputed, their end its start) are read
-    into ``view`` with the other values of their slot, and named in ``plan.meta.reopening``
+    into ``view`` with the other values of their slot that hold (timed or not), and named in
+    ``plan.meta.reopening``
     (:func:`memory_core.core.validity.reopen_ended` places them again). ``recorded``: the
     properties of facts the change (a batch) has recorded but not yet stored. Returns the
     keys added to the view (the caller keeps their before-images)."""
@@ -144,7 +145,7 @@ async def read_reopening(
         ]
         if not ended:
             continue
-        wanted = {o["key"] for o in same if o.get("valid_from")}
+        wanted = {o["key"] for o in same}
         missing = [k for k in sorted(wanted) if k not in view.nodes]
         if missing:
             before = set(view.nodes)
@@ -154,8 +155,7 @@ async def read_reopening(
             rivals = [
                 o["key"]
                 for o in same
-                if o.get("valid_from")
-                and o["key"] != value["key"]
+                if o["key"] != value["key"]
                 and o["key"] in view.nodes
                 and normalise_term(o.get("object", "")) != normalise_term(value.get("object", ""))
             ]

@@ -120,3 +120,63 @@ async def test_a_value_ended_by_a_misprint_holds_on_to_the_next_true_value_then_
     )
     assert pick(after) == pick(before)
     assert [x for x in (await app.check())["problems"] if p in json.dumps(x)] == []
+
+
+async def test_the_loser_of_a_resolve_ends_nothing_and_the_dispute_edge_goes(app, prefix):
+    """``resolve`` finds its loser never true: the values the loser's start had ended are read in
+    with their neighbourhoods, which must not bring back the dispute edge the resolution
+    removes (it did: the winner stayed disputed beside a deleted edge, and ``check`` failed).
+    An alive value of the slot without a start (the untimed winner) leaves them as they are."""
+    p = f"{prefix}rr_"
+    inv = {
+        "question": {"key": f"{p}Q", "text": f"What does crane {p} lift?"},
+        "hypotheses": [{"key": f"{p}H", "statement": f"Crane {p} is heavy-duty."}],
+        "evidence": [
+            {
+                "key": f"{p}E0",
+                "claim": f"The crane {p} lifts 10 t.",
+                "subject": f"crane {p}",
+                "predicate": "lifts",
+                "object": "10 t",
+            },
+            {
+                "key": f"{p}E1",
+                "claim": f"The crane {p} lifts 20 t.",
+                "subject": f"crane {p}",
+                "predicate": "lifts",
+                "object": "20 t",
+                "valid_from": "2015-01-01",
+            },
+        ],
+        "edges": [
+            {"type": "supports", "from": f"{p}{k}", "to": f"{p}H", "weight": 0.6} for k in ("E0", "E1")
+        ],
+    }
+    await app.load(json.dumps(inv))
+    facts = [
+        ("P0", "50 t", "2010-01-01", "preserve_both"),
+        ("P1", "30 t", "2012-01-01", "preserve_both"),
+        ("B0", "40 t", "2012-01-01", "latest_wins"),
+        ("B1", "50 t", "2012-01-01", None),
+        ("B2", "10 t", None, "preserve_both"),
+    ]
+    for key, obj, start, policy in facts:
+        await app.revise(
+            f"The crane {p} lifts {obj} ({key}).",
+            triple=f"crane {p}|lifts|{obj}",
+            key=p + key,
+            valid_from=start,
+            policy=policy,
+        )
+    states = {n["key"]: n["state"] for n in (await app.status())["nodes"]}
+    assert (states[f"{p}B2"], states[f"{p}E1"], states[f"{p}B1"]) == ("disputed", "disputed", "superseded")
+    await app.resolve(p + "E1", winner=p + "B2")
+    status = await app.status()
+    nodes = {n["key"]: n for n in status["nodes"]}
+    assert (nodes[f"{p}B2"]["state"], nodes[f"{p}E1"]["state"]) == ("alive", "refuted")
+    assert not [
+        e for e in status["edges"] if e["type"] == "disputes" and {e["from"], e["to"]} == {p + "B2", p + "E1"}
+    ]
+    # ended at 2015 by E1, found never true, but 10 t holds without a start: left as they are
+    assert (nodes[f"{p}B1"]["state"], nodes[f"{p}B1"]["valid_to"]) == ("superseded", "2015-01-01")
+    assert [x for x in (await app.check())["problems"] if p in json.dumps(x)] == []

@@ -239,7 +239,6 @@ def read_reopening(view, plan, model_after) -> None:
                 if slot(k) == slot(gone)
                 and k != key
                 and model_after.nodes[k].triple[2].casefold() != own
-                and view.nodes[k].valid_from
             ]
             plan.meta.reopening.setdefault(key, (gone, rivals))
 
