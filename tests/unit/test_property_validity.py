@@ -236,9 +236,7 @@ def read_reopening(view, plan, model_after) -> None:
             rivals = [
                 k
                 for k in view.nodes
-                if slot(k) == slot(gone)
-                and k != key
-                and model_after.nodes[k].triple[2].casefold() != own
+                if slot(k) == slot(gone) and k != key and model_after.nodes[k].triple[2].casefold() != own
             ]
             plan.meta.reopening.setdefault(key, (gone, rivals))
 
