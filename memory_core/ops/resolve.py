@@ -134,8 +134,8 @@ async def resolve(stores: Stores, loser: str, winner: str) -> RevisionResult:
                 original.setdefault(key, copy.copy(view.nodes[key]))
     # what was read in since must not bring back the dispute edges this resolution removes
     for edge in plan.removed_edges:
-        for stored in [e for e in view.out_edges(edge.src, edge.kind) if e.dst == edge.dst]:
-            view.remove_edge(stored)
+        for again in [e for e in view.out_edges(edge.src, edge.kind) if e.dst == edge.dst]:
+            view.remove_edge(again)
     finish_resolve(view, plan, loser, winner, memory, set(ghosts))
     kinds = {k: n.kind for k, n in view.nodes.items()}
     forgotten = [k for k in plan.forgotten if k not in ghosts]
