@@ -324,8 +324,15 @@ def main(argv=None) -> int:
         with out.open("a", encoding="utf-8") as lines:
             lines.write(json.dumps(results[-1]) + "\n")  # ASCII: lone surrogates survive
     if plan.get("serve") is not None:
+        import signal
+
         from memory_core.web.server import run_server
 
+        # the server starts with Ctrl-C's default handler, as `python -m memory_core.web.server`
+        # would: a CLI step that passed its commit point leaves its own handler installed (past that
+        # point a Ctrl-C cancels nothing), which would let the SIGINT that stops the viewer pass,
+        # and the test's stop_viewer would wait its 30 s and then kill it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         return run_server(root, port=0, seeds=plan["serve"].get("seeds", []))
     return 0
 
