@@ -610,7 +610,10 @@ class Falsify:
         checked against the root as a whole before anything is written, then applied in
         order; one result per fact."""
         check_switch(dry_run, "dry_run")
-        requests = requests_from(facts, what)
+        # every fact validated: a worker thread's work for a large batch (the caller's vocabulary
+        # for messages goes along)
+        size = len(facts) if isinstance(facts, (list, tuple)) else None
+        requests = await off_loop.run(requests_from, facts, what, size=size)
         return await revise_op.revise_many(
             self.stores, requests, what=what, dry_run=dry_run, on_result=on_result
         )

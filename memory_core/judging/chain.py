@@ -31,6 +31,7 @@ from memory_core.judging.judges import (
     structured_verdict,
 )
 from memory_core.judging.prompts import ContradictionJudgement
+from memory_core.store import off_loop
 from memory_core.store.settings import Settings
 
 if TYPE_CHECKING:
@@ -85,6 +86,11 @@ class StructuredJudge:
         return True
 
     async def decide(self, cases: Sequence[Case]) -> list[Verdicts]:
+        # pure over the cases: a batch's many are judged in a worker thread
+        return await off_loop.run(self._decide, cases, size=sum(len(c.candidates) for c in cases))
+
+    @staticmethod
+    def _decide(cases: Sequence[Case]) -> list[Verdicts]:
         out = []
         for case in cases:
             verdicts: Verdicts = {}

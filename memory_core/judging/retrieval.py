@@ -40,6 +40,7 @@ import numpy as np
 from memory_core.core.identity import KIND_BY_TYPE, collection
 from memory_core.core.keys import sp_key
 from memory_core.core.vocabulary import TEXT_FIELD
+from memory_core.store import off_loop
 from memory_core.store.belief_store import state_of
 
 RRF_K = 60  # the constant of reciprocal rank fusion (the usual value; rank 1 scores 1/61)
@@ -111,6 +112,14 @@ def _unit(rows) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
+def _nearest_rows(vectors: list, ids: list[str], rows: list, n: int) -> list[list[Hit]]:
+    """Each query vector's ``n`` nearest stored rows (cosine distance), nearest first."""
+    distances = 1.0 - _unit(vectors) @ _unit(rows).T
+    take = min(n, len(ids))
+    # equal distances at the cut: the lower row first, every run
+    return [nearest_first([Hit(ids[i], float(row[i])) for i in _k_smallest(row, take)]) for row in distances]
+
+
 class VectorRetriever:
     name = "vector"
     ranked = True
@@ -123,12 +132,10 @@ class VectorRetriever:
                 ids, rows = got
                 if not ids:
                     return [[] for _ in queries]
-                distances = 1.0 - _unit([q.vector for q in queries]) @ _unit(rows).T
-                take = min(n, len(ids))
-                out = []
-                for row in distances:  # equal distances at the cut: the lower row first, every run
-                    out.append(nearest_first([Hit(ids[i], float(row[i])) for i in _k_smallest(row, take)]))
-                return out
+                # a matrix of queries x stored rows: in a worker thread (pure over its inputs)
+                return await off_loop.run(
+                    _nearest_rows, [q.vector for q in queries], ids, rows, n, size=len(queries) * len(ids)
+                )
         out = []
         for q in queries:
             # twice the rows asked, cut in node-id order: an engine's own cut among equal
@@ -282,6 +289,14 @@ async def gate1_many(
     want = {h.node_id for _, per in results for hits in per for h in hits if h.props is None}
     read = await store.raw_nodes(want)
     await _widen_for_questions(store, queries, k, pool, retrievers, results, read)
+    # the fusion is pure over what was read: in a worker thread for a batch's many queries
+    return await off_loop.run(_fused, queries, results, read, k, floor, size=len(queries))
+
+
+def _fused(
+    queries: Sequence[Query], results: list, read: dict, k: int, floor: Optional[float]
+) -> list[Found]:
+    """Each query's :class:`Found`: its retrievers' live hits fused (see :func:`gate1_many`)."""
     found = []
     for qi, query in enumerate(queries):
         qvec = _unit(query.vector)[0] if query.vector is not None else None

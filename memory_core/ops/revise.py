@@ -17,6 +17,7 @@ from memory_core.core.keys import normalise_key, resolve_words
 from memory_core.core.requests import RevisionRequest, kept_for_decision, readable_key
 from memory_core.core.results import RevisionResult
 from memory_core.ops.resolve import empty_result, plan_fields
+from memory_core.store import off_loop
 from memory_core.store.stores import Stores
 from memory_core.judging.llm import command_meter
 from memory_core.tasks import FactJob, RevisionBatch, RevisionOptions, run_revision, threshold
@@ -236,11 +237,23 @@ def intervals(job, plan) -> dict:
 async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) -> None:
     """Check many requests against the data root before anything is revised: every
     target names stored evidence (or the key of an earlier line), and no line's key is
-    already used by another node or by another line."""
+    already used by another node or by another line. What is pure over the requests runs in a
+    worker thread for a large batch (:mod:`memory_core.store.off_loop`)."""
+    keys, facts, wanted = await off_loop.run(_lines, requests, size=len(requests))
+    stored = await stores.store.find_keys(wanted)
+    await off_loop.run(_check_lines, requests, what, keys, facts, stored, size=len(requests))
+
+
+def _lines(requests: list[RevisionRequest]) -> tuple[dict, dict, list[str]]:
+    """Each line's key and fact (spaces collapsed), and the keys to look up (its key, its target)."""
     keys = {r.line: r.new_key for r in requests}
     facts = {r.line: " ".join(r.fact.split()) for r in requests}
     wanted = set(keys.values()) | {r.target for r in requests if r.target}
-    stored = await stores.store.find_keys(sorted(wanted))
+    return keys, facts, sorted(wanted)
+
+
+def _check_lines(requests: list[RevisionRequest], what: str, keys: dict, facts: dict, stored: dict) -> None:
+    """:func:`preflight`'s checks of each line against what is stored and the lines before it."""
     earlier: dict[str, Optional[int]] = {}  # normalised key -> the first line that uses it (None: unnumbered)
     for request in requests:
         line, key = request.line, keys[request.line]
@@ -280,6 +293,10 @@ async def preflight(stores: Stores, requests: list[RevisionRequest], what: str) 
         earlier[norm] = line
 
 
+def _results(batch: RevisionBatch) -> list[RevisionResult]:
+    return [result_of(job) for job in batch.jobs if job.applies]
+
+
 async def revise_many(
     stores: Stores,
     requests: list[RevisionRequest],
@@ -295,7 +312,8 @@ async def revise_many(
     batch = RevisionBatch(stores, list(requests), options(stores, requests, what, dry_run))
     with command_meter(stores.settings):  # FALSIFY_LLM_BUDGET_USD caps this command's LLM spend
         await run_revision(stores, batch)
-    results = [result_of(job) for job in batch.jobs if job.applies]
+    # one result per fact, pure over the batch: in a worker thread for a large one
+    results = await off_loop.run(_results, batch, size=len(batch.jobs))
     if on_result is not None:
         for result in results:
             on_result(result)

@@ -22,6 +22,7 @@ from typing import Awaitable, Callable, Iterator, Optional, TypeVar
 from uuid import UUID
 
 from memory_core.core.errors import DatabaseUnavailable, WriterLockLost
+from memory_core.store import off_loop
 from memory_core.store.journal import Journal, intent_problem, inverse
 from memory_core.store.belief_store import BeliefStore
 
@@ -48,6 +49,11 @@ def build_point(
     return model(id=UUID(node_id), **fields)
 
 
+def _points(adds: list[dict]) -> list:
+    """The DataPoints of an intent's new nodes (pure: a large batch's are built in a worker thread)."""
+    return [build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"]) for n in adds]
+
+
 async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     """Write an intent's batches to the stores (graph + vector)."""
     step = hook or (lambda name: None)
@@ -55,9 +61,7 @@ async def apply(store: BeliefStore, intent: dict, hook=None) -> None:
     edges_written = bool(intent.get("add_edges"))
     if adds:
         # state, epoch and weight travel inside the node: one add_data_points call
-        await store.add_points(
-            [build_point(n["kind"], n["id"], n["props"], n["state"], n["epoch"], n["weight"]) for n in adds]
-        )
+        await store.add_points(await off_loop.run(_points, adds, size=len(adds)))
         step("nodes")
         rows = {(e[0], e[1], e[2]): e for n in adds for e in n.get("edges", [])}
         await store.add_raw_edges([tuple(e) for e in rows.values()])
@@ -225,21 +229,25 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
     an error, so the caller reports success and never applies the change a second time."""
     step = hook or (lambda name: None)
     # a writer that lost its lock writes nothing, not even the rollback of an earlier intent
-    journal.check_writer()
-    if journal.pending() is not None:  # an earlier failed write whose rollback failed too
+    await journalling(journal.check_writer)
+    if await journalling(journal.pending) is not None:  # an earlier failed write whose rollback failed too
         await recover(store, journal)
     epoch = entry.get("epoch")
     interruption = INTERRUPTION.get()
     before = interruption.committing if interruption is not None else None
+    late: Optional[BaseException] = None  # a cancellation asked for while the commit was under way
     try:
-        journal.begin(intent)
+        await journalling(journal.begin, intent)
         step("journalled")
         await apply(store, intent, hook)
         await asyncio.sleep(
             0
         )  # a cancellation asked for during the writes is honoured here, before the commit point
         _at_commit_point(epoch)
-        journal.commit(entry)
+        try:
+            await journalling(journal.commit, entry)
+        except asyncio.CancelledError as error:  # the commit finished (its own error comes first): it holds
+            late = error
         step("committed")
     except BaseException as error:
         if interruption is not None and not _committed(journal, epoch):
@@ -282,7 +290,19 @@ async def run(store: BeliefStore, journal: Journal, intent: dict, entry: dict, h
         if lost is not None:
             raise type(lost)(f"a write failed and was rolled back, nothing was written: {lost}") from error
         raise
+    if late is not None:  # the change holds, as when the cancellation comes just after the commit
+        raise late
     await housekeeping(store)
+
+
+async def journalling(call: Callable[..., _T], *args) -> _T:
+    """A journal call of a write -- a file written and synced, or a PostgreSQL query that a
+    stalled database holds up -- in a worker thread, so the caller's event loop runs meanwhile.
+    Run to its end even when the caller is cancelled meanwhile, then the cancellation raised
+    (:func:`uncancellable`): the crash-safety order is the synchronous call's -- nothing is
+    applied before the intent is journalled, and what a rollback reads of the journal is what
+    the call left, never a call still under way."""
+    return await uncancellable(lambda: asyncio.to_thread(call, *args))
 
 
 async def housekeeping(store: BeliefStore) -> None:

@@ -24,6 +24,7 @@ list of them); batches are applied one at a time, in the order cognee starts the
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
@@ -194,6 +195,14 @@ def _first(detect, closed: Callable[[], bool], results, runs: _Runs):
 def _last(fn, results, runs: _Runs):
     async def wrapped(jobs, ctx=None):
         await fn(jobs, ctx)
+        if any(not job.last for job in jobs):
+            # a fact has gone through every task and the next one begins: the event loop runs
+            # first. cognee hands each fact of the batch to the tasks after
+            # propagate_refutation without suspending, so a batch's facts would otherwise keep
+            # the host's loop from running for their whole planning (seconds for thousands of
+            # facts). Safe here: the batch holds the revision lock until it is written, and
+            # nothing is written before its last fact (a caller cancelled here leaves nothing)
+            await asyncio.sleep(0)
         for job in jobs:
             batch = job.batch
             if batch.failed:

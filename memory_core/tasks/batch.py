@@ -304,7 +304,9 @@ class RevisionBatch:
         if not self.locked:
             self.turn = await self.stores.revision.take()
             self.locked = True
-            self.epoch = self.stores.journal.epoch() + 1
+            # a query on PostgreSQL (a stalled database would hold the loop), the log's last line
+            # read and decoded on the embedded backend: off the event loop
+            self.epoch = await asyncio.to_thread(self.stores.journal.epoch) + 1
 
     def reset_detection(self) -> None:
         """Forget what detection found (it is run again)."""

@@ -38,6 +38,7 @@ from memory_core.judging.detect import (
 from memory_core.judging.retrieval import LIVE, EarlierFacts, Query, cosine_distance, gate1_many
 from memory_core.judging.llm import Usage
 from memory_core.core.identity import collection, node_id
+from memory_core.store import off_loop
 from memory_core.store.belief_store import state_of
 from memory_core.store.forgotten import forgotten_index, not_stored
 from memory_core.store.stores import Stores
@@ -96,7 +97,7 @@ async def start_detection(batch: RevisionBatch) -> None:
         return
     turn = await stores.revision.take()
     try:
-        epoch = stores.journal.epoch()
+        epoch = await asyncio.to_thread(stores.journal.epoch)  # a query on PostgreSQL: off the loop
     except BaseException:
         stores.revision.release()
         raise
@@ -128,7 +129,7 @@ async def early_detection_holds(batch: RevisionBatch) -> bool:
         turn, epoch, error, ms = await task
     except asyncio.CancelledError:
         turn = None
-    if turn is None or batch.turn != turn + 1 or batch.stores.journal.epoch() != epoch:
+    if turn is None or batch.turn != turn + 1 or await asyncio.to_thread(batch.stores.journal.epoch) != epoch:
         batch.reset_detection()
         EARLY["redone"] += 1
         return False
@@ -528,7 +529,29 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
         for j in jobs
     ]
     found = await gate1_many(store, queries, batch.options.limit, batch.options.threshold)
-    # the batch's earlier facts count as stored for the ones after them (not in a dry run)
+    # pure over the batch's own facts and what gate 1 found: in a worker thread for a large batch
+    # (each fact's distances to every fact before it)
+    prepared = await off_loop.run(_with_earlier_facts, batch, jobs, found, vectors, size=len(batch.jobs))
+    declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
+    cases = [
+        Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
+        for job, candidates, props in prepared
+    ]
+    stop = await judge_cases(cases, batch.options.use_llm)
+    if stop is not None:
+        batch.stop = Stop(stop[1], jobs[stop[0]].index)
+    for (job, candidates, _), case in zip(prepared, cases):
+        if job.applies:
+            job.detection = finish_detection(candidates, batch.options.threshold, case.usage or Usage())
+            if job.request.record:
+                job.detection.judge = CALLER
+
+
+def _with_earlier_facts(
+    batch: RevisionBatch, jobs: list[FactJob], found: list, vectors: dict
+) -> list[tuple[FactJob, list, dict]]:
+    """Each free fact's candidates (gate 1's, then the batch's earlier facts near it, which count
+    as stored for the ones after them; not in a dry run) with their props by key."""
     earlier = (
         EarlierFacts([(j.new_key, j.fact, j.request.triple, bool(j.already)) for j in batch.jobs], vectors)
         if len(batch.jobs) > 1 and not batch.options.dry_run
@@ -546,19 +569,7 @@ async def judge_together(batch: RevisionBatch, jobs: list[FactJob], exclude: set
         if job.request.record:  # the caller decided: none of them is contradicted (no judge asked)
             decided_by_caller(candidates)
         prepared.append((job, candidates, props_by_key))
-    declared = await store.declared_predicates(p for _, _, props in prepared for p in props.values())
-    cases = [
-        Case(job.fact, job.request.triple, candidates, props, declared, settings=batch.stores.settings)
-        for job, candidates, props in prepared
-    ]
-    stop = await judge_cases(cases, batch.options.use_llm)
-    if stop is not None:
-        batch.stop = Stop(stop[1], jobs[stop[0]].index)
-    for (job, candidates, _), case in zip(prepared, cases):
-        if job.applies:
-            job.detection = finish_detection(candidates, batch.options.threshold, case.usage or Usage())
-            if job.request.record:
-                job.detection.judge = CALLER
+    return prepared
 
 
 async def detect_fact(

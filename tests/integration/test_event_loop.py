@@ -283,3 +283,52 @@ async def test_the_viewer_reads_the_revision_log_off_the_loop(app, big, prefix, 
     assert any(prefix in json.dumps(row, default=str) for row in rows)  # the investigation's entries
     calls = await LoopWork(prefix).count(read(gate, {}))
     assert calls.get("json decode", 0) == 0, calls
+
+
+async def test_a_batch_lets_the_loop_run_between_its_facts(app, prefix):
+    """A batch's facts are planned one after another on its shared view; between two facts the
+    host's event loop runs (cognee hands each fact to the tasks after propagate_refutation
+    without suspending, so before, a batch of thousands of facts held the loop for seconds).
+    Counted, not timed: a task on the loop counts its turns, and the count is read as each fact
+    begins (a dry run: the whole revision on the in-memory view, nothing written)."""
+    import asyncio
+
+    from memory_core.tasks.propagate_refutation import begin_fact
+
+    facts = [
+        {
+            "fact": f"Lamp {i} of {prefix}turns glows colour {i}.",
+            "triple": f"{prefix}turns lamp {i}|glows|colour {i}",
+        }
+        for i in range(6)
+    ]
+    turns = 0
+    at_fact: dict[int, int] = {}  # fact's index -> the loop's turns when it began
+
+    async def count_turns() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    def profile(frame, event, arg) -> None:
+        if event == "call" and frame.f_code is begin_fact.__code__:
+            job = frame.f_locals.get("job")
+            if job is not None and prefix in job.fact:
+                at_fact.setdefault(
+                    job.index, turns
+                )  # its first step (a coroutine is called again on resuming)
+
+    counter = asyncio.ensure_future(count_turns())
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        results = await app.revise_many(facts, dry_run=True)
+    finally:
+        sys.setprofile(previous)
+        counter.cancel()
+    assert len(results) == len(facts) and sorted(at_fact) == list(range(len(facts))), (results, at_fact)
+    began = [at_fact[i] for i in range(len(facts))]
+    assert all(later > earlier for earlier, later in zip(began, began[1:])), (
+        f"the loop did not run between a batch's facts (its turns as each fact began: {began})"
+    )
