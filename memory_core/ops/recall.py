@@ -1136,6 +1136,35 @@ def possessed_value(
     return None, asked
 
 
+# someone an entity has: "Noa Brandt's brother", "my wife" ask about that one, not about its owner
+KIN = frozenset(
+    """brother brothers sister sisters mother father son sons daughter daughters wife husband
+spouse partner child children parent parents cousin uncle aunt nephew niece grandmother
+grandfather grandson granddaughter grandchild girlfriend boyfriend fiance fiancee
+stepmother stepfather stepson stepdaughter colleague boss neighbour neighbor""".split()
+)
+
+
+def kin_asked(question: str, words: QuestionWords, props: dict) -> Optional[str]:
+    """The question asks about someone the fact's subject has, whom no fact found is stored
+    under ("Where does Noa Brandt's brother work?" near "Noa Brandt works at Quarry Bank.", "Where
+    does my wife work?" near "I work at IBM."): that one, as a subject would name it ("Noa
+    Brandt's brother"), so that the owner's own value does not answer for them; None when the
+    question asks no such thing, or the fact holds the word (a fact of the relation: "Who is
+    Noa's child?" near "Noa | child | Leo")."""
+    subject = props.get("subject")
+    if not (subject and props.get("predicate") and props.get("object")) or _entity(subject) != subject:
+        return None
+    unheld = set(words) - held_by(words, props)
+    owner = r"my" if normalise_term(subject) == USER else rf"{re.escape(folded(subject))}['\u2019]s"
+    said_kin = re.compile(rf"\b{owner}\s+([^\W\d_]+)", re.IGNORECASE)
+    for match in said_kin.finditer(folded(question)):
+        kin = match.group(1).lower()
+        if kin in KIN and kin in unheld:
+            return f"{subject}'s {kin}"
+    return None
+
+
 def _about(props: dict) -> Optional[str]:
     """The entity a fact with a triple is about (its subject's, :func:`_entity`)."""
     return _entity(props["subject"]) if props.get("subject") and props.get("object") else None
@@ -2180,6 +2209,8 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             asked_about: Optional[str] = None  # "user's sister", when the question asks about her
             if question and mine_instead is None:
                 mine_instead, asked_about = possessed_value(words, nearest_fact.props, ranked)
+                if mine_instead is None and asked_about is None:
+                    asked_about = kin_asked(question, words, nearest_fact.props)
             if mine_instead is not None:  # the named entity's own value answers, not another's
                 facts = [mine_instead] + [h for h in facts if h is not mine_instead]
             mine = await answer_from_facts(stores, slice_, facts[0], facts[1 : 1 + LLM_EXTRA], words)

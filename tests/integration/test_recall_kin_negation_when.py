@@ -191,6 +191,14 @@ async def test_a_question_about_someone_the_subject_has_is_answered_by_that_ones
     none = (await app.recall("Where does Alice Brennan's brother work?", inquiry=q))["falsify"]
     assert none["nodes"] == [] and none["other_entity"]["key"] == work, none
     assert "Alice Brennan's brother" in none["answer"], none
+    # nor for one nothing is stored under: the owner's own value is not theirs
+    for asked, owner_fact, who in (
+        ("Where does Alice Brennan's sister work?", work, "Alice Brennan's sister"),
+        ("Does my brother live in Ulaanbaatar?", mine, "user's brother"),
+    ):
+        unknown = (await app.recall(asked, inquiry=q))["falsify"]
+        assert unknown["nodes"] == [] and unknown["other_entity"]["key"] == owner_fact, (asked, unknown)
+        assert f"about {who!r}" in unknown["answer"], (asked, unknown)
     # the owner's own facts answer for the owner, as before
     assert (await app.recall("Where do I live?", inquiry=q))["falsify"]["nodes"] == [mine]
     assert (await app.recall("Where does Alice Brennan live?", inquiry=q))["falsify"]["nodes"] == [alice]
