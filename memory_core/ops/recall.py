@@ -120,7 +120,8 @@ class QuestionWords(frozenset):
     negated: bool = False  # it asks in the negative ("Which language does Odile not speak?")
     when: bool = False  # it asks when ("When did Kendra join Orchid?", "Since what year ...?")
     # the content words of the phrase asking when ("how long": 'long', "which year": 'year'):
-    # a fact's valid time holds them (:func:`held_by`)
+    # a fact's valid time answers them, so an answer with one is never said not to hold them
+    # (:func:`_timed_held`)
     timed: frozenset[str] = frozenset()
 
 
@@ -1147,9 +1148,9 @@ stepmother stepfather stepson stepdaughter colleague boss neighbour neighbor""".
 
 def kin_asked(question: str, words: QuestionWords, props: dict) -> Optional[str]:
     """The question asks about someone the fact's subject has, whom no fact found is stored
-    under ("Where does Noa Brandt's brother work?" near "Noa Brandt works at Quarry Bank.", "Where
-    does my wife work?" near "I work at IBM."): that one, as a subject would name it ("Noa
-    Brandt's brother"), so that the owner's own value does not answer for them; None when the
+    under ("Where does Noa Brandt's brother work?" near "Noa Brandt works at Quarry Bank.", "Does
+    my brother live in Ulaanbaatar?" near "I moved to Ulaanbaatar."): that one, as a subject would
+    name it ("Noa Brandt's brother"), so that the owner's own value does not answer for them; None when the
     question asks no such thing, or the fact holds the word (a fact of the relation: "Who is
     Noa's child?" near "Noa | child | Leo")."""
     subject = props.get("subject")
