@@ -6,7 +6,9 @@ plain values and returns values: nothing here knows the revision Tasks' objects.
   another, the other side and *its* dependents are read too (their labels can
   flip: reinstatement, a dispute ending), and so are the forgotten nodes that
   rested on them: *ghosts*, rebuilt from their tombstones in the revision log
-  (properties, state, weight, epoch, edges). The log is read only then.
+  (properties, state, weight, epoch, edges), with the stored nodes their
+  ``supersedes`` and ``disputes`` edges join (those edges come back with a ghost
+  that comes back). The log is read only then.
   Always: the forgotten nodes a node of the view still rests on (forgetting a
   node deletes its edges, so a kept consumer's justification through it would
   look whole) come back as dead ghosts, from the forgotten index
@@ -202,6 +204,18 @@ async def extend_view(
                 for t in ghosts.values()
                 for src, dst, rel, _ in t.get("edges", [])
                 if rel == DEPENDS_ON and dst == t.get("id") and src not in ids and src not in by_id
+            }
+            # and the stored nodes a ghost attacks or is attacked by (a side of its dispute, what
+            # it superseded or what superseded it): its attack edges come back with it, so they
+            # must be in the labelling that brings it back, and relabelled with it (a rival alive
+            # since the ghost died is disputed again)
+            | {
+                other
+                for t in ghosts.values()
+                for src, dst, rel, _ in t.get("edges", [])
+                if rel in TMS_EDGES and t.get("id") in (src, dst)
+                for other in [dst if src == t.get("id") else src]
+                if other not in ids and other not in by_id
             }
         )
         # and the hypotheses they support or refute, with their rivals (a superseded hypothesis

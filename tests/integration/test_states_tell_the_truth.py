@@ -10,6 +10,8 @@
 * a loaded node resting on a forgotten node enters invalidated (the edge kept in the log),
   and comes back when that node is reinstated;
 * a forgotten node's key is reserved on every write path;
+* a side of a dispute forgotten with its support comes back from its tombstone disputed, with its
+  rival (alive while it was gone) disputed again: its disputes edge comes back with it;
 * explain: reasons from the labelling (a plain chain is no cycle), hypotheses' support,
   "removed by undo of epoch N", an unknown key is an InputError; every event has state and cause.
 """
@@ -348,4 +350,41 @@ async def test_a_value_brought_back_takes_its_place_in_its_timeline(app, prefix)
     assert mine(await app.check(), prefix) == []
     await app.undo()
     assert nodes(await app.status(), prefix) == before
+    assert mine(await app.check(), prefix) == []
+
+
+async def test_a_forgotten_side_of_a_dispute_comes_back_disputed_with_its_rival(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "D", "claim": f"The {prefix} chimney was surveyed."},
+                {
+                    "key": "E1",
+                    "claim": f"The {prefix} chimney is 10 m tall.",
+                    "subject": f"{prefix} chimney",
+                    "predicate": "height",
+                    "object": "10 m",
+                },
+            ],
+            edges=[{"type": "depends_on", "from": "E1", "to": "D"}],
+        )
+    )
+    await app.revise(
+        f"The {prefix} chimney is 20 m tall.",
+        triple=f"{prefix} chimney|height|20 m",
+        key=p("F1"),
+        policy="preserve_both",
+    )
+    gone = await app.revise(f"The {prefix} chimney survey is void.", target=p("D"), key=p("G1"))
+    assert p("E1") in gone["forgotten"], gone  # nothing rests on it; F1 holds with its rival dead
+    before = {k: v["state"] for k, v in nodes(await app.status(), prefix).items()}
+    back = await app.revise(f"The {prefix} survey stands after all.", target=p("G1"), key=p("G2"))
+    assert p("E1") in back["restored"] and {p("E1"), p("F1")} <= set(back["disputed"]), back
+    now = nodes(await app.status(), prefix)
+    assert (now["E1"]["state"], now["F1"]["state"]) == ("disputed", "disputed"), now
+    assert mine(await app.check(), prefix) == []
+    await app.undo()
+    assert {k: v["state"] for k, v in nodes(await app.status(), prefix).items()} == before
     assert mine(await app.check(), prefix) == []
