@@ -11,7 +11,8 @@
   and comes back when that node is reinstated;
 * a forgotten node's key is reserved on every write path;
 * a side of a dispute forgotten with its support comes back from its tombstone disputed, with its
-  rival (alive while it was gone) disputed again: its disputes edge comes back with it;
+  rival (alive while it was gone) disputed again: its disputes edge comes back with it; a
+  winner forgotten with its support comes back superseding what it had superseded, which dies again;
 * explain: reasons from the labelling (a plain chain is no cycle), hypotheses' support,
   "removed by undo of epoch N", an unknown key is an InputError; every event has state and cause.
 """
@@ -387,4 +388,31 @@ async def test_a_forgotten_side_of_a_dispute_comes_back_disputed_with_its_rival(
     assert mine(await app.check(), prefix) == []
     await app.undo()
     assert {k: v["state"] for k, v in nodes(await app.status(), prefix).items()} == before
+    assert mine(await app.check(), prefix) == []
+
+
+async def test_a_forgotten_winner_comes_back_superseding_again(app, prefix):
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "D", "claim": f"The {prefix} meter was calibrated."},
+                {"key": "W", "claim": f"The {prefix} meter reads 20."},
+                {"key": "X", "claim": f"The {prefix} meter read 10."},
+            ],
+            conclusions=[{"key": "K", "statement": f"The {prefix} reading of 10 stands."}],
+            edges=[
+                {"type": "depends_on", "from": "W", "to": "D"},
+                {"type": "supersedes", "from": "W", "to": "X"},
+                {"type": "depends_on", "from": "K", "to": "X"},
+            ],
+        )
+    )
+    gone = await app.revise(f"The {prefix} calibration is void.", target=p("D"), key=p("G1"))
+    assert p("W") in gone["forgotten"] and p("X") in gone["reinstated"], gone
+    back = await app.revise(f"The {prefix} calibration stands.", target=p("G1"), key=p("G2"))
+    assert p("W") in back["restored"] and p("X") in back["refuted"], back
+    now = nodes(await app.status(), prefix)
+    assert (now["W"]["state"], now["X"]["state"], "K" in now) == ("alive", "refuted", False), now
     assert mine(await app.check(), prefix) == []
