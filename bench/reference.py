@@ -1067,7 +1067,7 @@ def place_in_time(model: Model, key: str) -> list[str]:
     ended in time already, by another value out of dispute, has its end moved back only).
     Returns what stopped holding (superseded or invalidated here, or relabelled dead)."""
     node = model.nodes[key]
-    mine = (node.valid_from, node.valid_to)
+    mine = (node.valid_from, node.stated_to)  # as its fact stated it (an end given in dispute is given again)
     cases = {
         k: valid_time_case(mine, (model.nodes[k].valid_from, model.nodes[k].valid_to))
         for k in model.timed_rivals(

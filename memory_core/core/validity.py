@@ -878,7 +878,11 @@ def place_settled(view: BeliefView, plan: Plan, ghosts: Iterable[str] = ()) -> l
             if o.state in (ALIVE, DISPUTED) or historical(view, other):
                 stored[other] = (o.valid_from, o.valid_to)
         timed = sort_verdicts(
-            [(k, "contradicts", 1.0) for k in sorted(stored)], (node.valid_from, node.valid_to), stored
+            # its own interval, as its fact stated it (an end a later value's start gave it while
+            # it was in dispute is that value's to give again)
+            [(k, "contradicts", 1.0) for k in sorted(stored)],
+            (node.valid_from, stated_end(node)),
+            stored,
         )
         now: list[str] = []
         if timed["ends"]:
@@ -1087,7 +1091,8 @@ def _reopen_dependents(
 
 def changed_intervals(view: BeliefView, plan: Plan, skip: Iterable[str] = ()) -> dict[str, dict]:
     """Every node whose ``valid_to`` this change sets, as it left it: ``{key: {"valid_from",
-    "valid_to", "was"}}`` (``was``: its ``valid_to`` before the change); ``skip``: keys left out."""
+    "valid_to", "was"}}`` (``was``: its ``valid_to`` before the change); ``skip``: keys left out.
+    One whose end is where it was (a value ended in time at the end it already had) is not listed."""
     skip = set(skip)
     spans: dict[str, dict] = {}
     for change in plan.changes:
@@ -1099,7 +1104,7 @@ def changed_intervals(view: BeliefView, plan: Plan, skip: Iterable[str] = ()) ->
             "valid_to": change.after["valid_to"],
             "was": was,
         }
-    return spans
+    return {k: span for k, span in spans.items() if span["valid_to"] != span["was"]}
 
 
 def past_value(node) -> bool:
