@@ -30,6 +30,7 @@ from memory_core.store.embedder import reuse_vectors
 from memory_core.store.environment import holding_cognee_records
 
 COMPACT_AT_FRAGMENTS = 16  # see BeliefStore.compact_vectors
+POINTS_A_CALL = 256
 REUSABLE_VECTORS_MAX = 50_000  # texts whose vectors embed() keeps for the next write (see BeliefStore.embed)
 
 
@@ -41,6 +42,10 @@ def state_of(props: dict) -> str:
         except ValueError:
             alignment = [alignment]
     return alignment[0] if alignment else ALIVE
+
+
+def _ids_of_keys(keys: list[str]) -> dict[str, str]:
+    return {node_id(kind, key): key for key in keys for kind in KINDS}
 
 
 def to_node(props: dict) -> Optional[Node]:
@@ -253,7 +258,9 @@ class BeliefStore:
 
     async def find_keys(self, keys: Iterable[str]) -> dict[str, dict]:
         """Existing nodes for these keys (any kind): ``{key: props}``."""
-        wanted = {node_id(kind, key): key for key in keys for kind in KINDS}
+        keys = list(keys)
+        # a node id per key and kind (uuid5): a batch's thousands of keys in a worker thread
+        wanted = await off_loop.run(_ids_of_keys, keys, size=len(keys))
         found = await self.raw_nodes(wanted)
         return {wanted[i]: props for i, props in found.items()}
 
@@ -437,7 +444,10 @@ class BeliefStore:
             reusable = self.__dict__.pop("_reusable_vectors", None) or {}
             with reuse_vectors(self.vector, reusable):
                 for group in by_type.values():
-                    await add_data_points(group)
+                    # cognee deep-copies each point and builds its graph on the loop: a few
+                    # hundred a call, the loop running between the calls
+                    for start in range(0, len(group), POINTS_A_CALL):
+                        await add_data_points(group[start : start + POINTS_A_CALL])
 
     async def add_edges(self, edges: list[Edge], kinds: dict[str, str]) -> None:
         """Write belief edges; ``kinds`` maps every endpoint key to its node kind."""
