@@ -236,6 +236,10 @@ def _said(
             return f"{text} ({change['detail']})" if change.get("detail") else text
     if change["rule"] == Rule.NOT_REINSTATED:
         return _kept_dead(change, cause, attacks, entry or {})
+    if change["rule"] == Rule.JUSTIFICATION_LOST and change.get("detail", "").startswith(NEVER_HELD):
+        # found never true in valid time: its record names every antecedent, alive ones too,
+        # none of which died (what failed is when they held, not whether)
+        return f"invalidated: it rested on {', '.join(cause) or '-'}, but {change['detail']}"
     before, after = change.get("before") or {}, change.get("after") or {}
     if change["rule"] == Rule.REINSTATED and before.get("state") == after.get("state") == "alive":
         # never dead: what came back is a weight or a confidence, not the node
@@ -374,6 +378,8 @@ class _Attacks:
 
 
 THROUGH_DISPUTED = "its support runs through disputed nodes"
+# how a node superseded in time whose support never held while it did is recorded (core.validity)
+NEVER_HELD = "its support never held while it did"
 
 
 def cause_of(change: dict, entry: dict, related: frozenset[str] = frozenset()) -> list[str]:

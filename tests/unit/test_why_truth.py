@@ -6,7 +6,9 @@
   log first named), each justification's members that do not, a forgotten one as forgotten;
 * the history names the node whose change caused an event: the loser of a resolved dispute,
   the antecedent that came back (not the members that were alive all along), the
-  justification that died when a node became disputed through its support.
+  justification that died when a node became disputed through its support;
+* a node found never true in valid time is not said to rest on antecedents "now dead": its
+  record names every antecedent, alive ones too.
 """
 
 from __future__ import annotations
@@ -344,3 +346,28 @@ def test_a_hypothesis_superseded_names_the_rival_promoted_apart_from_the_evidenc
     said = "superseded: lost its supporting evidence (E_qa); rival B promoted (rival B still supported)"
     assert history(entries, "A")["events"][-1]["text"] == said
     assert why_index(entries)["A"] == f"epoch 2: {said}"
+
+
+def test_a_node_found_never_true_in_valid_time_does_not_call_its_alive_antecedents_dead():
+    # as core.validity.settle_ends records it: every antecedent (X stays alive), K invalidated
+    detail = "its support never held while it did: it was never true"
+    entries = [
+        {"epoch": 1, "kind": "load", "added": ["K"]},
+        {
+            "epoch": 2,
+            "kind": "revise",
+            "changes": [
+                {
+                    "key": "K",
+                    "rule": Rule.JUSTIFICATION_LOST,
+                    "cause": ["E40", "X"],
+                    "detail": detail,
+                    "before": {"state": "superseded", "weight": 0.5},
+                    "after": {"state": "invalidated", "weight": 0.0},
+                }
+            ],
+        },
+    ]
+    text = history(entries, "K")["events"][-1]["text"]
+    assert "now dead" not in text and text == f"invalidated: it rested on E40, X, but {detail}", text
+    assert why_index(entries)["K"] == f"epoch 2: {text}"
