@@ -319,7 +319,9 @@ class Model:
                 self.before_death[k] = node.weight
                 # killed by an attacker that holds (or, superseded in time, still attacks): refuted
                 # like any contradicted evidence, even when what it rests on holds
-                struck = any(new.get(a) == T or self.historical(a) for a in self.attackers_of(k))
+                # (a rival in a dispute won nothing: it holds because k died for want of support)
+                superseders = {e.src for e in self.edges if e.kind == "supersedes" and e.dst == k} - {k}
+                struck = any(new.get(a) == T or self.historical(a) for a in superseders)
                 node.state = INVALIDATED if self.rules_of(k) and not struck else REFUTED
                 node.weight = 0.0
                 died.append(k)

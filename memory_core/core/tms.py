@@ -283,21 +283,33 @@ def relabel(
     moved = sorted(k for k in scope if new[k] != old[k])
     dying = [k for k in moved if new[k] == L_DEAD]
 
+    def winners_of(key: str) -> list[str]:
+        """The nodes that won a contradiction against ``key`` and hold (or, superseded in time,
+        still attack): its ``supersedes`` sources. A rival in a dispute never won one: one that
+        holds now holds because ``key`` died for another reason (its support failed), and the
+        dispute comes back with that support."""
+        return [
+            e.src
+            for e in view.in_edges(key, SUPERSEDES)
+            if e.src != key
+            and (
+                new.get(e.src, label_of(view.state(e.src))) == L_ALIVE
+                or historical_node(view.nodes.get(e.src))
+            )
+        ]
+
     def struck(key: str) -> bool:
-        """Killed by a contradiction: killed outright, or an attacker holds (or, superseded in
-        time, still attacks). Such a node is refuted (rule 1) even when it rests on
-        something: its justifications may all hold, what killed it is its attacker."""
-        return key in forced or any(
-            new.get(a, label_of(view.state(a))) == L_ALIVE or historical_node(view.nodes.get(a))
-            for a in attackers(view, key)
-        )
+        """Killed by a contradiction: killed outright, or a node that won a contradiction
+        against it holds (:func:`winners_of`). Such a node is refuted (rule 1) even when it
+        rests on something: its justifications may all hold, what killed it is its attacker."""
+        return key in forced or bool(winners_of(key))
 
     # "premises" here: the nodes that die as contradicted evidence does, refuted or superseded
     premises = [k for k in dying if not view.justifications(k) or struck(k)]
     victims = [k for k in dying if k not in set(premises)]
     outcome = Outcome()
     for key in premises:
-        winners = [a for a in attackers(view, key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
+        winners = [a for a in winners_of(key) if new.get(a, label_of(view.state(a))) == L_ALIVE]
         relation, confidence = verdicts.get(key, ("contradicts", None))
         state = RELATION_STATE.get(relation, REFUTED)
         rule: str = Rule.CONTRADICTED if state == REFUTED else Rule.SUPERSEDED_BY_FACT
@@ -361,7 +373,12 @@ def relabel(
             [],
         )
         why_gone = "; ".join(_death(plan, a) for a in gone)
-        if old[key] == L_DISPUTED:
+        # a rival that died for want of support, no winner over it: the disputes edge is kept
+        # (end_settled_disputes) and the dispute comes back with that support
+        waiting = [a for a in gone if a in rivals(view, key) and not winners_of(a)]
+        if old[key] == L_DISPUTED and gone and len(waiting) == len(gone):
+            detail = f"its rival {why_gone}; the dispute comes back if it holds again"
+        elif old[key] == L_DISPUTED:
             detail = "dispute ended: " + (why_gone if gone else "its support holds again")
         elif gone and (node.state != INVALIDATED or not holding):
             # it died by its refuter, not by its support: its refuter's death brings it back

@@ -241,3 +241,42 @@ async def test_a_promoted_rival_losing_its_support_is_explained_by_what_died_now
     assert not any(
         "support back" in t or "lost its support " + p("E_email") in t for t in said["A"] + said["B"]
     )
+
+
+async def test_a_side_of_a_dispute_dying_with_its_support_was_not_contradicted_by_its_rival(app, prefix):
+    """E1 rests on D and is in dispute with F1 (preserve_both: neither won). D refuted: E1 dies
+    for want of support, so F1 holds. E1 is invalidated by D, not 'contradicted by F1', and F1
+    comes back because its rival died, the dispute kept (its edge stays): refuting G brings
+    D back and the dispute with it."""
+    p = lambda k: f"{prefix}{k}"  # noqa: E731
+    await app.load(
+        investigation(
+            prefix,
+            evidence=[
+                {"key": "D", "claim": f"The {prefix} tower was surveyed."},
+                {
+                    "key": "E1",
+                    "claim": f"The {prefix} tower is 10 m tall.",
+                    "subject": f"{prefix} tower",
+                    "predicate": "height",
+                    "object": "10 m",
+                },
+            ],
+            edges=[{"type": "depends_on", "from": "E1", "to": "D"}],
+        )
+    )
+    await app.revise(
+        f"The {prefix} tower is 20 m tall.",
+        triple=f"{prefix} tower|height|20 m",
+        key=p("F1"),
+        policy="preserve_both",
+    )
+    result = await app.revise(f"The {prefix} tower was never surveyed.", target=p("D"), key=p("G"))
+    assert result["refuted"] == [p("D")] and p("E1") in result["invalidated"], result
+    e1, f1 = (await app.explain(p("E1"))), (await app.explain(p("F1")))
+    died = [e for e in e1["events"] if e["rule"] != "orphaned"][-1]  # then forgotten: nothing rests on it
+    assert died["rule"] == "justification_lost" and died["cause"] == [p("D")], e1["events"]
+    assert f1["state"] == "alive" and "dispute ended" not in f1["events"][-1]["text"], f1["events"][-1]
+    assert f"its rival {p('E1')} was invalidated by {p('D')}" in f1["events"][-1]["text"], f1["events"][-1]
+    back = await app.revise(f"The {prefix} survey record was found.", target=p("G"), key=p("G2"))
+    assert {p("E1"), p("F1")} <= set(back["disputed"]), back
