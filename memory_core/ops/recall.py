@@ -1191,6 +1191,75 @@ def other_entity_answer(words: QuestionWords, props: dict, asked: Optional[str] 
     }
 
 
+# a question asking for something ("Where doesn't Noa work?", "In which city ..."), not whether
+# something holds ("Is Maia not a nurse?", which a fact said in the affirmative answers)
+_ASKS_WHAT = re.compile(
+    r"^\W*(?:(?:in|at|for|from|to|with|by|of|on)\s+)?(?:what|which|where|who|whom|whose|when|why|how)\b",
+    re.IGNORECASE,
+)
+
+
+def other_polarity_answer(words: QuestionWords, question: str, props: dict) -> Optional[dict]:
+    """A question asking for something in the negative ("Where doesn't Noa Brandt work?") led by
+    a fact said in the affirmative ("Noa Brandt works at Kelso Labs."): the fact says what holds,
+    not what does not, so no alive belief answers; the fact is named as what is stored, never as
+    the answer. None when the question asks whether, or in the affirmative, or the fact is negative."""
+    if not words.negated or negated(text_of(props)) or not _ASKS_WHAT.match(question):
+        return None
+    return {
+        "answer": "no alive belief answers it: none says it in the negative, as the question asks; "
+        f"stored, in the affirmative: {props['key']} ({text_of(props).rstrip('.')})",
+        "nodes": [],
+        "sources": [],
+        "context": [],
+        "kind": None,
+        "untimed": [],
+    }
+
+
+def not_then_answer(
+    hits: list[BeliefHit], slice_: Slice, in_scope, words: QuestionWords, question: str, lead: BeliefHit
+) -> Optional[dict]:
+    """At an as-of date, a fact with no valid time said in the other polarity than the question
+    ("Carl Diaz was never CEO of Orbex." for "Who was CEO of Orbex?") leads only because the facts
+    that answer in the question's polarity are not valid then: no belief valid then answers, the
+    fact that would (not refuted: the one holding most of the question's words, then the
+    nearest) is named with its valid time, the undated one only as undated. None otherwise, and
+    for a question asking whether ("Was Carl Diaz ever CEO of Orbex?"), which either answers."""
+    node = slice_.node(lead.props)
+    if (
+        slice_.as_of is None
+        or node is None
+        or not validity.untimed(node)
+        or not polarity_differs(words, lead.props)
+        or not _ASKS_WHAT.match(question)
+    ):
+        return None
+    held = held_by(words, lead.props)
+    best, best_key = None, None
+    for h in hits:
+        if h.kind not in ("evidence", "conclusion") or not in_scope(h) or polarity_differs(words, h.props):
+            continue
+        if state_of(h.props) not in (ALIVE, SUPERSEDED):  # refuted: it would answer at no date
+            continue
+        other = slice_.node(h.props)
+        if other is None or not validity.outside((other.valid_from, other.valid_to), slice_.as_of):
+            continue
+        holds = held_by(words, h.props)
+        if holds >= held:
+            key = (-len(holds), _nearness(h))
+            if best_key is None or key < best_key:
+                best, best_key = h, key
+    if best is None:
+        return None
+    mine = dead_answer(slice_, best)
+    mine["answer"] += (
+        f"; {lead.props['key']} ({text_of(lead.props).rstrip('.')}) has no valid time recorded "
+        "and does not say it as the question asks"
+    )
+    return mine
+
+
 def _dead_hypothesis(
     hits: list[BeliefHit], slice_: Slice, inquiry: str, words: QuestionWords, unheld: frozenset[str]
 ) -> Optional[dict]:
@@ -1235,15 +1304,27 @@ def _state_said(slice_: Slice, props: dict) -> str:
     return str(slice_.state(props))
 
 
+def _name_words(words: QuestionWords) -> frozenset[str]:
+    """The question's content words that are words of the entities it names."""
+    return frozenset(w for name in words.names for w in name if w in words)
+
+
 async def answer_replacing(
-    stores, slice_: Slice, dead: BeliefHit, words: QuestionWords, pinned: Optional[str] = None
+    stores,
+    slice_: Slice,
+    dead: BeliefHit,
+    words: QuestionWords,
+    pinned: Optional[str] = None,
+    told: bool = True,
 ) -> Optional[dict]:
     """The question is about a dead fact: its alive replacement answers, saying what it replaces
-    (``replaces``); with none, None."""
+    (``replaces``); with none, None. Not ``told``: the dead fact only shares the question's
+    entity, its replacement answers as an alive fact, saying nothing of the dead one."""
     found = await replacement(stores, slice_, dead.props["key"], dead.props, pinned)
     node = slice_.node(dead.props)
     if (
-        (words.ever or words.when)
+        told
+        and (words.ever or words.when)
         # read now (or again as of today): a question naming a date is answered for that date
         and slice_.as_of in (None, today())
         and slice_.state(dead.props) == SUPERSEDED
@@ -1291,6 +1372,8 @@ async def answer_replacing(
         - covered(words, said(dead.props))
         - _timed_held(words, found)
     )
+    if not told:
+        return mine
     mine["replaces"] = {
         "key": dead.props["key"],
         "text": text_of(dead.props),
@@ -2253,6 +2336,12 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                     other = mine["other_entity"]
                     whose = nearest_fact.props["subject"]  # "user's mother": whose mother it is, said
                     mine["answer"] += f" {other['key']} ({other['text'].rstrip('.')}) is about {whose}."
+                if (mine.get("nodes") or [None])[0] == facts[0].props["key"] and "replaces" not in mine:
+                    # the fact leads in the other polarity than the question asks: it is no answer
+                    instead = other_polarity_answer(words, question, facts[0].props) or not_then_answer(
+                        hits, slice_, in_scope, words, question, facts[0]
+                    )
+                    mine = instead or mine
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)
         if (
@@ -2293,13 +2382,20 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
             or (h.distance is not None and h.distance <= OWN_SHARE * floor)
         ]
         dead = held_by_dead(about, slice_, in_scope, words, frozenset())
-        mine = await answer_replacing(stores, slice_, dead, words, pinned) if dead is not None else None
+        # a dead fact holding none of the question's words but the names it gives ("Who is Maia
+        # Rowe married to?" near "Maia Rowe lives in Lisbon.") is about the entity, not about what
+        # the question asks: what took its place is said as an alive fact that does not hold the
+        # question's words, never as replacing a fact the question is not about
+        told = dead is not None and (
+            bool(held_by(words, dead.props) - _name_words(words)) or not (words - _name_words(words))
+        )
+        mine = await answer_replacing(stores, slice_, dead, words, pinned, told) if dead is not None else None
         if mine is not None and dead is not None:
             chosen = inquiry_of(dead.props)
             relevance["matched"] = True
             if mine["unheld"]:
                 mine["answer"] += f" The fact does not hold the question's {_quoted(mine['unheld'])}."
-        elif dead is not None:  # the question is about this fact, in its inquiry
+        elif dead is not None and told:  # the question is about this fact, in its inquiry
             mine = dead_answer(slice_, dead)
             chosen = inquiry_of(dead.props) or chosen
             relevance["matched"] = True

@@ -11,6 +11,13 @@ entities; recall is pinned to the test's inquiry):
   holding as many of its words, and one asked in the affirmative by the affirmative one;
 * a name written in a script with no capitals is an entity the question names: a person never
   stored is not answered with another person's fact;
+* a question asking for what does not hold ("Where doesn't ... work?") with only the affirmative
+  fact stored gets no answer, the fact named as what is stored; asked whether it does not hold,
+  the fact answers;
+* a question no stored fact holds ("Who is ... married to?") near a dead fact about the same
+  person is answered with no story of what replaced that fact;
+* at a date before every valid time, an undated fact said in the other polarity than the
+  question is no answer: the fact that would answer is named, not valid then;
 * a question asking when is answered with the fact's valid time;
 * a question about someone a subject has ("my sister", "Alice Brennan's brother") is answered
   by that one's fact, never by the owner's own value of the relation.
@@ -284,3 +291,107 @@ async def test_the_first_value_of_a_timeline_answers_a_question_about_the_first(
     assert first["as_of"] == "2001-01-01" and first["as_of_from_question"] == "first", first
     now = await app.recall(f"Who is the mayor of {town}?", inquiry=q)
     assert now["falsify"]["nodes"] == [f"{prefix}M3"], now["falsify"]
+
+
+# fixed names (used by no other test), so the distances are the same on every run
+
+
+async def test_a_question_for_what_does_not_hold_is_not_answered_by_what_holds(app, prefix):
+    # asked where she does not work, only where she works stored: no belief answers, the fact is
+    # named as what is stored; asked whether she does not work there, the fact answers
+    qn, works = f"{prefix}QN", f"{prefix}N1"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": qn, "text": f"Where does Noa Brandt work? ({prefix})"},
+                "evidence": [
+                    fact(works, "Noa Brandt works at Kelso Labs.", "Noa Brandt", "works at", "Kelso Labs")
+                ],
+            }
+        )
+    )
+    nowhere = (await app.recall("Where doesn't Noa Brandt work?", inquiry=qn))["falsify"]
+    assert nowhere["nodes"] == [] and nowhere["answer"].startswith("no alive belief answers it"), nowhere
+    assert f"in the affirmative: {works} (Noa Brandt works at Kelso Labs)" in nowhere["answer"], nowhere
+    whether = (await app.recall("Does Noa Brandt not work at Kelso Labs?", inquiry=qn))["falsify"]
+    assert whether["nodes"] == [works], whether
+
+
+async def test_a_question_nothing_stored_holds_gets_no_story_of_a_dead_fact(app, prefix):
+    # asked what nothing stores about someone whose home moved: no story of the dead home
+    q1, q2, lisbon, porto = f"{prefix}Q1", f"{prefix}Q2", f"{prefix}M1", f"{prefix}M2"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q1, "text": "Where does Maia Rowe live?"},
+                "evidence": [
+                    fact(
+                        lisbon,
+                        "Maia Rowe lives in Lisbon.",
+                        "Maia Rowe",
+                        "lives in",
+                        "Lisbon",
+                        valid_from="2015-01-01",
+                    )
+                ],
+            }
+        )
+    )
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": q2, "text": "What does Maia Rowe do?"},
+                "evidence": [
+                    fact(f"{prefix}J1", "Maia Rowe works as a nurse.", "Maia Rowe", "occupation", "nurse")
+                ],
+            }
+        )
+    )
+    await app.revise(
+        "Maia Rowe moved to Porto.",
+        triple="Maia Rowe|lives in|Porto",
+        valid_from="2018-01-01",
+        inquiry=q2,
+        key=porto,
+    )
+    married = (await app.recall("Who is Maia Rowe married to?", inquiry=q1))["falsify"]
+    assert "replaces" not in married and lisbon not in married["answer"], married
+    assert married["unheld"] == ["married"] and "does not hold the question's 'married'" in married["answer"]
+    home = (await app.recall("Where does Maia Rowe live?", inquiry=q1))["falsify"]
+    assert home["nodes"] == [porto] and home["replaces"]["key"] == lisbon, home
+
+
+async def test_before_any_valid_time_an_undated_denial_is_no_answer(app, prefix):
+    # before any CEO's valid time, the undated denial answers nothing: the fact that would is named
+    qc, alan, carl = f"{prefix}QC", f"{prefix}C1", f"{prefix}C3"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": qc, "text": "Who is the CEO of Orbex?"},
+                "evidence": [
+                    fact(
+                        alan,
+                        "Alan Reed is the CEO of Orbex.",
+                        "Orbex",
+                        "ceo",
+                        "Alan Reed",
+                        valid_from="2010-01-01",
+                    )
+                ],
+            }
+        )
+    )
+    await app.revise(
+        "Carl Diaz is the CEO of Orbex.",
+        triple="Orbex|ceo|Carl Diaz",
+        valid_from="2021-03-01",
+        inquiry=qc,
+        key=carl,
+    )
+    await app.revise("Carl Diaz was never CEO of Orbex.", target=carl, inquiry=qc, key=f"{prefix}C4")
+    early = (await app.recall("Who was the CEO of Orbex?", inquiry=qc, as_of="1990"))["falsify"]
+    assert early["nodes"] == [] and early["dead_match"]["key"] == alan, early
+    assert early["answer"].startswith("no alive belief answers it in 1990"), early
+    assert f"{prefix}C4 (Carl Diaz was never CEO of Orbex) has no valid time recorded" in early["answer"]
+    then = (await app.recall("Who was the CEO of Orbex?", inquiry=qc, as_of="2012"))["falsify"]
+    assert then["nodes"] == [alan], then
