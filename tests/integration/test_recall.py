@@ -502,7 +502,10 @@ async def test_asked_about_a_rival_hypothesis_the_leader_answers_and_the_rival_i
         {"type": "supports", "from": f"{prefix}E_lane", "to": f"{prefix}H_detour", "weight": 0.3}
     )
     await app.load(json.dumps(data))
-    mine = (await app.recall(f"Must the truck detour around bridge {prefix}?"))["falsify"]
+    # scoped: other tests' bridges share the root, in the same words but for their prefix
+    mine = (await app.recall(f"Must the truck detour around bridge {prefix}?", inquiry=f"{prefix}Q"))[
+        "falsify"
+    ]
     assert mine["kind"] == "hypothesis" and mine["nodes"][0] == f"{prefix}H_cross", mine
     assert mine["unheld"] == ["around", "detour", "must"]
     assert mine["rival"] == {"key": f"{prefix}H_detour", "text": f"The truck must detour around bridge {prefix}.",
@@ -514,7 +517,9 @@ async def test_asked_about_a_rival_hypothesis_the_leader_answers_and_the_rival_i
     # its support refuted, the rival is dead: still named as the hypothesis asked about, with its
     # state, never used
     await app.revise(f"No lane of bridge {prefix} is closed.", target=f"{prefix}E_lane", inquiry=f"{prefix}Q")
-    dead = (await app.recall(f"Must the truck detour around bridge {prefix}?"))["falsify"]
+    dead = (await app.recall(f"Must the truck detour around bridge {prefix}?", inquiry=f"{prefix}Q"))[
+        "falsify"
+    ]
     assert dead["nodes"][0] == f"{prefix}H_cross" and f"{prefix}H_detour" not in dead["nodes"], dead
     assert "rival" not in dead and dead["dead_rival"]["key"] == f"{prefix}H_detour", dead
     said = f"{prefix}H_detour (The truck must detour around bridge {prefix}) holds 'around', 'detour', 'must'"
