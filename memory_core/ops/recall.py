@@ -1217,6 +1217,20 @@ def other_polarity_answer(words: QuestionWords, question: str, props: dict) -> O
     }
 
 
+def said_as_asked(words: QuestionWords, facts: list[BeliefHit]) -> Optional[BeliefHit]:
+    """Among the relevant facts (best first), the first said in the question's polarity that
+    holds a word of each entity the question names and a word besides ("Ines never worked for the
+    Harlan Group." for "Where doesn't Ines Vale work?"), or None."""
+    names = _name_words(words)
+    for h in facts:
+        if polarity_differs(words, h.props):
+            continue
+        holds = covered(words, said(h.props))
+        if holds - names and all(set(name) & holds for name in words.names):
+            return h
+    return None
+
+
 def not_then_answer(
     hits: list[BeliefHit], slice_: Slice, in_scope, words: QuestionWords, question: str, lead: BeliefHit
 ) -> Optional[dict]:
@@ -2341,6 +2355,35 @@ async def _answer(stores, question: str, epoch, as_of: Optional[str], inquiry, p
                     instead = other_polarity_answer(words, question, facts[0].props) or not_then_answer(
                         hits, slice_, in_scope, words, question, facts[0]
                     )
+                    # a fact in the question's polarity answers, though it holds less (or lies beyond
+                    # the floor: "Ines never worked for the Harlan Group.")
+                    alive_facts = sorted(
+                        (
+                            h
+                            for h in hits
+                            if h.kind in ("evidence", "conclusion")
+                            and in_scope(h)
+                            and slice_.state(h.props) == ALIVE
+                            and h not in facts
+                        ),
+                        key=_nearness,
+                    )
+                    said_so = (
+                        said_as_asked(words, facts + alive_facts)
+                        if instead is not None and not slice_.as_of
+                        else None
+                    )
+                    if said_so is not None:
+                        instead = await answer_from_facts(stores, slice_, said_so, [], words)
+                        instead["unheld"] = sorted(
+                            set(words)
+                            - covered(words, said(said_so.props))
+                            - _timed_held(words, said_so.props)
+                        )
+                        if instead["unheld"]:
+                            instead["answer"] += (
+                                f" The fact does not hold the question's {_quoted(instead['unheld'])}."
+                            )
                     mine = instead or mine
         near_keys = {h.props["key"] for h in near} | set(mine["nodes"] if mine else [])
         disputed_near = any(slice_.state(h.props) == DISPUTED and inquiry_of(h.props) == chosen for h in hits)

@@ -12,8 +12,8 @@ entities; recall is pinned to the test's inquiry):
 * a name written in a script with no capitals is an entity the question names: a person never
   stored is not answered with another person's fact;
 * a question asking for what does not hold ("Where doesn't ... work?") with only the affirmative
-  fact stored gets no answer, the fact named as what is stored; asked whether it does not hold,
-  the fact answers;
+  fact stored gets no answer, the fact named as what is stored (a fact said in the negative that
+  holds less answers); asked whether it does not hold, the fact answers;
 * a question no stored fact holds ("Who is ... married to?") near a dead fact about the same
   person is answered with no story of what replaced that fact;
 * at a date before every valid time, an undated fact said in the other polarity than the
@@ -315,6 +315,27 @@ async def test_a_question_for_what_does_not_hold_is_not_answered_by_what_holds(a
     assert f"in the affirmative: {works} (Noa Brandt works at Kelso Labs)" in nowhere["answer"], nowhere
     whether = (await app.recall("Does Noa Brandt not work at Kelso Labs?", inquiry=qn))["falsify"]
     assert whether["nodes"] == [works], whether
+    # a fact said in the negative answers, though it names her less fully and lies beyond the floor
+    qi, never = f"{prefix}QI", f"{prefix}F2"
+    await app.load(
+        json.dumps(
+            {
+                "question": {"key": qi, "text": f"What about Ines Vale? ({prefix})"},
+                "evidence": [
+                    fact(
+                        f"{prefix}F1",
+                        "Ines Vale works at Torvik Mills.",
+                        "Ines Vale",
+                        "works at",
+                        "Torvik Mills",
+                    ),
+                    {"key": never, "claim": "Ines never worked for the Harlan Group."},
+                ],
+            }
+        )
+    )
+    harlan = (await app.recall("Where doesn't Ines Vale work?", inquiry=qi))["falsify"]
+    assert harlan["nodes"] == [never] and harlan["unheld"] == ["vale"], harlan
 
 
 async def test_a_question_nothing_stored_holds_gets_no_story_of_a_dead_fact(app, prefix):
