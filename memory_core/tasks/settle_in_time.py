@@ -34,6 +34,25 @@ from memory_core.store.tms_io import merged
 from memory_core.tasks.rejudge import held_same_sp, stored_props, triple_of
 
 
+async def single_valued_slots(
+    store: BeliefStore, recorded: Mapping[str, dict], keys: list[str]
+) -> list[tuple[str, tuple[str, str, str], str]]:
+    """``(key, triple, subject|predicate)`` of each of ``keys`` stored (or recorded by the change,
+    ``recorded``) with a triple of a single-valued predicate, in the order of ``keys``."""
+    props = await stored_props(store, recorded, {}, keys)
+    declared = await store.declared_predicates(props.values())
+    found = []
+    for key in keys:
+        mine = props.get(key) or {}
+        triple = triple_of(mine)
+        if triple is None or multi_valued(declarations_of(declared, mine), triple[1]):
+            continue
+        sp = sp_key(triple[0], triple[1])
+        if sp is not None:
+            found.append((key, triple, sp))
+    return found
+
+
 async def read_settling(
     store: BeliefStore, view: BeliefView, plan: Plan, *, recorded: Mapping[str, dict] = {}
 ) -> list[str]:
@@ -61,17 +80,8 @@ async def read_settling(
     settling = sorted(k for k in disputed if new_labels.get(k) == L_ALIVE)
     if not settling:
         return []
-    props = await stored_props(store, recorded, {}, settling)
-    declared = await store.declared_predicates(props.values())
     added: list[str] = []
-    for key in settling:
-        mine = props.get(key) or {}
-        triple = triple_of(mine)
-        if triple is None or multi_valued(declarations_of(declared, mine), triple[1]):
-            continue
-        sp = sp_key(triple[0], triple[1])
-        if sp is None:
-            continue
+    for key, triple, sp in await single_valued_slots(store, recorded, settling):
         same = await held_same_sp(store, recorded, view, new_labels, sp, key)
         others = [
             o["key"]
@@ -122,17 +132,8 @@ async def read_reopening(
     dying += [k for k in holding if new_labels.get(k) == L_DEAD and k not in dying]
     if not dying:
         return []
-    props = await stored_props(store, recorded, {}, dying)
-    declared = await store.declared_predicates(props.values())
     added: list[str] = []
-    for key in sorted(dying):
-        mine = props.get(key) or {}
-        triple = triple_of(mine)
-        if triple is None or multi_valued(declarations_of(declared, mine), triple[1]):
-            continue
-        sp = sp_key(triple[0], triple[1])
-        if sp is None:
-            continue
+    for key, triple, sp in await single_valued_slots(store, recorded, sorted(dying)):
         start = view.nodes[key].valid_from
         same = await held_same_sp(store, recorded, view, new_labels, sp, key)
         ended = [
